@@ -1,0 +1,80 @@
+# fasim -- educational simulator and IO-cost analyzer for FlashAttention.
+#   make run     the main job: `fasim report` (tables, CSV under build/report/, PNG plots)
+#   make test    cmocka suites + command-line tests, built with ASan/UBSan and -Werror
+#   make bench   CPU benchmarks (count-only at N = 1M, numeric flash2 vs standard)
+#   make gpu     build the CUDA kernels and fabench (nvcc);  make bench-gpu  on a GPU machine
+# Every target first installs missing Debian packages (.ci/install-deps), quietly.
+
+CC      ?= gcc
+BUILD   ?= build
+OPT     ?= -O2
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CPPFLAGS += -Isim -Icpu_ref -Ianalysis -D_POSIX_C_SOURCE=200809L \
+            -DFASIM_HW_DIR='"$(CURDIR)/sim/hw"' -DFASIM_MODELS_DIR='"$(CURDIR)/analysis/models"' \
+            -DFASIM_PLOTS_DIR='"$(CURDIR)/plots"'
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 $(WARN)
+LDLIBS  := -ljansson -lgsl -lgslcblas -lm
+
+LIB_SRC := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c) $(wildcard analysis/*.c)
+CLI_SRC := $(wildcard analysis/cli/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+
+# Two build flavours share the rules: $(BUILD) (optimised) and $(BUILD)/asan (sanitizers).
+define flavour
+$(1)/obj/%.o: %.c $$(wildcard sim/*.h cpu_ref/*.h analysis/*.h analysis/cli/*.h) | deps
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(CC) $$(CPPFLAGS) $$(CFLAGS) $(2) -c $$< -o $$@
+$(1)/libfasim.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
+	@rm -f $$@
+	@ar rcs $$@ $$^
+$(1)/fasim: $$(patsubst %.c,$(1)/obj/%.o,$$(CLI_SRC)) $(1)/libfasim.a
+	$$(CC) $$(CFLAGS) $(2) $$^ $$(LDLIBS) -o $$@
+$(1)/tests/%: $(1)/obj/tests/%.o $(1)/libfasim.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(2) $$^ -lcmocka $$(LDLIBS) -o $$@
+endef
+
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+$(eval $(call flavour,$(BUILD),))
+$(eval $(call flavour,$(BUILD)/asan,$(SAN)))
+
+TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
+
+.PHONY: all deps run test unit-test cli-test bench plots gpu bench-gpu clean valgrind
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/fasim $(BUILD)/libfasim.a
+
+deps:
+	@./.ci/install-deps
+
+run: all
+	./$(BUILD)/fasim report
+
+test: unit-test cli-test
+
+unit-test: $(TESTS)
+	@set -e; for t in $(TESTS); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 ./$$t; done
+
+cli-test: $(BUILD)/asan/fasim
+	@FASIM=./$(BUILD)/asan/fasim sh tests/cli_test.sh
+
+valgrind: $(BUILD)/fasim
+	FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
+
+bench: $(BUILD)/fasim $(BUILD)/bench
+	@sh tests/bench.sh ./$(BUILD)/fasim ./$(BUILD)/bench
+
+$(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(BUILD)/libfasim.a
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+plots: all
+	./$(BUILD)/fasim report --quiet
+
+clean:
+	rm -rf $(BUILD)
+
+-include kernels/kernels.mk
+.SECONDARY:

@@ -1,0 +1,202 @@
+/* formula.c -- closed-form HBM bytes, SRAM need, Theta bounds and block-size rules.
+ * Derivations: docs/io-model.md.  These are computed from the formulas, never by running an
+ * algorithm, so that tests/test_formula.c can prove counted == closed form. */
+#include <math.h>
+#include <string.h>
+
+#include "fa_analysis.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE };
+const char *const fa_formula_tensor_names[FA_FORMULA_TENSORS] = {"Q", "K", "V", "O", "S",
+                                                                 "P", "l", "m", "LSE"};
+
+const char *fa_algo_name(fa_algo a)
+{
+    static const char *const n[] = {"standard", "flash1", "flash2"};
+    return (a >= 0 && a < FA_NALGO) ? n[a] : "?";
+}
+
+fa_status fa_algo_parse(const char *s, fa_algo *a)
+{
+    for (int i = 0; i < FA_NALGO; i++)
+        if (strcmp(s, fa_algo_name((fa_algo)i)) == 0) {
+            *a = (fa_algo)i;
+            return FA_OK;
+        }
+    FA_FAIL(FA_EINVAL, "--algo '%s' is not one of standard, flash1, flash2, all", s);
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Accumulates per-head 128-bit sums, then scales by B*H and checks 64 bits. */
+typedef struct {
+    u128 r[FA_FORMULA_TENSORS], w[FA_FORMULA_TENSORS], mm;
+} acc128;
+
+static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out)
+{
+    u128 heads = (u128)s->batch * (u128)s->heads;
+    u128 tr = 0, tw = 0;
+    memset(out, 0, sizeof *out);
+    for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
+        u128 r = a->r[t] * heads, w = a->w[t] * heads;
+        if (r > UINT64_MAX || w > UINT64_MAX)
+            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits",
+                    fa_formula_tensor_names[t]);
+        out->read[t] = (uint64_t)r;
+        out->write[t] = (uint64_t)w;
+        tr += r;
+        tw += w;
+    }
+    u128 mm = a->mm * heads;
+    if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX)
+        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits");
+    out->read_bytes = (uint64_t)tr;
+    out->write_bytes = (uint64_t)tw;
+    out->matmul_flops = (uint64_t)mm;
+    return FA_OK;
+}
+
+fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out)
+{
+    FA_TRY(fa_shape_check(s));
+    if (bk.block_r < 1 || bk.block_c < 1)
+        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
+                (long long)bk.block_r, (long long)bk.block_c);
+    const u128 Nq = (u128)s->seqlen_q, Nk = (u128)s->seqlen_k, d = (u128)s->d,
+               dv = (u128)s->d_v, e = (u128)fa_dtype_bytes(s->dtype);
+    const int64_t Br = bk.block_r, Bc = bk.block_c;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    acc128 A;
+    memset(&A, 0, sizeof A);
+
+    switch (a) {
+    case FA_ALGO_STANDARD: {
+        /* (1) S = Q K^T: Q once, K once per row block, S written once */
+        A.r[TQ] = Nq * d * e;
+        A.r[TK] = (u128)T_r * Nk * d * e;
+        A.w[TS] = Nq * Nk * e;
+        /* (2) softmax: S read once (T_c = 1) or twice, P written once */
+        A.r[TS] = (T_c > 1 ? 2 : 1) * Nq * Nk * e;
+        A.w[TP] = Nq * Nk * e;
+        /* (3) O = P V: P once, V once per row block, O written once */
+        A.r[TP] = Nq * Nk * e;
+        A.r[TV] = (u128)T_r * Nk * dv * e;
+        A.w[TO] = Nq * dv * e;
+        A.mm = 2 * Nq * Nk * (d + dv);
+        break;
+    }
+    case FA_ALGO_FLASH2: {
+        if (s->causal == FA_CAUSAL_NONE) {
+            A.r[TQ] = Nq * d * e;
+            A.r[TK] = (u128)T_r * Nk * d * e;
+            A.r[TV] = (u128)T_r * Nk * dv * e;
+            A.mm = 2 * Nq * Nk * (d + dv);
+        } else {
+            /* row block i sees the keys of its first n_visit(i) tiles */
+            for (int64_t i = 0; i < T_r; i++) {
+                int64_t r0 = i * Br, rows = min64(Br, s->seqlen_q - r0), nv, nf;
+                fa_kv_tiles(s, r0, rows, Bc, &nv, &nf);
+                u128 keys = (u128)min64(s->seqlen_k, nv * Bc);
+                if (nv > 0) A.r[TQ] += (u128)rows * d * e;
+                A.r[TK] += keys * d * e;
+                A.r[TV] += keys * dv * e;
+                A.mm += 2 * (u128)rows * keys * (d + dv);
+            }
+        }
+        A.w[TO] = Nq * dv * e;
+        A.w[TLSE] = Nq * 4;
+        break;
+    }
+    case FA_ALGO_FLASH1: {
+        /* line 2: O, l, m initialised in HBM */
+        A.w[TO] = Nq * dv * e;
+        A.w[Tl] = A.w[Tm] = Nq * 4;
+        u128 visits = 0; /* sum over K tiles j of the query rows that visit it */
+        if (s->causal == FA_CAUSAL_NONE) {
+            A.r[TK] = Nk * d * e;
+            A.r[TV] = Nk * dv * e;
+            visits = (u128)T_c * Nq;
+            A.mm = 2 * Nq * Nk * (d + dv);
+        } else {
+            for (int64_t j = 0; j < T_c; j++) {
+                int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), ilo, ifull;
+                fa_q_tiles(s, c0, cols, Br, &ilo, &ifull);
+                if (ilo >= T_r) continue; /* nobody sees this tile: not loaded */
+                u128 rows = (u128)(s->seqlen_q - ilo * Br);
+                A.r[TK] += (u128)cols * d * e;
+                A.r[TV] += (u128)cols * dv * e;
+                visits += rows;
+                A.mm += 2 * rows * (u128)cols * (d + dv);
+            }
+        }
+        /* lines 8, 12, 13 on every visit: read Q_i, O_i, l_i, m_i; write O_i, l_i, m_i */
+        A.r[TQ] = visits * d * e;
+        A.r[TO] = visits * dv * e;
+        A.r[Tl] = A.r[Tm] = visits * 4;
+        A.w[TO] += visits * dv * e;
+        A.w[Tl] += visits * 4;
+        A.w[Tm] += visits * 4;
+        break;
+    }
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+    return finish(&A, s, out);
+}
+
+uint64_t fa_sram_need(fa_algo a, const fa_shape *s, fa_blocks bk)
+{
+    const uint64_t Br = (uint64_t)bk.block_r, Bc = (uint64_t)bk.block_c, d = (uint64_t)s->d,
+                   dv = (uint64_t)s->d_v, e = (uint64_t)fa_dtype_bytes(s->dtype);
+    if (a == FA_ALGO_STANDARD) {
+        uint64_t k1 = Br * d * e + Bc * d * e + 4 * Br * Bc;  /* Q_i, K_j, S_ij */
+        uint64_t k2 = 4 * Br * Bc + 8 * Br;                   /* S_ij, m_i, l_i */
+        uint64_t k3 = 4 * Br * Bc + Bc * dv * e + 4 * Br * dv; /* P_ij, V_j, O_i */
+        uint64_t mx = k1 > k2 ? k1 : k2;
+        return mx > k3 ? mx : k3;
+    }
+    /* Q_i, K_j, V_j in the dtype; S_ij, O_i (accumulator), m_i, l_i in fp32 */
+    return Br * d * e + Bc * d * e + Bc * dv * e + 4 * Br * Bc + 4 * Br * dv + 8 * Br;
+}
+
+double fa_bound_bytes(fa_algo a, const fa_shape *s, uint64_t M)
+{
+    double BH = (double)s->batch * (double)s->heads, Nq = (double)s->seqlen_q,
+           Nk = (double)s->seqlen_k, d = (double)s->d, e = fa_dtype_bytes(s->dtype);
+    if (a == FA_ALGO_STANDARD) return BH * (Nq * d + Nq * Nk) * e;
+    return BH * Nq * Nk * d * d * e * e / (double)M;
+}
+
+fa_status fa_blocks_fit(const fa_shape *s, uint64_t M, fa_blocks *out)
+{
+    int64_t best = 0;
+    for (int64_t B = 16; B <= ((int64_t)1 << 20); B += 16) {
+        fa_blocks t = {B, B};
+        if (fa_sram_need(FA_ALGO_FLASH2, s, t) > M) break;
+        best = B;
+    }
+    if (best == 0) {
+        fa_blocks t = {16, 16};
+        FA_FAIL(FA_ENOSRAM,
+                "SRAM M = %llu B is too small for the smallest tile: B_r = B_c = 16 with d = %lld, "
+                "d_v = %lld needs %llu B",
+                (unsigned long long)M, (long long)s->d, (long long)s->d_v,
+                (unsigned long long)fa_sram_need(FA_ALGO_FLASH2, s, t));
+    }
+    out->block_r = min64(best, fa_cdiv(s->seqlen_q, 16) * 16);
+    out->block_c = min64(best, fa_cdiv(s->seqlen_k, 16) * 16);
+    return FA_OK;
+}
+
+void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *overflow)
+{
+    uint64_t Mel = M / (uint64_t)fa_dtype_bytes(s->dtype); /* M in elements */
+    int64_t b = (int64_t)((Mel + 4 * (uint64_t)s->d - 1) / (4 * (uint64_t)s->d));
+    if (b < 1) b = 1;
+    out->block_c = b;
+    out->block_r = b < s->d ? b : s->d;
+    uint64_t need = fa_sram_need(FA_ALGO_FLASH1, s, *out);
+    *overflow = need > M ? need - M : 0;
+}

@@ -1,0 +1,77 @@
+/* io.c -- one count-only run of an algorithm with its closed form, bound and roofline time. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fa_analysis.h"
+
+void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
+{
+    r->time_compute_s = r->time_memory_s = r->time_s = 0;
+    if (!hw) return;
+    double mm_peak = s->dtype == FA_DTYPE_FP32 ? hw->peak_fp32 : hw->peak_fp16;
+    r->time_compute_s = (double)r->counts.flops_matmul / mm_peak +
+                        (double)r->counts.flops_other / hw->peak_fp32;
+    r->time_memory_s = (double)fa_counts_hbm_bytes(&r->counts) / hw->hbm_bandwidth;
+    r->time_s = r->time_compute_s > r->time_memory_s ? r->time_compute_s : r->time_memory_s;
+}
+
+fa_status fa_io_run(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
+                    FILE *trace, fa_io_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->algo = a;
+    r->blocks = bk;
+    r->sram_bytes = M;
+    FA_TRY(fa_formula_bytes(a, s, bk, &r->formula));
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
+    if (!mem) return FA_ENOMEM;
+    if (trace) fa_mem_set_trace(mem, trace);
+    fa_status st;
+    switch (a) {
+    case FA_ALGO_STANDARD: st = fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL); break;
+    case FA_ALGO_FLASH1: st = fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL); break;
+    case FA_ALGO_FLASH2: st = fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL); break;
+    default: st = fa_error(FA_EINVAL, __FILE__, __LINE__, "unknown algorithm %d", (int)a);
+    }
+    if (st == FA_OK) r->counts = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    if (st) return st;
+    r->bound_bytes = fa_bound_bytes(a, s, M);
+    double f = 2.0 * (double)s->batch * (double)s->heads * (double)s->seqlen_q *
+               (double)s->seqlen_k * (double)(s->d + s->d_v);
+    r->nominal_flops = s->causal != FA_CAUSAL_NONE ? f / 2 : f;
+    uint64_t bytes = fa_counts_hbm_bytes(&r->counts);
+    r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
+    fa_io_times(r, s, hw);
+    return FA_OK;
+}
+
+fa_status fa_parse_bytes(const char *text, uint64_t *out)
+{
+    const char *p = text;
+    while (isspace((unsigned char)*p)) p++;
+    if (!isdigit((unsigned char)*p))
+        FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a positive integer, optional KiB/MiB/GiB)", text);
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(p, &end, 10);
+    if (errno == ERANGE) FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
+    static const struct { const char *suf; uint64_t mul; } sufs[] = {
+        {"", 1}, {"B", 1}, {"KiB", 1024}, {"MiB", 1024 * 1024}, {"GiB", 1024ull * 1024 * 1024},
+        {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000ull}, {"K", 1024}, {"M", 1024 * 1024}};
+    for (size_t i = 0; i < sizeof sufs / sizeof sufs[0]; i++) {
+        if (strcmp(end, sufs[i].suf) == 0) {
+            uint64_t r;
+            if (__builtin_mul_overflow((uint64_t)v, sufs[i].mul, &r))
+                FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
+            *out = r;
+            return FA_OK;
+        }
+    }
+    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use B, KiB, MiB, GiB, KB, MB, GB)",
+            text, end);
+}

@@ -1,0 +1,160 @@
+/* fa_attn.h -- attention problems and the CPU algorithms written against the memory model.
+ *
+ * Layout (all tensors row-major, contiguous):
+ *   Q   (B, H,    N_q, d)      K (B, H_kv, N_k, d)      V (B, H_kv, N_k, d_v)
+ *   O   (B, H,    N_q, d_v)    LSE, l, m (B, H, N_q)   fp32 in HBM (4 bytes)
+ * GQA/MQA: query head h reads kv head h / (H / H_kv).
+ * Scale: 1/sqrt(d) unless fa_shape.scale > 0.
+ * Causal (bottom-right anchor, the default): key j is allowed for query row i iff
+ *   j <= i + N_k - N_q.   With N_q = 2, N_k = 5:   row 0: x x x x .    row 1: x x x x x
+ *                          With N_q = 5, N_k = 2:   rows 0-2: none, row 3: x .  row 4: x x
+ * Top-left anchor (PyTorch is_causal): j <= i.
+ * A row with no allowed key outputs O = 0 and LSE = -inf; no NaN anywhere.
+ * Storage sizes: Q, K, V, O, S, P use the element size of the dtype; statistics are fp32.
+ * Arithmetic is fp64 throughout (low-precision rounding is not emulated here).
+ */
+#ifndef FA_ATTN_H
+#define FA_ATTN_H
+
+#include <stdint.h>
+
+#include "fa_sim.h"
+
+typedef enum { FA_CAUSAL_NONE = 0, FA_CAUSAL_BOTTOM_RIGHT = 1, FA_CAUSAL_TOP_LEFT = 2 } fa_causal;
+typedef enum { FA_DTYPE_FP32 = 0, FA_DTYPE_FP16 = 1, FA_DTYPE_BF16 = 2 } fa_dtype;
+
+/* Bytes per element of a dtype in HBM (fp32: 4, fp16/bf16: 2). */
+int fa_dtype_bytes(fa_dtype t);
+const char *fa_dtype_name(fa_dtype t);
+/* Parses "fp32", "fp16", "bf16".  Errors: FA_EINVAL naming the value. */
+fa_status fa_dtype_parse(const char *s, fa_dtype *t);
+
+/* One attention problem. */
+typedef struct {
+    int64_t batch;    /* B */
+    int64_t heads;    /* H, query heads */
+    int64_t kv_heads; /* H_kv, divides H (H_kv == H: MHA, 1: MQA) */
+    int64_t seqlen_q; /* N_q */
+    int64_t seqlen_k; /* N_k */
+    int64_t d;        /* head dimension of Q and K (d_qk) */
+    int64_t d_v;      /* head dimension of V and O */
+    double scale;     /* softmax scale; <= 0 means 1/sqrt(d) */
+    fa_causal causal;
+    fa_dtype dtype;
+} fa_shape;
+
+/* Tile sizes: B_r rows of Q per tile, B_c rows of K/V per tile. */
+typedef struct {
+    int64_t block_r; /* B_r */
+    int64_t block_c; /* B_c */
+} fa_blocks;
+
+/* A shape with B = H = H_kv = 1, N_q = N_k = n, d_v = d, fp16, no mask. */
+fa_shape fa_shape_default(int64_t n, int64_t d);
+
+/* Checks a shape: every size >= 1, H a multiple of H_kv, sizes below 2^31 per dimension.
+ * Errors: FA_EINVAL with a message naming the value and the limit. */
+fa_status fa_shape_check(const fa_shape *s);
+
+/* The scale actually used (1/sqrt(d) unless s->scale > 0). */
+double fa_shape_scale(const fa_shape *s);
+
+/* Offset of the causal diagonal: key j allowed for row i iff j <= i + offset. */
+int64_t fa_causal_offset(const fa_shape *s);
+
+/* 1 if key j is allowed for query row i. */
+int fa_mask_allowed(const fa_shape *s, int64_t i, int64_t j);
+
+/* Class of the tile rows [r0, r0+rows) x keys [c0, c0+cols). */
+typedef enum { FA_TILE_SKIP = 0, FA_TILE_PARTIAL = 1, FA_TILE_FULL = 2 } fa_tile_class;
+fa_tile_class fa_tile_classify(const fa_shape *s, int64_t r0, int64_t rows, int64_t c0,
+                               int64_t cols);
+
+/* For the row block [r0, r0+rows): the number of K/V tiles of width B_c a row block visits
+ * (tiles 0 .. n_visit-1 hold at least one allowed key) and the number of leading tiles in
+ * which every key is allowed for every row (n_full <= n_visit).  Without a mask both are T_c. */
+void fa_kv_tiles(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *n_visit,
+                 int64_t *n_full);
+
+/* For the key tile [c0, c0+cols): the first row block (of height B_r) that has an allowed key in
+ * it (T_r if none), and the first row block from which on every row allows every key of it. */
+void fa_q_tiles(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *i_lo,
+                int64_t *i_full);
+
+/* Length of the run of identical tiles starting at index t of a loop over [t, hi).
+ * Tiles in [single_lo, single_hi) and the tile `tail` are each a run of their own; the others
+ * merge when fa_mem_may_merge(mem).  Returns 1 in numeric mode. */
+int64_t fa_tile_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t single_lo,
+                    int64_t single_hi, int64_t tail);
+
+/* ceil(a / b) for a >= 0, b > 0. */
+static inline int64_t fa_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* ---- tile operations (cpu_ref/tile_ops.c); every one counts its FLOPs ---- */
+
+/* C[m x n] (+)= A[m x k] * B[n x k]^T; lda/ldb/ldc are leading dimensions. 2mnk FLOPs. */
+fa_status fa_tile_matmul_abt(fa_mem *mem, double *C, int64_t ldc, const double *A, int64_t lda,
+                             const double *B, int64_t ldb, int64_t m, int64_t n, int64_t k,
+                             int accumulate);
+/* C[m x n] (+)= A[m x k] * B[k x n].  2mnk FLOPs. */
+fa_status fa_tile_matmul_ab(fa_mem *mem, double *C, int64_t ldc, const double *A, int64_t lda,
+                            const double *B, int64_t ldb, int64_t m, int64_t n, int64_t k,
+                            int accumulate);
+/* S *= scale (m*n FLOPs), then S = -inf where the mask forbids (r0+i, c0+j) when the tile
+ * is partial (masking counts no FLOPs: it is a comparison and a select). */
+fa_status fa_tile_scale_mask(fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
+                             int64_t rows, int64_t c0, int64_t cols, double scale);
+/* Sets S = -inf where the mask forbids (no FLOPs). */
+void fa_tile_mask(const fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
+                  int64_t rows, int64_t c0, int64_t cols);
+
+/* exp(x - m) with the guard for fully masked rows: 0 when x == -inf (m may be -inf too). */
+double fa_exp_guarded(double x, double m);
+
+/* FlashAttention-2 online-softmax step (Dao 2023, Alg. 1 lines 8-10) on one S tile:
+ * for each row r: m_new = max(m[r], rowmax S[r]); P[r] = exp(S[r] - m_new) in place;
+ * l[r] = exp(m[r] - m_new) l[r] + rowsum P[r]; O[r] *= exp(m[r] - m_new); m[r] = m_new.
+ * FLOPs (other): 4*rows*cols + 5*rows + rows*dv.  See docs/io-model.md. */
+fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
+                                 double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv);
+
+/* ---- algorithms ---- */
+
+/* fp64 reference, no memory model: O = softmax(scale Q K^T + mask) V, LSE = log sum exp.
+ * Shapes as in the header comment; LSE may be NULL.  Errors: FA_EINVAL (shape). */
+fa_status fa_reference_forward(const fa_shape *s, const double *Q, const double *K,
+                               const double *V, double *O, double *LSE);
+
+/* Standard attention (FlashAttention paper, Algorithm 0) as three kernels, each tiled under
+ * M with the same B_r x B_c tiles: (1) S = scale Q K^T written to HBM; (2) P = softmax(S)
+ * (masked) written to HBM, with two passes over S when a row does not fit one tile (N_k > B_c);
+ * (3) O = P V.  S and P are (B, H, N_q, N_k) in the dtype.  No tile is skipped (the
+ * unfused baseline materializes all of S and P, as PyTorch's math backend does).
+ * Numeric mode: Q, K, V, O non-NULL; count-only mode: all NULL.
+ * Errors: FA_EINVAL, FA_ENOSRAM, FA_EOVERFLOW, FA_ENOMEM. */
+fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                              const double *K, const double *V, double *O);
+
+/* FlashAttention Algorithm 1 (Dao et al. 2022), literally: O, l, m initialised in HBM; outer
+ * loop over K_j, V_j; inner loop over Q_i that loads Q_i, O_i, l_i, m_i and writes O_i, l_i,
+ * m_i back every step.  Fully masked tiles are skipped (not loaded).  O (B,H,N_q,d_v),
+ * l and m (B,H,N_q) as in line 13 (rows with no key: l = 0, m = -inf, O = 0).
+ * Errors: FA_EINVAL, FA_ENOSRAM, FA_EOVERFLOW, FA_ENOMEM. */
+fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                            const double *K, const double *V, double *O, double *l, double *m);
+
+/* FlashAttention-2 forward (Dao 2023, Algorithm 1): outer loop over Q_i, inner over K_j, V_j;
+ * O_i kept unnormalised on chip, one final rescale by diag(l)^-1, LSE_i = m_i + log l_i stored.
+ * Row blocks with no allowed key load nothing and store O = 0, LSE = -inf.
+ * Errors: FA_EINVAL, FA_ENOSRAM, FA_EOVERFLOW, FA_ENOMEM. */
+fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                            const double *K, const double *V, double *O, double *LSE);
+
+/* Number of elements of each tensor of a shape. */
+int64_t fa_numel_q(const fa_shape *s);
+int64_t fa_numel_k(const fa_shape *s);
+int64_t fa_numel_v(const fa_shape *s);
+int64_t fa_numel_o(const fa_shape *s);
+int64_t fa_numel_stats(const fa_shape *s);
+
+#endif

@@ -1,0 +1,146 @@
+/* flash2.c -- FlashAttention-2 forward (Dao 2023, arXiv 2307.08691, Algorithm 1).
+ *
+ * Outer loop over row blocks Q_i (one thread block each on a GPU), inner loop over K_j, V_j.
+ * O_i stays unnormalised in SRAM; one final rescale by diag(l_i)^-1; only the logsumexp
+ * LSE_i = m_i + log(l_i) goes to HBM.  HBM traffic per (batch, head), without a mask:
+ *   Q once, K and V T_r times, O and LSE once  (docs/io-model.md, "flash2"). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fa_attn.h"
+
+typedef struct {
+    fa_buf Qi, Kj, Vj, S, O, m, l;
+} flash2_bufs;
+
+static void free_bufs(flash2_bufs *b)
+{
+    fa_sram_free(&b->Qi);
+    fa_sram_free(&b->Kj);
+    fa_sram_free(&b->Vj);
+    fa_sram_free(&b->S);
+    fa_sram_free(&b->O);
+    fa_sram_free(&b->m);
+    fa_sram_free(&b->l);
+}
+
+static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *b)
+{
+    const int e = fa_dtype_bytes(s->dtype);
+    FA_TRY(fa_sram_alloc(mem, &b->Qi, "Q_i", bk.block_r, s->d, e));
+    FA_TRY(fa_sram_alloc(mem, &b->Kj, "K_j", bk.block_c, s->d, e));
+    FA_TRY(fa_sram_alloc(mem, &b->Vj, "V_j", bk.block_c, s->d_v, e));
+    FA_TRY(fa_sram_alloc(mem, &b->S, "S_ij", bk.block_r, bk.block_c, 4));
+    FA_TRY(fa_sram_alloc(mem, &b->O, "O_i", bk.block_r, s->d_v, 4));
+    FA_TRY(fa_sram_alloc(mem, &b->m, "m_i", bk.block_r, 1, 4));
+    FA_TRY(fa_sram_alloc(mem, &b->l, "l_i", bk.block_r, 1, 4));
+    return FA_OK;
+}
+
+/* One row block Q_i of slice (b, h): Algorithm 1 lines 4-14. */
+static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *B,
+                           fa_tensor *Q, fa_tensor *K, fa_tensor *V, fa_tensor *O,
+                           fa_tensor *LSE, int64_t b, int64_t h, int64_t i)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    const int64_t hk = h / (s->heads / s->kv_heads);
+    const int64_t r0 = i * Br, rows = (s->seqlen_q - r0 < Br) ? s->seqlen_q - r0 : Br;
+    const int64_t T_c = fa_cdiv(s->seqlen_k, Bc);
+    const double scale = fa_shape_scale(s);
+    int64_t n_visit, n_full;
+    fa_kv_tiles(s, r0, rows, Bc, &n_visit, &n_full);
+
+    /* line 6: O_i = 0, l_i = 0, m_i = -inf on chip */
+    if (B->O.data)
+        for (int64_t r = 0; r < rows; r++) {
+            for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = 0;
+            B->l.data[r] = 0;
+            B->m.data[r] = -INFINITY;
+        }
+    if (n_visit > 0) FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 5 */
+
+    for (int64_t j = 0; j < n_visit;) { /* line 7 */
+        int64_t w = fa_tile_run(mem, j, n_visit, n_full, n_visit, T_c - 1);
+        const int64_t c0 = j * Bc, cols = (s->seqlen_k - c0 < Bc) ? s->seqlen_k - c0 : Bc;
+        FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
+        FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 8 */
+        FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
+        /* line 9: S_ij = Q_i K_j^T (scaled, masked) */
+        FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols,
+                                  d, 0));
+        FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, scale));
+        /* line 10: m_new, P~_ij = exp(S_ij - m_new), l_new, O_i *= exp(m_old - m_new) */
+        FA_TRY(fa_tile_online_softmax(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
+                                      rows, cols, dv));
+        /* line 10: O_i += P~_ij V_j */
+        FA_TRY(fa_tile_matmul_ab(mem, B->O.data, dv, B->S.data, Bc, B->Vj.data, dv, rows, dv,
+                                 cols, 1));
+        fa_mem_pop_weight(mem);
+        j += w;
+    }
+    /* line 12: O_i = diag(l_i)^-1 O_i;  line 13: L_i = m_i + log(l_i) (rows*dv + 2*rows FLOPs) */
+    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)dv + 2u * (uint64_t)rows));
+    if (B->O.data)
+        for (int64_t r = 0; r < rows; r++) {
+            double l = B->l.data[r];
+            for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = l > 0 ? B->O.data[r * dv + c] / l : 0.0;
+            B->m.data[r] = l > 0 ? B->m.data[r] + log(l) : -INFINITY; /* m_i now holds L_i */
+        }
+    FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O));  /* line 14 */
+    FA_TRY(fa_store(mem, LSE, b, h, r0, rows, 0, 1, &B->m)); /* line 15 */
+    return FA_OK;
+}
+
+static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *B, fa_tensor *Q,
+                     fa_tensor *K, fa_tensor *V, fa_tensor *O, fa_tensor *LSE)
+{
+    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r);
+    /* In count-only mode every (batch, head) slice counts the same: visit one, weight B*H. */
+    int merge = fa_mem_may_merge(mem);
+    int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads;
+    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
+    for (int64_t b = 0; b < nb; b++)
+        for (int64_t h = 0; h < nh; h++)
+            for (int64_t i = 0; i < T_r;) { /* line 3: parallel over row blocks on a GPU */
+                int64_t w = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, i, T_r, 0, 0, T_r - 1)
+                                                        : 1;
+                FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
+                fa_status st = row_block(mem, s, bk, B, Q, K, V, O, LSE, b, h, i);
+                fa_mem_pop_weight(mem);
+                if (st) return st;
+                i += w;
+            }
+    if (merge) fa_mem_pop_weight(mem);
+    return FA_OK;
+}
+
+fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                            const double *K, const double *V, double *O, double *LSE)
+{
+    FA_TRY(fa_shape_check(s));
+    if (bk.block_r < 1 || bk.block_c < 1)
+        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
+                (long long)bk.block_r, (long long)bk.block_c);
+    int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
+    if (numeric && (!Q || !K || !V || !O || !LSE))
+        FA_FAIL(FA_EINVAL, "flash2: numeric mode needs Q, K, V, O and LSE");
+    const int e = fa_dtype_bytes(s->dtype);
+    fa_tensor tQ, tK, tV, tO, tL;
+    FA_TRY(fa_tensor_make(mem, &tQ, "Q", s->batch, s->heads, s->seqlen_q, s->d, e,
+                          numeric ? (double *)Q : NULL));
+    FA_TRY(fa_tensor_make(mem, &tK, "K", s->batch, s->kv_heads, s->seqlen_k, s->d, e,
+                          numeric ? (double *)K : NULL));
+    FA_TRY(fa_tensor_make(mem, &tV, "V", s->batch, s->kv_heads, s->seqlen_k, s->d_v, e,
+                          numeric ? (double *)V : NULL));
+    FA_TRY(fa_tensor_make(mem, &tO, "O", s->batch, s->heads, s->seqlen_q, s->d_v, e,
+                          numeric ? O : NULL));
+    FA_TRY(fa_tensor_make(mem, &tL, "LSE", s->batch, s->heads, s->seqlen_q, 1, 4,
+                          numeric ? LSE : NULL));
+    flash2_bufs B = {0};
+    int depth = fa_mem_weight_depth(mem);
+    fa_status st = alloc_bufs(mem, s, bk, &B);
+    if (st == FA_OK) st = run(mem, s, bk, &B, &tQ, &tK, &tV, &tO, &tL);
+    fa_mem_restore_weight(mem, depth);
+    free_bufs(&B);
+    return st;
+}

@@ -1,0 +1,216 @@
+/* standard.c -- standard attention, Algorithm 0 of Dao et al. 2022 (arXiv 2205.14135), as the
+ * three kernels an unfused implementation launches, each tiled under the same SRAM size M:
+ *   (1) S = scale Q K^T      per row block Q_i (loaded once): for each K_j, S_ij -> HBM
+ *   (2) P = softmax(S)       per row block: if a row fits one tile (N_k <= B_c), read S_i once;
+ *                            otherwise pass 1 reads S_ij for the row max m and sum l, pass 2
+ *                            reads S_ij again and writes P_ij = exp(S_ij - m) / l
+ *   (3) O = P V              per row block: for each j load P_ij and V_j, accumulate O_i
+ * S and P are materialised for every (i, j), masked entries included: the unfused baseline
+ * has no tile skipping (as PyTorch's math backend).  The Theta(Nd + N^2) idealisation of
+ * Theorem 2 counts S and P once each way; this version also counts the GEMM operand re-reads
+ * (K and V read T_r times) and the second pass over S (docs/io-model.md, "standard"). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fa_attn.h"
+
+#define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
+
+/* Kernel 1, for slice (b, h): S = scale Q K^T. */
+static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *Q,
+                          fa_tensor *K, fa_tensor *S, int64_t b, int64_t h)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t hk = h / (s->heads / s->kv_heads);
+    const double scale = fa_shape_scale(s);
+    const int e = fa_dtype_bytes(s->dtype);
+    fa_buf Qi = {0}, Kj = {0}, Sij = {0};
+    fa_status st = fa_sram_alloc(mem, &Qi, "Q_i", Br, d, e);
+    if (!st) st = fa_sram_alloc(mem, &Kj, "K_j", Bc, d, e);
+    if (!st) st = fa_sram_alloc(mem, &Sij, "S_ij", Br, Bc, 4);
+    for (int64_t i = 0; !st && i < T_r;) {
+        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
+        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        st = fa_mem_push_weight(mem, (uint64_t)wi);
+        if (!st) st = fa_load(mem, Q, b, h, r0, rows, 0, d, &Qi);
+        for (int64_t j = 0; !st && j < T_c;) {
+            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
+            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            st = fa_mem_push_weight(mem, (uint64_t)wj);
+            if (!st) st = fa_load(mem, K, b, hk, c0, cols, 0, d, &Kj);
+            if (!st) st = fa_tile_matmul_abt(mem, Sij.data, Bc, Qi.data, d, Kj.data, d, rows, cols, d, 0);
+            if (!st) st = fa_tile_scale_mask(mem, s, Sij.data, Bc, r0, rows, c0, cols, scale);
+            if (!st) st = fa_store(mem, S, b, h, r0, rows, c0, cols, &Sij);
+            fa_mem_pop_weight(mem);
+            j += wj;
+        }
+        fa_mem_pop_weight(mem);
+        i += wi;
+    }
+    fa_sram_free(&Qi);
+    fa_sram_free(&Kj);
+    fa_sram_free(&Sij);
+    return st;
+}
+
+/* Kernel 2, for slice (b, h): P = softmax(S) row-wise; masked entries are -inf in S. */
+static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *S,
+                          fa_tensor *P, int64_t b, int64_t h)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    fa_buf Sij = {0}, m = {0}, l = {0};
+    fa_status st = fa_sram_alloc(mem, &Sij, "S_ij", Br, Bc, 4);
+    if (!st) st = fa_sram_alloc(mem, &m, "m_i", Br, 1, 4);
+    if (!st) st = fa_sram_alloc(mem, &l, "l_i", Br, 1, 4);
+    for (int64_t i = 0; !st && i < T_r;) {
+        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
+        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        st = fa_mem_push_weight(mem, (uint64_t)wi);
+        if (!st && m.data)
+            for (int64_t r = 0; r < rows; r++) {
+                m.data[r] = -INFINITY;
+                l.data[r] = 0;
+            }
+        /* pass 1 (only when a row spans several tiles): running max and sum over S_i */
+        for (int64_t j = 0; !st && T_c > 1 && j < T_c;) {
+            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
+            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            st = fa_mem_push_weight(mem, (uint64_t)wj);
+            if (!st) st = fa_load(mem, S, b, h, r0, rows, c0, cols, &Sij);
+            /* rowmax r*c, exp(S - m) 2*r*c, sum r*c; rescale of l: 2 exp-subs + mul + add = 4r */
+            if (!st) st = fa_count_flops(mem, 0, 4u * (uint64_t)rows * (uint64_t)cols + 4u * (uint64_t)rows);
+            for (int64_t r = 0; !st && Sij.data && r < rows; r++) {
+                const double *row = Sij.data + r * Bc;
+                double mx = m.data[r];
+                for (int64_t c = 0; c < cols; c++) if (row[c] > mx) mx = row[c];
+                double sum = 0;
+                for (int64_t c = 0; c < cols; c++) sum += fa_exp_guarded(row[c], mx);
+                l.data[r] = fa_exp_guarded(m.data[r], mx) * l.data[r] + sum;
+                m.data[r] = mx;
+            }
+            fa_mem_pop_weight(mem);
+            j += wj;
+        }
+        /* pass 2 (the only pass when T_c == 1): P_ij = exp(S_ij - m) / l */
+        for (int64_t j = 0; !st && j < T_c;) {
+            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
+            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            st = fa_mem_push_weight(mem, (uint64_t)wj);
+            if (!st) st = fa_load(mem, S, b, h, r0, rows, c0, cols, &Sij);
+            if (!st && T_c == 1) { /* one pass: max and sum from this very tile */
+                st = fa_count_flops(mem, 0, 4u * (uint64_t)rows * (uint64_t)cols);
+                for (int64_t r = 0; !st && Sij.data && r < rows; r++) {
+                    const double *row = Sij.data + r * Bc;
+                    double mx = -INFINITY, sum = 0;
+                    for (int64_t c = 0; c < cols; c++) if (row[c] > mx) mx = row[c];
+                    for (int64_t c = 0; c < cols; c++) sum += fa_exp_guarded(row[c], mx);
+                    m.data[r] = mx;
+                    l.data[r] = sum;
+                }
+            }
+            /* exp(S - m) 2*r*c and the division r*c */
+            if (!st) st = fa_count_flops(mem, 0, 3u * (uint64_t)rows * (uint64_t)cols);
+            for (int64_t r = 0; !st && Sij.data && r < rows; r++) {
+                double *row = Sij.data + r * Bc;
+                for (int64_t c = 0; c < cols; c++)
+                    row[c] = l.data[r] > 0 ? fa_exp_guarded(row[c], m.data[r]) / l.data[r] : 0.0;
+            }
+            if (!st) st = fa_store(mem, P, b, h, r0, rows, c0, cols, &Sij);
+            fa_mem_pop_weight(mem);
+            j += wj;
+        }
+        fa_mem_pop_weight(mem);
+        i += wi;
+    }
+    fa_sram_free(&Sij);
+    fa_sram_free(&m);
+    fa_sram_free(&l);
+    return st;
+}
+
+/* Kernel 3, for slice (b, h): O = P V. */
+static fa_status kernel_o(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *P,
+                          fa_tensor *V, fa_tensor *O, int64_t b, int64_t h)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, dv = s->d_v;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t hk = h / (s->heads / s->kv_heads);
+    const int e = fa_dtype_bytes(s->dtype);
+    fa_buf Pij = {0}, Vj = {0}, Oi = {0};
+    fa_status st = fa_sram_alloc(mem, &Pij, "P_ij", Br, Bc, 4);
+    if (!st) st = fa_sram_alloc(mem, &Vj, "V_j", Bc, dv, e);
+    if (!st) st = fa_sram_alloc(mem, &Oi, "O_i", Br, dv, 4);
+    for (int64_t i = 0; !st && i < T_r;) {
+        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
+        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        st = fa_mem_push_weight(mem, (uint64_t)wi);
+        for (int64_t j = 0; !st && j < T_c;) {
+            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
+            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            st = fa_mem_push_weight(mem, (uint64_t)wj);
+            if (!st) st = fa_load(mem, P, b, h, r0, rows, c0, cols, &Pij);
+            if (!st) st = fa_load(mem, V, b, hk, c0, cols, 0, dv, &Vj);
+            if (!st) st = fa_tile_matmul_ab(mem, Oi.data, dv, Pij.data, Bc, Vj.data, dv, rows, dv, cols, j > 0);
+            fa_mem_pop_weight(mem);
+            j += wj;
+        }
+        if (!st) st = fa_store(mem, O, b, h, r0, rows, 0, dv, &Oi);
+        fa_mem_pop_weight(mem);
+        i += wi;
+    }
+    fa_sram_free(&Pij);
+    fa_sram_free(&Vj);
+    fa_sram_free(&Oi);
+    return st;
+}
+
+fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                              const double *K, const double *V, double *O)
+{
+    FA_TRY(fa_shape_check(s));
+    if (bk.block_r < 1 || bk.block_c < 1)
+        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
+                (long long)bk.block_r, (long long)bk.block_c);
+    int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
+    if (numeric && (!Q || !K || !V || !O))
+        FA_FAIL(FA_EINVAL, "standard: numeric mode needs Q, K, V and O");
+    const int e = fa_dtype_bytes(s->dtype);
+    double *Sd = NULL, *Pd = NULL;
+    if (numeric) {
+        size_t n = (size_t)s->batch * (size_t)s->heads * (size_t)s->seqlen_q * (size_t)s->seqlen_k;
+        Sd = malloc(n * sizeof(double));
+        Pd = malloc(n * sizeof(double));
+        if (!Sd || !Pd) {
+            free(Sd);
+            free(Pd);
+            FA_FAIL(FA_ENOMEM, "standard: out of host memory for S and P (%zu elements each)", n);
+        }
+    }
+    fa_tensor tQ, tK, tV, tO, tS, tP;
+    fa_status st = fa_tensor_make(mem, &tQ, "Q", s->batch, s->heads, s->seqlen_q, s->d, e,
+                                  numeric ? (double *)Q : NULL);
+    if (!st) st = fa_tensor_make(mem, &tK, "K", s->batch, s->kv_heads, s->seqlen_k, s->d, e,
+                                 numeric ? (double *)K : NULL);
+    if (!st) st = fa_tensor_make(mem, &tV, "V", s->batch, s->kv_heads, s->seqlen_k, s->d_v, e,
+                                 numeric ? (double *)V : NULL);
+    if (!st) st = fa_tensor_make(mem, &tO, "O", s->batch, s->heads, s->seqlen_q, s->d_v, e, O);
+    if (!st) st = fa_tensor_make(mem, &tS, "S", s->batch, s->heads, s->seqlen_q, s->seqlen_k, e, Sd);
+    if (!st) st = fa_tensor_make(mem, &tP, "P", s->batch, s->heads, s->seqlen_q, s->seqlen_k, e, Pd);
+    int depth = fa_mem_weight_depth(mem);
+    int merge = fa_mem_may_merge(mem);
+    int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads;
+    if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads));
+    /* Each kernel runs over all (batch, head) slices before the next one starts. */
+    for (int64_t b = 0; !st && b < nb; b++)
+        for (int64_t h = 0; !st && h < nh; h++) st = kernel_s(mem, s, bk, &tQ, &tK, &tS, b, h);
+    for (int64_t b = 0; !st && b < nb; b++)
+        for (int64_t h = 0; !st && h < nh; h++) st = kernel_p(mem, s, bk, &tS, &tP, b, h);
+    for (int64_t b = 0; !st && b < nb; b++)
+        for (int64_t h = 0; !st && h < nh; h++) st = kernel_o(mem, s, bk, &tP, &tV, &tO, b, h);
+    fa_mem_restore_weight(mem, depth);
+    free(Sd);
+    free(Pd);
+    return st;
+}

@@ -1,0 +1,100 @@
+/* tile_ops.c -- the tile operations every algorithm shares: products, scale and mask, the
+ * online-softmax update.  Each one reports its FLOPs to the memory model and, in count-only
+ * mode (NULL data), computes nothing.  FLOP conventions: docs/io-model.md, "FLOPs". */
+#include <math.h>
+
+#include "fa_attn.h"
+
+fa_status fa_tile_matmul_abt(fa_mem *mem, double *C, int64_t ldc, const double *A, int64_t lda,
+                             const double *B, int64_t ldb, int64_t m, int64_t n, int64_t k,
+                             int accumulate)
+{
+    FA_TRY(fa_count_flops(mem, 2u * (uint64_t)m * (uint64_t)n * (uint64_t)k, 0));
+    if (!C) return FA_OK;
+    for (int64_t i = 0; i < m; i++) {
+        const double *a = A + i * lda;
+        for (int64_t j = 0; j < n; j++) {
+            const double *b = B + j * ldb;
+            double acc = 0;
+            for (int64_t p = 0; p < k; p++) acc += a[p] * b[p];
+            C[i * ldc + j] = accumulate ? C[i * ldc + j] + acc : acc;
+        }
+    }
+    return FA_OK;
+}
+
+fa_status fa_tile_matmul_ab(fa_mem *mem, double *C, int64_t ldc, const double *A, int64_t lda,
+                            const double *B, int64_t ldb, int64_t m, int64_t n, int64_t k,
+                            int accumulate)
+{
+    FA_TRY(fa_count_flops(mem, 2u * (uint64_t)m * (uint64_t)n * (uint64_t)k, 0));
+    if (!C) return FA_OK;
+    for (int64_t i = 0; i < m; i++) {
+        double *c = C + i * ldc;
+        if (!accumulate)
+            for (int64_t j = 0; j < n; j++) c[j] = 0;
+        for (int64_t p = 0; p < k; p++) {
+            double a = A[i * lda + p];
+            const double *b = B + p * ldb;
+            for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
+        }
+    }
+    return FA_OK;
+}
+
+void fa_tile_mask(const fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
+                  int64_t rows, int64_t c0, int64_t cols)
+{
+    (void)mem;
+    if (!S || s->causal == FA_CAUSAL_NONE) return;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            if (!fa_mask_allowed(s, r0 + i, c0 + j)) S[i * lds + j] = -INFINITY;
+}
+
+fa_status fa_tile_scale_mask(fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
+                             int64_t rows, int64_t c0, int64_t cols, double scale)
+{
+    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)cols));
+    if (!S) return FA_OK;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) S[i * lds + j] *= scale;
+    if (fa_tile_classify(s, r0, rows, c0, cols) != FA_TILE_FULL)
+        fa_tile_mask(mem, s, S, lds, r0, rows, c0, cols);
+    return FA_OK;
+}
+
+double fa_exp_guarded(double x, double m)
+{
+    /* Only the exponent is guarded: a masked score (-inf) contributes exactly 0, also while
+     * the running max is still -inf (no real score seen yet). */
+    if (x == -INFINITY) return 0.0;
+    return exp(x - m);
+}
+
+fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
+                                 double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv)
+{
+    uint64_t r = (uint64_t)rows, c = (uint64_t)cols;
+    /* rowmax r*c, exp(S - m) 2*r*c, rowsum r*c; alpha 2r, l update 2r, m update r; O rescale r*dv */
+    FA_TRY(fa_count_flops(mem, 0, 4 * r * c + 5 * r + r * (uint64_t)dv));
+    if (!S) return FA_OK;
+    for (int64_t i = 0; i < rows; i++) {
+        double *srow = S + i * lds;
+        double mx = m[i];
+        for (int64_t j = 0; j < cols; j++)
+            if (srow[j] > mx) mx = srow[j];
+        double sum = 0;
+        for (int64_t j = 0; j < cols; j++) {
+            srow[j] = fa_exp_guarded(srow[j], mx);
+            sum += srow[j];
+        }
+        double alpha = fa_exp_guarded(m[i], mx); /* 0 when m[i] = -inf */
+        if (mx == -INFINITY) alpha = 1.0;           /* nothing seen yet: l = 0, O = 0 stay */
+        l[i] = alpha * l[i] + sum;
+        double *orow = O + i * ldo;
+        for (int64_t j = 0; j < dv; j++) orow[j] *= alpha;
+        m[i] = mx;
+    }
+    return FA_OK;
+}

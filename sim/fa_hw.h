@@ -1,0 +1,38 @@
+/* fa_hw.h -- hardware profiles (the .hw files in sim/hw): bandwidths, SRAM sizes and peak FLOP rates.
+ *
+ * A profile file holds `key = value` lines and `#` comments.  Required keys: name, key,
+ * hbm_bandwidth_bytes_per_s, sram_per_sm_bytes, sram_per_block_bytes, sms, l2_bytes,
+ * peak_fp16_flops, peak_fp32_flops, source.  Units: bytes, bytes/s, FLOP/s.
+ */
+#ifndef FA_HW_H
+#define FA_HW_H
+
+#include <stdint.h>
+
+#include "fa_status.h"
+
+typedef struct {
+    char name[48];                /* "H200-SXM" */
+    char key[16];                 /* "h200", the --hw spelling */
+    double hbm_bandwidth;         /* bytes/s */
+    uint64_t sram_per_sm;         /* bytes of shared memory per SM */
+    uint64_t sram_per_block;      /* bytes a thread block may use: the default M */
+    int sms;                      /* streaming multiprocessors */
+    uint64_t l2_bytes;            /* L2 capacity */
+    double peak_fp16;             /* dense fp16/bf16 tensor FLOP/s */
+    double peak_fp32;             /* fp32 FLOP/s (non-tensor) */
+    char source[256];
+} fa_hw;
+
+/* Reads a profile file.  Errors: FA_EIO (cannot open), FA_EINVAL (missing or bad key). */
+fa_status fa_hw_load_file(const char *path, fa_hw *hw);
+
+/* Loads profile `key` ("a100", "h100", "h200") from directory dir (NULL: the built-in
+ * FASIM_HW_DIR, overridable with the environment variable FASIM_HW_DIR).
+ * Errors: FA_EINVAL for an unknown key (the message lists the known ones), FA_EIO. */
+fa_status fa_hw_load(const char *key, const char *dir, fa_hw *hw);
+
+/* The keys of the shipped profiles, NULL-terminated. */
+extern const char *const fa_hw_keys[];
+
+#endif

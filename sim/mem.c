@@ -1,0 +1,274 @@
+/* mem.c -- the HBM/SRAM memory model: tensors, SRAM arena, counted transfers. */
+#include "fa_sim.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fa_mem {
+    fa_mode mode;
+    size_t capacity; /* M, bytes */
+    size_t used;
+    fa_counts counts;
+    uint64_t weight_stack[FA_MAX_WEIGHT_DEPTH + 1];
+    int weight_depth;
+    int allow_merge;
+    FILE *trace;
+    uint64_t step;
+};
+
+fa_status fa_u64_mul(uint64_t a, uint64_t b, uint64_t *out, const char *what)
+{
+    if (__builtin_mul_overflow(a, b, out))
+        FA_FAIL(FA_EOVERFLOW, "%s overflows 64 bits (%" PRIu64 " x %" PRIu64 ")", what, a, b);
+    return FA_OK;
+}
+
+fa_status fa_u64_add(uint64_t a, uint64_t b, uint64_t *out, const char *what)
+{
+    if (__builtin_add_overflow(a, b, out))
+        FA_FAIL(FA_EOVERFLOW, "%s overflows 64 bits (%" PRIu64 " + %" PRIu64 ")", what, a, b);
+    return FA_OK;
+}
+
+fa_mem *fa_mem_alloc(fa_mode mode, size_t sram_bytes)
+{
+    if (sram_bytes == 0) {
+        fa_error(FA_EINVAL, __FILE__, __LINE__, "SRAM size M must be > 0 bytes");
+        return NULL;
+    }
+    fa_mem *m = calloc(1, sizeof *m);
+    if (!m) {
+        fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the memory model");
+        return NULL;
+    }
+    m->mode = mode;
+    m->capacity = sram_bytes;
+    m->weight_stack[0] = 1;
+    m->allow_merge = 1;
+    return m;
+}
+
+void fa_mem_free(fa_mem *mem) { free(mem); }
+
+fa_mode fa_mem_mode(const fa_mem *mem) { return mem->mode; }
+size_t fa_mem_sram_capacity(const fa_mem *mem) { return mem->capacity; }
+size_t fa_mem_sram_used(const fa_mem *mem) { return mem->used; }
+
+void fa_mem_reset(fa_mem *mem)
+{
+    int n = mem->counts.n_tensors;
+    for (int i = 0; i < n; i++) {
+        fa_tensor_count *t = &mem->counts.tensor[i];
+        t->read_bytes = t->write_bytes = t->loads = t->stores = 0;
+    }
+    mem->counts.hbm_read_bytes = mem->counts.hbm_write_bytes = 0;
+    mem->counts.flops_matmul = mem->counts.flops_other = 0;
+    mem->counts.sram_peak_bytes = mem->used;
+    mem->step = 0;
+}
+
+const fa_counts *fa_mem_counts(const fa_mem *mem) { return &mem->counts; }
+
+void fa_mem_set_trace(fa_mem *mem, FILE *f)
+{
+    mem->trace = f;
+    if (f) fputs("step,tensor,direction,row0,rows,col0,cols,bytes,batch,head\n", f);
+}
+
+void fa_mem_set_merge(fa_mem *mem, int allow) { mem->allow_merge = allow != 0; }
+
+int fa_mem_may_merge(const fa_mem *mem)
+{
+    return mem->mode == FA_MODE_COUNT && mem->allow_merge && mem->trace == NULL;
+}
+
+static uint64_t weight(const fa_mem *mem) { return mem->weight_stack[mem->weight_depth]; }
+
+fa_status fa_mem_push_weight(fa_mem *mem, uint64_t w)
+{
+    if (w == 0) FA_FAIL(FA_EINVAL, "run weight must be >= 1");
+    if (mem->weight_depth >= FA_MAX_WEIGHT_DEPTH)
+        FA_FAIL(FA_EINVAL, "run weights nested deeper than %d", FA_MAX_WEIGHT_DEPTH);
+    uint64_t p;
+    FA_TRY(fa_u64_mul(weight(mem), w, &p, "run weight"));
+    mem->weight_stack[++mem->weight_depth] = p;
+    return FA_OK;
+}
+
+void fa_mem_pop_weight(fa_mem *mem)
+{
+    if (mem->weight_depth > 0) mem->weight_depth--;
+}
+
+int fa_mem_weight_depth(const fa_mem *mem) { return mem->weight_depth; }
+
+void fa_mem_restore_weight(fa_mem *mem, int depth)
+{
+    if (depth >= 0 && depth <= mem->weight_depth) mem->weight_depth = depth;
+}
+
+fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
+                         int64_t N, int64_t D, int elem_bytes, double *data)
+{
+    if (B <= 0 || H <= 0 || N <= 0 || D <= 0 || elem_bytes <= 0)
+        FA_FAIL(FA_EINVAL, "tensor %s: shape (%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+                ") x %d B must be positive", name, B, H, N, D, elem_bytes);
+    if ((mem->mode == FA_MODE_NUMERIC) != (data != NULL))
+        FA_FAIL(FA_EINVAL, "tensor %s: data must be given in numeric mode only", name);
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->shape[0] = B;
+    t->shape[1] = H;
+    t->shape[2] = N;
+    t->shape[3] = D;
+    t->stride[3] = 1;
+    t->stride[2] = D;
+    t->stride[1] = N * D;
+    t->stride[0] = H * N * D;
+    t->elem_bytes = elem_bytes;
+    t->data = data;
+    int id = fa_counts_find(&mem->counts, t->name);
+    if (id < 0) {
+        if (mem->counts.n_tensors >= FA_MAX_TENSORS)
+            FA_FAIL(FA_EINVAL, "more than %d HBM tensors", FA_MAX_TENSORS);
+        id = mem->counts.n_tensors++;
+        snprintf(mem->counts.tensor[id].name, FA_NAME_LEN, "%s", t->name);
+    }
+    t->id = id;
+    return FA_OK;
+}
+
+fa_status fa_sram_alloc(fa_mem *mem, fa_buf *buf, const char *name, int64_t rows, int64_t cols,
+                        int elem_bytes)
+{
+    memset(buf, 0, sizeof *buf);
+    if (rows <= 0 || cols <= 0 || elem_bytes <= 0)
+        FA_FAIL(FA_EINVAL, "SRAM buffer %s: %" PRId64 " x %" PRId64 " x %d B must be positive",
+                name, rows, cols, elem_bytes);
+    uint64_t bytes;
+    FA_TRY(fa_u64_mul((uint64_t)rows, (uint64_t)cols, &bytes, "SRAM buffer size"));
+    FA_TRY(fa_u64_mul(bytes, (uint64_t)elem_bytes, &bytes, "SRAM buffer size"));
+    if (bytes > mem->capacity - mem->used)
+        FA_FAIL(FA_ENOSRAM,
+                "SRAM buffer %s (%" PRId64 " x %" PRId64 " x %d B = %" PRIu64
+                " B) does not fit: %zu B in use, M = %zu B",
+                name, rows, cols, elem_bytes, bytes, mem->used, mem->capacity);
+    if (mem->mode == FA_MODE_NUMERIC) {
+        buf->data = calloc((size_t)rows * (size_t)cols, sizeof(double));
+        if (!buf->data) FA_FAIL(FA_ENOMEM, "out of host memory for SRAM buffer %s", name);
+    }
+    snprintf(buf->name, sizeof buf->name, "%s", name);
+    buf->rows = rows;
+    buf->cols = cols;
+    buf->elem_bytes = elem_bytes;
+    buf->bytes = (size_t)bytes;
+    buf->mem = mem;
+    mem->used += (size_t)bytes;
+    if (mem->used > mem->counts.sram_peak_bytes) mem->counts.sram_peak_bytes = mem->used;
+    return FA_OK;
+}
+
+void fa_sram_free(fa_buf *buf)
+{
+    if (!buf->mem) return;
+    buf->mem->used -= buf->bytes;
+    free(buf->data);
+    memset(buf, 0, sizeof *buf);
+}
+
+static fa_status check_tile(const fa_tensor *t, int64_t b, int64_t h, int64_t row0, int64_t rows,
+                            int64_t col0, int64_t cols, const fa_buf *buf)
+{
+    if (b < 0 || b >= t->shape[0] || h < 0 || h >= t->shape[1] || row0 < 0 || rows <= 0 ||
+        row0 + rows > t->shape[2] || col0 < 0 || cols <= 0 || col0 + cols > t->shape[3])
+        FA_FAIL(FA_EINVAL,
+                "tile (%" PRId64 ",%" PRId64 ") rows [%" PRId64 ", +%" PRId64 ") cols [%" PRId64
+                ", +%" PRId64 ") leaves tensor %s of shape (%" PRId64 ", %" PRId64 ", %" PRId64
+                ", %" PRId64 ")",
+                b, h, row0, rows, col0, cols, t->name, t->shape[0], t->shape[1], t->shape[2],
+                t->shape[3]);
+    if (rows > buf->rows || cols > buf->cols)
+        FA_FAIL(FA_EINVAL, "tile %" PRId64 " x %" PRId64 " of %s exceeds SRAM buffer %s (%" PRId64
+                " x %" PRId64 ")", rows, cols, t->name, buf->name, buf->rows, buf->cols);
+    return FA_OK;
+}
+
+static fa_status count_transfer(fa_mem *mem, const fa_tensor *t, int write, int64_t b, int64_t h,
+                                int64_t row0, int64_t rows, int64_t col0, int64_t cols)
+{
+    uint64_t bytes, wbytes;
+    FA_TRY(fa_u64_mul((uint64_t)rows * (uint64_t)cols, (uint64_t)t->elem_bytes, &bytes,
+                      "tile bytes"));
+    FA_TRY(fa_u64_mul(bytes, weight(mem), &wbytes, "HBM byte count"));
+    fa_tensor_count *c = &mem->counts.tensor[t->id];
+    if (write) {
+        FA_TRY(fa_u64_add(c->write_bytes, wbytes, &c->write_bytes, "HBM write bytes"));
+        FA_TRY(fa_u64_add(mem->counts.hbm_write_bytes, wbytes, &mem->counts.hbm_write_bytes,
+                          "HBM write bytes"));
+        FA_TRY(fa_u64_add(c->stores, weight(mem), &c->stores, "store count"));
+    } else {
+        FA_TRY(fa_u64_add(c->read_bytes, wbytes, &c->read_bytes, "HBM read bytes"));
+        FA_TRY(fa_u64_add(mem->counts.hbm_read_bytes, wbytes, &mem->counts.hbm_read_bytes,
+                          "HBM read bytes"));
+        FA_TRY(fa_u64_add(c->loads, weight(mem), &c->loads, "load count"));
+    }
+    if (mem->trace)
+        fprintf(mem->trace, "%" PRIu64 ",%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                ",%" PRIu64 ",%" PRId64 ",%" PRId64 "\n",
+                mem->step, t->name, write ? "write" : "read", row0, rows, col0, cols, bytes, b, h);
+    mem->step++;
+    return FA_OK;
+}
+
+fa_status fa_load(fa_mem *mem, const fa_tensor *t, int64_t b, int64_t h, int64_t row0,
+                  int64_t rows, int64_t col0, int64_t cols, fa_buf *buf)
+{
+    FA_TRY(check_tile(t, b, h, row0, rows, col0, cols, buf));
+    FA_TRY(count_transfer(mem, t, 0, b, h, row0, rows, col0, cols));
+    if (t->data && buf->data) {
+        const double *src = t->data + b * t->stride[0] + h * t->stride[1];
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(buf->data + r * buf->cols, src + (row0 + r) * t->stride[2] + col0,
+                   (size_t)cols * sizeof(double));
+    }
+    return FA_OK;
+}
+
+fa_status fa_store(fa_mem *mem, fa_tensor *t, int64_t b, int64_t h, int64_t row0, int64_t rows,
+                   int64_t col0, int64_t cols, const fa_buf *buf)
+{
+    FA_TRY(check_tile(t, b, h, row0, rows, col0, cols, buf));
+    FA_TRY(count_transfer(mem, t, 1, b, h, row0, rows, col0, cols));
+    if (t->data && buf->data) {
+        double *dst = t->data + b * t->stride[0] + h * t->stride[1];
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(dst + (row0 + r) * t->stride[2] + col0, buf->data + r * buf->cols,
+                   (size_t)cols * sizeof(double));
+    }
+    return FA_OK;
+}
+
+fa_status fa_count_flops(fa_mem *mem, uint64_t matmul, uint64_t other)
+{
+    uint64_t a, o;
+    FA_TRY(fa_u64_mul(matmul, weight(mem), &a, "matmul FLOP count"));
+    FA_TRY(fa_u64_mul(other, weight(mem), &o, "FLOP count"));
+    FA_TRY(fa_u64_add(mem->counts.flops_matmul, a, &mem->counts.flops_matmul, "matmul FLOP count"));
+    FA_TRY(fa_u64_add(mem->counts.flops_other, o, &mem->counts.flops_other, "FLOP count"));
+    return FA_OK;
+}
+
+uint64_t fa_counts_hbm_bytes(const fa_counts *c)
+{
+    uint64_t s;
+    if (__builtin_add_overflow(c->hbm_read_bytes, c->hbm_write_bytes, &s)) return UINT64_MAX;
+    return s;
+}
+
+int fa_counts_find(const fa_counts *c, const char *name)
+{
+    for (int i = 0; i < c->n_tensors; i++)
+        if (strncmp(c->tensor[i].name, name, FA_NAME_LEN) == 0) return i;
+    return -1;
+}

@@ -1,0 +1,138 @@
+/* testutil.h -- helpers shared by the cmocka suites: GSL random inputs, algorithm runners. */
+#ifndef FA_TESTUTIL_H
+#define FA_TESTUTIL_H
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_randist.h>
+
+#include "fa_analysis.h"
+
+/* Inputs and outputs of one problem in numeric mode. */
+typedef struct {
+    fa_shape s;
+    double *Q, *K, *V;        /* random inputs, N(0, 1) scaled by 1.7 ("high entropy") */
+    double *O_ref, *LSE_ref;  /* fp64 reference */
+} problem;
+
+static inline double *tu_alloc(int64_t n)
+{
+    double *p = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    assert_non_null(p);
+    return p;
+}
+
+static inline void tu_fill(gsl_rng *r, double *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) x[i] = 1.7 * gsl_ran_gaussian(r, 1.0);
+}
+
+static inline void problem_init(problem *p, const fa_shape *s, unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    p->s = *s;
+    p->Q = tu_alloc(fa_numel_q(s));
+    p->K = tu_alloc(fa_numel_k(s));
+    p->V = tu_alloc(fa_numel_v(s));
+    tu_fill(r, p->Q, fa_numel_q(s));
+    tu_fill(r, p->K, fa_numel_k(s));
+    tu_fill(r, p->V, fa_numel_v(s));
+    p->O_ref = tu_alloc(fa_numel_o(s));
+    p->LSE_ref = tu_alloc(fa_numel_stats(s));
+    assert_int_equal(fa_reference_forward(s, p->Q, p->K, p->V, p->O_ref, p->LSE_ref), FA_OK);
+    gsl_rng_free(r);
+}
+
+static inline void problem_free(problem *p)
+{
+    free(p->Q);
+    free(p->K);
+    free(p->V);
+    free(p->O_ref);
+    free(p->LSE_ref);
+}
+
+/* max |a - b| / max(1, |b|) elementwise; infinities must match exactly; NaN fails. */
+static inline double tu_max_rel(const double *a, const double *b, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(a[i]) || isnan(b[i])) return INFINITY;
+        if (isinf(a[i]) || isinf(b[i])) {
+            if (a[i] != b[i]) return INFINITY;
+            continue;
+        }
+        double e = fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i]));
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+/* Runs algorithm a in numeric mode; fills O (and LSE for flash2/flash1) and the counts. */
+static inline fa_status tu_run_numeric(fa_algo a, const problem *p, fa_blocks bk, uint64_t M,
+                                       double *O, double *LSE, fa_counts *counts)
+{
+    fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, M);
+    assert_non_null(mem);
+    fa_status st;
+    int64_t ns = fa_numel_stats(&p->s);
+    if (a == FA_ALGO_STANDARD) {
+        st = fa_standard_forward(mem, &p->s, bk, p->Q, p->K, p->V, O);
+    } else if (a == FA_ALGO_FLASH2) {
+        st = fa_flash2_forward(mem, &p->s, bk, p->Q, p->K, p->V, O, LSE);
+    } else {
+        double *l = tu_alloc(ns), *m = tu_alloc(ns);
+        st = fa_flash1_forward(mem, &p->s, bk, p->Q, p->K, p->V, O, l, m);
+        for (int64_t i = 0; LSE && i < ns; i++) LSE[i] = l[i] > 0 ? m[i] + log(l[i]) : -INFINITY;
+        free(l);
+        free(m);
+    }
+    if (counts) *counts = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    return st;
+}
+
+/* Runs algorithm a in count-only mode (merge: allow run merging). */
+static inline fa_status tu_run_count(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                                     int merge, fa_counts *counts)
+{
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, M);
+    assert_non_null(mem);
+    fa_mem_set_merge(mem, merge);
+    fa_status st;
+    if (a == FA_ALGO_STANDARD) st = fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL);
+    else if (a == FA_ALGO_FLASH2) st = fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL);
+    else st = fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (counts) *counts = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    return st;
+}
+
+/* Asserts two count records are identical, tensor by tensor. */
+static inline void tu_assert_counts_equal(const fa_counts *a, const fa_counts *b)
+{
+    assert_int_equal(a->hbm_read_bytes, b->hbm_read_bytes);
+    assert_int_equal(a->hbm_write_bytes, b->hbm_write_bytes);
+    assert_int_equal(a->flops_matmul, b->flops_matmul);
+    assert_int_equal(a->flops_other, b->flops_other);
+    assert_int_equal(a->sram_peak_bytes, b->sram_peak_bytes);
+    assert_int_equal(a->n_tensors, b->n_tensors);
+    for (int i = 0; i < a->n_tensors; i++) {
+        assert_string_equal(a->tensor[i].name, b->tensor[i].name);
+        assert_int_equal(a->tensor[i].read_bytes, b->tensor[i].read_bytes);
+        assert_int_equal(a->tensor[i].write_bytes, b->tensor[i].write_bytes);
+        assert_int_equal(a->tensor[i].loads, b->tensor[i].loads);
+        assert_int_equal(a->tensor[i].stores, b->tensor[i].stores);
+    }
+}
+
+#endif
