@@ -1,0 +1,332 @@
+/* args.c -- option parsing shared by the fasim commands, and small output helpers. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_fail(fa_status s)
+{
+    const char *msg = fa_last_error();
+    fprintf(stderr, "fasim: %s\n", msg[0] ? msg : fa_strerror(s));
+    return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW) ? EXIT_USAGE : EXIT_RUN;
+}
+
+static int usage_err(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "fasim: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n");
+    return EXIT_USAGE;
+}
+
+int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!val) return usage_err("%s needs a value%s", opt, "");
+    const char *p = val;
+    while (*p == ' ') p++;
+    if (*p == '-' || *p == '+' || !(*p >= '0' && *p <= '9')) {
+        fprintf(stderr, "fasim: %s = '%s' is not a positive integer (allowed: %" PRId64 " .. %" PRId64 ")\n",
+                opt, val, lo, hi);
+        return EXIT_USAGE;
+    }
+    errno = 0;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (errno == ERANGE || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "fasim: %s = '%s' is out of range or not an integer (allowed: %" PRId64 " .. %" PRId64 ")\n",
+                opt, val, lo, hi);
+        return EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *opt, const char *val, double *out)
+{
+    if (!val) return usage_err("%s needs a value%s", opt, "");
+    errno = 0;
+    char *end;
+    double v = strtod(val, &end);
+    if (errno || end == val || *end != '\0' || !isfinite(v) || v <= 0) {
+        fprintf(stderr, "fasim: %s = '%s' is not a positive finite number\n", opt, val);
+        return EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+#define DIM_MAX ((int64_t)INT32_MAX)
+
+int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, char **extra,
+              int max_extra, int *n_extra)
+{
+    memset(o, 0, sizeof *o);
+    o->shape = fa_shape_default(-1, -1);
+    o->shape.batch = o->shape.heads = o->shape.kv_heads = -1;
+    o->shape.seqlen_q = o->shape.seqlen_k = o->shape.d = o->shape.d_v = -1;
+    o->shape.dtype = (fa_dtype)-1;
+    o->block_r = o->block_c = -1;
+    o->blocks = BLOCKS_FIT;
+    int blocks_given = 0;
+    o->n_algos = 0;
+    snprintf(o->hw_key, sizeof o->hw_key, "h200");
+    o->seed = 42;
+    o->tol = 1e-10;
+    if (n_extra) *n_extra = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        char *val = NULL;
+        char name[64];
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+            val = (char *)eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+#define NEXT() (val ? val : (i + 1 < argc ? argv[++i] : NULL))
+#define IS(s) (strcmp(name, s) == 0)
+        int64_t v;
+        if ((accept & OPT_SHAPE) && (IS("--batch") || IS("--heads") || IS("--kv-heads") ||
+                                     IS("--seqlen") || IS("--seqlen-k") || IS("--headdim") ||
+                                     IS("--headdim-v"))) {
+            if (cli_int(name, NEXT(), 1, DIM_MAX, &v)) return EXIT_USAGE;
+            if (IS("--batch")) o->shape.batch = v;
+            else if (IS("--heads")) o->shape.heads = v;
+            else if (IS("--kv-heads")) o->shape.kv_heads = v;
+            else if (IS("--seqlen")) o->shape.seqlen_q = v;
+            else if (IS("--seqlen-k")) o->shape.seqlen_k = v;
+            else if (IS("--headdim")) o->shape.d = v;
+            else o->shape.d_v = v;
+        } else if ((accept & OPT_SHAPE) && IS("--causal")) {
+            if (!val || strcmp(val, "bottom-right") == 0) o->shape.causal = FA_CAUSAL_BOTTOM_RIGHT;
+            else if (strcmp(val, "top-left") == 0) o->shape.causal = FA_CAUSAL_TOP_LEFT;
+            else return usage_err("--causal=%s: use --causal, --causal=bottom-right or --causal=top-left%s", val, "");
+        } else if ((accept & OPT_SHAPE) && IS("--scale")) {
+            if (parse_double(name, NEXT(), &o->shape.scale)) return EXIT_USAGE;
+        } else if ((accept & OPT_SHAPE) && IS("--dtype")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            fa_dtype t;
+            if (fa_dtype_parse(s, &t)) return cli_fail(FA_EINVAL);
+            o->shape.dtype = t;
+        } else if ((accept & OPT_ALGO) && IS("--algo")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            if (strcmp(s, "all") == 0) {
+                for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
+                o->n_algos = FA_NALGO;
+            } else {
+                /* a comma-separated list is accepted too */
+                char buf[128];
+                snprintf(buf, sizeof buf, "%s", s);
+                o->n_algos = 0;
+                for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                    fa_algo al;
+                    if (fa_algo_parse(t, &al)) return cli_fail(FA_EINVAL);
+                    if (o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
+                }
+                if (o->n_algos == 0) return usage_err("--algo '%s' names no algorithm%s", s, "");
+            }
+        } else if ((accept & OPT_HW) && IS("--hw")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            snprintf(o->hw_key, sizeof o->hw_key, "%s", s);
+            if (strlen(s) >= sizeof o->hw_key) return usage_err("unknown hardware profile '%s' (known: a100, h100, h200)%s", s, "");
+        } else if ((accept & OPT_HW) && IS("--sram")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            if (fa_parse_bytes(s, &o->sram)) return cli_fail(FA_EINVAL);
+            if (o->sram == 0) return usage_err("--sram = '%s' must be > 0 bytes%s", s, "");
+        } else if ((accept & OPT_HW) && (IS("--block-r") || IS("--block-c"))) {
+            if (cli_int(name, NEXT(), 1, 1 << 20, &v)) return EXIT_USAGE;
+            if (IS("--block-r")) o->block_r = v;
+            else o->block_c = v;
+        } else if ((accept & OPT_HW) && IS("--blocks")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            if (strcmp(s, "fit") == 0) o->blocks = BLOCKS_FIT;
+            else if (strcmp(s, "paper") == 0) o->blocks = BLOCKS_PAPER;
+            else return usage_err("--blocks '%s' is not one of fit, paper%s", s, "");
+            blocks_given = 1;
+        } else if ((accept & OPT_FORMAT) && IS("--format")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            if (strcmp(s, "table") == 0) o->format = FMT_TABLE;
+            else if (strcmp(s, "csv") == 0) o->format = FMT_CSV;
+            else if (strcmp(s, "json") == 0) o->format = FMT_JSON;
+            else return usage_err("--format '%s' is not one of table, csv, json%s", s, "");
+        } else if ((accept & OPT_MODEL) && IS("--model")) {
+            o->model_path = NEXT();
+            if (!o->model_path || !*o->model_path) return usage_err("--model needs a file%s%s", "", "");
+        } else if ((accept & OPT_TRACE) && IS("--trace")) {
+            o->trace_path = NEXT();
+            if (!o->trace_path || !*o->trace_path) return usage_err("--trace needs a file%s%s", "", "");
+        } else if ((accept & OPT_TRACE) && IS("--breakdown")) {
+            o->breakdown = 1;
+        } else if ((accept & OPT_OUT) && IS("--out")) {
+            o->out_path = NEXT();
+            if (!o->out_path || !*o->out_path) return usage_err("--out needs a file%s%s", "", "");
+        } else if ((accept & OPT_CHECK) && IS("--seed")) {
+            if (cli_int(name, NEXT(), 0, INT32_MAX, &v)) return EXIT_USAGE;
+            o->seed = (unsigned long)v;
+        } else if ((accept & OPT_CHECK) && IS("--tol")) {
+            if (parse_double(name, NEXT(), &o->tol)) return EXIT_USAGE;
+        } else if ((accept & OPT_QUIET) && IS("--quiet")) {
+            o->quiet = 1;
+        } else if (extra && n_extra && *n_extra < max_extra && strncmp(a, "--", 2) == 0 &&
+                   !eq && i + 1 < argc) {
+            /* command-specific option with a value, e.g. --vary */
+            extra[(*n_extra)++] = argv[i];
+            extra[(*n_extra)++] = argv[++i];
+        } else if (extra && n_extra && *n_extra < max_extra && strncmp(a, "--", 2) == 0 && eq) {
+            extra[(*n_extra)++] = argv[i];
+            extra[(*n_extra)++] = NULL;
+        } else {
+            return usage_err("unknown or incomplete option '%s' (see fasim %s --help)", a, argv[first - 1]);
+        }
+#undef NEXT
+#undef IS
+    }
+    if (o->block_r > 0 || o->block_c > 0) {
+        if (blocks_given)
+            return usage_err("--blocks and --block-r/--block-c exclude each other%s%s", "", "");
+        if (o->block_r < 0 || o->block_c < 0)
+            return usage_err("give both --block-r and --block-c%s%s", "", "");
+        o->blocks = BLOCKS_EXPLICIT;
+    }
+    if (o->n_algos == 0) {
+        for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
+        o->n_algos = FA_NALGO;
+    }
+    return 0;
+}
+
+int cli_resolve(cli_opts *o)
+{
+    fa_shape *s = &o->shape;
+    if (o->model_path) {
+        fa_model m;
+        fa_status st = fa_model_load(o->model_path, &m);
+        if (st) return cli_fail(st);
+        if (s->heads < 0) s->heads = m.heads;
+        if (s->kv_heads < 0) s->kv_heads = m.kv_heads;
+        if (s->d < 0) s->d = m.head_dim;
+        if (s->d_v < 0) s->d_v = m.head_dim;
+        if ((int)s->dtype < 0) s->dtype = m.dtype;
+        if (s->seqlen_q < 0) s->seqlen_q = m.max_positions;
+    }
+    if (s->batch < 0) s->batch = 1;
+    if (s->heads < 0) s->heads = s->kv_heads > 0 ? s->kv_heads : 1;
+    if (s->kv_heads < 0) s->kv_heads = s->heads;
+    if (s->seqlen_q < 0) s->seqlen_q = 1024;
+    if (s->seqlen_k < 0) s->seqlen_k = s->seqlen_q;
+    if (s->d < 0) s->d = 64;
+    if (s->d_v < 0) s->d_v = s->d;
+    if ((int)s->dtype < 0) s->dtype = FA_DTYPE_FP16;
+    fa_status st = fa_shape_check(s);
+    if (st) return cli_fail(st);
+    st = fa_hw_load(o->hw_key, NULL, &o->hw);
+    if (st) return cli_fail(st);
+    if (o->sram == 0) o->sram = o->hw.sram_per_block;
+    return 0;
+}
+
+fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
+{
+    *overflow = 0;
+    switch (o->blocks) {
+    case BLOCKS_EXPLICIT:
+        bk->block_r = o->block_r;
+        bk->block_c = o->block_c;
+        return FA_OK;
+    case BLOCKS_PAPER: fa_blocks_paper(&o->shape, o->sram, bk, overflow); return FA_OK;
+    case BLOCKS_FIT: return fa_blocks_fit(&o->shape, o->sram, bk);
+    }
+    return FA_EINVAL;
+}
+
+int cli_open(cli_file *cf, const char *path)
+{
+    memset(cf, 0, sizeof *cf);
+    snprintf(cf->path, sizeof cf->path, "%s", path);
+    snprintf(cf->tmp, sizeof cf->tmp, "%s.tmp.%ld", path, (long)getpid());
+    cf->f = fopen(cf->tmp, "w");
+    if (!cf->f) {
+        fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cli_commit(cli_file *cf)
+{
+    if (!cf->f) return 0;
+    int bad = ferror(cf->f);
+    if (fclose(cf->f) != 0) bad = 1;
+    cf->f = NULL;
+    if (bad || rename(cf->tmp, cf->path) != 0) {
+        fprintf(stderr, "fasim: cannot write %s: %s\n", cf->path, strerror(errno));
+        remove(cf->tmp);
+        return EXIT_RUN;
+    }
+    return 0;
+}
+
+void cli_abort(cli_file *cf)
+{
+    if (!cf->f) return;
+    fclose(cf->f);
+    cf->f = NULL;
+    remove(cf->tmp);
+}
+
+const char *cli_bytes(double b, char *buf, size_t n)
+{
+    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int k = 0;
+    while (b >= 1024 && k < 6) {
+        b /= 1024;
+        k++;
+    }
+    if (k == 0) snprintf(buf, n, "%.0f B", b);
+    else snprintf(buf, n, "%.4g %s", b, u[k]);
+    return buf;
+}
+
+const char *cli_si(double x, char *buf, size_t n)
+{
+    static const char *const u[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
+    int k = 0;
+    while (fabs(x) >= 1000 && k < 7) {
+        x /= 1000;
+        k++;
+    }
+    snprintf(buf, n, "%.4g%s%s", x, k ? " " : "", u[k]);
+    return buf;
+}
+
+const char *cli_time(double t, char *buf, size_t n)
+{
+    if (t >= 1) snprintf(buf, n, "%.4g s", t);
+    else if (t >= 1e-3) snprintf(buf, n, "%.4g ms", t * 1e3);
+    else if (t >= 1e-6) snprintf(buf, n, "%.4g us", t * 1e6);
+    else snprintf(buf, n, "%.4g ns", t * 1e9);
+    return buf;
+}
+
+void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
+{
+    char mb[32];
+    const char *mask = s->causal == FA_CAUSAL_NONE ? "no mask"
+                       : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "causal (bottom-right)"
+                                                              : "causal (top-left)";
+    fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64
+               " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s)\n",
+            s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
+            fa_dtype_name(s->dtype), mask, o->hw.name, o->sram, cli_bytes((double)o->sram, mb, sizeof mb));
+}

@@ -1,0 +1,107 @@
+/* cli.h -- the `fasim` command line: shared option parsing and output helpers. */
+#ifndef FA_CLI_H
+#define FA_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fa_analysis.h"
+
+/* Exit statuses: 0 ok, 1 failure while running (or a failed check), 2 bad usage or input. */
+enum { EXIT_OK = 0, EXIT_RUN = 1, EXIT_USAGE = 2 };
+
+typedef enum { FMT_TABLE = 0, FMT_CSV = 1, FMT_JSON = 2 } out_format;
+typedef enum { BLOCKS_FIT = 0, BLOCKS_PAPER = 1, BLOCKS_EXPLICIT = 2 } blocks_rule;
+
+/* Everything the common options describe.  -1 means "not given". */
+typedef struct {
+    fa_shape shape;
+    int algos[FA_NALGO];  /* which algorithms to run */
+    int n_algos;
+    char hw_key[16];
+    fa_hw hw;
+    uint64_t sram;        /* M in bytes (0: from the hardware profile) */
+    int64_t block_r, block_c;
+    blocks_rule blocks;
+    out_format format;
+    int breakdown;
+    const char *trace_path;
+    const char *model_path;
+    const char *out_path;
+    unsigned long seed;
+    double tol;
+    int quiet;
+} cli_opts;
+
+/* The option table entry kinds that commands may accept. */
+enum {
+    OPT_SHAPE = 1 << 0,  /* --batch --heads --kv-heads --seqlen ... --causal --scale --dtype */
+    OPT_ALGO = 1 << 1,   /* --algo */
+    OPT_HW = 1 << 2,     /* --hw --sram --block-r --block-c --blocks */
+    OPT_FORMAT = 1 << 3, /* --format */
+    OPT_MODEL = 1 << 4,  /* --model */
+    OPT_TRACE = 1 << 5,  /* --trace --breakdown */
+    OPT_OUT = 1 << 6,    /* --out FILE */
+    OPT_CHECK = 1 << 7,  /* --seed --tol */
+    OPT_QUIET = 1 << 8,  /* --quiet */
+};
+
+/* Parses argv[first..argc) against the options in `accept`; unknown arguments are collected
+ * in extra[] (up to max_extra) when extra is non-NULL, else rejected.  Returns 0 or
+ * EXIT_USAGE (message printed on stderr). */
+int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, char **extra,
+              int max_extra, int *n_extra);
+
+/* Resolves defaults after parsing: model file, hardware profile, M, shape check.
+ * Returns 0 or EXIT_USAGE (message printed). */
+int cli_resolve(cli_opts *o);
+
+/* Chooses the blocks for the options (fit / paper / explicit).  On --blocks paper fills
+ * *overflow with the bytes beyond M.  Returns an fa_status. */
+fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow);
+
+/* Parses a positive 64-bit integer option value; prints "<opt>: ..." on error. */
+int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out);
+
+/* Prints "fasim: <msg>" for status s to stderr and returns the exit status it maps to. */
+int cli_fail(fa_status s);
+
+/* Opens path for writing through a temporary file (path.tmp.PID); cli_commit renames it
+ * into place, cli_abort removes it, so a failed run never creates or truncates path. */
+typedef struct {
+    FILE *f;
+    char path[1024];
+    char tmp[1060];
+} cli_file;
+int cli_open(cli_file *cf, const char *path);
+int cli_commit(cli_file *cf);
+void cli_abort(cli_file *cf);
+
+/* Human-readable sizes ("12.6 MiB") and counts ("3.2 G"). */
+const char *cli_bytes(double b, char *buf, size_t n);
+const char *cli_si(double x, char *buf, size_t n);
+const char *cli_time(double seconds, char *buf, size_t n);
+
+/* One line describing the configuration (shape, dtype, mask, hardware, M). */
+void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s);
+
+/* Commands. */
+int cmd_io(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Writes results (one per algorithm) in the chosen format to f.  `extra` columns (name,value
+ * pairs) are prepended to every CSV/JSON record (used by sweep).  header: print CSV header. */
+typedef struct {
+    const char *name;
+    char value[32];
+} cli_col;
+void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
+void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
+                  const cli_col *extra, int n_extra, int header);
+/* Appends JSON objects for the results to the jansson array arr (json_t *). */
+void io_append_json(void *arr, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
+                    const cli_col *extra, int n_extra);
+
+#endif

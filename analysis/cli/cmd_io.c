@@ -1,0 +1,104 @@
+/* cmd_io.c -- `fasim io`: one configuration, every chosen algorithm, counted IO beside the
+ * closed form, the Theta bound, intensity and roofline time. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const io_help =
+    "usage: fasim io [options]\n"
+    "  Counts the HBM traffic, FLOPs and peak SRAM of attention algorithms on one shape\n"
+    "  (count-only mode: no data, any N), beside the closed form and the Theta bound.\n"
+    "options:\n"
+    "  --algo standard|flash1|flash2|all   algorithms (comma list allowed; default all)\n"
+    "  --batch B --heads H --kv-heads H_kv  (default 1, 1, H)\n"
+    "  --seqlen N_q --seqlen-k N_k          (default 1024, N_q)\n"
+    "  --headdim d --headdim-v d_v          (default 64, d)\n"
+    "  --dtype fp32|fp16|bf16               element size of Q,K,V,O,S,P (default fp16)\n"
+    "  --causal[=bottom-right|top-left]     causal mask (default anchor bottom-right)\n"
+    "  --scale X                            softmax scale (default 1/sqrt(d))\n"
+    "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
+    "  --hw a100|h100|h200                  hardware profile (default h200)\n"
+    "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
+    "                                       profile's shared memory per thread block)\n"
+    "  --block-r B_r --block-c B_c          explicit tile sizes\n"
+    "  --blocks fit|paper                   tile rule (default fit: largest multiple of 16)\n"
+    "  --format table|csv|json              output format (default table)\n"
+    "  --breakdown                          bytes per tensor\n"
+    "  --trace FILE                         CSV of every transfer (one algorithm only)\n"
+    "Counts and formulas are derived in docs/io-model.md.\n";
+
+#define TRACE_LIMIT 50000000.0
+
+/* Runs every algorithm of the options; fills r[0..n).  Returns an exit status. */
+static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
+{
+    *n = 0;
+    for (int k = 0; k < o->n_algos; k++) {
+        fa_algo a = (fa_algo)o->algos[k];
+        fa_blocks bk;
+        uint64_t over;
+        fa_status st = cli_blocks(o, &bk, &over);
+        if (st) return cli_fail(st);
+        uint64_t M = o->sram + over;
+        st = fa_io_run(a, &o->shape, bk, M, &o->hw, trace, &r[*n]);
+        if (st) return cli_fail(st);
+        r[*n].sram_overflow = over;
+        (*n)++;
+    }
+    return 0;
+}
+
+int cmd_io(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(io_help, stdout);
+            return 0;
+        }
+    cli_opts o;
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE,
+                       &o, NULL, 0, NULL);
+    if (rc || (rc = cli_resolve(&o))) return rc;
+    cli_file tf = {0};
+    if (o.trace_path) {
+        if (o.n_algos != 1) {
+            fprintf(stderr, "fasim: --trace needs exactly one --algo (got %d algorithms)\n", o.n_algos);
+            return EXIT_USAGE;
+        }
+        fa_blocks bk;
+        uint64_t over;
+        fa_status st = cli_blocks(&o, &bk, &over);
+        if (st) return cli_fail(st);
+        double tiles = (double)o.shape.batch * (double)o.shape.heads *
+                       (double)fa_cdiv(o.shape.seqlen_q, bk.block_r) *
+                       (double)fa_cdiv(o.shape.seqlen_k, bk.block_c);
+        if (tiles * 8 > TRACE_LIMIT) {
+            fprintf(stderr, "fasim: --trace would hold about %.3g transfers (limit %.0f): use a smaller shape\n",
+                    tiles * 8, TRACE_LIMIT);
+            return EXIT_USAGE;
+        }
+        if ((rc = cli_open(&tf, o.trace_path))) return rc;
+    }
+    fa_io_result r[FA_NALGO];
+    int n;
+    rc = run_all(&o, tf.f, r, &n);
+    if (rc) {
+        cli_abort(&tf);
+        return rc;
+    }
+    if (tf.f && (rc = cli_commit(&tf))) return rc;
+    if (o.format == FMT_TABLE) {
+        io_write_table(stdout, &o, &o.shape, r, n);
+    } else if (o.format == FMT_CSV) {
+        io_write_csv(stdout, &o, &o.shape, r, n, NULL, 0, 1);
+    } else {
+        json_t *arr = json_array();
+        io_append_json(arr, &o, &o.shape, r, n, NULL, 0);
+        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fputc('\n', stdout);
+        json_decref(arr);
+    }
+    return 0;
+}

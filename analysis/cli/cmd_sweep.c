@@ -1,0 +1,258 @@
+/* cmd_sweep.c -- `fasim sweep`: CSV (or JSON) over ranges of one or more parameters. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *const sweep_help =
+    "usage: fasim sweep --vary NAME=RANGE [--vary NAME=RANGE ...] [io options] [--out FILE]\n"
+    "  Runs `fasim io` over the cartesian product of the ranges; one CSV row per point and\n"
+    "  algorithm (default --format csv; json gives one array).  Progress goes to stderr.\n"
+    "NAME:  seqlen seqlen-k headdim headdim-v batch heads kv-heads sram block-r block-c\n"
+    "RANGE: START:STOP:xF   geometric (F >= 2), e.g. seqlen=512:1048576:x2\n"
+    "       START:STOP:+S   arithmetic,         e.g. block-r=16:256:+16\n"
+    "       V1,V2,...       a list,             e.g. sram=64KiB,128KiB,227KiB\n"
+    "Varying seqlen moves seqlen-k with it unless --seqlen-k is given; likewise headdim and\n"
+    "headdim-v.  Varying block-r or block-c needs the other one (fixed or varied) too.\n"
+    "Other options: as `fasim io --help` (without --trace), plus --out FILE and --quiet.\n";
+
+#define MAX_VARY 4
+#define MAX_POINTS 100000
+
+typedef struct {
+    char name[16];
+    uint64_t v[4096];
+    int n;
+} vary;
+
+static const char *const names[] = {"seqlen", "seqlen-k", "headdim", "headdim-v", "batch",
+                                    "heads", "kv-heads", "sram", "block-r", "block-c", NULL};
+
+static int parse_value(const char *name, const char *s, uint64_t *out)
+{
+    if (!strcmp(name, "sram")) {
+        if (fa_parse_bytes(s, out) || *out == 0) {
+            fprintf(stderr, "fasim: --vary sram: '%s' is not a positive byte size\n", s);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    int64_t v;
+    char opt[32];
+    snprintf(opt, sizeof opt, "--vary %s", name);
+    if (cli_int(opt, s, 1, INT32_MAX, &v)) return EXIT_USAGE;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int parse_vary(const char *spec, vary *vy)
+{
+    const char *eq = spec ? strchr(spec, '=') : NULL;
+    if (!eq) {
+        fprintf(stderr, "fasim: --vary '%s' must read NAME=RANGE (see fasim sweep --help)\n", spec ? spec : "");
+        return EXIT_USAGE;
+    }
+    snprintf(vy->name, sizeof vy->name, "%.*s", (int)(eq - spec), spec);
+    int known = 0;
+    for (int i = 0; names[i]; i++) known |= !strcmp(names[i], vy->name);
+    if (!known) {
+        fprintf(stderr, "fasim: --vary: unknown parameter '%.*s' (seqlen, seqlen-k, headdim, headdim-v, "
+                        "batch, heads, kv-heads, sram, block-r, block-c)\n", (int)(eq - spec), spec);
+        return EXIT_USAGE;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", eq + 1);
+    vy->n = 0;
+    char *c1 = strchr(buf, ':');
+    if (!c1) { /* list */
+        for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (vy->n >= 4096) break;
+            if (parse_value(vy->name, t, &vy->v[vy->n++])) return EXIT_USAGE;
+        }
+        if (vy->n == 0) {
+            fprintf(stderr, "fasim: --vary %s: empty list\n", vy->name);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    *c1 = '\0';
+    char *c2 = strchr(c1 + 1, ':');
+    if (!c2 || (c2[1] != 'x' && c2[1] != '+')) {
+        fprintf(stderr, "fasim: --vary %s=%s: a range reads START:STOP:xFACTOR or START:STOP:+STEP\n",
+                vy->name, eq + 1);
+        return EXIT_USAGE;
+    }
+    *c2 = '\0';
+    uint64_t lo, hi, step;
+    if (parse_value(vy->name, buf, &lo) || parse_value(vy->name, c1 + 1, &hi)) return EXIT_USAGE;
+    int64_t st;
+    if (cli_int(c2[1] == 'x' ? "--vary factor" : "--vary step", c2 + 2, c2[1] == 'x' ? 2 : 1,
+                INT32_MAX, &st))
+        return EXIT_USAGE;
+    step = (uint64_t)st;
+    if (hi < lo) {
+        fprintf(stderr, "fasim: --vary %s: STOP %" PRIu64 " is below START %" PRIu64 "\n", vy->name, hi, lo);
+        return EXIT_USAGE;
+    }
+    for (uint64_t v = lo; v <= hi; v = c2[1] == 'x' ? v * step : v + step) {
+        if (vy->n >= 4096) {
+            fprintf(stderr, "fasim: --vary %s: more than 4096 values\n", vy->name);
+            return EXIT_USAGE;
+        }
+        vy->v[vy->n++] = v;
+        if ((c2[1] == 'x' && v > UINT64_MAX / step) || (c2[1] == '+' && v > UINT64_MAX - step)) break;
+    }
+    return 0;
+}
+
+static void apply(cli_opts *o, const char *name, uint64_t v)
+{
+    int64_t x = (int64_t)v;
+    if (!strcmp(name, "seqlen")) o->shape.seqlen_q = x;
+    else if (!strcmp(name, "seqlen-k")) o->shape.seqlen_k = x;
+    else if (!strcmp(name, "headdim")) o->shape.d = x;
+    else if (!strcmp(name, "headdim-v")) o->shape.d_v = x;
+    else if (!strcmp(name, "batch")) o->shape.batch = x;
+    else if (!strcmp(name, "heads")) o->shape.heads = x;
+    else if (!strcmp(name, "kv-heads")) o->shape.kv_heads = x;
+    else if (!strcmp(name, "sram")) o->sram = v;
+    else if (!strcmp(name, "block-r")) { o->block_r = x; o->blocks = BLOCKS_EXPLICIT; }
+    else if (!strcmp(name, "block-c")) { o->block_c = x; o->blocks = BLOCKS_EXPLICIT; }
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(sweep_help, stdout);
+            return 0;
+        }
+    cli_opts base;
+    char *extra[2 * MAX_VARY + 2];
+    int n_extra = 0;
+    /* default format for sweep is CSV: remember whether --format was given */
+    int fmt_given = 0;
+    for (int i = 2; i < argc; i++) fmt_given |= !strncmp(argv[i], "--format", 8);
+    int rc = cli_parse(argc, argv, 2,
+                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET,
+                       &base, extra, 2 * MAX_VARY + 2, &n_extra);
+    if (rc) return rc;
+    if (!fmt_given) base.format = FMT_CSV;
+    if (base.format == FMT_TABLE) {
+        fprintf(stderr, "fasim: sweep writes csv or json (--format table is for fasim io)\n");
+        return EXIT_USAGE;
+    }
+    static vary vy[MAX_VARY];
+    int nv = 0;
+    for (int i = 0; i < n_extra; i += 2) {
+        char spec[1100];
+        if (strncmp(extra[i], "--vary", 6) != 0) {
+            fprintf(stderr, "fasim: unknown option '%s' (see fasim sweep --help)\n", extra[i]);
+            return EXIT_USAGE;
+        }
+        if (extra[i][6] == '=') snprintf(spec, sizeof spec, "%s", extra[i] + 7);
+        else if (extra[i][6] == '\0' && extra[i + 1]) snprintf(spec, sizeof spec, "%s", extra[i + 1]);
+        else {
+            fprintf(stderr, "fasim: unknown option '%s' (see fasim sweep --help)\n", extra[i]);
+            return EXIT_USAGE;
+        }
+        if (nv >= MAX_VARY) {
+            fprintf(stderr, "fasim: at most %d --vary options\n", MAX_VARY);
+            return EXIT_USAGE;
+        }
+        if ((rc = parse_vary(spec, &vy[nv]))) return rc;
+        for (int k = 0; k < nv; k++)
+            if (!strcmp(vy[k].name, vy[nv].name)) {
+                fprintf(stderr, "fasim: --vary %s given twice\n", vy[nv].name);
+                return EXIT_USAGE;
+            }
+        nv++;
+    }
+    if (nv == 0) {
+        fprintf(stderr, "fasim: sweep needs at least one --vary NAME=RANGE (see fasim sweep --help)\n");
+        return EXIT_USAGE;
+    }
+    long total = 1;
+    for (int k = 0; k < nv; k++) {
+        total *= vy[k].n;
+        if (total > MAX_POINTS) {
+            fprintf(stderr, "fasim: the sweep has more than %d points\n", MAX_POINTS);
+            return EXIT_USAGE;
+        }
+    }
+    int varies_br = 0, varies_bc = 0;
+    for (int k = 0; k < nv; k++) {
+        varies_br |= !strcmp(vy[k].name, "block-r");
+        varies_bc |= !strcmp(vy[k].name, "block-c");
+    }
+    if ((varies_br && !varies_bc && base.block_c < 0) || (varies_bc && !varies_br && base.block_r < 0)) {
+        fprintf(stderr, "fasim: varying block-r or block-c needs the other one (--block-c / --block-r or --vary)\n");
+        return EXIT_USAGE;
+    }
+
+    /* Output is buffered and only written once every point succeeded. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    if (!mf) return cli_fail(FA_ENOMEM);
+    json_t *arr = base.format == FMT_JSON ? json_array() : NULL;
+    int tty = isatty(2);
+    rc = 0;
+    for (long p = 0; p < total && rc == 0; p++) {
+        cli_opts o = base;
+        cli_col cols[MAX_VARY];
+        long rem = p;
+        for (int k = nv - 1; k >= 0; k--) {
+            uint64_t v = vy[k].v[rem % vy[k].n];
+            rem /= vy[k].n;
+            apply(&o, vy[k].name, v);
+            cols[k].name = vy[k].name;
+            snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v);
+        }
+        if (!base.quiet) {
+            fprintf(stderr, "%sfasim sweep: point %ld/%ld", tty ? "\r" : "", p + 1, total);
+            for (int k = 0; k < nv; k++) fprintf(stderr, " %s=%s", cols[k].name, cols[k].value);
+            fprintf(stderr, tty ? "   " : "\n");
+        }
+        if ((rc = cli_resolve(&o))) break;
+        fa_io_result r[FA_NALGO];
+        int n = 0;
+        for (int k = 0; k < o.n_algos && rc == 0; k++) {
+            fa_blocks bk;
+            uint64_t over;
+            fa_status st = cli_blocks(&o, &bk, &over);
+            if (!st) st = fa_io_run((fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
+            if (st) {
+                rc = cli_fail(st);
+                break;
+            }
+            r[n++].sram_overflow = over;
+        }
+        if (rc) break;
+        if (arr) io_append_json(arr, &o, &o.shape, r, n, cols, nv);
+        else io_write_csv(mf, &o, &o.shape, r, n, cols, nv, p == 0);
+    }
+    if (!base.quiet && tty) fputc('\n', stderr);
+    if (arr && rc == 0) {
+        json_dumpf(arr, mf, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fputc('\n', mf);
+    }
+    if (arr) json_decref(arr);
+    fclose(mf);
+    if (rc == 0) {
+        if (base.out_path) {
+            cli_file cf;
+            if ((rc = cli_open(&cf, base.out_path)) == 0) {
+                fwrite(buf, 1, len, cf.f);
+                rc = cli_commit(&cf);
+            }
+        } else {
+            fwrite(buf, 1, len, stdout);
+        }
+    }
+    free(buf);
+    return rc;
+}

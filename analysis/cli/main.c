@@ -1,0 +1,30 @@
+/* main.c -- the `fasim` command: io, report, sweep, check. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const help =
+    "fasim -- educational simulator and IO-cost analyzer for FlashAttention\n"
+    "usage: fasim <command> [options]      (fasim <command> --help for its options)\n"
+    "commands:\n"
+    "  io       count HBM traffic, FLOPs and SRAM of standard / flash1 / flash2 on one shape\n"
+    "  report   real model shapes on A100/H100/H200: tables, CSV and plots (build/report/)\n"
+    "  sweep    CSV over ranges of parameters (--vary seqlen=512:1048576:x2)\n"
+    "  check    numeric validation of the tiled algorithms against the fp64 reference\n"
+    "exit status: 0 ok, 1 failure while running or a failed check, 2 bad usage or input\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    const char *c = argv[1];
+    if (!strcmp(c, "io")) return cmd_io(argc, argv);
+    if (!strcmp(c, "report")) return cmd_report(argc, argv);
+    if (!strcmp(c, "sweep")) return cmd_sweep(argc, argv);
+    if (!strcmp(c, "check")) return cmd_check(argc, argv);
+    fprintf(stderr, "fasim: unknown command '%s' (io, report, sweep, check; see fasim --help)\n", c);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,173 @@
+/* output.c -- table, CSV and JSON output of IO results. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int formula_match(const fa_io_result *r)
+{
+    return r->formula.read_bytes == r->counts.hbm_read_bytes &&
+           r->formula.write_bytes == r->counts.hbm_write_bytes;
+}
+
+static const char *causal_name(fa_causal c)
+{
+    return c == FA_CAUSAL_NONE ? "none" : c == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left";
+}
+
+void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n)
+{
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    cli_describe(f, o, s);
+    fprintf(f, "%-9s %5s %5s %7s %7s %11s %11s %11s %7s %11s %8s %10s %8s %10s %11s %7s\n", "algo",
+            "B_r", "B_c", "T_r", "T_c", "HBM read", "HBM write", "HBM total", "=formula",
+            "Theta bound", "total/Θ", "FLOPs", "FLOP/B", "SRAM peak", "time", "bound");
+    for (int i = 0; i < n; i++) {
+        const fa_io_result *x = &r[i];
+        uint64_t tot = fa_counts_hbm_bytes(&x->counts);
+        double flops = (double)x->counts.flops_matmul + (double)x->counts.flops_other;
+        char tbuf[32];
+        cli_time(x->time_s, tbuf, sizeof tbuf);
+        fprintf(f, "%-9s %5" PRId64 " %5" PRId64 " %7" PRId64 " %7" PRId64
+                   " %11s %11s %11s %7s %11s %8.3g %10s %8.1f %10s %11s %7s\n",
+                fa_algo_name(x->algo), x->blocks.block_r, x->blocks.block_c,
+                fa_cdiv(s->seqlen_q, x->blocks.block_r), fa_cdiv(s->seqlen_k, x->blocks.block_c),
+                cli_bytes((double)x->counts.hbm_read_bytes, b1, sizeof b1),
+                cli_bytes((double)x->counts.hbm_write_bytes, b2, sizeof b2),
+                cli_bytes((double)tot, b3, sizeof b3), formula_match(x) ? "yes" : "NO",
+                cli_bytes(x->bound_bytes, b4, sizeof b4), (double)tot / x->bound_bytes,
+                cli_si(flops, b5, sizeof b5), x->intensity,
+                cli_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
+                x->time_compute_s > x->time_memory_s ? "compute" : "memory");
+        (void)b7;
+        if (x->sram_overflow)
+            fprintf(f, "  note: --blocks paper (B_r = %" PRId64 ", B_c = %" PRId64 ") needs %" PRIu64
+                       " B of SRAM, %" PRIu64 " B (%.1f%%) more than M = %" PRIu64
+                       " B; counted with the SRAM enlarged to fit\n",
+                    x->blocks.block_r, x->blocks.block_c, x->sram_bytes, x->sram_overflow,
+                    100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
+                    x->sram_bytes - x->sram_overflow);
+    }
+    if (o->breakdown) {
+        fprintf(f, "\nper tensor (bytes):\n%-9s %-6s %16s %16s %12s %12s\n", "algo", "tensor", "read",
+                "written", "loads", "stores");
+        for (int i = 0; i < n; i++)
+            for (int t = 0; t < r[i].counts.n_tensors; t++) {
+                const fa_tensor_count *c = &r[i].counts.tensor[t];
+                fprintf(f, "%-9s %-6s %16" PRIu64 " %16" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+                        fa_algo_name(r[i].algo), c->name, c->read_bytes, c->write_bytes, c->loads,
+                        c->stores);
+            }
+    }
+}
+
+static const char *const csv_cols =
+    "algo,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,block_r,block_c,"
+    "hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,formula_match,bound_bytes,flops,"
+    "flops_matmul,flops_other,nominal_flops,sram_peak_bytes,sram_overflow_bytes,intensity,"
+    "time_s,time_compute_s,time_memory_s";
+
+void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
+                  const cli_col *extra, int n_extra, int header)
+{
+    if (header) {
+        for (int k = 0; k < n_extra; k++) fprintf(f, "%s,", extra[k].name);
+        fprintf(f, "%s", csv_cols);
+        if (o->breakdown)
+            for (int t = 0; t < FA_FORMULA_TENSORS; t++)
+                fprintf(f, ",%s_read_bytes,%s_write_bytes", fa_formula_tensor_names[t],
+                        fa_formula_tensor_names[t]);
+        fprintf(f, "\n");
+    }
+    for (int i = 0; i < n; i++) {
+        const fa_io_result *x = &r[i];
+        for (int k = 0; k < n_extra; k++) fprintf(f, "%s,", extra[k].value);
+        fprintf(f,
+                "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%d,%.6e,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%zu,%" PRIu64
+                ",%.6g,%.6e,%.6e,%.6e",
+                fa_algo_name(x->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k,
+                s->d, s->d_v, fa_dtype_name(s->dtype), causal_name(s->causal), o->hw.key,
+                x->sram_bytes, x->blocks.block_r, x->blocks.block_c, x->counts.hbm_read_bytes,
+                x->counts.hbm_write_bytes, fa_counts_hbm_bytes(&x->counts),
+                x->formula.read_bytes + x->formula.write_bytes, formula_match(x), x->bound_bytes,
+                x->counts.flops_matmul + x->counts.flops_other, x->counts.flops_matmul,
+                x->counts.flops_other, x->nominal_flops, x->counts.sram_peak_bytes,
+                x->sram_overflow, x->intensity, x->time_s, x->time_compute_s, x->time_memory_s);
+        if (o->breakdown)
+            for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
+                int id = fa_counts_find(&x->counts, fa_formula_tensor_names[t]);
+                fprintf(f, ",%" PRIu64 ",%" PRIu64, id < 0 ? 0 : x->counts.tensor[id].read_bytes,
+                        id < 0 ? 0 : x->counts.tensor[id].write_bytes);
+            }
+        fprintf(f, "\n");
+    }
+}
+
+void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
+                    const cli_col *extra, int n_extra)
+{
+    json_t *arr = arr_;
+    for (int i = 0; i < n; i++) {
+        const fa_io_result *x = &r[i];
+        json_t *j = json_object();
+        for (int k = 0; k < n_extra; k++) {
+            char *end;
+            double v = strtod(extra[k].value, &end);
+            json_object_set_new(j, extra[k].name,
+                                *end == '\0' && end != extra[k].value ? json_real(v)
+                                                                      : json_string(extra[k].value));
+        }
+        json_object_set_new(j, "algo", json_string(fa_algo_name(x->algo)));
+        json_object_set_new(j, "pass", json_string("fwd"));
+        json_object_set_new(j, "batch", json_integer(s->batch));
+        json_object_set_new(j, "heads", json_integer(s->heads));
+        json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
+        json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
+        json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
+        json_object_set_new(j, "d", json_integer(s->d));
+        json_object_set_new(j, "d_v", json_integer(s->d_v));
+        json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
+        json_object_set_new(j, "causal", json_string(causal_name(s->causal)));
+        json_object_set_new(j, "hw", json_string(o->hw.key));
+        json_object_set_new(j, "sram_bytes", json_integer((json_int_t)x->sram_bytes));
+        json_object_set_new(j, "block_r", json_integer(x->blocks.block_r));
+        json_object_set_new(j, "block_c", json_integer(x->blocks.block_c));
+        json_object_set_new(j, "T_r", json_integer(fa_cdiv(s->seqlen_q, x->blocks.block_r)));
+        json_object_set_new(j, "T_c", json_integer(fa_cdiv(s->seqlen_k, x->blocks.block_c)));
+        /* byte counts can exceed 2^63: JSON integers in jansson are signed 64-bit */
+#define U64(key, v) json_object_set_new(j, key, (v) <= (uint64_t)INT64_MAX ? json_integer((json_int_t)(v)) : json_real((double)(v)))
+        U64("hbm_read_bytes", x->counts.hbm_read_bytes);
+        U64("hbm_write_bytes", x->counts.hbm_write_bytes);
+        U64("hbm_bytes", fa_counts_hbm_bytes(&x->counts));
+        U64("formula_bytes", x->formula.read_bytes + x->formula.write_bytes);
+        json_object_set_new(j, "formula_match", json_boolean(formula_match(x)));
+        json_object_set_new(j, "bound_bytes", json_real(x->bound_bytes));
+        U64("flops", x->counts.flops_matmul + x->counts.flops_other);
+        U64("flops_matmul", x->counts.flops_matmul);
+        U64("flops_other", x->counts.flops_other);
+        json_object_set_new(j, "nominal_flops", json_real(x->nominal_flops));
+        U64("sram_peak_bytes", (uint64_t)x->counts.sram_peak_bytes);
+        U64("sram_overflow_bytes", x->sram_overflow);
+        json_object_set_new(j, "intensity", json_real(x->intensity));
+        json_object_set_new(j, "time_s", json_real(x->time_s));
+        json_object_set_new(j, "time_compute_s", json_real(x->time_compute_s));
+        json_object_set_new(j, "time_memory_s", json_real(x->time_memory_s));
+        json_t *tens = json_object();
+        for (int t = 0; t < x->counts.n_tensors; t++) {
+            const fa_tensor_count *c = &x->counts.tensor[t];
+            json_t *tj = json_object();
+            json_object_set_new(tj, "read_bytes", json_integer((json_int_t)c->read_bytes));
+            json_object_set_new(tj, "write_bytes", json_integer((json_int_t)c->write_bytes));
+            json_object_set_new(tj, "loads", json_integer((json_int_t)c->loads));
+            json_object_set_new(tj, "stores", json_integer((json_int_t)c->stores));
+            json_object_set_new(tens, c->name, tj);
+        }
+        json_object_set_new(j, "tensors", tens);
+#undef U64
+        json_array_append_new(arr, j);
+    }
+}
