@@ -113,7 +113,8 @@ void fa_mem_restore_weight(fa_mem *mem, int depth);
 /* Creates HBM tensor `name` of shape (B, H, N, D), contiguous, elem_bytes per element.
  * data must hold B*H*N*D doubles in numeric mode and be NULL in count-only mode.
  * Tensors with the same name share one counter.
- * Errors: FA_EINVAL (bad shape, data/mode mismatch, too many tensors). */
+ * Errors: FA_EINVAL (bad shape, data/mode mismatch, too many tensors), FA_EOVERFLOW (more
+ * than 2^63 - 1 elements). */
 fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
                          int64_t N, int64_t D, int elem_bytes, double *data);
 

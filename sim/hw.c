@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +29,10 @@ static fa_status parse_num(const char *path, const char *k, const char *v, doubl
     char *end;
     errno = 0;
     double x = strtod(v, &end);
-    if (errno || end == v || *trim(end) != '\0' || !(x > 0))
-        FA_FAIL(FA_EINVAL, "%s: key %s: '%s' is not a positive number", path, k, v);
+    /* finite, and small enough for the integer fields (uint64_t bytes, int SMs) */
+    if (errno || end == v || *trim(end) != '\0' || !(x > 0) || !isfinite(x) || x >= 0x1p63 ||
+        (strcmp(k, "sms") == 0 && x > INT_MAX))
+        FA_FAIL(FA_EINVAL, "%s: key %s: '%s' is not a positive number in range", path, k, v);
     *out = x;
     return FA_OK;
 }

@@ -17,17 +17,22 @@ struct fa_mem {
     uint64_t step;
 };
 
+/* On overflow *out is left untouched, so a refused count never corrupts a counter. */
 fa_status fa_u64_mul(uint64_t a, uint64_t b, uint64_t *out, const char *what)
 {
-    if (__builtin_mul_overflow(a, b, out))
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
         FA_FAIL(FA_EOVERFLOW, "%s overflows 64 bits (%" PRIu64 " x %" PRIu64 ")", what, a, b);
+    *out = r;
     return FA_OK;
 }
 
 fa_status fa_u64_add(uint64_t a, uint64_t b, uint64_t *out, const char *what)
 {
-    if (__builtin_add_overflow(a, b, out))
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r))
         FA_FAIL(FA_EOVERFLOW, "%s overflows 64 bits (%" PRIu64 " + %" PRIu64 ")", what, a, b);
+    *out = r;
     return FA_OK;
 }
 
@@ -116,6 +121,11 @@ fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B,
                 ") x %d B must be positive", name, B, H, N, D, elem_bytes);
     if ((mem->mode == FA_MODE_NUMERIC) != (data != NULL))
         FA_FAIL(FA_EINVAL, "tensor %s: data must be given in numeric mode only", name);
+    int64_t nd, hnd, bhnd;
+    if (__builtin_mul_overflow(N, D, &nd) || __builtin_mul_overflow(H, nd, &hnd) ||
+        __builtin_mul_overflow(B, hnd, &bhnd))
+        FA_FAIL(FA_EOVERFLOW, "tensor %s: shape (%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+                ") has more than 2^63 - 1 elements: its size overflows 64 bits", name, B, H, N, D);
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->shape[0] = B;
@@ -124,8 +134,8 @@ fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B,
     t->shape[3] = D;
     t->stride[3] = 1;
     t->stride[2] = D;
-    t->stride[1] = N * D;
-    t->stride[0] = H * N * D;
+    t->stride[1] = nd;
+    t->stride[0] = hnd;
     t->elem_bytes = elem_bytes;
     t->data = data;
     int id = fa_counts_find(&mem->counts, t->name);
@@ -181,7 +191,7 @@ static fa_status check_tile(const fa_tensor *t, int64_t b, int64_t h, int64_t ro
                             int64_t col0, int64_t cols, const fa_buf *buf)
 {
     if (b < 0 || b >= t->shape[0] || h < 0 || h >= t->shape[1] || row0 < 0 || rows <= 0 ||
-        row0 + rows > t->shape[2] || col0 < 0 || cols <= 0 || col0 + cols > t->shape[3])
+        rows > t->shape[2] - row0 || col0 < 0 || cols <= 0 || cols > t->shape[3] - col0)
         FA_FAIL(FA_EINVAL,
                 "tile (%" PRId64 ",%" PRId64 ") rows [%" PRId64 ", +%" PRId64 ") cols [%" PRId64
                 ", +%" PRId64 ") leaves tensor %s of shape (%" PRId64 ", %" PRId64 ", %" PRId64
@@ -202,17 +212,18 @@ static fa_status count_transfer(fa_mem *mem, const fa_tensor *t, int write, int6
                       "tile bytes"));
     FA_TRY(fa_u64_mul(bytes, weight(mem), &wbytes, "HBM byte count"));
     fa_tensor_count *c = &mem->counts.tensor[t->id];
-    if (write) {
-        FA_TRY(fa_u64_add(c->write_bytes, wbytes, &c->write_bytes, "HBM write bytes"));
-        FA_TRY(fa_u64_add(mem->counts.hbm_write_bytes, wbytes, &mem->counts.hbm_write_bytes,
-                          "HBM write bytes"));
-        FA_TRY(fa_u64_add(c->stores, weight(mem), &c->stores, "store count"));
-    } else {
-        FA_TRY(fa_u64_add(c->read_bytes, wbytes, &c->read_bytes, "HBM read bytes"));
-        FA_TRY(fa_u64_add(mem->counts.hbm_read_bytes, wbytes, &mem->counts.hbm_read_bytes,
-                          "HBM read bytes"));
-        FA_TRY(fa_u64_add(c->loads, weight(mem), &c->loads, "load count"));
-    }
+    /* all three sums are checked before any is stored: a refused transfer counts nothing */
+    uint64_t *tb = write ? &c->write_bytes : &c->read_bytes;
+    uint64_t *hb = write ? &mem->counts.hbm_write_bytes : &mem->counts.hbm_read_bytes;
+    uint64_t *nt = write ? &c->stores : &c->loads;
+    const char *what = write ? "HBM write bytes" : "HBM read bytes";
+    uint64_t tb2, hb2, nt2;
+    FA_TRY(fa_u64_add(*tb, wbytes, &tb2, what));
+    FA_TRY(fa_u64_add(*hb, wbytes, &hb2, what));
+    FA_TRY(fa_u64_add(*nt, weight(mem), &nt2, write ? "store count" : "load count"));
+    *tb = tb2;
+    *hb = hb2;
+    *nt = nt2;
     if (mem->trace)
         fprintf(mem->trace, "%" PRIu64 ",%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%" PRIu64 ",%" PRId64 ",%" PRId64 "\n",
@@ -251,11 +262,13 @@ fa_status fa_store(fa_mem *mem, fa_tensor *t, int64_t b, int64_t h, int64_t row0
 
 fa_status fa_count_flops(fa_mem *mem, uint64_t matmul, uint64_t other)
 {
-    uint64_t a, o;
+    uint64_t a, o, sa, so;
     FA_TRY(fa_u64_mul(matmul, weight(mem), &a, "matmul FLOP count"));
     FA_TRY(fa_u64_mul(other, weight(mem), &o, "FLOP count"));
-    FA_TRY(fa_u64_add(mem->counts.flops_matmul, a, &mem->counts.flops_matmul, "matmul FLOP count"));
-    FA_TRY(fa_u64_add(mem->counts.flops_other, o, &mem->counts.flops_other, "FLOP count"));
+    FA_TRY(fa_u64_add(mem->counts.flops_matmul, a, &sa, "matmul FLOP count"));
+    FA_TRY(fa_u64_add(mem->counts.flops_other, o, &so, "FLOP count"));
+    mem->counts.flops_matmul = sa;
+    mem->counts.flops_other = so;
     return FA_OK;
 }
 
