@@ -95,7 +95,7 @@ fa_status fa_mem_push_weight(fa_mem *mem, uint64_t w)
     if (w == 0) FA_FAIL(FA_EINVAL, "run weight must be >= 1");
     if (mem->weight_depth >= FA_MAX_WEIGHT_DEPTH)
         FA_FAIL(FA_EINVAL, "run weights nested deeper than %d", FA_MAX_WEIGHT_DEPTH);
-    uint64_t p;
+    uint64_t p = 0;
     FA_TRY(fa_u64_mul(weight(mem), w, &p, "run weight"));
     mem->weight_stack[++mem->weight_depth] = p;
     return FA_OK;
@@ -156,7 +156,7 @@ fa_status fa_sram_alloc(fa_mem *mem, fa_buf *buf, const char *name, int64_t rows
     if (rows <= 0 || cols <= 0 || elem_bytes <= 0)
         FA_FAIL(FA_EINVAL, "SRAM buffer %s: %" PRId64 " x %" PRId64 " x %d B must be positive",
                 name, rows, cols, elem_bytes);
-    uint64_t bytes;
+    uint64_t bytes = 0;
     FA_TRY(fa_u64_mul((uint64_t)rows, (uint64_t)cols, &bytes, "SRAM buffer size"));
     FA_TRY(fa_u64_mul(bytes, (uint64_t)elem_bytes, &bytes, "SRAM buffer size"));
     if (bytes > mem->capacity - mem->used)
@@ -207,7 +207,7 @@ static fa_status check_tile(const fa_tensor *t, int64_t b, int64_t h, int64_t ro
 static fa_status count_transfer(fa_mem *mem, const fa_tensor *t, int write, int64_t b, int64_t h,
                                 int64_t row0, int64_t rows, int64_t col0, int64_t cols)
 {
-    uint64_t bytes, wbytes;
+    uint64_t bytes = 0, wbytes = 0;
     FA_TRY(fa_u64_mul((uint64_t)rows * (uint64_t)cols, (uint64_t)t->elem_bytes, &bytes,
                       "tile bytes"));
     FA_TRY(fa_u64_mul(bytes, weight(mem), &wbytes, "HBM byte count"));
@@ -217,7 +217,7 @@ static fa_status count_transfer(fa_mem *mem, const fa_tensor *t, int write, int6
     uint64_t *hb = write ? &mem->counts.hbm_write_bytes : &mem->counts.hbm_read_bytes;
     uint64_t *nt = write ? &c->stores : &c->loads;
     const char *what = write ? "HBM write bytes" : "HBM read bytes";
-    uint64_t tb2, hb2, nt2;
+    uint64_t tb2 = 0, hb2 = 0, nt2 = 0;
     FA_TRY(fa_u64_add(*tb, wbytes, &tb2, what));
     FA_TRY(fa_u64_add(*hb, wbytes, &hb2, what));
     FA_TRY(fa_u64_add(*nt, weight(mem), &nt2, write ? "store count" : "load count"));
@@ -262,7 +262,7 @@ fa_status fa_store(fa_mem *mem, fa_tensor *t, int64_t b, int64_t h, int64_t row0
 
 fa_status fa_count_flops(fa_mem *mem, uint64_t matmul, uint64_t other)
 {
-    uint64_t a, o, sa, so;
+    uint64_t a = 0, o = 0, sa = 0, so = 0;
     FA_TRY(fa_u64_mul(matmul, weight(mem), &a, "matmul FLOP count"));
     FA_TRY(fa_u64_mul(other, weight(mem), &o, "FLOP count"));
     FA_TRY(fa_u64_add(mem->counts.flops_matmul, a, &sa, "matmul FLOP count"));
