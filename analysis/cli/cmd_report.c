@@ -1,0 +1,407 @@
+/* cmd_report.c -- `fasim report`, the main job: real model shapes on the three hardware
+ * profiles.  Tables on stdout; CSV and PNG plots (gnuplot scripts in plots/) under
+ * build/report/ (or --out-dir). */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+
+#ifndef FASIM_MODELS_DIR
+#define FASIM_MODELS_DIR "analysis/models"
+#endif
+#ifndef FASIM_PLOTS_DIR
+#define FASIM_PLOTS_DIR "plots"
+#endif
+
+extern char **environ;
+
+static const char *const report_help =
+    "usage: fasim report [--model FILE ...] [--hw KEY ...] [--seqlen N] [--batch B]\n"
+    "                    [--out-dir DIR] [--no-plots] [--quiet]\n"
+    "  The main job.  For each model (default: every config.json in analysis/models/) on\n"
+    "  each hardware profile (default a100, h100, h200), counts one causal attention layer's\n"
+    "  forward pass with standard, flash1 and flash2 (blocks: --blocks fit on the profile's\n"
+    "  SRAM), and prints HBM bytes, FLOPs, intensity and roofline time side by side.\n"
+    "  Writes under DIR (default build/report): report.csv, and for the plots\n"
+    "  hbm_vs_n_<model>.csv/.png (log-log, with the Theta lines), hbm_vs_sram.csv/.png and\n"
+    "  hbm_vs_block.csv/.png (bytes and predicted time vs tile size; Llama-3-8B-like shape\n"
+    "  on the last --hw, N = 8192).  N defaults to each model's max_position_embeddings.\n";
+
+#define MAX_MODELS 16
+#define MAX_HW 3
+
+typedef struct {
+    char path[1024];
+    char stem[128];
+    fa_model m;
+} model_entry;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(((const model_entry *)a)->path, ((const model_entry *)b)->path);
+}
+
+static int list_models(model_entry *ms, int *n)
+{
+    const char *dir = getenv("FASIM_MODELS_DIR");
+    if (!dir) dir = FASIM_MODELS_DIR;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "fasim: cannot open the models directory %s: %s\n", dir, strerror(errno));
+        return EXIT_RUN;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < MAX_MODELS) {
+        size_t l = strlen(e->d_name);
+        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        snprintf(ms[*n].path, sizeof ms[*n].path, "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    qsort(ms, (size_t)*n, sizeof *ms, cmp_str);
+    return 0;
+}
+
+static void stem_of(const char *path, char *out, size_t n)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, n, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot) *dot = '\0';
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+            *p = '_';
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    return 0;
+}
+
+/* Runs `gnuplot -e "infile='..'; outfile='..'; ..." plots/<script>`; 0 on success. */
+static int gnuplot(const char *script, const char *vars)
+{
+    char path[1200];
+    const char *dir = getenv("FASIM_PLOTS_DIR");
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : FASIM_PLOTS_DIR, script);
+    char *argv[] = {"gnuplot", "-e", (char *)vars, path, NULL};
+    pid_t pid;
+    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) return -1;
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Counts one algorithm on shape s with --blocks fit on M; returns an fa_status. */
+static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw, fa_io_result *r)
+{
+    fa_blocks bk;
+    FA_TRY(fa_blocks_fit(s, M, &bk));
+    return fa_io_run(a, s, bk, M, hw, NULL, r);
+}
+
+typedef struct {
+    const char *dir;
+    int plots;
+    int quiet;
+    int n_written;
+    char written[64][1100];
+} report_ctx;
+
+static int commit_file(report_ctx *c, cli_file *cf)
+{
+    int rc = cli_commit(cf);
+    if (!rc && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", cf->path);
+    return rc;
+}
+
+/* hbm_vs_n_<stem>.csv: N, counted bytes of the three algorithms, the two Theta lines. */
+static int sweep_n(report_ctx *c, const model_entry *me, const fa_shape *base, const fa_hw *hw)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/hbm_vs_n_%s.csv", c->dir, me->stem);
+    cli_file cf;
+    int rc = cli_open(&cf, path);
+    if (rc) return rc;
+    fprintf(cf.f, "N,standard,flash1,flash2,theta_standard,theta_flash\n");
+    for (int64_t N = 128; N <= ((int64_t)1 << 20); N *= 2) {
+        fa_shape s = *base;
+        s.seqlen_q = s.seqlen_k = N;
+        fa_io_result r[FA_NALGO];
+        for (int a = 0; a < FA_NALGO; a++) {
+            fa_status st = count((fa_algo)a, &s, hw->sram_per_block, hw, &r[a]);
+            if (st) {
+                cli_abort(&cf);
+                return cli_fail(st);
+            }
+        }
+        fprintf(cf.f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", N,
+                fa_counts_hbm_bytes(&r[0].counts), fa_counts_hbm_bytes(&r[1].counts),
+                fa_counts_hbm_bytes(&r[2].counts), r[0].bound_bytes, r[2].bound_bytes);
+    }
+    if ((rc = commit_file(c, &cf))) return rc;
+    if (c->plots) {
+        char vars[4000], png[1100];
+        snprintf(png, sizeof png, "%s/hbm_vs_n_%s.png", c->dir, me->stem);
+        snprintf(vars, sizeof vars,
+                 "infile='%s'; outfile='%s'; ttl='%s: HBM bytes of one attention layer vs N (%s, causal, B=%" PRId64 ")'",
+                 path, png, me->m.name, hw->name, base->batch);
+        if (gnuplot("hbm_vs_n.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
+        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+    }
+    return 0;
+}
+
+/* hbm_vs_sram.csv: M from 16 KiB to 1 MiB for the three algorithms. */
+static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/hbm_vs_sram.csv", c->dir);
+    cli_file cf;
+    int rc = cli_open(&cf, path);
+    if (rc) return rc;
+    fprintf(cf.f, "M,block,standard,flash1,flash2,theta_flash\n");
+    for (uint64_t M = 48 * 1024; M <= 4u * 1024 * 1024; M = M * 5 / 4) {
+        fa_io_result r[FA_NALGO];
+        fa_status st = FA_OK;
+        for (int a = 0; a < FA_NALGO && !st; a++) st = count((fa_algo)a, s, M, hw, &r[a]);
+        if (st == FA_ENOSRAM) continue; /* too small for 16 x 16 tiles at this d */
+        if (st) {
+            cli_abort(&cf);
+            return cli_fail(st);
+        }
+        fprintf(cf.f, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e\n", M,
+                r[2].blocks.block_r, fa_counts_hbm_bytes(&r[0].counts),
+                fa_counts_hbm_bytes(&r[1].counts), fa_counts_hbm_bytes(&r[2].counts), r[2].bound_bytes);
+    }
+    if ((rc = commit_file(c, &cf))) return rc;
+    if (c->plots) {
+        char vars[4000], png[1100];
+        snprintf(png, sizeof png, "%s/hbm_vs_sram.png", c->dir);
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
+                 path, png, name, s->seqlen_q);
+        if (gnuplot("hbm_vs_sram.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
+        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+    }
+    return 0;
+}
+
+/* hbm_vs_block.csv: square tiles B_r = B_c = 16, 32, ... as long as they fit M. */
+static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/hbm_vs_block.csv", c->dir);
+    cli_file cf;
+    int rc = cli_open(&cf, path);
+    if (rc) return rc;
+    fprintf(cf.f, "block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s\n");
+    uint64_t M = hw->sram_per_block;
+    for (int64_t B = 16; B <= 512; B += 16) {
+        fa_blocks bk = {B, B};
+        if (fa_sram_need(FA_ALGO_FLASH2, s, bk) > M) break;
+        fa_io_result r[FA_NALGO];
+        for (int a = 0; a < FA_NALGO; a++) {
+            fa_status st = fa_io_run((fa_algo)a, s, bk, M, hw, NULL, &r[a]);
+            if (st) {
+                cli_abort(&cf);
+                return cli_fail(st);
+            }
+        }
+        fprintf(cf.f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", B,
+                fa_counts_hbm_bytes(&r[1].counts), fa_counts_hbm_bytes(&r[2].counts),
+                fa_counts_hbm_bytes(&r[0].counts), r[1].time_s, r[2].time_s, r[0].time_s);
+    }
+    if ((rc = commit_file(c, &cf))) return rc;
+    if (c->plots) {
+        char vars[4000], png[1100];
+        snprintf(png, sizeof png, "%s/hbm_vs_block.png", c->dir);
+        snprintf(vars, sizeof vars,
+                 "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", %s (M = %" PRIu64 " B): HBM bytes and roofline time vs B_r = B_c'",
+                 path, png, name, s->seqlen_q, hw->name, M);
+        if (gnuplot("hbm_vs_block.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
+        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+    }
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    model_entry models[MAX_MODELS];
+    int nm = 0;
+    const char *hws[MAX_HW];
+    int nh = 0;
+    int64_t seqlen = -1, batch = 1;
+    report_ctx c = {.dir = "build/report", .plots = 1};
+    memset(models, 0, sizeof models);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(report_help, stdout);
+            return 0;
+        } else if (!strcmp(a, "--model")) {
+            if (!v || !*v) { fprintf(stderr, "fasim: --model needs a file\n"); return EXIT_USAGE; }
+            if (nm >= MAX_MODELS) { fprintf(stderr, "fasim: at most %d --model files\n", MAX_MODELS); return EXIT_USAGE; }
+            snprintf(models[nm++].path, sizeof models[0].path, "%s", v);
+            i++;
+        } else if (!strcmp(a, "--hw")) {
+            if (!v) { fprintf(stderr, "fasim: --hw needs a profile (a100, h100, h200)\n"); return EXIT_USAGE; }
+            if (nh >= MAX_HW) { fprintf(stderr, "fasim: at most %d --hw profiles\n", MAX_HW); return EXIT_USAGE; }
+            hws[nh++] = v;
+            i++;
+        } else if (!strcmp(a, "--seqlen")) {
+            if (cli_int("--seqlen", v, 1, INT32_MAX, &seqlen)) return EXIT_USAGE;
+            i++;
+        } else if (!strcmp(a, "--batch")) {
+            if (cli_int("--batch", v, 1, INT32_MAX, &batch)) return EXIT_USAGE;
+            i++;
+        } else if (!strcmp(a, "--out-dir")) {
+            if (!v || !*v) { fprintf(stderr, "fasim: --out-dir needs a directory\n"); return EXIT_USAGE; }
+            c.dir = v;
+            i++;
+        } else if (!strcmp(a, "--no-plots")) {
+            c.plots = 0;
+        } else if (!strcmp(a, "--quiet")) {
+            c.quiet = 1;
+        } else {
+            fprintf(stderr, "fasim: unknown option '%s' (see fasim report --help)\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (strchr(c.dir, '\'')) {
+        fprintf(stderr, "fasim: --out-dir '%s' must not contain a quote\n", c.dir);
+        return EXIT_USAGE;
+    }
+    int rc;
+    if (nm == 0 && (rc = list_models(models, &nm))) return rc;
+    if (nm == 0) {
+        fprintf(stderr, "fasim: no model files found (give --model FILE)\n");
+        return EXIT_USAGE;
+    }
+    if (nh == 0) {
+        hws[0] = "a100";
+        hws[1] = "h100";
+        hws[2] = "h200";
+        nh = 3;
+    }
+    /* Validate every input before writing anything. */
+    fa_hw hw[MAX_HW];
+    for (int h = 0; h < nh; h++) {
+        fa_status st = fa_hw_load(hws[h], NULL, &hw[h]);
+        if (st) return cli_fail(st);
+    }
+    for (int k = 0; k < nm; k++) {
+        fa_status st = fa_model_load(models[k].path, &models[k].m);
+        if (st) return cli_fail(st);
+        stem_of(models[k].path, models[k].stem, sizeof models[k].stem);
+    }
+    /* Compute the tables first (errors here leave no file behind). */
+    typedef struct { fa_shape s; fa_io_result r[MAX_HW][FA_NALGO]; } model_rows;
+    model_rows *rows = calloc((size_t)nm, sizeof *rows);
+    if (!rows) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
+    for (int k = 0; k < nm; k++) {
+        fa_model *m = &models[k].m;
+        fa_shape s = {.batch = batch, .heads = m->heads, .kv_heads = m->kv_heads,
+                      .seqlen_q = seqlen > 0 ? seqlen : m->max_positions,
+                      .seqlen_k = seqlen > 0 ? seqlen : m->max_positions, .d = m->head_dim,
+                      .d_v = m->head_dim, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = m->dtype};
+        rows[k].s = s;
+        for (int h = 0; h < nh; h++)
+            for (int a = 0; a < FA_NALGO; a++) {
+                fa_status st = count((fa_algo)a, &s, hw[h].sram_per_block, &hw[h], &rows[k].r[h][a]);
+                if (st) {
+                    free(rows);
+                    return cli_fail(st);
+                }
+            }
+    }
+    if (mkdir_p(c.dir)) {
+        fprintf(stderr, "fasim: cannot create %s: %s\n", c.dir, strerror(errno));
+        free(rows);
+        return EXIT_USAGE;
+    }
+    /* report.csv: every (model, hw, algo) row in the io CSV columns */
+    char path[1100];
+    snprintf(path, sizeof path, "%s/report.csv", c.dir);
+    cli_file cf;
+    if ((rc = cli_open(&cf, path))) {
+        free(rows);
+        return rc;
+    }
+    for (int k = 0; k < nm; k++)
+        for (int h = 0; h < nh; h++) {
+            cli_opts o;
+            memset(&o, 0, sizeof o);
+            o.hw = hw[h];
+            cli_col col[2] = {{.name = "model"}, {.name = "layers"}};
+            snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
+            snprintf(col[1].value, sizeof col[1].value, "%" PRId64, models[k].m.layers);
+            io_write_csv(cf.f, &o, &rows[k].s, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
+        }
+    if ((rc = commit_file(&c, &cf))) {
+        free(rows);
+        return rc;
+    }
+
+    /* Tables. */
+    for (int k = 0; k < nm && !c.quiet; k++) {
+        const fa_shape *s = &rows[k].s;
+        printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, causal, B = %" PRId64
+               ", N = %" PRId64 "; one attention layer, forward (x %" PRId64 " layers per model pass)\n",
+               models[k].m.name, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype), s->batch,
+               s->seqlen_q, models[k].m.layers);
+        printf("%-15s %-9s %5s %5s %12s %9s %12s %8s %12s %9s %8s\n", "hardware", "algo", "B_r", "B_c",
+               "HBM bytes", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "bound");
+        for (int h = 0; h < nh; h++)
+            for (int a = 0; a < FA_NALGO; a++) {
+                const fa_io_result *x = &rows[k].r[h][a], *st = &rows[k].r[h][FA_ALGO_STANDARD];
+                char b1[32], b2[32], b3[32];
+                double by = (double)fa_counts_hbm_bytes(&x->counts);
+                double sb = (double)fa_counts_hbm_bytes(&st->counts);
+                printf("%-15s %-9s %5" PRId64 " %5" PRId64 " %12s %8.2fx %12s %8.1f %12s %8.2fx %8s\n",
+                       a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->blocks.block_r,
+                       x->blocks.block_c, cli_bytes(by, b1, sizeof b1), sb / by,
+                       cli_si((double)(x->counts.flops_matmul + x->counts.flops_other), b2, sizeof b2),
+                       x->intensity, cli_time(x->time_s, b3, sizeof b3), st->time_s / x->time_s,
+                       x->time_compute_s > x->time_memory_s ? "compute" : "memory");
+            }
+        printf("\n");
+    }
+
+    /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
+    const fa_hw *ph = &hw[nh - 1];
+    for (int k = 0; k < nm && rc == 0; k++) {
+        fa_shape s = rows[k].s;
+        rc = sweep_n(&c, &models[k], &s, ph);
+    }
+    int ref = 0;
+    for (int k = 0; k < nm; k++)
+        if (strstr(models[k].stem, "llama")) ref = k;
+    fa_shape s = rows[ref].s;
+    s.seqlen_q = s.seqlen_k = 8192;
+    if (rc == 0) rc = sweep_sram(&c, models[ref].m.name, &s, ph);
+    if (rc == 0) rc = sweep_block(&c, models[ref].m.name, &s, ph);
+    free(rows);
+    if (rc) return rc;
+    if (!c.quiet) {
+        printf("files written:\n");
+        for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
+    }
+    return 0;
+}
