@@ -30,10 +30,12 @@ $(1)/libfasim.a: $$(patsubst %.c,$(1)/obj/%.o,$$(LIB_SRC))
 	@rm -f $$@
 	@ar rcs $$@ $$^
 $(1)/fasim: $$(patsubst %.c,$(1)/obj/%.o,$$(CLI_SRC)) $(1)/libfasim.a
-	$$(CC) $$(CFLAGS) $(2) $$^ $$(LDLIBS) -o $$@
+	@echo "  LD    $$@"
+	@$$(CC) $$(CFLAGS) $(2) $$^ $$(LDLIBS) -o $$@
 $(1)/tests/%: $(1)/obj/tests/%.o $(1)/libfasim.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(2) $$^ -lcmocka $$(LDLIBS) -o $$@
+	@echo "  LD    $$@"
+	@$$(CC) $$(CFLAGS) $(2) $$^ -lcmocka $$(LDLIBS) -o $$@
 endef
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -12,7 +12,8 @@ int cli_fail(fa_status s)
 {
     const char *msg = fa_last_error();
     fprintf(stderr, "fasim: %s\n", msg[0] ? msg : fa_strerror(s));
-    return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW) ? EXIT_USAGE : EXIT_RUN;
+    /* bad input (including an unreadable input file) is 2; anything else that fails is 1 */
+    return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
 }
 
 static int usage_err(const char *fmt, const char *a, const char *b)

@@ -16,9 +16,13 @@ static const char *const help =
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(help, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
+    if (argc < 2) {
+        fprintf(stderr, "fasim: no command given (io, report, sweep, check; see fasim --help)\n");
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(help, stdout);
+        return 0;
     }
     const char *c = argv[1];
     if (!strcmp(c, "io")) return cmd_io(argc, argv);

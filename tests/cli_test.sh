@@ -1,0 +1,118 @@
+#!/bin/sh
+# cli_test.sh -- command-line tests of `fasim`: outputs, exit statuses, bad input, and that a
+# failing run creates or truncates no file.  Run by `make test` with FASIM set to the
+# sanitizer build.  Each check prints one PASS/FAIL line; the script exits 1 on any failure.
+FASIM=${FASIM:-./build/fasim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+pass() { n=$((n + 1)); echo "PASS $1"; }
+fail() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $1"; }
+
+# expect_exit CODE NAME -- ARGS: runs fasim, checks the status and (for 2) a message on stderr
+expect_exit() {
+    code=$1; name=$2; shift 3
+    "$FASIM" "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then fail "$name: exit $rc, expected $code ($(head -c 300 "$T/err"))"; return; fi
+    if [ "$code" -eq 2 ] && ! grep -q "fasim: " "$T/err"; then fail "$name: no message on stderr"; return; fi
+    if [ "$code" -eq 2 ] && [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$name: expected one message line, got: $(cat "$T/err")"; return; fi
+    if [ "$code" -eq 2 ] && [ -s "$T/out" ]; then fail "$name: wrote to stdout on error"; return; fi
+    pass "$name"
+}
+
+# ---- bad input: one clear message, exit 2 ----
+expect_exit 2 "N = 0" -- io --seqlen 0
+expect_exit 2 "d = 0" -- io --headdim 0
+expect_exit 2 "negative N" -- io --seqlen -5
+expect_exit 2 "non-numeric N" -- io --seqlen abc
+expect_exit 2 "trailing junk" -- io --seqlen 12x
+expect_exit 2 "H not a multiple of H_kv" -- io --heads 6 --kv-heads 4
+expect_exit 2 "SRAM too small" -- io --sram 1000
+expect_exit 2 "bad SRAM suffix" -- io --sram 12XB
+expect_exit 2 "explicit blocks over M" -- io --block-r 256 --block-c 256 --sram 64KiB
+expect_exit 2 "missing model" -- io --model "$T/nope.json"
+printf '{"num_attention_heads": 12,' > "$T/bad.json"
+expect_exit 2 "malformed model" -- io --model "$T/bad.json"
+printf '{"hidden_size": 768}' > "$T/noheads.json"
+expect_exit 2 "model without heads" -- io --model "$T/noheads.json"
+expect_exit 2 "overflowing counts" -- io --seqlen 2000000000 --headdim 2000000 --batch 2000000000 --heads 2000000000 --sram 1GiB --block-r 16 --block-c 16
+expect_exit 2 "unknown algo" -- io --algo flash9
+expect_exit 2 "unknown hw" -- io --hw v100
+expect_exit 2 "unknown format" -- io --format xml
+expect_exit 2 "unknown option" -- io --bogus
+expect_exit 2 "missing value" -- io --seqlen
+expect_exit 2 "unknown command" -- frobnicate
+expect_exit 2 "no command" --
+expect_exit 2 "blocks + explicit" -- io --blocks paper --block-r 16 --block-c 16
+expect_exit 2 "only block-r" -- io --block-r 16
+expect_exit 2 "sweep without vary" -- sweep
+expect_exit 2 "sweep bad range" -- sweep --vary seqlen=512:100:x2
+expect_exit 2 "sweep unknown name" -- sweep --vary colour=1,2
+expect_exit 2 "check too large" -- check --seqlen 100000 --headdim 128
+expect_exit 2 "trace with all algos" -- io --trace "$T/t.csv"
+expect_exit 2 "report bad hw" -- report --hw z80 --out-dir "$T/rep_bad"
+expect_exit 2 "report bad model" -- report --model "$T/bad.json" --out-dir "$T/rep_bad"
+
+# ---- no file created or truncated by a failing run ----
+"$FASIM" io --seqlen 0 --algo flash2 --trace "$T/new.csv" 2>/dev/null
+[ ! -e "$T/new.csv" ] && pass "failed --trace creates no file" || fail "failed --trace created a file"
+echo "keep me" > "$T/keep.csv"
+"$FASIM" io --heads 3 --kv-heads 2 --algo flash2 --trace "$T/keep.csv" 2>/dev/null
+[ "$(cat "$T/keep.csv")" = "keep me" ] && pass "failed --trace leaves the old file" || fail "failed --trace truncated a file"
+"$FASIM" sweep --vary seqlen=64,0 --out "$T/keep.csv" 2>/dev/null
+[ "$(cat "$T/keep.csv")" = "keep me" ] && pass "failed sweep leaves the old file" || fail "failed sweep truncated a file"
+[ ! -e "$T/rep_bad" ] && pass "failed report writes no directory" || fail "failed report wrote $T/rep_bad"
+ls "$T" | grep -q '\.tmp\.' && fail "temporary files left behind" || pass "no temporary files left"
+
+# ---- outputs ----
+"$FASIM" io --format json --seqlen 1000 --headdim 64 --block-r 64 --block-c 64 > "$T/io.json"
+if jq -e 'length == 3 and all(.[]; has("algo") and has("hbm_read_bytes") and has("hbm_write_bytes")
+          and has("hbm_bytes") and has("formula_bytes") and has("flops") and has("sram_peak_bytes")
+          and has("block_r") and has("block_c") and .hbm_bytes == .formula_bytes
+          and .hbm_bytes == .hbm_read_bytes + .hbm_write_bytes)' "$T/io.json" >/dev/null; then
+    pass "io --format json has the documented keys and counted == formula"
+else fail "io --format json"; fi
+# hand value: flash2, N = 1000, d = 64, fp16, B_r = 64: T_r = 16 passes over K and V,
+# Q, O once, LSE (fp32): reads 1000*64*2 + 2*16*1000*64*2 = 4224000, writes 128000 + 4000
+v=$(jq '.[] | select(.algo == "flash2") | [.hbm_read_bytes, .hbm_write_bytes] | @csv' -r "$T/io.json")
+[ "$v" = "4224000,132000" ] && pass "flash2 hand-computed bytes" || fail "flash2 bytes: got $v, expected 4224000,132000"
+# standard: Q 128000, K 16*128000, S 2e6 written, S read twice (T_c = 16 > 1) 4e6, P 2e6 w + 2e6 r,
+# V 16*128000, O 128000 w: reads 128000+2048000+4000000+2000000+2048000 = 10224000, writes 4128000
+v=$(jq -r '.[] | select(.algo == "standard") | [.hbm_read_bytes, .hbm_write_bytes] | @csv' "$T/io.json")
+[ "$v" = "10224000,4128000" ] && pass "standard hand-computed bytes" || fail "standard bytes: got $v"
+
+"$FASIM" io --format csv --algo flash1 --breakdown > "$T/io.csv"
+[ "$(wc -l < "$T/io.csv")" -eq 2 ] && head -1 "$T/io.csv" | grep -q '^algo,batch,.*,Q_read_bytes' && pass "io --format csv --breakdown" || fail "io csv"
+"$FASIM" io --breakdown | grep -q "LSE" && pass "io table --breakdown lists LSE" || fail "io table breakdown"
+
+"$FASIM" io --algo flash2 --seqlen 40 --headdim 8 --block-r 16 --block-c 16 --trace "$T/trace.csv" >/dev/null
+head -1 "$T/trace.csv" | grep -q '^step,tensor,direction,row0,rows,col0,cols,bytes' && pass "trace header" || fail "trace header"
+# T_r = 3 row blocks x (Q + 3 K + 3 V loads, O + LSE stores) = 27 transfers; the last Q tile has 8 rows
+[ "$(($(wc -l < "$T/trace.csv") - 1))" -eq 27 ] && pass "trace has 27 transfers" || fail "trace has $(($(wc -l < "$T/trace.csv") - 1)) transfers"
+grep -q '^.*,Q,read,32,8,0,8,128,0,0$' "$T/trace.csv" && pass "trace tail tile of Q" || fail "trace tail tile"
+
+"$FASIM" io --blocks paper --sram 64KiB --algo flash1 > "$T/paper.txt"
+grep -q "more than M" "$T/paper.txt" && pass "--blocks paper reports the overflow" || fail "--blocks paper overflow note"
+
+"$FASIM" io --model analysis/models/llama-3-8b.json --seqlen 4096 --format json | jq -e '.[0].heads == 32 and .[0].kv_heads == 8 and .[0].d == 128 and .[0].dtype == "bf16"' >/dev/null \
+    && pass "io --model reads a config.json" || fail "io --model"
+
+"$FASIM" sweep --vary seqlen=512:4096:x2 --vary headdim=64,128 --algo flash2 --quiet > "$T/sw.csv"
+[ "$(wc -l < "$T/sw.csv")" -eq 9 ] && pass "sweep 4 x 2 points" || fail "sweep rows: $(wc -l < "$T/sw.csv")"
+"$FASIM" sweep --vary seqlen=512,1024 --format json --quiet | jq -e 'length == 6' >/dev/null && pass "sweep json" || fail "sweep json"
+
+"$FASIM" check > "$T/check.txt" && grep -q "all passed" "$T/check.txt" && pass "check suite passes" || fail "check suite"
+"$FASIM" check --seqlen 77 --seqlen-k 131 --causal --heads 4 --kv-heads 2 --headdim 24 --format json | jq -e 'length == 3 and all(.[]; .pass)' >/dev/null \
+    && pass "check one configuration (json)" || fail "check json"
+expect_exit 1 "check with an impossible tolerance fails" -- check --seqlen 64 --tol 1e-300
+
+"$FASIM" report --out-dir "$T/rep" --no-plots > "$T/report.txt"
+grep -q "Meta-Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/report.csv" ] && [ -s "$T/rep/hbm_vs_n_llama-3-8b.csv" ] && [ -s "$T/rep/hbm_vs_block.csv" ] \
+    && pass "report tables and CSV" || fail "report"
+
+"$FASIM" io --help | grep -q -- "--blocks" && pass "io --help" || fail "io --help"
+
+echo "cli: $((n - fails))/$n passed"
+[ "$fails" -eq 0 ]
