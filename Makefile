@@ -44,7 +44,7 @@ $(eval $(call flavour,$(BUILD)/asan,$(SAN)))
 
 TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 
-.PHONY: all deps run test unit-test cli-test bench plots gpu bench-gpu clean valgrind
+.PHONY: all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/fasim $(BUILD)/libfasim.a
@@ -55,7 +55,10 @@ deps:
 run: all
 	./$(BUILD)/fasim report
 
-test: unit-test cli-test
+test: unit-test cli-test valgrind-test
+
+valgrind-test: $(BUILD)/fasim
+	@FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
 
 unit-test: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 ./$$t; done

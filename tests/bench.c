@@ -1,0 +1,102 @@
+/* bench.c -- CPU benchmarks for `make bench` (never run by `make test`).
+ *  1. count-only: standard, flash1, flash2 at N = 1M, d = 128 on the H200 profile (median of 9)
+ *  2. numeric: flash2 forward at N = 4096, d = 64, one head, beside standard on the same input,
+ *     as GFLOP/s of counted FLOPs, with the ratio measured in the same run. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fa_analysis.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fa_hw hw;
+    if (fa_hw_load("h200", NULL, &hw)) {
+        fprintf(stderr, "bench: %s\n", fa_last_error());
+        return 1;
+    }
+    /* 1. count-only at N = 1M */
+    fa_shape s = fa_shape_default(1 << 20, 128);
+    for (int causal = 0; causal < 2; causal++) {
+        s.causal = causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        double t[9];
+        for (int rep = 0; rep < 9; rep++) {
+            double t0 = now();
+            for (int a = 0; a < FA_NALGO; a++) {
+                fa_blocks bk;
+                fa_io_result r;
+                if (fa_blocks_fit(&s, hw.sram_per_block, &bk) ||
+                    fa_io_run((fa_algo)a, &s, bk, hw.sram_per_block, &hw, NULL, &r)) {
+                    fprintf(stderr, "bench: %s\n", fa_last_error());
+                    return 1;
+                }
+            }
+            t[rep] = now() - t0;
+        }
+        qsort(t, 9, sizeof t[0], cmp);
+        printf("count-only  all 3 algorithms  N=1048576 d=128 %-9s  median %8.3f ms  (min %.3f, max %.3f)\n",
+               causal ? "causal" : "no mask", t[4] * 1e3, t[0] * 1e3, t[8] * 1e3);
+    }
+    /* 2. numeric at N = 4096, d = 64, one head */
+    fa_shape n = fa_shape_default(4096, 64);
+    int64_t nq = fa_numel_q(&n);
+    double *Q = malloc(sizeof(double) * (size_t)nq), *K = malloc(sizeof(double) * (size_t)nq),
+           *V = malloc(sizeof(double) * (size_t)nq), *O = malloc(sizeof(double) * (size_t)nq),
+           *L = malloc(sizeof(double) * 4096);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int64_t i = 0; i < nq; i++) {
+        Q[i] = gsl_ran_gaussian(rng, 1);
+        K[i] = gsl_ran_gaussian(rng, 1);
+        V[i] = gsl_ran_gaussian(rng, 1);
+    }
+    fa_blocks bk;
+    fa_blocks_fit(&n, hw.sram_per_block, &bk);
+    double gf[2];
+    const char *names[2] = {"flash2", "standard"};
+    for (int k = 0; k < 2; k++) {
+        double best = 1e30, flops = 0;
+        for (int rep = 0; rep < 3; rep++) {
+            fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, hw.sram_per_block);
+            double t0 = now();
+            fa_status st = k == 0 ? fa_flash2_forward(mem, &n, bk, Q, K, V, O, L)
+                                  : fa_standard_forward(mem, &n, bk, Q, K, V, O);
+            double dt = now() - t0;
+            if (st) {
+                fprintf(stderr, "bench: %s\n", fa_last_error());
+                return 1;
+            }
+            const fa_counts *c = fa_mem_counts(mem);
+            flops = (double)(c->flops_matmul + c->flops_other);
+            fa_mem_free(mem);
+            if (dt < best) best = dt;
+        }
+        gf[k] = flops / best / 1e9;
+        printf("numeric     %-9s N=4096 d=64 one head, B_r=B_c=%lld  best of 3 %8.1f ms  %6.2f GFLOP/s\n",
+               names[k], (long long)bk.block_r, best * 1e3, gf[k]);
+    }
+    printf("numeric     flash2 / standard GFLOP/s ratio (same run): %.2fx\n", gf[0] / gf[1]);
+    gsl_rng_free(rng);
+    free(Q);
+    free(K);
+    free(V);
+    free(O);
+    free(L);
+    return 0;
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# valgrind.sh -- runs representative fasim commands under valgrind memcheck; fails on any error
+# or leak.  `make valgrind` (also run by `make test` when valgrind is installed).
+FASIM=${FASIM:-./build/fasim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+fails=0
+run() {
+    $VG "$FASIM" "$@" >/dev/null 2>"$T/err"
+    rc=$?
+    if [ $rc -eq 99 ] || grep -q "==[0-9]*==" "$T/err"; then
+        echo "FAIL valgrind: fasim $*"; cat "$T/err"; fails=$((fails + 1))
+    else
+        echo "PASS valgrind: fasim $*"
+    fi
+}
+run io --algo all --seqlen 1000 --causal --breakdown --format json
+run io --algo flash1 --seqlen 100 --trace "$T/t.csv"
+run check --seqlen 70 --seqlen-k 45 --causal --heads 4 --kv-heads 2 --headdim 16
+run sweep --vary seqlen=64:1024:x4 --quiet
+run report --no-plots --quiet --out-dir "$T/rep"
+run io --seqlen 0
+run io --model /nonexistent.json
+[ $fails -eq 0 ]
