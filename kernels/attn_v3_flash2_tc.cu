@@ -1,0 +1,355 @@
+/* attn_v3_flash2_tc.cu -- version 3: FlashAttention-2 forward on tensor cores (bf16 / fp16).
+ *
+ * What changed from v2: the same loop order (one thread block per Q block and head, O_i, l_i,
+ * m_i in registers, one final rescale), but the two matrix products run on the tensor cores
+ * with `mma.sync.m16n8k16` (fp32 accumulators) instead of fp32 FMAs, inputs are bf16/fp16 (half
+ * the bytes), and the data path is rebuilt around them:
+ *   - each warp owns 16 * MT query rows; S = Q K^T lands in mma accumulators whose layout is
+ *     exactly the A-operand layout of the next mma, so P = exp(S - m) is converted to bf16 in
+ *     registers and fed straight into O += P V: P never touches shared memory;
+ *   - tiles are fetched with `cp.async` (global -> shared without a register stop) into two
+ *     stages: K_{j+1}, V_{j+1} are in flight while tile j is computed;
+ *   - shared tiles are read with `ldmatrix` (Q, K) and `ldmatrix.trans` (V, which is needed
+ *     transposed as the B operand of P V), and stored with an XOR swizzle (16-byte chunk
+ *     c of row r lives at chunk c ^ (r % 8)) so the eight row addresses of an ldmatrix hit
+ *     eight different bank groups;
+ *   - the softmax runs in base 2: scale * log2(e) is folded into one FFMA per score before
+ *     exp2, and the row sum l stays a per-thread partial sum until the end (one quad reduce).
+ * Why faster: tensor cores have ~15x the fp32 SIMT rate; bf16 halves HBM and shared bytes;
+ * cp.async double buffering hides load latency; swizzling removes bank conflicts; keeping P
+ * in registers removes a shared-memory round trip per tile.
+ *
+ * Variant 0 (`v3`): 8 warps x 16 rows = B_r 128, B_c 64.  Variant 1 (`v3_mt2`): 4 warps x 32
+ * rows = B_r 128 (fewer shared-memory reads of K, V per FLOP, more registers), B_c 64 at d 64,
+ * 32 at d 128.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "fa_kernels.h"
+
+/* ---- PTX wrappers ---- */
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* 16-byte async copy; src_bytes = 0 zero-fills the destination (rows past the end). */
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], uint32_t addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], uint32_t addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* D (16x8 fp32) += A (16x16, row) * B (16x8, col). */
+template <typename T>
+__device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1);
+template <>
+__device__ __forceinline__ void mma16816<__nv_bfloat16>(float c[4], const uint32_t a[4],
+                                                        uint32_t b0, uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <>
+__device__ __forceinline__ void mma16816<__half>(float c[4], const uint32_t a[4], uint32_t b0,
+                                                 uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* Two floats -> one register of two 16-bit values (lo in the low half). */
+template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi);
+template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi)
+{
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&v);
+}
+template <> __device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi)
+{
+    __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&v);
+}
+
+/* Element offset of (row r, column c) in a swizzled tile of D 16-bit columns:
+ * 16-byte chunk c/8 of row r is stored at chunk (c/8) ^ (r % 8). */
+template <int D> __device__ __forceinline__ int swz(int r, int c)
+{
+    return r * D + ((((c >> 3) ^ (r & 7))) << 3) + (c & 7);
+}
+
+/* Issues cp.async for rows [row0, row0 + ROWS) of a (N, D) matrix into a swizzled tile. */
+template <int D, int ROWS, int NT, typename T>
+__device__ __forceinline__ void load_tile_async(T *tile, const T *src, int row0, int N)
+{
+    constexpr int CPR = D / 8; /* 16-byte chunks per row */
+#pragma unroll
+    for (int it = 0; it < (ROWS * CPR + NT - 1) / NT; it++) {
+        int idx = threadIdx.x + it * NT;
+        if (ROWS * CPR % NT != 0 && idx >= ROWS * CPR) break;
+        int r = idx / CPR, ch = idx % CPR;
+        bool ok = row0 + r < N;
+        const T *g = src + (long long)(ok ? row0 + r : 0) * D + ch * 8;
+        cp_async16(smem_u32(tile + swz<D>(r, ch * 8)), g, ok ? 16 : 0);
+    }
+}
+
+/* ---- the kernel ---- */
+
+template <int D, int BC, int NW, int MT, int MINB, typename T>
+__global__ void __launch_bounds__(NW * 32, MINB)
+    fa_v3_fwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+                     T *__restrict__ O, float *__restrict__ LSE, fa_gpu_shape sh,
+                     float scale_log2)
+{
+    constexpr int BR = 16 * MT * NW, NT = NW * 32;
+    constexpr int NB = BC / 8;  /* n8 blocks of S per tile */
+    constexpr int DB = D / 8;   /* n8 blocks of O */
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T *Qs = reinterpret_cast<T *>(smem_raw);
+    T *Ks = Qs + BR * D; /* 2 stages */
+    T *Vs = Ks + 2 * BC * D;
+
+    const int b = blockIdx.z, h = blockIdx.y;
+    const int T_r = (sh.N_q + BR - 1) / BR;
+    const int qb = sh.causal ? T_r - 1 - (int)blockIdx.x : (int)blockIdx.x; /* heavy first */
+    const int r0 = qb * BR;
+    const int hk = h / (sh.H / sh.H_kv);
+    const T *q = Q + ((long long)b * sh.H + h) * sh.N_q * D;
+    const T *k = K + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    const T *v = V + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    T *o_g = O + ((long long)b * sh.H + h) * sh.N_q * D;
+    float *lse = LSE + ((long long)b * sh.H + h) * sh.N_q;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane >> 2, t4 = lane & 3; /* mma fragment row group / thread in group */
+    const int wrow = warp * 16 * MT;        /* first row of this warp inside the Q block */
+    const int off = sh.N_k - sh.N_q;        /* causal diagonal offset (bottom-right) */
+
+    /* K/V tiles this Q block visits (causal: up to the last row's last allowed key) */
+    int n_kv = (sh.N_k + BC - 1) / BC;
+    if (sh.causal) {
+        long long last = (long long)min(r0 + BR, sh.N_q) - 1 + off;
+        n_kv = last < 0 ? 0 : (int)min((long long)n_kv, last / BC + 1);
+    }
+
+    float o[MT][DB][4];
+    float m[MT][2], l[MT][2]; /* m: raw-score max of rows g and g+8; l: per-thread partial sum */
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++) {
+#pragma unroll
+        for (int hr = 0; hr < 2; hr++) {
+            m[mt][hr] = -INFINITY;
+            l[mt][hr] = 0.f;
+        }
+#pragma unroll
+        for (int db = 0; db < DB; db++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) o[mt][db][e] = 0.f;
+    }
+
+    if (n_kv > 0) {
+        load_tile_async<D, BR, NT>(Qs, q, r0, sh.N_q);
+        load_tile_async<D, BC, NT>(Ks, k, 0, sh.N_k);
+        load_tile_async<D, BC, NT>(Vs, v, 0, sh.N_k);
+        cp_async_commit();
+    }
+    for (int j = 0; j < n_kv; j++) {
+        const int c0 = j * BC;
+        const int st = j & 1;
+        if (j + 1 < n_kv) { /* prefetch the next stage while this one is computed */
+            load_tile_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
+            load_tile_async<D, BC, NT>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
+            cp_async_commit();
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        const T *Kt = Ks + st * BC * D, *Vt = Vs + st * BC * D;
+
+        /* S = Q_i K_j^T (Alg. 1 line 8), fp32 accumulators */
+        float s[MT][NB][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) s[mt][nb][e] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            uint32_t a[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+                ldmatrix_x4(a[mt], smem_u32(Qs + swz<D>(wrow + mt * 16 + (lane & 15),
+                                                        kk * 16 + (lane >> 4) * 8)));
+#pragma unroll
+            for (int nb2 = 0; nb2 < NB / 2; nb2++) {
+                uint32_t bk[4];
+                ldmatrix_x4(bk, smem_u32(Kt + swz<D>(nb2 * 16 + (lane & 7) + (lane >> 4) * 8,
+                                                     kk * 16 + ((lane >> 3) & 1) * 8)));
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    mma16816<T>(s[mt][2 * nb2], a[mt], bk[0], bk[1]);
+                    mma16816<T>(s[mt][2 * nb2 + 1], a[mt], bk[2], bk[3]);
+                }
+            }
+        }
+
+        /* mask: only tiles that cross the causal diagonal or the end of the keys */
+        const bool need_mask = (c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + off);
+        if (need_mask) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        int i = r0 + wrow + mt * 16 + g + (e >> 1) * 8;
+                        int jj = c0 + nb * 8 + t4 * 2 + (e & 1);
+                        if (jj >= sh.N_k || (sh.causal && jj > i + off)) s[mt][nb][e] = -INFINITY;
+                    }
+        }
+
+        /* online softmax (lines 9-10) in base 2; P overwrites S in registers */
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int hr = 0; hr < 2; hr++) {
+                float mx = m[mt][hr];
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++)
+                    mx = fmaxf(mx, fmaxf(s[mt][nb][2 * hr], s[mt][nb][2 * hr + 1]));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                const float ms = mx == -INFINITY ? 0.f : mx * scale_log2; /* guarded */
+                const float alpha = m[mt][hr] == -INFINITY ? 0.f
+                                                           : exp2f(m[mt][hr] * scale_log2 - ms);
+                m[mt][hr] = mx;
+                float rs = 0.f;
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+                    for (int e = 2 * hr; e < 2 * hr + 2; e++) {
+                        float p = exp2f(fmaf(s[mt][nb][e], scale_log2, -ms));
+                        s[mt][nb][e] = p;
+                        rs += p;
+                    }
+                l[mt][hr] = l[mt][hr] * alpha + rs;
+#pragma unroll
+                for (int db = 0; db < DB; db++) {
+                    o[mt][db][2 * hr] *= alpha;
+                    o[mt][db][2 * hr + 1] *= alpha;
+                }
+            }
+
+        /* O_i += P_ij V_j: the S accumulators of n-blocks 2kc, 2kc+1 are the A fragment */
+#pragma unroll
+        for (int kc = 0; kc < BC / 16; kc++) {
+            uint32_t pa[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                pa[mt][0] = pack2<T>(s[mt][2 * kc][0], s[mt][2 * kc][1]);
+                pa[mt][1] = pack2<T>(s[mt][2 * kc][2], s[mt][2 * kc][3]);
+                pa[mt][2] = pack2<T>(s[mt][2 * kc + 1][0], s[mt][2 * kc + 1][1]);
+                pa[mt][3] = pack2<T>(s[mt][2 * kc + 1][2], s[mt][2 * kc + 1][3]);
+            }
+#pragma unroll
+            for (int db2 = 0; db2 < DB / 2; db2++) {
+                uint32_t bv[4];
+                ldmatrix_x4_trans(bv, smem_u32(Vt + swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
+                                                           db2 * 16 + (lane >> 4) * 8)));
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    mma16816<T>(o[mt][2 * db2], pa[mt], bv[0], bv[1]);
+                    mma16816<T>(o[mt][2 * db2 + 1], pa[mt], bv[2], bv[3]);
+                }
+            }
+        }
+        __syncthreads(); /* every warp is done with stage st before it is refilled */
+    }
+
+    /* epilogue (lines 12-13): O = diag(l)^-1 O, LSE = m * scale + ln l; empty rows 0, -inf */
+    const float ln2 = 0.69314718055994531f;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int hr = 0; hr < 2; hr++) {
+            float lt = l[mt][hr];
+            lt += __shfl_xor_sync(0xffffffffu, lt, 1);
+            lt += __shfl_xor_sync(0xffffffffu, lt, 2);
+            const int i = r0 + wrow + mt * 16 + g + hr * 8;
+            if (i >= sh.N_q) continue;
+            const float inv = lt > 0.f ? 1.f / lt : 0.f;
+#pragma unroll
+            for (int db = 0; db < DB; db++) {
+                uint32_t pk = pack2<T>(o[mt][db][2 * hr] * inv, o[mt][db][2 * hr + 1] * inv);
+                *reinterpret_cast<uint32_t *>(o_g + (long long)i * D + db * 8 + t4 * 2) = pk;
+            }
+            if (t4 == 0)
+                lse[i] = lt > 0.f ? m[mt][hr] * scale_log2 * ln2 + logf(lt) : -INFINITY;
+        }
+}
+
+template <int D, int BC, int NW, int MT, int MINB, typename T>
+static cudaError_t launch_v3(const fa_gpu_shape *s, const void *Q, const void *K, const void *V,
+                             void *O, float *LSE, cudaStream_t st)
+{
+    constexpr int BR = 16 * MT * NW;
+    const int bytes = (BR * D + 4 * BC * D) * (int)sizeof(T);
+    cudaError_t e = cudaFuncSetAttribute(fa_v3_fwd_kernel<D, BC, NW, MT, MINB, T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    dim3 grid((s->N_q + BR - 1) / BR, s->H, s->B);
+    const float scale_log2 = s->scale * 1.44269504088896341f;
+    fa_v3_fwd_kernel<D, BC, NW, MT, MINB, T><<<grid, NW * 32, bytes, st>>>(
+        (const T *)Q, (const T *)K, (const T *)V, (T *)O, LSE, *s, scale_log2);
+    return cudaGetLastError();
+}
+
+template <typename T>
+static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q, const void *K,
+                               const void *V, void *O, float *LSE, cudaStream_t st)
+{
+    if (s->d == 64)
+        return variant == 0 ? launch_v3<64, 64, 8, 1, 2, T>(s, Q, K, V, O, LSE, st)
+                            : launch_v3<64, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
+    if (s->d == 128)
+        return variant == 0 ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
+                            : launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
+    return cudaErrorInvalidValue;
+}
+
+extern "C" cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant,
+                                     const void *Q, const void *K, const void *V, void *O,
+                                     float *LSE, cudaStream_t st)
+{
+    if (dt == FA_GPU_BF16) return v3_dispatch<__nv_bfloat16>(s, variant, Q, K, V, O, LSE, st);
+    if (dt == FA_GPU_FP16) return v3_dispatch<__half>(s, variant, Q, K, V, O, LSE, st);
+    return cudaErrorInvalidValue;
+}

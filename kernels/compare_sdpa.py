@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""compare_sdpa.py -- PyTorch scaled_dot_product_attention (flash and cuDNN backends) on the
+shapes of `fabench --sweep`, with fabench's CSV columns, so each fabench row reads as a ratio
+against both backends measured in the same device call.
+
+    python3 kernels/compare_sdpa.py --csv OUT.csv [--n 512,1024,...] [--d 64,128]
+                                    [--causal 0,1] [--reps 20] [--dtype bf16]
+
+Shapes: hidden 2048 (H = 2048/d), batch * N = 16384 tokens, N_q = N_k = N, layout (B, H, N, d).
+With N_q = N_k, PyTorch's top-left causal mask equals fasim's bottom-right one.
+Validation: the same FlashAttention rule as fabench: out_ref = SDPA math backend in fp32 on the
+same (bf16-rounded) inputs, out_naive = math backend in bf16; pass when
+max|out - out_ref| <= 2 max|out_naive - out_ref|.  Fresh N(0,1) inputs per shape.
+Timing: CUDA events around each call, 3 warm-ups, median of `reps`.
+TFLOP/s: 4 B H N^2 d, halved when causal; GB/s: Q, K, V read once and O written once.
+"""
+import argparse
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+def timed(fn, warmup, reps):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        e0 = torch.cuda.Event(enable_timing=True)
+        e1 = torch.cuda.Event(enable_timing=True)
+        e0.record()
+        fn()
+        e1.record()
+        e1.synchronize()
+        ts.append(e0.elapsed_time(e1))
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--csv", required=True)
+    ap.add_argument("--n", default="512,1024,2048,4096,8192,16384")
+    ap.add_argument("--d", default="64,128")
+    ap.add_argument("--causal", default="0,1")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    ap.add_argument("--seed", type=int, default=1129)
+    a = ap.parse_args()
+    ns = [int(x) for x in a.n.split(",")]
+    ds = [int(x) for x in a.d.split(",")]
+    cs = [int(x) for x in a.causal.split(",")]
+    if any(16384 % n for n in ns) or any(2048 % d for d in ds) or any(c not in (0, 1) for c in cs):
+        print("compare_sdpa: --n must divide 16384, --d 2048, --causal in {0,1}", file=sys.stderr)
+        return 2
+    dt = torch.bfloat16 if a.dtype == "bf16" else torch.float16
+    torch.manual_seed(a.seed)
+    dev = torch.device("cuda")
+    print(f"compare_sdpa: torch {torch.__version__}, {torch.cuda.get_device_name(0)}", file=sys.stderr)
+    backends = [("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)]
+    fails = 0
+    with open(a.csv, "w") as f:
+        f.write("kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n")
+        for d in ds:
+            for c in cs:
+                for n in ns:
+                    B, H = 16384 // n, 2048 // d
+                    q, k, v = (torch.randn(B, H, n, d, device=dev, dtype=dt) for _ in range(3))
+                    with sdpa_kernel(SDPBackend.MATH):
+                        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=bool(c))
+                        naive = F.scaled_dot_product_attention(q, k, v, is_causal=bool(c))
+                    err_naive = (naive.float() - ref).abs().max().item()
+                    del naive
+                    flops = 4.0 * B * H * n * n * d * (0.5 if c else 1.0)
+                    nbytes = 4.0 * B * H * n * d * q.element_size()
+                    for name, be in backends:
+                        try:
+                            with sdpa_kernel(be):
+                                out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(c))
+                                err = (out.float() - ref).abs().max().item()
+                                ok = err <= 2 * err_naive and torch.isfinite(out).all().item()
+                                del out
+                                ms = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c)),
+                                           3, a.reps)
+                        except RuntimeError as ex:  # backend not available for this shape
+                            print(f"compare_sdpa: {name} N {n} d {d} causal {c}: {ex}", file=sys.stderr)
+                            continue
+                        fails += 0 if ok else 1
+                        tf = flops / (ms * 1e-3) / 1e12
+                        gb = nbytes / (ms * 1e-3) / 1e9
+                        row = (f"{name},{B},{H},{H},{n},{n},{d},{c},{a.dtype},{ms:.5f},{tf:.2f},{gb:.1f},"
+                               f"{err:.3e},{'PASS' if ok else 'FAIL'}")
+                        f.write(row + "\n")
+                        f.flush()
+                        print(f"{name:10s} B {B:2d} H {H:2d} N {n:5d} d {d:3d} causal {c}  {ms:9.3f} ms  "
+                              f"{tf:7.1f} TFLOP/s  err {err:.2e} (naive {err_naive:.2e})  "
+                              f"{'PASS' if ok else 'FAIL'}", flush=True)
+                    del q, k, v, ref
+                    torch.cuda.empty_cache()
+    print(f"compare_sdpa: {fails} validation failure(s)", file=sys.stderr)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+/* fa_kernels.h -- the GPU attention kernels of fasim (CUDA C), one launcher per numbered version.
+ *
+ * Layout (row-major, contiguous), the same as cpu_ref/fa_attn.h:
+ *   Q (B, H, N_q, d)   K, V (B, H_kv, N_k, d)   O (B, H, N_q, d)   LSE (B, H, N_q) fp32
+ * GQA/MQA: query head h reads kv head h / (H / H_kv).
+ * Causal (bottom-right anchor): key j is allowed for query row i iff j <= i + N_k - N_q.
+ * A row with no allowed key gets O = 0 and LSE = -inf (never NaN).
+ * LSE is the natural-log logsumexp of the scaled, masked scores of the row.
+ *
+ * Versions (each file opens with what changed and why it is faster):
+ *   v0  attn_v0_naive.cu    cuBLAS S = scale Q K^T, softmax kernel, cuBLAS O = P V; S, P in HBM
+ *   v1  attn_v1_flash1.cu   FlashAttention-1 loop order (outer K/V, inner Q; O, l, m in HBM), fp32
+ *   v2  attn_v2_flash2.cu   FlashAttention-2 loop order (one block per Q block and head), fp32
+ *   v3  attn_v3_flash2_tc.cu FlashAttention-2 on tensor cores (mma.sync, ldmatrix, cp.async), bf16/fp16
+ *
+ * Every launcher returns cudaSuccess or the error of its launch; it validates nothing itself:
+ * call fa_gpu_check first (it returns a message for a shape the kernel cannot run). */
+#ifndef FA_KERNELS_H
+#define FA_KERNELS_H
+
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { FA_GPU_FP32 = 0, FA_GPU_BF16 = 1, FA_GPU_FP16 = 2 } fa_gpu_dtype;
+
+typedef struct {
+    int B, H, H_kv; /* batch, query heads, kv heads (H_kv divides H) */
+    int N_q, N_k;   /* sequence lengths */
+    int d;          /* head dimension of Q, K, V and O */
+    int causal;     /* 0: none, 1: bottom-right anchor */
+    float scale;    /* softmax scale, > 0 (usually 1/sqrt(d)) */
+} fa_gpu_shape;
+
+/* Kernel identifiers, in the order of the versions. */
+typedef enum {
+    FA_K_V0 = 0,      /* naive, fp32 (cuBLAS SGEMM, S and P fp32) */
+    FA_K_V0_LOW = 1,  /* naive in the low precision (bf16/fp16 GEMMs, S and P stored low) */
+    FA_K_V1 = 2,      /* FlashAttention-1 order, fp32 SIMT */
+    FA_K_V2 = 3,      /* FlashAttention-2 order, fp32 SIMT */
+    FA_K_V3 = 4,      /* FlashAttention-2 on tensor cores, 8 warps x 16 rows, B_c = 64 */
+    FA_K_V3_MT2 = 5,  /* same, 4 warps x 32 rows (two m16 tiles per warp) */
+    FA_K_COUNT = 6
+} fa_kernel_id;
+
+const char *fa_kernel_name(fa_kernel_id k);
+/* The dtype a kernel computes in (fp32 kernels read fp32 Q, K, V and write fp32 O). */
+fa_gpu_dtype fa_kernel_dtype(fa_kernel_id k, fa_gpu_dtype low);
+
+/* Returns NULL when kernel k can run shape s, else a message saying why not
+ * (e.g. "head dim 96 is not supported by v3 (only 64 and 128)"). */
+const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s);
+
+/* Workspace bytes kernel k needs (v0: S and P, B*H*N_q*N_k elements; v1: l and m). */
+size_t fa_gpu_workspace_bytes(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype dt);
+
+/* Runs kernel k.  Q, K, V, O are in fa_kernel_dtype(k, dt); LSE is fp32 (B, H, N_q).
+ * ws: workspace of fa_gpu_workspace_bytes bytes.  Needs fa_gpu_init() once before. */
+cudaError_t fa_gpu_forward(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype dt, const void *Q,
+                           const void *K, const void *V, void *O, float *LSE, void *ws,
+                           cudaStream_t stream);
+
+/* Creates the cuBLAS handle and raises the shared-memory limits.  0 on success. */
+int fa_gpu_init(void);
+void fa_gpu_finish(void);
+
+/* ---- per-version launchers (called by fa_gpu_forward) ---- */
+cudaError_t fa_v0_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, const void *Q, const void *K,
+                          const void *V, void *O, float *LSE, void *S_ws, cudaStream_t st);
+cudaError_t fa_v1_forward(const fa_gpu_shape *s, const float *Q, const float *K, const float *V,
+                          float *O, float *LSE, float *lm_ws, cudaStream_t st);
+cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K, const float *V,
+                          float *O, float *LSE, cudaStream_t st);
+/* variant 0: 8 warps x 16 rows; variant 1: 4 warps x 32 rows. */
+cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
+                          const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
+int fa_v0_init(void);
+void fa_v0_finish(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,531 @@
+/* fabench.cu -- validates and times fasim's GPU attention kernels (kernels/attn_v*.cu).
+ *
+ *   fabench --check                    odd shapes (N_q != N_k, causal both ways, GQA, MQA, tails)
+ *                                      against cpu_ref's fp64 oracle fa_reference_forward
+ *   fabench --sweep [--csv FILE]       the FlashAttention-2 benchmark: hidden 2048 (H = 2048/d),
+ *                                      B * N = 16k tokens, N = 512..16k, d = 64, 128, causal 0/1;
+ *                                      each shape validated against v0 in fp32, then timed
+ *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
+ *                                      small, fp64), then timed
+ *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2   --dtype bf16|fp16   --reps R (>= 20)
+ *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
+ *            --csv FILE   --seed S
+ *
+ * Validation (the FlashAttention test rule): out_ref is the fp64 oracle (small shapes) or v0
+ * in fp32 (large shapes), on the very same inputs (drawn in fp32, rounded to the low dtype,
+ * so every kernel sees identical values); out_naive is v0 run in the low precision (S and P
+ * stored in bf16/fp16, as PyTorch's math backend does).  A low-precision kernel passes when
+ *   max|out - out_ref| <= 2 * max|out_naive - out_ref|
+ * (the same for LSE; both with a floor of 1e-5, for shapes where the naive run is exact,
+ * e.g. N_k = 1).  fp32 kernels pass when max|out - out_ref| <=
+ * max(2 * max|v0_fp32 - ref64|, 1e-5) on small shapes and <= 1e-4 against v0 fp32 on large
+ * ones.  NaN anywhere, or an LSE of -inf where the reference has none (or the reverse), fails.
+ * Inputs are fresh N(0, 1) draws for every shape; O and LSE are poisoned (all bits 1 = NaN)
+ * before every validated run, so an unwritten element fails.
+ * Timing: CUDA events around each launch, `warmup` launches first, median of `reps`.
+ * TFLOP/s by the FlashAttention-2 convention 4 B H N_q N_k d (halved when causal); GB/s counts
+ * the minimum bytes: Q, K, V read once, O and LSE written once.
+ * Exit status: 0 all passed, 1 a validation failed or CUDA failed, 2 bad usage.
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "fa_kernels.h"
+extern "C" {
+#include "fa_attn.h"
+}
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            fprintf(stderr, "fabench: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_),    \
+                    __FILE__, __LINE__, cudaGetErrorString(e_));                              \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static void usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "fabench: %s%s%s\n(see the comment at the top of kernels/fabench.cu)\n", msg,
+            arg ? ": " : "", arg ? arg : "");
+    exit(2);
+}
+
+/* ---------------- input generation (device) ---------------- */
+
+__device__ __forceinline__ uint64_t splitmix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* f[i] ~ N(0,1) rounded to the low dtype; lo[i] the low copy, f[i] its exact fp32 value. */
+template <typename T>
+__global__ void gen_inputs(float *f, T *lo, long long n, uint64_t seed)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        uint64_t r = splitmix(seed ^ splitmix((uint64_t)i));
+        float u1 = ((r >> 40) + 1) * (1.0f / 16777217.0f); /* (0, 1] */
+        float u2 = ((r >> 16) & 0xFFFFFF) * (1.0f / 16777216.0f);
+        float z = sqrtf(-2.f * logf(u1)) * cospif(2.f * u2);
+        T t = (T)z;
+        lo[i] = t;
+        f[i] = (float)t;
+    }
+}
+
+template <typename T> __global__ void to_f32(const T *x, float *y, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        y[i] = (float)x[i];
+}
+
+/* ---------------- options ---------------- */
+
+typedef struct {
+    int kernels[FA_K_COUNT];
+    int nk;
+    fa_gpu_dtype low;
+    int reps, warmup, validate, time;
+    const char *csv;
+    unsigned long long seed;
+    std::vector<int> ns, ds, causals;
+} opts;
+
+static int parse_kernel(const char *s)
+{
+    for (int k = 0; k < FA_K_COUNT; k++)
+        if (strcmp(s, fa_kernel_name((fa_kernel_id)k)) == 0) return k;
+    return -1;
+}
+
+static std::vector<int> parse_ints(const char *s, const char *what)
+{
+    std::vector<int> v;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < 0 || x > 0x7fffffff) usage_error(what, s);
+        v.push_back((int)x);
+        p = end;
+        if (*p == ',') p++;
+        else if (*p) usage_error(what, s);
+    }
+    if (v.empty()) usage_error(what, s);
+    return v;
+}
+
+/* ---------------- one case: validate, then time ---------------- */
+
+typedef struct {
+    double err_o, err_lse;
+    int nan, inf_mismatch;
+} errs;
+
+static FILE *g_csv;
+static int g_failures;
+
+/* max errors of (O, LSE) on the host (fp32 copies) against the reference (doubles) */
+static errs compare(const float *O, const float *L, const double *Oref, const double *Lref,
+                    size_t no, size_t nl)
+{
+    errs e = {0, 0, 0, 0};
+    for (size_t i = 0; i < no; i++) {
+        if (isnan(O[i]) || isinf(O[i])) {
+            e.nan++;
+            continue;
+        }
+        double d = fabs(O[i] - Oref[i]);
+        if (d > e.err_o) e.err_o = d;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        if (isnan(L[i])) {
+            e.nan++;
+            continue;
+        }
+        int a = isinf(L[i]) != 0, b = isinf(Lref[i]) != 0;
+        if (a || b) {
+            if (!(a && b && L[i] < 0 && Lref[i] < 0)) e.inf_mismatch++;
+            continue;
+        }
+        double d = fabs(L[i] - Lref[i]);
+        if (d > e.err_lse) e.err_lse = d;
+    }
+    return e;
+}
+
+struct bufs {
+    float *Qf, *Kf, *Vf, *Of, *Lse;
+    void *Ql, *Kl, *Vl, *Ol, *ws;
+    size_t ws_bytes;
+};
+
+static void run_one(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype low, bufs *b,
+                    cudaStream_t st)
+{
+    int is_low = fa_kernel_dtype(k, low) != FA_GPU_FP32;
+    CK(fa_gpu_forward(k, s, low, is_low ? b->Ql : b->Qf, is_low ? b->Kl : b->Kf,
+                      is_low ? b->Vl : b->Vf, is_low ? b->Ol : (void *)b->Of, b->Lse, b->ws, st));
+}
+
+/* Runs kernel k on poisoned outputs and copies O (as fp32) and LSE to the host. */
+static void run_fetch(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype low, bufs *b,
+                      std::vector<float> &O, std::vector<float> &L)
+{
+    size_t no = (size_t)s->B * s->H * s->N_q * s->d, nl = (size_t)s->B * s->H * s->N_q;
+    int is_low = fa_kernel_dtype(k, low) != FA_GPU_FP32;
+    CK(cudaMemset(b->Of, 0xFF, no * 4));
+    CK(cudaMemset(b->Ol, 0xFF, no * 2));
+    CK(cudaMemset(b->Lse, 0xFF, nl * 4));
+    run_one(k, s, low, b, 0);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    if (is_low) {
+        if (low == FA_GPU_BF16)
+            to_f32<__nv_bfloat16><<<1024, 256>>>((const __nv_bfloat16 *)b->Ol, b->Of, (long long)no);
+        else
+            to_f32<__half><<<1024, 256>>>((const __half *)b->Ol, b->Of, (long long)no);
+        CK(cudaGetLastError());
+    }
+    O.resize(no);
+    L.resize(nl);
+    CK(cudaMemcpy(O.data(), b->Of, no * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(L.data(), b->Lse, nl * 4, cudaMemcpyDeviceToHost));
+}
+
+static double time_kernel(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype low, bufs *b,
+                          int warmup, int reps)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int i = 0; i < warmup; i++) run_one(k, s, low, b, 0);
+    CK(cudaDeviceSynchronize());
+    std::vector<float> ms(reps);
+    for (int i = 0; i < reps; i++) {
+        CK(cudaEventRecord(e0, 0));
+        run_one(k, s, low, b, 0);
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms[i], e0, e1));
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(ms.begin(), ms.end());
+    return reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+}
+
+static int is_small(const fa_gpu_shape *s)
+{
+    return (double)s->B * s->H * s->N_q * s->N_k * s->d <= 6e8;
+}
+
+static void run_case(const fa_gpu_shape *s, const opts *o)
+{
+    static unsigned long long case_no = 0;
+    case_no++;
+    const fa_gpu_dtype low = o->low;
+    const char *lowname = low == FA_GPU_BF16 ? "bf16" : "fp16";
+    size_t nq = (size_t)s->B * s->H * s->N_q * s->d, nk = (size_t)s->B * s->H_kv * s->N_k * s->d;
+    size_t nl = (size_t)s->B * s->H * s->N_q;
+    for (int i = 0; i < o->nk; i++) {
+        const char *why = fa_gpu_check((fa_kernel_id)o->kernels[i], s);
+        if (why) {
+            fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o->kernels[i]), why);
+            exit(2);
+        }
+    }
+    bufs b;
+    memset(&b, 0, sizeof b);
+    CK(cudaMalloc(&b.Qf, nq * 4));
+    CK(cudaMalloc(&b.Kf, nk * 4));
+    CK(cudaMalloc(&b.Vf, nk * 4));
+    CK(cudaMalloc(&b.Of, nq * 4));
+    CK(cudaMalloc(&b.Lse, nl * 4));
+    CK(cudaMalloc(&b.Ql, nq * 2));
+    CK(cudaMalloc(&b.Kl, nk * 2));
+    CK(cudaMalloc(&b.Vl, nk * 2));
+    CK(cudaMalloc(&b.Ol, nq * 2));
+    size_t ws = 0;
+    int need_ref = o->validate;
+    for (int i = 0; i < o->nk; i++)
+        ws = std::max(ws, fa_gpu_workspace_bytes((fa_kernel_id)o->kernels[i], s, low));
+    if (need_ref) ws = std::max(ws, fa_gpu_workspace_bytes(FA_K_V0, s, low));
+    if (ws) CK(cudaMalloc(&b.ws, ws));
+    b.ws_bytes = ws;
+
+    uint64_t seed = o->seed * 1000003ull + case_no * 7919ull;
+    if (low == FA_GPU_BF16) {
+        gen_inputs<__nv_bfloat16><<<2048, 256>>>(b.Qf, (__nv_bfloat16 *)b.Ql, (long long)nq, seed + 1);
+        gen_inputs<__nv_bfloat16><<<2048, 256>>>(b.Kf, (__nv_bfloat16 *)b.Kl, (long long)nk, seed + 2);
+        gen_inputs<__nv_bfloat16><<<2048, 256>>>(b.Vf, (__nv_bfloat16 *)b.Vl, (long long)nk, seed + 3);
+    } else {
+        gen_inputs<__half><<<2048, 256>>>(b.Qf, (__half *)b.Ql, (long long)nq, seed + 1);
+        gen_inputs<__half><<<2048, 256>>>(b.Kf, (__half *)b.Kl, (long long)nk, seed + 2);
+        gen_inputs<__half><<<2048, 256>>>(b.Vf, (__half *)b.Vl, (long long)nk, seed + 3);
+    }
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+
+    /* ---- references ---- */
+    const int small = is_small(s);
+    std::vector<double> Oref, Lref;
+    double naive_o = 0, naive_l = 0, v0f_o = 0; /* errors of v0_low and v0 vs the reference */
+    std::vector<float> O, L;
+    if (need_ref) {
+        if (small) {
+            std::vector<float> hq(nq), hk(nk), hv(nk);
+            CK(cudaMemcpy(hq.data(), b.Qf, nq * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hk.data(), b.Kf, nk * 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hv.data(), b.Vf, nk * 4, cudaMemcpyDeviceToHost));
+            std::vector<double> dq(hq.begin(), hq.end()), dk(hk.begin(), hk.end()),
+                dv(hv.begin(), hv.end());
+            Oref.resize(nq);
+            Lref.resize(nl);
+            fa_shape fs = fa_shape_default(s->N_q, s->d);
+            fs.batch = s->B;
+            fs.heads = s->H;
+            fs.kv_heads = s->H_kv;
+            fs.seqlen_q = s->N_q;
+            fs.seqlen_k = s->N_k;
+            fs.d = fs.d_v = s->d;
+            fs.scale = s->scale;
+            fs.causal = s->causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+            fs.dtype = low == FA_GPU_BF16 ? FA_DTYPE_BF16 : FA_DTYPE_FP16;
+            if (fa_reference_forward(&fs, dq.data(), dk.data(), dv.data(), Oref.data(),
+                                     Lref.data()) != FA_OK) {
+                fprintf(stderr, "fabench: fa_reference_forward: %s\n", fa_last_error());
+                exit(1);
+            }
+            run_fetch(FA_K_V0, s, low, &b, O, L);
+            errs e = compare(O.data(), L.data(), Oref.data(), Lref.data(), nq, nl);
+            v0f_o = e.nan || e.inf_mismatch ? INFINITY : e.err_o;
+        } else {
+            run_fetch(FA_K_V0, s, low, &b, O, L);
+            Oref.assign(O.begin(), O.end());
+            Lref.assign(L.begin(), L.end());
+        }
+        run_fetch(FA_K_V0_LOW, s, low, &b, O, L);
+        errs e = compare(O.data(), L.data(), Oref.data(), Lref.data(), nq, nl);
+        naive_o = e.err_o;
+        naive_l = e.err_lse;
+        if (e.nan || e.inf_mismatch) {
+            fprintf(stderr, "fabench: the low-precision naive v0 gave NaN or wrong -inf rows\n");
+            naive_o = naive_l = INFINITY;
+        }
+    }
+
+    /* ---- each kernel ---- */
+    for (int i = 0; i < o->nk; i++) {
+        fa_kernel_id k = (fa_kernel_id)o->kernels[i];
+        int is_low = fa_kernel_dtype(k, low) != FA_GPU_FP32;
+        double err = NAN;
+        const char *pass = "skip";
+        if (need_ref) {
+            run_fetch(k, s, low, &b, O, L);
+            errs e = compare(O.data(), L.data(), Oref.data(), Lref.data(), nq, nl);
+            double tol_o, tol_l;
+            if (is_low) {
+                tol_o = fmax(2 * naive_o, 1e-5);
+                tol_l = fmax(2 * naive_l, 1e-5);
+            } else if (small) {
+                tol_o = fmax(2 * v0f_o, 1e-5);
+                tol_l = 1e-4;
+            } else {
+                tol_o = 1e-4;
+                tol_l = 1e-4;
+            }
+            int ok = !e.nan && !e.inf_mismatch && e.err_o <= tol_o && e.err_lse <= tol_l;
+            err = e.err_o;
+            if (!small && k == FA_K_V0) pass = "ref";
+            else pass = ok ? "PASS" : "FAIL";
+            if (!ok) g_failures++;
+            fprintf(stderr,
+                    "  check %-7s err_O %.3e (tol %.3e) err_LSE %.3e (tol %.3e) nan %d "
+                    "inf-mismatch %d  %s  [ref: %s]\n",
+                    fa_kernel_name(k), e.err_o, tol_o, e.err_lse, tol_l, e.nan, e.inf_mismatch,
+                    pass, small ? "fp64 cpu_ref" : "v0 fp32");
+        }
+        double ms = NAN;
+        if (o->time) ms = time_kernel(k, s, low, &b, o->warmup, o->reps);
+        double flops = 4.0 * s->B * s->H * (double)s->N_q * s->N_k * s->d * (s->causal ? 0.5 : 1);
+        int eb = is_low ? 2 : 4;
+        double bytes = (2.0 * nq + 2.0 * nk) * eb + 4.0 * nl;
+        double tf = flops / (ms * 1e-3) / 1e12, gbps = bytes / (ms * 1e-3) / 1e9;
+        const char *dname = is_low ? lowname : "fp32";
+        printf("%-7s B %2d H %2d H_kv %2d N_q %5d N_k %5d d %3d causal %d %-4s  %9.3f ms  "
+               "%7.1f TFLOP/s  %7.1f GB/s  err %.2e  %s\n",
+               fa_kernel_name(k), s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d, s->causal, dname,
+               ms, tf, gbps, err, pass);
+        fflush(stdout);
+        if (g_csv) {
+            fprintf(g_csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%.5f,%.2f,%.1f,%.3e,%s\n",
+                    fa_kernel_name(k), s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d, s->causal,
+                    dname, ms, tf, gbps, err, pass);
+            fflush(g_csv);
+        }
+    }
+    CK(cudaFree(b.Qf));
+    CK(cudaFree(b.Kf));
+    CK(cudaFree(b.Vf));
+    CK(cudaFree(b.Of));
+    CK(cudaFree(b.Lse));
+    CK(cudaFree(b.Ql));
+    CK(cudaFree(b.Kl));
+    CK(cudaFree(b.Vl));
+    CK(cudaFree(b.Ol));
+    if (b.ws) CK(cudaFree(b.ws));
+}
+
+static fa_gpu_shape mk(int B, int H, int Hkv, int Nq, int Nk, int d, int causal)
+{
+    fa_gpu_shape s = {B, H, Hkv, Nq, Nk, d, causal, (float)(1.0 / sqrt((double)d))};
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    o.nk = 0;
+    o.low = FA_GPU_BF16;
+    o.reps = 20;
+    o.warmup = 3;
+    o.validate = 1;
+    o.time = 1;
+    o.csv = NULL;
+    o.seed = 20261129ull;
+    o.ns = {512, 1024, 2048, 4096, 8192, 16384};
+    o.ds = {64, 128};
+    o.causals = {0, 1};
+    int mode = 0; /* 1 check, 2 sweep, 3 shape */
+    fa_gpu_shape one = mk(1, 1, 1, 1, 1, 64, 0);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDVAL()                                                        \
+    do {                                                                 \
+        if (!val) usage_error("missing value after", a);                 \
+        i++;                                                             \
+    } while (0)
+        if (!strcmp(a, "--check")) mode = 1;
+        else if (!strcmp(a, "--sweep")) mode = 2;
+        else if (!strcmp(a, "--shape")) {
+            NEEDVAL();
+            std::vector<int> v = parse_ints(val, "--shape wants B,H,H_kv,N_q,N_k,d,causal");
+            if (v.size() != 7) usage_error("--shape wants 7 integers B,H,H_kv,N_q,N_k,d,causal", val);
+            one = mk(v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+            mode = 3;
+        } else if (!strcmp(a, "--kernels")) {
+            NEEDVAL();
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", val);
+            o.nk = 0;
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                int k = parse_kernel(t);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2)", t);
+                if (o.nk < FA_K_COUNT) o.kernels[o.nk++] = k;
+            }
+        } else if (!strcmp(a, "--dtype")) {
+            NEEDVAL();
+            if (!strcmp(val, "bf16")) o.low = FA_GPU_BF16;
+            else if (!strcmp(val, "fp16")) o.low = FA_GPU_FP16;
+            else usage_error("--dtype must be bf16 or fp16", val);
+        } else if (!strcmp(a, "--reps")) {
+            NEEDVAL();
+            o.reps = parse_ints(val, "--reps wants an integer")[0];
+            if (o.reps < 1) usage_error("--reps must be >= 1", val);
+        } else if (!strcmp(a, "--warmup")) {
+            NEEDVAL();
+            o.warmup = parse_ints(val, "--warmup wants an integer")[0];
+        } else if (!strcmp(a, "--n")) {
+            NEEDVAL();
+            o.ns = parse_ints(val, "--n wants a list of lengths");
+        } else if (!strcmp(a, "--d")) {
+            NEEDVAL();
+            o.ds = parse_ints(val, "--d wants a list of head dims");
+        } else if (!strcmp(a, "--causal")) {
+            NEEDVAL();
+            o.causals = parse_ints(val, "--causal wants a list of 0/1");
+        } else if (!strcmp(a, "--csv")) {
+            NEEDVAL();
+            o.csv = val;
+        } else if (!strcmp(a, "--seed")) {
+            NEEDVAL();
+            o.seed = (unsigned long long)parse_ints(val, "--seed wants an integer")[0];
+        } else if (!strcmp(a, "--no-validate")) o.validate = 0;
+        else if (!strcmp(a, "--no-time")) o.time = 0;
+        else usage_error("unknown option", a);
+#undef NEEDVAL
+    }
+    if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
+    if (o.nk == 0) {
+        const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2};
+        for (int k : all) o.kernels[o.nk++] = k;
+    }
+    if (mode == 2 || mode == 3) {
+        for (int d : o.ds)
+            if (mode == 2 && 2048 % d) usage_error("--d must divide 2048 in a sweep", NULL);
+        for (int n : o.ns)
+            if (mode == 2 && (n < 1 || 16384 % n)) usage_error("--n must divide 16384 in a sweep", NULL);
+    }
+    if (fa_gpu_init() != 0) {
+        fprintf(stderr, "fabench: cuBLAS initialisation failed\n");
+        return 1;
+    }
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    fprintf(stderr, "fabench: %s, %d SMs, L2 %d MiB, smem/block opt-in %zu KiB, cc %d.%d\n", p.name,
+            p.multiProcessorCount, p.l2CacheSize >> 20, p.sharedMemPerBlockOptin >> 10, p.major,
+            p.minor);
+    if (o.csv) {
+        g_csv = fopen(o.csv, "w");
+        if (!g_csv) {
+            fprintf(stderr, "fabench: cannot write %s\n", o.csv);
+            return 2;
+        }
+        fprintf(g_csv, "kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n");
+    }
+    if (mode == 1) {
+        /* odd shapes: (B, H, H_kv, N_q, N_k, d, causal) */
+        const int shapes[][7] = {
+            {1, 2, 2, 113, 203, 64, 0},  {1, 2, 2, 113, 203, 64, 1},  {1, 2, 1, 203, 113, 128, 1},
+            {2, 4, 2, 128, 128, 64, 1},  {1, 8, 1, 1, 239, 128, 1},   {1, 2, 2, 239, 1, 64, 1},
+            {1, 3, 3, 1023, 1024, 128, 1}, {2, 4, 4, 256, 512, 128, 0}, {1, 6, 2, 77, 300, 64, 1},
+            {1, 4, 1, 1024, 1023, 64, 1}, {1, 2, 2, 300, 77, 128, 0}};
+        o.time = o.time && o.reps > 0;
+        for (auto &sh : shapes) {
+            fa_gpu_shape s = mk(sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], sh[6]);
+            fprintf(stderr, "shape B %d H %d H_kv %d N_q %d N_k %d d %d causal %d\n", s.B, s.H,
+                    s.H_kv, s.N_q, s.N_k, s.d, s.causal);
+            run_case(&s, &o);
+        }
+    } else if (mode == 2) {
+        for (int d : o.ds)
+            for (int c : o.causals)
+                for (int n : o.ns) {
+                    fa_gpu_shape s = mk(16384 / n, 2048 / d, 2048 / d, n, n, d, c);
+                    fprintf(stderr, "shape B %d H %d N %d d %d causal %d\n", s.B, s.H, n, d, c);
+                    run_case(&s, &o);
+                }
+    } else {
+        run_case(&one, &o);
+    }
+    if (g_csv) fclose(g_csv);
+    fa_gpu_finish();
+    fprintf(stderr, "fabench: %d validation failure(s)\n", g_failures);
+    return g_failures ? 1 : 0;
+}
