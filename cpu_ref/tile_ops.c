@@ -98,3 +98,83 @@ fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m,
     }
     return FA_OK;
 }
+
+/* ---- tile operations of the backward pass (declared in fa_bwd.h) ---- */
+#include "fa_bwd.h"
+
+fa_status fa_tile_matmul_atb(fa_mem *mem, double *C, int64_t ldc, const double *A, int64_t lda,
+                             const double *B, int64_t ldb, int64_t m, int64_t n, int64_t k,
+                             int accumulate)
+{
+    FA_TRY(fa_count_flops(mem, 2u * (uint64_t)m * (uint64_t)n * (uint64_t)k, 0));
+    if (!C) return FA_OK;
+    for (int64_t i = 0; i < m; i++) {
+        double *c = C + i * ldc;
+        if (!accumulate)
+            for (int64_t j = 0; j < n; j++) c[j] = 0;
+        for (int64_t p = 0; p < k; p++) {
+            double a = A[p * lda + i];
+            const double *b = B + p * ldb;
+            for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
+        }
+    }
+    return FA_OK;
+}
+
+void fa_tile_pad(double *X, int64_t ld, int64_t cap_rows, int64_t rows, int64_t cols, double v)
+{
+    if (!X) return;
+    for (int64_t r = 0; r < cap_rows; r++)
+        for (int64_t c = (r < rows ? cols : 0); c < ld; c++) X[r * ld + c] = v;
+}
+
+fa_status fa_tile_exp_lse(fa_mem *mem, double *S, int64_t lds, int64_t cap_rows, const double *L,
+                          int64_t rows, int64_t cols)
+{
+    FA_TRY(fa_count_flops(mem, 0, 2u * (uint64_t)rows * (uint64_t)cols));
+    if (!S) return FA_OK;
+    for (int64_t r = 0; r < cap_rows; r++)
+        for (int64_t c = 0; c < lds; c++) {
+            double *x = S + r * lds + c;
+            /* pad and masked entries are -inf: exactly 0, whatever L holds (-inf included) */
+            *x = (r < rows && c < cols) ? fa_exp_guarded(*x, L[r]) : 0.0;
+        }
+    return FA_OK;
+}
+
+fa_status fa_tile_rowdot(fa_mem *mem, double *D, const double *A, int64_t lda, const double *B,
+                         int64_t ldb, int64_t rows, int64_t cols)
+{
+    FA_TRY(fa_count_flops(mem, 0, 2u * (uint64_t)rows * (uint64_t)cols));
+    if (!D) return FA_OK;
+    for (int64_t r = 0; r < rows; r++) {
+        double acc = 0;
+        for (int64_t c = 0; c < cols; c++) acc += A[r * lda + c] * B[r * ldb + c];
+        D[r] = acc;
+    }
+    return FA_OK;
+}
+
+fa_status fa_tile_dsoftmax(fa_mem *mem, double *dP, int64_t ldp, const double *P, int64_t ldpp,
+                           const double *D, int64_t rows, int64_t cols, double scale)
+{
+    uint64_t rc = (uint64_t)rows * (uint64_t)cols;
+    FA_TRY(fa_count_flops(mem, 0, (scale != 1.0 ? 3u : 2u) * rc));
+    if (!dP) return FA_OK;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) {
+            double *x = dP + r * ldp + c;
+            /* P = 0 (masked) gives dS = 0 exactly, whatever dP - D is */
+            *x = P[r * ldpp + c] * (*x - D[r]) * scale;
+        }
+    return FA_OK;
+}
+
+fa_status fa_tile_scale(fa_mem *mem, double *X, int64_t ldx, int64_t rows, int64_t cols, double a)
+{
+    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)cols));
+    if (!X) return FA_OK;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) X[r * ldx + c] *= a;
+    return FA_OK;
+}

@@ -1,0 +1,441 @@
+/* formula_bwd.c -- closed-form HBM bytes, SRAM need and Theorem 5's bound of the backward pass,
+ * HBM footprints, the out-of-memory sequence length, and count-only runs of a pass.
+ * Derivations: docs/io-model-backward.md.  The closed forms are computed from formulas, never by
+ * running an algorithm, so that tests/test_backward.c can prove counted == closed form. */
+#include <math.h>
+#include <string.h>
+
+#include "fa_bwd_formula.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE, TdO, TdP, TdS, TD, TdQ, TdQacc, TdK, TdV };
+const char *const fa_pass_tensor_names[FA_PASS_TENSORS] = {
+    "Q", "K", "V", "O", "S", "P", "l", "m", "LSE", "dO", "dP", "dS", "D", "dQ", "dQacc", "dK", "dV"};
+
+const char *fa_pass_name(fa_pass p)
+{
+    static const char *const n[] = {"fwd", "bwd", "fwdbwd"};
+    return (p >= 0 && p < FA_NPASS) ? n[p] : "?";
+}
+
+fa_status fa_pass_parse(const char *s, fa_pass *p)
+{
+    for (int i = 0; i < FA_NPASS; i++)
+        if (strcmp(s, fa_pass_name((fa_pass)i)) == 0) {
+            *p = (fa_pass)i;
+            return FA_OK;
+        }
+    FA_FAIL(FA_EINVAL, "--pass '%s' is not one of fwd, bwd, fwdbwd", s);
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Sums per query head (q) and per kv head (kv), scaled by B*H and B*H_kv at the end. */
+typedef struct {
+    u128 rq[FA_PASS_TENSORS], wq[FA_PASS_TENSORS], rkv[FA_PASS_TENSORS], wkv[FA_PASS_TENSORS];
+    u128 mm; /* per query head */
+} acc;
+
+static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out)
+{
+    const u128 nq = (u128)s->batch * (u128)s->heads, nkv = (u128)s->batch * (u128)s->kv_heads;
+    u128 tr = 0, tw = 0;
+    memset(out, 0, sizeof *out);
+    for (int t = 0; t < FA_PASS_TENSORS; t++) {
+        /* a per-head term above 2^64 overflows anyway; below it, times B*H < 2^62 fits */
+        int big = a->rq[t] > UINT64_MAX || a->wq[t] > UINT64_MAX || a->rkv[t] > UINT64_MAX ||
+                  a->wkv[t] > UINT64_MAX;
+        u128 r = big ? 0 : a->rq[t] * nq + a->rkv[t] * nkv,
+             w = big ? 0 : a->wq[t] * nq + a->wkv[t] * nkv;
+        if (big || r > UINT64_MAX || w > UINT64_MAX)
+            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits",
+                    fa_pass_tensor_names[t]);
+        out->read[t] = (uint64_t)r;
+        out->write[t] = (uint64_t)w;
+        tr += r;
+        tw += w;
+    }
+    u128 mm = a->mm > UINT64_MAX ? (u128)UINT64_MAX + 1 : a->mm * nq;
+    if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX)
+        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits");
+    out->read_bytes = (uint64_t)tr;
+    out->write_bytes = (uint64_t)tw;
+    out->matmul_flops = (uint64_t)mm;
+    return FA_OK;
+}
+
+static fa_status check(const fa_shape *s, fa_blocks bk)
+{
+    FA_TRY(fa_shape_check(s));
+    if (bk.block_r < 1 || bk.block_c < 1)
+        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
+                (long long)bk.block_r, (long long)bk.block_c);
+    return FA_OK;
+}
+
+/* The K/V loop of flash1/flash2 backward: per kv head, the K/V bytes of the visited tiles;
+ * per query head, the number of query rows visits (sum over K tiles of the rows that visit it)
+ * and the matmul FLOPs 2 rows cols (3d + 2d_v) of every visited tile. */
+static void kv_loop(const fa_shape *s, fa_blocks bk, acc *A, u128 *visits)
+{
+    const u128 d = (u128)s->d, dv = (u128)s->d_v, e = (u128)fa_dtype_bytes(s->dtype);
+    const int64_t Br = bk.block_r, Bc = bk.block_c;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    if (s->causal == FA_CAUSAL_NONE) {
+        A->rkv[TK] = (u128)s->seqlen_k * d * e;
+        A->rkv[TV] = (u128)s->seqlen_k * dv * e;
+        *visits = (u128)T_c * (u128)s->seqlen_q;
+        A->mm = 2 * (u128)s->seqlen_q * (u128)s->seqlen_k * (3 * d + 2 * dv);
+        return;
+    }
+    *visits = 0;
+    for (int64_t j = 0; j < T_c; j++) {
+        int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), ilo, ifull;
+        fa_q_tiles(s, c0, cols, Br, &ilo, &ifull);
+        if (ilo >= T_r) continue; /* nobody sees this tile: not loaded */
+        u128 rows = (u128)(s->seqlen_q - ilo * Br);
+        A->rkv[TK] += (u128)cols * d * e;
+        A->rkv[TV] += (u128)cols * dv * e;
+        *visits += rows;
+        A->mm += 2 * rows * (u128)cols * (3 * d + 2 * dv);
+    }
+}
+
+fa_status fa_formula_bwd_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out)
+{
+    FA_TRY(check(s, bk));
+    const u128 Nq = (u128)s->seqlen_q, Nk = (u128)s->seqlen_k, d = (u128)s->d,
+               dv = (u128)s->d_v, e = (u128)fa_dtype_bytes(s->dtype);
+    const u128 T_r = (u128)fa_cdiv(s->seqlen_q, bk.block_r),
+               T_c = (u128)fa_cdiv(s->seqlen_k, bk.block_c);
+    acc A;
+    memset(&A, 0, sizeof A);
+    /* every algorithm writes each dK, dV element once per kv head */
+    A.wkv[TdK] = Nk * d * e;
+    A.wkv[TdV] = Nk * dv * e;
+
+    switch (a) {
+    case FA_ALGO_STANDARD: {
+        const u128 nn = Nq * Nk * e, passes = T_c > 1 ? 2 : 1;
+        /* (1) dV = P^T dO: P once, dO once per K/V block */
+        A.rq[TP] = nn;
+        A.rq[TdO] = T_c * Nq * dv * e;
+        /* (2) dP = dO V^T: dO once, V once per row block, dP written */
+        A.rq[TdO] += Nq * dv * e;
+        A.rq[TV] = T_r * Nk * dv * e;
+        A.wq[TdP] = nn;
+        /* (3) dS: P and dP once (T_c = 1) or twice, dS written */
+        A.rq[TP] += passes * nn;
+        A.rq[TdP] = passes * nn;
+        A.wq[TdS] = nn;
+        /* (4) dQ = tau dS K: dS once, K once per row block, dQ written */
+        A.rq[TdS] = nn;
+        A.rq[TK] = T_r * Nk * d * e;
+        A.wq[TdQ] = Nq * d * e;
+        /* (5) dK = tau dS^T Q: dS once, Q once per K/V block */
+        A.rq[TdS] += nn;
+        A.rq[TQ] = T_c * Nq * d * e;
+        A.mm = 2 * Nq * Nk * (2 * d + 2 * dv);
+        break;
+    }
+    case FA_ALGO_FLASH1: {
+        u128 visits;
+        kv_loop(s, bk, &A, &visits);
+        A.wq[TdQ] = Nq * d * e; /* line 5: dQ = 0 in HBM */
+        /* line 10 on every visit: Q_i, O_i, dO_i, dQ_i, l_i, m_i; line 21: dQ_i written */
+        A.rq[TQ] = visits * d * e;
+        A.rq[TO] = visits * dv * e;
+        A.rq[TdO] = visits * dv * e;
+        A.rq[TdQ] = visits * d * e;
+        A.rq[Tl] = A.rq[Tm] = visits * 4;
+        A.wq[TdQ] += visits * d * e;
+        break;
+    }
+    case FA_ALGO_FLASH2: {
+        u128 visits;
+        kv_loop(s, bk, &A, &visits);
+        /* pre-pass: dO, O read once; D and dQacc = 0 written once (fp32) */
+        A.rq[TdO] = Nq * dv * e;
+        A.rq[TO] = Nq * dv * e;
+        A.wq[TD] = Nq * 4;
+        A.wq[TdQacc] = Nq * d * 4;
+        /* main, every visit: Q_i, dO_i, L_i, D_i read; dQacc_i read and written */
+        A.rq[TQ] = visits * d * e;
+        A.rq[TdO] += visits * dv * e;
+        A.rq[TLSE] = visits * 4;
+        A.rq[TD] = visits * 4;
+        A.rq[TdQacc] = visits * d * 4;
+        A.wq[TdQacc] += visits * d * 4;
+        /* post-pass: dQacc read once, dQ written once in the dtype */
+        A.rq[TdQacc] += Nq * d * 4;
+        A.wq[TdQ] = Nq * d * e;
+        break;
+    }
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+    return finish(&A, s, out);
+}
+
+static fa_status add_formula(fa_pass_formula *acc_f, const fa_pass_formula *f)
+{
+    for (int t = 0; t < FA_PASS_TENSORS; t++) {
+        FA_TRY(fa_u64_add(acc_f->read[t], f->read[t], &acc_f->read[t], "closed-form bytes"));
+        FA_TRY(fa_u64_add(acc_f->write[t], f->write[t], &acc_f->write[t], "closed-form bytes"));
+    }
+    FA_TRY(fa_u64_add(acc_f->read_bytes, f->read_bytes, &acc_f->read_bytes, "closed-form bytes"));
+    FA_TRY(fa_u64_add(acc_f->write_bytes, f->write_bytes, &acc_f->write_bytes, "closed-form bytes"));
+    FA_TRY(fa_u64_add(acc_f->matmul_flops, f->matmul_flops, &acc_f->matmul_flops, "matmul FLOPs"));
+    return FA_OK;
+}
+
+fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk,
+                                fa_pass_formula *out)
+{
+    if (p < 0 || p >= FA_NPASS) FA_FAIL(FA_EINVAL, "unknown pass %d", (int)p);
+    memset(out, 0, sizeof *out);
+    if (p != FA_PASS_BWD) {
+        fa_formula f;
+        FA_TRY(fa_formula_bytes(a, s, bk, &f));
+        for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
+            out->read[t] = f.read[t];
+            out->write[t] = f.write[t];
+        }
+        out->read_bytes = f.read_bytes;
+        out->write_bytes = f.write_bytes;
+        out->matmul_flops = f.matmul_flops;
+    }
+    if (p != FA_PASS_FWD) {
+        fa_pass_formula b;
+        FA_TRY(fa_formula_bwd_bytes(a, s, bk, &b));
+        FA_TRY(add_formula(out, &b));
+    }
+    return FA_OK;
+}
+
+static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+uint64_t fa_sram_need_bwd(fa_algo a, const fa_shape *s, fa_blocks bk)
+{
+    const uint64_t Br = (uint64_t)bk.block_r, Bc = (uint64_t)bk.block_c, d = (uint64_t)s->d,
+                   dv = (uint64_t)s->d_v, e = (uint64_t)fa_dtype_bytes(s->dtype);
+    /* K_j, V_j in the dtype; dK_j, dV_j accumulators in fp32 */
+    const uint64_t kv = Bc * d * e + Bc * dv * e + 4 * Bc * d + 4 * Bc * dv;
+    switch (a) {
+    case FA_ALGO_STANDARD: {
+        uint64_t k1 = 4 * Br * Bc + Br * dv * e + 4 * Bc * dv; /* P_ij, dO_i, dV_j */
+        uint64_t k2 = Br * dv * e + Bc * dv * e + 4 * Br * Bc; /* dO_i, V_j, dP_ij */
+        uint64_t k3 = 8 * Br * Bc + 4 * Br;                    /* P_ij, dP_ij, D_i */
+        uint64_t k4 = 4 * Br * Bc + Bc * d * e + 4 * Br * d;   /* dS_ij, K_j, dQ_i */
+        uint64_t k5 = 4 * Br * Bc + Br * d * e + 4 * Bc * d;   /* dS_ij, Q_i, dK_j */
+        uint64_t m = max3(k1, k2, k3);
+        return max3(m, k4, k5);
+    }
+    case FA_ALGO_FLASH1:
+        /* Q_i, O_i, dO_i (dtype), dQ_i (fp32), l_i, m_i, D_i, S_ij/P_ij, dP_ij/dS_ij */
+        return kv + Br * d * e + 2 * Br * dv * e + 4 * Br * d + 12 * Br + 8 * Br * Bc;
+    case FA_ALGO_FLASH2: {
+        uint64_t pre = 2 * Br * dv * e + 4 * Br + 4 * Br * d; /* dO_i, O_i, D_i, dQ_i */
+        /* Q_i, dO_i (dtype), L_i, D_i, S_ij/P_ij, dP_ij/dS_ij, dQ_i (fp32) */
+        uint64_t main = kv + Br * d * e + Br * dv * e + 8 * Br + 8 * Br * Bc + 4 * Br * d;
+        uint64_t post = 4 * Br * d; /* dQacc_i */
+        return max3(pre, main, post);
+    }
+    default: return 0;
+    }
+}
+
+uint64_t fa_sram_need_pass(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk)
+{
+    uint64_t f = p == FA_PASS_BWD ? 0 : fa_sram_need(a, s, bk);
+    uint64_t b = p == FA_PASS_FWD ? 0 : fa_sram_need_bwd(a, s, bk);
+    return f > b ? f : b;
+}
+
+double fa_bound_bwd_bytes(fa_algo a, const fa_shape *s, uint64_t M)
+{
+    /* Theorem 5 states the orders of Theorem 2 for the backward pass. */
+    return fa_bound_bytes(a, s, M);
+}
+
+double fa_bound_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M)
+{
+    double f = p == FA_PASS_BWD ? 0 : fa_bound_bytes(a, s, M);
+    double b = p == FA_PASS_FWD ? 0 : fa_bound_bwd_bytes(a, s, M);
+    return f + b;
+}
+
+/* ---- memory footprint ---- */
+
+typedef struct {
+    u128 inputs, output, stats, saved, fwd_peak, bwd_peak, peak;
+} foot128;
+
+static u128 max128(u128 a, u128 b) { return a > b ? a : b; }
+
+/* Saturating 128-bit arithmetic: footprints at N near 2^31 with B*H near 2^62 exceed 2^128. */
+static const u128 U128_MAX = ~(u128)0;
+static u128 sadd(u128 a, u128 b) { return a > U128_MAX - b ? U128_MAX : a + b; }
+static u128 smul(u128 a, u128 b) { return (a != 0 && b > U128_MAX / a) ? U128_MAX : a * b; }
+
+static void footprint128(fa_algo a, const fa_shape *s, foot128 *f)
+{
+    const u128 nq = (u128)s->batch * (u128)s->heads, nkv = (u128)s->batch * (u128)s->kv_heads;
+    const u128 Nq = (u128)s->seqlen_q, Nk = (u128)s->seqlen_k, d = (u128)s->d,
+               dv = (u128)s->d_v, e = (u128)fa_dtype_bytes(s->dtype);
+    /* every size < 2^31 and nq < 2^62: each product below fits, only the sums saturate */
+    const u128 Q = smul(nq * Nq, d * e), K = smul(nkv * Nk, d * e), V = smul(nkv * Nk, dv * e),
+               O = smul(nq * Nq, dv * e), NN = smul(nq * Nq, Nk * e), row4 = smul(nq * Nq, 4),
+               acc4 = smul(nq * Nq, d * 4);
+    /* gradients have the shapes of their tensors */
+    const u128 dO = O, dQ = Q, dK = K, dV = V;
+    f->inputs = sadd(sadd(Q, K), V);
+    f->output = O;
+    switch (a) {
+    case FA_ALGO_STANDARD:
+        f->stats = NN; /* P */
+        /* forward: kernel 2 holds S and P, kernel 3 holds P and O (S freed) */
+        f->fwd_peak = sadd(sadd(f->inputs, NN), max128(NN, O));
+        break;
+    case FA_ALGO_FLASH1: f->stats = sadd(row4, row4); break; /* l, m */
+    default: f->stats = row4; break;                         /* LSE */
+    }
+    f->saved = sadd(sadd(f->inputs, f->output), f->stats);
+    if (a != FA_ALGO_STANDARD) f->fwd_peak = f->saved;
+    u128 b = sadd(f->saved, dO);
+    switch (a) {
+    case FA_ALGO_STANDARD:
+        /* steps 1-3 hold dV, dP, dS; steps 4-5 hold dV, dS, dQ, dK (dP freed) */
+        f->bwd_peak = sadd(sadd(sadd(b, dV), NN), max128(NN, sadd(dQ, dK)));
+        break;
+    case FA_ALGO_FLASH1: f->bwd_peak = sadd(sadd(sadd(b, dQ), dK), dV); break;
+    default:
+        /* main holds D and dQacc; the post-pass holds dQacc and dQ (D freed) */
+        f->bwd_peak = sadd(sadd(sadd(sadd(b, dK), dV), acc4), max128(row4, dQ));
+        break;
+    }
+    f->peak = max128(f->fwd_peak, f->bwd_peak);
+}
+
+fa_status fa_hbm_footprint(fa_algo a, const fa_shape *s, fa_footprint *f)
+{
+    FA_TRY(fa_shape_check(s));
+    if (a < 0 || a >= FA_NALGO) FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    foot128 g;
+    footprint128(a, s, &g);
+    if (g.peak > UINT64_MAX)
+        FA_FAIL(FA_EOVERFLOW, "HBM footprint of %s exceeds 64 bits", fa_algo_name(a));
+    f->inputs = (uint64_t)g.inputs;
+    f->output = (uint64_t)g.output;
+    f->stats = (uint64_t)g.stats;
+    f->saved = (uint64_t)g.saved;
+    f->fwd_peak = (uint64_t)g.fwd_peak;
+    f->bwd_peak = (uint64_t)g.bwd_peak;
+    f->peak = (uint64_t)g.peak;
+    return FA_OK;
+}
+
+uint64_t fa_footprint_peak(const fa_footprint *f, fa_pass p)
+{
+    return p == FA_PASS_FWD ? f->fwd_peak : p == FA_PASS_BWD ? f->bwd_peak : f->peak;
+}
+
+static u128 peak_at(fa_algo a, const fa_shape *s, fa_pass p, int64_t n)
+{
+    fa_shape t = *s;
+    t.seqlen_q = t.seqlen_k = n;
+    foot128 g;
+    footprint128(a, &t, &g);
+    return p == FA_PASS_FWD ? g.fwd_peak : p == FA_PASS_BWD ? g.bwd_peak : g.peak;
+}
+
+fa_status fa_oom_seqlen(fa_algo a, const fa_shape *s, fa_pass p, uint64_t hbm_bytes,
+                        int64_t *n_out)
+{
+    FA_TRY(fa_shape_check(s));
+    if (a < 0 || a >= FA_NALGO) FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    if (p < 0 || p >= FA_NPASS) FA_FAIL(FA_EINVAL, "unknown pass %d", (int)p);
+    if (hbm_bytes == 0) FA_FAIL(FA_EINVAL, "HBM capacity must be > 0 bytes");
+    const int64_t hi_n = ((int64_t)1 << 31) - 1;
+    if (peak_at(a, s, p, hi_n) <= (u128)hbm_bytes) {
+        *n_out = 0;
+        return FA_OK;
+    }
+    /* the footprint grows with N: find the first N whose peak exceeds the capacity */
+    int64_t lo = 0, hi = hi_n; /* peak(lo) fits (or lo = 0), peak(hi) does not */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (peak_at(a, s, p, mid) > (u128)hbm_bytes) hi = mid;
+        else lo = mid;
+    }
+    *n_out = hi;
+    return FA_OK;
+}
+
+/* ---- count-only runs ---- */
+
+fa_status fa_bwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
+{
+    switch (a) {
+    case FA_ALGO_STANDARD:
+        return fa_standard_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    case FA_ALGO_FLASH1:
+        return fa_flash1_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL);
+    case FA_ALGO_FLASH2:
+        return fa_flash2_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL);
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+}
+
+static fa_status fwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
+{
+    switch (a) {
+    case FA_ALGO_STANDARD: return fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL);
+    case FA_ALGO_FLASH1: return fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL);
+    case FA_ALGO_FLASH2: return fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL);
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+}
+
+fa_status fa_pass_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                         const fa_hw *hw, FILE *trace, fa_pass_io_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->pass = p;
+    r->algo = a;
+    r->blocks = bk;
+    r->sram_bytes = M;
+    FA_TRY(fa_formula_pass_bytes(p, a, s, bk, &r->formula));
+    FA_TRY(fa_hbm_footprint(a, s, &r->footprint));
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
+    if (!mem) return FA_ENOMEM;
+    if (trace) fa_mem_set_trace(mem, trace);
+    fa_status st = FA_OK;
+    if (p != FA_PASS_BWD) st = fwd_run(a, mem, s, bk);
+    if (!st && p != FA_PASS_FWD) st = fa_bwd_run(a, mem, s, bk);
+    if (st == FA_OK) r->counts = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    if (st) return st;
+    r->sram_need = fa_sram_need_pass(p, a, s, bk);
+    r->bound_bytes = fa_bound_pass_bytes(p, a, s, M);
+    double f = 2.0 * (double)s->batch * (double)s->heads * (double)s->seqlen_q *
+               (double)s->seqlen_k * (double)(s->d + s->d_v);
+    if (s->causal != FA_CAUSAL_NONE) f /= 2;
+    r->nominal_flops = f * (p == FA_PASS_FWD ? 1.0 : p == FA_PASS_BWD ? 2.5 : 3.5);
+    uint64_t bytes = fa_counts_hbm_bytes(&r->counts);
+    r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
+    fa_io_result tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.counts = r->counts;
+    fa_io_times(&tmp, s, hw);
+    r->time_compute_s = tmp.time_compute_s;
+    r->time_memory_s = tmp.time_memory_s;
+    r->time_s = tmp.time_s;
+    return FA_OK;
+}

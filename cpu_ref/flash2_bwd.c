@@ -1,0 +1,259 @@
+/* flash2_bwd.c -- FlashAttention-2 backward (Dao 2023, arXiv 2307.08691, Algorithm 2), as the
+ * three kernels of the FlashAttention-2 code base:
+ *   pre-pass   D = rowsum(dO o O) -> HBM and dQacc = 0 -> HBM        (Alg. 2 lines 3-4)
+ *   main       outer loop over K_j, V_j; inner loop over Q_i          (Alg. 2 lines 5-19)
+ *              P_ij recomputed from the stored logsumexp L_i; dQacc_i (fp32) read, updated and
+ *              written back on every inner step (atomic adds on a GPU); dK_j, dV_j on chip
+ *   post-pass  dQ = dQacc in the dtype
+ * HBM traffic per head without a mask: K, V once (per kv head); Q, dO, L, D and dQacc (read and
+ * write) T_c times; D, dQacc, dQ once each way (docs/io-model-backward.md, "flash2").
+ * Causal: the K/V tile j visits only the row blocks i_lo..T_r-1 that have an allowed key in it. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fa_bwd.h"
+
+#define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
+
+typedef struct {
+    fa_tensor Q, K, V, O, L, dO, D, dQacc, dQ, dK, dV;
+} f2_tensors;
+
+typedef struct {
+    fa_buf Kj, Vj, dKj, dVj, Qi, dOi, Li, Di, S, dP, dQi;
+} f2_bufs;
+
+static void zero(fa_buf *b)
+{
+    for (int64_t k = 0; b->data && k < b->rows * b->cols; k++) b->data[k] = 0;
+}
+
+/* Pre-pass over the row blocks of query head (b, h): lines 3-4. */
+static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T, int64_t b,
+                          int64_t h)
+{
+    const int64_t Br = bk.block_r, d = s->d, dv = s->d_v, T_r = fa_cdiv(s->seqlen_q, Br);
+    const int e = fa_dtype_bytes(s->dtype);
+    fa_buf dOi = {0}, Oi = {0}, Di = {0}, dQi = {0};
+    fa_status st = fa_sram_alloc(mem, &dOi, "dO_i", Br, dv, e);
+    if (!st) st = fa_sram_alloc(mem, &Oi, "O_i", Br, dv, e);
+    if (!st) st = fa_sram_alloc(mem, &Di, "D_i", Br, 1, 4);
+    if (!st) st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
+    zero(&dQi);
+    for (int64_t i = 0; !st && i < T_r;) {
+        int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
+        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        st = fa_mem_push_weight(mem, (uint64_t)w);
+        if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
+        if (!st) st = fa_load(mem, &T->O, b, h, r0, rows, 0, dv, &Oi);
+        /* line 4: D_i = rowsum(dO_i o O_i) */
+        if (!st) st = fa_tile_rowdot(mem, Di.data, dOi.data, dv, Oi.data, dv, rows, dv);
+        if (!st) st = fa_store(mem, &T->D, b, h, r0, rows, 0, 1, &Di);
+        /* line 3: dQ = 0 in HBM (here the fp32 accumulator) */
+        if (!st) st = fa_store(mem, &T->dQacc, b, h, r0, rows, 0, d, &dQi);
+        fa_mem_pop_weight(mem);
+        i += w;
+    }
+    fa_sram_free(&dOi);
+    fa_sram_free(&Oi);
+    fa_sram_free(&Di);
+    fa_sram_free(&dQi);
+    return st;
+}
+
+/* Post-pass over the row blocks of query head (b, h): dQ = dQacc, converted to the dtype. */
+static fa_status post_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T,
+                           int64_t b, int64_t h)
+{
+    const int64_t Br = bk.block_r, d = s->d, T_r = fa_cdiv(s->seqlen_q, Br);
+    fa_buf dQi = {0};
+    fa_status st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
+    for (int64_t i = 0; !st && i < T_r;) {
+        int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
+        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        st = fa_mem_push_weight(mem, (uint64_t)w);
+        if (!st) st = fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &dQi);
+        if (!st) st = fa_store(mem, &T->dQ, b, h, r0, rows, 0, d, &dQi);
+        fa_mem_pop_weight(mem);
+        i += w;
+    }
+    fa_sram_free(&dQi);
+    return st;
+}
+
+static fa_status alloc_main(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_bufs *B)
+{
+    const int e = fa_dtype_bytes(s->dtype);
+    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    FA_TRY(fa_sram_alloc(mem, &B->Kj, "K_j", Bc, d, e));
+    FA_TRY(fa_sram_alloc(mem, &B->Vj, "V_j", Bc, dv, e));
+    FA_TRY(fa_sram_alloc(mem, &B->dKj, "dK_j", Bc, d, 4));
+    FA_TRY(fa_sram_alloc(mem, &B->dVj, "dV_j", Bc, dv, 4));
+    FA_TRY(fa_sram_alloc(mem, &B->Qi, "Q_i", Br, d, e));
+    FA_TRY(fa_sram_alloc(mem, &B->dOi, "dO_i", Br, dv, e));
+    FA_TRY(fa_sram_alloc(mem, &B->Li, "L_i", Br, 1, 4));
+    FA_TRY(fa_sram_alloc(mem, &B->Di, "D_i", Br, 1, 4));
+    FA_TRY(fa_sram_alloc(mem, &B->S, "S_ij", Br, Bc, 4));
+    FA_TRY(fa_sram_alloc(mem, &B->dP, "dP_ij", Br, Bc, 4));
+    FA_TRY(fa_sram_alloc(mem, &B->dQi, "dQ_i", Br, d, 4));
+    return FA_OK;
+}
+
+static void free_main(f2_bufs *B)
+{
+    fa_buf *all[] = {&B->Kj, &B->Vj, &B->dKj, &B->dVj, &B->Qi, &B->dOi,
+                     &B->Li, &B->Di, &B->S,   &B->dP,  &B->dQi};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) fa_sram_free(all[k]);
+}
+
+/* Lines 9-16 for one (i, j) tile of query head h; K_j, V_j are on chip. */
+static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T,
+                            f2_bufs *B, int64_t b, int64_t h, int64_t i, int64_t c0, int64_t cols)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+    FA_TRY(fa_load(mem, &T->Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 9 */
+    FA_TRY(fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &B->dOi));
+    FA_TRY(fa_load(mem, &T->L, b, h, r0, rows, 0, 1, &B->Li));
+    FA_TRY(fa_load(mem, &T->D, b, h, r0, rows, 0, 1, &B->Di));
+    /* line 10: S_ij = tau Q_i K_j^T, masked; the pad of a tail tile scores -inf */
+    FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols, d, 0));
+    FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, fa_shape_scale(s)));
+    fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
+    /* line 11: P_ij = exp(S_ij - L_i) */
+    FA_TRY(fa_tile_exp_lse(mem, B->S.data, Bc, Br, B->Li.data, rows, cols));
+    /* line 12: dV_j += P_ij^T dO_i */
+    FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
+                              rows, 1));
+    /* line 13: dP_ij = dO_i V_j^T */
+    FA_TRY(fa_tile_matmul_abt(mem, B->dP.data, Bc, B->dOi.data, dv, B->Vj.data, dv, rows, cols,
+                              dv, 0));
+    /* line 14: dS_ij = P_ij o (dP_ij - D_i), times tau (S = tau Q K^T) */
+    FA_TRY(fa_tile_dsoftmax(mem, B->dP.data, Bc, B->S.data, Bc, B->Di.data, rows, cols,
+                            fa_shape_scale(s)));
+    /* line 15: dQ_i += dS_ij K_j, read-modify-write of the fp32 accumulator in HBM */
+    FA_TRY(fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &B->dQi));
+    FA_TRY(fa_tile_matmul_ab(mem, B->dQi.data, d, B->dP.data, Bc, B->Kj.data, d, rows, d, cols, 1));
+    FA_TRY(fa_store(mem, &T->dQacc, b, h, r0, rows, 0, d, &B->dQi));
+    /* line 16: dK_j += dS_ij^T Q_i */
+    return fa_tile_matmul_atb(mem, B->dKj.data, d, B->dP.data, Bc, B->Qi.data, d, cols, d, rows, 1);
+}
+
+/* Lines 5-19 for kv head (b, hk): its K/V tiles, each visited by the row blocks of the g query
+ * heads that read it (GQA: dK_j, dV_j sum over the group on chip). */
+static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T,
+                            f2_bufs *B, int64_t b, int64_t hk)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t g = s->heads / s->kv_heads;
+    const int merge = fa_mem_may_merge(mem);
+    for (int64_t j = 0; j < T_c;) { /* line 5 */
+        int64_t wj = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
+        const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+        int64_t i_lo, i_full;
+        fa_q_tiles(s, c0, cols, Br, &i_lo, &i_full);
+        FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
+        zero(&B->dKj); /* line 7 */
+        zero(&B->dVj);
+        if (i_lo < T_r) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
+            FA_TRY(fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 6 */
+            FA_TRY(fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &B->Vj));
+            /* the g query heads of the group: identical counts, one visit when merging */
+            int64_t nh = merge ? 1 : g;
+            FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
+            for (int64_t q = 0; q < nh; q++) {
+                const int64_t h = hk * g + q;
+                for (int64_t i = i_lo; i < T_r;) { /* line 8 */
+                    int64_t wi = fa_tile_run(mem, i, T_r, i_lo, i_full, T_r - 1);
+                    FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
+                    FA_TRY(inner_step(mem, s, bk, T, B, b, h, i, c0, cols));
+                    fa_mem_pop_weight(mem);
+                    i += wi;
+                }
+            }
+            fa_mem_pop_weight(mem);
+        }
+        FA_TRY(fa_store(mem, &T->dK, b, hk, c0, cols, 0, d, &B->dKj)); /* line 18 */
+        FA_TRY(fa_store(mem, &T->dV, b, hk, c0, cols, 0, dv, &B->dVj));
+        fa_mem_pop_weight(mem);
+        j += wj;
+    }
+    return FA_OK;
+}
+
+static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T)
+{
+    /* In count-only mode every slice counts the same: visit one with the weight of all. */
+    const int merge = fa_mem_may_merge(mem);
+    const int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads,
+                  nkv = merge ? 1 : s->kv_heads;
+    fa_status st = FA_OK;
+    int depth = fa_mem_weight_depth(mem);
+
+    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
+    for (int64_t b = 0; !st && b < nb; b++)
+        for (int64_t h = 0; !st && h < nh; h++) st = pre_pass(mem, s, bk, T, b, h);
+    fa_mem_restore_weight(mem, depth);
+    if (st) return st;
+
+    f2_bufs B = {0};
+    st = alloc_main(mem, s, bk, &B);
+    if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->kv_heads));
+    for (int64_t b = 0; !st && b < nb; b++)
+        for (int64_t hk = 0; !st && hk < nkv; hk++) st = main_slice(mem, s, bk, T, &B, b, hk);
+    fa_mem_restore_weight(mem, depth);
+    free_main(&B);
+    if (st) return st;
+
+    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
+    for (int64_t b = 0; !st && b < nb; b++)
+        for (int64_t h = 0; !st && h < nh; h++) st = post_pass(mem, s, bk, T, b, h);
+    fa_mem_restore_weight(mem, depth);
+    return st;
+}
+
+fa_status fa_flash2_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                             const double *K, const double *V, const double *O,
+                             const double *LSE, const double *dO, double *dQ, double *dK,
+                             double *dV)
+{
+    FA_TRY(fa_shape_check(s));
+    if (bk.block_r < 1 || bk.block_c < 1)
+        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
+                (long long)bk.block_r, (long long)bk.block_c);
+    const int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
+    if (numeric && (!Q || !K || !V || !O || !LSE || !dO || !dQ || !dK || !dV))
+        FA_FAIL(FA_EINVAL, "flash2 backward: numeric mode needs Q, K, V, O, LSE, dO, dQ, dK, dV");
+    const int e = fa_dtype_bytes(s->dtype);
+    const int64_t B = s->batch, H = s->heads, Hk = s->kv_heads, Nq = s->seqlen_q,
+                  Nk = s->seqlen_k, d = s->d, dv = s->d_v;
+    double *Dd = NULL, *Acc = NULL;
+    if (numeric) {
+        Dd = malloc((size_t)fa_numel_stats(s) * sizeof *Dd);
+        Acc = malloc((size_t)fa_numel_q(s) * sizeof *Acc);
+        if (!Dd || !Acc) {
+            free(Dd);
+            free(Acc);
+            FA_FAIL(FA_ENOMEM, "flash2 backward: out of host memory for D and dQacc");
+        }
+    }
+#define IN(p) (numeric ? (double *)(p) : NULL)
+    f2_tensors T;
+    fa_status st = fa_tensor_make(mem, &T.Q, "Q", B, H, Nq, d, e, IN(Q));
+    if (!st) st = fa_tensor_make(mem, &T.K, "K", B, Hk, Nk, d, e, IN(K));
+    if (!st) st = fa_tensor_make(mem, &T.V, "V", B, Hk, Nk, dv, e, IN(V));
+    if (!st) st = fa_tensor_make(mem, &T.O, "O", B, H, Nq, dv, e, IN(O));
+    if (!st) st = fa_tensor_make(mem, &T.L, "LSE", B, H, Nq, 1, 4, IN(LSE));
+    if (!st) st = fa_tensor_make(mem, &T.dO, "dO", B, H, Nq, dv, e, IN(dO));
+    if (!st) st = fa_tensor_make(mem, &T.D, "D", B, H, Nq, 1, 4, Dd);
+    if (!st) st = fa_tensor_make(mem, &T.dQacc, "dQacc", B, H, Nq, d, 4, Acc);
+    if (!st) st = fa_tensor_make(mem, &T.dQ, "dQ", B, H, Nq, d, e, IN(dQ));
+    if (!st) st = fa_tensor_make(mem, &T.dK, "dK", B, Hk, Nk, d, e, IN(dK));
+    if (!st) st = fa_tensor_make(mem, &T.dV, "dV", B, Hk, Nk, dv, e, IN(dV));
+#undef IN
+    if (!st) st = run(mem, s, bk, &T);
+    free(Dd);
+    free(Acc);
+    return st;
+}
