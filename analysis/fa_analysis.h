@@ -67,12 +67,24 @@ typedef struct {
     double time_compute_s;      /* matmul / tensor peak + other / fp32 peak */
     double time_memory_s;       /* HBM bytes / bandwidth */
     double time_s;              /* roofline: max of the two */
+    int has_l2;                 /* 1 when fa_io_l2 filled the fields below */
+    uint64_t dram_read_bytes;   /* with the L2 model: bytes read from DRAM */
+    uint64_t dram_write_bytes;  /* with the L2 model: bytes written to DRAM */
+    int l2_slots;               /* concurrent thread blocks the L2 model replayed */
 } fa_io_result;
 
 /* Runs algorithm a in count-only mode (trace: optional CSV sink; merging is off when set),
  * fills r, and checks nothing.  hw may be NULL (no times).  Errors: those of the algorithm. */
 fa_status fa_io_run(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
                     FILE *trace, fa_io_result *r);
+
+/* Predicts DRAM bytes with the L2 model (sim/fa_l2.h): replays the algorithm's transfers with
+ * hw->sms x max(1, floor(sram_per_sm / SRAM need)) concurrent thread blocks through an L2 of
+ * hw->l2_bytes (128-byte lines, 16 ways).  Fills the has_l2 fields of r (r must come from
+ * fa_io_run with the same arguments).  Errors: FA_EINVAL when the run has more than
+ * 2^26 transfers, FA_ENOMEM, those of the algorithm. */
+fa_status fa_io_l2(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
+                   fa_io_result *r);
 
 /* Roofline time of a result on hw (fills the three time fields). */
 void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fa_analysis.h"
+#include "fa_l2.h"
 
 void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
 {
@@ -17,6 +18,45 @@ void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
                         (double)r->counts.flops_other / hw->peak_fp32;
     r->time_memory_s = (double)fa_counts_hbm_bytes(&r->counts) / hw->hbm_bandwidth;
     r->time_s = r->time_compute_s > r->time_memory_s ? r->time_compute_s : r->time_memory_s;
+}
+
+static fa_status run_algo(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
+{
+    switch (a) {
+    case FA_ALGO_STANDARD: return fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL);
+    case FA_ALGO_FLASH1: return fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL);
+    case FA_ALGO_FLASH2: return fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL);
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+}
+
+fa_status fa_io_l2(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
+                   fa_io_result *r)
+{
+    uint64_t need = fa_sram_need(a, s, bk);
+    uint64_t per_sm = need ? hw->sram_per_sm / need : 1;
+    if (per_sm < 1) per_sm = 1;
+    if (per_sm > 32) per_sm = 32;
+    int slots = hw->sms * (int)per_sm;
+    fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, 128, 16, slots, (uint64_t)1 << 26);
+    if (!l2) return FA_ENOMEM;
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
+    if (!mem) {
+        fa_l2_free(l2);
+        return FA_ENOMEM;
+    }
+    fa_mem_set_sink(mem, fa_l2_sink, l2);
+    fa_status st = run_algo(a, mem, s, bk);
+    fa_l2_result lr;
+    if (st == FA_OK) st = fa_l2_run(l2, &lr);
+    fa_mem_free(mem);
+    fa_l2_free(l2);
+    if (st) return st;
+    r->has_l2 = 1;
+    r->dram_read_bytes = lr.dram_read_bytes;
+    r->dram_write_bytes = lr.dram_write_bytes;
+    r->l2_slots = lr.slots;
+    return FA_OK;
 }
 
 fa_status fa_io_run(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
@@ -30,13 +70,7 @@ fa_status fa_io_run(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, cons
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) return FA_ENOMEM;
     if (trace) fa_mem_set_trace(mem, trace);
-    fa_status st;
-    switch (a) {
-    case FA_ALGO_STANDARD: st = fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL); break;
-    case FA_ALGO_FLASH1: st = fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL); break;
-    case FA_ALGO_FLASH2: st = fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL); break;
-    default: st = fa_error(FA_EINVAL, __FILE__, __LINE__, "unknown algorithm %d", (int)a);
-    }
+    fa_status st = run_algo(a, mem, s, bk);
     if (st == FA_OK) r->counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
     if (st) return st;

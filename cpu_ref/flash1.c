@@ -75,6 +75,7 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
     const int64_t Nq = s->seqlen_q, Nk = s->seqlen_k, hk = h / (s->heads / s->kv_heads);
     const int64_t T_r = fa_cdiv(Nq, Br), T_c = fa_cdiv(Nk, Bc);
     const double scale = fa_shape_scale(s);
+    fa_mem_set_program(mem, b * s->heads + h); /* one thread block per (batch, head) */
 
     /* line 2: O = 0, l = 0, m = -inf in HBM (written tile by tile from SRAM) */
     for (int64_t i = 0; i < T_r;) {

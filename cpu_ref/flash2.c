@@ -49,6 +49,8 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
     const double scale = fa_shape_scale(s);
     int64_t n_visit, n_full;
     fa_kv_tiles(s, r0, rows, Bc, &n_visit, &n_full);
+    /* one thread block per (batch, head, row block) on a GPU */
+    fa_mem_set_program(mem, (b * s->heads + h) * fa_cdiv(s->seqlen_q, Br) + i);
 
     /* line 6: O_i = 0, l_i = 0, m_i = -inf on chip */
     if (B->O.data)

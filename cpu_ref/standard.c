@@ -32,6 +32,7 @@ static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         if (!st) st = fa_load(mem, Q, b, h, r0, rows, 0, d, &Qi);
         for (int64_t j = 0; !st && j < T_c;) {
@@ -67,6 +68,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         if (!st && m.data)
             for (int64_t r = 0; r < rows; r++) {
@@ -145,6 +147,7 @@ static fa_status kernel_o(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
@@ -205,8 +208,10 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
     /* Each kernel runs over all (batch, head) slices before the next one starts. */
     for (int64_t b = 0; !st && b < nb; b++)
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_s(mem, s, bk, &tQ, &tK, &tS, b, h);
+    fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++)
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_p(mem, s, bk, &tS, &tP, b, h);
+    fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++)
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_o(mem, s, bk, &tP, &tV, &tO, b, h);
     fa_mem_restore_weight(mem, depth);

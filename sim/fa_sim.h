@@ -95,6 +95,31 @@ const fa_counts *fa_mem_counts(const fa_mem *mem);
  * Tracing disables run merging so that every tile transfer appears. */
 void fa_mem_set_trace(fa_mem *mem, FILE *f);
 
+/* One tile transfer, as a sink sees it (fa_mem_set_sink). */
+typedef struct {
+    uint64_t step;           /* sequence number of the transfer in this run */
+    const fa_tensor *tensor; /* the HBM tensor (shape, strides, element size, name) */
+    int write;               /* 1: SRAM -> HBM, 0: HBM -> SRAM */
+    int64_t b, h, row0, rows, col0, cols;
+    uint64_t bytes;          /* rows * cols * elem_bytes */
+    int64_t program;         /* thread block (fa_mem_set_program), -1 before the first */
+    int kernel;              /* kernel index (fa_mem_kernel_barrier increments it) */
+} fa_transfer;
+
+typedef void (*fa_sink_fn)(void *ctx, const fa_transfer *t);
+
+/* Sends every transfer to fn(ctx, ...) (NULL: none).  Like a trace, a sink disables run
+ * merging.  The L2 model (fa_l2.h) is such a sink. */
+void fa_mem_set_sink(fa_mem *mem, fa_sink_fn fn, void *ctx);
+
+/* Marks the start of the work of one thread block (program) of the current kernel: on a GPU
+ * the programs of a kernel run concurrently in waves over the SMs.  Algorithms call it; it
+ * changes no count. */
+void fa_mem_set_program(fa_mem *mem, int64_t program);
+
+/* Marks the end of a kernel: every program of the next kernel starts after all of this one. */
+void fa_mem_kernel_barrier(fa_mem *mem);
+
 /* Allows or forbids run merging in count-only mode (allowed by default). */
 void fa_mem_set_merge(fa_mem *mem, int allow);
 

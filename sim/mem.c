@@ -15,6 +15,10 @@ struct fa_mem {
     int allow_merge;
     FILE *trace;
     uint64_t step;
+    fa_sink_fn sink;
+    void *sink_ctx;
+    int64_t program;
+    int kernel;
 };
 
 /* On overflow *out is left untouched, so a refused count never corrupts a counter. */
@@ -51,6 +55,7 @@ fa_mem *fa_mem_alloc(fa_mode mode, size_t sram_bytes)
     m->capacity = sram_bytes;
     m->weight_stack[0] = 1;
     m->allow_merge = 1;
+    m->program = -1;
     return m;
 }
 
@@ -85,8 +90,18 @@ void fa_mem_set_merge(fa_mem *mem, int allow) { mem->allow_merge = allow != 0; }
 
 int fa_mem_may_merge(const fa_mem *mem)
 {
-    return mem->mode == FA_MODE_COUNT && mem->allow_merge && mem->trace == NULL;
+    return mem->mode == FA_MODE_COUNT && mem->allow_merge && mem->trace == NULL && mem->sink == NULL;
 }
+
+void fa_mem_set_sink(fa_mem *mem, fa_sink_fn fn, void *ctx)
+{
+    mem->sink = fn;
+    mem->sink_ctx = ctx;
+}
+
+void fa_mem_set_program(fa_mem *mem, int64_t program) { mem->program = program; }
+
+void fa_mem_kernel_barrier(fa_mem *mem) { mem->kernel++; }
 
 static uint64_t weight(const fa_mem *mem) { return mem->weight_stack[mem->weight_depth]; }
 
@@ -228,6 +243,12 @@ static fa_status count_transfer(fa_mem *mem, const fa_tensor *t, int write, int6
         fprintf(mem->trace, "%" PRIu64 ",%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%" PRIu64 ",%" PRId64 ",%" PRId64 "\n",
                 mem->step, t->name, write ? "write" : "read", row0, rows, col0, cols, bytes, b, h);
+    if (mem->sink) {
+        fa_transfer tr = {.step = mem->step, .tensor = t, .write = write, .b = b, .h = h,
+                          .row0 = row0, .rows = rows, .col0 = col0, .cols = cols, .bytes = bytes,
+                          .program = mem->program, .kernel = mem->kernel};
+        mem->sink(mem->sink_ctx, &tr);
+    }
     mem->step++;
     return FA_OK;
 }

@@ -177,6 +177,8 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             o->seed = (unsigned long)v;
         } else if ((accept & OPT_CHECK) && IS("--tol")) {
             if (parse_double(name, NEXT(), &o->tol)) return EXIT_USAGE;
+        } else if ((accept & OPT_L2) && IS("--l2")) {
+            o->l2 = 1;
         } else if ((accept & OPT_QUIET) && IS("--quiet")) {
             o->quiet = 1;
         } else if (extra && n_extra && *n_extra < max_extra && strncmp(a, "--", 2) == 0 &&

@@ -31,6 +31,7 @@ typedef struct {
     unsigned long seed;
     double tol;
     int quiet;
+    int l2;               /* --l2: predict DRAM bytes with the L2 model */
 } cli_opts;
 
 /* The option table entry kinds that commands may accept. */
@@ -44,6 +45,7 @@ enum {
     OPT_OUT = 1 << 6,    /* --out FILE */
     OPT_CHECK = 1 << 7,  /* --seed --tol */
     OPT_QUIET = 1 << 8,  /* --quiet */
+    OPT_L2 = 1 << 9,     /* --l2 */
 };
 
 /* Parses argv[first..argc) against the options in `accept`; unknown arguments are collected

@@ -27,6 +27,8 @@ static const char *const io_help =
     "  --format table|csv|json              output format (default table)\n"
     "  --breakdown                          bytes per tensor\n"
     "  --trace FILE                         CSV of every transfer (one algorithm only)\n"
+    "  --l2                                 also predict DRAM bytes with the L2 model (thread\n"
+    "                                       blocks in waves over the SMs, the profile's L2)\n"
     "Counts and formulas are derived in docs/io-model.md.\n";
 
 #define TRACE_LIMIT 50000000.0
@@ -45,6 +47,7 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
         st = fa_io_run(a, &o->shape, bk, M, &o->hw, trace, &r[*n]);
         if (st) return cli_fail(st);
         r[*n].sram_overflow = over;
+        if (o->l2 && (st = fa_io_l2(a, &o->shape, bk, M, &o->hw, &r[*n]))) return cli_fail(st);
         (*n)++;
     }
     return 0;
@@ -58,7 +61,7 @@ int cmd_io(int argc, char **argv)
             return 0;
         }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE,
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2,
                        &o, NULL, 0, NULL);
     if (rc || (rc = cli_resolve(&o))) return rc;
     cli_file tf = {0};

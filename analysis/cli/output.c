@@ -50,6 +50,15 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
                     x->sram_bytes - x->sram_overflow);
     }
+    for (int i = 0; i < n; i++)
+        if (r[i].has_l2) {
+            char d1[32], d2[32];
+            fprintf(f, "%s%-9s L2 model (%s L2, %d thread blocks at a time): DRAM read %s, DRAM write %s "
+                       "(SRAM<->L2 traffic is the HBM column above)\n",
+                    i == 0 ? "\n" : "", fa_algo_name(r[i].algo), cli_bytes((double)o->hw.l2_bytes, b7, sizeof b7),
+                    r[i].l2_slots, cli_bytes((double)r[i].dram_read_bytes, d1, sizeof d1),
+                    cli_bytes((double)r[i].dram_write_bytes, d2, sizeof d2));
+        }
     if (o->breakdown) {
         fprintf(f, "\nper tensor (bytes):\n%-9s %-6s %16s %16s %12s %12s\n", "algo", "tensor", "read",
                 "written", "loads", "stores");
@@ -67,7 +76,7 @@ static const char *const csv_cols =
     "algo,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,block_r,block_c,"
     "hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,formula_match,bound_bytes,flops,"
     "flops_matmul,flops_other,nominal_flops,sram_peak_bytes,sram_overflow_bytes,intensity,"
-    "time_s,time_compute_s,time_memory_s";
+    "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes";
 
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header)
@@ -97,6 +106,8 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
                 x->counts.flops_matmul + x->counts.flops_other, x->counts.flops_matmul,
                 x->counts.flops_other, x->nominal_flops, x->counts.sram_peak_bytes,
                 x->sram_overflow, x->intensity, x->time_s, x->time_compute_s, x->time_memory_s);
+        if (x->has_l2) fprintf(f, ",%" PRIu64 ",%" PRIu64, x->dram_read_bytes, x->dram_write_bytes);
+        else fprintf(f, ",,");
         if (o->breakdown)
             for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
                 int id = fa_counts_find(&x->counts, fa_formula_tensor_names[t]);
@@ -156,6 +167,11 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
         json_object_set_new(j, "time_s", json_real(x->time_s));
         json_object_set_new(j, "time_compute_s", json_real(x->time_compute_s));
         json_object_set_new(j, "time_memory_s", json_real(x->time_memory_s));
+        if (x->has_l2) {
+            U64("dram_read_bytes", x->dram_read_bytes);
+            U64("dram_write_bytes", x->dram_write_bytes);
+            json_object_set_new(j, "l2_slots", json_integer(x->l2_slots));
+        }
         json_t *tens = json_object();
         for (int t = 0; t < x->counts.n_tensors; t++) {
             const fa_tensor_count *c = &x->counts.tensor[t];
