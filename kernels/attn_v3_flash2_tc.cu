@@ -20,8 +20,10 @@
  * in registers removes a shared-memory round trip per tile.
  *
  * Variant 0 (`v3`): 8 warps x 16 rows = B_r 128, B_c 64.  Variant 1 (`v3_mt2`): 4 warps x 32
- * rows = B_r 128 (fewer shared-memory reads of K, V per FLOP, more registers), B_c 64 at d 64,
- * 32 at d 128.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
+ * rows = B_r 128, B_c 64 (each K/V fragment read from shared memory feeds two m16 tiles: half
+ * the shared-memory reads per FLOP, more registers).  Variant 2 (`v3_mt2_bc32`): as 1 with
+ * B_c 32 (fewer registers for S, more steps).  The O tile leaves through shared memory in
+ * 16-byte row chunks.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -82,6 +84,15 @@ __device__ __forceinline__ void mma16816<__half>(float c[4], const uint32_t a[4]
                  "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* 2^x on the special-function unit (one MUFU.EX2; exp2f adds range fix-ups we do not need:
+ * the arguments are <= 0 and -inf gives 0). */
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
 }
 
 /* Two floats -> one register of two 16-bit values (lo in the low half). */
@@ -222,7 +233,8 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         }
 
         /* mask: only tiles that cross the causal diagonal or the end of the keys */
-        const bool need_mask = (c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + off);
+        const bool need_mask =
+            (c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off); /* this warp */
         if (need_mask) {
 #pragma unroll
             for (int mt = 0; mt < MT; mt++)
@@ -249,14 +261,14 @@ __global__ void __launch_bounds__(NW * 32, MINB)
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 const float ms = mx == -INFINITY ? 0.f : mx * scale_log2; /* guarded */
                 const float alpha = m[mt][hr] == -INFINITY ? 0.f
-                                                           : exp2f(m[mt][hr] * scale_log2 - ms);
+                                                           : fast_exp2(m[mt][hr] * scale_log2 - ms);
                 m[mt][hr] = mx;
                 float rs = 0.f;
 #pragma unroll
                 for (int nb = 0; nb < NB; nb++)
 #pragma unroll
                     for (int e = 2 * hr; e < 2 * hr + 2; e++) {
-                        float p = exp2f(fmaf(s[mt][nb][e], scale_log2, -ms));
+                        float p = fast_exp2(fmaf(s[mt][nb][e], scale_log2, -ms));
                         s[mt][nb][e] = p;
                         rs += p;
                     }
@@ -294,8 +306,11 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         __syncthreads(); /* every warp is done with stage st before it is refilled */
     }
 
-    /* epilogue (lines 12-13): O = diag(l)^-1 O, LSE = m * scale + ln l; empty rows 0, -inf */
+    /* epilogue (lines 12-13): O = diag(l)^-1 O, LSE = m * scale + ln l; empty rows 0, -inf.
+     * O goes through this warp's own rows of the Q tile (no other warp reads them) so that the
+     * global stores are whole 16-byte chunks of a row instead of 4-byte pieces. */
     const float ln2 = 0.69314718055994531f;
+    T *Os = Qs;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -303,17 +318,24 @@ __global__ void __launch_bounds__(NW * 32, MINB)
             float lt = l[mt][hr];
             lt += __shfl_xor_sync(0xffffffffu, lt, 1);
             lt += __shfl_xor_sync(0xffffffffu, lt, 2);
-            const int i = r0 + wrow + mt * 16 + g + hr * 8;
-            if (i >= sh.N_q) continue;
+            const int rr = wrow + mt * 16 + g + hr * 8, i = r0 + rr;
             const float inv = lt > 0.f ? 1.f / lt : 0.f;
 #pragma unroll
-            for (int db = 0; db < DB; db++) {
-                uint32_t pk = pack2<T>(o[mt][db][2 * hr] * inv, o[mt][db][2 * hr + 1] * inv);
-                *reinterpret_cast<uint32_t *>(o_g + (long long)i * D + db * 8 + t4 * 2) = pk;
-            }
-            if (t4 == 0)
+            for (int db = 0; db < DB; db++)
+                *reinterpret_cast<uint32_t *>(Os + swz<D>(rr, db * 8 + t4 * 2)) =
+                    pack2<T>(o[mt][db][2 * hr] * inv, o[mt][db][2 * hr + 1] * inv);
+            if (t4 == 0 && i < sh.N_q)
                 lse[i] = lt > 0.f ? m[mt][hr] * scale_log2 * ln2 + logf(lt) : -INFINITY;
         }
+    __syncwarp();
+    constexpr int CPR = D / 8;
+#pragma unroll
+    for (int idx = lane; idx < 16 * MT * CPR; idx += 32) {
+        const int rr = wrow + idx / CPR, ch = idx % CPR, i = r0 + rr;
+        if (i < sh.N_q)
+            *reinterpret_cast<uint4 *>(o_g + (long long)i * D + ch * 8) =
+                *reinterpret_cast<const uint4 *>(Os + swz<D>(rr, ch * 8));
+    }
 }
 
 template <int D, int BC, int NW, int MT, int MINB, typename T>
@@ -337,11 +359,13 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                                const void *V, void *O, float *LSE, cudaStream_t st)
 {
     if (s->d == 64)
-        return variant == 0 ? launch_v3<64, 64, 8, 1, 2, T>(s, Q, K, V, O, LSE, st)
-                            : launch_v3<64, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
+        return variant == 0   ? launch_v3<64, 64, 8, 1, 2, T>(s, Q, K, V, O, LSE, st)
+               : variant == 1 ? launch_v3<64, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
+                              : launch_v3<64, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
     if (s->d == 128)
-        return variant == 0 ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
-                            : launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
+        return variant == 0   ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
+               : variant == 1 ? launch_v3<128, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
+                              : launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;
 }
 

@@ -2,8 +2,8 @@
 # ncu_io.sh -- measured HBM (DRAM) and L2<->SM bytes of each fasim kernel with Nsight Compute.
 #   sh kernels/ncu_io.sh FABENCH OUTDIR [N] [d list] [causal list]
 # For each shape (hidden 2048, B * N = 16k tokens; defaults N = 4096, d = 64 128, causal 0 1) it
-# profiles one launch of v1, v2, v3 and v3_mt2 (fabench --no-validate --reps 1 --warmup 0) and,
-# when python3 has torch, one call of PyTorch SDPA's flash backend, with the clocks left alone
+# profiles one launch of v1, v2 and the v3 variants (fabench --no-validate --reps 1 --warmup 0) and,
+# (non-causal only) one call of PyTorch SDPA's flash backend, with the clocks left alone
 # (`--clock-control none`).  Metrics:
 #   dram__bytes_read.sum, dram__bytes_write.sum       HBM traffic
 #   lts__t_bytes.sum                                   all L2 traffic (every source)
@@ -25,13 +25,13 @@ B=$((16384 / N))
 for d in $DS; do
   H=$((2048 / d))
   for c in $CS; do
-    for k in v1 v2 v3 v3_mt2; do
+    for k in v1 v2 v3 v3_mt2 v3_mt2_bc32; do
       f="$OUT/ncu_raw_${k}_N${N}_d${d}_c${c}.csv"
       $NCU --kernel-name regex:fa_v._fwd_kernel "$FAB" --shape $B,$H,$H,$N,$N,$d,$c \
           --kernels $k --no-validate --reps 1 --warmup 0 >"$f" 2>"$f.log" \
         || echo "ncu_io: ncu failed for $k N $N d $d causal $c (see $f.log)" >&2
     done
-    if python3 -c 'import torch' 2>/dev/null; then
+    if [ "$c" = 0 ] && python3 -c "import torch" 2>/dev/null; then
       f="$OUT/ncu_raw_sdpa_flash_N${N}_d${d}_c${c}.csv"
       $NCU --kernel-name regex:flash --launch-skip 3 --launch-count 1 python3 -c "
 import torch, torch.nn.functional as F
@@ -50,7 +50,7 @@ cols = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
         "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
         "l1tex__m_xbar2l1tex_read_bytes.sum", "l1tex__m_l1tex2xbar_write_bytes.sum",
         "gpu__time_duration.sum"]
-scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12, "sector": 1,
+scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12, "sector": 1, "ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3,
          "nsecond": 1e-6, "usecond": 1e-3, "msecond": 1, "second": 1e3}
 rows = []
 for fn in sorted(glob.glob(os.path.join(out, "ncu_raw_*.csv"))):
