@@ -114,5 +114,18 @@ grep -q "Meta-Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/report.csv" ] && [ -s 
 
 "$FASIM" io --help | grep -q -- "--blocks" && pass "io --help" || fail "io --help"
 
+# ---- compare: predictions beside measurements ----
+expect_exit 2 "compare without --measured" -- compare
+expect_exit 2 "compare missing file" -- compare --measured "$T/none.csv"
+printf 'kernel,B,H\nv2,1,1\n' > "$T/m_bad.csv"
+expect_exit 2 "compare header without N_q, d" -- compare --measured "$T/m_bad.csv"
+printf 'kernel,B,H,N_q,d\nv2,1,0,64,64\n' > "$T/m_zero.csv"
+expect_exit 2 "compare row with H = 0" -- compare --measured "$T/m_zero.csv"
+# flash2, 2 x 4 heads, N = 300, d = 32, fp16 tiles 64 x 32: the L2 holds everything, so the
+# predicted DRAM bytes are Q + K + V + O (153600 B each) + LSE (9600 B) = 624000
+printf 'kernel,B,H,N_q,d,dtype,block_r,block_c,ms,dram_read_bytes,dram_write_bytes\nv3,2,4,300,32,fp16,64,32,0.01,460800,163200\n' > "$T/m.csv"
+v=$("$FASIM" compare --measured "$T/m.csv" --format csv | tail -1 | cut -d, -f16,17)
+[ "$v" = "624000,624000" ] && pass "compare predicts DRAM = Q + K + V + O + LSE" || fail "compare: got $v"
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

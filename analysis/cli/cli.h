@@ -92,6 +92,7 @@ int cmd_io(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* Writes results (one per algorithm) in the chosen format to f.  `extra` columns (name,value
  * pairs) are prepended to every CSV/JSON record (used by sweep).  header: print CSV header. */
