@@ -39,8 +39,8 @@ if has sanitize; then
   done
 fi
 if has preview; then
-  run $FAB --sweep --kernels v3,v3_mt2 --n 2048,8192 --causal 0,1 --csv "$OUT/preview.csv"
-  run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --n 2048,8192 --csv "$OUT/preview_sdpa.csv"
+  run $FAB --sweep --kernels v3,v3_mt2,v3_mt2_bc32 --n ${PREVIEW_N:-2048,8192} --causal 0,1 --csv "$OUT/preview.csv"
+  run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --n ${PREVIEW_N:-2048,8192} --csv "$OUT/preview_sdpa.csv"
 fi
 if has bench; then
   run $FAB --sweep --csv "$OUT/fabench_sweep.csv" || rc=1
