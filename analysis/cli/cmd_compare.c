@@ -139,14 +139,23 @@ int cmd_compare(int argc, char **argv)
         return EXIT_USAGE;
     }
     json_t *arr = json_array();
+    /* output is buffered: a bad row later in the file leaves stdout empty */
+    char *obuf = NULL;
+    size_t olen = 0;
+    FILE *out = open_memstream(&obuf, &olen);
+    if (!out) {
+        fclose(f);
+        json_decref(arr);
+        return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
+    }
     if (o.format == FMT_TABLE) {
-        printf("fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
+        fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        printf("%-12s %3s %3s %6s %4s %2s %8s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s\n", "kernel", "B",
+        fprintf(out, "%-12s %3s %3s %6s %4s %2s %8s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s\n", "kernel", "B",
                "H", "N", "d", "c", "algo", "B_r", "B_c", "SRAM<->L2", "meas L2", "ratio", "DRAM(L2)",
                "meas DRAM", "ratio", "time ms", "meas ms", "ratio");
     } else if (o.format == FMT_CSV) {
-        printf("kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,meas_l2_bytes,"
+        fprintf(out, "kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,meas_l2_bytes,"
                "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms\n");
     }
     int lineno = 1;
@@ -229,13 +238,13 @@ int cmd_compare(int argc, char **argv)
         double pred_ms = 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
 #undef NUM
         if (o.format == FMT_TABLE) {
-            printf("%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64
+            fprintf(out, "%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64
                    " | %9.1f %9.1f %6.2f | %9.1f %9.1f %6.2f | %9.3f %9.3f %6.2f\n",
                    kname, s.batch, s.heads, s.seqlen_q, s.d, s.causal != FA_CAUSAL_NONE, fa_algo_name(a),
                    bk.block_r, bk.block_c, pred_l2 / 1e6, meas_l2 / 1e6, pred_l2 / meas_l2, pred_dram / 1e6,
                    meas_dram / 1e6, pred_dram / meas_dram, pred_ms, meas_ms, pred_ms / meas_ms);
         } else if (o.format == FMT_CSV) {
-            printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+            fprintf(out, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                    ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g\n",
                    kname, s.batch, s.heads, s.kv_heads, s.seqlen_q, s.seqlen_k, s.d, s.d_v,
                    s.causal != FA_CAUSAL_NONE, fa_dtype_name(s.dtype), fa_algo_name(a), bk.block_r,
@@ -263,9 +272,12 @@ int cmd_compare(int argc, char **argv)
     }
     fclose(f);
     if (rc == 0 && o.format == FMT_JSON) {
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
+        json_dumpf(arr, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fputc('\n', out);
     }
+    fclose(out);
+    if (rc == 0) fwrite(obuf, 1, olen, stdout);
+    free(obuf);
     json_decref(arr);
     return rc;
 }
