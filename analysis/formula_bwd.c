@@ -418,6 +418,7 @@ fa_status fa_pass_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, 
     if (trace) fa_mem_set_trace(mem, trace);
     fa_status st = FA_OK;
     if (p != FA_PASS_BWD) st = fwd_run(a, mem, s, bk);
+    if (!st && p == FA_PASS_FWDBWD) fa_mem_kernel_barrier(mem); /* backward after forward */
     if (!st && p != FA_PASS_FWD) st = fa_bwd_run(a, mem, s, bk);
     if (st == FA_OK) r->counts = *fa_mem_counts(mem);
     fa_mem_free(mem);

@@ -108,6 +108,7 @@ static fa_status init_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensor
                          f1_bufs *B, int64_t b, int64_t h)
 {
     const int64_t Br = bk.block_r, T_r = fa_cdiv(s->seqlen_q, Br);
+    fa_mem_set_program(mem, b * s->heads + h);
     zero(&B->dQi);
     for (int64_t i = 0; i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
@@ -129,6 +130,7 @@ static fa_status kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tenso
     const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
     const int64_t g = s->heads / s->kv_heads;
     const int merge = fa_mem_may_merge(mem);
+    fa_mem_set_program(mem, b * s->kv_heads + hk); /* one thread block per (batch, kv head) */
     for (int64_t j = 0; j < T_c;) { /* line 6 */
         int64_t wj = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
         const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
@@ -197,6 +199,7 @@ fa_status fa_flash1_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const
     for (int64_t b = 0; !st && b < nb; b++)
         for (int64_t h = 0; !st && h < nh; h++) st = init_dq(mem, s, bk, &T, &Bf, b, h);
     fa_mem_restore_weight(mem, depth);
+    fa_mem_kernel_barrier(mem);
     if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(B * Hk));
     for (int64_t b = 0; !st && b < nb; b++)
         for (int64_t hk = 0; !st && hk < nkv; hk++) st = kv_slice(mem, s, bk, &T, &Bf, b, hk);

@@ -43,6 +43,7 @@ static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tenso
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)w);
         if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
         if (!st) st = fa_load(mem, &T->O, b, h, r0, rows, 0, dv, &Oi);
@@ -71,6 +72,7 @@ static fa_status post_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tens
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i);
         st = fa_mem_push_weight(mem, (uint64_t)w);
         if (!st) st = fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &dQi);
         if (!st) st = fa_store(mem, &T->dQ, b, h, r0, rows, 0, d, &dQi);
@@ -153,6 +155,7 @@ static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
         const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
         int64_t i_lo, i_full;
         fa_q_tiles(s, c0, cols, Br, &i_lo, &i_full);
+        fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
         zero(&B->dKj); /* line 7 */
         zero(&B->dVj);
@@ -196,6 +199,7 @@ static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T
         for (int64_t h = 0; !st && h < nh; h++) st = pre_pass(mem, s, bk, T, b, h);
     fa_mem_restore_weight(mem, depth);
     if (st) return st;
+    fa_mem_kernel_barrier(mem);
 
     f2_bufs B = {0};
     st = alloc_main(mem, s, bk, &B);
@@ -205,6 +209,7 @@ static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T
     fa_mem_restore_weight(mem, depth);
     free_main(&B);
     if (st) return st;
+    fa_mem_kernel_barrier(mem);
 
     if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
     for (int64_t b = 0; !st && b < nb; b++)

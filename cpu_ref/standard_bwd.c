@@ -41,6 +41,7 @@ static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa
     for (int64_t j = 0; !st && j < T_c;) {
         int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
         const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+        fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
         st = fa_mem_push_weight(mem, (uint64_t)wj);
         for (int64_t k = 0; Gj.data && k < Bc * xcols; k++) Gj.data[k] = 0;
         if (!st) st = fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u);
@@ -85,6 +86,7 @@ static fa_status kernel_dp(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
         for (int64_t j = 0; !st && j < T_c;) {
@@ -131,6 +133,7 @@ static fa_status kernel_ds(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         for (int64_t r = 0; Di.data && r < Br; r++) Di.data[r] = 0;
         /* pass 1 (only when a row spans several tiles): D_i = sum_j rowsum(P_ij o dP_ij) */
@@ -181,6 +184,7 @@ static fa_status kernel_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
@@ -254,14 +258,18 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
         for (int64_t hk = 0; !st && hk < nkv; hk++)
             st = kernel_grad_kv(mem, s, bk, &T.P, &T.dO, &T.dV, dv, 0.0, names_dv, b, hk);
     fa_mem_restore_weight(mem, depth);
+    fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wq);
     for (int64_t b = 0; !st && b < nb; b++) /* line 2: dP = dO V^T */
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_dp(mem, s, bk, &T, b, h);
+    fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++) /* line 3: dS = P o (dP - D) */
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_ds(mem, s, bk, &T, b, h);
+    fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++) /* line 4: dQ = tau dS K */
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_dq(mem, s, bk, &T, b, h);
     fa_mem_restore_weight(mem, depth);
+    fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wkv);
     for (int64_t b = 0; !st && b < nb; b++) /* line 5: dK = tau dS^T Q */
         for (int64_t hk = 0; !st && hk < nkv; hk++)

@@ -481,6 +481,22 @@ static void test_pass_io_run(void **state)
             double f = 2.0 * 4 * 300 * 300 * 96 / 2;
             assert_float_equal(r.nominal_flops, f * (p == 0 ? 1 : p == 1 ? 2.5 : 3.5), 1e-6);
         }
+    /* a trace (no run merging) sees every transfer and changes no count */
+    for (int a = 0; a < FA_NALGO; a++) {
+        fa_pass_io_result r0, r1;
+        FILE *f = tmpfile();
+        assert_non_null(f);
+        assert_int_equal(fa_pass_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bk, BIG_M, NULL, NULL, &r0), FA_OK);
+        assert_int_equal(fa_pass_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bk, BIG_M, NULL, f, &r1), FA_OK);
+        tu_assert_counts_equal(&r0.counts, &r1.counts);
+        uint64_t lines = 0, transfers = 0;
+        rewind(f);
+        for (int ch; (ch = fgetc(f)) != EOF;) lines += ch == '\n';
+        for (int i = 0; i < r1.counts.n_tensors; i++)
+            transfers += r1.counts.tensor[i].loads + r1.counts.tensor[i].stores;
+        assert_int_equal(lines, transfers + 1); /* + the CSV header */
+        fclose(f);
+    }
     fa_pass p;
     assert_int_equal(fa_pass_parse("fwdbwd", &p), FA_OK);
     assert_int_equal(p, FA_PASS_FWDBWD);
