@@ -22,7 +22,8 @@
  * Variant 0 (`v3`): 8 warps x 16 rows = B_r 128, B_c 64.  Variant 1 (`v3_mt2`): 4 warps x 32
  * rows = B_r 128, B_c 64 (each K/V fragment read from shared memory feeds two m16 tiles: half
  * the shared-memory reads per FLOP, more registers).  Variant 2 (`v3_mt2_bc32`): as 1 with
- * B_c 32 (fewer registers for S, more steps).  The O tile leaves through shared memory in
+ * B_c 32 (fewer registers for S, more steps).  Variant 3 (`v3_br256`): 8 warps x 32 rows = B_r
+ * 256, B_c 64 (each K/V tile fetched from L2 serves twice the rows).  The O tile leaves through shared memory in
  * 16-byte row chunks.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
  */
 #include <cuda_bf16.h>
@@ -361,11 +362,13 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
     if (s->d == 64)
         return variant == 0   ? launch_v3<64, 64, 8, 1, 2, T>(s, Q, K, V, O, LSE, st)
                : variant == 1 ? launch_v3<64, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
-                              : launch_v3<64, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
+               : variant == 2 ? launch_v3<64, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
+                              : launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st);
     if (s->d == 128)
         return variant == 0   ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 1 ? launch_v3<128, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
-                              : launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st);
+               : variant == 2 ? launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
+                              : launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;
 }
 

@@ -4,7 +4,7 @@
 
 #include "fa_kernels.h"
 
-static const char *const k_names[FA_K_COUNT] = {"v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32"};
+static const char *const k_names[FA_K_COUNT] = {"v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256"};
 
 extern "C" const char *fa_kernel_name(fa_kernel_id k)
 {
@@ -13,7 +13,8 @@ extern "C" const char *fa_kernel_name(fa_kernel_id k)
 
 extern "C" fa_gpu_dtype fa_kernel_dtype(fa_kernel_id k, fa_gpu_dtype low)
 {
-    return (k == FA_K_V0_LOW || k == FA_K_V3 || k == FA_K_V3_MT2 || k == FA_K_V3_MT2_BC32) ? low : FA_GPU_FP32;
+    return (k == FA_K_V0_LOW || k == FA_K_V3 || k == FA_K_V3_MT2 || k == FA_K_V3_MT2_BC32 ||
+            k == FA_K_V3_BR256) ? low : FA_GPU_FP32;
 }
 
 extern "C" const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s)
@@ -72,6 +73,7 @@ extern "C" cudaError_t fa_gpu_forward(fa_kernel_id k, const fa_gpu_shape *s, fa_
     case FA_K_V3: return fa_v3_forward(s, dt, 0, Q, K, V, O, LSE, st);
     case FA_K_V3_MT2: return fa_v3_forward(s, dt, 1, Q, K, V, O, LSE, st);
     case FA_K_V3_MT2_BC32: return fa_v3_forward(s, dt, 2, Q, K, V, O, LSE, st);
+    case FA_K_V3_BR256: return fa_v3_forward(s, dt, 3, Q, K, V, O, LSE, st);
     default: return cudaErrorInvalidValue;
     }
 }

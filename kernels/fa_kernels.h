@@ -43,7 +43,8 @@ typedef enum {
     FA_K_V3 = 4,      /* FlashAttention-2 on tensor cores, 8 warps x 16 rows, B_c = 64 */
     FA_K_V3_MT2 = 5,  /* same, 4 warps x 32 rows (two m16 tiles per warp), B_c = 64 */
     FA_K_V3_MT2_BC32 = 6, /* 4 warps x 32 rows, B_c = 32 */
-    FA_K_COUNT = 7
+    FA_K_V3_BR256 = 7,    /* 8 warps x 32 rows (B_r = 256), B_c = 64 */
+    FA_K_COUNT = 8
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -74,7 +75,8 @@ cudaError_t fa_v1_forward(const fa_gpu_shape *s, const float *Q, const float *K,
                           float *O, float *LSE, float *lm_ws, cudaStream_t st);
 cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K, const float *V,
                           float *O, float *LSE, cudaStream_t st);
-/* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32. */
+/* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32;
+ * 3: 8 warps x 32 rows. */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 int fa_v0_init(void);

@@ -25,7 +25,7 @@ B=$((16384 / N))
 for d in $DS; do
   H=$((2048 / d))
   for c in $CS; do
-    for k in v1 v2 v3 v3_mt2 v3_mt2_bc32; do
+    for k in v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256; do
       f="$OUT/ncu_raw_${k}_N${N}_d${d}_c${c}.csv"
       $NCU --kernel-name regex:fa_v._fwd_kernel "$FAB" --shape $B,$H,$H,$N,$N,$d,$c \
           --kernels $k --no-validate --reps 1 --warmup 0 >"$f" 2>"$f.log" \
