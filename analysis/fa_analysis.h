@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "fa_attn.h"
+#include "fa_bwd.h"
 #include "fa_hw.h"
 #include "fa_sim.h"
 
@@ -53,38 +54,130 @@ fa_status fa_blocks_fit(const fa_shape *s, uint64_t M, fa_blocks *out);
  * buffers need beyond M (0 if they fit). */
 void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *overflow);
 
-/* One algorithm run in count-only mode with everything the tool prints about it. */
+/* Which pass a count or footprint is about (--pass fwd|bwd|fwdbwd). */
+typedef enum { FA_PASS_FWD = 0, FA_PASS_BWD = 1, FA_PASS_FWDBWD = 2, FA_NPASS = 3 } fa_pass;
+
+const char *fa_pass_name(fa_pass p);
+/* Parses "fwd", "bwd", "fwdbwd".  Errors: FA_EINVAL naming the value. */
+fa_status fa_pass_parse(const char *s, fa_pass *p);
+
+/* Tensor names of the forward and backward counters.  The first FA_FORMULA_TENSORS entries are
+ * fa_formula_tensor_names in the same order (Q, K, V, O, S, P, l, m, LSE), then dO, dP, dS, D,
+ * dQ, dQacc, dK, dV.  D = rowsum(dO o O) and dQacc (FlashAttention-2's dQ accumulator) are fp32. */
+#define FA_PASS_TENSORS 17
+extern const char *const fa_pass_tensor_names[FA_PASS_TENSORS];
+
+/* Per-tensor HBM bytes of a closed form over any pass. */
 typedef struct {
+    uint64_t read[FA_PASS_TENSORS];  /* bytes read per tensor */
+    uint64_t write[FA_PASS_TENSORS]; /* bytes written per tensor */
+    uint64_t read_bytes, write_bytes; /* sums */
+    uint64_t matmul_flops;            /* tile products over the visited tiles */
+} fa_pass_formula;
+
+/* Exact closed-form HBM bytes and matmul FLOPs of the backward of algorithm a (standard:
+ * fa_standard_backward, flash1: fa_flash1_backward, flash2: fa_flash2_backward) on shape s with
+ * tiles bk, tails and causal tile skipping included (docs/io-model-backward.md).
+ * Errors: FA_EINVAL (shape, blocks, algorithm), FA_EOVERFLOW (a count exceeds 64 bits). */
+fa_status fa_formula_bwd_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out);
+
+/* The same for a pass: fwd (fa_formula_bytes in the first 9 entries), bwd, or fwd + bwd.
+ * Errors: as fa_formula_bwd_bytes. */
+fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk,
+                                fa_pass_formula *out);
+
+/* Bytes of SRAM the backward of a allocates with tiles bk: its peak over its kernels
+ * (docs/io-model-backward.md, "SRAM").  fa_sram_need_pass: fwd, bwd, or their max. */
+uint64_t fa_sram_need_bwd(fa_algo a, const fa_shape *s, fa_blocks bk);
+uint64_t fa_sram_need_pass(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk);
+
+/* Theorem 5 (Dao et al. 2022): the backward pass has the same orders as the forward, standard
+ * Theta(N d + N^2), FlashAttention Theta(N^2 d^2 / M).  Evaluated with constant 1, in bytes:
+ * standard B H (N_q d + N_q N_k) e, flash1/flash2 B H N_q N_k d^2 e^2 / M (M in bytes).
+ * fa_bound_pass_bytes: fwd (Theorem 2), bwd (Theorem 5), fwdbwd (their sum). */
+double fa_bound_bwd_bytes(fa_algo a, const fa_shape *s, uint64_t M);
+double fa_bound_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M);
+
+/* HBM memory footprint of attention over all B x H heads, in bytes (docs/io-model-backward.md,
+ * "Memory footprint").  A tensor lives from its first write to its last read; the forward's
+ * inputs and saved tensors live through both passes. */
+typedef struct {
+    uint64_t inputs;   /* Q, K, V */
+    uint64_t output;   /* O */
+    uint64_t stats;    /* what the backward needs besides Q, K, V, O: standard P (N_q N_k e per
+                          head), flash1 l and m (8 N_q per head), flash2 LSE (4 N_q per head) */
+    uint64_t saved;    /* inputs + output + stats: kept in HBM between forward and backward */
+    uint64_t fwd_peak; /* largest live set of the forward (standard: Q K V + P + max(S, O)) */
+    uint64_t bwd_peak; /* largest live set of the backward: saved + dO + gradients + its
+                          intermediates (standard: dP, dS; flash2: D, dQacc) */
+    uint64_t peak;     /* max(fwd_peak, bwd_peak): one training step */
+} fa_footprint;
+
+/* Fills f for algorithm a on shape s.  Errors: FA_EINVAL, FA_EOVERFLOW (beyond 64 bits). */
+fa_status fa_hbm_footprint(fa_algo a, const fa_shape *s, fa_footprint *f);
+
+/* The peak of a pass: fwd_peak, bwd_peak or peak. */
+uint64_t fa_footprint_peak(const fa_footprint *f, fa_pass p);
+
+/* The smallest N such that algorithm a with N_q = N_k = N (batch, heads, kv heads, d, d_v and
+ * dtype from s; the mask does not change the footprint) needs more than hbm_bytes of HBM in
+ * pass p (fa_footprint_peak); *n_out = 0 when every N < 2^31 fits.  For standard attention and
+ * an 80 GB GPU this is where it runs out of memory.  Errors: FA_EINVAL (shape, hbm_bytes = 0). */
+fa_status fa_oom_seqlen(fa_algo a, const fa_shape *s, fa_pass p, uint64_t hbm_bytes,
+                        int64_t *n_out);
+
+/* Runs the backward of a in count-only mode on mem (which may already hold a forward's counts:
+ * tensors of the same name share a counter).  Errors: those of the algorithm. */
+fa_status fa_bwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk);
+
+/* One count-only run of a pass of an algorithm with everything the tool prints about it. */
+typedef struct {
+    fa_pass pass;
     fa_algo algo;
     fa_blocks blocks;
-    uint64_t sram_bytes;        /* M the run used */
-    uint64_t sram_overflow;     /* > 0 when --blocks paper needed more than M */
-    fa_counts counts;           /* measured */
-    fa_formula formula;         /* closed form */
-    double bound_bytes;         /* Theta bound with constant 1 */
-    double nominal_flops;       /* FA2 convention: 4 B H N_q N_k d (x 1/2 causal, d=d_v) */
-    double intensity;           /* counted FLOPs per HBM byte */
-    double time_compute_s;      /* matmul / tensor peak + other / fp32 peak */
-    double time_memory_s;       /* HBM bytes / bandwidth */
-    double time_s;              /* roofline: max of the two */
-    int has_l2;                 /* 1 when fa_io_l2 filled the fields below */
-    uint64_t dram_read_bytes;   /* with the L2 model: bytes read from DRAM */
-    uint64_t dram_write_bytes;  /* with the L2 model: bytes written to DRAM */
-    int l2_slots;               /* concurrent thread blocks the L2 model replayed */
+    uint64_t sram_bytes;     /* M the run used */
+    uint64_t sram_overflow;  /* > 0 when --blocks paper needed more than M (set by the caller) */
+    fa_counts counts;        /* measured; fwdbwd: both passes on one memory model (bytes add up
+                                per tensor, sram_peak_bytes is the larger peak) */
+    fa_pass_formula formula; /* closed form */
+    uint64_t sram_need;      /* closed-form SRAM peak (== counts.sram_peak_bytes) */
+    double bound_bytes;      /* Theorem 2 / 5 bound with constant 1 */
+    double nominal_flops;    /* FA2 convention: fwd 2 B H N_q N_k (d + d_v) (x 1/2 causal),
+                                bwd 2.5 x fwd, fwdbwd 3.5 x fwd */
+    double intensity;        /* counted FLOPs per HBM byte */
+    double time_compute_s;   /* matmul / tensor peak + other / fp32 peak */
+    double time_memory_s;    /* HBM bytes / bandwidth */
+    double time_s;           /* roofline: max of the two (0 when hw is NULL) */
+    fa_footprint footprint;  /* HBM footprint of the algorithm on s */
+    int has_l2;              /* 1 when fa_io_l2 filled the fields below */
+    uint64_t dram_read_bytes;  /* with the L2 model: bytes read from DRAM */
+    uint64_t dram_write_bytes; /* with the L2 model: bytes written to DRAM */
+    int l2_slots;              /* concurrent thread blocks the L2 model replayed */
 } fa_io_result;
 
-/* Runs algorithm a in count-only mode (trace: optional CSV sink; merging is off when set),
- * fills r, and checks nothing.  hw may be NULL (no times).  Errors: those of the algorithm. */
-fa_status fa_io_run(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
-                    FILE *trace, fa_io_result *r);
+/* Runs pass p of algorithm a in count-only mode with SRAM M (trace: optional CSV sink, merging
+ * off when set), fills r.  hw may be NULL (no times).  Errors: those of the algorithms and
+ * closed forms. */
+fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                    const fa_hw *hw, FILE *trace, fa_io_result *r);
 
-/* Predicts DRAM bytes with the L2 model (sim/fa_l2.h): replays the algorithm's transfers with
+/* Runs pass p of algorithm a on mem (count-only or numeric with NULL data not allowed: this is
+ * the count-only dispatcher used by fa_io_run and fa_io_l2). */
+fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk);
+
+/* Predicts DRAM bytes with the L2 model (sim/fa_l2.h): replays the pass's transfers with
  * hw->sms x max(1, floor(sram_per_sm / SRAM need)) concurrent thread blocks through an L2 of
  * hw->l2_bytes (128-byte lines, 16 ways).  Fills the has_l2 fields of r (r must come from
  * fa_io_run with the same arguments).  Errors: FA_EINVAL when the run has more than
  * 2^26 transfers, FA_ENOMEM, those of the algorithm. */
-fa_status fa_io_l2(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
-                   fa_io_result *r);
+fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                   const fa_hw *hw, fa_io_result *r);
+
+/* --blocks fit for a pass: the largest square multiple of 16 whose buffers fit M for every
+ * algorithm in pass p (fwd: the rule of fa_blocks_fit; bwd and fwdbwd also the backward's
+ * larger buffers), clamped to the sequence lengths like fa_blocks_fit.
+ * Errors: FA_ENOSRAM when not even 16 x 16 fits. */
+fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks *out);
 
 /* Roofline time of a result on hw (fills the three time fields). */
 void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw);

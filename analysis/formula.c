@@ -171,23 +171,7 @@ double fa_bound_bytes(fa_algo a, const fa_shape *s, uint64_t M)
 
 fa_status fa_blocks_fit(const fa_shape *s, uint64_t M, fa_blocks *out)
 {
-    int64_t best = 0;
-    for (int64_t B = 16; B <= ((int64_t)1 << 20); B += 16) {
-        fa_blocks t = {B, B};
-        if (fa_sram_need(FA_ALGO_FLASH2, s, t) > M) break;
-        best = B;
-    }
-    if (best == 0) {
-        fa_blocks t = {16, 16};
-        FA_FAIL(FA_ENOSRAM,
-                "SRAM M = %llu B is too small for the smallest tile: B_r = B_c = 16 with d = %lld, "
-                "d_v = %lld needs %llu B",
-                (unsigned long long)M, (long long)s->d, (long long)s->d_v,
-                (unsigned long long)fa_sram_need(FA_ALGO_FLASH2, s, t));
-    }
-    out->block_r = min64(best, fa_cdiv(s->seqlen_q, 16) * 16);
-    out->block_c = min64(best, fa_cdiv(s->seqlen_k, 16) * 16);
-    return FA_OK;
+    return fa_blocks_fit_pass(FA_PASS_FWD, s, M, out);
 }
 
 void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *overflow)

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fa_bwd_formula.h"
+#include "fa_analysis.h"
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -391,52 +391,4 @@ fa_status fa_bwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
                                   NULL);
     default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
     }
-}
-
-static fa_status fwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
-{
-    switch (a) {
-    case FA_ALGO_STANDARD: return fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL);
-    case FA_ALGO_FLASH1: return fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL);
-    case FA_ALGO_FLASH2: return fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL);
-    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
-    }
-}
-
-fa_status fa_pass_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
-                         const fa_hw *hw, FILE *trace, fa_pass_io_result *r)
-{
-    memset(r, 0, sizeof *r);
-    r->pass = p;
-    r->algo = a;
-    r->blocks = bk;
-    r->sram_bytes = M;
-    FA_TRY(fa_formula_pass_bytes(p, a, s, bk, &r->formula));
-    FA_TRY(fa_hbm_footprint(a, s, &r->footprint));
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
-    if (!mem) return FA_ENOMEM;
-    if (trace) fa_mem_set_trace(mem, trace);
-    fa_status st = FA_OK;
-    if (p != FA_PASS_BWD) st = fwd_run(a, mem, s, bk);
-    if (!st && p == FA_PASS_FWDBWD) fa_mem_kernel_barrier(mem); /* backward after forward */
-    if (!st && p != FA_PASS_FWD) st = fa_bwd_run(a, mem, s, bk);
-    if (st == FA_OK) r->counts = *fa_mem_counts(mem);
-    fa_mem_free(mem);
-    if (st) return st;
-    r->sram_need = fa_sram_need_pass(p, a, s, bk);
-    r->bound_bytes = fa_bound_pass_bytes(p, a, s, M);
-    double f = 2.0 * (double)s->batch * (double)s->heads * (double)s->seqlen_q *
-               (double)s->seqlen_k * (double)(s->d + s->d_v);
-    if (s->causal != FA_CAUSAL_NONE) f /= 2;
-    r->nominal_flops = f * (p == FA_PASS_FWD ? 1.0 : p == FA_PASS_BWD ? 2.5 : 3.5);
-    uint64_t bytes = fa_counts_hbm_bytes(&r->counts);
-    r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
-    fa_io_result tmp;
-    memset(&tmp, 0, sizeof tmp);
-    tmp.counts = r->counts;
-    fa_io_times(&tmp, s, hw);
-    r->time_compute_s = tmp.time_compute_s;
-    r->time_memory_s = tmp.time_memory_s;
-    r->time_s = tmp.time_s;
-    return FA_OK;
 }

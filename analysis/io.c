@@ -20,20 +20,26 @@ void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
     r->time_s = r->time_compute_s > r->time_memory_s ? r->time_compute_s : r->time_memory_s;
 }
 
-static fa_status run_algo(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
+fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
 {
-    switch (a) {
-    case FA_ALGO_STANDARD: return fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL);
-    case FA_ALGO_FLASH1: return fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL);
-    case FA_ALGO_FLASH2: return fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL);
-    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    fa_status st = FA_OK;
+    if (p != FA_PASS_BWD) {
+        switch (a) {
+        case FA_ALGO_STANDARD: st = fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL); break;
+        case FA_ALGO_FLASH1: st = fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL); break;
+        case FA_ALGO_FLASH2: st = fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL); break;
+        default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+        }
     }
+    if (!st && p == FA_PASS_FWDBWD) fa_mem_kernel_barrier(mem); /* backward after forward */
+    if (!st && p != FA_PASS_FWD) st = fa_bwd_run(a, mem, s, bk);
+    return st;
 }
 
-fa_status fa_io_l2(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
-                   fa_io_result *r)
+fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                   const fa_hw *hw, fa_io_result *r)
 {
-    uint64_t need = fa_sram_need(a, s, bk);
+    uint64_t need = fa_sram_need_pass(p, a, s, bk);
     uint64_t per_sm = need ? hw->sram_per_sm / need : 1;
     if (per_sm < 1) per_sm = 1;
     if (per_sm > 32) per_sm = 32;
@@ -46,7 +52,7 @@ fa_status fa_io_l2(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const
         return FA_ENOMEM;
     }
     fa_mem_set_sink(mem, fa_l2_sink, l2);
-    fa_status st = run_algo(a, mem, s, bk);
+    fa_status st = fa_run_pass(p, a, mem, s, bk);
     fa_l2_result lr;
     if (st == FA_OK) st = fa_l2_run(l2, &lr);
     fa_mem_free(mem);
@@ -59,28 +65,61 @@ fa_status fa_io_l2(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const
     return FA_OK;
 }
 
-fa_status fa_io_run(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const fa_hw *hw,
-                    FILE *trace, fa_io_result *r)
+fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                    const fa_hw *hw, FILE *trace, fa_io_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->pass = p;
     r->algo = a;
     r->blocks = bk;
     r->sram_bytes = M;
-    FA_TRY(fa_formula_bytes(a, s, bk, &r->formula));
+    FA_TRY(fa_formula_pass_bytes(p, a, s, bk, &r->formula));
+    FA_TRY(fa_hbm_footprint(a, s, &r->footprint));
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) return FA_ENOMEM;
     if (trace) fa_mem_set_trace(mem, trace);
-    fa_status st = run_algo(a, mem, s, bk);
+    fa_status st = fa_run_pass(p, a, mem, s, bk);
     if (st == FA_OK) r->counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
     if (st) return st;
-    r->bound_bytes = fa_bound_bytes(a, s, M);
+    r->sram_need = fa_sram_need_pass(p, a, s, bk);
+    r->bound_bytes = fa_bound_pass_bytes(p, a, s, M);
     double f = 2.0 * (double)s->batch * (double)s->heads * (double)s->seqlen_q *
                (double)s->seqlen_k * (double)(s->d + s->d_v);
-    r->nominal_flops = s->causal != FA_CAUSAL_NONE ? f / 2 : f;
+    if (s->causal != FA_CAUSAL_NONE) f /= 2;
+    r->nominal_flops = f * (p == FA_PASS_FWD ? 1.0 : p == FA_PASS_BWD ? 2.5 : 3.5);
     uint64_t bytes = fa_counts_hbm_bytes(&r->counts);
     r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
     fa_io_times(r, s, hw);
+    return FA_OK;
+}
+
+fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks *out)
+{
+    int64_t best = 0;
+    for (int64_t B = 16; B <= ((int64_t)1 << 20); B += 16) {
+        fa_blocks t = {B, B};
+        int fits = 1;
+        for (int a = 0; a < FA_NALGO; a++) fits &= fa_sram_need_pass(p, (fa_algo)a, s, t) <= M;
+        if (!fits) break;
+        best = B;
+    }
+    if (best == 0) {
+        fa_blocks t = {16, 16};
+        uint64_t need = 0;
+        for (int a = 0; a < FA_NALGO; a++) {
+            uint64_t n = fa_sram_need_pass(p, (fa_algo)a, s, t);
+            if (n > need) need = n;
+        }
+        FA_FAIL(FA_ENOSRAM,
+                "SRAM M = %llu B is too small for the smallest tile of the %s pass: B_r = B_c = 16 "
+                "with d = %lld, d_v = %lld needs %llu B",
+                (unsigned long long)M, fa_pass_name(p), (long long)s->d, (long long)s->d_v,
+                (unsigned long long)need);
+    }
+    int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
+    out->block_r = best < cq ? best : cq;
+    out->block_c = best < ck ? best : ck;
     return FA_OK;
 }
 

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
                 fa_blocks bk;
                 fa_io_result r;
                 if (fa_blocks_fit(&s, hw.sram_per_block, &bk) ||
-                    fa_io_run((fa_algo)a, &s, bk, hw.sram_per_block, &hw, NULL, &r)) {
+                    fa_io_run(FA_PASS_FWD, (fa_algo)a, &s, bk, hw.sram_per_block, &hw, NULL, &r)) {
                     fprintf(stderr, "bench: %s\n", fa_last_error());
                     return 1;
                 }

@@ -84,7 +84,7 @@ v=$(jq -r '.[] | select(.algo == "standard") | [.hbm_read_bytes, .hbm_write_byte
 [ "$v" = "10224000,4128000" ] && pass "standard hand-computed bytes" || fail "standard bytes: got $v"
 
 "$FASIM" io --format csv --algo flash1 --breakdown > "$T/io.csv"
-[ "$(wc -l < "$T/io.csv")" -eq 2 ] && head -1 "$T/io.csv" | grep -q '^algo,batch,.*,Q_read_bytes' && pass "io --format csv --breakdown" || fail "io csv"
+[ "$(wc -l < "$T/io.csv")" -eq 2 ] && head -1 "$T/io.csv" | grep -q '^algo,pass,batch,.*,Q_read_bytes' && pass "io --format csv --breakdown" || fail "io csv"
 "$FASIM" io --breakdown | grep -q "LSE" && pass "io table --breakdown lists LSE" || fail "io table breakdown"
 
 "$FASIM" io --algo flash2 --seqlen 40 --headdim 8 --block-r 16 --block-c 16 --trace "$T/trace.csv" >/dev/null
@@ -113,6 +113,21 @@ grep -q "Meta-Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/report.csv" ] && [ -s 
     && pass "report tables and CSV" || fail "report"
 
 "$FASIM" io --help | grep -q -- "--blocks" && pass "io --help" || fail "io --help"
+
+# ---- backward: --pass ----
+expect_exit 2 "unknown pass" -- io --pass sideways
+for p in bwd fwdbwd; do
+    "$FASIM" io --pass $p --seqlen 300 --seqlen-k 200 --causal --heads 8 --kv-heads 2 --headdim 48 --format json > "$T/p.json"
+    jq -e --arg p $p 'length == 3 and all(.[]; .pass == $p and .formula_match and .hbm_bytes == .formula_bytes)' "$T/p.json" >/dev/null \
+        && pass "io --pass $p: counted == closed form, pass key" || fail "io --pass $p"
+done
+# fwd + bwd bytes are the sum of the two passes, algorithm by algorithm
+f=$("$FASIM" io --pass fwd --seqlen 512 --block-r 32 --block-c 32 --format json | jq '[.[].hbm_bytes]')
+b=$("$FASIM" io --pass bwd --seqlen 512 --block-r 32 --block-c 32 --format json | jq '[.[].hbm_bytes]')
+fb=$("$FASIM" io --pass fwdbwd --seqlen 512 --block-r 32 --block-c 32 --format json | jq '[.[].hbm_bytes]')
+[ "$(jq -n --argjson f "$f" --argjson b "$b" '[range(3) as $i | $f[$i] + $b[$i]]' | tr -d ' \n')" = "$(echo "$fb" | tr -d ' \n')" ] \
+    && pass "fwdbwd bytes = fwd + bwd" || fail "fwdbwd bytes: $f + $b != $fb"
+"$FASIM" sweep --pass bwd --vary seqlen=128,256 --quiet | cut -d, -f3 | sort -u | grep -qx bwd && pass "sweep --pass bwd" || fail "sweep --pass"
 
 # ---- compare: predictions beside measurements ----
 expect_exit 2 "compare without --measured" -- compare

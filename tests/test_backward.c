@@ -5,7 +5,7 @@
 #include <gsl/gsl_math.h>
 
 #include "testutil.h"
-#include "fa_bwd_formula.h"
+#include "fa_analysis.h"
 
 #define BIG_M (1u << 30)
 
@@ -469,8 +469,8 @@ static void test_pass_io_run(void **state)
     fa_blocks bk = {32, 48};
     for (int a = 0; a < FA_NALGO; a++)
         for (int p = 0; p < FA_NPASS; p++) {
-            fa_pass_io_result r;
-            assert_int_equal(fa_pass_io_run((fa_pass)p, (fa_algo)a, &s, bk, BIG_M, NULL, NULL, &r), FA_OK);
+            fa_io_result r;
+            assert_int_equal(fa_io_run((fa_pass)p, (fa_algo)a, &s, bk, BIG_M, NULL, NULL, &r), FA_OK);
             for (int t = 0; t < FA_PASS_TENSORS; t++) {
                 int id = fa_counts_find(&r.counts, fa_pass_tensor_names[t]);
                 assert_int_equal(id < 0 ? 0 : r.counts.tensor[id].read_bytes, r.formula.read[t]);
@@ -483,11 +483,11 @@ static void test_pass_io_run(void **state)
         }
     /* a trace (no run merging) sees every transfer and changes no count */
     for (int a = 0; a < FA_NALGO; a++) {
-        fa_pass_io_result r0, r1;
+        fa_io_result r0, r1;
         FILE *f = tmpfile();
         assert_non_null(f);
-        assert_int_equal(fa_pass_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bk, BIG_M, NULL, NULL, &r0), FA_OK);
-        assert_int_equal(fa_pass_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bk, BIG_M, NULL, f, &r1), FA_OK);
+        assert_int_equal(fa_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bk, BIG_M, NULL, NULL, &r0), FA_OK);
+        assert_int_equal(fa_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bk, BIG_M, NULL, f, &r1), FA_OK);
         tu_assert_counts_equal(&r0.counts, &r1.counts);
         uint64_t lines = 0, transfers = 0;
         rewind(f);

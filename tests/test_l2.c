@@ -78,8 +78,8 @@ static void test_l2_flash2_reads_qkv_once(void **state)
     s.kv_heads = 4;
     fa_blocks bk = {64, 32};
     fa_io_result r;
-    assert_int_equal(fa_io_run(FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, NULL, &r), FA_OK);
-    assert_int_equal(fa_io_l2(FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, &r), FA_OK);
+    assert_int_equal(fa_io_run(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, NULL, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, &r), FA_OK);
     assert_int_equal(r.dram_read_bytes, 3 * 153600);
     assert_int_equal(r.dram_write_bytes, 153600 + 9600);
     assert_int_equal(r.counts.hbm_read_bytes, 11 * 153600); /* Q once + T_r = 5 passes over K, V */
@@ -87,14 +87,14 @@ static void test_l2_flash2_reads_qkv_once(void **state)
      * blocks of a head ask for the same K_j, V_j one after another (the lockstep the model
      * assumes). */
     hw.l2_bytes = 8192;
-    assert_int_equal(fa_io_l2(FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, &r), FA_OK);
     assert_true(r.l2_slots >= 40); /* 132 SMs x (233472 / SRAM need) blocks each */
     assert_int_equal(r.dram_read_bytes, 3 * 153600);
     /* One thread block at a time: each streams 38400 B of K and V per pass through 8 KiB, so
      * every K/V read misses; only Q_i (read once) is as before. */
     hw.sms = 1;
     hw.sram_per_sm = 1;
-    assert_int_equal(fa_io_l2(FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, &r), FA_OK);
     assert_int_equal(r.l2_slots, 1);
     assert_int_equal(r.dram_read_bytes, r.counts.hbm_read_bytes);
 }

@@ -177,6 +177,10 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             o->seed = (unsigned long)v;
         } else if ((accept & OPT_CHECK) && IS("--tol")) {
             if (parse_double(name, NEXT(), &o->tol)) return EXIT_USAGE;
+        } else if ((accept & OPT_PASS) && IS("--pass")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            if (fa_pass_parse(s, &o->pass)) return cli_fail(FA_EINVAL);
         } else if ((accept & OPT_L2) && IS("--l2")) {
             o->l2 = 1;
         } else if ((accept & OPT_QUIET) && IS("--quiet")) {
@@ -247,8 +251,17 @@ fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
         bk->block_r = o->block_r;
         bk->block_c = o->block_c;
         return FA_OK;
-    case BLOCKS_PAPER: fa_blocks_paper(&o->shape, o->sram, bk, overflow); return FA_OK;
-    case BLOCKS_FIT: return fa_blocks_fit(&o->shape, o->sram, bk);
+    case BLOCKS_PAPER: {
+        fa_blocks_paper(&o->shape, o->sram, bk, overflow);
+        uint64_t need = 0; /* the pass's largest buffers decide the overflow */
+        for (int a = 0; a < FA_NALGO; a++) {
+            uint64_t n = fa_sram_need_pass(o->pass, (fa_algo)a, &o->shape, *bk);
+            if (n > need) need = n;
+        }
+        *overflow = need > o->sram ? need - o->sram : 0;
+        return FA_OK;
+    }
+    case BLOCKS_FIT: return fa_blocks_fit_pass(o->pass, &o->shape, o->sram, bk);
     }
     return FA_EINVAL;
 }

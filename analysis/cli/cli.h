@@ -32,6 +32,7 @@ typedef struct {
     double tol;
     int quiet;
     int l2;               /* --l2: predict DRAM bytes with the L2 model */
+    fa_pass pass;         /* --pass fwd|bwd|fwdbwd */
 } cli_opts;
 
 /* The option table entry kinds that commands may accept. */
@@ -46,6 +47,7 @@ enum {
     OPT_CHECK = 1 << 7,  /* --seed --tol */
     OPT_QUIET = 1 << 8,  /* --quiet */
     OPT_L2 = 1 << 9,     /* --l2 */
+    OPT_PASS = 1 << 10,  /* --pass */
 };
 
 /* Parses argv[first..argc) against the options in `accept`; unknown arguments are collected

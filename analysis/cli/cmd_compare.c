@@ -215,13 +215,13 @@ int cmd_compare(int argc, char **argv)
         uint64_t need = fa_sram_need(a, &s, bk);
         if (need > M) M = need; /* the kernel's own tiles: count them even if fasim's buffers are larger */
         fa_io_result r;
-        if ((st = fa_io_run(a, &s, bk, M, &o.hw, NULL, &r))) {
+        if ((st = fa_io_run(FA_PASS_FWD, a, &s, bk, M, &o.hw, NULL, &r))) {
             rc = cli_fail(st);
             break;
         }
         int l2ok = 0;
         if (use_l2) {
-            st = fa_io_l2(a, &s, bk, M, &o.hw, &r);
+            st = fa_io_l2(FA_PASS_FWD, a, &s, bk, M, &o.hw, &r);
             if (st == FA_OK) l2ok = 1;
             else if (st != FA_EINVAL) {
                 rc = cli_fail(st);

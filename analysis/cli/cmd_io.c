@@ -24,6 +24,7 @@ static const char *const io_help =
     "                                       profile's shared memory per thread block)\n"
     "  --block-r B_r --block-c B_c          explicit tile sizes\n"
     "  --blocks fit|paper                   tile rule (default fit: largest multiple of 16)\n"
+    "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
     "  --format table|csv|json              output format (default table)\n"
     "  --breakdown                          bytes per tensor\n"
     "  --trace FILE                         CSV of every transfer (one algorithm only)\n"
@@ -44,10 +45,10 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
         fa_status st = cli_blocks(o, &bk, &over);
         if (st) return cli_fail(st);
         uint64_t M = o->sram + over;
-        st = fa_io_run(a, &o->shape, bk, M, &o->hw, trace, &r[*n]);
+        st = fa_io_run(o->pass, a, &o->shape, bk, M, &o->hw, trace, &r[*n]);
         if (st) return cli_fail(st);
         r[*n].sram_overflow = over;
-        if (o->l2 && (st = fa_io_l2(a, &o->shape, bk, M, &o->hw, &r[*n]))) return cli_fail(st);
+        if (o->l2 && (st = fa_io_l2(o->pass, a, &o->shape, bk, M, &o->hw, &r[*n]))) return cli_fail(st);
         (*n)++;
     }
     return 0;
@@ -61,7 +62,7 @@ int cmd_io(int argc, char **argv)
             return 0;
         }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2,
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS,
                        &o, NULL, 0, NULL);
     if (rc || (rc = cli_resolve(&o))) return rc;
     cli_file tf = {0};

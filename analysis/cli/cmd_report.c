@@ -113,7 +113,7 @@ static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw
 {
     fa_blocks bk;
     FA_TRY(fa_blocks_fit(s, M, &bk));
-    return fa_io_run(a, s, bk, M, hw, NULL, r);
+    return fa_io_run(FA_PASS_FWD, a, s, bk, M, hw, NULL, r);
 }
 
 typedef struct {
@@ -217,7 +217,7 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
         if (fa_sram_need(FA_ALGO_FLASH2, s, bk) > M) break;
         fa_io_result r[FA_NALGO];
         for (int a = 0; a < FA_NALGO; a++) {
-            fa_status st = fa_io_run((fa_algo)a, s, bk, M, hw, NULL, &r[a]);
+            fa_status st = fa_io_run(FA_PASS_FWD, (fa_algo)a, s, bk, M, hw, NULL, &r[a]);
             if (st) {
                 cli_abort(&cf);
                 return cli_fail(st);

@@ -137,7 +137,7 @@ int cmd_sweep(int argc, char **argv)
     int fmt_given = 0;
     for (int i = 2; i < argc; i++) fmt_given |= !strncmp(argv[i], "--format", 8);
     int rc = cli_parse(argc, argv, 2,
-                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET,
+                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS,
                        &base, extra, 2 * MAX_VARY + 2, &n_extra);
     if (rc) return rc;
     if (!fmt_given) base.format = FMT_CSV;
@@ -224,7 +224,7 @@ int cmd_sweep(int argc, char **argv)
             fa_blocks bk;
             uint64_t over;
             fa_status st = cli_blocks(&o, &bk, &over);
-            if (!st) st = fa_io_run((fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
+            if (!st) st = fa_io_run(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
             if (st) {
                 rc = cli_fail(st);
                 break;

@@ -20,6 +20,9 @@ static const char *causal_name(fa_causal c)
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+    static const char *const pass_title[] = {"forward pass", "backward pass (recomputation)",
+                                             "forward + backward"};
+    fprintf(f, "%s | ", n > 0 ? pass_title[r[0].pass] : "");
     cli_describe(f, o, s);
     fprintf(f, "%-9s %5s %5s %7s %7s %11s %11s %11s %7s %11s %8s %10s %8s %10s %11s %7s\n", "algo",
             "B_r", "B_c", "T_r", "T_c", "HBM read", "HBM write", "HBM total", "=formula",
@@ -50,6 +53,16 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
                     x->sram_bytes - x->sram_overflow);
     }
+    if (n > 0 && r[0].pass != FA_PASS_FWD) {
+        fprintf(f, "\nHBM footprint (all %" PRId64 " x %" PRId64 " heads): kept between forward and backward / peak of the pass\n",
+                s->batch, s->heads);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%-9s %11s / %11s   (%s)\n", fa_algo_name(r[i].algo),
+                    cli_bytes((double)r[i].footprint.saved, b1, sizeof b1),
+                    cli_bytes((double)fa_footprint_peak(&r[i].footprint, r[i].pass), b2, sizeof b2),
+                    r[i].algo == FA_ALGO_STANDARD ? "Q, K, V, O and P (N_q x N_k per head)"
+                    : r[i].algo == FA_ALGO_FLASH1 ? "Q, K, V, O, l and m" : "Q, K, V, O and LSE");
+    }
     for (int i = 0; i < n; i++)
         if (r[i].has_l2) {
             char d1[32], d2[32];
@@ -73,10 +86,11 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
 }
 
 static const char *const csv_cols =
-    "algo,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,block_r,block_c,"
+    "algo,pass,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,block_r,block_c,"
     "hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,formula_match,bound_bytes,flops,"
     "flops_matmul,flops_other,nominal_flops,sram_peak_bytes,sram_overflow_bytes,intensity,"
-    "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes";
+    "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes,hbm_saved_bytes,"
+    "hbm_peak_bytes";
 
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header)
@@ -85,21 +99,22 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
         for (int k = 0; k < n_extra; k++) fprintf(f, "%s,", extra[k].name);
         fprintf(f, "%s", csv_cols);
         if (o->breakdown)
-            for (int t = 0; t < FA_FORMULA_TENSORS; t++)
-                fprintf(f, ",%s_read_bytes,%s_write_bytes", fa_formula_tensor_names[t],
-                        fa_formula_tensor_names[t]);
+            for (int t = 0; t < FA_PASS_TENSORS; t++)
+                fprintf(f, ",%s_read_bytes,%s_write_bytes", fa_pass_tensor_names[t],
+                        fa_pass_tensor_names[t]);
         fprintf(f, "\n");
     }
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
         for (int k = 0; k < n_extra; k++) fprintf(f, "%s,", extra[k].value);
         fprintf(f,
-                "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                "%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%d,%.6e,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%zu,%" PRIu64
                 ",%.6g,%.6e,%.6e,%.6e",
-                fa_algo_name(x->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k,
-                s->d, s->d_v, fa_dtype_name(s->dtype), causal_name(s->causal), o->hw.key,
+                fa_algo_name(x->algo), fa_pass_name(x->pass), s->batch, s->heads, s->kv_heads,
+                s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_dtype_name(s->dtype), causal_name(s->causal),
+                o->hw.key,
                 x->sram_bytes, x->blocks.block_r, x->blocks.block_c, x->counts.hbm_read_bytes,
                 x->counts.hbm_write_bytes, fa_counts_hbm_bytes(&x->counts),
                 x->formula.read_bytes + x->formula.write_bytes, formula_match(x), x->bound_bytes,
@@ -108,9 +123,10 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
                 x->sram_overflow, x->intensity, x->time_s, x->time_compute_s, x->time_memory_s);
         if (x->has_l2) fprintf(f, ",%" PRIu64 ",%" PRIu64, x->dram_read_bytes, x->dram_write_bytes);
         else fprintf(f, ",,");
+        fprintf(f, ",%" PRIu64 ",%" PRIu64, x->footprint.saved, fa_footprint_peak(&x->footprint, x->pass));
         if (o->breakdown)
-            for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
-                int id = fa_counts_find(&x->counts, fa_formula_tensor_names[t]);
+            for (int t = 0; t < FA_PASS_TENSORS; t++) {
+                int id = fa_counts_find(&x->counts, fa_pass_tensor_names[t]);
                 fprintf(f, ",%" PRIu64 ",%" PRIu64, id < 0 ? 0 : x->counts.tensor[id].read_bytes,
                         id < 0 ? 0 : x->counts.tensor[id].write_bytes);
             }
@@ -133,7 +149,7 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
                                                                       : json_string(extra[k].value));
         }
         json_object_set_new(j, "algo", json_string(fa_algo_name(x->algo)));
-        json_object_set_new(j, "pass", json_string("fwd"));
+        json_object_set_new(j, "pass", json_string(fa_pass_name(x->pass)));
         json_object_set_new(j, "batch", json_integer(s->batch));
         json_object_set_new(j, "heads", json_integer(s->heads));
         json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
@@ -172,6 +188,8 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
             U64("dram_write_bytes", x->dram_write_bytes);
             json_object_set_new(j, "l2_slots", json_integer(x->l2_slots));
         }
+        U64("hbm_saved_bytes", x->footprint.saved);
+        U64("hbm_peak_bytes", fa_footprint_peak(&x->footprint, x->pass));
         json_t *tens = json_object();
         for (int t = 0; t < x->counts.n_tensors; t++) {
             const fa_tensor_count *c = &x->counts.tensor[t];
