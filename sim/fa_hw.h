@@ -2,7 +2,8 @@
  *
  * A profile file holds `key = value` lines and `#` comments.  Required keys: name, key,
  * hbm_bandwidth_bytes_per_s, sram_per_sm_bytes, sram_per_block_bytes, sms, l2_bytes,
- * peak_fp16_flops, peak_fp32_flops, source.  Units: bytes, bytes/s, FLOP/s.
+ * peak_fp16_flops, peak_fp32_flops, source; optional: hbm_capacity_bytes.
+ * Units: bytes, bytes/s, FLOP/s.
  */
 #ifndef FA_HW_H
 #define FA_HW_H
@@ -21,6 +22,7 @@ typedef struct {
     uint64_t l2_bytes;            /* L2 capacity */
     double peak_fp16;             /* dense fp16/bf16 tensor FLOP/s */
     double peak_fp32;             /* fp32 FLOP/s (non-tensor) */
+    uint64_t hbm_capacity;        /* bytes of device memory (optional key; 0 = unknown) */
     char source[256];
 } fa_hw;
 

@@ -42,11 +42,11 @@ fa_status fa_hw_load_file(const char *path, fa_hw *hw)
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open hardware profile %s: %s", path, strerror(errno));
     memset(hw, 0, sizeof *hw);
-    enum { NKEYS = 10 };
+    enum { NKEYS = 11, NREQUIRED = 10 }; /* the last key, hbm_capacity_bytes, is optional */
     static const char *const keys[NKEYS] = {"name", "key", "hbm_bandwidth_bytes_per_s",
                                             "sram_per_sm_bytes", "sram_per_block_bytes", "sms",
                                             "l2_bytes", "peak_fp16_flops", "peak_fp32_flops",
-                                            "source"};
+                                            "source", "hbm_capacity_bytes"};
     int seen[NKEYS] = {0};
     char line[512];
     int lineno = 0;
@@ -83,11 +83,12 @@ fa_status fa_hw_load_file(const char *path, fa_hw *hw)
             if (idx == 6) hw->l2_bytes = (uint64_t)x;
             if (idx == 7) hw->peak_fp16 = x;
             if (idx == 8) hw->peak_fp32 = x;
+            if (idx == 10) hw->hbm_capacity = (uint64_t)x;
         }
     }
     fclose(f);
     if (st) return st;
-    for (int i = 0; i < NKEYS; i++)
+    for (int i = 0; i < NREQUIRED; i++)
         if (!seen[i]) FA_FAIL(FA_EINVAL, "%s: missing key %s", path, keys[i]);
     return FA_OK;
 }

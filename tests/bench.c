@@ -1,7 +1,9 @@
 /* bench.c -- CPU benchmarks for `make bench` (never run by `make test`).
  *  1. count-only: standard, flash1, flash2 at N = 1M, d = 128 on the H200 profile (median of 9)
  *  2. numeric: flash2 forward at N = 4096, d = 64, one head, beside standard on the same input,
- *     as GFLOP/s of counted FLOPs, with the ratio measured in the same run. */
+ *     as GFLOP/s of counted FLOPs, with the ratio measured in the same run.
+ *  3. count-only forward + backward of the three algorithms at N = 1M, d = 128.
+ *  4. numeric backward (flash2, flash1, standard) at N = 4096, d = 64, one head. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -92,6 +94,70 @@ int main(int argc, char **argv)
                names[k], (long long)bk.block_r, best * 1e3, gf[k]);
     }
     printf("numeric     flash2 / standard GFLOP/s ratio (same run): %.2fx\n", gf[0] / gf[1]);
+
+    /* 3. count-only forward + backward at N = 1M */
+    s.causal = FA_CAUSAL_NONE;
+    for (int causal = 0; causal < 2; causal++) {
+        s.causal = causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        double t[5];
+        for (int rep = 0; rep < 5; rep++) {
+            double t0 = now();
+            for (int a = 0; a < FA_NALGO; a++) {
+                fa_blocks bkp;
+                fa_io_result r;
+                if (fa_blocks_fit_pass(FA_PASS_FWDBWD, &s, hw.sram_per_block, &bkp) ||
+                    fa_io_run(FA_PASS_FWDBWD, (fa_algo)a, &s, bkp, hw.sram_per_block, &hw, NULL, &r)) {
+                    fprintf(stderr, "bench: %s\n", fa_last_error());
+                    return 1;
+                }
+            }
+            t[rep] = now() - t0;
+        }
+        qsort(t, 5, sizeof t[0], cmp);
+        printf("count-only  fwd+bwd, 3 algorithms N=1048576 d=128 %-9s  median %8.3f ms\n",
+               causal ? "causal" : "no mask", t[2] * 1e3);
+    }
+
+    /* 4. numeric backward at N = 4096, d = 64, one head (forward outputs as inputs) */
+    double *dO = malloc(sizeof(double) * (size_t)nq), *dQ = malloc(sizeof(double) * (size_t)nq),
+           *dK = malloc(sizeof(double) * (size_t)nq), *dV = malloc(sizeof(double) * (size_t)nq),
+           *P = malloc(sizeof(double) * 4096 * 4096), *l = malloc(sizeof(double) * 4096),
+           *m = malloc(sizeof(double) * 4096);
+    for (int64_t i = 0; i < nq; i++) dO[i] = gsl_ran_gaussian(rng, 1);
+    fa_blocks bb;
+    fa_blocks_fit_pass(FA_PASS_BWD, &n, hw.sram_per_block, &bb);
+    fa_reference_probs(&n, Q, K, P);
+    const char *bn[3] = {"flash2", "flash1", "standard"};
+    double bgf[3];
+    for (int k = 0; k < 3; k++) {
+        fa_mem *fm = fa_mem_alloc(FA_MODE_NUMERIC, hw.sram_per_block);
+        if (k == 0) fa_flash2_forward(fm, &n, bb, Q, K, V, O, L);
+        else if (k == 1) fa_flash1_forward(fm, &n, bb, Q, K, V, O, l, m);
+        fa_mem_free(fm);
+        fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, hw.sram_per_block);
+        double t0 = now();
+        fa_status st = k == 0 ? fa_flash2_backward(mem, &n, bb, Q, K, V, O, L, dO, dQ, dK, dV)
+                       : k == 1 ? fa_flash1_backward(mem, &n, bb, Q, K, V, O, l, m, dO, dQ, dK, dV)
+                                : fa_standard_backward(mem, &n, bb, Q, K, V, P, dO, dQ, dK, dV);
+        double dt = now() - t0;
+        if (st) {
+            fprintf(stderr, "bench: %s\n", fa_last_error());
+            return 1;
+        }
+        const fa_counts *c = fa_mem_counts(mem);
+        bgf[k] = (double)(c->flops_matmul + c->flops_other) / dt / 1e9;
+        printf("numeric     %-9s backward N=4096 d=64 one head, B_r=B_c=%lld  %8.1f ms  %6.2f GFLOP/s\n", bn[k],
+               (long long)bb.block_r, dt * 1e3, bgf[k]);
+        fa_mem_free(mem);
+    }
+    printf("numeric     backward flash2 / standard GFLOP/s ratio (same run): %.2fx\n", bgf[0] / bgf[2]);
+    free(dO);
+    free(dQ);
+    free(dK);
+    free(dV);
+    free(P);
+    free(l);
+    free(m);
     gsl_rng_free(rng);
     free(Q);
     free(K);

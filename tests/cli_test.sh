@@ -113,6 +113,10 @@ grep -q "Meta-Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/report.csv" ] && [ -s 
     && pass "report tables and CSV" || fail "report"
 
 "$FASIM" io --help | grep -q -- "--blocks" && pass "io --help" || fail "io --help"
+grep -q "== training: GPT-2 medium" "$T/report.txt" && grep -q "standard / flash2: 10.2x at N = 2k, 19.7x at N = 4k" "$T/report.txt" \
+    && [ -s "$T/rep/memory_vs_n.csv" ] && pass "report: training table and memory footprint" || fail "report training/memory"
+"$FASIM" report --pass bwd --hw h200 --out-dir "$T/rep2" --no-plots | grep -q "one attention layer, backward" && pass "report --pass bwd" || fail "report --pass bwd"
+expect_exit 2 "report bad pass" -- report --pass up --out-dir "$T/rep_bad"
 
 # ---- backward: --pass ----
 expect_exit 2 "unknown pass" -- io --pass sideways

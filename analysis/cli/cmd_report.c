@@ -23,7 +23,7 @@ extern char **environ;
 
 static const char *const report_help =
     "usage: fasim report [--model FILE ...] [--hw KEY ...] [--seqlen N] [--batch B]\n"
-    "                    [--out-dir DIR] [--no-plots] [--quiet]\n"
+    "                    [--pass fwd|bwd|fwdbwd] [--out-dir DIR] [--no-plots] [--quiet]\n"
     "  The main job.  For each model (default: every config.json in analysis/models/) on\n"
     "  each hardware profile (default a100, h100, h200), counts one causal attention layer's\n"
     "  forward pass with standard, flash1 and flash2 (blocks: --blocks fit on the profile's\n"
@@ -31,7 +31,10 @@ static const char *const report_help =
     "  Writes under DIR (default build/report): report.csv, and for the plots\n"
     "  hbm_vs_n_<model>.csv/.png (log-log, with the Theta lines), hbm_vs_sram.csv/.png and\n"
     "  hbm_vs_block.csv/.png (bytes and predicted time vs tile size; Llama-3-8B-like shape\n"
-    "  on the last --hw, N = 8192).  N defaults to each model's max_position_embeddings.\n";
+    "  on the last --hw, N = 8192).  N defaults to each model's max_position_embeddings.\n"
+    "  Then training: forward + backward of GPT-2 medium's shape (B = 64, H = 16, N = 1024,\n"
+    "  d = 64, fp16, causal) for the three algorithms, and the HBM footprint vs N with the N at\n"
+    "  which each algorithm runs out of memory on each profile (memory_vs_n.csv/.png).\n";
 
 #define MAX_MODELS 16
 #define MAX_HW 3
@@ -108,12 +111,18 @@ static int gnuplot(const char *script, const char *vars)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* Counts one algorithm on shape s with --blocks fit on M; returns an fa_status. */
-static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw, fa_io_result *r)
+/* Counts pass p of one algorithm on shape s with --blocks fit on M; returns an fa_status. */
+static fa_status count_pass(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw,
+                            fa_io_result *r)
 {
     fa_blocks bk;
-    FA_TRY(fa_blocks_fit(s, M, &bk));
-    return fa_io_run(FA_PASS_FWD, a, s, bk, M, hw, NULL, r);
+    FA_TRY(fa_blocks_fit_pass(p, s, M, &bk));
+    return fa_io_run(p, a, s, bk, M, hw, NULL, r);
+}
+
+static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw, fa_io_result *r)
+{
+    return count_pass(FA_PASS_FWD, a, s, M, hw, r);
 }
 
 typedef struct {
@@ -240,6 +249,120 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
     return 0;
 }
 
+/* GPT-2 medium training shape: B = 64, H = 16, N = 1024, d = 64, fp16, causal. */
+static fa_shape training_shape(void)
+{
+    fa_shape s = {.batch = 64, .heads = 16, .kv_heads = 16, .seqlen_q = 1024, .seqlen_k = 1024,
+                  .d = 64, .d_v = 64, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT,
+                  .dtype = FA_DTYPE_FP16};
+    return s;
+}
+
+static int training(report_ctx *c, const fa_hw *hw, int nh)
+{
+    fa_shape s = training_shape();
+    const fa_hw *ph = &hw[nh - 1];
+    fa_io_result r[FA_NPASS][FA_NALGO];
+    for (int p = 0; p < FA_NPASS; p++)
+        for (int a = 0; a < FA_NALGO; a++) {
+            /* one tile size for both passes: the fwd+bwd fit */
+            fa_blocks bk;
+            fa_status st = fa_blocks_fit_pass(FA_PASS_FWDBWD, &s, ph->sram_per_block, &bk);
+            if (!st) st = fa_io_run((fa_pass)p, (fa_algo)a, &s, bk, ph->sram_per_block, ph, NULL, &r[p][a]);
+            if (st) return cli_fail(st);
+        }
+    char b[8][32];
+    if (!c->quiet) {
+        printf("== training: GPT-2 medium attention, B = 64, H = 16, N = 1024, d = 64, fp16, causal; "
+               "one layer, forward + backward on %s (B_r = B_c = %" PRId64 ")\n",
+               ph->name, r[0][0].blocks.block_r);
+        printf("%-9s %11s %11s %11s %8s %11s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
+               "fwd+bwd HBM", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
+        for (int a = 0; a < FA_NALGO; a++) {
+            const fa_io_result *f = &r[FA_PASS_FWD][a], *bw = &r[FA_PASS_BWD][a], *fb = &r[FA_PASS_FWDBWD][a];
+            const fa_io_result *st = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
+            double by = (double)fa_counts_hbm_bytes(&fb->counts);
+            printf("%-9s %11s %11s %11s %7.2fx %11s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
+                   cli_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
+                   cli_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), cli_bytes(by, b[2], 32),
+                   (double)fa_counts_hbm_bytes(&st->counts) / by,
+                   cli_si((double)(fb->counts.flops_matmul + fb->counts.flops_other), b[3], 32), fb->intensity,
+                   cli_time(fb->time_s, b[4], 32), st->time_s / fb->time_s,
+                   cli_bytes((double)fb->footprint.saved, b[5], 32),
+                   cli_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
+        }
+        printf("\n");
+    }
+    /* memory_vs_n.csv: HBM peak of one training step vs N at B x H = 64 x 16 */
+    char path[1100];
+    snprintf(path, sizeof path, "%s/memory_vs_n.csv", c->dir);
+    cli_file cf;
+    int rc = cli_open(&cf, path);
+    if (rc) return rc;
+    fprintf(cf.f, "N,standard,flash1,flash2");
+    for (int h = 0; h < nh; h++) fprintf(cf.f, ",capacity_%s", hw[h].key);
+    fprintf(cf.f, "\n");
+    for (int64_t N = 256; N <= 65536; N *= 2) {
+        fa_shape t = s;
+        t.seqlen_q = t.seqlen_k = N;
+        fprintf(cf.f, "%" PRId64, N);
+        for (int a = 0; a < FA_NALGO; a++) {
+            fa_footprint fp;
+            fa_status st = fa_hbm_footprint((fa_algo)a, &t, &fp);
+            if (st) {
+                cli_abort(&cf);
+                return cli_fail(st);
+            }
+            fprintf(cf.f, ",%" PRIu64, fa_footprint_peak(&fp, FA_PASS_FWDBWD));
+        }
+        for (int h = 0; h < nh; h++) fprintf(cf.f, ",%" PRIu64, hw[h].hbm_capacity);
+        fprintf(cf.f, "\n");
+    }
+    if ((rc = commit_file(c, &cf))) return rc;
+    if (!c->quiet) {
+        fa_footprint f2s, f2f, f4s, f4f;
+        fa_shape t = s;
+        t.seqlen_q = t.seqlen_k = 2048;
+        fa_hbm_footprint(FA_ALGO_STANDARD, &t, &f2s);
+        fa_hbm_footprint(FA_ALGO_FLASH2, &t, &f2f);
+        t.seqlen_q = t.seqlen_k = 4096;
+        fa_hbm_footprint(FA_ALGO_STANDARD, &t, &f4s);
+        fa_hbm_footprint(FA_ALGO_FLASH2, &t, &f4f);
+        printf("== memory: HBM peak of one training step (fwd + bwd), B x H = 64 x 16, d = 64, fp16\n");
+        printf("standard / flash2: %.1fx at N = 2k, %.1fx at N = 4k (standard keeps P, N x N per head)\n",
+               (double)fa_footprint_peak(&f2s, FA_PASS_FWDBWD) / (double)fa_footprint_peak(&f2f, FA_PASS_FWDBWD),
+               (double)fa_footprint_peak(&f4s, FA_PASS_FWDBWD) / (double)fa_footprint_peak(&f4f, FA_PASS_FWDBWD));
+        printf("%-15s %12s %14s %14s %14s\n", "hardware", "HBM", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
+        for (int h = 0; h < nh; h++) {
+            int64_t n[FA_NALGO] = {0};
+            for (int a = 0; a < FA_NALGO && hw[h].hbm_capacity; a++)
+                if (fa_oom_seqlen((fa_algo)a, &s, FA_PASS_FWDBWD, hw[h].hbm_capacity, &n[a])) return cli_fail(FA_EINVAL);
+            char nb[FA_NALGO][24];
+            for (int a = 0; a < FA_NALGO; a++) {
+                if (!hw[h].hbm_capacity) snprintf(nb[a], 24, "unknown");
+                else if (n[a] == 0) snprintf(nb[a], 24, "none < 2^31");
+                else snprintf(nb[a], 24, "%" PRId64, n[a]);
+            }
+            printf("%-15s %12s %14s %14s %14s\n", hw[h].name, cli_bytes((double)hw[h].hbm_capacity, b[7], 32),
+                   nb[0], nb[1], nb[2]);
+        }
+        printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory)\n\n");
+    }
+    if (c->plots) {
+        char vars[4000], png[1100], names[256] = "";
+        for (int h = 0; h < nh; h++) {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s", h ? " " : "", hw[h].name);
+        }
+        snprintf(png, sizeof png, "%s/memory_vs_n.png", c->dir);
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
+                 "(B x H = 64 x 16, d = 64, fp16): standard keeps P, FlashAttention keeps O and LSE'", path, png, nh, names);
+        if (gnuplot("memory_vs_n.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
+        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     model_entry models[MAX_MODELS];
@@ -247,6 +370,7 @@ int cmd_report(int argc, char **argv)
     const char *hws[MAX_HW];
     int nh = 0;
     int64_t seqlen = -1, batch = 1;
+    fa_pass pass = FA_PASS_FWD;
     report_ctx c = {.dir = "build/report", .plots = 1};
     memset(models, 0, sizeof models);
     for (int i = 2; i < argc; i++) {
@@ -274,6 +398,10 @@ int cmd_report(int argc, char **argv)
         } else if (!strcmp(a, "--out-dir")) {
             if (!v || !*v) { fprintf(stderr, "fasim: --out-dir needs a directory\n"); return EXIT_USAGE; }
             c.dir = v;
+            i++;
+        } else if (!strcmp(a, "--pass")) {
+            if (!v) { fprintf(stderr, "fasim: --pass needs fwd, bwd or fwdbwd\n"); return EXIT_USAGE; }
+            if (fa_pass_parse(v, &pass)) return cli_fail(FA_EINVAL);
             i++;
         } else if (!strcmp(a, "--no-plots")) {
             c.plots = 0;
@@ -324,7 +452,7 @@ int cmd_report(int argc, char **argv)
         rows[k].s = s;
         for (int h = 0; h < nh; h++)
             for (int a = 0; a < FA_NALGO; a++) {
-                fa_status st = count((fa_algo)a, &s, hw[h].sram_per_block, &hw[h], &rows[k].r[h][a]);
+                fa_status st = count_pass(pass, (fa_algo)a, &s, hw[h].sram_per_block, &hw[h], &rows[k].r[h][a]);
                 if (st) {
                     free(rows);
                     return cli_fail(st);
@@ -363,9 +491,10 @@ int cmd_report(int argc, char **argv)
     for (int k = 0; k < nm && !c.quiet; k++) {
         const fa_shape *s = &rows[k].s;
         printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, causal, B = %" PRId64
-               ", N = %" PRId64 "; one attention layer, forward (x %" PRId64 " layers per model pass)\n",
+               ", N = %" PRId64 "; one attention layer, %s (x %" PRId64 " layers per model pass)\n",
                models[k].m.name, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype), s->batch,
-               s->seqlen_q, models[k].m.layers);
+               s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
+               models[k].m.layers);
         printf("%-15s %-9s %5s %5s %12s %9s %12s %8s %12s %9s %8s\n", "hardware", "algo", "B_r", "B_c",
                "HBM bytes", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "bound");
         for (int h = 0; h < nh; h++)
@@ -383,6 +512,9 @@ int cmd_report(int argc, char **argv)
             }
         printf("\n");
     }
+
+    /* Training: forward + backward on GPT-2 medium's shape, and the HBM footprint vs N. */
+    if (rc == 0) rc = training(&c, hw, nh);
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];
