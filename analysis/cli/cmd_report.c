@@ -351,8 +351,10 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     if (c->plots) {
         char vars[4000], png[1100], names[256] = "";
         for (int h = 0; h < nh; h++) {
-            size_t l = strlen(names);
-            snprintf(names + l, sizeof names - l, "%s%s", h ? " " : "", hw[h].name);
+            size_t l = strlen(names), k = strlen(hw[h].name);
+            if (l + k + 2 >= sizeof names) break;
+            if (h) names[l++] = ' ';
+            memcpy(names + l, hw[h].name, k + 1);
         }
         snprintf(png, sizeof png, "%s/memory_vs_n.png", c->dir);
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
