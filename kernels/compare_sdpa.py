@@ -4,7 +4,7 @@ shapes of `fabench --sweep`, with fabench's CSV columns, so each fabench row rea
 against both backends measured in the same device call.
 
     python3 kernels/compare_sdpa.py --csv OUT.csv [--n 512,1024,...] [--d 64,128]
-                                    [--causal 0,1] [--reps 20] [--dtype bf16]
+                                    [--causal 0,1] [--reps 20] [--dtype bf16] [--bwd]
 
 Shapes: hidden 2048 (H = 2048/d), batch * N = 16384 tokens, N_q = N_k = N, layout (B, H, N, d).
 With N_q = N_k, PyTorch's top-left causal mask equals fasim's bottom-right one.
@@ -13,6 +13,9 @@ same (bf16-rounded) inputs, out_naive = math backend in bf16; pass when
 max|out - out_ref| <= 2 max|out_naive - out_ref|.  Fresh N(0,1) inputs per shape.
 Timing: CUDA events around each call, 3 warm-ups, median of `reps`.
 TFLOP/s: 4 B H N^2 d, halved when causal; GB/s: Q, K, V read once and O written once.
+--bwd: the backward alone (torch.autograd.grad of a stored forward, rows `sdpa_*_bwd`), FLOPs
+2.5x the forward's; gradients checked for N <= 4096 against the math backend in fp32 with
+3x the error of the math backend in bf16 (larger N: the fp32 math backward does not fit).
 """
 import argparse
 import statistics
@@ -39,6 +42,54 @@ def timed(fn, warmup, reps):
     return statistics.median(ts)
 
 
+def run_bwd(f, backends, B, H, n, d, c, dt, a):
+    dev = torch.device("cuda")
+    q, k, v, do = (torch.randn(B, H, n, d, device=dev, dtype=dt) for _ in range(4))
+    q.requires_grad_(); k.requires_grad_(); v.requires_grad_()
+    ref = naive_err = None
+    if n <= 4096:
+        with sdpa_kernel(SDPBackend.MATH):
+            qf, kf, vf = (t.detach().float().requires_grad_() for t in (q, k, v))
+            out = F.scaled_dot_product_attention(qf, kf, vf, is_causal=bool(c))
+            ref = torch.autograd.grad(out, (qf, kf, vf), do.float())
+            del out, qf, kf, vf
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(c))
+            gn = torch.autograd.grad(out, (q, k, v), do)
+            naive_err = [(x.float() - r).abs().max().item() for x, r in zip(gn, ref)]
+            del out, gn
+    flops = 2.5 * 4.0 * B * H * n * n * d * (0.5 if c else 1.0)
+    nbytes = 8.0 * B * H * n * d * q.element_size()
+    fails = 0
+    for name, be in backends:
+        try:
+            with sdpa_kernel(be):
+                out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(c))
+                gr = torch.autograd.grad(out, (q, k, v), do, retain_graph=True)
+                if ref is not None:
+                    errs = [(x.float() - r).abs().max().item() for x, r in zip(gr, ref)]
+                    ok = all(e <= 3 * ne for e, ne in zip(errs, naive_err))
+                    err, verdict = max(errs), ("PASS" if ok else "FAIL")
+                else:
+                    ok = all(torch.isfinite(x).all().item() for x in gr)
+                    err, verdict = float("nan"), ("skip" if ok else "FAIL")
+                del gr
+                ms = timed(lambda: torch.autograd.grad(out, (q, k, v), do, retain_graph=True), 3, a.reps)
+                del out
+        except RuntimeError as ex:
+            print(f"compare_sdpa: {name} bwd N {n} d {d} causal {c}: {ex}", file=sys.stderr)
+            continue
+        fails += 0 if ok else 1
+        tf = flops / (ms * 1e-3) / 1e12
+        gb = nbytes / (ms * 1e-3) / 1e9
+        f.write(f"{name}_bwd,{B},{H},{H},{n},{n},{d},{c},{a.dtype},{ms:.5f},{tf:.2f},{gb:.1f},{err:.3e},{verdict}\n")
+        f.flush()
+        print(f"{name}_bwd B {B:2d} H {H:2d} N {n:5d} d {d:3d} causal {c}  {ms:9.3f} ms  {tf:7.1f} TFLOP/s  "
+              f"err {err:.2e}  {verdict}", flush=True)
+    del q, k, v, do, ref
+    torch.cuda.empty_cache()
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", required=True)
@@ -48,6 +99,7 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     ap.add_argument("--seed", type=int, default=1129)
+    ap.add_argument("--bwd", action="store_true")
     a = ap.parse_args()
     ns = [int(x) for x in a.n.split(",")]
     ds = [int(x) for x in a.d.split(",")]
@@ -67,6 +119,9 @@ def main():
             for c in cs:
                 for n in ns:
                     B, H = 16384 // n, 2048 // d
+                    if a.bwd:
+                        fails += run_bwd(f, backends, B, H, n, d, c, dt, a)
+                        continue
                     q, k, v = (torch.randn(B, H, n, d, device=dev, dtype=dt) for _ in range(3))
                     with sdpa_kernel(SDPBackend.MATH):
                         ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=bool(c))

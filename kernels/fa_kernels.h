@@ -12,6 +12,8 @@
  *   v1  attn_v1_flash1.cu   FlashAttention-1 loop order (outer K/V, inner Q; O, l, m in HBM), fp32
  *   v2  attn_v2_flash2.cu   FlashAttention-2 loop order (one block per Q block and head), fp32
  *   v3  attn_v3_flash2_tc.cu FlashAttention-2 on tensor cores (mma.sync, ldmatrix, cp.async), bf16/fp16
+ *   v3 backward  attn_v3_bwd_tc.cu  FlashAttention-2 backward on tensor cores (dQ by atomics or
+ *                                    deterministic)
  *
  * Every launcher returns cudaSuccess or the error of its launch; it validates nothing itself:
  * call fa_gpu_check first (it returns a message for a shape the kernel cannot run). */
@@ -79,6 +81,14 @@ cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K,
  * 3: 8 warps x 32 rows. */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
+/* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
+ * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ
+ * accumulator).  deterministic = 1: no atomics (a second kernel computes dQ per Q block). */
+size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s);
+cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic,
+                           const void *Q, const void *K, const void *V, const void *O,
+                           const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
+                           float *ws, cudaStream_t st);
 int fa_v0_init(void);
 void fa_v0_finish(void);
 

@@ -11,6 +11,12 @@
  *            --dtype bf16|fp16   --reps R (>= 20)
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
+ *            --bwd   the v3 backward instead of the forwards: v3_bwd (dQ by fp32 atomics) and
+ *                    v3_bwd_det (deterministic), on O and LSE from the v3 forward.  Small shapes
+ *                    are checked against an fp64 backward written here (dense, row by row);
+ *                    the tolerance is 3x the error of the same computation with S, P, O, dP,
+ *                    dS and the gradients rounded to the low dtype (the naive baseline).  Large
+ *                    shapes: the two modes must agree within 2% of max|grad| ("CONS").
  *
  * Validation (the FlashAttention test rule): out_ref is the fp64 oracle (small shapes) or v0
  * in fp32 (large shapes), on the very same inputs (drawn in fp32, rounded to the low dtype,
@@ -100,7 +106,7 @@ typedef struct {
     int kernels[FA_K_COUNT];
     int nk;
     fa_gpu_dtype low;
-    int reps, warmup, validate, time;
+    int reps, warmup, validate, time, bwd;
     const char *csv;
     unsigned long long seed;
     std::vector<int> ns, ds, causals;
@@ -392,6 +398,248 @@ static void run_case(const fa_gpu_shape *s, const opts *o)
     if (b.ws) CK(cudaFree(b.ws));
 }
 
+/* ---------------- backward (v3) ---------------- */
+
+static double round_low(double x, fa_gpu_dtype low)
+{
+    if (low == FA_GPU_BF16) return (double)__bfloat162float(__float2bfloat16((float)x));
+    return (double)__half2float(__float2half((float)x));
+}
+
+/* fp64 gradients of O = softmax(scale Q K^T + mask) V for the upstream gradient dO
+ * (FlashAttention-2 Alg. 2 written densely, one query row at a time): g[0..2] = dQ, dK, dV.
+ * gn[0..2]: the same computed as a naive low-precision implementation would (S, P, O, dP, dS
+ * and the outputs rounded to the low dtype), the baseline of the tolerance rule. */
+static void ref_backward(const fa_gpu_shape *s, fa_gpu_dtype low, const float *Q, const float *K,
+                         const float *V, const float *dO, std::vector<double> g[3],
+                         std::vector<double> gn[3])
+{
+    const int d = s->d, Nq = s->N_q, Nk = s->N_k, group = s->H / s->H_kv;
+    const double scale = s->scale;
+    size_t nq = (size_t)s->B * s->H * Nq * d, nk = (size_t)s->B * s->H_kv * Nk * d;
+    for (int t = 0; t < 3; t++) {
+        g[t].assign(t == 0 ? nq : nk, 0.0);
+        gn[t].assign(t == 0 ? nq : nk, 0.0);
+    }
+    std::vector<double> p(Nk), pn(Nk), o(d), on(d);
+    for (int b = 0; b < s->B; b++)
+        for (int h = 0; h < s->H; h++) {
+            const int hk = h / group;
+            const size_t qo = ((size_t)b * s->H + h) * Nq * d, ko = ((size_t)b * s->H_kv + hk) * Nk * d;
+            for (int i = 0; i < Nq; i++) {
+                const float *q = Q + qo + (size_t)i * d, *go = dO + qo + (size_t)i * d;
+                int lim = Nk;
+                if (s->causal) {
+                    long long L = (long long)i + Nk - Nq + 1;
+                    lim = L < 0 ? 0 : (L > Nk ? Nk : (int)L);
+                }
+                if (lim == 0) continue; /* empty row: every gradient contribution is 0 */
+                double mx = -INFINITY, mxn = -INFINITY;
+                for (int j = 0; j < lim; j++) {
+                    const float *k = K + ko + (size_t)j * d;
+                    double dot = 0;
+                    for (int c = 0; c < d; c++) dot += (double)q[c] * k[c];
+                    p[j] = scale * dot;
+                    pn[j] = round_low(scale * dot, low);
+                    mx = fmax(mx, p[j]);
+                    mxn = fmax(mxn, pn[j]);
+                }
+                double l = 0, ln = 0;
+                for (int j = 0; j < lim; j++) {
+                    p[j] = exp(p[j] - mx);
+                    pn[j] = exp(pn[j] - mxn);
+                    l += p[j];
+                    ln += pn[j];
+                }
+                for (int c = 0; c < d; c++) o[c] = on[c] = 0;
+                for (int j = 0; j < lim; j++) {
+                    p[j] /= l;
+                    pn[j] = round_low(pn[j] / ln, low);
+                    const float *v = V + ko + (size_t)j * d;
+                    for (int c = 0; c < d; c++) {
+                        o[c] += p[j] * v[c];
+                        on[c] += pn[j] * v[c];
+                    }
+                }
+                double D = 0, Dn = 0;
+                for (int c = 0; c < d; c++) {
+                    D += (double)go[c] * o[c];
+                    Dn += (double)go[c] * round_low(on[c], low);
+                }
+                for (int j = 0; j < lim; j++) {
+                    const float *k = K + ko + (size_t)j * d, *v = V + ko + (size_t)j * d;
+                    double dp = 0;
+                    for (int c = 0; c < d; c++) dp += (double)go[c] * v[c];
+                    const double ds = p[j] * (dp - D);
+                    const double dsn = round_low(pn[j] * (round_low(dp, low) - Dn), low);
+                    for (int c = 0; c < d; c++) {
+                        g[0][qo + (size_t)i * d + c] += scale * ds * k[c];
+                        gn[0][qo + (size_t)i * d + c] += scale * dsn * k[c];
+                        g[1][ko + (size_t)j * d + c] += scale * ds * q[c];
+                        gn[1][ko + (size_t)j * d + c] += scale * dsn * q[c];
+                        g[2][ko + (size_t)j * d + c] += p[j] * go[c];
+                        gn[2][ko + (size_t)j * d + c] += pn[j] * go[c];
+                    }
+                }
+            }
+        }
+    for (int t = 0; t < 3; t++)
+        for (double &x : gn[t]) x = round_low(x, low);
+}
+
+static double max_abs_diff(const float *a, const double *b, size_t n, int *bad)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(a[i])) {
+            (*bad)++;
+            continue;
+        }
+        m = fmax(m, fabs(a[i] - b[i]));
+    }
+    return m;
+}
+
+static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
+{
+    static unsigned long long case_no = 0;
+    case_no++;
+    const fa_gpu_dtype low = o->low;
+    const char *lowname = low == FA_GPU_BF16 ? "bf16" : "fp16";
+    const char *why = fa_gpu_check(FA_K_V3, s);
+    if (why) {
+        fprintf(stderr, "fabench: v3_bwd: %s\n", why);
+        exit(2);
+    }
+    size_t nq = (size_t)s->B * s->H * s->N_q * s->d, nk = (size_t)s->B * s->H_kv * s->N_k * s->d;
+    size_t nl = (size_t)s->B * s->H * s->N_q;
+    float *Qf, *Kf, *Vf, *dOf, *Lse, *ws, *tmp;
+    void *Q, *K, *V, *dO, *O, *dQ, *dK, *dV;
+    CK(cudaMalloc(&Qf, nq * 4));
+    CK(cudaMalloc(&Kf, nk * 4));
+    CK(cudaMalloc(&Vf, nk * 4));
+    CK(cudaMalloc(&dOf, nq * 4));
+    CK(cudaMalloc(&tmp, std::max(nq, nk) * 4));
+    CK(cudaMalloc(&Lse, nl * 4));
+    CK(cudaMalloc(&Q, nq * 2));
+    CK(cudaMalloc(&K, nk * 2));
+    CK(cudaMalloc(&V, nk * 2));
+    CK(cudaMalloc(&dO, nq * 2));
+    CK(cudaMalloc(&O, nq * 2));
+    CK(cudaMalloc(&dQ, nq * 2));
+    CK(cudaMalloc(&dK, nk * 2));
+    CK(cudaMalloc(&dV, nk * 2));
+    CK(cudaMalloc(&ws, fa_v3_bwd_workspace_bytes(s)));
+    uint64_t seed = o->seed * 2000003ull + case_no * 104729ull;
+    float *fs[4] = {Qf, Kf, Vf, dOf};
+    void *ls[4] = {Q, K, V, dO};
+    size_t ns[4] = {nq, nk, nk, nq};
+    for (int t = 0; t < 4; t++) {
+        if (low == FA_GPU_BF16)
+            gen_inputs<__nv_bfloat16><<<2048, 256>>>(fs[t], (__nv_bfloat16 *)ls[t], (long long)ns[t], seed + t);
+        else
+            gen_inputs<__half><<<2048, 256>>>(fs[t], (__half *)ls[t], (long long)ns[t], seed + t);
+    }
+    CK(cudaGetLastError());
+    CK(fa_v3_forward(s, low, 1, Q, K, V, O, Lse, 0)); /* O and LSE for the backward */
+    CK(cudaDeviceSynchronize());
+
+    const int small = is_small(s);
+    std::vector<double> g[3], gn[3];
+    if (o->validate && small) {
+        std::vector<float> hq(nq), hk(nk), hv(nk), hdo(nq);
+        CK(cudaMemcpy(hq.data(), Qf, nq * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hk.data(), Kf, nk * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hv.data(), Vf, nk * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hdo.data(), dOf, nq * 4, cudaMemcpyDeviceToHost));
+        ref_backward(s, low, hq.data(), hk.data(), hv.data(), hdo.data(), g, gn);
+    }
+    std::vector<float> got[2][3];
+    void *outs[3] = {dQ, dK, dV};
+    const char *gname[3] = {"dQ", "dK", "dV"};
+    for (int det = 0; det < 2; det++) {
+        const char *kname = det ? "v3_bwd_det" : "v3_bwd";
+        double err = NAN;
+        const char *pass = "skip";
+        if (o->validate) {
+            for (int t = 0; t < 3; t++) CK(cudaMemset(outs[t], 0xFF, ns[t] * 2));
+            CK(fa_v3_backward(s, low, det, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0));
+            CK(cudaDeviceSynchronize());
+            int ok = 1;
+            err = 0;
+            for (int t = 0; t < 3; t++) {
+                if (low == FA_GPU_BF16)
+                    to_f32<__nv_bfloat16><<<1024, 256>>>((const __nv_bfloat16 *)outs[t], tmp, (long long)ns[t]);
+                else
+                    to_f32<__half><<<1024, 256>>>((const __half *)outs[t], tmp, (long long)ns[t]);
+                CK(cudaGetLastError());
+                got[det][t].resize(ns[t]);
+                CK(cudaMemcpy(got[det][t].data(), tmp, ns[t] * 4, cudaMemcpyDeviceToHost));
+                int bad = 0;
+                double e, tol;
+                if (small) {
+                    e = max_abs_diff(got[det][t].data(), g[t].data(), ns[t], &bad);
+                    int b2 = 0;
+                    double en = max_abs_diff(std::vector<float>(gn[t].begin(), gn[t].end()).data(),
+                                             g[t].data(), ns[t], &b2);
+                    tol = fmax(3 * en, 1e-5);
+                    fprintf(stderr, "  check %-10s %s err %.3e (tol 3 x naive %.3e) nonfinite %d\n",
+                            kname, gname[t], e, tol, bad);
+                } else { /* large: the two modes must agree (no fp64 reference at this size) */
+                    std::vector<double> other(got[0][t].begin(), got[0][t].end());
+                    e = max_abs_diff(got[det][t].data(), other.data(), ns[t], &bad);
+                    double mx = 0;
+                    for (double x : other) mx = fmax(mx, fabs(x));
+                    tol = 2e-2 * mx;
+                    fprintf(stderr, "  check %-10s %s |atomic - det| %.3e (tol %.3e) nonfinite %d\n",
+                            kname, gname[t], e, tol, bad);
+                }
+                err = fmax(err, e);
+                if (bad || !(e <= tol)) ok = 0;
+            }
+            pass = small ? (ok ? "PASS" : "FAIL") : (ok ? "CONS" : "FAIL");
+            if (!ok) g_failures++;
+        }
+        double ms = NAN;
+        if (o->time) {
+            cudaEvent_t e0, e1;
+            CK(cudaEventCreate(&e0));
+            CK(cudaEventCreate(&e1));
+            for (int i = 0; i < o->warmup; i++)
+                CK(fa_v3_backward(s, low, det, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0));
+            CK(cudaDeviceSynchronize());
+            std::vector<float> t(o->reps);
+            for (int i = 0; i < o->reps; i++) {
+                CK(cudaEventRecord(e0, 0));
+                CK(fa_v3_backward(s, low, det, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0));
+                CK(cudaEventRecord(e1, 0));
+                CK(cudaEventSynchronize(e1));
+                CK(cudaEventElapsedTime(&t[i], e0, e1));
+            }
+            std::sort(t.begin(), t.end());
+            ms = o->reps % 2 ? t[o->reps / 2] : 0.5 * (t[o->reps / 2 - 1] + t[o->reps / 2]);
+            CK(cudaEventDestroy(e0));
+            CK(cudaEventDestroy(e1));
+        }
+        double flops = 2.5 * 4.0 * s->B * s->H * (double)s->N_q * s->N_k * s->d * (s->causal ? 0.5 : 1);
+        /* minimum bytes: Q, O, dO, K, V and LSE read once; dQ, dK, dV written once */
+        double bytes = (4.0 * nq + 4.0 * nk) * 2 + 4.0 * nl;
+        double tf = flops / (ms * 1e-3) / 1e12, gbps = bytes / (ms * 1e-3) / 1e9;
+        printf("%-10s B %2d H %2d H_kv %2d N_q %5d N_k %5d d %3d causal %d %-4s  %9.3f ms  "
+               "%7.1f TFLOP/s  %7.1f GB/s  err %.2e  %s\n",
+               kname, s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d, s->causal, lowname, ms, tf, gbps,
+               err, pass);
+        fflush(stdout);
+        if (g_csv) {
+            fprintf(g_csv, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%.5f,%.2f,%.1f,%.3e,%s\n", kname, s->B, s->H,
+                    s->H_kv, s->N_q, s->N_k, s->d, s->causal, lowname, ms, tf, gbps, err, pass);
+            fflush(g_csv);
+        }
+    }
+    void *all[] = {Qf, Kf, Vf, dOf, tmp, Lse, Q, K, V, dO, O, dQ, dK, dV, ws};
+    for (void *p : all) CK(cudaFree(p));
+}
+
 static fa_gpu_shape mk(int B, int H, int Hkv, int Nq, int Nk, int d, int causal)
 {
     fa_gpu_shape s = {B, H, Hkv, Nq, Nk, d, causal, (float)(1.0 / sqrt((double)d))};
@@ -406,6 +654,7 @@ int main(int argc, char **argv)
     o.reps = 20;
     o.warmup = 3;
     o.validate = 1;
+    o.bwd = 0;
     o.time = 1;
     o.csv = NULL;
     o.seed = 20261129ull;
@@ -469,6 +718,7 @@ int main(int argc, char **argv)
             o.seed = (unsigned long long)parse_ints(val, "--seed wants an integer")[0];
         } else if (!strcmp(a, "--no-validate")) o.validate = 0;
         else if (!strcmp(a, "--no-time")) o.time = 0;
+        else if (!strcmp(a, "--bwd")) o.bwd = 1;
         else usage_error("unknown option", a);
 #undef NEEDVAL
     }
@@ -513,7 +763,8 @@ int main(int argc, char **argv)
             fa_gpu_shape s = mk(sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], sh[6]);
             fprintf(stderr, "shape B %d H %d H_kv %d N_q %d N_k %d d %d causal %d\n", s.B, s.H,
                     s.H_kv, s.N_q, s.N_k, s.d, s.causal);
-            run_case(&s, &o);
+            if (o.bwd) run_bwd_case(&s, &o);
+            else run_case(&s, &o);
         }
     } else if (mode == 2) {
         for (int d : o.ds)
@@ -521,10 +772,12 @@ int main(int argc, char **argv)
                 for (int n : o.ns) {
                     fa_gpu_shape s = mk(16384 / n, 2048 / d, 2048 / d, n, n, d, c);
                     fprintf(stderr, "shape B %d H %d N %d d %d causal %d\n", s.B, s.H, n, d, c);
-                    run_case(&s, &o);
+                    if (o.bwd) run_bwd_case(&s, &o);
+                    else run_case(&s, &o);
                 }
     } else {
-        run_case(&one, &o);
+        if (o.bwd) run_bwd_case(&one, &o);
+        else run_case(&one, &o);
     }
     if (g_csv) fclose(g_csv);
     fa_gpu_finish();

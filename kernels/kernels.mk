@@ -12,7 +12,8 @@ GPU_ARCH    ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code
 NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(GPU_ARCH) -Xcompiler -Wall,-Wextra,-Wno-unused-parameter \
                -Werror all-warnings
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
-               kernels/attn_v3_flash2_tc.cu kernels/fa_dispatch.cu kernels/fabench.cu
+               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/fa_dispatch.cu \
+               kernels/fabench.cu
 GPU_REF_C   := cpu_ref/reference.c cpu_ref/shape.c sim/status.c sim/mem.c sim/hw.c
 GPU_OBJ     := $(patsubst kernels/%.cu,$(GPU_DIR)/%.o,$(GPU_CU))
 GPU_REF_OBJ := $(patsubst %.c,$(GPU_DIR)/ref/%.o,$(GPU_REF_C))
@@ -20,7 +21,7 @@ BENCH_CSV   ?= $(GPU_DIR)/fabench_sweep.csv
 
 gpu: $(GPU_DIR)/fabench
 
-$(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh
+$(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/tc_common.cuh
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
 	@$(NVCC) $(NVCCFLAGS) -Ikernels -Isim -Icpu_ref -c $< -o $@

@@ -2,8 +2,9 @@
 # run_h200.sh -- everything fasim's GPU side does on a lent H200, in one device call.
 #   bash kernels/run_h200.sh [PHASES]      PHASES: any of build check sanitize preview bench sdpa ncu
 #                                          (default: build check sanitize bench sdpa ncu)
-# Writes under $OUT (default ./gpu_out): log.txt, check.txt, sanitize.txt, fabench_sweep.csv,
-# sdpa_sweep.csv, ncu_io.csv, ncu_raw.tgz.  Exact commands are echoed into log.txt.
+# Writes under $OUT (default ./gpu_out): log.txt, check.txt (validation + sanitizers),
+# fabench_sweep.csv, fabench_bwd.csv, sdpa_sweep.csv, sdpa_bwd.csv, ncu_io.csv, ncu_raw.tgz.
+# Exact commands are echoed into log.txt.
 set -u
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
@@ -19,24 +20,33 @@ rc=0
 if has build; then
   run make gpu -j16 || { echo "build failed" | tee -a "$LOG"; exit 1; }
 fi
+CHK="$OUT/check.txt"
 if has check; then
-  say "$FAB --check --no-time"
-  $FAB --check --no-time >"$OUT/check.txt" 2>&1; r=$?
-  grep -E "check|failure" "$OUT/check.txt" | grep -E "FAIL|failure" | tee -a "$LOG"
-  [ $r -ne 0 ] && rc=1
+  for extra in "" "--bwd"; do
+    say "$FAB --check --no-time $extra"
+    echo "== fabench --check --no-time $extra" >>"$CHK"
+    $FAB --check --no-time $extra >>"$CHK" 2>&1; r=$?
+    grep -E "FAIL|failure" "$CHK" | tail -3 | tee -a "$LOG"
+    [ $r -ne 0 ] && rc=1
+  done
 fi
 if has sanitize; then
-  : >"$OUT/sanitize.txt"
   for shape in 1,4,2,100,130,64,1 1,2,1,70,45,128,1 1,2,2,64,64,128,0; do
-    for tool in memcheck racecheck; do
-      say "compute-sanitizer --tool $tool $FAB --shape $shape --no-time"
-      echo "== $tool $shape" >>"$OUT/sanitize.txt"
-      compute-sanitizer --tool $tool --error-exitcode 3 $FAB --shape $shape --no-time \
-          >>"$OUT/sanitize.txt" 2>&1; r=$?
-      echo "== $tool $shape exit $r" | tee -a "$OUT/sanitize.txt" "$LOG"
-      [ $r -ne 0 ] && rc=1
+    for extra in "" "--bwd"; do
+      for tool in memcheck racecheck; do
+        say "compute-sanitizer --tool $tool $FAB --shape $shape --no-time $extra"
+        echo "== $tool $shape $extra" >>"$CHK"
+        compute-sanitizer --tool $tool --error-exitcode 3 $FAB --shape $shape --no-time $extra \
+            >>"$CHK" 2>&1; r=$?
+        echo "== $tool $shape $extra exit $r" | tee -a "$CHK" "$LOG"
+        [ $r -ne 0 ] && rc=1
+      done
     done
   done
+fi
+if has preview_bwd; then
+  run $FAB --sweep --bwd --n ${PREVIEW_N:-4096} --causal 0,1 --csv "$OUT/preview_bwd.csv"
+  run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --bwd --n ${PREVIEW_N:-4096} --csv "$OUT/preview_sdpa_bwd.csv"
 fi
 if has preview; then
   run $FAB --sweep --kernels v3,v3_mt2,v3_mt2_bc32 --n ${PREVIEW_N:-2048,8192} --causal 0,1 --csv "$OUT/preview.csv"
@@ -44,9 +54,11 @@ if has preview; then
 fi
 if has bench; then
   run $FAB --sweep --csv "$OUT/fabench_sweep.csv" || rc=1
+  run $FAB --sweep --bwd --csv "$OUT/fabench_bwd.csv" || rc=1
 fi
 if has sdpa; then
   run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --csv "$OUT/sdpa_sweep.csv" || rc=1
+  run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --bwd --csv "$OUT/sdpa_bwd.csv" || rc=1
 fi
 if has ncu; then
   run sh kernels/ncu_io.sh $FAB "$OUT/ncu" "${NCU_N:-4096}" "${NCU_D:-64 128}" "${NCU_C:-0 1}"

@@ -1,0 +1,460 @@
+/* attn_v3_bwd_tc.cu -- version 3 backward: FlashAttention-2 backward (Dao 2023, Algorithm 2)
+ * on tensor cores (bf16 / fp16 in, fp32 accumulate), with the building blocks of the v3 forward.
+ *
+ * Nothing N x N is stored: S and P are recomputed from Q, K and the forward's LSE
+ * (P = exp(scale S - LSE), line 11), so only Q, K, V, O, dO, LSE move through HBM.
+ *   1. pre-pass (line 4): D_i = rowsum(dO_i * O_i), fp32, and dQ_acc = 0 (fp32).
+ *   2. main kernel, one thread block per K/V block j (B_c = 64 keys, 4 warps x 16 keys) and
+ *      kv head: the outer loop of Algorithm 2 (line 6).  dK_j, dV_j stay in registers while the
+ *      block walks the Q blocks i (B_r = 64) that can see K_j (causal: from the diagonal on)
+ *      and, for GQA, every query head of its group, so dK, dV need no atomics.  Per step, with
+ *      the keys as rows (the transposed problem keeps each warp's keys in its own registers):
+ *        S^T = K_j Q_i^T,  P^T = exp2(S^T scale log2 e - LSE log2 e)    (lines 9-11)
+ *        dV_j += P^T dO_i          P^T straight from the accumulators  (line 12)
+ *        dP^T = V_j dO_i^T,  dS^T = P^T o (dP^T - D_i)                  (lines 13-14)
+ *        dK_j += dS^T Q_i          dS^T straight from the accumulators  (line 16)
+ *        dQ_i += dS K_j            dS^T goes through shared memory; fp32 atomics (line 15)
+ *      Q_i, dO_i, LSE_i, D_i of the next step are fetched with cp.async while this one computes.
+ *   3. post-pass: dQ = dQ_acc * scale rounded to bf16/fp16.
+ * Deterministic mode: the main kernel skips dQ, and a second kernel, one block per Q block,
+ * walks the K/V blocks and accumulates dQ_i in registers (recomputing S, P, dP: more FLOPs,
+ * no atomics, bit-identical results run to run).
+ */
+#include <math.h>
+
+#include "fa_kernels.h"
+#include "tc_common.cuh"
+
+#define BW_BR 64 /* queries per step */
+#define BW_BC 64 /* keys per block */
+#define BW_NT 128
+
+static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+
+/* D = rowsum(dO o O) per query row (one warp per row); zeroes the fp32 dQ accumulator row. */
+template <int D, typename T>
+__global__ void fa_v3_bwd_pre_kernel(const T *__restrict__ O, const T *__restrict__ dO,
+                                     float *__restrict__ Dsum, float *__restrict__ dQacc,
+                                     long long rows, int zero_dq)
+{
+    long long r = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (r >= rows) return;
+    float acc = 0.f;
+    for (int c = lane; c < D; c += 32) {
+        acc += to_float(O[r * D + c]) * to_float(dO[r * D + c]);
+        if (zero_dq) dQacc[r * D + c] = 0.f;
+    }
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (lane == 0) Dsum[r] = acc;
+}
+
+template <typename T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x)
+{
+    return __float2bfloat16(x);
+}
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half(x); }
+
+template <typename T>
+__global__ void fa_v3_bwd_post_kernel(const float *__restrict__ dQacc, T *__restrict__ dQ,
+                                      long long n, float scale)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        dQ[i] = from_float<T>(dQacc[i] * scale);
+}
+
+/* 4-byte cp.async of n floats (zero-filled past `valid`). */
+__device__ __forceinline__ void load_vec_async(float *dst, const float *src, int n, int valid)
+{
+    for (int i = threadIdx.x; i < n; i += BW_NT) {
+        bool ok = i < valid;
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst + i)),
+                     "l"(src + (ok ? i : 0)), "r"(ok ? 4 : 0));
+    }
+}
+
+/* ---- main kernel: dK, dV (and dQ by atomics) per K/V block ---- */
+template <int D, bool WITH_DQ, typename T>
+__global__ void __launch_bounds__(BW_NT, 1)
+    fa_v3_bwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+                     const T *__restrict__ dO, const float *__restrict__ LSE,
+                     const float *__restrict__ Dsum, float *__restrict__ dQacc,
+                     T *__restrict__ dK, T *__restrict__ dV, fa_gpu_shape sh, float scale_log2)
+{
+    constexpr int NBQ = BW_BR / 8, DB = D / 8;
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T *Ks = reinterpret_cast<T *>(smem_raw);
+    T *Vs = Ks + BW_BC * D;
+    T *Qs = Vs + BW_BC * D;   /* 2 stages */
+    T *dOs = Qs + 2 * BW_BR * D; /* 2 stages */
+    T *dSs = dOs + 2 * BW_BR * D; /* (B_c keys, B_r queries), swizzled rows of 64 */
+    float *Ls = reinterpret_cast<float *>(dSs + BW_BC * BW_BR); /* 2 stages of B_r */
+    float *Ds = Ls + 2 * BW_BR;
+
+    const int b = blockIdx.z, hk = blockIdx.y, kb = blockIdx.x;
+    const int c0 = kb * BW_BC;
+    const int group = sh.H / sh.H_kv;
+    const int off = sh.N_k - sh.N_q;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t4 = lane & 3;
+    const int wk = warp * 16; /* this warp's first key inside the block */
+    const T *kg = K + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    const T *vg = V + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    const float log2e = 1.44269504088896341f;
+
+    /* Q blocks that see this key block: causal -> from the first row whose limit reaches c0 */
+    const int T_r = (sh.N_q + BW_BR - 1) / BW_BR;
+    int i_lo = 0;
+    if (sh.causal) {
+        long long rmin = (long long)c0 - off;
+        i_lo = rmin <= 0 ? 0 : (int)min((long long)T_r, rmin / BW_BR);
+    }
+    const int nq = T_r - i_lo, n_it = nq * group;
+
+    float dk[DB][4], dv[DB][4];
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) dk[db][e] = dv[db][e] = 0.f;
+
+    auto issue = [&](int it, int stg) {
+        const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
+        const long long bh = (long long)b * sh.H + hq;
+        load_tile_async<D, BW_BR, BW_NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
+        load_tile_async<D, BW_BR, BW_NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
+        load_vec_async(Ls + stg * BW_BR, LSE + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
+        load_vec_async(Ds + stg * BW_BR, Dsum + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
+    };
+
+    if (n_it > 0) {
+        load_tile_async<D, BW_BC, BW_NT>(Ks, kg, c0, sh.N_k);
+        load_tile_async<D, BW_BC, BW_NT>(Vs, vg, c0, sh.N_k);
+        issue(0, 0);
+        cp_async_commit();
+    }
+    for (int it = 0; it < n_it; it++) {
+        const int st = it & 1;
+        const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
+        if (it + 1 < n_it) {
+            issue(it + 1, st ^ 1);
+            cp_async_commit();
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        const T *Qt = Qs + st * BW_BR * D, *dOt = dOs + st * BW_BR * D;
+        const float *Lt = Ls + st * BW_BR, *Dt = Ds + st * BW_BR;
+
+        /* S^T = K_j Q_i^T (this warp's 16 keys x 64 queries) */
+        float s[NBQ][4], dp[NBQ][4];
+#pragma unroll
+        for (int nb = 0; nb < NBQ; nb++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) s[nb][e] = dp[nb][e] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            uint32_t ak[4], av[4];
+            ldmatrix_x4(ak, smem_u32(Ks + swz<D>(wk + (lane & 15), kk * 16 + (lane >> 4) * 8)));
+            ldmatrix_x4(av, smem_u32(Vs + swz<D>(wk + (lane & 15), kk * 16 + (lane >> 4) * 8)));
+#pragma unroll
+            for (int nb2 = 0; nb2 < NBQ / 2; nb2++) {
+                uint32_t bq[4], bo[4];
+                const int rr = nb2 * 16 + (lane & 7) + (lane >> 4) * 8;
+                const int cc = kk * 16 + ((lane >> 3) & 1) * 8;
+                ldmatrix_x4(bq, smem_u32(Qt + swz<D>(rr, cc)));
+                ldmatrix_x4(bo, smem_u32(dOt + swz<D>(rr, cc)));
+                mma16816<T>(s[2 * nb2], ak, bq[0], bq[1]);
+                mma16816<T>(s[2 * nb2 + 1], ak, bq[2], bq[3]);
+                mma16816<T>(dp[2 * nb2], av, bo[0], bo[1]); /* dP^T = V_j dO_i^T */
+                mma16816<T>(dp[2 * nb2 + 1], av, bo[2], bo[3]);
+            }
+        }
+        /* P^T = exp(scale S^T - LSE) where allowed, else 0; dS^T = P^T o (dP^T - D) */
+#pragma unroll
+        for (int nb = 0; nb < NBQ; nb++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int key = c0 + wk + g + (e >> 1) * 8;
+                const int ql = nb * 8 + t4 * 2 + (e & 1), q = r0 + ql;
+                const bool ok = key < sh.N_k && q < sh.N_q && (!sh.causal || key <= q + off);
+                const float p = ok ? fast_exp2(fmaf(s[nb][e], scale_log2, -Lt[ql] * log2e)) : 0.f;
+                s[nb][e] = p;
+                dp[nb][e] = p * (dp[nb][e] - Dt[ql]);
+            }
+        /* dV_j += P^T dO_i and dK_j += dS^T Q_i (k = queries) */
+#pragma unroll
+        for (int kc = 0; kc < BW_BR / 16; kc++) {
+            uint32_t pa[4], sa[4];
+            pa[0] = pack2<T>(s[2 * kc][0], s[2 * kc][1]);
+            pa[1] = pack2<T>(s[2 * kc][2], s[2 * kc][3]);
+            pa[2] = pack2<T>(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+            pa[3] = pack2<T>(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+            sa[0] = pack2<T>(dp[2 * kc][0], dp[2 * kc][1]);
+            sa[1] = pack2<T>(dp[2 * kc][2], dp[2 * kc][3]);
+            sa[2] = pack2<T>(dp[2 * kc + 1][0], dp[2 * kc + 1][1]);
+            sa[3] = pack2<T>(dp[2 * kc + 1][2], dp[2 * kc + 1][3]);
+            if (WITH_DQ) { /* dS^T to shared memory for dQ: rows = keys, 64 queries a row */
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g, kc * 16 + t4 * 2)) = sa[0];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g + 8, kc * 16 + t4 * 2)) = sa[1];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g, kc * 16 + 8 + t4 * 2)) = sa[2];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g + 8, kc * 16 + 8 + t4 * 2)) = sa[3];
+            }
+#pragma unroll
+            for (int db2 = 0; db2 < DB / 2; db2++) {
+                uint32_t bo[4], bq[4];
+                const int rr = kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+                const int cc = db2 * 16 + (lane >> 4) * 8;
+                ldmatrix_x4_trans(bo, smem_u32(dOt + swz<D>(rr, cc)));
+                ldmatrix_x4_trans(bq, smem_u32(Qt + swz<D>(rr, cc)));
+                mma16816<T>(dv[2 * db2], pa, bo[0], bo[1]);
+                mma16816<T>(dv[2 * db2 + 1], pa, bo[2], bo[3]);
+                mma16816<T>(dk[2 * db2], sa, bq[0], bq[1]);
+                mma16816<T>(dk[2 * db2 + 1], sa, bq[2], bq[3]);
+            }
+        }
+        if (WITH_DQ) {
+            __syncthreads(); /* all of dS^T is in shared memory */
+            /* dQ_i (this warp's 16 queries) += dS K_j; A = dS via ldmatrix.trans of dS^T */
+            const int q0 = warp * 16;
+            uint32_t a[BW_BC / 16][4];
+#pragma unroll
+            for (int ks = 0; ks < BW_BC / 16; ks++)
+                ldmatrix_x4_trans(a[ks], smem_u32(dSs + swz<BW_BR>(ks * 16 + (lane & 7) + (lane >> 4) * 8,
+                                                                   q0 + ((lane >> 3) & 1) * 8)));
+            float *dq = dQacc + ((long long)b * sh.H + hq) * sh.N_q * D;
+#pragma unroll
+            for (int db2 = 0; db2 < DB / 2; db2++) {
+                float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+#pragma unroll
+                for (int ks = 0; ks < BW_BC / 16; ks++) {
+                    uint32_t bk[4];
+                    ldmatrix_x4_trans(bk, smem_u32(Ks + swz<D>(ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
+                                                               db2 * 16 + (lane >> 4) * 8)));
+                    mma16816<T>(acc[0], a[ks], bk[0], bk[1]);
+                    mma16816<T>(acc[1], a[ks], bk[2], bk[3]);
+                }
+#pragma unroll
+                for (int n = 0; n < 2; n++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const int q = r0 + q0 + g + (e >> 1) * 8;
+                        const int c = db2 * 16 + n * 8 + t4 * 2 + (e & 1);
+                        if (q < sh.N_q) atomicAdd(dq + (long long)q * D + c, acc[n][e]);
+                    }
+            }
+        }
+        __syncthreads(); /* stage st, dS^T free for the next step */
+    }
+    /* dK_j = scale * sum dS^T Q (line 16 carries the scale), dV_j; rows past N_k dropped */
+    const float scale = scale_log2 / log2e;
+    T *dkg = dK + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    T *dvg = dV + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        const int key = c0 + wk + g + hr * 8;
+        if (key >= sh.N_k) continue;
+#pragma unroll
+        for (int db = 0; db < DB; db++) {
+            const long long o = (long long)key * D + db * 8 + t4 * 2;
+            *reinterpret_cast<uint32_t *>(dkg + o) =
+                pack2<T>(dk[db][2 * hr] * scale, dk[db][2 * hr + 1] * scale);
+            *reinterpret_cast<uint32_t *>(dvg + o) = pack2<T>(dv[db][2 * hr], dv[db][2 * hr + 1]);
+        }
+    }
+}
+
+/* ---- deterministic dQ: one block per Q block (4 warps x 16 queries), loop over K/V ---- */
+template <int D, typename T>
+__global__ void __launch_bounds__(BW_NT, 1)
+    fa_v3_bwd_dq_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+                        const T *__restrict__ dO, const float *__restrict__ LSE,
+                        const float *__restrict__ Dsum, T *__restrict__ dQ, fa_gpu_shape sh,
+                        float scale_log2)
+{
+    constexpr int NB = BW_BC / 8, DB = D / 8;
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T *Qs = reinterpret_cast<T *>(smem_raw);
+    T *dOs = Qs + BW_BR * D;
+    T *Ks = dOs + BW_BR * D; /* 2 stages */
+    T *Vs = Ks + 2 * BW_BC * D;
+    const int b = blockIdx.z, h = blockIdx.y, r0 = blockIdx.x * BW_BR;
+    const int hk = h / (sh.H / sh.H_kv), off = sh.N_k - sh.N_q;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t4 = lane & 3;
+    const int wq = warp * 16;
+    const long long bh = (long long)b * sh.H + h;
+    const T *kg = K + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    const T *vg = V + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    const float log2e = 1.44269504088896341f;
+    int n_kv = (sh.N_k + BW_BC - 1) / BW_BC;
+    if (sh.causal) {
+        long long last = (long long)min(r0 + BW_BR, sh.N_q) - 1 + off;
+        n_kv = last < 0 ? 0 : (int)min((long long)n_kv, last / BW_BC + 1);
+    }
+    /* per-row LSE and D of this thread's rows g, g+8 */
+    float lse2[2], dd[2];
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        const int q = r0 + wq + g + hr * 8;
+        lse2[hr] = q < sh.N_q ? LSE[bh * sh.N_q + q] * log2e : 0.f;
+        dd[hr] = q < sh.N_q ? Dsum[bh * sh.N_q + q] : 0.f;
+    }
+    float dq[DB][4];
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) dq[db][e] = 0.f;
+    if (n_kv > 0) {
+        load_tile_async<D, BW_BR, BW_NT>(Qs, Q + bh * sh.N_q * D, r0, sh.N_q);
+        load_tile_async<D, BW_BR, BW_NT>(dOs, dO + bh * sh.N_q * D, r0, sh.N_q);
+        load_tile_async<D, BW_BC, BW_NT>(Ks, kg, 0, sh.N_k);
+        load_tile_async<D, BW_BC, BW_NT>(Vs, vg, 0, sh.N_k);
+        cp_async_commit();
+    }
+    for (int j = 0; j < n_kv; j++) {
+        const int c0 = j * BW_BC, st = j & 1;
+        if (j + 1 < n_kv) {
+            load_tile_async<D, BW_BC, BW_NT>(Ks + (st ^ 1) * BW_BC * D, kg, c0 + BW_BC, sh.N_k);
+            load_tile_async<D, BW_BC, BW_NT>(Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
+            cp_async_commit();
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        const T *Kt = Ks + st * BW_BC * D, *Vt = Vs + st * BW_BC * D;
+        float s[NB][4], dp[NB][4];
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) s[nb][e] = dp[nb][e] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            uint32_t aq[4], ao[4];
+            ldmatrix_x4(aq, smem_u32(Qs + swz<D>(wq + (lane & 15), kk * 16 + (lane >> 4) * 8)));
+            ldmatrix_x4(ao, smem_u32(dOs + swz<D>(wq + (lane & 15), kk * 16 + (lane >> 4) * 8)));
+#pragma unroll
+            for (int nb2 = 0; nb2 < NB / 2; nb2++) {
+                uint32_t bk[4], bv[4];
+                const int rr = nb2 * 16 + (lane & 7) + (lane >> 4) * 8;
+                const int cc = kk * 16 + ((lane >> 3) & 1) * 8;
+                ldmatrix_x4(bk, smem_u32(Kt + swz<D>(rr, cc)));
+                ldmatrix_x4(bv, smem_u32(Vt + swz<D>(rr, cc)));
+                mma16816<T>(s[2 * nb2], aq, bk[0], bk[1]);
+                mma16816<T>(s[2 * nb2 + 1], aq, bk[2], bk[3]);
+                mma16816<T>(dp[2 * nb2], ao, bv[0], bv[1]); /* dP = dO_i V_j^T */
+                mma16816<T>(dp[2 * nb2 + 1], ao, bv[2], bv[3]);
+            }
+        }
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int hr = e >> 1, q = r0 + wq + g + hr * 8;
+                const int key = c0 + nb * 8 + t4 * 2 + (e & 1);
+                const bool ok = key < sh.N_k && q < sh.N_q && (!sh.causal || key <= q + off);
+                const float p = ok ? fast_exp2(fmaf(s[nb][e], scale_log2, -lse2[hr])) : 0.f;
+                dp[nb][e] = p * (dp[nb][e] - dd[hr]);
+            }
+        /* dQ_i += dS K_j (k = keys) */
+#pragma unroll
+        for (int kc = 0; kc < BW_BC / 16; kc++) {
+            uint32_t sa[4];
+            sa[0] = pack2<T>(dp[2 * kc][0], dp[2 * kc][1]);
+            sa[1] = pack2<T>(dp[2 * kc][2], dp[2 * kc][3]);
+            sa[2] = pack2<T>(dp[2 * kc + 1][0], dp[2 * kc + 1][1]);
+            sa[3] = pack2<T>(dp[2 * kc + 1][2], dp[2 * kc + 1][3]);
+#pragma unroll
+            for (int db2 = 0; db2 < DB / 2; db2++) {
+                uint32_t bk[4];
+                ldmatrix_x4_trans(bk, smem_u32(Kt + swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
+                                                           db2 * 16 + (lane >> 4) * 8)));
+                mma16816<T>(dq[2 * db2], sa, bk[0], bk[1]);
+                mma16816<T>(dq[2 * db2 + 1], sa, bk[2], bk[3]);
+            }
+        }
+        __syncthreads();
+    }
+    const float scale = scale_log2 / log2e;
+    T *dqg = dQ + bh * sh.N_q * D;
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        const int q = r0 + wq + g + hr * 8;
+        if (q >= sh.N_q) continue;
+#pragma unroll
+        for (int db = 0; db < DB; db++)
+            *reinterpret_cast<uint32_t *>(dqg + (long long)q * D + db * 8 + t4 * 2) =
+                pack2<T>(dq[db][2 * hr] * scale, dq[db][2 * hr + 1] * scale);
+    }
+}
+
+template <int D, typename T>
+static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, const void *Q, const void *K,
+                              const void *V, const void *O, const void *dO, const float *LSE,
+                              void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
+{
+    const long long rows = (long long)s->B * s->H * s->N_q;
+    float *Dsum = ws, *dQacc = ws + rows;
+    const float scale_log2 = s->scale * 1.44269504088896341f;
+    fa_v3_bwd_pre_kernel<D, T><<<(unsigned)((rows + 7) / 8), 256, 0, st>>>(
+        (const T *)O, (const T *)dO, Dsum, dQacc, rows, !det);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    const int bytes = (2 * BW_BC * D + 4 * BW_BR * D + BW_BC * BW_BR) * (int)sizeof(T) +
+                      4 * BW_BR * (int)sizeof(float);
+    dim3 grid((s->N_k + BW_BC - 1) / BW_BC, s->H_kv, s->B);
+    if (det) {
+        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, false, T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        if (e != cudaSuccess) return e;
+        fa_v3_bwd_kernel<D, false, T><<<grid, BW_NT, bytes, st>>>(
+            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
+            (T *)dV, *s, scale_log2);
+        if ((e = cudaGetLastError()) != cudaSuccess) return e;
+        const int qbytes = (2 * BW_BR * D + 4 * BW_BC * D) * (int)sizeof(T);
+        e = cudaFuncSetAttribute(fa_v3_bwd_dq_kernel<D, T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, qbytes);
+        if (e != cudaSuccess) return e;
+        dim3 qgrid((s->N_q + BW_BR - 1) / BW_BR, s->H, s->B);
+        fa_v3_bwd_dq_kernel<D, T><<<qgrid, BW_NT, qbytes, st>>>(
+            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, (T *)dQ, *s,
+            scale_log2);
+        return cudaGetLastError();
+    }
+    e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, true, T>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    fa_v3_bwd_kernel<D, true, T><<<grid, BW_NT, bytes, st>>>(
+        (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
+        (T *)dV, *s, scale_log2);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    fa_v3_bwd_post_kernel<T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, rows * D, s->scale);
+    return cudaGetLastError();
+}
+
+extern "C" size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s)
+{
+    size_t rows = (size_t)s->B * s->H * s->N_q;
+    return rows * 4 + rows * (size_t)s->d * 4;
+}
+
+extern "C" cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic,
+                                      const void *Q, const void *K, const void *V, const void *O,
+                                      const void *dO, const float *LSE, void *dQ, void *dK,
+                                      void *dV, float *ws, cudaStream_t st)
+{
+    if (dt == FA_GPU_BF16) {
+        if (s->d == 64)
+            return launch_bwd<64, __nv_bfloat16>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        if (s->d == 128)
+            return launch_bwd<128, __nv_bfloat16>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    } else if (dt == FA_GPU_FP16) {
+        if (s->d == 64)
+            return launch_bwd<64, __half>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        if (s->d == 128)
+            return launch_bwd<128, __half>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    }
+    return cudaErrorInvalidValue;
+}
