@@ -4,7 +4,7 @@
  * Nothing N x N is stored: S and P are recomputed from Q, K and the forward's LSE
  * (P = exp(scale S - LSE), line 11), so only Q, K, V, O, dO, LSE move through HBM.
  *   1. pre-pass (line 4): D_i = rowsum(dO_i * O_i), fp32, and dQ_acc = 0 (fp32).
- *   2. main kernel, one thread block per K/V block j (B_c = 64 keys, 4 warps x 16 keys) and
+ *   2. main kernel, one thread block per K/V block j (B_c = 64 or 128 keys, 16 keys a warp) and
  *      kv head: the outer loop of Algorithm 2 (line 6).  dK_j, dV_j stay in registers while the
  *      block walks the Q blocks i (B_r = 64) that can see K_j (causal: from the diagonal on)
  *      and, for GQA, every query head of its group, so dK, dV need no atomics.  Per step, with
@@ -13,7 +13,8 @@
  *        dV_j += P^T dO_i          P^T straight from the accumulators  (line 12)
  *        dP^T = V_j dO_i^T,  dS^T = P^T o (dP^T - D_i)                  (lines 13-14)
  *        dK_j += dS^T Q_i          dS^T straight from the accumulators  (line 16)
- *        dQ_i += dS K_j            dS^T goes through shared memory; fp32 atomics (line 15)
+ *        dQ_i += dS K_j            dS^T goes through shared memory; fp32 atomics (line 15),
+ *                                  16 bytes each (lanes swap halves to own 4 columns)
  *      Q_i, dO_i, LSE_i, D_i of the next step are fetched with cp.async while this one computes.
  *   3. post-pass: dQ = dQ_acc * scale rounded to bf16/fp16.
  * Deterministic mode: the main kernel skips dQ, and a second kernel, one block per Q block,
@@ -26,8 +27,8 @@
 #include "tc_common.cuh"
 
 #define BW_BR 64 /* queries per step */
-#define BW_BC 64 /* keys per block */
-#define BW_NT 128
+#define BW_BC 64 /* keys per block of the deterministic dQ kernel */
+#define BW_NT 128 /* threads of the deterministic dQ kernel */
 
 static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
@@ -69,33 +70,62 @@ __global__ void fa_v3_bwd_post_kernel(const float *__restrict__ dQacc, T *__rest
 /* 4-byte cp.async of n floats (zero-filled past `valid`). */
 __device__ __forceinline__ void load_vec_async(float *dst, const float *src, int n, int valid)
 {
-    for (int i = threadIdx.x; i < n; i += BW_NT) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
         bool ok = i < valid;
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst + i)),
                      "l"(src + (ok ? i : 0)), "r"(ok ? 4 : 0));
     }
 }
 
-/* ---- main kernel: dK, dV (and dQ by atomics) per K/V block ---- */
-template <int D, bool WITH_DQ, typename T>
-__global__ void __launch_bounds__(BW_NT, 1)
+/* Adds the 16 x 16 fp32 tile acc (two n8 accumulators: rows g, g+8; columns 2t, 2t+1 of each)
+ * to dq (row stride D) at rows q0.., columns c0..: lanes t, t^1 swap half their values so each
+ * lane holds 4 consecutive columns of one row, then one 16-byte atomic add (sm_90) each. */
+template <int D>
+__device__ __forceinline__ void atomic_add_tile(float *dq, const float acc[2][4], int q0, int c0,
+                                                int N_q, int lane)
+{
+    const int g = lane >> 2, t4 = lane & 3, odd = t4 & 1;
+#pragma unroll
+    for (int n = 0; n < 2; n++) {
+        const float x0 = odd ? acc[n][0] : acc[n][2], x1 = odd ? acc[n][1] : acc[n][3];
+        const float y0 = __shfl_xor_sync(0xffffffffu, x0, 1), y1 = __shfl_xor_sync(0xffffffffu, x1, 1);
+        const int q = q0 + g + (odd ? 8 : 0), c = c0 + n * 8 + (t4 >> 1) * 4;
+        float4 v = odd ? make_float4(y0, y1, acc[n][2], acc[n][3])
+                       : make_float4(acc[n][0], acc[n][1], y0, y1);
+        if (q < N_q) {
+            float *p = dq + (long long)q * D + c;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+            atomicAdd(reinterpret_cast<float4 *>(p), v);
+#else
+            atomicAdd(p, v.x);
+            atomicAdd(p + 1, v.y);
+            atomicAdd(p + 2, v.z);
+            atomicAdd(p + 3, v.w);
+#endif
+        }
+    }
+}
+
+/* ---- main kernel: dK, dV (and dQ by atomics) per K/V block of BC keys (BC / 16 warps) ---- */
+template <int D, int BC, bool WITH_DQ, typename T>
+__global__ void __launch_bounds__(BC * 2, 1)
     fa_v3_bwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
                      const T *__restrict__ dO, const float *__restrict__ LSE,
                      const float *__restrict__ Dsum, float *__restrict__ dQacc,
                      T *__restrict__ dK, T *__restrict__ dV, fa_gpu_shape sh, float scale_log2)
 {
-    constexpr int NBQ = BW_BR / 8, DB = D / 8;
+    constexpr int NBQ = BW_BR / 8, DB = D / 8, NT = BC * 2;
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T *Ks = reinterpret_cast<T *>(smem_raw);
-    T *Vs = Ks + BW_BC * D;
-    T *Qs = Vs + BW_BC * D;   /* 2 stages */
+    T *Vs = Ks + BC * D;
+    T *Qs = Vs + BC * D;   /* 2 stages */
     T *dOs = Qs + 2 * BW_BR * D; /* 2 stages */
     T *dSs = dOs + 2 * BW_BR * D; /* (B_c keys, B_r queries), swizzled rows of 64 */
-    float *Ls = reinterpret_cast<float *>(dSs + BW_BC * BW_BR); /* 2 stages of B_r */
+    float *Ls = reinterpret_cast<float *>(dSs + BC * BW_BR); /* 2 stages of B_r */
     float *Ds = Ls + 2 * BW_BR;
 
     const int b = blockIdx.z, hk = blockIdx.y, kb = blockIdx.x;
-    const int c0 = kb * BW_BC;
+    const int c0 = kb * BC;
     const int group = sh.H / sh.H_kv;
     const int off = sh.N_k - sh.N_q;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t4 = lane & 3;
@@ -122,15 +152,15 @@ __global__ void __launch_bounds__(BW_NT, 1)
     auto issue = [&](int it, int stg) {
         const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
         const long long bh = (long long)b * sh.H + hq;
-        load_tile_async<D, BW_BR, BW_NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
-        load_tile_async<D, BW_BR, BW_NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
+        load_tile_async<D, BW_BR, NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
+        load_tile_async<D, BW_BR, NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
         load_vec_async(Ls + stg * BW_BR, LSE + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
         load_vec_async(Ds + stg * BW_BR, Dsum + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
     };
 
     if (n_it > 0) {
-        load_tile_async<D, BW_BC, BW_NT>(Ks, kg, c0, sh.N_k);
-        load_tile_async<D, BW_BC, BW_NT>(Vs, vg, c0, sh.N_k);
+        load_tile_async<D, BC, NT>(Ks, kg, c0, sh.N_k);
+        load_tile_async<D, BC, NT>(Vs, vg, c0, sh.N_k);
         issue(0, 0);
         cp_async_commit();
     }
@@ -217,33 +247,28 @@ __global__ void __launch_bounds__(BW_NT, 1)
         }
         if (WITH_DQ) {
             __syncthreads(); /* all of dS^T is in shared memory */
-            /* dQ_i (this warp's 16 queries) += dS K_j; A = dS via ldmatrix.trans of dS^T */
-            const int q0 = warp * 16;
-            uint32_t a[BW_BC / 16][4];
+            /* dQ_i += dS K_j; warp w: queries 16 (w % 4).., dims [w / 4 * D / NS, +D / NS)
+             * with NS = BC / 64 dim slices; A = dS via ldmatrix.trans of dS^T */
+            constexpr int NS = BC / 64;
+            const int q0 = (warp % 4) * 16, dlo = (warp / 4) * (D / NS);
+            uint32_t a[BC / 16][4];
 #pragma unroll
-            for (int ks = 0; ks < BW_BC / 16; ks++)
+            for (int ks = 0; ks < BC / 16; ks++)
                 ldmatrix_x4_trans(a[ks], smem_u32(dSs + swz<BW_BR>(ks * 16 + (lane & 7) + (lane >> 4) * 8,
                                                                    q0 + ((lane >> 3) & 1) * 8)));
             float *dq = dQacc + ((long long)b * sh.H + hq) * sh.N_q * D;
 #pragma unroll
-            for (int db2 = 0; db2 < DB / 2; db2++) {
+            for (int db2 = 0; db2 < DB / 2 / NS; db2++) {
                 float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
 #pragma unroll
-                for (int ks = 0; ks < BW_BC / 16; ks++) {
+                for (int ks = 0; ks < BC / 16; ks++) {
                     uint32_t bk[4];
                     ldmatrix_x4_trans(bk, smem_u32(Ks + swz<D>(ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                                               db2 * 16 + (lane >> 4) * 8)));
+                                                               dlo + db2 * 16 + (lane >> 4) * 8)));
                     mma16816<T>(acc[0], a[ks], bk[0], bk[1]);
                     mma16816<T>(acc[1], a[ks], bk[2], bk[3]);
                 }
-#pragma unroll
-                for (int n = 0; n < 2; n++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const int q = r0 + q0 + g + (e >> 1) * 8;
-                        const int c = db2 * 16 + n * 8 + t4 * 2 + (e & 1);
-                        if (q < sh.N_q) atomicAdd(dq + (long long)q * D + c, acc[n][e]);
-                    }
+                atomic_add_tile<D>(dq, acc, r0 + q0, dlo + db2 * 16, sh.N_q, lane);
             }
         }
         __syncthreads(); /* stage st, dS^T free for the next step */
@@ -390,26 +415,26 @@ __global__ void __launch_bounds__(BW_NT, 1)
     }
 }
 
-template <int D, typename T>
+template <int D, int BC, typename T>
 static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, const void *Q, const void *K,
                               const void *V, const void *O, const void *dO, const float *LSE,
                               void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
 {
     const long long rows = (long long)s->B * s->H * s->N_q;
-    float *Dsum = ws, *dQacc = ws + rows;
+    float *dQacc = ws, *Dsum = ws + rows * D; /* dQacc first: 16-byte aligned rows */
     const float scale_log2 = s->scale * 1.44269504088896341f;
     fa_v3_bwd_pre_kernel<D, T><<<(unsigned)((rows + 7) / 8), 256, 0, st>>>(
         (const T *)O, (const T *)dO, Dsum, dQacc, rows, !det);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    const int bytes = (2 * BW_BC * D + 4 * BW_BR * D + BW_BC * BW_BR) * (int)sizeof(T) +
+    const int bytes = (2 * BC * D + 4 * BW_BR * D + BC * BW_BR) * (int)sizeof(T) +
                       4 * BW_BR * (int)sizeof(float);
-    dim3 grid((s->N_k + BW_BC - 1) / BW_BC, s->H_kv, s->B);
+    dim3 grid((s->N_k + BC - 1) / BC, s->H_kv, s->B);
     if (det) {
-        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, false, T>,
+        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, false, T>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         if (e != cudaSuccess) return e;
-        fa_v3_bwd_kernel<D, false, T><<<grid, BW_NT, bytes, st>>>(
+        fa_v3_bwd_kernel<D, BC, false, T><<<grid, BC * 2, bytes, st>>>(
             (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
             (T *)dV, *s, scale_log2);
         if ((e = cudaGetLastError()) != cudaSuccess) return e;
@@ -423,10 +448,10 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, const void *Q, con
             scale_log2);
         return cudaGetLastError();
     }
-    e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, true, T>,
+    e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, true, T>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
-    fa_v3_bwd_kernel<D, true, T><<<grid, BW_NT, bytes, st>>>(
+    fa_v3_bwd_kernel<D, BC, true, T><<<grid, BC * 2, bytes, st>>>(
         (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
         (T *)dV, *s, scale_log2);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
@@ -440,21 +465,31 @@ extern "C" size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s)
     return rows * 4 + rows * (size_t)s->d * 4;
 }
 
-extern "C" cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic,
-                                      const void *Q, const void *K, const void *V, const void *O,
-                                      const void *dO, const float *LSE, void *dQ, void *dK,
-                                      void *dV, float *ws, cudaStream_t st)
+template <typename T>
+static cudaError_t bwd_dispatch(const fa_gpu_shape *s, int det, int bc, const void *Q,
+                                const void *K, const void *V, const void *O, const void *dO,
+                                const float *LSE, void *dQ, void *dK, void *dV, float *ws,
+                                cudaStream_t st)
 {
-    if (dt == FA_GPU_BF16) {
-        if (s->d == 64)
-            return launch_bwd<64, __nv_bfloat16>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-        if (s->d == 128)
-            return launch_bwd<128, __nv_bfloat16>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    } else if (dt == FA_GPU_FP16) {
-        if (s->d == 64)
-            return launch_bwd<64, __half>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-        if (s->d == 128)
-            return launch_bwd<128, __half>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    }
+    if (s->d == 64 && bc == 64)
+        return launch_bwd<64, 64, T>(s, det, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 64 && bc == 128)
+        return launch_bwd<64, 128, T>(s, det, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 128 && bc == 64)
+        return launch_bwd<128, 64, T>(s, det, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 128 && bc == 128)
+        return launch_bwd<128, 128, T>(s, det, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    return cudaErrorInvalidValue;
+}
+
+extern "C" cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic,
+                                      int block_c, const void *Q, const void *K, const void *V,
+                                      const void *O, const void *dO, const float *LSE, void *dQ,
+                                      void *dK, void *dV, float *ws, cudaStream_t st)
+{
+    if (dt == FA_GPU_BF16)
+        return bwd_dispatch<__nv_bfloat16>(s, deterministic, block_c, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (dt == FA_GPU_FP16)
+        return bwd_dispatch<__half>(s, deterministic, block_c, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;
 }

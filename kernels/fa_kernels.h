@@ -83,9 +83,10 @@ cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
  * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ
- * accumulator).  deterministic = 1: no atomics (a second kernel computes dQ per Q block). */
+ * accumulator).  deterministic = 1: no atomics (a second kernel computes dQ per Q block).
+ * block_c: keys per thread block of the main kernel, 64 or 128. */
 size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s);
-cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic,
+cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int block_c,
                            const void *Q, const void *K, const void *V, const void *O,
                            const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
                            float *ws, cudaStream_t st);

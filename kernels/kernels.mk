@@ -3,7 +3,7 @@
 #   make bench-gpu   on a GPU machine: fabench --check, then the FlashAttention-2 sweep to
 #                    $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
 # Neither `all` nor `test` depends on these targets: a machine without nvcc never builds them.
-# fabench links only the parts of cpu_ref/ and sim/ it needs (the fp64 oracle), compiled here
+# fabench links cpu_ref/ and sim/ (for the fp64 oracle) as an archive compiled here
 # without jansson or GSL, so the GPU machine needs no extra packages.
 
 NVCC        ?= nvcc
@@ -14,7 +14,7 @@ NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(GPU_ARCH) -Xcompiler -Wall,-Wextra,-Wn
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
                kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/fa_dispatch.cu \
                kernels/fabench.cu
-GPU_REF_C   := cpu_ref/reference.c cpu_ref/shape.c sim/status.c sim/mem.c sim/hw.c
+GPU_REF_C   := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c)
 GPU_OBJ     := $(patsubst kernels/%.cu,$(GPU_DIR)/%.o,$(GPU_CU))
 GPU_REF_OBJ := $(patsubst %.c,$(GPU_DIR)/ref/%.o,$(GPU_REF_C))
 BENCH_CSV   ?= $(GPU_DIR)/fabench_sweep.csv
