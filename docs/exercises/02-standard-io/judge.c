@@ -1,0 +1,63 @@
+/* judge.c -- exercise 02: compares the predicted bytes of standard attention with the bytes the
+ * memory model counts when fa_standard_forward runs (count-only mode), tensor by tensor. */
+#include "judge.h"
+#include "ex.h"
+
+static const char *hint(const char *t)
+{
+    if (!strcmp(t, "K") || !strcmp(t, "V"))
+        return "each row block Q_i (or P_i) streams all of K (or V) past it: T_r passes";
+    if (!strcmp(t, "S")) return "the softmax kernel reads S twice when a row spans several tiles (T_c > 1), once otherwise";
+    if (!strcmp(t, "P")) return "P is written by the softmax kernel and read once by the PV kernel";
+    return "Q is read once per row block, O written once; remember the B*H slices and the element size";
+}
+
+static void judge_one(fa_shape s, fa_blocks bk)
+{
+    char sh[160];
+    judge_shape(&s, bk, sh, sizeof sh);
+    fa_io_result r;
+    fa_status st = fa_io_run(FA_PASS_FWD, FA_ALGO_STANDARD, &s, bk, 64u << 20, NULL, NULL, &r);
+    if (st) {
+        judge_check(0, "%s: the counter failed: %s", sh, fa_last_error());
+        return;
+    }
+    ex_standard_io p;
+    memset(&p, 0xff, sizeof p);
+    ex_standard_bytes(&s, bk, &p);
+    const char *names[] = {"Q", "K", "V", "S", "P", "O"};
+    const ex_rw *rw[] = {&p.Q, &p.K, &p.V, &p.S, &p.P, &p.O};
+    int bad = 0;
+    for (int t = 0; t < 6; t++) {
+        uint64_t cr = judge_read(&r.counts, names[t]), cw = judge_written(&r.counts, names[t]);
+        if (rw[t]->read != cr || rw[t]->write != cw) {
+            judge_check(0, "%s: %s read %" PRIu64 ", written %" PRIu64 "; the counter says read %" PRIu64
+                           ", written %" PRIu64 " (hint: %s)",
+                        sh, names[t], rw[t]->read, rw[t]->write, cr, cw, hint(names[t]));
+            bad = 1;
+        }
+    }
+    if (!bad) judge_check(1, "%s: all six tensors match the counter (%" PRIu64 " bytes in all)", sh, fa_counts_hbm_bytes(&r.counts));
+}
+
+int main(void)
+{
+    fa_shape s = fa_shape_default(1024, 64);
+    judge_one(s, (fa_blocks){64, 64}); /* the worked example of docs/io-model.md */
+    s = fa_shape_default(64, 64);
+    judge_one(s, (fa_blocks){64, 64}); /* one tile per row: one pass over S */
+    s = fa_shape_default(300, 48);
+    s.seqlen_k = 200;
+    s.d_v = 32;
+    s.dtype = FA_DTYPE_FP32;
+    s.batch = 2;
+    s.heads = 3;
+    s.kv_heads = 3;
+    judge_one(s, (fa_blocks){64, 32}); /* tails, N_q != N_k, d_v != d, fp32, B*H = 6 */
+    s = fa_shape_default(512, 128);
+    s.heads = 8;
+    s.kv_heads = 2;
+    s.dtype = FA_DTYPE_BF16;
+    judge_one(s, (fa_blocks){128, 16}); /* GQA: does H_kv change the bytes? */
+    return judge_verdict("02 (standard attention IO)");
+}

@@ -1,0 +1,107 @@
+/* judge.h -- helpers shared by the exercise judges (docs/exercises/NN-name/judge.c).
+ *
+ * A judge links the student's file (or a reference solution, or a planted wrong one) against
+ * libfasim, runs it on a few shapes, and prints one line per check:
+ *     PASS  what was checked
+ *     FAIL  what was checked: what went wrong, and a hint
+ * then a verdict.  Exit status 0 when every check passed, 1 otherwise. */
+#ifndef EX_JUDGE_H
+#define EX_JUDGE_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fa_analysis.h"
+
+static int judge_pass_n, judge_fail_n;
+
+/* Records one check: ok != 0 is a PASS.  The message is printf-style. */
+static inline void judge_check(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s  ", ok ? "PASS" : "FAIL");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    if (ok) judge_pass_n++;
+    else judge_fail_n++;
+}
+
+/* Prints the verdict and returns the exit status. */
+static inline int judge_verdict(const char *exercise)
+{
+    if (judge_fail_n == 0) {
+        printf("exercise %s: all %d checks passed -- solved.\n", exercise, judge_pass_n);
+        return 0;
+    }
+    printf("exercise %s: %d of %d checks failed -- not yet (read the FAIL lines above).\n",
+           exercise, judge_fail_n, judge_pass_n + judge_fail_n);
+    return 1;
+}
+
+/* Deterministic "high entropy" inputs (xorshift64*, uniform in (-scale, scale)). */
+static inline void judge_fill(double *x, int64_t n, uint64_t seed, double scale)
+{
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    for (int64_t i = 0; i < n; i++) {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        double u = (double)((s * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0; /* [0,1) */
+        x[i] = scale * (2 * u - 1);
+    }
+}
+
+static inline double *judge_alloc(int64_t n)
+{
+    double *p = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    if (!p) {
+        fprintf(stderr, "judge: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* Largest |a - b| relative to max(1, |b|); inf when a NaN shows up or signs of infinity differ. */
+static inline double judge_maxerr(const double *a, const double *b, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isinf(a[i]) && isinf(b[i]) && (a[i] > 0) == (b[i] > 0)) continue;
+        double e = fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i]));
+        if (isnan(e)) return INFINITY;
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+/* Bytes read / written of tensor `name` in a counts record (0 if it never moved). */
+static inline uint64_t judge_read(const fa_counts *c, const char *name)
+{
+    int k = fa_counts_find(c, name);
+    return k < 0 ? 0 : c->tensor[k].read_bytes;
+}
+static inline uint64_t judge_written(const fa_counts *c, const char *name)
+{
+    int k = fa_counts_find(c, name);
+    return k < 0 ? 0 : c->tensor[k].write_bytes;
+}
+
+/* A shape printed as "N_q=.. N_k=.. d=.. (B_r x B_c)". */
+static inline const char *judge_shape(const fa_shape *s, fa_blocks bk, char *buf, size_t n)
+{
+    snprintf(buf, n, "B=%" PRId64 " H=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64
+             " d_v=%" PRId64 " %s%s, tiles %" PRId64 "x%" PRId64,
+             s->batch, s->heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_dtype_name(s->dtype),
+             s->causal == FA_CAUSAL_NONE ? "" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? " causal"
+                                                                                    : " causal(top-left)",
+             bk.block_r, bk.block_c);
+    return buf;
+}
+
+#endif

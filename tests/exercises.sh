@@ -1,0 +1,45 @@
+#!/bin/sh
+# exercises.sh -- proves every course exercise (docs/exercises/NN-name/) solvable and its judge
+# strict: the reference solution (solutions/NN.c) must pass, the planted wrong solution
+# (wrong/NN.c) and the untouched student stub must fail.  Built with -Werror and the sanitizers
+# against the ASan library; run by `make test`.  One PASS/FAIL line per file.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+J="$ROOT/docs/exercises/judge.sh"
+export LIB=${LIB:-$ROOT/build/asan/libfasim.a}
+export EXOUT=${EXOUT:-$ROOT/build/asan/exercises}
+export EXFLAGS=${EXFLAGS:--O1 -g -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all}
+export ASAN_OPTIONS=detect_leaks=1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# a private copy: a concurrent `make` may be re-archiving the library meanwhile
+cp "$LIB" "$T/libfasim.a" || { echo "FAIL exercises: no library $LIB"; exit 1; }
+LIB=$T/libfasim.a
+fails=0
+n=0
+expect() { # expect STATUS NN FILE WHAT
+    n=$((n + 1))
+    sh "$J" "$2" "$3" >"$T/out" 2>&1
+    rc=$?
+    if [ "$rc" -eq "$1" ]; then
+        echo "PASS exercise $2: $4 ($(tail -1 "$T/out" | cut -c1-90))"
+    else
+        fails=$((fails + 1))
+        echo "FAIL exercise $2: $4: judge exit $rc, expected $1"
+        cat "$T/out"
+    fi
+}
+for dir in "$ROOT"/docs/exercises/[0-9][0-9]-*/; do
+    nn=$(basename "$dir" | cut -c1-2)
+    [ -f "$ROOT/docs/exercises/solutions/$nn.c" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no solutions/$nn.c"; continue; }
+    [ -f "$ROOT/docs/exercises/wrong/$nn.c" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no wrong/$nn.c"; continue; }
+    [ -f "$dir/README.md" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no README.md"; continue; }
+    expect 0 "$nn" "$ROOT/docs/exercises/solutions/$nn.c" "reference solution accepted"
+    expect 1 "$nn" "$ROOT/docs/exercises/wrong/$nn.c" "planted wrong solution rejected"
+    expect 1 "$nn" "$dir/student.c" "student stub compiles and fails"
+done
+# bad usage: exit 2 with a message
+sh "$J" 99 >/dev/null 2>"$T/err"; rc=$?
+n=$((n + 1))
+if [ $rc -eq 2 ] && grep -q "no exercise" "$T/err"; then echo "PASS judge: unknown exercise exits 2"; else fails=$((fails + 1)); echo "FAIL judge: unknown exercise: exit $rc"; fi
+echo "exercises: $((n - fails))/$n passed"
+[ "$fails" -eq 0 ]
