@@ -45,6 +45,7 @@ $(eval $(call flavour,$(BUILD)/asan,$(SAN)))
 TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 
 .PHONY: all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
+.PHONY: exercise exercise-test
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/fasim $(BUILD)/libfasim.a
@@ -55,7 +56,7 @@ deps:
 run: all
 	./$(BUILD)/fasim report
 
-test: unit-test cli-test valgrind-test
+test: unit-test cli-test valgrind-test exercise-test
 
 valgrind-test: $(BUILD)/fasim
 	@FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
@@ -65,6 +66,14 @@ unit-test: $(TESTS)
 
 cli-test: $(BUILD)/asan/fasim
 	@FASIM=./$(BUILD)/asan/fasim sh tests/cli_test.sh
+
+# Course exercises (docs/exercises/): `make exercise EX=03` judges the student's file,
+# `make exercise EX=03 FILE=my.c` another one; exercise-test proves every judge right.
+exercise: $(BUILD)/libfasim.a
+	@CC="$(CC)" LIB=$(BUILD)/libfasim.a EXOUT=$(BUILD)/exercises sh docs/exercises/judge.sh "$(EX)" $(FILE)
+
+exercise-test: $(BUILD)/asan/libfasim.a
+	@CC="$(CC)" sh tests/exercises.sh
 
 valgrind: $(BUILD)/fasim
 	FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
