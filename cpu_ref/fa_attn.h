@@ -11,7 +11,10 @@
  * Top-left anchor (PyTorch is_causal): j <= i.
  * A row with no allowed key outputs O = 0 and LSE = -inf; no NaN anywhere.
  * Storage sizes: Q, K, V, O, S, P use the element size of the dtype; statistics are fp32.
- * Arithmetic is fp64 throughout (low-precision rounding is not emulated here).
+ * Arithmetic is fp64 unless the memory model carries numerics (fa_mem_set_numerics): then the
+ * algorithms emulate a low precision through the hooks of fa_numerics.h (fp32 accumulation, P
+ * rounded before P V, stored tensors rounded by fa_store; docs/numerics.md).  Counts never
+ * depend on it.
  */
 #ifndef FA_ATTN_H
 #define FA_ATTN_H
@@ -21,13 +24,22 @@
 #include "fa_sim.h"
 
 typedef enum { FA_CAUSAL_NONE = 0, FA_CAUSAL_BOTTOM_RIGHT = 1, FA_CAUSAL_TOP_LEFT = 2 } fa_causal;
-typedef enum { FA_DTYPE_FP32 = 0, FA_DTYPE_FP16 = 1, FA_DTYPE_BF16 = 2 } fa_dtype;
+typedef enum {
+    FA_DTYPE_FP32 = 0,
+    FA_DTYPE_FP16 = 1,
+    FA_DTYPE_BF16 = 2,
+    FA_DTYPE_E4M3 = 3, /* OCP FP8 E4M3 */
+    FA_DTYPE_E5M2 = 4  /* OCP FP8 E5M2 */
+} fa_dtype;
 
-/* Bytes per element of a dtype in HBM (fp32: 4, fp16/bf16: 2). */
+/* Bytes per element of a dtype in HBM (fp32: 4, fp16/bf16: 2, fp8: 1). */
 int fa_dtype_bytes(fa_dtype t);
 const char *fa_dtype_name(fa_dtype t);
-/* Parses "fp32", "fp16", "bf16".  Errors: FA_EINVAL naming the value. */
+/* Parses "fp32", "fp16", "bf16", "fp8_e4m3" (or "fp8", "e4m3"), "fp8_e5m2" (or "e5m2").
+ * Errors: FA_EINVAL naming the value. */
 fa_status fa_dtype_parse(const char *s, fa_dtype *t);
+/* The number format of a dtype (fa_precision.h). */
+fa_format fa_dtype_format(fa_dtype t);
 
 /* One attention problem. */
 typedef struct {

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "fa_attn.h"
+#include "fa_numerics.h"
 
 typedef struct {
     fa_buf Kj, Vj, Qi, O, S, l, m;
@@ -50,11 +51,11 @@ static fa_status update(fa_mem *mem, flash1_bufs *B, int64_t rows, int64_t cols,
             if (srow[j] > mt) mt = srow[j];
         double lt = 0; /* P~_ij = exp(S_ij - m~_ij), l~_ij = rowsum(P~_ij) */
         for (int64_t j = 0; j < cols; j++) {
-            srow[j] = fa_exp_guarded(srow[j], mt);
+            srow[j] = fa_num_exp(mem, srow[j], mt);
             lt += srow[j];
         }
         double mnew = m[i] > mt ? m[i] : mt; /* line 11 */
-        double e_old = fa_exp_guarded(m[i], mnew), e_new = fa_exp_guarded(mt, mnew);
+        double e_old = fa_num_exp(mem, m[i], mnew), e_new = fa_num_exp(mem, mt, mnew);
         double lnew = e_old * l[i] + e_new * lt;
         /* line 12: O_i = diag(l_new)^-1 (diag(l_i) e_old O_i + e_new P~_ij V_j) */
         double a = lnew > 0 ? l[i] * e_old / lnew : 0.0;
@@ -64,6 +65,7 @@ static fa_status update(fa_mem *mem, flash1_bufs *B, int64_t rows, int64_t cols,
         l[i] = lnew; /* line 13 */
         m[i] = mnew;
     }
+    fa_tile_round_p(mem, S, lds, rows, cols); /* P in the dtype, as the kernel */
     return fa_tile_matmul_ab(mem, O, dv, S, lds, B->Vj.data, dv, rows, dv, cols, 1);
 }
 
@@ -117,6 +119,7 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
             FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows,
                                       cols, d, 0));
             FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, scale));
+            fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
             FA_TRY(update(mem, B, rows, cols, dv)); /* lines 10-12 */
             FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O)); /* line 12 */
             FA_TRY(fa_store(mem, L, b, h, r0, rows, 0, 1, &B->l));  /* line 13 */

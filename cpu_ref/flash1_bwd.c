@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "fa_bwd.h"
+#include "fa_numerics.h"
 
 #define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
 
@@ -63,7 +64,7 @@ static fa_status p_from_lm(fa_mem *mem, f1_bufs *B, int64_t rows, int64_t cols)
         for (int64_t c = 0; c < lds; c++) {
             double *x = S + r * lds + c;
             double l = r < rows ? B->li.data[r] : 0.0;
-            *x = (r < rows && c < cols && l > 0) ? fa_exp_guarded(*x, B->mi.data[r]) / l : 0.0;
+            *x = (r < rows && c < cols && l > 0) ? fa_num_exp(mem, *x, B->mi.data[r]) / l : 0.0;
         }
     return FA_OK;
 }
@@ -83,6 +84,7 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_ten
     /* lines 11-12: S_ij = tau Q_i K_j^T, masked; the pad of a tail tile scores -inf */
     FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols, d, 0));
     FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, fa_shape_scale(s)));
+    fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     FA_TRY(p_from_lm(mem, B, rows, cols)); /* line 13 */
     /* line 16: dV_j += P_ij^T dO_i */

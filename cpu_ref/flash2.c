@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "fa_attn.h"
+#include "fa_numerics.h"
 
 typedef struct {
     fa_buf Qi, Kj, Vj, S, O, m, l;
@@ -71,9 +72,11 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
         FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols,
                                   d, 0));
         FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, scale));
+        fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
         /* line 10: m_new, P~_ij = exp(S_ij - m_new), l_new, O_i *= exp(m_old - m_new) */
         FA_TRY(fa_tile_online_softmax(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
                                       rows, cols, dv));
+        fa_tile_round_p(mem, B->S.data, Bc, rows, cols); /* P in the dtype, as the kernel */
         /* line 10: O_i += P~_ij V_j */
         FA_TRY(fa_tile_matmul_ab(mem, B->O.data, dv, B->S.data, Bc, B->Vj.data, dv, rows, dv,
                                  cols, 1));
@@ -86,7 +89,7 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
         for (int64_t r = 0; r < rows; r++) {
             double l = B->l.data[r];
             for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = l > 0 ? B->O.data[r * dv + c] / l : 0.0;
-            B->m.data[r] = l > 0 ? B->m.data[r] + log(l) : -INFINITY; /* m_i now holds L_i */
+            B->m.data[r] = l > 0 ? fa_num_lse(mem, B->m.data[r], l) : -INFINITY; /* m_i now holds L_i */
         }
     FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O));  /* line 14 */
     FA_TRY(fa_store(mem, LSE, b, h, r0, rows, 0, 1, &B->m)); /* line 15 */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "fa_bwd.h"
+#include "fa_numerics.h"
 
 #define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
 
@@ -121,6 +122,7 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
     /* line 10: S_ij = tau Q_i K_j^T, masked; the pad of a tail tile scores -inf */
     FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols, d, 0));
     FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, fa_shape_scale(s)));
+    fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     /* line 11: P_ij = exp(S_ij - L_i) */
     FA_TRY(fa_tile_exp_lse(mem, B->S.data, Bc, Br, B->Li.data, rows, cols));

@@ -6,11 +6,18 @@
 
 #include "fa_attn.h"
 
-int fa_dtype_bytes(fa_dtype t) { return t == FA_DTYPE_FP32 ? 4 : 2; }
+int fa_dtype_bytes(fa_dtype t) { return t == FA_DTYPE_FP32 ? 4 : t >= FA_DTYPE_E4M3 ? 1 : 2; }
 
 const char *fa_dtype_name(fa_dtype t)
 {
-    return t == FA_DTYPE_FP32 ? "fp32" : t == FA_DTYPE_FP16 ? "fp16" : "bf16";
+    return t == FA_DTYPE_FP32 ? "fp32" : t == FA_DTYPE_FP16 ? "fp16" : t == FA_DTYPE_BF16 ? "bf16"
+           : t == FA_DTYPE_E4M3 ? "fp8_e4m3" : "fp8_e5m2";
+}
+
+fa_format fa_dtype_format(fa_dtype t)
+{
+    static const fa_format f[] = {FA_FMT_FP32, FA_FMT_FP16, FA_FMT_BF16, FA_FMT_E4M3, FA_FMT_E5M2};
+    return (t >= FA_DTYPE_FP32 && t <= FA_DTYPE_E5M2) ? f[t] : FA_FMT_FP64;
 }
 
 fa_status fa_dtype_parse(const char *s, fa_dtype *t)
@@ -18,7 +25,9 @@ fa_status fa_dtype_parse(const char *s, fa_dtype *t)
     if (strcmp(s, "fp32") == 0) *t = FA_DTYPE_FP32;
     else if (strcmp(s, "fp16") == 0) *t = FA_DTYPE_FP16;
     else if (strcmp(s, "bf16") == 0) *t = FA_DTYPE_BF16;
-    else FA_FAIL(FA_EINVAL, "--dtype '%s' is not one of fp32, fp16, bf16", s);
+    else if (!strcmp(s, "fp8_e4m3") || !strcmp(s, "fp8") || !strcmp(s, "e4m3")) *t = FA_DTYPE_E4M3;
+    else if (!strcmp(s, "fp8_e5m2") || !strcmp(s, "e5m2")) *t = FA_DTYPE_E5M2;
+    else FA_FAIL(FA_EINVAL, "--dtype '%s' is not one of fp32, fp16, bf16, fp8_e4m3, fp8_e5m2", s);
     return FA_OK;
 }
 
@@ -57,7 +66,7 @@ fa_status fa_shape_check(const fa_shape *s)
         FA_FAIL(FA_EINVAL, "scale = %g must be finite", s->scale);
     if (s->causal < FA_CAUSAL_NONE || s->causal > FA_CAUSAL_TOP_LEFT)
         FA_FAIL(FA_EINVAL, "unknown causal mode %d", (int)s->causal);
-    if (s->dtype < FA_DTYPE_FP32 || s->dtype > FA_DTYPE_BF16)
+    if (s->dtype < FA_DTYPE_FP32 || s->dtype > FA_DTYPE_E5M2)
         FA_FAIL(FA_EINVAL, "unknown dtype %d", (int)s->dtype);
     return FA_OK;
 }

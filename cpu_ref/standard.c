@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "fa_attn.h"
+#include "fa_numerics.h"
 
 #define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
 
@@ -42,6 +43,7 @@ static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
             if (!st) st = fa_load(mem, K, b, hk, c0, cols, 0, d, &Kj);
             if (!st) st = fa_tile_matmul_abt(mem, Sij.data, Bc, Qi.data, d, Kj.data, d, rows, cols, d, 0);
             if (!st) st = fa_tile_scale_mask(mem, s, Sij.data, Bc, r0, rows, c0, cols, scale);
+            if (!st) fa_tile_num_scores(mem, Sij.data, Bc, rows, cols); /* emulated precision */
             if (!st) st = fa_store(mem, S, b, h, r0, rows, c0, cols, &Sij);
             fa_mem_pop_weight(mem);
             j += wj;
@@ -88,8 +90,8 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                 double mx = m.data[r];
                 for (int64_t c = 0; c < cols; c++) if (row[c] > mx) mx = row[c];
                 double sum = 0;
-                for (int64_t c = 0; c < cols; c++) sum += fa_exp_guarded(row[c], mx);
-                l.data[r] = fa_exp_guarded(m.data[r], mx) * l.data[r] + sum;
+                for (int64_t c = 0; c < cols; c++) sum += fa_num_exp(mem, row[c], mx);
+                l.data[r] = fa_num_exp(mem, m.data[r], mx) * l.data[r] + sum;
                 m.data[r] = mx;
             }
             fa_mem_pop_weight(mem);
@@ -107,7 +109,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                     const double *row = Sij.data + r * Bc;
                     double mx = -INFINITY, sum = 0;
                     for (int64_t c = 0; c < cols; c++) if (row[c] > mx) mx = row[c];
-                    for (int64_t c = 0; c < cols; c++) sum += fa_exp_guarded(row[c], mx);
+                    for (int64_t c = 0; c < cols; c++) sum += fa_num_exp(mem, row[c], mx);
                     m.data[r] = mx;
                     l.data[r] = sum;
                 }
@@ -117,7 +119,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
             for (int64_t r = 0; !st && Sij.data && r < rows; r++) {
                 double *row = Sij.data + r * Bc;
                 for (int64_t c = 0; c < cols; c++)
-                    row[c] = l.data[r] > 0 ? fa_exp_guarded(row[c], m.data[r]) / l.data[r] : 0.0;
+                    row[c] = l.data[r] > 0 ? fa_num_exp(mem, row[c], m.data[r]) / l.data[r] : 0.0;
             }
             if (!st) st = fa_store(mem, P, b, h, r0, rows, c0, cols, &Sij);
             fa_mem_pop_weight(mem);

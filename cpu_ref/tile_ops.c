@@ -4,6 +4,9 @@
 #include <math.h>
 
 #include "fa_attn.h"
+#include "fa_numerics.h"
+
+#define acc_fmt fa_num_acc
 
 fa_status fa_tile_matmul_abt(fa_mem *mem, double *C, int64_t ldc, const double *A, int64_t lda,
                              const double *B, int64_t ldb, int64_t m, int64_t n, int64_t k,
@@ -11,11 +14,18 @@ fa_status fa_tile_matmul_abt(fa_mem *mem, double *C, int64_t ldc, const double *
 {
     FA_TRY(fa_count_flops(mem, 2u * (uint64_t)m * (uint64_t)n * (uint64_t)k, 0));
     if (!C) return FA_OK;
+    const fa_format af = acc_fmt(mem);
     for (int64_t i = 0; i < m; i++) {
         const double *a = A + i * lda;
         for (int64_t j = 0; j < n; j++) {
             const double *b = B + j * ldb;
             double acc = 0;
+            if (af != FA_FMT_FP64) { /* emulated: the accumulator rounds after every multiply-add */
+                acc = accumulate ? C[i * ldc + j] : 0.0;
+                for (int64_t p = 0; p < k; p++) acc = fa_round(acc + a[p] * b[p], af);
+                C[i * ldc + j] = acc;
+                continue;
+            }
             for (int64_t p = 0; p < k; p++) acc += a[p] * b[p];
             C[i * ldc + j] = accumulate ? C[i * ldc + j] + acc : acc;
         }
@@ -33,10 +43,16 @@ fa_status fa_tile_matmul_ab(fa_mem *mem, double *C, int64_t ldc, const double *A
         double *c = C + i * ldc;
         if (!accumulate)
             for (int64_t j = 0; j < n; j++) c[j] = 0;
+        const fa_format af = acc_fmt(mem);
         for (int64_t p = 0; p < k; p++) {
             double a = A[i * lda + p];
+            /* a zero weight (a masked P entry) adds nothing, even when B holds inf or NaN */
+            if (a == 0) continue;
             const double *b = B + p * ldb;
-            for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
+            if (af != FA_FMT_FP64)
+                for (int64_t j = 0; j < n; j++) c[j] = fa_round(c[j] + a * b[j], af);
+            else
+                for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
         }
     }
     return FA_OK;
@@ -84,16 +100,19 @@ fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m,
         double mx = m[i];
         for (int64_t j = 0; j < cols; j++)
             if (srow[j] > mx) mx = srow[j];
+        /* fp64 unless emulating: then every operation rounds to the accumulator format */
+        const fa_format af = acc_fmt(mem);
         double sum = 0;
         for (int64_t j = 0; j < cols; j++) {
-            srow[j] = fa_exp_guarded(srow[j], mx);
-            sum += srow[j];
+            srow[j] = fa_num_exp(mem, srow[j], mx);
+            sum = fa_round(sum + srow[j], af);
         }
-        double alpha = fa_exp_guarded(m[i], mx); /* 0 when m[i] = -inf */
+        /* the running max stays -inf until a real score arrives (never 0): alpha = 0 then */
+        double alpha = fa_num_exp(mem, m[i], mx); /* 0 when m[i] = -inf */
         if (mx == -INFINITY) alpha = 1.0;           /* nothing seen yet: l = 0, O = 0 stay */
-        l[i] = alpha * l[i] + sum;
+        l[i] = fa_round(fa_round(alpha * l[i], af) + sum, af);
         double *orow = O + i * ldo;
-        for (int64_t j = 0; j < dv; j++) orow[j] *= alpha;
+        for (int64_t j = 0; j < dv; j++) orow[j] = fa_round(orow[j] * alpha, af);
         m[i] = mx;
     }
     return FA_OK;
@@ -112,10 +131,15 @@ fa_status fa_tile_matmul_atb(fa_mem *mem, double *C, int64_t ldc, const double *
         double *c = C + i * ldc;
         if (!accumulate)
             for (int64_t j = 0; j < n; j++) c[j] = 0;
+        const fa_format af = acc_fmt(mem);
         for (int64_t p = 0; p < k; p++) {
             double a = A[p * lda + i];
+            if (a == 0) continue; /* a masked P entry adds nothing, even to inf or NaN */
             const double *b = B + p * ldb;
-            for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
+            if (af != FA_FMT_FP64)
+                for (int64_t j = 0; j < n; j++) c[j] = fa_round(c[j] + a * b[j], af);
+            else
+                for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
         }
     }
     return FA_OK;
@@ -133,11 +157,12 @@ fa_status fa_tile_exp_lse(fa_mem *mem, double *S, int64_t lds, int64_t cap_rows,
 {
     FA_TRY(fa_count_flops(mem, 0, 2u * (uint64_t)rows * (uint64_t)cols));
     if (!S) return FA_OK;
+    const int e2 = fa_mem_numerics(mem)->exp2; /* S in log2 units: P = exp2(S - L log2(e)) */
     for (int64_t r = 0; r < cap_rows; r++)
         for (int64_t c = 0; c < lds; c++) {
             double *x = S + r * lds + c;
             /* pad and masked entries are -inf: exactly 0, whatever L holds (-inf included) */
-            *x = (r < rows && c < cols) ? fa_exp_guarded(*x, L[r]) : 0.0;
+            *x = (r < rows && c < cols) ? fa_num_exp(mem, *x, e2 ? L[r] * FA_LOG2E : L[r]) : 0.0;
         }
     return FA_OK;
 }

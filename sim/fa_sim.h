@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fa_precision.h"
 #include "fa_status.h"
 
 #define FA_MAX_TENSORS 24
@@ -119,6 +120,13 @@ void fa_mem_set_program(fa_mem *mem, int64_t program);
 
 /* Marks the end of a kernel: every program of the next kernel starts after all of this one. */
 void fa_mem_kernel_barrier(fa_mem *mem);
+
+/* Sets the numerics (fa_precision.h): where the algorithms round, emulating a low precision.
+ * The default (never set, or on = 0) is plain fp64.  fa_store rounds what it writes to the
+ * tensor's storage format when numerics are on; counts never change.  fa_mem_numerics returns
+ * the current setting (never NULL). */
+void fa_mem_set_numerics(fa_mem *mem, const fa_numerics *num);
+const fa_numerics *fa_mem_numerics(const fa_mem *mem);
 
 /* Allows or forbids run merging in count-only mode (allowed by default). */
 void fa_mem_set_merge(fa_mem *mem, int allow);

@@ -19,6 +19,7 @@ struct fa_mem {
     void *sink_ctx;
     int64_t program;
     int kernel;
+    fa_numerics num;
 };
 
 /* On overflow *out is left untouched, so a refused count never corrupts a counter. */
@@ -85,6 +86,14 @@ void fa_mem_set_trace(fa_mem *mem, FILE *f)
     mem->trace = f;
     if (f) fputs("step,tensor,direction,row0,rows,col0,cols,bytes,batch,head\n", f);
 }
+
+void fa_mem_set_numerics(fa_mem *mem, const fa_numerics *num)
+{
+    fa_numerics off = {0};
+    mem->num = num ? *num : off;
+}
+
+const fa_numerics *fa_mem_numerics(const fa_mem *mem) { return &mem->num; }
 
 void fa_mem_set_merge(fa_mem *mem, int allow) { mem->allow_merge = allow != 0; }
 
@@ -277,6 +286,12 @@ fa_status fa_store(fa_mem *mem, fa_tensor *t, int64_t b, int64_t h, int64_t row0
         for (int64_t r = 0; r < rows; r++)
             memcpy(dst + (row0 + r) * t->stride[2] + col0, buf->data + r * buf->cols,
                    (size_t)cols * sizeof(double));
+        if (mem->num.on) { /* the tensor's storage format: fp32 statistics, else the dtype */
+            fa_format f = t->elem_bytes == 4 ? FA_FMT_FP32 : t->elem_bytes == 8 ? FA_FMT_FP64
+                                                                                : mem->num.store;
+            for (int64_t r = 0; r < rows; r++)
+                fa_round_array(dst + (row0 + r) * t->stride[2] + col0, cols, f);
+        }
     }
     return FA_OK;
 }
