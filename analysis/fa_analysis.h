@@ -200,4 +200,64 @@ fa_status fa_model_load(const char *path, fa_model *m);
  * Errors: FA_EINVAL naming the text. */
 fa_status fa_parse_bytes(const char *text, uint64_t *out);
 
+/* ---- inference: varlen batches, split-KV decoding, paged KV, GQA packing (fa_infer.h) ----
+ * Closed forms derived in docs/inference.md, proved equal to the counts by tests/test_decode.c
+ * and tests/test_varlen.c (analysis/formula_decode.c). */
+#include "fa_infer.h"
+
+/* Tensors of the inference counters: Q, K, V, O, LSE, O_part, LSE_part, block_table. */
+#define FA_INFER_TENSORS 8
+extern const char *const fa_infer_tensor_names[FA_INFER_TENSORS];
+
+typedef struct {
+    uint64_t read[FA_INFER_TENSORS];  /* bytes read per tensor */
+    uint64_t write[FA_INFER_TENSORS]; /* bytes written per tensor */
+    uint64_t read_bytes, write_bytes; /* sums */
+    uint64_t matmul_flops, other_flops; /* every FLOP the kernels count */
+    uint64_t partial_bytes;   /* O_part + LSE_part, written and read back (0 when S = 1) */
+    uint64_t sram_need;       /* peak SRAM: max(main kernel, combine) */
+    uint64_t programs_main;   /* thread blocks of the main kernel (row blocks x chunks) */
+    uint64_t programs_combine; /* thread blocks of the combine (0 when S = 1) */
+    uint64_t prog_bytes_max;  /* HBM bytes of the heaviest main-kernel thread block */
+    double prog_time_max_s;   /* its time with 1/sms of the bandwidth and of the peaks */
+    double combine_prog_time_s; /* the same for a combine thread block */
+} fa_infer_formula;
+
+/* Exact closed-form counts of fa_decode_forward (vl NULL, opt->page_size 0),
+ * fa_paged_forward (page_size >= 1) or fa_varlen_forward (vl given).  hw (may be NULL: no
+ * per-program times) feeds the wave model.  Errors: FA_EINVAL, FA_EOVERFLOW. */
+fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
+                                 const fa_varlen *vl, const fa_hw *hw, fa_infer_formula *out);
+
+/* Tiles for an inference run on M bytes of SRAM: the largest multiple of 16, B, whose main
+ * kernel buffers fit M with B_r = min(B, 16 ceil(R / 16)) (R = rows per thread block: N_q, or
+ * g N_q when packed; varlen: the longest sequence) and B_c = min(B, 16 ceil(N_k / 16)), then B_c
+ * lowered to a divisor of P (P < B_c: a multiple of P) when paged.  Errors: FA_ENOSRAM. */
+fa_status fa_infer_blocks_fit(const fa_shape *s, const fa_infer_opts *opt, const fa_varlen *vl,
+                              uint64_t M, fa_blocks *out);
+
+/* One count-only inference run with everything the tool prints about it. */
+typedef struct {
+    fa_infer_opts opt;
+    fa_blocks blocks;
+    uint64_t sram_bytes;       /* M */
+    fa_counts counts;          /* measured */
+    fa_infer_formula formula;  /* closed form */
+    double intensity;          /* counted FLOPs per HBM byte */
+    double time_roofline_s;    /* max(FLOPs / peaks, bytes / bandwidth), as fasim io */
+    double time_main_s;        /* wave model: ceil(programs / sms) x slowest thread block */
+    double time_combine_s;     /* the same for the combine kernel (0 when S = 1) */
+    double time_s;             /* time_main_s + time_combine_s */
+} fa_infer_result;
+
+/* Runs the inference kernel of the options in count-only mode and fills r.  hw may be NULL.
+ * Errors: those of the kernels and of fa_infer_formula_bytes. */
+fa_status fa_infer_io_run(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
+                          const fa_varlen *vl, uint64_t M, const fa_hw *hw, fa_infer_result *r);
+
+/* The smallest S in 1 .. min(T_c, 128) whose wave-model time (closed form) is within 5% of the
+ * smallest, among those whose combine fits M.  Errors: those of fa_infer_formula_bytes. */
+fa_status fa_infer_best_splits(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
+                               const fa_varlen *vl, uint64_t M, const fa_hw *hw, int64_t *S);
+
 #endif

@@ -61,6 +61,8 @@ typedef struct {
     int elem_bytes;    /* bytes per element in HBM (2 for fp16/bf16, 4 for fp32) */
     double *data;      /* fp64 values in numeric mode, NULL in count-only mode */
     int id;            /* index into fa_counts.tensor */
+    int64_t row_base;  /* a row view (fa_tensor_view_rows): row r of the view is row
+                          row_base + r of the tensor; 0 for a whole tensor */
 } fa_tensor;
 
 typedef struct fa_mem fa_mem;
@@ -150,6 +152,13 @@ void fa_mem_restore_weight(fa_mem *mem, int depth);
  * than 2^63 - 1 elements). */
 fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
                          int64_t N, int64_t D, int elem_bytes, double *data);
+
+/* A view of rows [row0, row0 + rows) of every (batch, head) slice of t (sim/view.c): the view
+ * shares t's data, strides and counter (bytes count under t's name), its shape[2] is rows, and
+ * a tile at view row r is tensor row row0 + r.  Traces and sinks see tensor rows.  Views of
+ * views add their offsets.  Used for packed variable-length batches (cu_seqlens).
+ * Errors: FA_EINVAL if rows < 1 or the rows leave t. */
+fa_status fa_tensor_view_rows(const fa_tensor *t, int64_t row0, int64_t rows, fa_tensor *view);
 
 /* Allocates buffer `name` of rows x cols elements of elem_bytes from the SRAM arena.
  * Errors: FA_ENOSRAM if used + rows*cols*elem_bytes > M (the message names the buffer, its

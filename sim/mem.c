@@ -251,10 +251,11 @@ static fa_status count_transfer(fa_mem *mem, const fa_tensor *t, int write, int6
     if (mem->trace)
         fprintf(mem->trace, "%" PRIu64 ",%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%" PRIu64 ",%" PRId64 ",%" PRId64 "\n",
-                mem->step, t->name, write ? "write" : "read", row0, rows, col0, cols, bytes, b, h);
+                mem->step, t->name, write ? "write" : "read", t->row_base + row0, rows, col0, cols,
+                bytes, b, h);
     if (mem->sink) {
         fa_transfer tr = {.step = mem->step, .tensor = t, .write = write, .b = b, .h = h,
-                          .row0 = row0, .rows = rows, .col0 = col0, .cols = cols, .bytes = bytes,
+                          .row0 = t->row_base + row0, .rows = rows, .col0 = col0, .cols = cols, .bytes = bytes,
                           .program = mem->program, .kernel = mem->kernel};
         mem->sink(mem->sink_ctx, &tr);
     }
@@ -270,7 +271,7 @@ fa_status fa_load(fa_mem *mem, const fa_tensor *t, int64_t b, int64_t h, int64_t
     if (t->data && buf->data) {
         const double *src = t->data + b * t->stride[0] + h * t->stride[1];
         for (int64_t r = 0; r < rows; r++)
-            memcpy(buf->data + r * buf->cols, src + (row0 + r) * t->stride[2] + col0,
+            memcpy(buf->data + r * buf->cols, src + (t->row_base + row0 + r) * t->stride[2] + col0,
                    (size_t)cols * sizeof(double));
     }
     return FA_OK;
@@ -284,7 +285,7 @@ fa_status fa_store(fa_mem *mem, fa_tensor *t, int64_t b, int64_t h, int64_t row0
     if (t->data && buf->data) {
         double *dst = t->data + b * t->stride[0] + h * t->stride[1];
         for (int64_t r = 0; r < rows; r++)
-            memcpy(dst + (row0 + r) * t->stride[2] + col0, buf->data + r * buf->cols,
+            memcpy(dst + (t->row_base + row0 + r) * t->stride[2] + col0, buf->data + r * buf->cols,
                    (size_t)cols * sizeof(double));
         if (mem->num.on) { /* the tensor's storage format: fp32 statistics, else the dtype */
             fa_format f = t->elem_bytes == 4 ? FA_FMT_FP32 : t->elem_bytes == 8 ? FA_FMT_FP64
