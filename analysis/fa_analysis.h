@@ -21,8 +21,8 @@ const char *fa_algo_name(fa_algo a);
 fa_status fa_algo_parse(const char *s, fa_algo *a);
 
 /* Per-tensor HBM bytes of a closed form.  Tensor names as in the counters:
- * Q, K, V, O, S, P, l, m, LSE. */
-#define FA_FORMULA_TENSORS 9
+ * Q, K, V, O, S, P, l, m, LSE, mask (the dense mask's tiles, 1 byte per element). */
+#define FA_FORMULA_TENSORS 10
 extern const char *const fa_formula_tensor_names[FA_FORMULA_TENSORS];
 
 typedef struct {
@@ -62,9 +62,9 @@ const char *fa_pass_name(fa_pass p);
 fa_status fa_pass_parse(const char *s, fa_pass *p);
 
 /* Tensor names of the forward and backward counters.  The first FA_FORMULA_TENSORS entries are
- * fa_formula_tensor_names in the same order (Q, K, V, O, S, P, l, m, LSE), then dO, dP, dS, D,
+ * fa_formula_tensor_names in the same order (Q, K, V, O, S, P, l, m, LSE, mask), then dO, dP, dS, D,
  * dQ, dQacc, dK, dV.  D = rowsum(dO o O) and dQacc (FlashAttention-2's dQ accumulator) are fp32. */
-#define FA_PASS_TENSORS 17
+#define FA_PASS_TENSORS 18
 extern const char *const fa_pass_tensor_names[FA_PASS_TENSORS];
 
 /* Per-tensor HBM bytes of a closed form over any pass. */
@@ -195,6 +195,35 @@ typedef struct {
  * model_type for the name.  Errors: FA_EIO (missing file), FA_EINVAL (malformed JSON, missing
  * or non-positive keys, heads not a multiple of kv heads). */
 fa_status fa_model_load(const char *path, fa_model *m);
+
+/* Masks read from files (the command line's --block-mask, --col-mask, --doc-mask, --mask).
+ * The store owns the arrays that the fa_shape mask pointers point to. */
+typedef struct {
+    fa_block_mask block;
+    fa_col_mask col;
+    uint8_t *bits;  /* block mask bits */
+    int32_t *cols;  /* 4 N_k column bounds */
+    uint8_t *dense; /* N_q x N_k */
+} fa_mask_store;
+void fa_mask_store_free(fa_mask_store *m);
+
+/* Block-sparse mask file: a first line "block_r block_c", then ceil(N_q / block_r) rows of
+ * ceil(N_k / block_c) characters 0 or 1 (spaces and commas ignored; '#' starts a comment).
+ * Errors: FA_EIO (cannot read), FA_EINVAL (naming the file, line and what was expected). */
+fa_status fa_block_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m);
+
+/* FlashMask column file: N_k lines "lo1 hi1 [lo2 hi2]": query rows [lo1, hi1) and [lo2, hi2)
+ * are masked for that key.  Errors: FA_EIO, FA_EINVAL. */
+fa_status fa_col_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m);
+
+/* Causal document masking as a column mask: documents of the given lengths packed in one
+ * sequence of N = sum of lengths; a query sees the keys of its own document up to itself.
+ * Errors: FA_EINVAL (a length < 1, or the sum differs from N). */
+fa_status fa_col_mask_documents(const int64_t *len, int n_docs, int64_t N, fa_mask_store *m);
+
+/* Dense mask file: N_q rows of N_k characters 0 or 1 (1 = allowed).  At most 1e8 entries.
+ * Errors: FA_EIO, FA_EINVAL. */
+fa_status fa_dense_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m);
 
 /* Parses a byte size: a non-negative integer with optional suffix B, KiB, MiB, GiB, KB, MB, GB.
  * Errors: FA_EINVAL naming the text. */

@@ -8,9 +8,9 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE };
+enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE, Tmask };
 const char *const fa_formula_tensor_names[FA_FORMULA_TENSORS] = {"Q", "K", "V", "O", "S",
-                                                                 "P", "l", "m", "LSE"};
+                                                                 "P", "l", "m", "LSE", "mask"};
 
 const char *fa_algo_name(fa_algo a)
 {
@@ -86,24 +86,26 @@ fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formul
         A.r[TV] = (u128)T_r * Nk * dv * e;
         A.w[TO] = Nq * dv * e;
         A.mm = 2 * Nq * Nk * (d + dv);
+        if (s->dense_mask) A.r[Tmask] = Nq * Nk; /* kernel (1) reads every mask tile */
         break;
     }
     case FA_ALGO_FLASH2: {
-        if (s->causal == FA_CAUSAL_NONE) {
+        if (!fa_has_mask(s)) {
             A.r[TQ] = Nq * d * e;
             A.r[TK] = (u128)T_r * Nk * d * e;
             A.r[TV] = (u128)T_r * Nk * dv * e;
             A.mm = 2 * Nq * Nk * (d + dv);
         } else {
-            /* row block i sees the keys of its first n_visit(i) tiles */
+            /* row block i reads the keys of the tiles it visits (not SKIP under the mask) */
             for (int64_t i = 0; i < T_r; i++) {
-                int64_t r0 = i * Br, rows = min64(Br, s->seqlen_q - r0), nv, nf;
-                fa_kv_tiles(s, r0, rows, Bc, &nv, &nf);
-                u128 keys = (u128)min64(s->seqlen_k, nv * Bc);
-                if (nv > 0) A.r[TQ] += (u128)rows * d * e;
+                int64_t r0 = i * Br, rows = min64(Br, s->seqlen_q - r0), nt, nkeys;
+                fa_kv_span_sum(s, r0, rows, Bc, &nt, &nkeys);
+                u128 keys = (u128)nkeys;
+                if (nt > 0) A.r[TQ] += (u128)rows * d * e;
                 A.r[TK] += keys * d * e;
                 A.r[TV] += keys * dv * e;
                 A.mm += 2 * (u128)rows * keys * (d + dv);
+                if (s->dense_mask) A.r[Tmask] += (u128)rows * keys; /* a mask tile per visit */
             }
         }
         A.w[TO] = Nq * dv * e;
@@ -115,21 +117,22 @@ fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formul
         A.w[TO] = Nq * dv * e;
         A.w[Tl] = A.w[Tm] = Nq * 4;
         u128 visits = 0; /* sum over K tiles j of the query rows that visit it */
-        if (s->causal == FA_CAUSAL_NONE) {
+        if (!fa_has_mask(s)) {
             A.r[TK] = Nk * d * e;
             A.r[TV] = Nk * dv * e;
             visits = (u128)T_c * Nq;
             A.mm = 2 * Nq * Nk * (d + dv);
         } else {
             for (int64_t j = 0; j < T_c; j++) {
-                int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), ilo, ifull;
-                fa_q_tiles(s, c0, cols, Br, &ilo, &ifull);
-                if (ilo >= T_r) continue; /* nobody sees this tile: not loaded */
-                u128 rows = (u128)(s->seqlen_q - ilo * Br);
+                int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), nb, nrows;
+                fa_q_span_sum(s, c0, cols, Br, &nb, &nrows);
+                if (nb == 0) continue; /* nobody sees this tile: not loaded */
+                u128 rows = (u128)nrows;
                 A.r[TK] += (u128)cols * d * e;
                 A.r[TV] += (u128)cols * dv * e;
                 visits += rows;
                 A.mm += 2 * rows * (u128)cols * (d + dv);
+                if (s->dense_mask) A.r[Tmask] += rows * (u128)cols;
             }
         }
         /* lines 8, 12, 13 on every visit: read Q_i, O_i, l_i, m_i; write O_i, l_i, m_i */
@@ -150,15 +153,16 @@ uint64_t fa_sram_need(fa_algo a, const fa_shape *s, fa_blocks bk)
 {
     const uint64_t Br = (uint64_t)bk.block_r, Bc = (uint64_t)bk.block_c, d = (uint64_t)s->d,
                    dv = (uint64_t)s->d_v, e = (uint64_t)fa_dtype_bytes(s->dtype);
+    const uint64_t mk = s->dense_mask ? Br * Bc : 0; /* the dense mask tile, 1 byte each */
     if (a == FA_ALGO_STANDARD) {
-        uint64_t k1 = Br * d * e + Bc * d * e + 4 * Br * Bc;  /* Q_i, K_j, S_ij */
+        uint64_t k1 = Br * d * e + Bc * d * e + 4 * Br * Bc + mk;  /* Q_i, K_j, S_ij */
         uint64_t k2 = 4 * Br * Bc + 8 * Br;                   /* S_ij, m_i, l_i */
         uint64_t k3 = 4 * Br * Bc + Bc * dv * e + 4 * Br * dv; /* P_ij, V_j, O_i */
         uint64_t mx = k1 > k2 ? k1 : k2;
         return mx > k3 ? mx : k3;
     }
     /* Q_i, K_j, V_j in the dtype; S_ij, O_i (accumulator), m_i, l_i in fp32 */
-    return Br * d * e + Bc * d * e + Bc * dv * e + 4 * Br * Bc + 4 * Br * dv + 8 * Br;
+    return Br * d * e + Bc * d * e + Bc * dv * e + 4 * Br * Bc + 4 * Br * dv + 8 * Br + mk;
 }
 
 double fa_bound_bytes(fa_algo a, const fa_shape *s, uint64_t M)

@@ -9,9 +9,9 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE, TdO, TdP, TdS, TD, TdQ, TdQacc, TdK, TdV };
+enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE, Tmask, TdO, TdP, TdS, TD, TdQ, TdQacc, TdK, TdV };
 const char *const fa_pass_tensor_names[FA_PASS_TENSORS] = {
-    "Q", "K", "V", "O", "S", "P", "l", "m", "LSE", "dO", "dP", "dS", "D", "dQ", "dQacc", "dK", "dV"};
+    "Q", "K", "V", "O", "S", "P", "l", "m", "LSE", "mask", "dO", "dP", "dS", "D", "dQ", "dQacc", "dK", "dV"};
 
 const char *fa_pass_name(fa_pass p)
 {
@@ -81,8 +81,8 @@ static void kv_loop(const fa_shape *s, fa_blocks bk, acc *A, u128 *visits)
 {
     const u128 d = (u128)s->d, dv = (u128)s->d_v, e = (u128)fa_dtype_bytes(s->dtype);
     const int64_t Br = bk.block_r, Bc = bk.block_c;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    if (s->causal == FA_CAUSAL_NONE) {
+    const int64_t T_c = fa_cdiv(s->seqlen_k, Bc);
+    if (!fa_has_mask(s)) {
         A->rkv[TK] = (u128)s->seqlen_k * d * e;
         A->rkv[TV] = (u128)s->seqlen_k * dv * e;
         *visits = (u128)T_c * (u128)s->seqlen_q;
@@ -91,14 +91,15 @@ static void kv_loop(const fa_shape *s, fa_blocks bk, acc *A, u128 *visits)
     }
     *visits = 0;
     for (int64_t j = 0; j < T_c; j++) {
-        int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), ilo, ifull;
-        fa_q_tiles(s, c0, cols, Br, &ilo, &ifull);
-        if (ilo >= T_r) continue; /* nobody sees this tile: not loaded */
-        u128 rows = (u128)(s->seqlen_q - ilo * Br);
+        int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), nb, nrows;
+        fa_q_span_sum(s, c0, cols, Br, &nb, &nrows);
+        if (nb == 0) continue; /* nobody sees this tile: not loaded */
+        u128 rows = (u128)nrows;
         A->rkv[TK] += (u128)cols * d * e;
         A->rkv[TV] += (u128)cols * dv * e;
         *visits += rows;
         A->mm += 2 * rows * (u128)cols * (3 * d + 2 * dv);
+        if (s->dense_mask) A->rq[Tmask] += rows * (u128)cols; /* a mask tile per visit */
     }
 }
 
@@ -225,6 +226,8 @@ uint64_t fa_sram_need_bwd(fa_algo a, const fa_shape *s, fa_blocks bk)
                    dv = (uint64_t)s->d_v, e = (uint64_t)fa_dtype_bytes(s->dtype);
     /* K_j, V_j in the dtype; dK_j, dV_j accumulators in fp32 */
     const uint64_t kv = Bc * d * e + Bc * dv * e + 4 * Bc * d + 4 * Bc * dv;
+    /* the dense mask tile (1 byte each) and, under a softcap, the derivative tile (fp32) */
+    const uint64_t extra = (s->dense_mask ? Br * Bc : 0) + (s->softcap > 0 ? 4 * Br * Bc : 0);
     switch (a) {
     case FA_ALGO_STANDARD: {
         uint64_t k1 = 4 * Br * Bc + Br * dv * e + 4 * Bc * dv; /* P_ij, dO_i, dV_j */
@@ -237,11 +240,11 @@ uint64_t fa_sram_need_bwd(fa_algo a, const fa_shape *s, fa_blocks bk)
     }
     case FA_ALGO_FLASH1:
         /* Q_i, O_i, dO_i (dtype), dQ_i (fp32), l_i, m_i, D_i, S_ij/P_ij, dP_ij/dS_ij */
-        return kv + Br * d * e + 2 * Br * dv * e + 4 * Br * d + 12 * Br + 8 * Br * Bc;
+        return kv + Br * d * e + 2 * Br * dv * e + 4 * Br * d + 12 * Br + 8 * Br * Bc + extra;
     case FA_ALGO_FLASH2: {
         uint64_t pre = 2 * Br * dv * e + 4 * Br + 4 * Br * d; /* dO_i, O_i, D_i, dQ_i */
         /* Q_i, dO_i (dtype), L_i, D_i, S_ij/P_ij, dP_ij/dS_ij, dQ_i (fp32) */
-        uint64_t main = kv + Br * d * e + Br * dv * e + 8 * Br + 8 * Br * Bc + 4 * Br * d;
+        uint64_t main = kv + Br * d * e + Br * dv * e + 8 * Br + 8 * Br * Bc + 4 * Br * d + extra;
         uint64_t post = 4 * Br * d; /* dQacc_i */
         return max3(pre, main, post);
     }

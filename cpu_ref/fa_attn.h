@@ -41,6 +41,23 @@ fa_status fa_dtype_parse(const char *s, fa_dtype *t);
 /* The number format of a dtype (fa_precision.h). */
 fa_format fa_dtype_format(fa_dtype t);
 
+/* Block-sparse mask (FlashAttention Proposition 4): bits[i * n_c + j] = 1 when the block of
+ * query rows [i*block_r, ...) x keys [j*block_c, ...) is computed, 0 when it is masked out.
+ * n_r = ceil(N_q / block_r), n_c = ceil(N_k / block_c).  Shared by every batch and head. */
+typedef struct {
+    int64_t block_r, block_c;
+    int64_t n_r, n_c;
+    const uint8_t *bits;
+} fa_block_mask;
+
+/* FlashMask-style column-wise sparse mask: for key column j the query rows in
+ * [lo1[j], hi1[j]) and in [lo2[j], hi2[j]) are masked (empty when lo >= hi).  Two ranges per
+ * column express causal document masking (rows of later documents, and rows above the
+ * diagonal) and shared-prefix masks.  Arrays of N_k entries; shared by every batch and head. */
+typedef struct {
+    const int32_t *lo1, *hi1, *lo2, *hi2;
+} fa_col_mask;
+
 /* One attention problem. */
 typedef struct {
     int64_t batch;    /* B */
@@ -53,6 +70,21 @@ typedef struct {
     double scale;     /* softmax scale; <= 0 means 1/sqrt(d) */
     fa_causal causal;
     fa_dtype dtype;
+    /* ---- masks and score modifiers (all off when zero) ----
+     * Order of score operations: scale -> softcap -> ALiBi bias -> mask -> softmax. */
+    int window;                       /* 1: sliding window on (bottom-right anchor): key j is
+                                         allowed for row i iff
+                                         i + N_k - N_q - window_left <= j <= i + N_k - N_q + window_right */
+    int64_t window_left;              /* < 0: unbounded on the left */
+    int64_t window_right;             /* < 0: unbounded on the right; (W-1, 0) = W-token causal */
+    double softcap;                   /* > 0: S = softcap * tanh(S / softcap) after the scale */
+    int alibi;                        /* 1: add -slope_h * |i + N_k - N_q - j| */
+    const double *alibi_slopes;       /* H slopes (fp32 values); NULL: 2^(-8 (h + 1) / H) */
+    const fa_block_mask *block_mask;  /* NULL: none */
+    const fa_col_mask *col_mask;      /* NULL: none */
+    const uint8_t *dense_mask;        /* NULL: none; else N_q x N_k bytes, 1 = allowed; the
+                                         IO-expensive path: every visited tile loads its mask
+                                         tile from HBM and no tile can be skipped by it */
 } fa_shape;
 
 /* Tile sizes: B_r rows of Q per tile, B_c rows of K/V per tile. */
@@ -74,8 +106,21 @@ double fa_shape_scale(const fa_shape *s);
 /* Offset of the causal diagonal: key j allowed for row i iff j <= i + offset. */
 int64_t fa_causal_offset(const fa_shape *s);
 
-/* 1 if key j is allowed for query row i. */
+/* 1 if key j is allowed for query row i (causal, window, block, column and dense masks). */
 int fa_mask_allowed(const fa_shape *s, int64_t i, int64_t j);
+
+/* 1 if the shape has any mask (then outer tile loops cannot merge rows in count-only mode). */
+int fa_has_mask(const fa_shape *s);
+
+/* The ALiBi slope of query head h (0 when ALiBi is off). */
+double fa_alibi_slope(const fa_shape *s, int64_t h);
+
+/* The score of (h, i, j) from the raw dot product q_i . k_j: scale -> softcap -> ALiBi, or -inf
+ * when masked.  *dscore (if non-NULL) receives d score / d dot (scale * (1 - tanh^2) with a
+ * softcap, the scale otherwise; 0 when masked). */
+double fa_score(const fa_shape *s, int64_t h, int64_t i, int64_t j, double dot, double *dscore);
+
+
 
 /* Class of the tile rows [r0, r0+rows) x keys [c0, c0+cols). */
 typedef enum { FA_TILE_SKIP = 0, FA_TILE_PARTIAL = 1, FA_TILE_FULL = 2 } fa_tile_class;
@@ -99,6 +144,34 @@ void fa_q_tiles(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, in
 int64_t fa_tile_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t single_lo,
                     int64_t single_hi, int64_t tail);
 
+/* The K/V tiles row block [r0, r0+rows) may visit: [*lo, *hi), of which those in
+ * [*full_lo, *full_hi) are FULL; the others must be classified (fa_tile_classify) and may be
+ * SKIP.  Without a mask: lo = full_lo = 0, hi = full_hi = T_c. */
+void fa_kv_span(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *lo,
+                int64_t *hi, int64_t *full_lo, int64_t *full_hi);
+
+/* The row blocks that may visit key tile [c0, c0+cols): [*lo, *hi), FULL in
+ * [*full_lo, *full_hi), as fa_kv_span. */
+void fa_q_span(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *lo,
+               int64_t *hi, int64_t *full_lo, int64_t *full_hi);
+
+/* Over the tiles row block [r0, r0+rows) visits (not SKIP): how many (*tiles) and how many keys
+ * they hold (*keys); the FULL region is summed in closed form.  Used by the closed forms. */
+void fa_kv_span_sum(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *tiles,
+                    int64_t *keys);
+/* Over the row blocks that visit key tile [c0, c0+cols): how many and how many query rows. */
+void fa_q_span_sum(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *blocks,
+                   int64_t *qrows);
+
+/* The class of tile t of a span: FULL inside [full_lo, full_hi), else fa_tile_classify. */
+fa_tile_class fa_span_class(const fa_shape *s, int64_t t, int64_t full_lo, int64_t full_hi,
+                            int64_t r0, int64_t rows, int64_t c0, int64_t cols);
+
+/* Merging rule for a span loop: tiles in [full_lo, full_hi) merge (except `tail`); every other
+ * tile is its own run.  Returns 1 in numeric mode. */
+int64_t fa_span_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t full_lo, int64_t full_hi,
+                    int64_t tail);
+
 /* ceil(a / b) for a >= 0, b > 0. */
 static inline int64_t fa_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -116,6 +189,17 @@ fa_status fa_tile_matmul_ab(fa_mem *mem, double *C, int64_t ldc, const double *A
  * is partial (masking counts no FLOPs: it is a comparison and a select). */
 fa_status fa_tile_scale_mask(fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
                              int64_t rows, int64_t c0, int64_t cols, double scale);
+/* The scores of a tile from its raw products Q_i K_j^T (in S, in place): scale -> softcap ->
+ * ALiBi (query head h) -> mask (-inf), as fa_score.  The buffer F (if non-NULL) receives the
+ * derivative d score / d raw product (for the backward).  FLOPs (other) per element: 1 (scale)
+ * + 3 (softcap) + 2 (ALiBi) + 3 (softcap derivative, when F is given); masking counts none. */
+fa_status fa_tile_scores(fa_mem *mem, const fa_shape *s, int64_t h, double *S, int64_t lds,
+                         fa_buf *F, int64_t r0, int64_t rows, int64_t c0, int64_t cols);
+
+/* X *= F elementwise on the top-left rows x cols.  FLOPs (other): rows*cols. */
+fa_status fa_tile_mul(fa_mem *mem, double *X, int64_t ldx, const double *F, int64_t ldf,
+                      int64_t rows, int64_t cols);
+
 /* Sets S = -inf where the mask forbids (no FLOPs). */
 void fa_tile_mask(const fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
                   int64_t rows, int64_t c0, int64_t cols);
@@ -129,6 +213,19 @@ double fa_exp_guarded(double x, double m);
  * FLOPs (other): 4*rows*cols + 5*rows + rows*dv.  See docs/io-model.md. */
 fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
                                  double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv);
+
+/* The dense mask's HBM side (the IO-expensive path): with s->dense_mask set, a counted
+ * tensor "mask" (N_q x N_k bytes) and a B_r x B_c byte buffer in SRAM; every tile that applies
+ * the mask loads its mask tile first.  Without a dense mask every call is a no-op. */
+typedef struct {
+    fa_tensor t;
+    fa_buf buf;
+    int on;
+} fa_mask_io;
+fa_status fa_mask_io_init(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_mask_io *m);
+fa_status fa_mask_io_load(fa_mem *mem, fa_mask_io *m, int64_t r0, int64_t rows, int64_t c0,
+                          int64_t cols);
+void fa_mask_io_free(fa_mask_io *m);
 
 /* ---- algorithms ---- */
 

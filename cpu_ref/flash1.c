@@ -9,6 +9,7 @@
 
 typedef struct {
     fa_buf Kj, Vj, Qi, O, S, l, m;
+    fa_mask_io mk; /* dense mask tiles, when there is one */
 } flash1_bufs;
 
 static void free_bufs(flash1_bufs *b)
@@ -20,6 +21,7 @@ static void free_bufs(flash1_bufs *b)
     fa_sram_free(&b->S);
     fa_sram_free(&b->l);
     fa_sram_free(&b->m);
+    fa_mask_io_free(&b->mk);
 }
 
 static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_bufs *b)
@@ -32,6 +34,7 @@ static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1
     FA_TRY(fa_sram_alloc(mem, &b->S, "S_ij", bk.block_r, bk.block_c, 4));
     FA_TRY(fa_sram_alloc(mem, &b->l, "l_i", bk.block_r, 1, 4));
     FA_TRY(fa_sram_alloc(mem, &b->m, "m_i", bk.block_r, 1, 4));
+    FA_TRY(fa_mask_io_init(mem, s, bk, &b->mk));
     return FA_OK;
 }
 
@@ -76,7 +79,6 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
     const int64_t Nq = s->seqlen_q, Nk = s->seqlen_k, hk = h / (s->heads / s->kv_heads);
     const int64_t T_r = fa_cdiv(Nq, Br), T_c = fa_cdiv(Nk, Bc);
-    const double scale = fa_shape_scale(s);
     fa_mem_set_program(mem, b * s->heads + h); /* one thread block per (batch, head) */
 
     /* line 2: O = 0, l = 0, m = -inf in HBM (written tile by tile from SRAM) */
@@ -98,27 +100,34 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
     }
 
     for (int64_t j = 0; j < T_c;) { /* line 5 */
-        int64_t wj = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
+        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
         const int64_t c0 = j * Bc, cols = Nk - c0 < Bc ? Nk - c0 : Bc;
-        int64_t i_lo, i_full;
-        fa_q_tiles(s, c0, cols, Br, &i_lo, &i_full);
+        int64_t lo, hi, full_lo, full_hi; /* the row blocks that may see this K/V tile */
+        fa_q_span(s, c0, cols, Br, &lo, &hi, &full_lo, &full_hi);
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
-        if (i_lo < T_r) { /* a K/V tile no row may see is never loaded */
-            FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 6 */
-            FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
-        }
-        for (int64_t i = i_lo; i < T_r;) { /* line 7 */
-            int64_t wi = fa_tile_run(mem, i, T_r, i_lo, i_full, T_r - 1);
+        int kv_loaded = 0;
+        for (int64_t i = lo; i < hi;) { /* line 7 */
+            int64_t wi = fa_span_run(mem, i, hi, full_lo, full_hi, T_r - 1);
             const int64_t r0 = i * Br, rows = Nq - r0 < Br ? Nq - r0 : Br;
+            if (fa_span_class(s, i, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
+                i += wi; /* nothing allowed in this tile: not visited */
+                continue;
+            }
+            if (!kv_loaded) { /* line 6, at the first visit: a K/V tile no row sees is never loaded */
+                FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj));
+                FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
+                kv_loaded = 1;
+            }
             FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
             FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 8 */
             FA_TRY(fa_load(mem, O, b, h, r0, rows, 0, dv, &B->O));
             FA_TRY(fa_load(mem, L, b, h, r0, rows, 0, 1, &B->l));
             FA_TRY(fa_load(mem, M, b, h, r0, rows, 0, 1, &B->m));
-            /* line 9: S_ij = Q_i K_j^T, scaled and masked */
+            /* line 9: S_ij = Q_i K_j^T, then scale, softcap, ALiBi and the mask */
             FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows,
                                       cols, d, 0));
-            FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, scale));
+            FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
+            FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, NULL, r0, rows, c0, cols));
             fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
             FA_TRY(update(mem, B, rows, cols, dv)); /* lines 10-12 */
             FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O)); /* line 12 */

@@ -18,6 +18,8 @@ typedef struct {
 
 typedef struct {
     fa_buf Kj, Vj, dKj, dVj, Qi, Oi, dOi, dQi, li, mi, Di, S, dP;
+    fa_buf F;      /* d score / d (Q K^T) under a softcap: tau (1 - tanh^2) */
+    fa_mask_io mk; /* dense mask tiles, when there is one */
 } f1_bufs;
 
 static void zero(fa_buf *b)
@@ -42,14 +44,17 @@ static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_buf
     FA_TRY(fa_sram_alloc(mem, &B->Di, "D_i", Br, 1, 4));
     FA_TRY(fa_sram_alloc(mem, &B->S, "S_ij", Br, Bc, 4));
     FA_TRY(fa_sram_alloc(mem, &B->dP, "dP_ij", Br, Bc, 4));
+    if (s->softcap > 0) FA_TRY(fa_sram_alloc(mem, &B->F, "dscore_ij", Br, Bc, 4));
+    FA_TRY(fa_mask_io_init(mem, s, bk, &B->mk));
     return FA_OK;
 }
 
 static void free_bufs(f1_bufs *B)
 {
     fa_buf *all[] = {&B->Kj, &B->Vj, &B->dKj, &B->dVj, &B->Qi, &B->Oi, &B->dOi,
-                     &B->dQi, &B->li, &B->mi, &B->Di, &B->S, &B->dP};
+                     &B->dQi, &B->li, &B->mi, &B->Di, &B->S, &B->dP, &B->F};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) fa_sram_free(all[k]);
+    fa_mask_io_free(&B->mk);
 }
 
 /* Line 13: P_ij = diag(l_i)^-1 exp(S_ij - m_i) in place; masked and pad entries (-inf) give 0,
@@ -83,7 +88,9 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_ten
     FA_TRY(fa_load(mem, &T->m, b, h, r0, rows, 0, 1, &B->mi));
     /* lines 11-12: S_ij = tau Q_i K_j^T, masked; the pad of a tail tile scores -inf */
     FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols, d, 0));
-    FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, fa_shape_scale(s)));
+    FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
+    FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, s->softcap > 0 ? &B->F : NULL, r0, rows,
+                          c0, cols));
     fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     FA_TRY(p_from_lm(mem, B, rows, cols)); /* line 13 */
@@ -97,7 +104,9 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_ten
     FA_TRY(fa_tile_rowdot(mem, B->Di.data, B->dOi.data, dv, B->Oi.data, dv, rows, dv));
     /* line 20: dS_ij = P_ij o (dP_ij - D_i), times tau (lines 21-22 multiply by tau) */
     FA_TRY(fa_tile_dsoftmax(mem, B->dP.data, Bc, B->S.data, Bc, B->Di.data, rows, cols,
-                            fa_shape_scale(s)));
+                            s->softcap > 0 ? 1.0 : fa_shape_scale(s)));
+    if (s->softcap > 0) /* the chain rule through the softcap: dS *= tau (1 - tanh^2) */
+        FA_TRY(fa_tile_mul(mem, B->dP.data, Bc, B->F.data, Bc, rows, cols));
     /* line 21: dQ_i += tau dS_ij K_j, written to HBM */
     FA_TRY(fa_tile_matmul_ab(mem, B->dQi.data, d, B->dP.data, Bc, B->Kj.data, d, rows, d, cols, 1));
     FA_TRY(fa_store(mem, &T->dQ, b, h, r0, rows, 0, d, &B->dQi));
@@ -134,21 +143,30 @@ static fa_status kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tenso
     const int merge = fa_mem_may_merge(mem);
     fa_mem_set_program(mem, b * s->kv_heads + hk); /* one thread block per (batch, kv head) */
     for (int64_t j = 0; j < T_c;) { /* line 6 */
-        int64_t wj = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
+        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
         const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
-        int64_t i_lo, i_full;
-        fa_q_tiles(s, c0, cols, Br, &i_lo, &i_full);
+        int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
+        fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
+        int any = 0; /* does any row block have an allowed key in it? (usually the first) */
+        for (int64_t i = i_lo; i < i_hi && !any; i++)
+            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0,
+                                cols) != FA_TILE_SKIP;
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
         zero(&B->dKj); /* line 8 */
         zero(&B->dVj);
-        if (i_lo < T_r) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
+        if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
             FA_TRY(fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 7 */
             FA_TRY(fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &B->Vj));
             int64_t nh = merge ? 1 : g; /* the group's query heads count alike */
             FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
             for (int64_t q = 0; q < nh; q++)
-                for (int64_t i = i_lo; i < T_r;) { /* line 9 */
-                    int64_t wi = fa_tile_run(mem, i, T_r, i_lo, i_full, T_r - 1);
+                for (int64_t i = i_lo; i < i_hi;) { /* line 9 */
+                    int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
+                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0, cols) ==
+                        FA_TILE_SKIP) {
+                        i += wi;
+                        continue;
+                    }
                     FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
                     FA_TRY(inner_step(mem, s, bk, T, B, b, hk * g + q, i, c0, cols));
                     fa_mem_pop_weight(mem);

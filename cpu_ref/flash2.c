@@ -12,6 +12,7 @@
 
 typedef struct {
     fa_buf Qi, Kj, Vj, S, O, m, l;
+    fa_mask_io mk; /* dense mask tiles, when there is one */
 } flash2_bufs;
 
 static void free_bufs(flash2_bufs *b)
@@ -23,6 +24,7 @@ static void free_bufs(flash2_bufs *b)
     fa_sram_free(&b->O);
     fa_sram_free(&b->m);
     fa_sram_free(&b->l);
+    fa_mask_io_free(&b->mk);
 }
 
 static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *b)
@@ -35,6 +37,7 @@ static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2
     FA_TRY(fa_sram_alloc(mem, &b->O, "O_i", bk.block_r, s->d_v, 4));
     FA_TRY(fa_sram_alloc(mem, &b->m, "m_i", bk.block_r, 1, 4));
     FA_TRY(fa_sram_alloc(mem, &b->l, "l_i", bk.block_r, 1, 4));
+    FA_TRY(fa_mask_io_init(mem, s, bk, &b->mk));
     return FA_OK;
 }
 
@@ -47,9 +50,8 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
     const int64_t hk = h / (s->heads / s->kv_heads);
     const int64_t r0 = i * Br, rows = (s->seqlen_q - r0 < Br) ? s->seqlen_q - r0 : Br;
     const int64_t T_c = fa_cdiv(s->seqlen_k, Bc);
-    const double scale = fa_shape_scale(s);
-    int64_t n_visit, n_full;
-    fa_kv_tiles(s, r0, rows, Bc, &n_visit, &n_full);
+    int64_t lo, hi, full_lo, full_hi; /* the K/V tiles this row block may see (the mask) */
+    fa_kv_span(s, r0, rows, Bc, &lo, &hi, &full_lo, &full_hi);
     /* one thread block per (batch, head, row block) on a GPU */
     fa_mem_set_program(mem, (b * s->heads + h) * fa_cdiv(s->seqlen_q, Br) + i);
 
@@ -60,18 +62,27 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
             B->l.data[r] = 0;
             B->m.data[r] = -INFINITY;
         }
-    if (n_visit > 0) FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 5 */
+    int q_loaded = 0;
 
-    for (int64_t j = 0; j < n_visit;) { /* line 7 */
-        int64_t w = fa_tile_run(mem, j, n_visit, n_full, n_visit, T_c - 1);
+    for (int64_t j = lo; j < hi;) { /* line 7 */
+        int64_t w = fa_span_run(mem, j, hi, full_lo, full_hi, T_c - 1);
         const int64_t c0 = j * Bc, cols = (s->seqlen_k - c0 < Bc) ? s->seqlen_k - c0 : Bc;
+        if (fa_span_class(s, j, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
+            j += w; /* a tile with no allowed key is never loaded */
+            continue;
+        }
+        if (!q_loaded) { /* line 5, on the first tile that has work: a row block that sees no */
+            FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* key loads nothing */
+            q_loaded = 1;
+        }
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
         FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 8 */
         FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
-        /* line 9: S_ij = Q_i K_j^T (scaled, masked) */
+        /* line 9: S_ij = Q_i K_j^T, then scale, softcap, ALiBi and the mask */
         FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols,
                                   d, 0));
-        FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, scale));
+        FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
+        FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, NULL, r0, rows, c0, cols));
         fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
         /* line 10: m_new, P~_ij = exp(S_ij - m_new), l_new, O_i *= exp(m_old - m_new) */
         FA_TRY(fa_tile_online_softmax(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
@@ -107,8 +118,7 @@ static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *
     for (int64_t b = 0; b < nb; b++)
         for (int64_t h = 0; h < nh; h++)
             for (int64_t i = 0; i < T_r;) { /* line 3: parallel over row blocks on a GPU */
-                int64_t w = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, i, T_r, 0, 0, T_r - 1)
-                                                        : 1;
+                int64_t w = !fa_has_mask(s) ? fa_tile_run(mem, i, T_r, 0, 0, T_r - 1) : 1;
                 FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
                 fa_status st = row_block(mem, s, bk, B, Q, K, V, O, LSE, b, h, i);
                 fa_mem_pop_weight(mem);

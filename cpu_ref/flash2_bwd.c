@@ -22,6 +22,8 @@ typedef struct {
 
 typedef struct {
     fa_buf Kj, Vj, dKj, dVj, Qi, dOi, Li, Di, S, dP, dQi;
+    fa_buf F;      /* d score / d (Q K^T) under a softcap: tau (1 - tanh^2) */
+    fa_mask_io mk; /* dense mask tiles, when there is one */
 } f2_bufs;
 
 static void zero(fa_buf *b)
@@ -99,14 +101,17 @@ static fa_status alloc_main(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_buf
     FA_TRY(fa_sram_alloc(mem, &B->S, "S_ij", Br, Bc, 4));
     FA_TRY(fa_sram_alloc(mem, &B->dP, "dP_ij", Br, Bc, 4));
     FA_TRY(fa_sram_alloc(mem, &B->dQi, "dQ_i", Br, d, 4));
+    if (s->softcap > 0) FA_TRY(fa_sram_alloc(mem, &B->F, "dscore_ij", Br, Bc, 4));
+    FA_TRY(fa_mask_io_init(mem, s, bk, &B->mk));
     return FA_OK;
 }
 
 static void free_main(f2_bufs *B)
 {
     fa_buf *all[] = {&B->Kj, &B->Vj, &B->dKj, &B->dVj, &B->Qi, &B->dOi,
-                     &B->Li, &B->Di, &B->S,   &B->dP,  &B->dQi};
+                     &B->Li, &B->Di, &B->S,   &B->dP,  &B->dQi, &B->F};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) fa_sram_free(all[k]);
+    fa_mask_io_free(&B->mk);
 }
 
 /* Lines 9-16 for one (i, j) tile of query head h; K_j, V_j are on chip. */
@@ -121,7 +126,9 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
     FA_TRY(fa_load(mem, &T->D, b, h, r0, rows, 0, 1, &B->Di));
     /* line 10: S_ij = tau Q_i K_j^T, masked; the pad of a tail tile scores -inf */
     FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols, d, 0));
-    FA_TRY(fa_tile_scale_mask(mem, s, B->S.data, Bc, r0, rows, c0, cols, fa_shape_scale(s)));
+    FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
+    FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, s->softcap > 0 ? &B->F : NULL, r0, rows,
+                          c0, cols));
     fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     /* line 11: P_ij = exp(S_ij - L_i) */
@@ -134,7 +141,9 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
                               dv, 0));
     /* line 14: dS_ij = P_ij o (dP_ij - D_i), times tau (S = tau Q K^T) */
     FA_TRY(fa_tile_dsoftmax(mem, B->dP.data, Bc, B->S.data, Bc, B->Di.data, rows, cols,
-                            fa_shape_scale(s)));
+                            s->softcap > 0 ? 1.0 : fa_shape_scale(s)));
+    if (s->softcap > 0) /* the chain rule through the softcap: dS *= tau (1 - tanh^2) */
+        FA_TRY(fa_tile_mul(mem, B->dP.data, Bc, B->F.data, Bc, rows, cols));
     /* line 15: dQ_i += dS_ij K_j, read-modify-write of the fp32 accumulator in HBM */
     FA_TRY(fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &B->dQi));
     FA_TRY(fa_tile_matmul_ab(mem, B->dQi.data, d, B->dP.data, Bc, B->Kj.data, d, rows, d, cols, 1));
@@ -153,15 +162,19 @@ static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
     const int64_t g = s->heads / s->kv_heads;
     const int merge = fa_mem_may_merge(mem);
     for (int64_t j = 0; j < T_c;) { /* line 5 */
-        int64_t wj = s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
+        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
         const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
-        int64_t i_lo, i_full;
-        fa_q_tiles(s, c0, cols, Br, &i_lo, &i_full);
+        int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
+        fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
+        int any = 0; /* does any row block have an allowed key in it? (usually the first) */
+        for (int64_t i = i_lo; i < i_hi && !any; i++)
+            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0,
+                                cols) != FA_TILE_SKIP;
         fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
         zero(&B->dKj); /* line 7 */
         zero(&B->dVj);
-        if (i_lo < T_r) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
+        if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
             FA_TRY(fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 6 */
             FA_TRY(fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &B->Vj));
             /* the g query heads of the group: identical counts, one visit when merging */
@@ -169,8 +182,13 @@ static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
             FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
             for (int64_t q = 0; q < nh; q++) {
                 const int64_t h = hk * g + q;
-                for (int64_t i = i_lo; i < T_r;) { /* line 8 */
-                    int64_t wi = fa_tile_run(mem, i, T_r, i_lo, i_full, T_r - 1);
+                for (int64_t i = i_lo; i < i_hi;) { /* line 8 */
+                    int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
+                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0, cols) ==
+                        FA_TILE_SKIP) {
+                        i += wi;
+                        continue;
+                    }
                     FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
                     FA_TRY(inner_step(mem, s, bk, T, B, b, h, i, c0, cols));
                     fa_mem_pop_weight(mem);

@@ -12,7 +12,6 @@ fa_status fa_reference_forward(const fa_shape *s, const double *Q, const double 
     if (!Q || !K || !V || !O) FA_FAIL(FA_EINVAL, "reference: Q, K, V and O must be given");
     const int64_t Nq = s->seqlen_q, Nk = s->seqlen_k, d = s->d, dv = s->d_v;
     const int64_t group = s->heads / s->kv_heads;
-    const double scale = fa_shape_scale(s);
     double *p = malloc((size_t)Nk * sizeof *p);
     if (!p) FA_FAIL(FA_ENOMEM, "reference: out of host memory for %lld scores", (long long)Nk);
     for (int64_t b = 0; b < s->batch; b++) {
@@ -31,7 +30,7 @@ fa_status fa_reference_forward(const fa_shape *s, const double *Q, const double 
                     }
                     double dot = 0;
                     for (int64_t c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
-                    p[j] = scale * dot;
+                    p[j] = fa_score(s, h, i, j, dot, NULL); /* scale, softcap, ALiBi */
                     if (p[j] > mx) mx = p[j];
                 }
                 double *orow = o + i * dv;

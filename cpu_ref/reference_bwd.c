@@ -7,21 +7,23 @@
 
 #include "fa_bwd.h"
 
-/* One probability row: p[j] = softmax_j(tau q.k_j + mask); all 0 when no key is allowed.
+/* One probability row: p[j] = softmax_j(score(tau q.k_j) + mask), with the softcap and ALiBi of
+ * fa_score; ds[j] (if non-NULL) receives d score / d (q.k_j).  All 0 when no key is allowed.
  * Returns 0 for an empty row, 1 otherwise. */
-static int prob_row(const fa_shape *s, int64_t i, const double *q, const double *k, double *p)
+static int prob_row(const fa_shape *s, int64_t h, int64_t i, const double *q, const double *k,
+                    double *p, double *ds)
 {
     const int64_t Nk = s->seqlen_k, d = s->d;
-    const double tau = fa_shape_scale(s);
     double mx = -INFINITY;
     for (int64_t j = 0; j < Nk; j++) {
         if (!fa_mask_allowed(s, i, j)) {
             p[j] = -INFINITY;
+            if (ds) ds[j] = 0;
             continue;
         }
         double dot = 0;
         for (int64_t c = 0; c < d; c++) dot += q[c] * k[j * d + c];
-        p[j] = tau * dot;
+        p[j] = fa_score(s, h, i, j, dot, ds ? &ds[j] : NULL);
         if (p[j] > mx) mx = p[j];
     }
     if (mx == -INFINITY) {
@@ -47,7 +49,7 @@ fa_status fa_reference_probs(const fa_shape *s, const double *Q, const double *K
             const double *q = Q + (b * s->heads + h) * Nq * d;
             const double *k = K + (b * s->kv_heads + h / g) * Nk * d;
             double *p = P + (b * s->heads + h) * Nq * Nk;
-            for (int64_t i = 0; i < Nq; i++) prob_row(s, i, q + i * d, k, p + i * Nk);
+            for (int64_t i = 0; i < Nq; i++) prob_row(s, h, i, q + i * d, k, p + i * Nk, NULL);
         }
     return FA_OK;
 }
@@ -61,11 +63,12 @@ fa_status fa_reference_backward(const fa_shape *s, const double *Q, const double
         FA_FAIL(FA_EINVAL, "reference backward: Q, K, V, dO, dQ, dK and dV must be given");
     const int64_t Nq = s->seqlen_q, Nk = s->seqlen_k, d = s->d, dv = s->d_v;
     const int64_t g = s->heads / s->kv_heads;
-    const double tau = fa_shape_scale(s);
-    double *p = malloc((size_t)Nk * sizeof *p), *dp = malloc((size_t)Nk * sizeof *dp);
-    if (!p || !dp) {
+    double *p = malloc((size_t)Nk * sizeof *p), *dp = malloc((size_t)Nk * sizeof *dp),
+           *dsc = malloc((size_t)Nk * sizeof *dsc);
+    if (!p || !dp || !dsc) {
         free(p);
         free(dp);
+        free(dsc);
         FA_FAIL(FA_ENOMEM, "reference backward: out of host memory for %lld scores", (long long)Nk);
     }
     memset(dK, 0, (size_t)fa_numel_k(s) * sizeof *dK);
@@ -84,7 +87,7 @@ fa_status fa_reference_backward(const fa_shape *s, const double *Q, const double
                 const double *qi = q + i * d, *doi = go + i * dv;
                 double *dqi = gq + i * d;
                 for (int64_t c = 0; c < d; c++) dqi[c] = 0;
-                if (!prob_row(s, i, qi, k, p)) continue; /* no allowed key: dQ = 0 */
+                if (!prob_row(s, h, i, qi, k, p, dsc)) continue; /* no allowed key: dQ = 0 */
                 /* dP_ij = dO_i . V_j and D_i = sum_j P_ij dP_ij */
                 double D = 0;
                 for (int64_t j = 0; j < Nk; j++) {
@@ -95,16 +98,18 @@ fa_status fa_reference_backward(const fa_shape *s, const double *Q, const double
                 }
                 for (int64_t j = 0; j < Nk; j++) {
                     if (p[j] == 0.0) continue; /* masked (or underflowed): dS = 0, dV += 0 */
-                    double ds = p[j] * (dp[j] - D); /* dS_ij */
+                    /* dS_ij, times d score / d (q.k): tau, or tau (1 - tanh^2) under a softcap */
+                    double ds = p[j] * (dp[j] - D) * dsc[j];
                     for (int64_t c = 0; c < dv; c++) gv[j * dv + c] += p[j] * doi[c]; /* dV += P^T dO */
                     for (int64_t c = 0; c < d; c++) {
-                        dqi[c] += tau * ds * k[j * d + c];      /* dQ = tau dS K */
-                        gk[j * d + c] += tau * ds * qi[c];      /* dK = tau dS^T Q */
+                        dqi[c] += ds * k[j * d + c];      /* dQ = tau dS K */
+                        gk[j * d + c] += ds * qi[c];      /* dK = tau dS^T Q */
                     }
                 }
             }
         }
     free(p);
     free(dp);
+    free(dsc);
     return FA_OK;
 }

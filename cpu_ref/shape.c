@@ -66,6 +66,23 @@ fa_status fa_shape_check(const fa_shape *s)
         FA_FAIL(FA_EINVAL, "scale = %g must be finite", s->scale);
     if (s->causal < FA_CAUSAL_NONE || s->causal > FA_CAUSAL_TOP_LEFT)
         FA_FAIL(FA_EINVAL, "unknown causal mode %d", (int)s->causal);
+    if (s->window && s->window_left < 0 && s->window_right < 0)
+        FA_FAIL(FA_EINVAL, "a window needs at least one bounded side (left or right >= 0)");
+    if (!(s->softcap >= 0 && isfinite(s->softcap)))
+        FA_FAIL(FA_EINVAL, "softcap = %g must be a finite number >= 0 (0: off)", s->softcap);
+    if (s->block_mask) {
+        const fa_block_mask *m = s->block_mask;
+        if (m->block_r < 1 || m->block_c < 1 || !m->bits ||
+            m->n_r != fa_cdiv(s->seqlen_q, m->block_r) || m->n_c != fa_cdiv(s->seqlen_k, m->block_c))
+            FA_FAIL(FA_EINVAL,
+                    "block mask of %" PRId64 " x %" PRId64 " blocks of %" PRId64 " x %" PRId64
+                    " does not cover N_q = %" PRId64 ", N_k = %" PRId64 " (needs %" PRId64 " x %" PRId64 ")",
+                    m->n_r, m->n_c, m->block_r, m->block_c, s->seqlen_q, s->seqlen_k,
+                    m->block_r > 0 ? fa_cdiv(s->seqlen_q, m->block_r) : 0,
+                    m->block_c > 0 ? fa_cdiv(s->seqlen_k, m->block_c) : 0);
+    }
+    if (s->col_mask && (!s->col_mask->lo1 || !s->col_mask->hi1 || !s->col_mask->lo2 || !s->col_mask->hi2))
+        FA_FAIL(FA_EINVAL, "a column mask needs its four arrays of N_k row bounds");
     if (s->dtype < FA_DTYPE_FP32 || s->dtype > FA_DTYPE_E5M2)
         FA_FAIL(FA_EINVAL, "unknown dtype %d", (int)s->dtype);
     return FA_OK;
@@ -78,19 +95,112 @@ int64_t fa_causal_offset(const fa_shape *s)
     return s->causal == FA_CAUSAL_BOTTOM_RIGHT ? s->seqlen_k - s->seqlen_q : 0;
 }
 
+int fa_has_mask(const fa_shape *s)
+{
+    return s->causal != FA_CAUSAL_NONE || s->window || s->block_mask || s->col_mask || s->dense_mask;
+}
+
 int fa_mask_allowed(const fa_shape *s, int64_t i, int64_t j)
 {
-    return s->causal == FA_CAUSAL_NONE || j <= i + fa_causal_offset(s);
+    if (s->causal != FA_CAUSAL_NONE && j > i + fa_causal_offset(s)) return 0;
+    if (s->window) {
+        int64_t c = i + s->seqlen_k - s->seqlen_q; /* the bottom-right diagonal */
+        if (s->window_left >= 0 && j < c - s->window_left) return 0;
+        if (s->window_right >= 0 && j > c + s->window_right) return 0;
+    }
+    if (s->block_mask) {
+        const fa_block_mask *m = s->block_mask;
+        if (!m->bits[(i / m->block_r) * m->n_c + j / m->block_c]) return 0;
+    }
+    if (s->col_mask) {
+        const fa_col_mask *m = s->col_mask;
+        if ((i >= m->lo1[j] && i < m->hi1[j]) || (i >= m->lo2[j] && i < m->hi2[j])) return 0;
+    }
+    if (s->dense_mask && !s->dense_mask[i * s->seqlen_k + j]) return 0;
+    return 1;
 }
+
+double fa_alibi_slope(const fa_shape *s, int64_t h)
+{
+    if (!s->alibi) return 0.0;
+    if (s->alibi_slopes) return s->alibi_slopes[h];
+    /* the standard slopes of Press et al. (ALiBi): 2^(-8 (h + 1) / H), rounded to fp32 */
+    return (double)(float)exp2(-8.0 * (double)(h + 1) / (double)s->heads);
+}
+
+double fa_score(const fa_shape *s, int64_t h, int64_t i, int64_t j, double dot, double *dscore)
+{
+    if (!fa_mask_allowed(s, i, j)) {
+        if (dscore) *dscore = 0;
+        return -INFINITY;
+    }
+    double tau = fa_shape_scale(s), x = tau * dot, dx = tau;
+    if (s->softcap > 0) {
+        double t = tanh(x / s->softcap);
+        x = s->softcap * t;
+        dx = tau * (1.0 - t * t);
+    }
+    if (s->alibi) {
+        int64_t dist = i + s->seqlen_k - s->seqlen_q - j;
+        x -= fa_alibi_slope(s, h) * (double)(dist < 0 ? -dist : dist);
+    }
+    if (dscore) *dscore = dx;
+    return x;
+}
+
+/* combines two component classes: SKIP wins, then PARTIAL */
+static fa_tile_class meet(fa_tile_class a, fa_tile_class b) { return a < b ? a : b; }
 
 fa_tile_class fa_tile_classify(const fa_shape *s, int64_t r0, int64_t rows, int64_t c0,
                                int64_t cols)
 {
-    if (s->causal == FA_CAUSAL_NONE) return FA_TILE_FULL;
-    int64_t off = fa_causal_offset(s);
-    if (c0 > r0 + rows - 1 + off) return FA_TILE_SKIP; /* no row reaches the first key */
-    if (c0 + cols - 1 <= r0 + off) return FA_TILE_FULL; /* the first row reaches the last key */
-    return FA_TILE_PARTIAL;
+    fa_tile_class cls = FA_TILE_FULL;
+    const int64_t r1 = r0 + rows - 1, c1 = c0 + cols - 1;
+    if (s->causal != FA_CAUSAL_NONE) {
+        int64_t off = fa_causal_offset(s);
+        if (c0 > r1 + off) return FA_TILE_SKIP; /* no row reaches the first key */
+        if (!(c1 <= r0 + off)) cls = FA_TILE_PARTIAL; /* the first row does not reach the last key */
+    }
+    if (s->window) {
+        int64_t off = s->seqlen_k - s->seqlen_q, L = s->window_left, R = s->window_right;
+        if (R >= 0 && c0 > r1 + off + R) return FA_TILE_SKIP;
+        if (L >= 0 && c1 < r0 + off - L) return FA_TILE_SKIP;
+        if ((R >= 0 && c1 > r0 + off + R) || (L >= 0 && c0 < r1 + off - L)) cls = FA_TILE_PARTIAL;
+    }
+    if (s->block_mask) {
+        const fa_block_mask *m = s->block_mask;
+        int any = 0, all = 1;
+        for (int64_t bi = r0 / m->block_r; bi <= r1 / m->block_r; bi++)
+            for (int64_t bj = c0 / m->block_c; bj <= c1 / m->block_c; bj++) {
+                int on = m->bits[bi * m->n_c + bj] != 0;
+                any |= on;
+                all &= on;
+            }
+        if (!any) return FA_TILE_SKIP;
+        if (!all) cls = FA_TILE_PARTIAL;
+    }
+    if (s->col_mask) {
+        const fa_col_mask *m = s->col_mask;
+        int any_allowed = 0, all_allowed = 1;
+        for (int64_t j = c0; j <= c1; j++) {
+            /* rows [r0, r1] against the two masked ranges of column j */
+            int64_t a1 = m->lo1[j] > r0 ? m->lo1[j] : r0, b1 = m->hi1[j] - 1 < r1 ? m->hi1[j] - 1 : r1;
+            int64_t a2 = m->lo2[j] > r0 ? m->lo2[j] : r0, b2 = m->hi2[j] - 1 < r1 ? m->hi2[j] - 1 : r1;
+            int64_t n1 = b1 >= a1 ? b1 - a1 + 1 : 0, n2 = b2 >= a2 ? b2 - a2 + 1 : 0;
+            int64_t ov = 0; /* overlap of the two masked pieces */
+            if (n1 && n2) {
+                int64_t a = a1 > a2 ? a1 : a2, b = b1 < b2 ? b1 : b2;
+                ov = b >= a ? b - a + 1 : 0;
+            }
+            int64_t masked = n1 + n2 - ov;
+            if (masked < rows) any_allowed = 1;
+            if (masked > 0) all_allowed = 0;
+        }
+        if (!any_allowed) return FA_TILE_SKIP;
+        if (!all_allowed) cls = FA_TILE_PARTIAL;
+    }
+    if (s->dense_mask) cls = meet(cls, FA_TILE_PARTIAL); /* unknown until its mask tile is read */
+    return cls;
 }
 
 void fa_kv_tiles(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *n_visit,
@@ -141,8 +251,182 @@ int64_t fa_tile_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t single_lo,
     return end - t;
 }
 
+static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* floor(a / b) for any a, b > 0 */
+static int64_t fdiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+void fa_kv_span(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *lo,
+                int64_t *hi, int64_t *full_lo, int64_t *full_hi)
+{
+    const int64_t T_c = fa_cdiv(s->seqlen_k, block_c), Nk = s->seqlen_k, r1 = r0 + rows - 1;
+    int64_t l = 0, h = T_c, fl = 0, fh = T_c;
+    if (s->causal != FA_CAUSAL_NONE) {
+        int64_t nv, nf;
+        fa_kv_tiles(s, r0, rows, block_c, &nv, &nf);
+        if (nv < h) h = nv;
+        if (nf < fh) fh = nf;
+    }
+    if (s->window) {
+        int64_t off = s->seqlen_k - s->seqlen_q, L = s->window_left, R = s->window_right;
+        if (R >= 0) {
+            int64_t last = r1 + off + R; /* the last key any row of the block sees */
+            h = last < 0 ? 0 : (last / block_c + 1 < h ? last / block_c + 1 : h);
+            int64_t first_last = r0 + off + R; /* the last key every row sees */
+            int64_t nf = first_last >= Nk - 1 ? T_c : clamp64(fdiv(first_last + 1, block_c), 0, T_c);
+            if (nf < fh) fh = nf;
+        }
+        if (L >= 0) {
+            int64_t first = r0 + off - L; /* the first key any row of the block sees */
+            int64_t t = clamp64(fdiv(first, block_c), 0, T_c);
+            if (t > l) l = t;
+            int64_t every = r1 + off - L; /* the first key every row sees */
+            int64_t tf = clamp64(every <= 0 ? 0 : fa_cdiv(every, block_c), 0, T_c);
+            if (tf > fl) fl = tf;
+        }
+    }
+    if (s->block_mask || s->col_mask || s->dense_mask) fl = fh = l; /* classify every tile */
+    if (h < l) h = l;
+    if (fl < l) fl = l;
+    if (fh > h) fh = h;
+    if (fh < fl) fh = fl;
+    *lo = l;
+    *hi = h;
+    *full_lo = fl;
+    *full_hi = fh;
+}
+
+void fa_q_span(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *lo,
+               int64_t *hi, int64_t *full_lo, int64_t *full_hi)
+{
+    const int64_t T_r = fa_cdiv(s->seqlen_q, block_r), Nq = s->seqlen_q, c1 = c0 + cols - 1;
+    int64_t l = 0, h = T_r, fl = 0, fh = T_r;
+    if (s->causal != FA_CAUSAL_NONE) {
+        int64_t ilo, ifull;
+        fa_q_tiles(s, c0, cols, block_r, &ilo, &ifull);
+        l = ilo;
+        fl = ifull;
+    }
+    if (s->window) {
+        int64_t off = s->seqlen_k - s->seqlen_q, L = s->window_left, R = s->window_right;
+        if (R >= 0) { /* row r sees key c only if r >= c - off - R */
+            int64_t first = c0 - off - R;
+            int64_t t = first > Nq - 1 ? T_r : clamp64(fdiv(first, block_r), 0, T_r);
+            if (t > l) l = t;
+            int64_t every = c1 - off - R;
+            int64_t tf = every > Nq - 1 ? T_r : clamp64(every <= 0 ? 0 : fa_cdiv(every, block_r), 0, T_r);
+            if (tf > fl) fl = tf;
+        }
+        if (L >= 0) { /* ... and r <= c + L - off */
+            int64_t last = c1 + L - off;
+            int64_t t = last < 0 ? 0 : (last >= Nq - 1 ? T_r : clamp64(last / block_r + 1, 0, T_r));
+            if (t < h) h = t;
+            int64_t every_last = c0 + L - off;
+            int64_t tf = every_last >= Nq - 1 ? T_r : clamp64(fdiv(every_last + 1, block_r), 0, T_r);
+            if (tf < fh) fh = tf;
+        }
+    }
+    if (s->block_mask || s->col_mask || s->dense_mask) fl = fh = l;
+    if (h < l) h = l;
+    if (fl < l) fl = l;
+    if (fh > h) fh = h;
+    if (fh < fl) fh = fl;
+    *lo = l;
+    *hi = h;
+    *full_lo = fl;
+    *full_hi = fh;
+}
+
+fa_tile_class fa_span_class(const fa_shape *s, int64_t t, int64_t full_lo, int64_t full_hi,
+                            int64_t r0, int64_t rows, int64_t c0, int64_t cols)
+{
+    if (t >= full_lo && t < full_hi) return FA_TILE_FULL;
+    return fa_tile_classify(s, r0, rows, c0, cols);
+}
+
+int64_t fa_span_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t full_lo, int64_t full_hi,
+                    int64_t tail)
+{
+    if (!fa_mem_may_merge(mem) || t == tail || t < full_lo || t >= full_hi) return 1;
+    int64_t end = full_hi < hi ? full_hi : hi;
+    if (tail > t && tail < end) end = tail;
+    return end - t;
+}
+
 int64_t fa_numel_q(const fa_shape *s) { return s->batch * s->heads * s->seqlen_q * s->d; }
 int64_t fa_numel_k(const fa_shape *s) { return s->batch * s->kv_heads * s->seqlen_k * s->d; }
 int64_t fa_numel_v(const fa_shape *s) { return s->batch * s->kv_heads * s->seqlen_k * s->d_v; }
 int64_t fa_numel_o(const fa_shape *s) { return s->batch * s->heads * s->seqlen_q * s->d_v; }
 int64_t fa_numel_stats(const fa_shape *s) { return s->batch * s->heads * s->seqlen_q; }
+
+fa_status fa_mask_io_init(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_mask_io *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!s->dense_mask) return FA_OK;
+    FA_TRY(fa_tensor_make_meta(mem, &m->t, "mask", 1, 1, s->seqlen_q, s->seqlen_k, 1));
+    FA_TRY(fa_sram_alloc(mem, &m->buf, "mask_ij", bk.block_r, bk.block_c, 1));
+    m->on = 1;
+    return FA_OK;
+}
+
+fa_status fa_mask_io_load(fa_mem *mem, fa_mask_io *m, int64_t r0, int64_t rows, int64_t c0,
+                          int64_t cols)
+{
+    if (!m->on) return FA_OK;
+    return fa_load(mem, &m->t, 0, 0, r0, rows, c0, cols, &m->buf);
+}
+
+void fa_mask_io_free(fa_mask_io *m)
+{
+    if (m->on) fa_sram_free(&m->buf);
+    m->on = 0;
+}
+
+void fa_kv_span_sum(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *tiles,
+                    int64_t *keys)
+{
+    int64_t lo, hi, fl, fh, n = 0, k = 0;
+    fa_kv_span(s, r0, rows, block_c, &lo, &hi, &fl, &fh);
+    /* the FULL region in closed form, the others one by one */
+    if (fh > fl) {
+        n += fh - fl;
+        k += (fh * block_c < s->seqlen_k ? fh * block_c : s->seqlen_k) - fl * block_c;
+    }
+    for (int64_t j = lo; j < hi; j++) {
+        if (j == fl) {
+            j = fh - 1;
+            if (fh > fl) continue;
+            j = fl;
+        }
+        const int64_t c0 = j * block_c, cols = s->seqlen_k - c0 < block_c ? s->seqlen_k - c0 : block_c;
+        if (fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP) continue;
+        n++;
+        k += cols;
+    }
+    *tiles = n;
+    *keys = k;
+}
+
+void fa_q_span_sum(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *blocks,
+                   int64_t *qrows)
+{
+    int64_t lo, hi, fl, fh, n = 0, r = 0;
+    fa_q_span(s, c0, cols, block_r, &lo, &hi, &fl, &fh);
+    if (fh > fl) {
+        n += fh - fl;
+        r += (fh * block_r < s->seqlen_q ? fh * block_r : s->seqlen_q) - fl * block_r;
+    }
+    for (int64_t i = lo; i < hi; i++) {
+        if (i == fl) {
+            i = fh - 1;
+            if (fh > fl) continue;
+            i = fl;
+        }
+        const int64_t r0 = i * block_r, rows = s->seqlen_q - r0 < block_r ? s->seqlen_q - r0 : block_r;
+        if (fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP) continue;
+        n++;
+        r += rows;
+    }
+    *blocks = n;
+    *qrows = r;
+}

@@ -24,12 +24,13 @@ static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d;
     const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
     const int64_t hk = h / (s->heads / s->kv_heads);
-    const double scale = fa_shape_scale(s);
     const int e = fa_dtype_bytes(s->dtype);
     fa_buf Qi = {0}, Kj = {0}, Sij = {0};
+    fa_mask_io mk = {0};
     fa_status st = fa_sram_alloc(mem, &Qi, "Q_i", Br, d, e);
     if (!st) st = fa_sram_alloc(mem, &Kj, "K_j", Bc, d, e);
     if (!st) st = fa_sram_alloc(mem, &Sij, "S_ij", Br, Bc, 4);
+    if (!st) st = fa_mask_io_init(mem, s, bk, &mk);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
@@ -42,7 +43,8 @@ static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, K, b, hk, c0, cols, 0, d, &Kj);
             if (!st) st = fa_tile_matmul_abt(mem, Sij.data, Bc, Qi.data, d, Kj.data, d, rows, cols, d, 0);
-            if (!st) st = fa_tile_scale_mask(mem, s, Sij.data, Bc, r0, rows, c0, cols, scale);
+            if (!st) st = fa_mask_io_load(mem, &mk, r0, rows, c0, cols);
+            if (!st) st = fa_tile_scores(mem, s, h, Sij.data, Bc, NULL, r0, rows, c0, cols);
             if (!st) fa_tile_num_scores(mem, Sij.data, Bc, rows, cols); /* emulated precision */
             if (!st) st = fa_store(mem, S, b, h, r0, rows, c0, cols, &Sij);
             fa_mem_pop_weight(mem);
@@ -54,6 +56,7 @@ static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     fa_sram_free(&Qi);
     fa_sram_free(&Kj);
     fa_sram_free(&Sij);
+    fa_mask_io_free(&mk);
     return st;
 }
 

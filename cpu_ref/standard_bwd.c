@@ -212,6 +212,10 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
                                const double *K, const double *V, const double *P,
                                const double *dO, double *dQ, double *dK, double *dV)
 {
+    if (s->softcap > 0)
+        FA_FAIL(FA_EINVAL, "standard backward with a softcap is not modelled: the chain rule through "
+                           "the cap needs the pre-softmax scores, which Algorithm 3 does not keep "
+                           "(use flash1 or flash2)");
     FA_TRY(fa_shape_check(s));
     if (bk.block_r < 1 || bk.block_c < 1)
         FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",

@@ -88,6 +88,7 @@ double fa_exp_guarded(double x, double m)
     return exp(x - m);
 }
 
+
 fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
                                  double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv)
 {
@@ -201,5 +202,43 @@ fa_status fa_tile_scale(fa_mem *mem, double *X, int64_t ldx, int64_t rows, int64
     if (!X) return FA_OK;
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = 0; c < cols; c++) X[r * ldx + c] *= a;
+    return FA_OK;
+}
+
+fa_status fa_tile_scores(fa_mem *mem, const fa_shape *s, int64_t h, double *S, int64_t lds,
+                         fa_buf *Fb, int64_t r0, int64_t rows, int64_t c0, int64_t cols)
+{
+    uint64_t rc = (uint64_t)rows * (uint64_t)cols;
+    double *F = Fb ? Fb->data : NULL;
+    const int64_t ldf = Fb ? Fb->cols : 0;
+    /* scale: 1 per score; softcap: divide, tanh, multiply (3); ALiBi: distance x slope, add (2);
+     * the softcap derivative 1 - t^2 and its product with the scale: 3 more */
+    uint64_t per = 1 + (s->softcap > 0 ? 3u : 0u) + (s->alibi ? 2u : 0u) + (Fb && s->softcap > 0 ? 3u : 0u);
+    FA_TRY(fa_count_flops(mem, 0, per * rc));
+    if (!S) return FA_OK;
+    const int full = fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_FULL;
+    const double tau = fa_shape_scale(s);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double *x = S + i * lds + j;
+            if (full && s->softcap <= 0 && !s->alibi) { /* the common case: scale only */
+                *x *= tau;
+                if (F) F[i * ldf + j] = tau;
+                continue;
+            }
+            double dsc;
+            *x = fa_score(s, h, r0 + i, c0 + j, *x, &dsc);
+            if (F) F[i * ldf + j] = dsc;
+        }
+    return FA_OK;
+}
+
+fa_status fa_tile_mul(fa_mem *mem, double *X, int64_t ldx, const double *F, int64_t ldf,
+                      int64_t rows, int64_t cols)
+{
+    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)cols));
+    if (!X) return FA_OK;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) X[r * ldx + c] *= F[r * ldf + c];
     return FA_OK;
 }

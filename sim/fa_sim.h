@@ -153,6 +153,11 @@ void fa_mem_restore_weight(fa_mem *mem, int depth);
 fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
                          int64_t N, int64_t D, int elem_bytes, double *data);
 
+/* A counted tensor that holds no data in either mode (a mask or an index table whose content
+ * the algorithm reads from the host): loads and stores count bytes and copy nothing. */
+fa_status fa_tensor_make_meta(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
+                              int64_t N, int64_t D, int elem_bytes);
+
 /* A view of rows [row0, row0 + rows) of every (batch, head) slice of t (sim/view.c): the view
  * shares t's data, strides and counter (bytes count under t's name), its shape[2] is rows, and
  * a tile at view row r is tensor row row0 + r.  Traces and sinks see tensor rows.  Views of

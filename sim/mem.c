@@ -137,13 +137,28 @@ void fa_mem_restore_weight(fa_mem *mem, int depth)
     if (depth >= 0 && depth <= mem->weight_depth) mem->weight_depth = depth;
 }
 
+static fa_status tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
+                             int64_t N, int64_t D, int elem_bytes, double *data, int meta);
+
 fa_status fa_tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
                          int64_t N, int64_t D, int elem_bytes, double *data)
+{
+    return tensor_make(mem, t, name, B, H, N, D, elem_bytes, data, 0);
+}
+
+fa_status fa_tensor_make_meta(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
+                              int64_t N, int64_t D, int elem_bytes)
+{
+    return tensor_make(mem, t, name, B, H, N, D, elem_bytes, NULL, 1);
+}
+
+static fa_status tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_t B, int64_t H,
+                             int64_t N, int64_t D, int elem_bytes, double *data, int meta)
 {
     if (B <= 0 || H <= 0 || N <= 0 || D <= 0 || elem_bytes <= 0)
         FA_FAIL(FA_EINVAL, "tensor %s: shape (%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
                 ") x %d B must be positive", name, B, H, N, D, elem_bytes);
-    if ((mem->mode == FA_MODE_NUMERIC) != (data != NULL))
+    if (!meta && (mem->mode == FA_MODE_NUMERIC) != (data != NULL))
         FA_FAIL(FA_EINVAL, "tensor %s: data must be given in numeric mode only", name);
     int64_t nd, hnd, bhnd;
     if (__builtin_mul_overflow(N, D, &nd) || __builtin_mul_overflow(H, nd, &hnd) ||

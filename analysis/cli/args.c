@@ -107,6 +107,42 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             if (!val || strcmp(val, "bottom-right") == 0) o->shape.causal = FA_CAUSAL_BOTTOM_RIGHT;
             else if (strcmp(val, "top-left") == 0) o->shape.causal = FA_CAUSAL_TOP_LEFT;
             else return usage_err("--causal=%s: use --causal, --causal=bottom-right or --causal=top-left%s", val, "");
+        } else if ((accept & OPT_SHAPE) && IS("--window")) {
+            const char *w = NEXT();
+            long long L, R;
+            char junk;
+            if (!w || sscanf(w, "%lld,%lld %c", &L, &R, &junk) != 2 || L > INT32_MAX || R > INT32_MAX ||
+                L < -1 || R < -1 || (L < 0 && R < 0))
+                return usage_err("--window '%s' must read LEFT,RIGHT: integers >= -1 (-1: unbounded), one of them >= 0%s",
+                                 w ? w : "", "");
+            o->shape.window = 1;
+            o->shape.window_left = L;
+            o->shape.window_right = R;
+        } else if ((accept & OPT_SHAPE) && IS("--softcap")) {
+            if (parse_double(name, NEXT(), &o->shape.softcap)) return EXIT_USAGE;
+        } else if ((accept & OPT_SHAPE) && IS("--alibi")) {
+            if (val) return usage_err("--alibi takes no value (got '%s')%s", val, "");
+            o->shape.alibi = 1;
+        } else if ((accept & OPT_SHAPE) && (IS("--block-mask") || IS("--col-mask") || IS("--mask"))) {
+            const char *f = NEXT();
+            if (!f || !*f) return usage_err("%s needs a file%s", name, "");
+            if (IS("--block-mask")) o->block_mask_path = f;
+            else if (IS("--col-mask")) o->col_mask_path = f;
+            else o->dense_mask_path = f;
+        } else if ((accept & OPT_SHAPE) && IS("--doc-mask")) {
+            const char *l = NEXT();
+            if (!l || !*l) return usage_err("--doc-mask needs document lengths L1,L2,...%s%s", "", "");
+            char buf[4096];
+            snprintf(buf, sizeof buf, "%s", l);
+            o->n_docs = 0;
+            for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o->n_docs >= 256) return usage_err("--doc-mask: at most 256 documents%s%s", "", "");
+                if (cli_int("--doc-mask", t, 1, INT32_MAX, &o->doc_len[o->n_docs])) return EXIT_USAGE;
+                o->n_docs++;
+            }
+        } else if ((accept & OPT_INFER) && infer_opt_kind(name)) {
+            int rc_ = infer_set_opt(o, name, infer_opt_kind(name) == 2 ? NEXT() : val);
+            if (rc_) return rc_;
         } else if ((accept & OPT_SHAPE) && IS("--scale")) {
             if (parse_double(name, NEXT(), &o->shape.scale)) return EXIT_USAGE;
         } else if ((accept & OPT_SHAPE) && IS("--dtype")) {
@@ -216,6 +252,8 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
 int cli_resolve(cli_opts *o)
 {
     fa_shape *s = &o->shape;
+    int rci = infer_resolve(o); /* --decode, --cu-seqlens: before the defaults */
+    if (rci) return rci;
     if (o->model_path) {
         fa_model m;
         fa_status st = fa_model_load(o->model_path, &m);
@@ -235,7 +273,23 @@ int cli_resolve(cli_opts *o)
     if (s->d < 0) s->d = 64;
     if (s->d_v < 0) s->d_v = s->d;
     if ((int)s->dtype < 0) s->dtype = FA_DTYPE_FP16;
-    fa_status st = fa_shape_check(s);
+    /* masks from files: N_q and N_k are known now; the arrays live until the process ends */
+    static fa_mask_store masks;
+    fa_status st = FA_OK;
+    if (o->n_docs > 0 && o->col_mask_path) return usage_err("--doc-mask and --col-mask exclude each other%s%s", "", "");
+    if (o->block_mask_path && !(st = fa_block_mask_load(o->block_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
+        s->block_mask = &masks.block;
+    if (!st && o->col_mask_path && !(st = fa_col_mask_load(o->col_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
+        s->col_mask = &masks.col;
+    if (!st && o->n_docs > 0) {
+        if (s->seqlen_q != s->seqlen_k)
+            return usage_err("--doc-mask needs N_q = N_k (one packed sequence)%s%s", "", "");
+        if (!(st = fa_col_mask_documents(o->doc_len, o->n_docs, s->seqlen_q, &masks))) s->col_mask = &masks.col;
+    }
+    if (!st && o->dense_mask_path && !(st = fa_dense_mask_load(o->dense_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
+        s->dense_mask = masks.dense;
+    if (st) return cli_fail(st);
+    st = fa_shape_check(s);
     if (st) return cli_fail(st);
     st = fa_hw_load(o->hw_key, NULL, &o->hw);
     if (st) return cli_fail(st);

@@ -33,6 +33,20 @@ typedef struct {
     int quiet;
     int l2;               /* --l2: predict DRAM bytes with the L2 model */
     fa_pass pass;         /* --pass fwd|bwd|fwdbwd */
+    /* inference (cmd_infer.c; docs/inference.md); 0 = not given */
+    int decode;           /* --decode: KV-cache decoding, N_q = --seqlen (default 1) */
+    int64_t kv_len;       /* --kv-len N_k */
+    int64_t splits;       /* --splits S */
+    int splits_auto;      /* --splits auto */
+    int64_t page_size;    /* --page-size P */
+    int paged;            /* --page-size given */
+    int gqa;              /* --gqa: 0 both, 1 per-head, 2 packed */
+    int varlen;           /* --cu-seqlens given (the offsets live in cmd_infer.c) */
+    const char *block_mask_path; /* --block-mask FILE */
+    const char *col_mask_path;   /* --col-mask FILE */
+    const char *dense_mask_path; /* --mask FILE */
+    int64_t doc_len[256];        /* --doc-mask L1,L2,... */
+    int n_docs;
 } cli_opts;
 
 /* The option table entry kinds that commands may accept. */
@@ -48,6 +62,7 @@ enum {
     OPT_QUIET = 1 << 8,  /* --quiet */
     OPT_L2 = 1 << 9,     /* --l2 */
     OPT_PASS = 1 << 10,  /* --pass */
+    OPT_INFER = 1 << 20, /* --decode --kv-len --splits --gqa --page-size --cu-seqlens[-k] */
 };
 
 /* Parses argv[first..argc) against the options in `accept`; unknown arguments are collected
@@ -95,6 +110,21 @@ int cmd_sweep(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+
+/* Inference options and commands (cmd_infer.c): option kind of a name (0 not ours, 1 a flag,
+ * 2 takes a value), setting it, resolving defaults (called by cli_resolve), and the io, check,
+ * sweep and report parts for --decode / --cu-seqlens. */
+int infer_opt_kind(const char *name);
+int infer_set_opt(cli_opts *o, const char *name, const char *val);
+int infer_resolve(cli_opts *o);
+int infer_io(const cli_opts *o);
+int infer_check(cli_opts *o);
+int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols,
+                      int header);
+int infer_report(const char *dir, int quiet, const fa_hw *hw, int nh, char (*written)[1100],
+                 int *n_written, int max_written);
+int cmd_explain(int argc, char **argv); /* cmd_explain.c */
+int cmd_animate(int argc, char **argv); /* cmd_animate.c */
 
 /* Writes results (one per algorithm) in the chosen format to f.  `extra` columns (name,value
  * pairs) are prepended to every CSV/JSON record (used by sweep).  header: print CSV header. */

@@ -1,0 +1,226 @@
+/* masks.c -- reading masks from files for the command line: block-sparse masks, FlashMask
+ * column ranges (also built from document lengths), and dense boolean masks. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fa_analysis.h"
+
+void fa_mask_store_free(fa_mask_store *m)
+{
+    free(m->bits);
+    free(m->cols);
+    free(m->dense);
+    memset(m, 0, sizeof *m);
+}
+
+/* Reads the whole file (text). */
+static fa_status slurp(const char *path, char **out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) FA_FAIL(FA_EIO, "cannot open mask file %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        FA_FAIL(FA_ENOMEM, "out of host memory reading %s", path);
+    }
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            char *nb = cap > ((size_t)1 << 31) ? NULL : realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                FA_FAIL(FA_EINVAL, "mask file %s is larger than 2 GiB", path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        FA_FAIL(FA_EIO, "cannot read mask file %s", path);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    return FA_OK;
+}
+
+/* Next line that is not empty or a comment; NULL at the end.  *p advances. */
+static char *next_line(char **p, int *lineno)
+{
+    while (**p) {
+        char *line = *p;
+        char *nl = strchr(line, '\n');
+        if (nl) {
+            *nl = '\0';
+            *p = nl + 1;
+        } else {
+            *p = line + strlen(line);
+        }
+        (*lineno)++;
+        char *q = line;
+        while (*q == ' ' || *q == '\t' || *q == '\r') q++;
+        if (*q && *q != '#') return q;
+    }
+    return NULL;
+}
+
+/* Reads a row of 0/1 characters (spaces ignored) of exactly n entries into out. */
+static fa_status bits_row(const char *path, int lineno, const char *line, int64_t n, uint8_t *out)
+{
+    int64_t k = 0;
+    for (const char *c = line; *c && *c != '#'; c++) {
+        if (*c == ' ' || *c == '\t' || *c == '\r' || *c == ',') continue;
+        if (*c != '0' && *c != '1')
+            FA_FAIL(FA_EINVAL, "%s:%d: '%c' is not 0 or 1", path, lineno, *c);
+        if (k >= n) FA_FAIL(FA_EINVAL, "%s:%d: more than %" PRId64 " entries", path, lineno, n);
+        out[k++] = (uint8_t)(*c == '1');
+    }
+    if (k != n) FA_FAIL(FA_EINVAL, "%s:%d: %" PRId64 " entries, expected %" PRId64, path, lineno, k, n);
+    return FA_OK;
+}
+
+fa_status fa_block_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m)
+{
+    char *text, *p;
+    FA_TRY(slurp(path, &text));
+    p = text;
+    int lineno = 0;
+    fa_status st = FA_OK;
+    char *line = next_line(&p, &lineno);
+    long long br = 0, bc = 0;
+    char extra;
+    if (!line || sscanf(line, "%lld %lld %c", &br, &bc, &extra) != 2 || br < 1 || bc < 1 || br > INT32_MAX || bc > INT32_MAX) {
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                      "%s: the first line must give the mask's block size 'block_r block_c' (positive integers)", path);
+        goto out;
+    }
+    int64_t nr = fa_cdiv(Nq, br), nc = fa_cdiv(Nk, bc);
+    if ((double)nr * (double)nc > 1e8) {
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: %" PRId64 " x %" PRId64 " blocks exceed the limit of 1e8", path, nr, nc);
+        goto out;
+    }
+    free(m->bits);
+    m->bits = malloc((size_t)(nr * nc));
+    if (!m->bits) {
+        st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the block mask");
+        goto out;
+    }
+    for (int64_t i = 0; i < nr && !st; i++) {
+        line = next_line(&p, &lineno);
+        if (!line) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                          "%s: %" PRId64 " rows of blocks, expected ceil(N_q / %lld) = %" PRId64 " for N_q = %" PRId64,
+                          path, i, br, nr, Nq);
+            break;
+        }
+        st = bits_row(path, lineno, line, nc, m->bits + i * nc);
+    }
+    if (!st && next_line(&p, &lineno))
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: more than ceil(N_q / %lld) = %" PRId64 " rows of blocks", path, lineno, br, nr);
+    if (!st) {
+        m->block = (fa_block_mask){.block_r = br, .block_c = bc, .n_r = nr, .n_c = nc, .bits = m->bits};
+    }
+out:
+    free(text);
+    return st;
+}
+
+static fa_status alloc_cols(fa_mask_store *m, int64_t Nk)
+{
+    free(m->cols);
+    m->cols = malloc((size_t)(4 * Nk) * sizeof *m->cols);
+    if (!m->cols) FA_FAIL(FA_ENOMEM, "out of host memory for the column mask");
+    m->col = (fa_col_mask){.lo1 = m->cols, .hi1 = m->cols + Nk, .lo2 = m->cols + 2 * Nk, .hi2 = m->cols + 3 * Nk};
+    return FA_OK;
+}
+
+fa_status fa_col_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m)
+{
+    char *text, *p;
+    FA_TRY(slurp(path, &text));
+    p = text;
+    int lineno = 0;
+    fa_status st = alloc_cols(m, Nk);
+    int32_t *lo1 = m->cols, *hi1 = m->cols + Nk, *lo2 = m->cols + 2 * Nk, *hi2 = m->cols + 3 * Nk;
+    for (int64_t j = 0; j < Nk && !st; j++) {
+        char *line = next_line(&p, &lineno);
+        long long a, b, c = 0, d = 0;
+        char extra;
+        int n = line ? sscanf(line, "%lld %lld %lld %lld %c", &a, &b, &c, &d, &extra) : 0;
+        if (!line) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: %" PRId64 " columns, expected N_k = %" PRId64, path, j, Nk);
+        } else if ((n != 2 && n != 4) || a < 0 || b < 0 || c < 0 || d < 0 || a > Nq || b > Nq || c > Nq || d > Nq) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                          "%s:%d: expected 'lo1 hi1 [lo2 hi2]', masked query rows of key %" PRId64 ", each in [0, N_q = %" PRId64 "]",
+                          path, lineno, j, Nq);
+        } else {
+            lo1[j] = (int32_t)a;
+            hi1[j] = (int32_t)b;
+            lo2[j] = (int32_t)c;
+            hi2[j] = (int32_t)d;
+        }
+    }
+    if (!st && next_line(&p, &lineno))
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: more than N_k = %" PRId64 " columns", path, lineno, Nk);
+    free(text);
+    return st;
+}
+
+fa_status fa_col_mask_documents(const int64_t *len, int n_docs, int64_t N, fa_mask_store *m)
+{
+    int64_t total = 0;
+    for (int k = 0; k < n_docs; k++) {
+        if (len[k] < 1) FA_FAIL(FA_EINVAL, "--doc-mask: document %d has length %" PRId64 " (must be >= 1)", k, len[k]);
+        total += len[k];
+    }
+    if (total != N)
+        FA_FAIL(FA_EINVAL, "--doc-mask: the document lengths sum to %" PRId64 ", but N_q = N_k = %" PRId64, total, N);
+    FA_TRY(alloc_cols(m, N));
+    int32_t *lo1 = m->cols, *hi1 = m->cols + N, *lo2 = m->cols + 2 * N, *hi2 = m->cols + 3 * N;
+    int64_t start = 0;
+    for (int k = 0; k < n_docs; k++) {
+        int64_t end = start + len[k];
+        for (int64_t j = start; j < end; j++) {
+            lo1[j] = 0; /* rows above the diagonal (causal; includes earlier documents) */
+            hi1[j] = (int32_t)j;
+            lo2[j] = (int32_t)end; /* rows of later documents */
+            hi2[j] = (int32_t)N;
+        }
+        start = end;
+    }
+    return FA_OK;
+}
+
+fa_status fa_dense_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m)
+{
+    if ((double)Nq * (double)Nk > 1e8)
+        FA_FAIL(FA_EINVAL, "a dense mask of N_q x N_k = %.3g entries exceeds the limit of 1e8 (use a block or column mask)",
+                (double)Nq * (double)Nk);
+    char *text, *p;
+    FA_TRY(slurp(path, &text));
+    p = text;
+    int lineno = 0;
+    fa_status st = FA_OK;
+    free(m->dense);
+    m->dense = malloc((size_t)(Nq * Nk));
+    if (!m->dense) st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the dense mask");
+    for (int64_t i = 0; i < Nq && !st; i++) {
+        char *line = next_line(&p, &lineno);
+        if (!line) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: %" PRId64 " rows, expected N_q = %" PRId64, path, i, Nq);
+            break;
+        }
+        st = bits_row(path, lineno, line, Nk, m->dense + i * Nk);
+    }
+    if (!st && next_line(&p, &lineno))
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: more than N_q = %" PRId64 " rows", path, lineno, Nq);
+    free(text);
+    return st;
+}
