@@ -741,6 +741,15 @@ int main(int argc, char **argv)
         for (int n : o.ns)
             if (mode == 2 && (n < 1 || 16384 % n)) usage_error("--n must divide 16384 in a sweep", NULL);
     }
+    if (mode == 3) { /* reject a bad shape before touching the GPU */
+        for (int i = 0; i < o.nk; i++) {
+            const char *why = fa_gpu_check((fa_kernel_id)o.kernels[i], &one);
+            if (why) {
+                fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o.kernels[i]), why);
+                return 2;
+            }
+        }
+    }
     if (fa_gpu_init() != 0) {
         fprintf(stderr, "fabench: cuBLAS initialisation failed\n");
         return 1;

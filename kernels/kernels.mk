@@ -1,7 +1,9 @@
 # kernels/kernels.mk -- GPU kernels and the fabench harness (included by the top Makefile).
 #   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90 (no GPU needed)
-#   make bench-gpu   on a GPU machine: fabench --check, then the FlashAttention-2 sweep to
-#                    $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
+#   make bench-gpu   on a GPU machine: fabench --check (forward and backward), then the
+#                    FlashAttention-2 sweep to $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
+#                    and the backward sweep to $(BENCH_BWD_CSV)
+#   kernels/run_h200.sh does all of it plus sanitizers, PyTorch SDPA and Nsight Compute.
 # Neither `all` nor `test` depends on these targets: a machine without nvcc never builds them.
 # fabench links cpu_ref/ and sim/ (for the fp64 oracle) as an archive compiled here
 # without jansson or GSL, so the GPU machine needs no extra packages.
@@ -18,6 +20,7 @@ GPU_REF_C   := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c)
 GPU_OBJ     := $(patsubst kernels/%.cu,$(GPU_DIR)/%.o,$(GPU_CU))
 GPU_REF_OBJ := $(patsubst %.c,$(GPU_DIR)/ref/%.o,$(GPU_REF_C))
 BENCH_CSV   ?= $(GPU_DIR)/fabench_sweep.csv
+BENCH_BWD_CSV ?= $(GPU_DIR)/fabench_bwd.csv
 
 gpu: $(GPU_DIR)/fabench
 
@@ -40,6 +43,8 @@ $(GPU_DIR)/fabench: $(GPU_OBJ) $(GPU_DIR)/libfaref.a
 
 bench-gpu: $(GPU_DIR)/fabench
 	./$(GPU_DIR)/fabench --check --no-time
+	./$(GPU_DIR)/fabench --check --no-time --bwd
 	./$(GPU_DIR)/fabench --sweep --csv $(BENCH_CSV)
+	./$(GPU_DIR)/fabench --sweep --bwd --csv $(BENCH_BWD_CSV)
 
 .PHONY: gpu bench-gpu
