@@ -146,5 +146,36 @@ printf 'kernel,B,H,N_q,d,dtype,block_r,block_c,ms,dram_read_bytes,dram_write_byt
 v=$("$FASIM" compare --measured "$T/m.csv" --format csv | tail -1 | cut -d, -f16,17)
 [ "$v" = "624000,624000" ] && pass "compare predicts DRAM = Q + K + V + O + LSE" || fail "compare: got $v"
 
+# ---- explain: the derivation, numbers filled in ----
+expect_exit 2 "explain N = 0" -- explain --seqlen 0
+expect_exit 2 "explain unknown algo" -- explain --algo flash7
+for extra in "" "--causal" "--seqlen-k 300 --headdim-v 32 --batch 2 --heads 4 --kv-heads 2" "--pass bwd" "--pass fwdbwd --causal"; do
+    # shellcheck disable=SC2086
+    "$FASIM" explain --seqlen 200 --block-r 32 --block-c 48 $extra > "$T/ex.txt" 2>"$T/err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(grep -c 'equal to the sum' "$T/ex.txt")" -eq 3 ] \
+        && pass "explain $extra: every algorithm's terms sum to the counted bytes" || fail "explain $extra: rc $rc"
+done
+"$FASIM" explain --algo flash2 --seqlen 1024 --block-r 64 --block-c 64 | grep -q "K    read   K_rows\*d\*e             = 16384\*64\*2 .*= *2097152" \
+    && pass "explain flash2: K term T_r*N_k*d*e = 2097152" || fail "explain flash2 K term"
+
+# ---- animate: frames, GIF, heatmap; limits ----
+expect_exit 2 "animate without --out-dir" -- animate --seqlen 64
+expect_exit 2 "animate too many tiles" -- animate --seqlen 4096 --block-r 64 --block-c 64 --out-dir "$T/anim_big"
+[ ! -e "$T/anim_big" ] && pass "refused animate creates no directory" || fail "refused animate created $T/anim_big"
+expect_exit 2 "animate two algorithms" -- animate --algo flash1,flash2 --out-dir "$T/anim_two"
+expect_exit 2 "animate heatmap with one algo" -- animate --heatmap --algo flash2 --out-dir "$T/anim_h"
+expect_exit 2 "animate too many frames" -- animate --algo standard --seqlen 256 --block-r 16 --block-c 16 --out-dir "$T/anim_f"
+expect_exit 2 "animate bad delay" -- animate --delay 0 --out-dir "$T/anim_d"
+"$FASIM" animate --algo flash2 --seqlen 64 --headdim 16 --out-dir "$T/anim" > "$T/a.txt" 2>"$T/err"
+# flash2 with 4 x 4 tiles: 4 Q + 16 K + 16 V + 4 O + 4 LSE = 44 transfers, one frame each
+[ $? -eq 0 ] && [ -s "$T/anim/anim.gif" ] && [ -s "$T/anim/frame_0044.png" ] && [ ! -e "$T/anim/frame_0045.png" ] && [ ! -s "$T/err" ] \
+    && pass "animate flash2: 44 frames and a GIF" || fail "animate flash2: $(cat "$T/err" "$T/a.txt")"
+"$FASIM" animate --heatmap --seqlen 256 --headdim 16 --out-dir "$T/heat" > "$T/h.txt" 2>"$T/err"
+[ $? -eq 0 ] && [ -s "$T/heat/heatmap.png" ] && grep -A5 '^flash1' "$T/h.txt" | grep -Eq 'O write +5 +5 +5 +5$' \
+    && grep -A5 '^flash2' "$T/h.txt" | grep -Eq 'K read +4 +4 +4 +4$' \
+    && pass "animate --heatmap: flash1 writes each O tile T_c + 1 = 5 times, flash2 reads each K tile T_r = 4 times" \
+    || fail "animate --heatmap: $(cat "$T/err" "$T/h.txt")"
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

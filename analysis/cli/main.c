@@ -13,12 +13,14 @@ static const char *const help =
     "  sweep    CSV over ranges of parameters (--vary seqlen=512:1048576:x2)\n"
     "  check    numeric validation of the tiled algorithms against the fp64 reference\n"
     "  compare  fasim's predicted bytes and time beside a GPU's measured ones (--measured CSV)\n"
+    "  explain  the derivation of the counts of one configuration, numbers filled in\n"
+    "  animate  PNG frames and an animated GIF of the tiles moving (--heatmap: reads/writes per tile)\n"
     "exit status: 0 ok, 1 failure while running or a failed check, 2 bad usage or input\n";
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "fasim: no command given (io, report, sweep, check, compare; see fasim --help)\n");
+        fprintf(stderr, "fasim: no command given (io, report, sweep, check, compare, explain, animate; see fasim --help)\n");
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -31,6 +33,8 @@ int main(int argc, char **argv)
     if (!strcmp(c, "sweep")) return cmd_sweep(argc, argv);
     if (!strcmp(c, "check")) return cmd_check(argc, argv);
     if (!strcmp(c, "compare")) return cmd_compare(argc, argv);
-    fprintf(stderr, "fasim: unknown command '%s' (io, report, sweep, check, compare; see fasim --help)\n", c);
+    if (!strcmp(c, "explain")) return cmd_explain(argc, argv);
+    if (!strcmp(c, "animate")) return cmd_animate(argc, argv);
+    fprintf(stderr, "fasim: unknown command '%s' (io, report, sweep, check, compare, explain, animate; see fasim --help)\n", c);
     return EXIT_USAGE;
 }
