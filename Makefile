@@ -45,7 +45,7 @@ $(eval $(call flavour,$(BUILD)/asan,$(SAN)))
 TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 
 .PHONY: all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
-.PHONY: exercise exercise-test
+.PHONY: exercise exercise-test tutorial tutorial-test
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/fasim $(BUILD)/libfasim.a
@@ -56,7 +56,7 @@ deps:
 run: all
 	./$(BUILD)/fasim report
 
-test: unit-test cli-test valgrind-test exercise-test
+test: unit-test cli-test valgrind-test exercise-test tutorial-test
 
 valgrind-test: $(BUILD)/fasim
 	@FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
@@ -74,6 +74,14 @@ exercise: $(BUILD)/libfasim.a
 
 exercise-test: $(BUILD)/asan/libfasim.a
 	@CC="$(CC)" sh tests/exercises.sh
+
+# docs/tutorial.md: `make tutorial` reruns its commands and rewrites their outputs;
+# tutorial-test fails when the committed outputs differ from a fresh run.
+tutorial: $(BUILD)/fasim
+	@FASIM=./$(BUILD)/fasim sh tests/tutorial.sh --update
+
+tutorial-test: $(BUILD)/fasim
+	@FASIM=./$(BUILD)/fasim sh tests/tutorial.sh
 
 valgrind: $(BUILD)/fasim
 	FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
