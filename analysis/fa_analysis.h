@@ -258,7 +258,7 @@ typedef struct {
 fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
                                  const fa_varlen *vl, const fa_hw *hw, fa_infer_formula *out);
 
-/* Tiles for an inference run on M bytes of SRAM: the largest multiple of 16, B, whose main
+/* Tiles for an inference run on M bytes of SRAM: the largest multiple of 16, B <= 128, whose main
  * kernel buffers fit M with B_r = min(B, 16 ceil(R / 16)) (R = rows per thread block: N_q, or
  * g N_q when packed; varlen: the longest sequence) and B_c = min(B, 16 ceil(N_k / 16)), then B_c
  * lowered to a divisor of P (P < B_c: a multiple of P) when paged.  Errors: FA_ENOSRAM. */

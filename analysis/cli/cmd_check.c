@@ -19,7 +19,9 @@ static const char *const check_help =
     "  A configuration passes when rel <= --tol (default 1e-10).  Exit 1 if any fails.\n"
     "shape options: --batch --heads --kv-heads --seqlen --seqlen-k --headdim --headdim-v\n"
     "  --causal[=bottom-right|top-left] --scale --dtype (bytes only) --block-r --block-c\n"
-    "  --blocks fit|paper --hw --sram (as in fasim io)\n";
+    "  --blocks fit|paper --hw --sram (as in fasim io)\n"
+    "inference: --decode --kv-len N [--splits S|auto] [--gqa ...] [--page-size P] or\n"
+    "  --cu-seqlens LIST|FILE [--cu-seqlens-k ...]: the inference kernels against the reference\n";
 
 /* Numeric mode holds S and P for standard: B*H*N_q*N_k doubles each. */
 #define NUMERIC_SP_LIMIT ((int64_t)1 << 25)
@@ -179,8 +181,9 @@ int cmd_check(int argc, char **argv)
             return 0;
         }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK, &o, NULL, 0, NULL);
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK | OPT_INFER, &o, NULL, 0, NULL);
     if (rc) return rc;
+    if (o.decode || o.varlen) return infer_check(&o);
     const fa_shape given = o.shape;
     int custom = given.batch > 0 || given.heads > 0 || given.kv_heads > 0 || given.seqlen_q > 0 ||
                  given.seqlen_k > 0 || given.d > 0 || given.d_v > 0;

@@ -30,6 +30,12 @@ static const char *const io_help =
     "  --trace FILE                         CSV of every transfer (one algorithm only)\n"
     "  --l2                                 also predict DRAM bytes with the L2 model (thread\n"
     "                                       blocks in waves over the SMs, the profile's L2)\n"
+    "inference (docs/inference.md):\n"
+    "  --decode --kv-len N                  KV-cache decoding: N_q = --seqlen (default 1), N_k = N\n"
+    "  --splits S|auto                      split-KV chunks (Flash-Decoding; default auto)\n"
+    "  --gqa per-head|packed|both           loop order for GQA decoding (default both)\n"
+    "  --page-size P                        paged KV cache (PagedAttention), P tokens a page\n"
+    "  --cu-seqlens LIST|FILE [--cu-seqlens-k LIST|FILE]  variable-length batch (0,5,5,37,...)\n"
     "Counts and formulas are derived in docs/io-model.md.\n";
 
 #define TRACE_LIMIT 50000000.0
@@ -62,9 +68,10 @@ int cmd_io(int argc, char **argv)
             return 0;
         }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS,
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS | OPT_INFER,
                        &o, NULL, 0, NULL);
     if (rc || (rc = cli_resolve(&o))) return rc;
+    if (o.decode || o.varlen) return infer_io(&o);
     cli_file tf = {0};
     if (o.trace_path) {
         if (o.n_algos != 1) {

@@ -34,7 +34,9 @@ static const char *const report_help =
     "  on the last --hw, N = 8192).  N defaults to each model's max_position_embeddings.\n"
     "  Then training: forward + backward of GPT-2 medium's shape (B = 64, H = 16, N = 1024,\n"
     "  d = 64, fp16, causal) for the three algorithms, and the HBM footprint vs N with the N at\n"
-    "  which each algorithm runs out of memory on each profile (memory_vs_n.csv/.png).\n";
+    "  which each algorithm runs out of memory on each profile (memory_vs_n.csv/.png).\n"
+    "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
+    "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n";
 
 #define MAX_MODELS 16
 #define MAX_HW 3
@@ -517,6 +519,8 @@ int cmd_report(int argc, char **argv)
 
     /* Training: forward + backward on GPT-2 medium's shape, and the HBM footprint vs N. */
     if (rc == 0) rc = training(&c, hw, nh);
+    /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
+    if (rc == 0) rc = infer_report(c.dir, c.quiet, hw, nh, c.written, &c.n_written, 64);
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];

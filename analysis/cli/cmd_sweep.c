@@ -17,7 +17,8 @@ static const char *const sweep_help =
     "       V1,V2,...       a list,             e.g. sram=64KiB,128KiB,227KiB\n"
     "Varying seqlen moves seqlen-k with it unless --seqlen-k is given; likewise headdim and\n"
     "headdim-v.  Varying block-r or block-c needs the other one (fixed or varied) too.\n"
-    "Other options: as `fasim io --help` (without --trace), plus --out FILE and --quiet.\n";
+    "Other options: as `fasim io --help` (without --trace), plus --out FILE and --quiet.\n"
+    "With --decode or --cu-seqlens the inference kernels run (kv-len, splits, page-size vary).\n";
 
 #define MAX_VARY 4
 #define MAX_POINTS 100000
@@ -29,7 +30,8 @@ typedef struct {
 } vary;
 
 static const char *const names[] = {"seqlen", "seqlen-k", "headdim", "headdim-v", "batch",
-                                    "heads", "kv-heads", "sram", "block-r", "block-c", NULL};
+                                    "heads", "kv-heads", "sram", "block-r", "block-c",
+                                    "kv-len", "splits", "page-size", NULL};
 
 static int parse_value(const char *name, const char *s, uint64_t *out)
 {
@@ -121,6 +123,9 @@ static void apply(cli_opts *o, const char *name, uint64_t v)
     else if (!strcmp(name, "sram")) o->sram = v;
     else if (!strcmp(name, "block-r")) { o->block_r = x; o->blocks = BLOCKS_EXPLICIT; }
     else if (!strcmp(name, "block-c")) { o->block_c = x; o->blocks = BLOCKS_EXPLICIT; }
+    else if (!strcmp(name, "kv-len")) o->kv_len = x;
+    else if (!strcmp(name, "splits")) { o->splits = x; o->splits_auto = 0; }
+    else if (!strcmp(name, "page-size")) { o->page_size = x; o->paged = 1; }
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -137,7 +142,7 @@ int cmd_sweep(int argc, char **argv)
     int fmt_given = 0;
     for (int i = 2; i < argc; i++) fmt_given |= !strncmp(argv[i], "--format", 8);
     int rc = cli_parse(argc, argv, 2,
-                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS,
+                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS | OPT_INFER,
                        &base, extra, 2 * MAX_VARY + 2, &n_extra);
     if (rc) return rc;
     if (!fmt_given) base.format = FMT_CSV;
@@ -218,6 +223,10 @@ int cmd_sweep(int argc, char **argv)
             fprintf(stderr, tty ? "   " : "\n");
         }
         if ((rc = cli_resolve(&o))) break;
+        if (o.decode || o.varlen) { /* inference kernels (cmd_infer.c) */
+            if ((rc = infer_sweep_point(&o, mf, arr, cols, nv, p == 0))) break;
+            continue;
+        }
         fa_io_result r[FA_NALGO];
         int n = 0;
         for (int k = 0; k < o.n_algos && rc == 0; k++) {
