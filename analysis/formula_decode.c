@@ -174,7 +174,7 @@ fa_status fa_infer_blocks_fit(const fa_shape *s, const fa_infer_opts *opt, const
     const int64_t cq = fa_cdiv(hp * Nq, 16) * 16, ck = fa_cdiv(Nk, 16) * 16;
     int64_t best = 0;
     fa_blocks bb = {0, 0};
-    for (int64_t B = 16; B <= ((int64_t)1 << 20); B += 16) {
+    for (int64_t B = 16; B <= 128; B += 16) { /* at most 128, as FlashAttention-2's kernels */
         fa_blocks t = {B < cq ? B : cq, page_fit(B < ck ? B : ck, opt->page_size)};
         if (sram_main(s, t, opt->page_size) > M) break;
         best = B;

@@ -1,0 +1,658 @@
+/* cmd_infer.c -- the inference side of `fasim io`, `check`, `sweep` and `report`: KV-cache
+ * decoding (--decode --kv-len --splits --gqa --page-size) and variable-length batches
+ * (--cu-seqlens, --cu-seqlens-k).  Kernels: cpu_ref/fa_infer.h; counts and the wave time model:
+ * docs/inference.md. */
+#include <ctype.h>
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_SEQ 65536
+
+/* The offsets of --cu-seqlens (0) and --cu-seqlens-k (1): one process, one batch. */
+static int64_t g_cu[2][MAX_SEQ + 1];
+static int64_t g_n[2] = {-1, -1}; /* number of offsets, -1: not given */
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "fasim: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
+int infer_opt_kind(const char *name)
+{
+    if (!strcmp(name, "--decode")) return 1;
+    static const char *const v[] = {"--kv-len", "--splits", "--page-size", "--gqa", "--cu-seqlens",
+                                    "--cu-seqlens-k", NULL};
+    for (int i = 0; v[i]; i++)
+        if (!strcmp(name, v[i])) return 2;
+    return 0;
+}
+
+/* Reads offsets from a list "0,5,5,37" or, when the text is not a list, from a file of integers
+ * separated by commas, spaces or newlines. */
+static int parse_cu(const char *opt, const char *text, int which)
+{
+    char buf[1 << 16];
+    int is_list = 1;
+    for (const char *p = text; *p; p++) is_list &= isdigit((unsigned char)*p) || *p == ',' || *p == ' ';
+    if (is_list) {
+        snprintf(buf, sizeof buf, "%s", text);
+    } else {
+        FILE *f = fopen(text, "r");
+        if (!f) {
+            fprintf(stderr, "fasim: %s: cannot read %s: %s\n", opt, text, strerror(errno));
+            return EXIT_USAGE;
+        }
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        int big = !feof(f);
+        fclose(f);
+        if (big) return bad("%s: %s is larger than 64 KiB", opt, text);
+        buf[n] = '\0';
+    }
+    int64_t n = 0;
+    for (char *save, *t = strtok_r(buf, ", \t\r\n", &save); t; t = strtok_r(NULL, ", \t\r\n", &save)) {
+        if (n > MAX_SEQ) return bad("%s: more than %s sequences", opt, "65536");
+        char o[64];
+        snprintf(o, sizeof o, "%s", opt);
+        if (cli_int(o, t, 0, INT32_MAX, &g_cu[which][n])) return EXIT_USAGE;
+        n++;
+    }
+    if (n < 2) return bad("%s '%s' needs at least two offsets (0 and the end of the first sequence)", opt, text);
+    g_n[which] = n;
+    return 0;
+}
+
+int infer_set_opt(cli_opts *o, const char *name, const char *v)
+{
+    int64_t x;
+    if (!strcmp(name, "--decode")) {
+        if (v) return bad("--decode takes no value (got '%s')%s", v, "");
+        o->decode = 1;
+        return 0;
+    }
+    if (!v) return bad("%s needs a value%s", name, "");
+    if (!strcmp(name, "--kv-len")) {
+        if (cli_int(name, v, 1, INT32_MAX, &x)) return EXIT_USAGE;
+        o->kv_len = x;
+    } else if (!strcmp(name, "--splits")) {
+        if (!strcmp(v, "auto")) {
+            o->splits_auto = 1;
+            o->splits = 0;
+            return 0;
+        }
+        if (cli_int(name, v, 1, INT32_MAX, &x)) return EXIT_USAGE;
+        o->splits = x;
+        o->splits_auto = 0;
+    } else if (!strcmp(name, "--page-size")) {
+        if (cli_int(name, v, 0, INT32_MAX, &x)) return EXIT_USAGE;
+        if (x == 0) return bad("--page-size 0: a page holds at least one token%s%s", "", "");
+        o->page_size = x;
+        o->paged = 1;
+    } else if (!strcmp(name, "--gqa")) {
+        if (!strcmp(v, "both")) o->gqa = 0;
+        else if (!strcmp(v, "per-head")) o->gqa = 1;
+        else if (!strcmp(v, "packed")) o->gqa = 2;
+        else return bad("--gqa '%s' is not one of per-head, packed, both%s", v, "");
+    } else {
+        int which = !strcmp(name, "--cu-seqlens-k");
+        int rc = parse_cu(name, v, which);
+        if (rc) return rc;
+        if (!which) o->varlen = 1;
+    }
+    return 0;
+}
+
+static fa_varlen g_vl;
+
+int infer_resolve(cli_opts *o)
+{
+    fa_shape *s = &o->shape;
+    if (g_n[1] >= 0 && !o->varlen) return bad("--cu-seqlens-k needs --cu-seqlens%s%s", "", "");
+    if (!o->decode && !o->varlen) {
+        if (o->kv_len) return bad("--kv-len needs --decode%s%s", "", "");
+        if (o->splits || o->splits_auto) return bad("--splits needs --decode or --cu-seqlens%s%s", "", "");
+        if (o->paged) return bad("--page-size needs --decode%s%s", "", "");
+        if (o->gqa) return bad("--gqa needs --decode or --cu-seqlens%s%s", "", "");
+        return 0;
+    }
+    if (o->model_path && s->seqlen_q < 0) s->seqlen_q = o->decode ? 1 : -1; /* not max_positions */
+    if (o->decode && o->varlen) return bad("--decode and --cu-seqlens exclude each other (use one)%s%s", "", "");
+    if (o->decode) {
+        if (!o->kv_len) return bad("--decode needs --kv-len N (the number of cached keys)%s%s", "", "");
+        if (s->seqlen_k > 0) return bad("--decode takes N_k from --kv-len, not --seqlen-k%s%s", "", "");
+        if (s->seqlen_q < 0) s->seqlen_q = 1;
+        s->seqlen_k = o->kv_len;
+        return 0;
+    }
+    if (o->paged) return bad("--page-size is for --decode (a varlen batch reads contiguous K/V)%s%s", "", "");
+    if (o->kv_len) return bad("--kv-len needs --decode (a varlen batch takes key lengths from --cu-seqlens-k)%s%s", "", "");
+    int64_t nq = g_n[0], nk = g_n[1] >= 0 ? g_n[1] : g_n[0];
+    const int64_t *cq = g_cu[0], *ck = g_n[1] >= 0 ? g_cu[1] : g_cu[0];
+    if (nk != nq) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%" PRId64, nq);
+        snprintf(b, sizeof b, "%" PRId64, nk);
+        return bad("--cu-seqlens has %s offsets but --cu-seqlens-k has %s", a, b);
+    }
+    if (s->batch > 0 && s->batch != nq - 1) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%" PRId64, s->batch);
+        snprintf(b, sizeof b, "%" PRId64, nq - 1);
+        return bad("--batch %s is inconsistent with --cu-seqlens (%s sequences)", a, b);
+    }
+    if (s->seqlen_q > 0 && s->seqlen_q != cq[nq - 1]) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%" PRId64, s->seqlen_q);
+        snprintf(b, sizeof b, "%" PRId64, cq[nq - 1]);
+        return bad("--seqlen %s is inconsistent with --cu-seqlens (total %s rows)", a, b);
+    }
+    if (s->seqlen_k > 0 && s->seqlen_k != ck[nk - 1]) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%" PRId64, s->seqlen_k);
+        snprintf(b, sizeof b, "%" PRId64, ck[nk - 1]);
+        return bad("--seqlen-k %s is inconsistent with --cu-seqlens-k (total %s keys)", a, b);
+    }
+    if (cq[nq - 1] < 1 || ck[nk - 1] < 1)
+        return bad("--cu-seqlens: the batch needs at least one query row and one key in total%s%s", "", "");
+    s->batch = 1;
+    s->seqlen_q = cq[nq - 1];
+    s->seqlen_k = ck[nk - 1];
+    g_vl.nseq = nq - 1;
+    g_vl.cu_q = cq;
+    g_vl.cu_k = ck; /* checked (fa_varlen_check) by every run, after the defaults */
+    return 0;
+}
+
+/* ---- the variants of one configuration ---- */
+
+typedef struct {
+    const char *name; /* per-head / packed / varlen */
+    fa_infer_opts opt;
+    int auto_split;   /* S chosen by the wave model */
+    fa_infer_result r;
+} variant;
+
+#define MAX_VAR 4
+
+static fa_status blocks_for(const cli_opts *o, const fa_infer_opts *opt, fa_blocks *bk)
+{
+    if (o->blocks == BLOCKS_EXPLICIT) {
+        bk->block_r = o->block_r;
+        bk->block_c = o->block_c;
+        return FA_OK;
+    }
+    if (o->blocks == BLOCKS_PAPER)
+        FA_FAIL(FA_EINVAL, "--blocks paper is Algorithm 1's rule: use --blocks fit or --block-r/--block-c "
+                           "with --decode and --cu-seqlens");
+    return fa_infer_blocks_fit(&o->shape, opt, o->varlen ? &g_vl : NULL, o->sram, bk);
+}
+
+/* Runs every variant the options ask for.  Returns an fa_status. */
+static fa_status run_variants(const cli_opts *o, variant *v, int *n)
+{
+    const fa_varlen *vl = o->varlen ? &g_vl : NULL;
+    int modes[2], nm = 0;
+    if (o->gqa != 2) modes[nm++] = 0;
+    if (o->gqa != 1) modes[nm++] = 1;
+    *n = 0;
+    for (int k = 0; k < nm; k++) {
+        fa_infer_opts base = {.splits = 1, .pack_gqa = modes[k], .page_size = o->paged ? o->page_size : 0};
+        fa_blocks bk;
+        FA_TRY(blocks_for(o, &base, &bk));
+        int64_t S = o->splits;
+        int autos = o->splits_auto || (!o->splits && o->decode);
+        if (autos) FA_TRY(fa_infer_best_splits(&o->shape, bk, &base, vl, o->sram, &o->hw, &S));
+        if (S < 1) S = 1;
+        int64_t list[2] = {1, S};
+        for (int j = 0; j < (S == 1 ? 1 : 2); j++) {
+            variant *x = &v[(*n)++];
+            x->name = o->varlen ? (modes[k] ? "varlen-packed" : "varlen") : modes[k] ? "packed" : "per-head";
+            x->opt = base;
+            x->opt.splits = list[j];
+            x->auto_split = autos && j == 1;
+            FA_TRY(fa_infer_io_run(&o->shape, bk, &x->opt, vl, o->sram, &o->hw, &x->r));
+        }
+    }
+    return FA_OK;
+}
+
+static int formula_match(const fa_infer_result *r)
+{
+    return r->formula.read_bytes == r->counts.hbm_read_bytes &&
+           r->formula.write_bytes == r->counts.hbm_write_bytes &&
+           r->formula.matmul_flops == r->counts.flops_matmul && r->formula.other_flops == r->counts.flops_other;
+}
+
+static const char *csv_cols =
+    "kernel,batch,nseq,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,splits,"
+    "pack_gqa,page_size,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,"
+    "formula_match,partial_bytes,block_table_bytes,flops,flops_matmul,flops_other,intensity,"
+    "sram_peak_bytes,programs,programs_combine,time_s,time_main_s,time_combine_s,time_roofline_s";
+
+static uint64_t tensor_read(const fa_counts *c, const char *name)
+{
+    int id = fa_counts_find(c, name);
+    return id < 0 ? 0 : c->tensor[id].read_bytes;
+}
+
+static void write_csv_row(FILE *f, const cli_opts *o, const variant *x, const cli_col *cols, int nc)
+{
+    const fa_shape *s = &o->shape;
+    const fa_infer_result *r = &x->r;
+    for (int k = 0; k < nc; k++) fprintf(f, "%s,", cols[k].value);
+    fprintf(f,
+            "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+            ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%.6g,%zu,%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e,%.6e\n",
+            x->name, o->varlen ? (int64_t)1 : s->batch, o->varlen ? g_vl.nseq : s->batch, s->heads,
+            s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_dtype_name(s->dtype),
+            s->causal == FA_CAUSAL_NONE ? "none" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left",
+            o->hw.key, r->sram_bytes, r->opt.splits, r->opt.pack_gqa, r->opt.page_size, r->blocks.block_r,
+            r->blocks.block_c, r->counts.hbm_read_bytes, r->counts.hbm_write_bytes,
+            fa_counts_hbm_bytes(&r->counts), r->formula.read_bytes + r->formula.write_bytes, formula_match(r),
+            r->formula.partial_bytes, tensor_read(&r->counts, "block_table"),
+            r->counts.flops_matmul + r->counts.flops_other, r->counts.flops_matmul, r->counts.flops_other,
+            r->intensity, r->counts.sram_peak_bytes, r->formula.programs_main, r->formula.programs_combine,
+            r->time_s, r->time_main_s, r->time_combine_s, r->time_roofline_s);
+}
+
+static json_t *json_row(const cli_opts *o, const variant *x, const cli_col *cols, int nc)
+{
+    const fa_shape *s = &o->shape;
+    const fa_infer_result *r = &x->r;
+    json_t *j = json_object();
+    for (int k = 0; k < nc; k++) {
+        char *end;
+        double v = strtod(cols[k].value, &end);
+        json_object_set_new(j, cols[k].name, *end == '\0' && end != cols[k].value ? json_real(v) : json_string(cols[k].value));
+    }
+#define U64(key, v) json_object_set_new(j, key, (v) <= (uint64_t)INT64_MAX ? json_integer((json_int_t)(v)) : json_real((double)(v)))
+    json_object_set_new(j, "kernel", json_string(x->name));
+    json_object_set_new(j, "nseq", json_integer(o->varlen ? g_vl.nseq : s->batch));
+    json_object_set_new(j, "batch", json_integer(o->varlen ? 1 : s->batch));
+    json_object_set_new(j, "heads", json_integer(s->heads));
+    json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
+    json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
+    json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
+    json_object_set_new(j, "d", json_integer(s->d));
+    json_object_set_new(j, "d_v", json_integer(s->d_v));
+    json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
+    json_object_set_new(j, "hw", json_string(o->hw.key));
+    json_object_set_new(j, "splits", json_integer(r->opt.splits));
+    json_object_set_new(j, "splits_auto", json_boolean(x->auto_split));
+    json_object_set_new(j, "pack_gqa", json_boolean(r->opt.pack_gqa));
+    json_object_set_new(j, "page_size", json_integer(r->opt.page_size));
+    json_object_set_new(j, "block_r", json_integer(r->blocks.block_r));
+    json_object_set_new(j, "block_c", json_integer(r->blocks.block_c));
+    U64("hbm_read_bytes", r->counts.hbm_read_bytes);
+    U64("hbm_write_bytes", r->counts.hbm_write_bytes);
+    U64("hbm_bytes", fa_counts_hbm_bytes(&r->counts));
+    U64("formula_bytes", r->formula.read_bytes + r->formula.write_bytes);
+    json_object_set_new(j, "formula_match", json_boolean(formula_match(r)));
+    U64("partial_bytes", r->formula.partial_bytes);
+    U64("block_table_bytes", tensor_read(&r->counts, "block_table"));
+    U64("flops", r->counts.flops_matmul + r->counts.flops_other);
+    U64("flops_matmul", r->counts.flops_matmul);
+    U64("flops_other", r->counts.flops_other);
+    json_object_set_new(j, "intensity", json_real(r->intensity));
+    U64("sram_peak_bytes", (uint64_t)r->counts.sram_peak_bytes);
+    U64("programs", r->formula.programs_main);
+    U64("programs_combine", r->formula.programs_combine);
+    json_object_set_new(j, "time_s", json_real(r->time_s));
+    json_object_set_new(j, "time_main_s", json_real(r->time_main_s));
+    json_object_set_new(j, "time_combine_s", json_real(r->time_combine_s));
+    json_object_set_new(j, "time_roofline_s", json_real(r->time_roofline_s));
+    json_t *tens = json_object();
+    for (int t = 0; t < r->counts.n_tensors; t++) {
+        const fa_tensor_count *c = &r->counts.tensor[t];
+        json_t *tj = json_object();
+        json_object_set_new(tj, "read_bytes", json_integer((json_int_t)c->read_bytes));
+        json_object_set_new(tj, "write_bytes", json_integer((json_int_t)c->write_bytes));
+        json_object_set_new(tj, "loads", json_integer((json_int_t)c->loads));
+        json_object_set_new(tj, "stores", json_integer((json_int_t)c->stores));
+        json_object_set_new(tens, c->name, tj);
+    }
+    json_object_set_new(j, "tensors", tens);
+#undef U64
+    return j;
+}
+
+static void describe(FILE *f, const cli_opts *o)
+{
+    const fa_shape *s = &o->shape;
+    char mb[32];
+    const char *mask = s->causal == FA_CAUSAL_NONE ? "no mask" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "causal (bottom-right)" : "causal (top-left)";
+    if (o->varlen)
+        fprintf(f, "varlen batch: %" PRId64 " sequences, %" PRId64 " query rows, %" PRId64 " keys in all",
+                g_vl.nseq, s->seqlen_q, s->seqlen_k);
+    else
+        fprintf(f, "decoding: B=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64 "%s", s->batch, s->seqlen_q,
+                s->seqlen_k, o->paged ? "" : " (contiguous KV cache)");
+    if (o->paged) fprintf(f, " (paged, P = %" PRId64 " tokens)", o->page_size);
+    fprintf(f, " | H=%" PRId64 " H_kv=%" PRId64 " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s), %d SMs\n",
+            s->heads, s->kv_heads, s->d, s->d_v, fa_dtype_name(s->dtype), mask, o->hw.name, o->sram,
+            cli_bytes((double)o->sram, mb, sizeof mb), o->hw.sms);
+}
+
+int infer_io(const cli_opts *o)
+{
+    variant v[MAX_VAR];
+    int n = 0;
+    fa_status st = run_variants(o, v, &n);
+    if (st) return cli_fail(st);
+    if (o->format == FMT_CSV) {
+        printf("%s\n", csv_cols);
+        for (int i = 0; i < n; i++) write_csv_row(stdout, o, &v[i], NULL, 0);
+        return 0;
+    }
+    if (o->format == FMT_JSON) {
+        json_t *arr = json_array();
+        for (int i = 0; i < n; i++) json_array_append_new(arr, json_row(o, &v[i], NULL, 0));
+        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fputc('\n', stdout);
+        json_decref(arr);
+        return 0;
+    }
+    describe(stdout, o);
+    printf("%-13s %5s %5s %5s %9s %11s %11s %11s %8s %11s %11s %8s %10s %9s %11s %11s\n", "kernel", "S",
+           "B_r", "B_c", "blocks", "HBM read", "HBM write", "HBM total", "=formula", "partials", "block tbl",
+           "FLOP/B", "SRAM peak", "waves", "time(wave)", "roofline");
+    for (int i = 0; i < n; i++) {
+        const fa_infer_result *r = &v[i].r;
+        char b[8][32], sb[16];
+        snprintf(sb, sizeof sb, "%" PRId64 "%s", r->opt.splits, v[i].auto_split ? "*" : "");
+        double waves = ceil((double)r->formula.programs_main / (o->hw.sms > 0 ? o->hw.sms : 1));
+        printf("%-13s %5s %5" PRId64 " %5" PRId64 " %9" PRIu64 " %11s %11s %11s %8s %11s %11s %8.1f %10s %9.0f %11s %11s\n",
+               v[i].name, sb, r->blocks.block_r, r->blocks.block_c, r->formula.programs_main,
+               cli_bytes((double)r->counts.hbm_read_bytes, b[0], 32), cli_bytes((double)r->counts.hbm_write_bytes, b[1], 32),
+               cli_bytes((double)fa_counts_hbm_bytes(&r->counts), b[2], 32), formula_match(r) ? "yes" : "NO",
+               cli_bytes((double)r->formula.partial_bytes, b[3], 32),
+               cli_bytes((double)tensor_read(&r->counts, "block_table"), b[4], 32), r->intensity,
+               cli_bytes((double)r->counts.sram_peak_bytes, b[5], 32), waves, cli_time(r->time_s, b[6], 32),
+               cli_time(r->time_roofline_s, b[7], 32));
+    }
+    for (int i = 0; i + 1 < n; i++)
+        if (v[i].opt.pack_gqa == v[i + 1].opt.pack_gqa && v[i + 1].opt.splits > 1) {
+            char t1[32], t2[32];
+            printf("%s: split-KV S = %" PRId64 "%s: %" PRIu64 " -> %" PRIu64 " thread blocks on %d SMs, %s -> %s (%.2fx), "
+                   "partials add %.2f%% bytes\n", v[i].name, v[i + 1].opt.splits, v[i + 1].auto_split ? " (auto)" : "",
+                   v[i].r.formula.programs_main, v[i + 1].r.formula.programs_main, o->hw.sms,
+                   cli_time(v[i].r.time_s, t1, 32), cli_time(v[i + 1].r.time_s, t2, 32),
+                   v[i].r.time_s / v[i + 1].r.time_s,
+                   100.0 * (double)v[i + 1].r.formula.partial_bytes / (double)fa_counts_hbm_bytes(&v[i].r.counts));
+        }
+    if (o->varlen && n > 0) { /* what padding every sequence to the longest would move */
+        fa_shape p = o->shape;
+        int64_t mq = 1, mk = 1;
+        for (int64_t b = 0; b < g_vl.nseq; b++) {
+            if (g_vl.cu_q[b + 1] - g_vl.cu_q[b] > mq) mq = g_vl.cu_q[b + 1] - g_vl.cu_q[b];
+            if (g_vl.cu_k[b + 1] - g_vl.cu_k[b] > mk) mk = g_vl.cu_k[b + 1] - g_vl.cu_k[b];
+        }
+        p.batch = g_vl.nseq;
+        p.seqlen_q = mq;
+        p.seqlen_k = mk;
+        fa_infer_opts one = fa_infer_opts_default();
+        fa_infer_result pr;
+        if (fa_infer_io_run(&p, v[0].r.blocks, &one, NULL, o->sram, &o->hw, &pr) == FA_OK) {
+            char t1[32];
+            printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the packed batch)\n",
+                   g_vl.nseq, mq, mk, cli_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
+                   (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
+        }
+    }
+    printf("(S*: chosen by the wave model; time(wave) = ceil(thread blocks / SMs) x slowest thread block, plus the combine; docs/inference.md)\n");
+    if (o->breakdown) {
+        printf("\nper tensor (bytes):\n%-13s %5s %-12s %16s %16s %12s %12s\n", "kernel", "S", "tensor", "read", "written", "loads", "stores");
+        for (int i = 0; i < n; i++)
+            for (int t = 0; t < v[i].r.counts.n_tensors; t++) {
+                const fa_tensor_count *c = &v[i].r.counts.tensor[t];
+                printf("%-13s %5" PRId64 " %-12s %16" PRIu64 " %16" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", v[i].name,
+                       v[i].r.opt.splits, c->name, c->read_bytes, c->write_bytes, c->loads, c->stores);
+            }
+    }
+    return 0;
+}
+
+int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols, int header)
+{
+    variant v[MAX_VAR];
+    int n = 0;
+    fa_status st = run_variants(o, v, &n);
+    if (st) return cli_fail(st);
+    const cli_col *c = cols;
+    if (json_arr) {
+        for (int i = 0; i < n; i++) json_array_append_new((json_t *)json_arr, json_row(o, &v[i], c, n_cols));
+        return 0;
+    }
+    if (header) {
+        for (int k = 0; k < n_cols; k++) fprintf(f, "%s,", c[k].name);
+        fprintf(f, "%s\n", csv_cols);
+    }
+    for (int i = 0; i < n; i++) write_csv_row(f, o, &v[i], c, n_cols);
+    return 0;
+}
+
+/* ---- check: the inference kernels in numeric mode against the fp64 reference ---- */
+
+static double max_err(const double *a, const double *b, int64_t n, double *maxref)
+{
+    double w = 0, mr = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isinf(a[i]) || isinf(b[i])) {
+            if (a[i] != b[i]) return INFINITY;
+            continue;
+        }
+        double e = fabs(a[i] - b[i]);
+        if (!(e <= w)) w = e;
+        if (fabs(b[i]) > mr) mr = fabs(b[i]);
+    }
+    if (maxref) *maxref = mr;
+    return w;
+}
+
+int infer_check(cli_opts *o)
+{
+    int rc = cli_resolve(o);
+    if (rc) return rc;
+    const fa_shape *s = &o->shape;
+    double work = (double)(o->varlen ? 1 : s->batch) * s->heads * (double)s->seqlen_q * (double)s->seqlen_k * (double)(s->d + s->d_v);
+    if (work > 2e10) {
+        fprintf(stderr, "fasim: check runs in numeric mode: the work %.3g exceeds the limit 2e10; use a smaller shape\n", work);
+        return EXIT_USAGE;
+    }
+    variant v[MAX_VAR];
+    int n = 0;
+    fa_status st = run_variants(o, v, &n); /* the options' variants (and their checks) */
+    if (st) return cli_fail(st);
+    int64_t nq = fa_numel_q(s), nk = fa_numel_k(s), nv = fa_numel_v(s), no = fa_numel_o(s), ns = fa_numel_stats(s);
+    double *Q = malloc((size_t)nq * sizeof *Q), *K = malloc((size_t)nk * sizeof *K), *V = malloc((size_t)nv * sizeof *V),
+           *Or = malloc((size_t)no * sizeof *Or), *Lr = malloc((size_t)ns * sizeof *Lr), *O = malloc((size_t)no * sizeof *O),
+           *L = malloc((size_t)ns * sizeof *L), *Kc = NULL, *Vc = NULL;
+    int32_t *bt = NULL;
+    int64_t P = o->paged ? o->page_size : 0, pps = P ? fa_cdiv(s->seqlen_k, P) : 0, np = s->batch * pps;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    json_t *arr = json_array();
+    int any_fail = 0;
+    if (!Q || !K || !V || !Or || !Lr || !O || !L) {
+        rc = cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check"));
+        goto out;
+    }
+    gsl_rng_set(rng, o->seed);
+    for (int64_t i = 0; i < nq; i++) Q[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < nk; i++) K[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < nv; i++) V[i] = gsl_ran_gaussian(rng, 1.0);
+    st = o->varlen ? fa_varlen_reference_forward(s, &g_vl, Q, K, V, Or, Lr) : fa_reference_forward(s, Q, K, V, Or, Lr);
+    if (st) {
+        rc = cli_fail(st);
+        goto out;
+    }
+    if (P) { /* a shuffled page pool */
+        bt = malloc((size_t)np * sizeof *bt);
+        Kc = malloc((size_t)(np * s->kv_heads * P * s->d) * sizeof *Kc);
+        Vc = malloc((size_t)(np * s->kv_heads * P * s->d_v) * sizeof *Vc);
+        if (!bt || !Kc || !Vc) {
+            rc = cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the page pool"));
+            goto out;
+        }
+        for (int64_t i = 0; i < np; i++) bt[i] = (int32_t)i;
+        gsl_ran_shuffle(rng, bt, (size_t)np, sizeof *bt);
+        for (int64_t i = 0; i < np * s->kv_heads * P * s->d; i++) Kc[i] = 0;
+        for (int64_t i = 0; i < np * s->kv_heads * P * s->d_v; i++) Vc[i] = 0;
+        for (int64_t b = 0; b < s->batch; b++)
+            for (int64_t h = 0; h < s->kv_heads; h++)
+                for (int64_t j = 0; j < s->seqlen_k; j++) {
+                    int64_t pg = bt[b * pps + j / P];
+                    memcpy(Kc + ((pg * s->kv_heads + h) * P + j % P) * s->d, K + ((b * s->kv_heads + h) * s->seqlen_k + j) * s->d,
+                           (size_t)s->d * sizeof *Kc);
+                    memcpy(Vc + ((pg * s->kv_heads + h) * P + j % P) * s->d_v, V + ((b * s->kv_heads + h) * s->seqlen_k + j) * s->d_v,
+                           (size_t)s->d_v * sizeof *Vc);
+                }
+    }
+    if (o->format == FMT_CSV) printf("kernel,splits,pack_gqa,page_size,block_r,block_c,max_abs_err,max_rel_err,lse_abs_err,verdict\n");
+    else if (o->format == FMT_TABLE) describe(stdout, o);
+    for (int i = 0; i < n; i++) {
+        for (int64_t k = 0; k < no; k++) O[k] = NAN;
+        for (int64_t k = 0; k < ns; k++) L[k] = NAN;
+        fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, o->sram);
+        if (!mem) {
+            rc = cli_fail(FA_ENOMEM);
+            goto out;
+        }
+        const fa_infer_opts *op = &v[i].opt;
+        fa_blocks bk = v[i].r.blocks;
+        if (o->varlen) st = fa_varlen_forward(mem, s, bk, op, &g_vl, Q, K, V, O, L);
+        else if (P) st = fa_paged_forward(mem, s, bk, op, bt, np, Q, Kc, Vc, O, L);
+        else st = fa_decode_forward(mem, s, bk, op, Q, K, V, O, L);
+        fa_mem_free(mem);
+        if (st) {
+            rc = cli_fail(st);
+            goto out;
+        }
+        double mref = 0, mlse = 0, eo = max_err(O, Or, no, &mref), el = max_err(L, Lr, ns, &mlse);
+        double rel = mref > 0 ? eo / mref : eo;
+        int pass = rel <= o->tol && el <= o->tol * fmax(1.0, mlse) && !isnan(eo) && !isnan(el);
+        any_fail |= !pass;
+        if (o->format == FMT_TABLE)
+            printf("%-13s S=%-4" PRId64 " P=%-4" PRId64 " B_r=%-4" PRId64 " B_c=%-4" PRId64 "  abs %.3e  rel %.3e  lse %.3e  %s\n",
+                   v[i].name, op->splits, op->page_size, bk.block_r, bk.block_c, eo, rel, el, pass ? "PASS" : "FAIL");
+        else if (o->format == FMT_CSV)
+            printf("%s,%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", v[i].name, op->splits, op->pack_gqa,
+                   op->page_size, bk.block_r, bk.block_c, eo, rel, el, pass ? "pass" : "fail");
+        else {
+            json_t *j = json_object();
+            json_object_set_new(j, "kernel", json_string(v[i].name));
+            json_object_set_new(j, "splits", json_integer(op->splits));
+            json_object_set_new(j, "pack_gqa", json_boolean(op->pack_gqa));
+            json_object_set_new(j, "page_size", json_integer(op->page_size));
+            json_object_set_new(j, "block_r", json_integer(bk.block_r));
+            json_object_set_new(j, "block_c", json_integer(bk.block_c));
+            json_object_set_new(j, "max_abs_err", json_real(eo));
+            json_object_set_new(j, "max_rel_err", json_real(rel));
+            json_object_set_new(j, "lse_abs_err", json_real(el));
+            json_object_set_new(j, "pass", json_boolean(pass));
+            json_array_append_new(arr, j);
+        }
+    }
+    if (o->format == FMT_JSON) {
+        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fputc('\n', stdout);
+    }
+out:
+    json_decref(arr);
+    gsl_rng_free(rng);
+    free(Q);
+    free(K);
+    free(V);
+    free(Or);
+    free(Lr);
+    free(O);
+    free(L);
+    free(bt);
+    free(Kc);
+    free(Vc);
+    if (rc) return rc;
+    if (any_fail) {
+        fprintf(stderr, "fasim check: FAILED (tolerance %.1e)\n", o->tol);
+        return EXIT_RUN;
+    }
+    if (o->format == FMT_TABLE) printf("all passed (tolerance %.1e relative to max|O_ref|)\n", o->tol);
+    return 0;
+}
+
+/* ---- report: the decoding table ---- */
+
+int infer_report(const char *dir, int quiet, const fa_hw *hw, int nh, char (*written)[1100], int *n_written,
+                 int max_written)
+{
+    /* Llama-3-8B (analysis/models/llama-3-8b.json): 32 query heads on 8 kv heads, d = 128, bf16 */
+    const fa_hw *ph = &hw[nh - 1];
+    static const int64_t kv[] = {1024, 4096, 16384, 32768, 131072}, bs[] = {1, 64};
+    enum { NKV = 5, NB = 2, NV = 3 };
+    static fa_infer_result R[NB][NKV][NV];
+    static int64_t Sbest[NB][NKV];
+    for (int ib = 0; ib < NB; ib++)
+        for (int ik = 0; ik < NKV; ik++) {
+            fa_shape s = {.batch = bs[ib], .heads = 32, .kv_heads = 8, .seqlen_q = 1, .seqlen_k = kv[ik],
+                          .d = 128, .d_v = 128, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = FA_DTYPE_BF16};
+            for (int k = 0; k < NV; k++) {
+                fa_infer_opts op = {.splits = 1, .pack_gqa = k > 0};
+                fa_blocks bk;
+                fa_status st = fa_infer_blocks_fit(&s, &op, NULL, ph->sram_per_block, &bk);
+                if (!st && k == 2) st = fa_infer_best_splits(&s, bk, &op, NULL, ph->sram_per_block, ph, &op.splits);
+                if (!st) st = fa_infer_io_run(&s, bk, &op, NULL, ph->sram_per_block, ph, &R[ib][ik][k]);
+                if (st) return cli_fail(st);
+                if (k == 2) Sbest[ib][ik] = op.splits;
+            }
+        }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/decode.csv", dir);
+    cli_file cf;
+    int rc = cli_open(&cf, path);
+    if (rc) return rc;
+    fprintf(cf.f, "batch,kv_len,kernel,splits,hbm_bytes,partial_bytes,flops,intensity,programs,time_s,time_roofline_s\n");
+    static const char *const kn[NV] = {"per-head", "packed", "packed-split"};
+    for (int ib = 0; ib < NB; ib++)
+        for (int ik = 0; ik < NKV; ik++)
+            for (int k = 0; k < NV; k++) {
+                const fa_infer_result *r = &R[ib][ik][k];
+                fprintf(cf.f, "%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64 ",%.6e,%.6e\n",
+                        bs[ib], kv[ik], kn[k], r->opt.splits, fa_counts_hbm_bytes(&r->counts), r->formula.partial_bytes,
+                        r->counts.flops_matmul + r->counts.flops_other, r->intensity, r->formula.programs_main,
+                        r->time_s, r->time_roofline_s);
+            }
+    rc = cli_commit(&cf);
+    if (rc) return rc;
+    if (*n_written < max_written) snprintf(written[(*n_written)++], 1100, "%s", path);
+    if (quiet) return 0;
+    printf("== decoding: Llama-3-8B attention (H = 32, H_kv = 8, d = 128, bf16), one layer, one new token (N_q = 1) on %s "
+           "(%d SMs); time: wave model, docs/inference.md\n", ph->name, ph->sms);
+    printf("%5s %7s | %-28s | %-28s | %-34s | %7s %7s\n", "", "", "per head, no split", "GQA-packed, no split",
+           "GQA-packed, split-KV (best S)", "split", "packed");
+    printf("%5s %7s | %10s %6s %10s | %10s %6s %10s | %4s %10s %7s %10s | %7s %7s\n", "batch", "kv-len", "HBM", "FLOP/B",
+           "time", "HBM", "FLOP/B", "time", "S", "HBM", "+part.", "time", "gain", "gain");
+    for (int ib = 0; ib < NB; ib++)
+        for (int ik = 0; ik < NKV; ik++) {
+            const fa_infer_result *a = &R[ib][ik][0], *p = &R[ib][ik][1], *x = &R[ib][ik][2];
+            char b[9][32];
+            printf("%5" PRId64 " %7" PRId64 " | %10s %6.2f %10s | %10s %6.2f %10s | %4" PRId64 " %10s %6.2f%% %10s | %6.2fx %6.2fx\n",
+                   bs[ib], kv[ik], cli_bytes((double)fa_counts_hbm_bytes(&a->counts), b[0], 32), a->intensity,
+                   cli_time(a->time_s, b[1], 32), cli_bytes((double)fa_counts_hbm_bytes(&p->counts), b[2], 32), p->intensity,
+                   cli_time(p->time_s, b[3], 32), Sbest[ib][ik], cli_bytes((double)fa_counts_hbm_bytes(&x->counts), b[4], 32),
+                   100.0 * (double)x->formula.partial_bytes / (double)fa_counts_hbm_bytes(&p->counts), cli_time(x->time_s, b[5], 32),
+                   p->time_s / x->time_s, a->time_s / p->time_s);
+        }
+    printf("(split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"
+           " Per head, each of the 4 query heads of a group reads the group's K/V: 4x the bytes, 1/4 the intensity.)\n\n");
+    return 0;
+}
