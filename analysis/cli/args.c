@@ -143,9 +143,6 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         } else if ((accept & OPT_INFER) && infer_opt_kind(name)) {
             int rc_ = infer_set_opt(o, name, infer_opt_kind(name) == 2 ? NEXT() : val);
             if (rc_) return rc_;
-        } else if ((accept & OPT_INFER) && infer_opt_kind(name)) {
-            int rc_ = infer_set_opt(o, name, infer_opt_kind(name) == 2 ? NEXT() : val);
-            if (rc_) return rc_;
         } else if ((accept & OPT_SHAPE) && IS("--scale")) {
             if (parse_double(name, NEXT(), &o->shape.scale)) return EXIT_USAGE;
         } else if ((accept & OPT_SHAPE) && IS("--dtype")) {
