@@ -177,5 +177,44 @@ expect_exit 2 "animate bad delay" -- animate --delay 0 --out-dir "$T/anim_d"
     && pass "animate --heatmap: flash1 writes each O tile T_c + 1 = 5 times, flash2 reads each K tile T_r = 4 times" \
     || fail "animate --heatmap: $(cat "$T/err" "$T/h.txt")"
 
+# ---- inference: --decode, --splits, --gqa, --page-size, --cu-seqlens (docs/inference.md) ----
+expect_exit 2 "decode without kv-len" -- io --decode
+expect_exit 2 "decode with seqlen-k" -- io --decode --kv-len 100 --seqlen-k 50
+expect_exit 2 "page size 0" -- io --decode --kv-len 100 --page-size 0
+expect_exit 2 "splits 0" -- io --decode --kv-len 100 --splits 0
+expect_exit 2 "splits > T_c" -- io --decode --kv-len 100 --splits 8 --block-r 16 --block-c 16
+expect_exit 2 "page size not dividing B_c" -- io --decode --kv-len 100 --page-size 24 --block-r 16 --block-c 16
+expect_exit 2 "bad --gqa" -- io --decode --kv-len 100 --gqa sideways
+expect_exit 2 "kv-len without decode" -- io --kv-len 100
+expect_exit 2 "cu_seqlens non-monotone" -- io --cu-seqlens 0,5,3,9
+expect_exit 2 "cu_seqlens not starting at 0" -- io --cu-seqlens 2,5,9
+expect_exit 2 "cu_seqlens vs --seqlen" -- io --cu-seqlens 0,5,9 --seqlen 10
+expect_exit 2 "cu_seqlens vs --batch" -- io --cu-seqlens 0,5,9 --batch 3
+expect_exit 2 "cu_seqlens-k count" -- io --cu-seqlens 0,5,9 --cu-seqlens-k 0,4
+expect_exit 2 "cu_seqlens missing file" -- io --cu-seqlens "$T/none.txt"
+expect_exit 2 "check decode splits > T_c" -- check --decode --kv-len 40 --splits 9 --block-r 16 --block-c 16
+"$FASIM" sweep --decode --vary kv-len=100,200 --splits 2 --quiet --out "$T/keep.csv" --page-size 0 2>/dev/null
+[ "$(cat "$T/keep.csv")" = "keep me" ] && pass "failed decode sweep leaves the old file" || fail "decode sweep truncated a file"
+# GQA decoding, 8 query heads on 2 kv heads, N_q = 1, d = 16, fp16, N_k = 77: per head reads
+# K = 8*77*16*2 = 19712 B, packed 2*77*16*2 = 4928 B; both equal the closed form
+"$FASIM" io --decode --kv-len 77 --heads 8 --kv-heads 2 --headdim 16 --splits 1 --block-r 16 --block-c 16 --format json > "$T/d.json"
+v=$(jq -r '[.[] | .tensors.K.read_bytes] | @csv' "$T/d.json")
+[ "$v" = "19712,4928" ] && jq -e 'all(.[]; .formula_match)' "$T/d.json" >/dev/null && pass "decode GQA 8/2: K bytes per head vs packed" || fail "decode GQA K bytes: $v"
+# split S = 4 of T_c = 5 (B_c = 16): partials 8 heads x 4 x (16 + 1) x 4 B written and read = 4352
+v=$("$FASIM" io --decode --kv-len 77 --heads 8 --kv-heads 2 --headdim 16 --splits 4 --gqa packed --block-r 16 --block-c 16 --format json | jq -r '.[1] | [.splits, .partial_bytes, .formula_match] | @csv')
+[ "$v" = "4,4352,true" ] && pass "split-KV partial bytes" || fail "split-KV partial bytes: $v"
+# paged P = 16: block-table entries 5 per thread block (one per tile) x 4 B x 2 groups = 40
+v=$("$FASIM" io --decode --kv-len 77 --heads 8 --kv-heads 2 --headdim 16 --splits 1 --gqa packed --page-size 16 --block-r 16 --block-c 16 --format json | jq -r '.[0] | [.block_table_bytes, .tensors.K.read_bytes, .formula_match] | @csv')
+[ "$v" = "40,4928,true" ] && pass "paged: block-table bytes, K bytes as contiguous" || fail "paged: $v"
+"$FASIM" io --decode --kv-len 32768 --model analysis/models/llama-3-8b.json | grep -q "packed: split-KV S = " && pass "io --decode shows the split" || fail "io --decode split line"
+"$FASIM" check --decode --kv-len 300 --seqlen 3 --causal --heads 8 --kv-heads 2 --page-size 16 --splits 4 --block-r 16 --block-c 32 | grep -q "all passed" && pass "check --decode --page-size" || fail "check decode"
+printf '0\n5\n5\n37\n100\n' > "$T/cu.txt"
+"$FASIM" check --cu-seqlens "$T/cu.txt" --cu-seqlens-k 0,9,20,20,91 --causal --heads 4 --kv-heads 2 --headdim 24 --splits 2 --block-r 16 --block-c 16 --format json | jq -e 'length == 4 and all(.[]; .pass)' >/dev/null \
+    && pass "check --cu-seqlens (file, empty sequences)" || fail "check varlen"
+"$FASIM" io --cu-seqlens 0,5,5,37,1000 --heads 4 --kv-heads 2 --causal --format json | jq -e 'all(.[]; .formula_match and .nseq == 4)' >/dev/null && pass "io --cu-seqlens" || fail "io varlen"
+"$FASIM" sweep --decode --vary kv-len=1024,4096 --vary splits=1,2 --gqa packed --quiet | awk -F, 'NR > 1 && $25 != 1 { bad = 1 } END { exit bad || NR != 7 }' \
+    && pass "sweep --decode: 4 points (6 rows), counted == formula" || fail "sweep --decode"
+grep -q "== decoding: Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/decode.csv" ] && pass "report: decoding table" || fail "report decoding table"
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]
