@@ -23,7 +23,8 @@
  * rows = B_r 128, B_c 64 (each K/V fragment read from shared memory feeds two m16 tiles: half
  * the shared-memory reads per FLOP, more registers).  Variant 2 (`v3_mt2_bc32`): as 1 with
  * B_c 32 (fewer registers for S, more steps).  Variant 3 (`v3_br256`): 8 warps x 32 rows = B_r
- * 256, B_c 64 (each K/V tile fetched from L2 serves twice the rows).  The O tile leaves through shared memory in
+ * 256, B_c 64 (each K/V tile fetched from L2 serves twice the rows).  Variant 4 (`v3_lazy`): as 1,
+ * but O is rescaled only when some row of the warp raised its running max.  The O tile leaves through shared memory in
  * 16-byte row chunks.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
  */
 #include <cuda_bf16.h>
@@ -36,7 +37,7 @@
 
 /* ---- the kernel ---- */
 
-template <int D, int BC, int NW, int MT, int MINB, typename T>
+template <int D, int BC, int NW, int MT, int MINB, bool LAZY, typename T>
 __global__ void __launch_bounds__(NW * 32, MINB)
     fa_v3_fwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
                      T *__restrict__ O, float *__restrict__ LSE, fa_gpu_shape sh,
@@ -152,6 +153,7 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         }
 
         /* online softmax (lines 9-10) in base 2; P overwrites S in registers */
+        float al[MT][2]; /* exp(m_old - m_new) per row */
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -176,12 +178,34 @@ __global__ void __launch_bounds__(NW * 32, MINB)
                         rs += p;
                     }
                 l[mt][hr] = l[mt][hr] * alpha + rs;
+                al[mt][hr] = alpha;
+                if (!LAZY) {
 #pragma unroll
-                for (int db = 0; db < DB; db++) {
-                    o[mt][db][2 * hr] *= alpha;
-                    o[mt][db][2 * hr + 1] *= alpha;
+                    for (int db = 0; db < DB; db++) {
+                        o[mt][db][2 * hr] *= alpha;
+                        o[mt][db][2 * hr + 1] *= alpha;
+                    }
                 }
             }
+        /* LAZY: O *= alpha only when some row of the warp changed its max (alpha == 1 exactly
+         * otherwise; a row still at -inf has O = 0), which is most steps once the running max
+         * has settled, so P V need not wait on the rescale. */
+        if (LAZY) {
+            bool need = false;
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) need = need || al[mt][0] != 1.f || al[mt][1] != 1.f;
+            if (__any_sync(0xffffffffu, need)) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int db = 0; db < DB; db++) {
+                    o[mt][db][0] *= al[mt][0];
+                    o[mt][db][1] *= al[mt][0];
+                    o[mt][db][2] *= al[mt][1];
+                    o[mt][db][3] *= al[mt][1];
+                }
+            }
+        }
 
         /* O_i += P_ij V_j: the S accumulators of n-blocks 2kc, 2kc+1 are the A fragment */
 #pragma unroll
@@ -241,18 +265,18 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     }
 }
 
-template <int D, int BC, int NW, int MT, int MINB, typename T>
+template <int D, int BC, int NW, int MT, int MINB, typename T, bool LAZY = false>
 static cudaError_t launch_v3(const fa_gpu_shape *s, const void *Q, const void *K, const void *V,
                              void *O, float *LSE, cudaStream_t st)
 {
     constexpr int BR = 16 * MT * NW;
     const int bytes = (BR * D + 4 * BC * D) * (int)sizeof(T);
-    cudaError_t e = cudaFuncSetAttribute(fa_v3_fwd_kernel<D, BC, NW, MT, MINB, T>,
+    cudaError_t e = cudaFuncSetAttribute(fa_v3_fwd_kernel<D, BC, NW, MT, MINB, LAZY, T>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     dim3 grid((s->N_q + BR - 1) / BR, s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v3_fwd_kernel<D, BC, NW, MT, MINB, T><<<grid, NW * 32, bytes, st>>>(
+    fa_v3_fwd_kernel<D, BC, NW, MT, MINB, LAZY, T><<<grid, NW * 32, bytes, st>>>(
         (const T *)Q, (const T *)K, (const T *)V, (T *)O, LSE, *s, scale_log2);
     return cudaGetLastError();
 }
@@ -265,12 +289,14 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
         return variant == 0   ? launch_v3<64, 64, 8, 1, 2, T>(s, Q, K, V, O, LSE, st)
                : variant == 1 ? launch_v3<64, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 2 ? launch_v3<64, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
-                              : launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st);
+               : variant == 3 ? launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
+                              : launch_v3<64, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     if (s->d == 128)
         return variant == 0   ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 1 ? launch_v3<128, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 2 ? launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
-                              : launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st);
+               : variant == 3 ? launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
+                              : launch_v3<128, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;
 }
 

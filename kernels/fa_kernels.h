@@ -46,7 +46,8 @@ typedef enum {
     FA_K_V3_MT2 = 5,  /* same, 4 warps x 32 rows (two m16 tiles per warp), B_c = 64 */
     FA_K_V3_MT2_BC32 = 6, /* 4 warps x 32 rows, B_c = 32 */
     FA_K_V3_BR256 = 7,    /* 8 warps x 32 rows (B_r = 256), B_c = 64 */
-    FA_K_COUNT = 8
+    FA_K_V3_LAZY = 8,     /* as v3_mt2, O rescaled only when a row max changed */
+    FA_K_COUNT = 9
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -78,7 +79,7 @@ cudaError_t fa_v1_forward(const fa_gpu_shape *s, const float *Q, const float *K,
 cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K, const float *V,
                           float *O, float *LSE, cudaStream_t st);
 /* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32;
- * 3: 8 warps x 32 rows. */
+ * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale. */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
