@@ -82,6 +82,9 @@ typedef struct {
     const double *alibi_slopes;       /* H slopes (fp32 values); NULL: 2^(-8 (h + 1) / H) */
     const fa_block_mask *block_mask;  /* NULL: none */
     const fa_col_mask *col_mask;      /* NULL: none */
+    double dropout_p;                 /* in [0, 1): P_ij is dropped with probability p and the
+                                         kept ones scaled by 1/(1 - p), before P V */
+    uint64_t dropout_seed;            /* the keep mask is Philox4x32-10 of (seed; i, j, b H + h) */
     const uint8_t *dense_mask;        /* NULL: none; else N_q x N_k bytes, 1 = allowed; the
                                          IO-expensive path: every visited tile loads its mask
                                          tile from HBM and no tile can be skipped by it */
@@ -111,6 +114,14 @@ int fa_mask_allowed(const fa_shape *s, int64_t i, int64_t j);
 
 /* 1 if the shape has any mask (then outer tile loops cannot merge rows in count-only mode). */
 int fa_has_mask(const fa_shape *s);
+
+/* Dropout's keep bit of P_ij for (batch b, query head h): a pure function of (seed, b, h, i, j),
+ * the same in the forward and the backward.  1 when dropout is off. */
+int fa_dropout_keep(const fa_shape *s, int64_t b, int64_t h, int64_t i, int64_t j);
+
+/* Philox4x32-10 (Salmon et al. 2011, "Parallel random numbers: as easy as 1, 2, 3"): the
+ * counter-based generator FlashAttention's dropout draws from.  out[4] from ctr[4], key[2]. */
+void fa_philox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
 /* The ALiBi slope of query head h (0 when ALiBi is off). */
 double fa_alibi_slope(const fa_shape *s, int64_t h);
@@ -195,6 +206,11 @@ fa_status fa_tile_scale_mask(fa_mem *mem, const fa_shape *s, double *S, int64_t 
  * + 3 (softcap) + 2 (ALiBi) + 3 (softcap derivative, when F is given); masking counts none. */
 fa_status fa_tile_scores(fa_mem *mem, const fa_shape *s, int64_t h, double *S, int64_t lds,
                          fa_buf *F, int64_t r0, int64_t rows, int64_t c0, int64_t cols);
+
+/* Dropout on a tile of P (or of dP in the backward): X_ij *= keep(b, h, r0+i, c0+j) / (1 - p).
+ * FLOPs (other): rows*cols when p > 0 (the multiply; the random bits are not FLOPs). */
+fa_status fa_tile_dropout(fa_mem *mem, const fa_shape *s, int64_t b, int64_t h, double *X,
+                          int64_t ldx, int64_t r0, int64_t rows, int64_t c0, int64_t cols);
 
 /* X *= F elementwise on the top-left rows x cols.  FLOPs (other): rows*cols. */
 fa_status fa_tile_mul(fa_mem *mem, double *X, int64_t ldx, const double *F, int64_t ldf,

@@ -41,7 +41,8 @@ static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1
 /* Lines 10-12 on chip for one (i, j) tile; S holds scaled, masked S_ij on entry.
  * FLOPs (other): line 10: 4*r*c; line 11: 8*r; line 12: 3*r + r*dv + r*c.  Plus 2*r*c*dv
  * matmul FLOPs for P~_ij V_j. */
-static fa_status update(fa_mem *mem, flash1_bufs *B, int64_t rows, int64_t cols, int64_t dv)
+static fa_status update(fa_mem *mem, const fa_shape *sh, int64_t b, int64_t h, flash1_bufs *B,
+                        int64_t r0, int64_t rows, int64_t c0, int64_t cols, int64_t dv)
 {
     uint64_t r = (uint64_t)rows, c = (uint64_t)cols;
     FA_TRY(fa_count_flops(mem, 0, 5 * r * c + 11 * r + r * (uint64_t)dv));
@@ -68,6 +69,8 @@ static fa_status update(fa_mem *mem, flash1_bufs *B, int64_t rows, int64_t cols,
         l[i] = lnew; /* line 13 */
         m[i] = mnew;
     }
+    /* dropout (FlashAttention Alg. 2 line 14): l keeps the undropped sum, P V the dropped P */
+    FA_TRY(fa_tile_dropout(mem, sh, b, h, S, lds, r0, rows, c0, cols));
     fa_tile_round_p(mem, S, lds, rows, cols); /* P in the dtype, as the kernel */
     return fa_tile_matmul_ab(mem, O, dv, S, lds, B->Vj.data, dv, rows, dv, cols, 1);
 }
@@ -129,7 +132,7 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
             FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
             FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, NULL, r0, rows, c0, cols));
             fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
-            FA_TRY(update(mem, B, rows, cols, dv)); /* lines 10-12 */
+            FA_TRY(update(mem, s, b, h, B, r0, rows, c0, cols, dv)); /* lines 10-12 */
             FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O)); /* line 12 */
             FA_TRY(fa_store(mem, L, b, h, r0, rows, 0, 1, &B->l));  /* line 13 */
             FA_TRY(fa_store(mem, M, b, h, r0, rows, 0, 1, &B->m));

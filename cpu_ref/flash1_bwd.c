@@ -94,12 +94,11 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_ten
     fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     FA_TRY(p_from_lm(mem, B, rows, cols)); /* line 13 */
-    /* line 16: dV_j += P_ij^T dO_i */
-    FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
-                              rows, 1));
     /* line 17: dP_ij = dO_i V_j^T */
     FA_TRY(fa_tile_matmul_abt(mem, B->dP.data, Bc, B->dOi.data, dv, B->Vj.data, dv, rows, cols,
                               dv, 0));
+    /* dropout: dP_ij o Z_ij / (1 - p), the same keep mask as the forward */
+    FA_TRY(fa_tile_dropout(mem, s, b, h, B->dP.data, Bc, r0, rows, c0, cols));
     /* line 19: D_i = rowsum(dO_i o O_i), recomputed on every visit */
     FA_TRY(fa_tile_rowdot(mem, B->Di.data, B->dOi.data, dv, B->Oi.data, dv, rows, dv));
     /* line 20: dS_ij = P_ij o (dP_ij - D_i), times tau (lines 21-22 multiply by tau) */
@@ -107,6 +106,11 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_ten
                             s->softcap > 0 ? 1.0 : fa_shape_scale(s)));
     if (s->softcap > 0) /* the chain rule through the softcap: dS *= tau (1 - tanh^2) */
         FA_TRY(fa_tile_mul(mem, B->dP.data, Bc, B->F.data, Bc, rows, cols));
+    /* line 16: dV_j += P_ij^T dO_i -- after dS, which needs the undropped P; with dropout the
+     * P here is Z o P / (1 - p) */
+    FA_TRY(fa_tile_dropout(mem, s, b, h, B->S.data, Bc, r0, rows, c0, cols));
+    FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
+                              rows, 1));
     /* line 21: dQ_i += tau dS_ij K_j, written to HBM */
     FA_TRY(fa_tile_matmul_ab(mem, B->dQi.data, d, B->dP.data, Bc, B->Kj.data, d, rows, d, cols, 1));
     FA_TRY(fa_store(mem, &T->dQ, b, h, r0, rows, 0, d, &B->dQi));

@@ -88,6 +88,8 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
         FA_TRY(fa_tile_online_softmax(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
                                       rows, cols, dv));
         fa_tile_round_p(mem, B->S.data, Bc, rows, cols); /* P in the dtype, as the kernel */
+        /* dropout (FlashAttention Alg. 2 line 14): l_i keeps the undropped sum, P V the dropped P */
+        FA_TRY(fa_tile_dropout(mem, s, b, h, B->S.data, Bc, r0, rows, c0, cols));
         /* line 10: O_i += P~_ij V_j */
         FA_TRY(fa_tile_matmul_ab(mem, B->O.data, dv, B->S.data, Bc, B->Vj.data, dv, rows, dv,
                                  cols, 1));

@@ -133,17 +133,21 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     /* line 11: P_ij = exp(S_ij - L_i) */
     FA_TRY(fa_tile_exp_lse(mem, B->S.data, Bc, Br, B->Li.data, rows, cols));
-    /* line 12: dV_j += P_ij^T dO_i */
-    FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
-                              rows, 1));
     /* line 13: dP_ij = dO_i V_j^T */
     FA_TRY(fa_tile_matmul_abt(mem, B->dP.data, Bc, B->dOi.data, dv, B->Vj.data, dv, rows, cols,
                               dv, 0));
+    /* dropout: dP_ij o Z_ij / (1 - p), the same keep mask as the forward */
+    FA_TRY(fa_tile_dropout(mem, s, b, h, B->dP.data, Bc, r0, rows, c0, cols));
     /* line 14: dS_ij = P_ij o (dP_ij - D_i), times tau (S = tau Q K^T) */
     FA_TRY(fa_tile_dsoftmax(mem, B->dP.data, Bc, B->S.data, Bc, B->Di.data, rows, cols,
                             s->softcap > 0 ? 1.0 : fa_shape_scale(s)));
     if (s->softcap > 0) /* the chain rule through the softcap: dS *= tau (1 - tanh^2) */
         FA_TRY(fa_tile_mul(mem, B->dP.data, Bc, B->F.data, Bc, rows, cols));
+    /* line 12: dV_j += P_ij^T dO_i -- after dS, which needs the undropped P; with dropout the
+     * P here is Z o P / (1 - p) */
+    FA_TRY(fa_tile_dropout(mem, s, b, h, B->S.data, Bc, r0, rows, c0, cols));
+    FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
+                              rows, 1));
     /* line 15: dQ_i += dS_ij K_j, read-modify-write of the fp32 accumulator in HBM */
     FA_TRY(fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &B->dQi));
     FA_TRY(fa_tile_matmul_ab(mem, B->dQi.data, d, B->dP.data, Bc, B->Kj.data, d, rows, d, cols, 1));

@@ -43,8 +43,9 @@ fa_status fa_reference_forward(const fa_shape *s, const double *Q, const double 
                 for (int64_t j = 0; j < Nk; j++) {
                     if (p[j] == -INFINITY) continue;
                     double e = exp(p[j] - mx);
-                    l += e;
-                    for (int64_t c = 0; c < dv; c++) orow[c] += e * v[j * dv + c];
+                    l += e; /* the softmax sum is taken before dropout */
+                    double z = fa_dropout_keep(s, b, h, i, j) ? 1.0 / (1.0 - s->dropout_p) : 0.0;
+                    for (int64_t c = 0; c < dv; c++) orow[c] += e * z * v[j * dv + c];
                 }
                 for (int64_t c = 0; c < dv; c++) orow[c] /= l;
                 if (LSE) LSE[(b * s->heads + h) * Nq + i] = mx + log(l);

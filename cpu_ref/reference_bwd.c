@@ -93,14 +93,16 @@ fa_status fa_reference_backward(const fa_shape *s, const double *Q, const double
                 for (int64_t j = 0; j < Nk; j++) {
                     double acc = 0;
                     for (int64_t c = 0; c < dv; c++) acc += doi[c] * v[j * dv + c];
-                    dp[j] = acc;
-                    D += p[j] * acc;
+                    /* dropout: O = (Z o P / (1 - p)) V, so dP = (dO V^T) o Z / (1 - p) */
+                    dp[j] = acc * (fa_dropout_keep(s, b, h, i, j) ? 1.0 / (1.0 - s->dropout_p) : 0.0);
+                    D += p[j] * dp[j];
                 }
                 for (int64_t j = 0; j < Nk; j++) {
                     if (p[j] == 0.0) continue; /* masked (or underflowed): dS = 0, dV += 0 */
                     /* dS_ij, times d score / d (q.k): tau, or tau (1 - tanh^2) under a softcap */
                     double ds = p[j] * (dp[j] - D) * dsc[j];
-                    for (int64_t c = 0; c < dv; c++) gv[j * dv + c] += p[j] * doi[c]; /* dV += P^T dO */
+                    double pz = p[j] * (fa_dropout_keep(s, b, h, i, j) ? 1.0 / (1.0 - s->dropout_p) : 0.0);
+                    for (int64_t c = 0; c < dv; c++) gv[j * dv + c] += pz * doi[c]; /* dV += P_drop^T dO */
                     for (int64_t c = 0; c < d; c++) {
                         dqi[c] += ds * k[j * d + c];      /* dQ = tau dS K */
                         gk[j * d + c] += ds * qi[c];      /* dK = tau dS^T Q */

@@ -68,6 +68,8 @@ fa_status fa_shape_check(const fa_shape *s)
         FA_FAIL(FA_EINVAL, "unknown causal mode %d", (int)s->causal);
     if (s->window && s->window_left < 0 && s->window_right < 0)
         FA_FAIL(FA_EINVAL, "a window needs at least one bounded side (left or right >= 0)");
+    if (!(s->dropout_p >= 0 && s->dropout_p < 1))
+        FA_FAIL(FA_EINVAL, "dropout p = %g must be in [0, 1)", s->dropout_p);
     if (!(s->softcap >= 0 && isfinite(s->softcap)))
         FA_FAIL(FA_EINVAL, "softcap = %g must be a finite number >= 0 (0: off)", s->softcap);
     if (s->block_mask) {
@@ -118,6 +120,37 @@ int fa_mask_allowed(const fa_shape *s, int64_t i, int64_t j)
     }
     if (s->dense_mask && !s->dense_mask[i * s->seqlen_k + j]) return 0;
     return 1;
+}
+
+void fa_philox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
+    for (int round = 0; round < 10; round++) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0, hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
+        c0 = hi1 ^ c1 ^ k0;
+        c1 = lo1;
+        c2 = hi0 ^ c3 ^ k1;
+        c3 = lo0;
+        k0 += 0x9E3779B9u; /* the Weyl key schedule */
+        k1 += 0xBB67AE85u;
+    }
+    out[0] = c0;
+    out[1] = c1;
+    out[2] = c2;
+    out[3] = c3;
+}
+
+int fa_dropout_keep(const fa_shape *s, int64_t b, int64_t h, int64_t i, int64_t j)
+{
+    if (!(s->dropout_p > 0)) return 1;
+    uint64_t bh = (uint64_t)(b * s->heads + h);
+    uint32_t ctr[4] = {(uint32_t)i, (uint32_t)j, (uint32_t)bh, (uint32_t)(bh >> 32)};
+    uint32_t key[2] = {(uint32_t)s->dropout_seed, (uint32_t)(s->dropout_seed >> 32)};
+    uint32_t r[4];
+    fa_philox4x32(ctr, key, r);
+    /* keep with probability 1 - p: drop when the 32-bit draw falls below p 2^32 */
+    return (double)r[0] >= s->dropout_p * 4294967296.0;
 }
 
 double fa_alibi_slope(const fa_shape *s, int64_t h)

@@ -159,7 +159,9 @@ static fa_status kernel_o(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
             const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, P, b, h, r0, rows, c0, cols, &Pij);
+            if (!st) st = fa_tile_dropout(mem, s, b, h, Pij.data, Bc, r0, rows, c0, cols);
             if (!st) st = fa_load(mem, V, b, hk, c0, cols, 0, dv, &Vj);
+            if (!st) fa_tile_round_p(mem, Pij.data, Bc, rows, cols); /* P operand of P V in the dtype */
             if (!st) st = fa_tile_matmul_ab(mem, Oi.data, dv, Pij.data, Bc, Vj.data, dv, rows, dv, cols, j > 0);
             fa_mem_pop_weight(mem);
             j += wj;

@@ -28,7 +28,7 @@ typedef struct {
  * xcols: d_v or d; names: the SRAM buffers of A_ij, X_i, G_j. */
 static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *A,
                                 fa_tensor *X, fa_tensor *G, int64_t xcols, double a,
-                                const char *const names[3], int64_t b, int64_t hk)
+                                const char *const names[3], int64_t b, int64_t hk, int drop)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c;
     const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
@@ -52,6 +52,7 @@ static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa
                 const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
                 st = fa_mem_push_weight(mem, (uint64_t)wi);
                 if (!st) st = fa_load(mem, A, b, h, r0, rows, c0, cols, &Aij);
+                if (!st && drop) st = fa_tile_dropout(mem, s, b, h, Aij.data, Bc, r0, rows, c0, cols);
                 if (!st) st = fa_load(mem, X, b, h, r0, rows, 0, xcols, &Xi);
                 if (!st) st = fa_tile_matmul_atb(mem, Gj.data, xcols, Aij.data, Bc, Xi.data, xcols,
                                                  cols, xcols, rows, 1);
@@ -96,6 +97,7 @@ static fa_status kernel_dp(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
             if (!st) st = fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &Vj);
             if (!st) st = fa_tile_matmul_abt(mem, dPij.data, Bc, dOi.data, dv, Vj.data, dv, rows,
                                              cols, dv, 0);
+            if (!st) st = fa_tile_dropout(mem, s, b, h, dPij.data, Bc, r0, rows, c0, cols);
             if (!st) st = fa_store(mem, &T->dP, b, h, r0, rows, c0, cols, &dPij);
             fa_mem_pop_weight(mem);
             j += wj;
@@ -260,7 +262,7 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
     if (!st) st = fa_mem_push_weight(mem, wkv);
     for (int64_t b = 0; !st && b < nb; b++) /* line 1: dV = P^T dO */
         for (int64_t hk = 0; !st && hk < nkv; hk++)
-            st = kernel_grad_kv(mem, s, bk, &T.P, &T.dO, &T.dV, dv, 0.0, names_dv, b, hk);
+            st = kernel_grad_kv(mem, s, bk, &T.P, &T.dO, &T.dV, dv, 0.0, names_dv, b, hk, 1);
     fa_mem_restore_weight(mem, depth);
     fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wq);
@@ -278,7 +280,7 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
     for (int64_t b = 0; !st && b < nb; b++) /* line 5: dK = tau dS^T Q */
         for (int64_t hk = 0; !st && hk < nkv; hk++)
             st = kernel_grad_kv(mem, s, bk, &T.dS, &T.Q, &T.dK, d, fa_shape_scale(s), names_dk,
-                                b, hk);
+                                b, hk, 0);
     fa_mem_restore_weight(mem, depth);
     free(dPd);
     free(dSd);

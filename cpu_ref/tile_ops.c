@@ -242,3 +242,16 @@ fa_status fa_tile_mul(fa_mem *mem, double *X, int64_t ldx, const double *F, int6
         for (int64_t c = 0; c < cols; c++) X[r * ldx + c] *= F[r * ldf + c];
     return FA_OK;
 }
+
+fa_status fa_tile_dropout(fa_mem *mem, const fa_shape *s, int64_t b, int64_t h, double *X,
+                          int64_t ldx, int64_t r0, int64_t rows, int64_t c0, int64_t cols)
+{
+    if (!(s->dropout_p > 0)) return FA_OK;
+    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)cols));
+    if (!X) return FA_OK;
+    const double keep_scale = 1.0 / (1.0 - s->dropout_p);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            X[i * ldx + j] *= fa_dropout_keep(s, b, h, r0 + i, c0 + j) ? keep_scale : 0.0;
+    return FA_OK;
+}

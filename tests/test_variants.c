@@ -309,6 +309,54 @@ static void test_dense_mask(void **state)
     free(dm);
 }
 
+/* Philox4x32-10 against the known-answer vectors of Random123 (Salmon et al. 2011). */
+static void test_philox_known_answers(void **state)
+{
+    (void)state;
+    static const uint32_t in[3][6] = {{0, 0, 0, 0, 0, 0},
+                                      {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+                                      {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0}};
+    static const uint32_t want[3][4] = {{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+                                        {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+                                        {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}};
+    for (int k = 0; k < 3; k++) {
+        uint32_t out[4];
+        fa_philox4x32(in[k], in[k] + 4, out);
+        for (int w = 0; w < 4; w++) assert_int_equal(out[w], want[k][w]);
+    }
+}
+
+/* Dropout: a pure function of (seed, b, h, i, j), the same in forward and backward (both equal
+ * the reference, which draws it independently), drop fraction within 0.01 of p. */
+static void test_dropout(void **state)
+{
+    (void)state;
+    fa_shape s = base(67, 90, 16);
+    s.dropout_p = 0.3;
+    s.dropout_seed = 1234567;
+    check_variant("dropout 0.3", &s, (fa_blocks){16, 32}, 11);
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    s.softcap = 3;
+    check_variant("dropout causal softcap", &s, (fa_blocks){32, 16}, 12);
+    for (double p = 0.1; p < 0.95; p += 0.4) {
+        fa_shape t = base(512, 512, 8);
+        t.dropout_p = p;
+        t.dropout_seed = 99;
+        int64_t dropped = 0, n = 0;
+        for (int64_t h = 0; h < 4; h++)
+            for (int64_t i = 0; i < 512; i++)
+                for (int64_t j = 0; j < 512; j++, n++) dropped += !fa_dropout_keep(&t, 1, h, i, j);
+        double frac = (double)dropped / (double)n;
+        if (fabs(frac - p) > 0.01) fail_msg("p = %g: dropped fraction %g", p, frac);
+        assert_int_equal(fa_dropout_keep(&t, 1, 2, 3, 4), fa_dropout_keep(&t, 1, 2, 3, 4));
+    }
+    fa_shape u = base(8, 8, 8);
+    u.dropout_p = 1.0;
+    assert_int_equal(fa_shape_check(&u), FA_EINVAL);
+    u.dropout_p = -0.1;
+    assert_int_equal(fa_shape_check(&u), FA_EINVAL);
+}
+
 static void test_bad_masks(void **state)
 {
     (void)state;
@@ -336,6 +384,8 @@ int main(void)
         cmocka_unit_test(test_block_sparse),
         cmocka_unit_test(test_document_mask),
         cmocka_unit_test(test_dense_mask),
+        cmocka_unit_test(test_philox_known_answers),
+        cmocka_unit_test(test_dropout),
         cmocka_unit_test(test_bad_masks),
     };
     return cmocka_run_group_tests_name("variants", tests, NULL, NULL);

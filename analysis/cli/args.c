@@ -76,6 +76,7 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
     o->n_algos = 0;
     snprintf(o->hw_key, sizeof o->hw_key, "h200");
     o->seed = 42;
+    o->shape.dropout_seed = 42;
     o->tol = 1e-10;
     if (n_extra) *n_extra = 0;
     for (int i = first; i < argc; i++) {
@@ -208,9 +209,17 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         } else if ((accept & OPT_OUT) && IS("--out")) {
             o->out_path = NEXT();
             if (!o->out_path || !*o->out_path) return usage_err("--out needs a file%s%s", "", "");
-        } else if ((accept & OPT_CHECK) && IS("--seed")) {
+        } else if ((accept & OPT_SHAPE) && IS("--dropout")) {
+            const char *d = NEXT();
+            char *end;
+            double p = d ? strtod(d, &end) : -1;
+            if (!d || end == d || *end != '\0' || !(p >= 0 && p < 1))
+                return usage_err("--dropout '%s' must be a probability p in [0, 1)%s", d ? d : "", "");
+            o->shape.dropout_p = p;
+        } else if ((accept & (OPT_CHECK | OPT_SHAPE)) && IS("--seed")) {
             if (cli_int(name, NEXT(), 0, INT32_MAX, &v)) return EXIT_USAGE;
             o->seed = (unsigned long)v;
+            o->shape.dropout_seed = (uint64_t)v;
         } else if ((accept & OPT_CHECK) && IS("--tol")) {
             if (parse_double(name, NEXT(), &o->tol)) return EXIT_USAGE;
         } else if ((accept & OPT_PASS) && IS("--pass")) {
@@ -389,12 +398,29 @@ const char *cli_time(double t, char *buf, size_t n)
     return buf;
 }
 
+const char *cli_mask_text(const fa_shape *s, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    size_t l = 0;
+#define ADD(...) (l += (size_t)snprintf(buf + l, l < n ? n - l : 0, __VA_ARGS__))
+    if (s->causal == FA_CAUSAL_BOTTOM_RIGHT) ADD("%scausal (bottom-right)", l ? ", " : "");
+    if (s->causal == FA_CAUSAL_TOP_LEFT) ADD("%scausal (top-left)", l ? ", " : "");
+    if (s->window) ADD("%swindow (%" PRId64 ", %" PRId64 ")", l ? ", " : "", s->window_left, s->window_right);
+    if (s->block_mask) ADD("%sblock-sparse %" PRId64 "x%" PRId64, l ? ", " : "", s->block_mask->block_r, s->block_mask->block_c);
+    if (s->col_mask) ADD("%scolumn mask", l ? ", " : "");
+    if (s->dense_mask) ADD("%sdense mask", l ? ", " : "");
+    if (s->softcap > 0) ADD("%ssoftcap %g", l ? ", " : "", s->softcap);
+    if (s->alibi) ADD("%sALiBi", l ? ", " : "");
+    if (s->dropout_p > 0) ADD("%sdropout %g", l ? ", " : "", s->dropout_p);
+    if (!l) ADD("no mask");
+#undef ADD
+    return buf;
+}
+
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {
-    char mb[32];
-    const char *mask = s->causal == FA_CAUSAL_NONE ? "no mask"
-                       : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "causal (bottom-right)"
-                                                              : "causal (top-left)";
+    char mb[32], mt[256];
+    const char *mask = cli_mask_text(s, mt, sizeof mt);
     fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64
                " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s)\n",
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,

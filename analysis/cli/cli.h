@@ -101,6 +101,9 @@ const char *cli_bytes(double b, char *buf, size_t n);
 const char *cli_si(double x, char *buf, size_t n);
 const char *cli_time(double seconds, char *buf, size_t n);
 
+/* The masks and score modifiers of a shape in words ("causal (bottom-right), window (255, 0)"). */
+const char *cli_mask_text(const fa_shape *s, char *buf, size_t n);
+
 /* One line describing the configuration (shape, dtype, mask, hardware, M). */
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s);
 
