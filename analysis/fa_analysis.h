@@ -186,14 +186,18 @@ void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw);
 typedef struct {
     char name[64];
     int64_t heads, kv_heads, head_dim, layers, max_positions;
+    int64_t sliding_window; /* tokens a query attends to (itself included); 0: full attention */
     fa_dtype dtype;
 } fa_model;
 
 /* Reads hidden_size / n_embd, num_attention_heads / n_head, num_key_value_heads (default:
  * heads), head_dim (default hidden / heads), num_hidden_layers / n_layer,
- * max_position_embeddings / n_positions, torch_dtype (default fp16), and _name_or_path or
- * model_type for the name.  Errors: FA_EIO (missing file), FA_EINVAL (malformed JSON, missing
- * or non-positive keys, heads not a multiple of kv heads). */
+ * max_position_embeddings / n_positions, sliding_window, torch_dtype or dtype (float32,
+ * float16, bfloat16; default fp16), and _name_or_path or model_type for the name.  Integers
+ * may be written as integral reals (8.0) and must lie in [1, 2^31 - 1].
+ * Errors: FA_EIO (missing file), FA_EINVAL (a directory, malformed JSON, a missing, non-integer
+ * or out-of-range key naming the key and the limit, hidden_size not a multiple of heads
+ * without head_dim, heads not a multiple of kv heads, an unknown dtype). */
 fa_status fa_model_load(const char *path, fa_model *m);
 
 /* Masks read from files (the command line's --block-mask, --col-mask, --doc-mask, --mask).

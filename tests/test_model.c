@@ -188,7 +188,7 @@ static void test_heads_not_multiple_of_kv(void **state)
                                "{\"hidden_size\": 4096, \"num_attention_heads\": 32, "
                                "\"num_key_value_heads\": 6}");
     assert_int_equal(fa_model_load(p, &m), FA_EINVAL);
-    assert_non_null(strstr(fa_last_error(), "multiple of kv heads"));
+    assert_non_null(strstr(fa_last_error(), "not a multiple of num_key_value_heads"));
 }
 
 static void test_negative_values(void **state)
@@ -213,9 +213,50 @@ static void test_negative_values(void **state)
     assert_int_equal(fa_model_load(p, &m), FA_EINVAL);
 }
 
+/* hidden_size not a multiple of heads without head_dim; integral reals; out of range; dtype;
+ * a directory; the sliding window. */
+static void test_model_strict_values(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/fasim_model_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    fa_model m;
+    snprintf(path, sizeof path, "%s/a.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"num_attention_heads\": 7, \"hidden_size\": 512}", f);
+    fclose(f);
+    assert_int_equal(fa_model_load(path, &m), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "not a multiple of num_attention_heads"));
+    f = fopen(path, "w");
+    fputs("{\"num_attention_heads\": 8.0, \"hidden_size\": 512, \"sliding_window\": 4096, \"dtype\": \"float32\"}", f);
+    fclose(f);
+    assert_int_equal(fa_model_load(path, &m), FA_OK);
+    assert_int_equal(m.heads, 8);
+    assert_int_equal(m.head_dim, 64);
+    assert_int_equal(m.sliding_window, 4096);
+    assert_int_equal(m.dtype, FA_DTYPE_FP32);
+    f = fopen(path, "w");
+    fputs("{\"num_attention_heads\": 99999999999, \"hidden_size\": 512}", f);
+    fclose(f);
+    assert_int_equal(fa_model_load(path, &m), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "num_attention_heads"));
+    assert_non_null(strstr(fa_last_error(), "2147483647"));
+    f = fopen(path, "w");
+    fputs("{\"num_attention_heads\": 8, \"hidden_size\": 512, \"torch_dtype\": \"float8_e4m3fn\"}", f);
+    fclose(f);
+    assert_int_equal(fa_model_load(path, &m), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "float8_e4m3fn"));
+    assert_int_equal(fa_model_load(dir, &m), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "directory"));
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_strict_values),
         cmocka_unit_test(test_gpt2_medium),
         cmocka_unit_test(test_llama3_8b),
         cmocka_unit_test(test_mistral_7b),

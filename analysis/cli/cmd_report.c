@@ -367,6 +367,52 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     return 0;
 }
 
+/* The sliding window's savings at long context: flash2, causal, full vs windowed, fwd. */
+static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
+{
+    const fa_model *m = &me->m;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/long_context.csv", c->dir);
+    cli_file cf;
+    int rc = cli_open(&cf, path);
+    if (rc) return rc;
+    fprintf(cf.f, "N,window,full_bytes,window_bytes,full_flops,window_flops,full_time_s,window_time_s\n");
+    if (!c->quiet) {
+        printf("== long context: %s with its sliding window of %" PRId64 " tokens vs full causal attention; "
+               "flash2 forward, one layer, B = 1, on %s\n", m->name, m->sliding_window, hw->name);
+        printf("%8s %12s %12s %8s %12s %12s %10s %10s %8s\n", "N", "full HBM", "window HBM", "saved",
+               "full FLOPs", "win FLOPs", "full time", "win time", "speedup");
+    }
+    for (int64_t N = 4096; N <= 262144; N *= 4) {
+        fa_shape s = {.batch = 1, .heads = m->heads, .kv_heads = m->kv_heads, .seqlen_q = N, .seqlen_k = N,
+                      .d = m->head_dim, .d_v = m->head_dim, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = m->dtype};
+        fa_shape w = s;
+        w.window = 1;
+        w.window_left = m->sliding_window - 1;
+        w.window_right = 0;
+        fa_io_result rf, rw;
+        fa_status st = count(FA_ALGO_FLASH2, &s, hw->sram_per_block, hw, &rf);
+        if (!st) st = count(FA_ALGO_FLASH2, &w, hw->sram_per_block, hw, &rw);
+        if (st) {
+            cli_abort(&cf);
+            return cli_fail(st);
+        }
+        double bf = (double)fa_counts_hbm_bytes(&rf.counts), bw = (double)fa_counts_hbm_bytes(&rw.counts);
+        double ff = (double)(rf.counts.flops_matmul + rf.counts.flops_other),
+               fw = (double)(rw.counts.flops_matmul + rw.counts.flops_other);
+        fprintf(cf.f, "%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6e,%.6e\n", N, m->sliding_window, bf, bw, ff,
+                fw, rf.time_s, rw.time_s);
+        if (!c->quiet) {
+            char b[6][32];
+            printf("%8" PRId64 " %12s %12s %7.1f%% %12s %12s %10s %10s %7.2fx\n", N, cli_bytes(bf, b[0], 32),
+                   cli_bytes(bw, b[1], 32), 100.0 * (1.0 - bw / bf), cli_si(ff, b[2], 32), cli_si(fw, b[3], 32),
+                   cli_time(rf.time_s, b[4], 32), cli_time(rw.time_s, b[5], 32), rf.time_s / rw.time_s);
+        }
+    }
+    if (!c->quiet) printf("\n");
+    return commit_file(c, &cf);
+}
+
 int cmd_report(int argc, char **argv)
 {
     model_entry models[MAX_MODELS];
@@ -453,6 +499,11 @@ int cmd_report(int argc, char **argv)
                       .seqlen_q = seqlen > 0 ? seqlen : m->max_positions,
                       .seqlen_k = seqlen > 0 ? seqlen : m->max_positions, .d = m->head_dim,
                       .d_v = m->head_dim, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = m->dtype};
+        if (m->sliding_window > 0 && m->sliding_window < s.seqlen_k) { /* e.g. Mistral-7B: W tokens */
+            s.window = 1;
+            s.window_left = m->sliding_window - 1;
+            s.window_right = 0;
+        }
         rows[k].s = s;
         for (int h = 0; h < nh; h++)
             for (int a = 0; a < FA_NALGO; a++) {
@@ -494,11 +545,13 @@ int cmd_report(int argc, char **argv)
     /* Tables. */
     for (int k = 0; k < nm && !c.quiet; k++) {
         const fa_shape *s = &rows[k].s;
-        printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, causal, B = %" PRId64
-               ", N = %" PRId64 "; one attention layer, %s (x %" PRId64 " layers per model pass)\n",
-               models[k].m.name, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype), s->batch,
+        char wbuf[64] = "";
+        if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
+        printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, causal%s, B = %" PRId64
+               ", N = %" PRId64 "; one attention layer, %s (x %" PRId64 " layer%s per model pass)\n",
+               models[k].m.name, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype), wbuf, s->batch,
                s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
-               models[k].m.layers);
+               models[k].m.layers, models[k].m.layers == 1 ? "" : "s");
         printf("%-15s %-9s %5s %5s %12s %9s %12s %8s %12s %9s %8s\n", "hardware", "algo", "B_r", "B_c",
                "HBM bytes", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "bound");
         for (int h = 0; h < nh; h++)
@@ -519,6 +572,12 @@ int cmd_report(int argc, char **argv)
 
     /* Training: forward + backward on GPT-2 medium's shape, and the HBM footprint vs N. */
     if (rc == 0) rc = training(&c, hw, nh);
+    /* Long context: a sliding window (Mistral-7B) against full causal attention. */
+    for (int k = 0; k < nm && rc == 0; k++)
+        if (models[k].m.sliding_window > 0) {
+            rc = long_context(&c, &models[k], &hw[nh - 1]);
+            break;
+        }
     /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
     if (rc == 0) rc = infer_report(c.dir, c.quiet, hw, nh, c.written, &c.n_written, 64);
 
