@@ -1,0 +1,20 @@
+# TFLOP/s vs N of fasim's kernels beside PyTorch SDPA (flash = FlashAttention-2, cuDNN), one
+# head dim and mask per plot, from the measured CSVs (kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,...).
+# Usage: gnuplot -e "ours='fabench_sweep.csv'; sdpa='sdpa_sweep.csv'; hd=128; causal=0; outfile='x.png'" plots/tflops_vs_n.gp
+set terminal pngcairo size 1000,650 enhanced font ",11"
+set output outfile
+set datafile separator ","
+set key center right
+set logscale x 2
+set xlabel "sequence length N (batch x N = 16k tokens, H = 2048 / d)"
+set ylabel "TFLOP/s (FlashAttention-2 FLOP convention)"
+set title sprintf("Forward, d = %d, %s, H200 (measured in one call)", hd, causal ? "causal" : "non-causal") noenhanced
+set grid
+# one series = the rows of kernel k at this head dim and mask (awk filters, so lines connect)
+src(f, k) = sprintf("< awk -F, '$1 == \"%s\" && $7 == %d && $8 == %d' %s", k, hd, causal, f)
+plot src(ours, "v1") using 5:11 with linespoints lw 2 pt 5 title "v1 (FlashAttention-1 order, fp32)" noenhanced, \
+     src(ours, "v2") using 5:11 with linespoints lw 2 pt 7 title "v2 (FlashAttention-2 order, fp32)" noenhanced, \
+     src(ours, "v3_mt2") using 5:11 with linespoints lw 2 pt 9 title "v3_mt2 (tensor cores, bf16)" noenhanced, \
+     src(ours, "v3_br256") using 5:11 with linespoints lw 2 pt 11 title "v3_br256 (tensor cores, bf16)" noenhanced, \
+     src(sdpa, "sdpa_flash") using 5:11 with linespoints lw 2 dt 2 pt 13 title "PyTorch SDPA flash (FlashAttention-2)" noenhanced, \
+     src(sdpa, "sdpa_cudnn") using 5:11 with linespoints lw 2 dt 2 pt 15 title "PyTorch SDPA cuDNN" noenhanced
