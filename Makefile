@@ -44,7 +44,7 @@ $(eval $(call flavour,$(BUILD)/asan,$(SAN)))
 
 TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 
-.PHONY: all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
+.PHONY: fuzz all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
 .PHONY: exercise exercise-test tutorial tutorial-test
 .DEFAULT_GOAL := all
 
@@ -94,10 +94,17 @@ $(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(BUILD)/libfasim.a
 
 plots: all
 	./$(BUILD)/fasim report --quiet
-	@mkdir -p $(BUILD)/plots
-	@set -e; for d in 64 128; do for c in 0 1; do \
-	  gnuplot -e "ours='analysis/measured/h200/fabench_sweep.csv'; sdpa='analysis/measured/h200/sdpa_sweep.csv'; hd=$$d; causal=$$c; outfile='$(BUILD)/plots/tflops_d$${d}_causal$${c}.png'" plots/tflops_vs_n.gp; \
-	done; done; echo "plots: build/report/*.png, $(BUILD)/plots/tflops_d*_causal*.png (measured H200 TFLOP/s)"
+	./$(BUILD)/fasim check --study $(BUILD)/numerics --quiet
+
+# libFuzzer harness of the .npy reader (clang; not part of `make test`).  FUZZ_SECONDS=600 by default.
+FUZZ_SECONDS ?= 600
+fuzz: | deps
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)"; exit 2; }
+	@mkdir -p $(BUILD)/fuzz/corpus
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Isim -Ianalysis tests/fuzz/fuzz_npy.c analysis/npy.c \
+	    sim/precision.c sim/status.c -lm -o $(BUILD)/fuzz/fuzz_npy
+	cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	cd $(BUILD)/fuzz && ./fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 corpus
 
 clean:
 	rm -rf $(BUILD)

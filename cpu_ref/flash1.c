@@ -62,8 +62,8 @@ static fa_status update(fa_mem *mem, const fa_shape *sh, int64_t b, int64_t h, f
         double e_old = fa_num_exp(mem, m[i], mnew), e_new = fa_num_exp(mem, mt, mnew);
         double lnew = e_old * l[i] + e_new * lt;
         /* line 12: O_i = diag(l_new)^-1 (diag(l_i) e_old O_i + e_new P~_ij V_j) */
-        double a = lnew > 0 ? l[i] * e_old / lnew : 0.0;
-        double cc = lnew > 0 ? e_new / lnew : 0.0;
+        double a = lnew != 0 ? l[i] * e_old / lnew : 0.0;
+        double cc = lnew != 0 ? e_new / lnew : 0.0;
         for (int64_t k = 0; k < dv; k++) O[i * dv + k] *= a;
         for (int64_t j = 0; j < cols; j++) srow[j] *= cc;
         l[i] = lnew; /* line 13 */

@@ -101,8 +101,8 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
     if (B->O.data)
         for (int64_t r = 0; r < rows; r++) {
             double l = B->l.data[r];
-            for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = l > 0 ? B->O.data[r * dv + c] / l : 0.0;
-            B->m.data[r] = l > 0 ? fa_num_lse(mem, B->m.data[r], l) : -INFINITY; /* m_i now holds L_i */
+            for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = l != 0 ? B->O.data[r * dv + c] / l : 0.0;
+            B->m.data[r] = l != 0 ? fa_num_lse(mem, B->m.data[r], l) : -INFINITY; /* m_i now holds L_i */
         }
     FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O));  /* line 14 */
     FA_TRY(fa_store(mem, LSE, b, h, r0, rows, 0, 1, &B->m)); /* line 15 */

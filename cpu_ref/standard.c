@@ -122,7 +122,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
             for (int64_t r = 0; !st && Sij.data && r < rows; r++) {
                 double *row = Sij.data + r * Bc;
                 for (int64_t c = 0; c < cols; c++)
-                    row[c] = l.data[r] > 0 ? fa_num_exp(mem, row[c], m.data[r]) / l.data[r] : 0.0;
+                    row[c] = l.data[r] != 0 ? fa_num_exp(mem, row[c], m.data[r]) / l.data[r] : 0.0;
             }
             if (!st) st = fa_store(mem, P, b, h, r0, rows, c0, cols, &Sij);
             fa_mem_pop_weight(mem);

@@ -216,5 +216,41 @@ printf '0\n5\n5\n37\n100\n' > "$T/cu.txt"
     && pass "sweep --decode: 4 points (6 rows), counted == formula" || fail "sweep --decode"
 grep -q "== decoding: Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/decode.csv" ] && pass "report: decoding table" || fail "report decoding table"
 
+# ---- low precision and external kernels (docs/numerics.md, docs/validate.md) ----
+"$FASIM" check --dtype bf16 --seqlen 70 --seqlen-k 45 --causal --headdim 16 --format json > "$T/lp.json" \
+    && jq -e 'length == 3 and all(.[]; .pass and .max_abs_err > 0 and .max_abs_err <= 2 * .naive_abs_err)' "$T/lp.json" >/dev/null \
+    && pass "check --dtype bf16: every algorithm within 2x naive bf16" || fail "check --dtype bf16"
+"$FASIM" check --dtype fp16 --pass bwd --heads 4 --kv-heads 2 --seqlen 40 --headdim 8 --causal >/dev/null \
+    && pass "check --dtype fp16 --pass bwd (3x rule)" || fail "check --pass bwd"
+"$FASIM" check --dtype fp8_e4m3 --exp2 --seqlen 64 --headdim 32 --format csv | grep -q "^flash2,O,fp8_e4m3,.*,pass$" \
+    && pass "check --dtype fp8_e4m3 --exp2" || fail "check fp8 exp2"
+"$FASIM" check --save-npy "$T/npy" --dtype bf16 --heads 2 --seqlen 33 --seqlen-k 47 --headdim 8 --causal --layout bnhd --quiet
+X="--q $T/npy/q.npy --k $T/npy/k.npy --v $T/npy/v.npy"
+"$FASIM" check $X --out "$T/npy/o.npy" --lse "$T/npy/lse.npy" --dout "$T/npy/do.npy" --dq "$T/npy/dq.npy" \
+    --dk "$T/npy/dk.npy" --dv "$T/npy/dv.npy" --layout bnhd --bf16 --causal > "$T/ext.txt" \
+    && grep -q "^verdict: PASS" "$T/ext.txt" && [ "$(grep -c '  PASS$' "$T/ext.txt")" -eq 5 ] \
+    && pass "external .npy (bf16, (B, N, H, d), fwd + bwd): PASS" || fail "external npy: $(cat "$T/ext.txt")"
+expect_exit 1 "external: a wrong output fails" -- check $X --out "$T/npy/q.npy" --layout bnhd --bf16 --causal
+expect_exit 1 "external: the wrong mask fails" -- check $X --out "$T/npy/o.npy" --layout bnhd --bf16
+expect_exit 2 "external: bf16 bits without --bf16" -- check $X --out "$T/npy/o.npy" --layout bnhd
+expect_exit 2 "external: missing file" -- check $X --out "$T/npy/none.npy" --bf16
+printf 'PK\003\004 not a numpy file' > "$T/bad.npy"
+expect_exit 2 "external: bad magic" -- check $X --out "$T/bad.npy" --bf16
+grep -q "bad.npy: not a .npy file (bad magic)" "$T/err" && pass "bad magic names the file" || fail "bad magic message: $(cat "$T/err")"
+head -c 150 "$T/npy/o.npy" > "$T/trunc.npy"
+expect_exit 2 "external: truncated data" -- check $X --out "$T/trunc.npy" --bf16 --layout bnhd
+grep -q "trunc.npy: truncated data" "$T/err" && pass "truncation named" || fail "truncation message: $(cat "$T/err")"
+printf "\223NUMPY\001\000\106\000{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }            \n0123456789abcdef" > "$T/fortran.npy"
+expect_exit 2 "external: Fortran order" -- check $X --out "$T/fortran.npy" --bf16
+grep -q "Fortran order is not supported" "$T/err" && pass "Fortran order named" || fail "fortran message: $(cat "$T/err")"
+printf "\223NUMPY\001\000\032\000{'descr': '<f4', 'shape' }" > "$T/hdr.npy"
+expect_exit 2 "external: malformed header" -- check $X --out "$T/hdr.npy" --bf16
+expect_exit 2 "external: shape mismatch (k for v)" -- check --q "$T/npy/q.npy" --k "$T/npy/k.npy" --v "$T/npy/q.npy" --out "$T/npy/o.npy" --bf16 --layout bnhd
+grep -q "shape mismatch" "$T/err" && pass "shape mismatch named" || fail "shape mismatch message: $(cat "$T/err")"
+expect_exit 2 "external: --dout without --dq" -- check $X --out "$T/npy/o.npy" --dout "$T/npy/do.npy" --bf16
+"$FASIM" check --study "$T/study" --seqlen 32 --headdim 16 --no-plots --quiet \
+    && [ "$(wc -l < "$T/study/err_vs_n.csv")" -eq 41 ] && [ "$(wc -l < "$T/study/err_vs_d.csv")" -eq 21 ] \
+    && [ "$(wc -l < "$T/study/err_outliers.csv")" -eq 121 ] && pass "check --study writes the three CSVs" || fail "check --study"
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

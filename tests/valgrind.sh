@@ -20,6 +20,7 @@ run io --algo flash1 --seqlen 100 --trace "$T/t.csv"
 run check --seqlen 70 --seqlen-k 45 --causal --heads 4 --kv-heads 2 --headdim 16
 run sweep --vary seqlen=64:1024:x4 --quiet
 run report --no-plots --quiet --out-dir "$T/rep"
+run check --dtype bf16 --seqlen 40 --seqlen-k 33 --causal --headdim 8 --pass bwd
 run io --seqlen 0
 run io --model /nonexistent.json
 [ $fails -eq 0 ]

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_numerics.h"
 
 static const char *const check_help =
     "usage: fasim check [shape options] [--algo ...] [--seed S] [--tol T] [--format ...]\n"
@@ -21,7 +22,14 @@ static const char *const check_help =
     "  --causal[=bottom-right|top-left] --scale --dtype (bytes only) --block-r --block-c\n"
     "  --blocks fit|paper --hw --sram (as in fasim io)\n"
     "inference: --decode --kv-len N [--splits S|auto] [--gqa ...] [--page-size P] or\n"
-    "  --cu-seqlens LIST|FILE [--cu-seqlens-k ...]: the inference kernels against the reference\n";
+    "  --cu-seqlens LIST|FILE [--cu-seqlens-k ...]: the inference kernels against the reference\n"
+    "low precision (docs/numerics.md): --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2 runs every algorithm\n"
+    "  emulated in that precision beside naive attention in it; verdict max|out - ref| <= 2 max|naive - ref|\n"
+    "  (--pass bwd: the gradients, 3x); --exp2 (log2 e folded into the scale), --acc fp32|fp64\n"
+    "  --study DIR [--seqlen MAXN --headdim MAXD] [--no-plots]: error vs N, vs d, with outliers (CSV + PNG)\n"
+    "external kernels (docs/validate.md): --q q.npy --k k.npy --v v.npy --out o.npy [--lse lse.npy]\n"
+    "  [--dout do.npy --dq dq.npy --dk dk.npy --dv dv.npy] [--layout bhnd|bnhd] [--bf16] [--causal] [--scale]\n"
+    "  --save-npy DIR [--dtype] [shape options]: writes a sample problem as .npy files\n";
 
 /* Numeric mode holds S and P for standard: B*H*N_q*N_k doubles each. */
 #define NUMERIC_SP_LIMIT ((int64_t)1 << 25)
@@ -180,6 +188,9 @@ int cmd_check(int argc, char **argv)
             fputs(check_help, stdout);
             return 0;
         }
+    num_opts no; /* --dtype, external tensors, studies: cmd_numerics.c */
+    if (cli_numerics_args(&argc, argv, &no)) return EXIT_USAGE;
+    if (cli_numerics_wanted(&no)) return cmd_check_numerics(argc, argv, &no);
     cli_opts o;
     int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK | OPT_INFER, &o, NULL, 0, NULL);
     if (rc) return rc;

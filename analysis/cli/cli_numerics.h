@@ -1,0 +1,32 @@
+/* cli_numerics.h -- `fasim check` in low precision (--dtype), on an external kernel's tensors
+ * (--q --k --v --out ...), and the error studies (--study DIR): analysis/cli/cmd_numerics.c. */
+#ifndef FA_CLI_NUMERICS_H
+#define FA_CLI_NUMERICS_H
+
+#include "cli.h"
+
+typedef struct {
+    const char *q, *k, *v, *out, *lse, *dout, *dq, *dk, *dv; /* external tensors (.npy) */
+    int bnhd;             /* --layout bnhd: files are (B, N, H, d); default (B, H, N, d) */
+    int bf16;             /* --bf16: 16-bit integer .npy data holds bfloat16 bits */
+    int exp2;             /* --exp2: log2(e) folded into the scale, exp2 in the softmax */
+    int acc64;            /* --acc fp64: accumulate in fp64 instead of fp32 */
+    int bwd;              /* --pass bwd: check the gradients too */
+    const char *study;    /* --study DIR: error-study CSVs and plots */
+    const char *save_npy; /* --save-npy DIR: write a sample problem as .npy files */
+    int no_plots;         /* --no-plots (with --study) */
+    int dtype_given;      /* --dtype on the command line: emulate that precision */
+} num_opts;
+
+/* Removes the options above from argv (compacting it, updating *argc) into *no.
+ * Returns 0, or EXIT_USAGE with a message. */
+int cli_numerics_args(int *argc, char **argv, num_opts *no);
+
+/* 1 when the options ask for a low-precision, external, study or save run. */
+int cli_numerics_wanted(const num_opts *no);
+
+/* Runs it (argv already stripped of the options above).  Exit status 0, 1 (a check failed) or
+ * 2 (bad usage or input). */
+int cmd_check_numerics(int argc, char **argv, const num_opts *no);
+
+#endif
