@@ -94,6 +94,10 @@ $(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(BUILD)/libfasim.a
 
 plots: all
 	./$(BUILD)/fasim report --quiet
+	@mkdir -p $(BUILD)/plots
+	@set -e; for d in 64 128; do for c in 0 1; do \
+	  gnuplot -e "ours='analysis/measured/h200/fabench_sweep.csv'; sdpa='analysis/measured/h200/sdpa_sweep.csv'; hd=$$d; causal=$$c; outfile='$(BUILD)/plots/tflops_d$${d}_causal$${c}.png'" plots/tflops_vs_n.gp; \
+	done; done; echo "plots: build/report/*.png, $(BUILD)/plots/tflops_d*_causal*.png (measured H200 TFLOP/s)"
 	./$(BUILD)/fasim check --study $(BUILD)/numerics --quiet
 
 # libFuzzer harness of the .npy reader (clang; not part of `make test`).  FUZZ_SECONDS=600 by default.

@@ -44,7 +44,22 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
     if (per_sm < 1) per_sm = 1;
     if (per_sm > 32) per_sm = 32;
     int slots = hw->sms * (int)per_sm;
-    fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, 128, 16, slots, (uint64_t)1 << 26);
+    /* The replay records every transfer: count them first (count-only, merged: cheap) and
+     * refuse at once when there are too many. */
+    const uint64_t limit = (uint64_t)1 << 26;
+    fa_mem *cm = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
+    if (!cm) return FA_ENOMEM;
+    fa_status st0 = fa_run_pass(p, a, cm, s, bk);
+    uint64_t n = 0;
+    const fa_counts *c = fa_mem_counts(cm);
+    for (int t = 0; st0 == FA_OK && t < c->n_tensors; t++) n += c->tensor[t].loads + c->tensor[t].stores;
+    fa_mem_free(cm);
+    if (st0) return st0;
+    if (n > limit)
+        FA_FAIL(FA_EINVAL, "--l2 replays every tile transfer: %s %s has %llu, over the limit of %llu; "
+                "use a smaller shape (fewer heads, a shorter N or larger tiles)",
+                fa_algo_name(a), fa_pass_name(p), (unsigned long long)n, (unsigned long long)limit);
+    fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, 128, 16, slots, limit);
     if (!l2) return FA_ENOMEM;
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) {

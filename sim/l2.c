@@ -24,7 +24,9 @@ struct fa_l2 {
     uint64_t sets;
     uint64_t *tag;  /* sets * ways; UINT64_MAX = empty */
     uint64_t *used; /* LRU stamps */
-    uint8_t *dirty;
+    uint8_t *dirty; /* per way: mask of dirty sectors */
+    uint8_t *valid; /* per way: mask of sectors present */
+    int sector;     /* bytes per sector (32, or the line when smaller) */
     uint64_t clock;
     rec *recs;
     uint64_t n, cap, max;
@@ -40,7 +42,7 @@ struct fa_l2 {
 fa_l2 *fa_l2_alloc(uint64_t capacity_bytes, int line_bytes, int ways, int slots,
                    uint64_t max_transfers)
 {
-    if (line_bytes <= 0 || ways <= 0 || slots <= 0 ||
+    if (line_bytes <= 0 || line_bytes > 256 || ways <= 0 || slots <= 0 ||
         capacity_bytes < (uint64_t)line_bytes * (uint64_t)ways) {
         fa_error(FA_EINVAL, __FILE__, __LINE__,
                  "L2: capacity %" PRIu64 " B, line %d B, %d ways, %d slots do not make a cache",
@@ -59,7 +61,9 @@ fa_l2 *fa_l2_alloc(uint64_t capacity_bytes, int line_bytes, int ways, int slots,
     l->tag = malloc(nl * sizeof *l->tag);
     l->used = calloc(nl, sizeof *l->used);
     l->dirty = calloc(nl, 1);
-    if (!l->tag || !l->used || !l->dirty) goto nomem;
+    l->valid = calloc(nl, 1);
+    l->sector = line_bytes < 32 ? line_bytes : 32;
+    if (!l->tag || !l->used || !l->dirty || !l->valid) goto nomem;
     memset(l->tag, 0xff, nl * sizeof *l->tag);
     return l;
 nomem:
@@ -74,6 +78,7 @@ void fa_l2_free(fa_l2 *l)
     free(l->tag);
     free(l->used);
     free(l->dirty);
+    free(l->valid);
     free(l->recs);
     free(l);
 }
@@ -131,30 +136,36 @@ void fa_l2_sink(void *ctx, const fa_transfer *t)
     r->write = (uint8_t)t->write;
 }
 
-static void access_line(fa_l2 *l, uint64_t line, int write)
+/* One access to `line` touching the sectors in `mask`.  Sectored like Hopper's L2: a line is
+ * allocated whole, but only the sectors touched are fetched (reads) or marked dirty (writes),
+ * and only dirty sectors are written back. */
+static void access_line(fa_l2 *l, uint64_t line, unsigned mask, int write)
 {
     uint64_t set = line % l->sets;
     uint64_t *tg = l->tag + set * (uint64_t)l->ways;
     uint64_t *us = l->used + set * (uint64_t)l->ways;
-    uint8_t *dt = l->dirty + set * (uint64_t)l->ways;
+    uint8_t *dt = l->dirty + set * (uint64_t)l->ways, *vl = l->valid + set * (uint64_t)l->ways;
+    const uint64_t S = (uint64_t)l->sector;
     l->clock++;
     l->res.accesses++;
     int victim = 0;
     for (int w = 0; w < l->ways; w++) {
         if (tg[w] == line) {
             us[w] = l->clock;
-            if (write) dt[w] = 1;
+            if (write) dt[w] |= (uint8_t)mask;
+            else l->res.dram_read_bytes += S * (uint64_t)__builtin_popcount(mask & ~vl[w] & 0xffu);
+            vl[w] |= (uint8_t)mask;
             return;
         }
         if (us[w] < us[victim]) victim = w;
     }
     l->res.misses++;
-    if (tg[victim] != UINT64_MAX && dt[victim]) l->res.dram_write_bytes += (uint64_t)l->line;
-    /* write-allocate without a fill: a store is assumed to cover its lines */
-    if (!write) l->res.dram_read_bytes += (uint64_t)l->line;
+    if (tg[victim] != UINT64_MAX) l->res.dram_write_bytes += S * (uint64_t)__builtin_popcount(dt[victim]);
+    if (!write) l->res.dram_read_bytes += S * (uint64_t)__builtin_popcount(mask); /* write-allocate, no fill */
     tg[victim] = line;
     us[victim] = l->clock;
-    dt[victim] = (uint8_t)write;
+    vl[victim] = (uint8_t)mask;
+    dt[victim] = write ? (uint8_t)mask : 0;
 }
 
 /* Set sampling: only lines whose set index is a multiple of f are simulated (f divides the
@@ -164,11 +175,17 @@ static void access_line(fa_l2 *l, uint64_t line, int write)
 
 static void replay(fa_l2 *l, const rec *r, uint64_t f)
 {
-    uint64_t L = (uint64_t)l->line;
+    const uint64_t L = (uint64_t)l->line, S = (uint64_t)l->sector;
     for (uint32_t i = 0; i < r->rows; i++) {
-        uint64_t a = r->addr + (uint64_t)i * r->stride;
-        uint64_t first = a / L, last = (a + r->seg_bytes - 1) / L;
-        for (uint64_t line = (first + f - 1) / f * f; line <= last; line += f) access_line(l, line, r->write);
+        uint64_t a = r->addr + (uint64_t)i * r->stride, e = a + r->seg_bytes; /* [a, e) */
+        uint64_t first = a / L, last = (e - 1) / L;
+        for (uint64_t line = (first + f - 1) / f * f; line <= last; line += f) {
+            uint64_t lo = a > line * L ? a - line * L : 0;
+            uint64_t hi = e < (line + 1) * L ? e - line * L : L;
+            unsigned mask = 0;
+            for (uint64_t sct = lo / S; sct <= (hi - 1) / S; sct++) mask |= 1u << sct;
+            access_line(l, line, mask, r->write);
+        }
     }
 }
 
@@ -235,7 +252,7 @@ fa_status fa_l2_run(fa_l2 *l, fa_l2_result *out)
     }
     /* flush: dirty lines still in the cache reach DRAM */
     for (uint64_t i = 0; i < l->sets * (uint64_t)l->ways; i++)
-        if (l->tag[i] != UINT64_MAX && l->dirty[i]) l->res.dram_write_bytes += (uint64_t)l->line;
+        if (l->tag[i] != UINT64_MAX) l->res.dram_write_bytes += (uint64_t)l->sector * (uint64_t)__builtin_popcount(l->dirty[i]);
     l->res.dram_read_bytes *= f;
     l->res.dram_write_bytes *= f;
     l->res.sample = (int)f;

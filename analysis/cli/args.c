@@ -1,9 +1,12 @@
 /* args.c -- option parsing shared by the fasim commands, and small output helpers. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -332,8 +335,42 @@ fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
 int cli_open(cli_file *cf, const char *path)
 {
     memset(cf, 0, sizeof *cf);
-    snprintf(cf->path, sizeof cf->path, "%s", path);
-    snprintf(cf->tmp, sizeof cf->tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (strlen(path) >= sizeof cf->path - 32) {
+        fprintf(stderr, "fasim: output path is %zu characters long (limit %zu)\n", strlen(path),
+                sizeof cf->path - 33);
+        return EXIT_USAGE;
+    }
+    /* A symbolic link is followed (the file it names is replaced, the link stays); a device,
+     * FIFO or other non-regular file is written in place (no temporary file, no rename). */
+    char target[PATH_MAX];
+    const char *t = path;
+    struct stat st;
+    if (stat(path, &st) == 0) { /* follows links */
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "fasim: cannot write %s: it is a directory\n", path);
+            return EXIT_USAGE;
+        }
+        if (!S_ISREG(st.st_mode)) { /* device, FIFO, /dev/stdout: write through the path */
+            memcpy(cf->path, path, strlen(path) + 1);
+            cf->f = fopen(path, "w");
+            cf->direct = 1;
+            if (!cf->f) {
+                fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(errno));
+                return EXIT_USAGE;
+            }
+            return 0;
+        }
+        struct stat lst;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) { /* replace the file, keep the link */
+            if (!realpath(path, target) || strlen(target) >= sizeof cf->path - 32) {
+                fprintf(stderr, "fasim: cannot resolve the link %s\n", path);
+                return EXIT_USAGE;
+            }
+            t = target;
+        }
+    }
+    memcpy(cf->path, t, strlen(t) + 1);
+    snprintf(cf->tmp, sizeof cf->tmp, "%s.tmp.%ld", cf->path, (long)getpid());
     cf->f = fopen(cf->tmp, "w");
     if (!cf->f) {
         fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(errno));
@@ -345,6 +382,15 @@ int cli_open(cli_file *cf, const char *path)
 int cli_commit(cli_file *cf)
 {
     if (!cf->f) return 0;
+    if (cf->direct) { /* a device or FIFO: nothing to rename */
+        int bad = ferror(cf->f) | (fclose(cf->f) != 0);
+        cf->f = NULL;
+        if (bad) {
+            fprintf(stderr, "fasim: cannot write %s: %s\n", cf->path, strerror(errno));
+            return EXIT_RUN;
+        }
+        return 0;
+    }
     int bad = ferror(cf->f);
     if (fclose(cf->f) != 0) bad = 1;
     cf->f = NULL;
@@ -361,7 +407,7 @@ void cli_abort(cli_file *cf)
     if (!cf->f) return;
     fclose(cf->f);
     cf->f = NULL;
-    remove(cf->tmp);
+    if (!cf->direct) remove(cf->tmp);
 }
 
 const char *cli_bytes(double b, char *buf, size_t n)

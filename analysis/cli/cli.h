@@ -91,6 +91,7 @@ typedef struct {
     FILE *f;
     char path[1024];
     char tmp[1060];
+    int direct; /* writing a device or FIFO in place */
 } cli_file;
 int cli_open(cli_file *cf, const char *path);
 int cli_commit(cli_file *cf);

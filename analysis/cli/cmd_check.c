@@ -136,7 +136,9 @@ static int check_config(const cli_opts *o, const fa_shape *s, fa_blocks bk, gsl_
         cr.pass = cr.rel_o <= o->tol && cr.abs_lse <= o->tol * fmax(1.0, maxlse);
         if (isnan(cr.abs_o) || isnan(cr.abs_lse)) cr.pass = 0;
         if (!cr.pass) *any_fail = 1;
-        const char *c = s->causal == FA_CAUSAL_NONE ? "none" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left";
+        char cbuf[256];
+        const char *c = s->causal == FA_CAUSAL_NONE && !fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)
+                            ? "none" : cli_mask_text(s, cbuf, sizeof cbuf);
         if (o->format == FMT_TABLE) {
             printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
                    " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64

@@ -1,8 +1,13 @@
 /* main.c -- the `fasim` command: io, report, sweep, check. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+
+#ifndef FASIM_VERSION
+#define FASIM_VERSION "0.1.0"
+#endif
 
 static const char *const help =
     "fasim -- educational simulator and IO-cost analyzer for FlashAttention\n"
@@ -18,11 +23,29 @@ static const char *const help =
     "  animate  PNG frames and an animated GIF of the tiles moving (--heatmap: reads/writes per tile)\n"
     "exit status: 0 ok, 1 failure while running or a failed check, 2 bad usage or input\n";
 
+static int dispatch(int argc, char **argv);
+
+/* Every command's output goes through stdout; a full disk or a closed pipe must not pass
+ * silently as success. */
 int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "fasim: cannot write standard output: %s\n", strerror(errno));
+        return rc ? rc : EXIT_RUN;
+    }
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "fasim: no command given (io, report, sweep, check, compare, explain, animate; see fasim --help)\n");
         return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        puts("fasim " FASIM_VERSION);
+        return 0;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(help, stdout);
