@@ -50,7 +50,8 @@ double fa_bound_bytes(fa_algo a, const fa_shape *s, uint64_t M);
 fa_status fa_blocks_fit(const fa_shape *s, uint64_t M, fa_blocks *out);
 
 /* --blocks paper: Algorithm 1 line 1 with M in elements (M / e):
- * B_c = ceil(M / 4d), B_r = min(ceil(M / 4d), d).  *overflow receives how many bytes the
+ * B_c = ceil(M / 4d), B_r = min(ceil(M / 4d), d), each clamped to its sequence length (N_k,
+ * N_q).  *overflow receives how many bytes the
  * buffers need beyond M (0 if they fit). */
 void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *overflow);
 

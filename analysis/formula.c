@@ -183,8 +183,10 @@ void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *ov
     uint64_t Mel = M / (uint64_t)fa_dtype_bytes(s->dtype); /* M in elements */
     int64_t b = (int64_t)((Mel + 4 * (uint64_t)s->d - 1) / (4 * (uint64_t)s->d));
     if (b < 1) b = 1;
-    out->block_c = b;
-    out->block_r = b < s->d ? b : s->d;
+    /* a tile longer than the sequence holds nothing more: clamp to N_k and N_q */
+    out->block_c = b < s->seqlen_k ? b : s->seqlen_k;
+    int64_t br = b < s->d ? b : s->d;
+    out->block_r = br < s->seqlen_q ? br : s->seqlen_q;
     uint64_t need = fa_sram_need(FA_ALGO_FLASH1, s, *out);
     *overflow = need > M ? need - M : 0;
 }

@@ -33,7 +33,7 @@ int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *o
     const char *p = val;
     while (*p == ' ') p++;
     if (*p == '-' || *p == '+' || !(*p >= '0' && *p <= '9')) {
-        fprintf(stderr, "fasim: %s = '%s' is not a positive integer (allowed: %" PRId64 " .. %" PRId64 ")\n",
+        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]\n",
                 opt, val, lo, hi);
         return EXIT_USAGE;
     }
@@ -41,7 +41,7 @@ int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *o
     char *end;
     long long v = strtoll(p, &end, 10);
     if (errno == ERANGE || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "fasim: %s = '%s' is out of range or not an integer (allowed: %" PRId64 " .. %" PRId64 ")\n",
+        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]\n",
                 opt, val, lo, hi);
         return EXIT_USAGE;
     }
@@ -169,7 +169,9 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
                 for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                     fa_algo al;
                     if (fa_algo_parse(t, &al)) return cli_fail(FA_EINVAL);
-                    if (o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
+                    int dup = 0;
+                    for (int q = 0; q < o->n_algos; q++) dup |= o->algos[q] == (int)al;
+                    if (!dup && o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
                 }
                 if (o->n_algos == 0) return usage_err("--algo '%s' names no algorithm%s", s, "");
             }
@@ -181,7 +183,10 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         } else if ((accept & OPT_HW) && IS("--sram")) {
             const char *s = NEXT();
             if (!s) return usage_err("%s needs a value%s", name, "");
-            if (fa_parse_bytes(s, &o->sram)) return cli_fail(FA_EINVAL);
+            if (fa_parse_bytes(s, &o->sram)) {
+                fprintf(stderr, "fasim: --sram: %s\n", fa_last_error());
+                return EXIT_USAGE;
+            }
             if (o->sram == 0) return usage_err("--sram = '%s' must be > 0 bytes%s", s, "");
         } else if ((accept & OPT_HW) && (IS("--block-r") || IS("--block-c"))) {
             if (cli_int(name, NEXT(), 1, 1 << 20, &v)) return EXIT_USAGE;
@@ -207,7 +212,8 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         } else if ((accept & OPT_TRACE) && IS("--trace")) {
             o->trace_path = NEXT();
             if (!o->trace_path || !*o->trace_path) return usage_err("--trace needs a file%s%s", "", "");
-        } else if ((accept & OPT_TRACE) && IS("--breakdown")) {
+        } else if ((accept & (OPT_TRACE | OPT_BREAKDOWN)) && IS("--breakdown")) {
+            if (val) return usage_err("--breakdown takes no value (got '%s')%s", val, "");
             o->breakdown = 1;
         } else if ((accept & OPT_OUT) && IS("--out")) {
             o->out_path = NEXT();
@@ -230,8 +236,10 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             if (!s) return usage_err("%s needs a value%s", name, "");
             if (fa_pass_parse(s, &o->pass)) return cli_fail(FA_EINVAL);
         } else if ((accept & OPT_L2) && IS("--l2")) {
+            if (val) return usage_err("--l2 takes no value (got '%s')%s", val, "");
             o->l2 = 1;
         } else if ((accept & OPT_QUIET) && IS("--quiet")) {
+            if (val) return usage_err("--quiet takes no value (got '%s')%s", val, "");
             o->quiet = 1;
         } else if (extra && n_extra && *n_extra < max_extra && strncmp(a, "--", 2) == 0 &&
                    !eq && i + 1 < argc) {
@@ -418,7 +426,7 @@ const char *cli_bytes(double b, char *buf, size_t n)
         b /= 1024;
         k++;
     }
-    if (k == 0) snprintf(buf, n, "%.0f B", b);
+    if (k == 0) snprintf(buf, n, b < 1 && b > 0 ? "%.3g B" : "%.0f B", b);
     else snprintf(buf, n, "%.4g %s", b, u[k]);
     return buf;
 }

@@ -62,6 +62,7 @@ enum {
     OPT_QUIET = 1 << 8,  /* --quiet */
     OPT_L2 = 1 << 9,     /* --l2 */
     OPT_PASS = 1 << 10,  /* --pass */
+    OPT_BREAKDOWN = 1 << 11, /* --breakdown alone (sweep: without --trace) */
     OPT_INFER = 1 << 20, /* --decode --kv-len --splits --gqa --page-size --cu-seqlens[-k] */
 };
 

@@ -139,12 +139,14 @@ static int check_config(const cli_opts *o, const fa_shape *s, fa_blocks bk, gsl_
         char cbuf[256];
         const char *c = s->causal == FA_CAUSAL_NONE && !fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)
                             ? "none" : cli_mask_text(s, cbuf, sizeof cbuf);
+        char lse_txt[32] = "n/a"; /* standard attention computes no LSE */
+        if (a != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", cr.abs_lse);
         if (o->format == FMT_TABLE) {
             printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
                    " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
-                   "  abs %.3e  rel %.3e  lse %.3e  %s\n",
+                   "  abs %.3e  rel %.3e  lse %-9s  %s\n",
                    fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-                   s->d_v, c, bk.block_r, bk.block_c, cr.abs_o, cr.rel_o, cr.abs_lse,
+                   s->d_v, c, bk.block_r, bk.block_c, cr.abs_o, cr.rel_o, lse_txt,
                    cr.pass ? "PASS" : "FAIL");
         } else if (o->format == FMT_CSV) {
             printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
@@ -165,9 +167,10 @@ static int check_config(const cli_opts *o, const fa_shape *s, fa_blocks bk, gsl_
             json_object_set_new(j, "causal", json_string(c));
             json_object_set_new(j, "block_r", json_integer(bk.block_r));
             json_object_set_new(j, "block_c", json_integer(bk.block_c));
-            json_object_set_new(j, "max_abs_err", json_real(cr.abs_o));
-            json_object_set_new(j, "max_rel_err", json_real(cr.rel_o));
-            json_object_set_new(j, "lse_abs_err", json_real(cr.abs_lse));
+            /* NaN or inf errors are JSON null (JSON has no NaN); standard computes no LSE */
+            json_object_set_new(j, "max_abs_err", isfinite(cr.abs_o) ? json_real(cr.abs_o) : json_null());
+            json_object_set_new(j, "max_rel_err", isfinite(cr.rel_o) ? json_real(cr.rel_o) : json_null());
+            json_object_set_new(j, "lse_abs_err", a != FA_ALGO_STANDARD && isfinite(cr.abs_lse) ? json_real(cr.abs_lse) : json_null());
             json_object_set_new(j, "pass", json_boolean(cr.pass));
             json_array_append_new(arr, j);
         }

@@ -70,6 +70,11 @@ static int parse_vary(const char *spec, vary *vy)
     vy->n = 0;
     char *c1 = strchr(buf, ':');
     if (!c1) { /* list */
+        size_t bl = strlen(buf);
+        if (bl == 0 || buf[0] == ',' || buf[bl - 1] == ',' || strstr(buf, ",,")) {
+            fprintf(stderr, "fasim: --vary %s=%s: an empty item in the list\n", vy->name, eq + 1);
+            return EXIT_USAGE;
+        }
         for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (vy->n >= 4096) break;
             if (parse_value(vy->name, t, &vy->v[vy->n++])) return EXIT_USAGE;
@@ -110,6 +115,22 @@ static int parse_vary(const char *spec, vary *vy)
     return 0;
 }
 
+/* 1 when the option a --vary name stands for was also given as a fixed value. */
+static int given(const cli_opts *o, const char *name)
+{
+    if (!strcmp(name, "seqlen")) return o->shape.seqlen_q >= 0;
+    if (!strcmp(name, "seqlen-k")) return o->shape.seqlen_k >= 0;
+    if (!strcmp(name, "headdim")) return o->shape.d >= 0;
+    if (!strcmp(name, "headdim-v")) return o->shape.d_v >= 0;
+    if (!strcmp(name, "batch")) return o->shape.batch >= 0;
+    if (!strcmp(name, "heads")) return o->shape.heads >= 0;
+    if (!strcmp(name, "kv-heads")) return o->shape.kv_heads >= 0;
+    if (!strcmp(name, "sram")) return o->sram != 0;
+    if (!strcmp(name, "block-r")) return o->block_r > 0;
+    if (!strcmp(name, "block-c")) return o->block_c > 0;
+    return 0;
+}
+
 static void apply(cli_opts *o, const char *name, uint64_t v)
 {
     int64_t x = (int64_t)v;
@@ -142,7 +163,8 @@ int cmd_sweep(int argc, char **argv)
     int fmt_given = 0;
     for (int i = 2; i < argc; i++) fmt_given |= !strncmp(argv[i], "--format", 8);
     int rc = cli_parse(argc, argv, 2,
-                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS | OPT_INFER,
+                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS |
+                           OPT_INFER | OPT_L2 | OPT_BREAKDOWN,
                        &base, extra, 2 * MAX_VARY + 2, &n_extra);
     if (rc) return rc;
     if (!fmt_given) base.format = FMT_CSV;
@@ -169,6 +191,11 @@ int cmd_sweep(int argc, char **argv)
             return EXIT_USAGE;
         }
         if ((rc = parse_vary(spec, &vy[nv]))) return rc;
+        if (given(&base, vy[nv].name)) {
+            fprintf(stderr, "fasim: --vary %s and --%s both given: vary it or fix it, not both\n", vy[nv].name,
+                    vy[nv].name);
+            return EXIT_USAGE;
+        }
         for (int k = 0; k < nv; k++)
             if (!strcmp(vy[k].name, vy[nv].name)) {
                 fprintf(stderr, "fasim: --vary %s given twice\n", vy[nv].name);
@@ -206,6 +233,21 @@ int cmd_sweep(int argc, char **argv)
     json_t *arr = base.format == FMT_JSON ? json_array() : NULL;
     int tty = isatty(2);
     rc = 0;
+    /* Every point is checked (shape, masks, tiles) before anything runs or is printed. */
+    for (long p = 0; p < total && rc == 0; p++) {
+        cli_opts o = base;
+        long rem = p;
+        for (int k = nv - 1; k >= 0; k--) {
+            apply(&o, vy[k].name, vy[k].v[rem % vy[k].n]);
+            rem /= vy[k].n;
+        }
+        if ((rc = cli_resolve(&o))) break;
+        if (o.decode || o.varlen) continue;
+        fa_blocks bk;
+        uint64_t over;
+        fa_status st = cli_blocks(&o, &bk, &over);
+        if (st) rc = cli_fail(st);
+    }
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
         cli_col cols[MAX_VARY];
@@ -234,6 +276,7 @@ int cmd_sweep(int argc, char **argv)
             uint64_t over;
             fa_status st = cli_blocks(&o, &bk, &over);
             if (!st) st = fa_io_run(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
+            if (!st && o.l2) st = fa_io_l2(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, &r[n]);
             if (st) {
                 rc = cli_fail(st);
                 break;
