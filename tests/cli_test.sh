@@ -252,5 +252,46 @@ expect_exit 2 "external: --dout without --dq" -- check $X --out "$T/npy/o.npy" -
     && [ "$(wc -l < "$T/study/err_vs_n.csv")" -eq 41 ] && [ "$(wc -l < "$T/study/err_vs_d.csv")" -eq 21 ] \
     && [ "$(wc -l < "$T/study/err_outliers.csv")" -eq 121 ] && pass "check --study writes the three CSVs" || fail "check --study"
 
+# ---- masks, modifiers, dropout (docs/variants.md) ----
+expect_exit 2 "window without numbers" -- io --window 5
+expect_exit 2 "window both unbounded" -- io --window -1,-1
+expect_exit 2 "window below -1" -- io --window -3,0
+expect_exit 2 "softcap negative" -- io --softcap -2
+expect_exit 2 "dropout 1" -- io --dropout 1
+expect_exit 2 "dropout junk" -- io --dropout abc
+expect_exit 2 "alibi with a value" -- io --alibi=yes
+printf '32 32\n1 0\n1 1\n' > "$T/bm_bad.txt"
+expect_exit 2 "block mask of the wrong size" -- io --seqlen 128 --block-mask "$T/bm_bad.txt"
+printf '32 32\n1 0 x\n' > "$T/bm_junk.txt"
+expect_exit 2 "block mask with junk" -- io --seqlen 64 --seqlen-k 96 --block-mask "$T/bm_junk.txt"
+expect_exit 2 "block mask missing" -- io --block-mask "$T/none.txt"
+expect_exit 2 "doc-mask sum" -- io --seqlen 100 --doc-mask 30,50
+expect_exit 2 "doc-mask with N_q != N_k" -- io --seqlen 100 --seqlen-k 90 --doc-mask 50,50
+printf '0 1\n0 1\n' > "$T/cm_short.txt"
+expect_exit 2 "column mask too short" -- io --seqlen 4 --col-mask "$T/cm_short.txt"
+printf '10\n01\n' > "$T/dm.txt"
+expect_exit 2 "dense mask of the wrong size" -- io --seqlen 3 --mask "$T/dm.txt"
+printf '32 32\n1 0 0\n1 1 0\n0 1 1\n0 0 1\n' > "$T/bm.txt"
+"$FASIM" io --seqlen 128 --seqlen-k 96 --block-mask "$T/bm.txt" --block-r 32 --block-c 32 --pass fwdbwd --format json \
+    | jq -e 'all(.[]; .formula_match)' >/dev/null && pass "block mask: counted == closed form, fwd + bwd" || fail "block mask io"
+# flash2 K bytes with a block mask aligned to the tiles: 6 nonzero blocks x 32 keys x 64 x 2 B
+v=$("$FASIM" io --seqlen 128 --seqlen-k 96 --block-mask "$T/bm.txt" --block-r 32 --block-c 32 --algo flash2 --format json | jq '.[0].tensors.K.read_bytes')
+[ "$v" = "24576" ] && pass "block-sparse K bytes (hand value)" || fail "block-sparse K bytes: $v"
+"$FASIM" check --seqlen 90 --seqlen-k 120 --window 20,3 --alibi --softcap 4 --dropout 0.25 --seed 5 --heads 4 --kv-heads 2 --block-r 16 --block-c 32 --format json \
+    | jq -e 'length == 3 and all(.[]; .pass)' >/dev/null && pass "check: window + ALiBi + softcap + dropout" || fail "check variants"
+"$FASIM" io --window 1023,0 --seqlen 8192 --algo flash2 | grep -q "window (1023, 0)" && pass "io names the window" || fail "io window text"
+
+# ---- output robustness ----
+echo real > "$T/real.csv"; ln -s "$T/real.csv" "$T/link.csv"
+"$FASIM" io --algo flash2 --seqlen 20 --trace "$T/link.csv" >/dev/null
+[ -L "$T/link.csv" ] && head -1 "$T/real.csv" | grep -q '^step,' && pass "--trace through a symlink keeps the link" || fail "--trace symlink"
+"$FASIM" io --algo flash2 --seqlen 20 --trace /dev/stdout | head -1 | grep -q '^step,' && [ -L /dev/stdout ] && pass "--trace /dev/stdout writes in place" || fail "--trace /dev/stdout"
+expect_exit 2 "--trace to a directory" -- io --algo flash2 --trace "$T"
+if [ -w /dev/full ]; then "$FASIM" io > /dev/full 2>"$T/err"; rc=$?; [ $rc -eq 1 ] && grep -q "cannot write standard output" "$T/err" && pass "stdout write error exits 1" || fail "stdout /dev/full: rc $rc"; fi
+expect_exit 2 "sweep: vary and fix" -- sweep --vary seqlen=64 --seqlen 128
+expect_exit 2 "sweep: empty list item" -- sweep --vary seqlen=1,,2
+expect_exit 2 "--l2 too large, at once" -- io --l2 --seqlen 1048576 --headdim 128 --heads 32 --kv-heads 8 --algo flash2
+"$FASIM" --version | grep -q '^fasim ' && pass "--version" || fail "--version"
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]
