@@ -294,4 +294,9 @@ fa_status fa_infer_io_run(const fa_shape *s, fa_blocks bk, const fa_infer_opts *
 fa_status fa_infer_best_splits(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
                                const fa_varlen *vl, uint64_t M, const fa_hw *hw, int64_t *S);
 
+/* Closed form of fa_varlen_backward (FlashAttention-2 backward per sequence; a sequence with
+ * queries and no keys stores dQ = 0).  Errors: FA_EINVAL (shape, cu_seqlens), FA_EOVERFLOW. */
+fa_status fa_formula_varlen_bwd(const fa_shape *s, fa_blocks bk, const fa_varlen *vl,
+                                fa_pass_formula *out);
+
 #endif

@@ -119,4 +119,19 @@ void fa_lse_merge(int64_t n, const double *lse, const double *O_parts, int64_t l
  * 4S + 2 for the LSE (max, exp, sum, log) and S (2 + 2 d_v) for the weighted sum. */
 uint64_t fa_combine_flops_per_row(int64_t S, int64_t dv);
 
+/* Backward of a variable-length batch: FlashAttention-2 backward (fa_flash2_backward) per
+ * sequence with its own causal anchor; O and LSE from fa_varlen_forward.  Packed layouts as the
+ * forward: Q, O, dO, dQ (1, H, N_q, *), K, V, dK, dV (1, H_kv, N_k, *), LSE (1, H, N_q).
+ * A sequence with queries and no keys gets dQ = 0 (stored); keys of a sequence with no queries
+ * get dK = dV = 0 (not stored: no thread block runs for it).  Count-only: all arrays NULL.
+ * Errors: FA_EINVAL (shape, cu_seqlens, blocks), FA_ENOSRAM, FA_EOVERFLOW, FA_ENOMEM. */
+fa_status fa_varlen_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa_varlen *vl,
+                             const double *Q, const double *K, const double *V, const double *O,
+                             const double *LSE, const double *dO, double *dQ, double *dK, double *dV);
+
+/* fp64 reference of the varlen backward (fa_reference_backward per sequence). */
+fa_status fa_varlen_reference_backward(const fa_shape *s, const fa_varlen *vl, const double *Q,
+                                       const double *K, const double *V, const double *dO,
+                                       double *dQ, double *dK, double *dV);
+
 #endif

@@ -293,5 +293,13 @@ expect_exit 2 "sweep: empty list item" -- sweep --vary seqlen=1,,2
 expect_exit 2 "--l2 too large, at once" -- io --l2 --seqlen 1048576 --headdim 128 --heads 32 --kv-heads 8 --algo flash2
 "$FASIM" --version | grep -q '^fasim ' && pass "--version" || fail "--version"
 
+# ---- varlen backward ----
+"$FASIM" io --cu-seqlens 0,5,5,37,1000 --heads 4 --kv-heads 2 --causal --pass bwd --format json | jq -e '.[0].formula_match and .[0].pass == "bwd"' >/dev/null \
+    && pass "io --cu-seqlens --pass bwd: counted == closed form" || fail "varlen bwd io"
+"$FASIM" check --cu-seqlens 0,5,5,37,100 --cu-seqlens-k 0,9,20,20,91 --causal --heads 4 --kv-heads 2 --headdim 24 --pass bwd | grep -q PASS \
+    && pass "check --cu-seqlens --pass bwd (empty sequences)" || fail "varlen bwd check"
+expect_exit 2 "decode has no backward" -- io --decode --kv-len 100 --pass bwd
+expect_exit 2 "varlen with a window" -- io --cu-seqlens 0,5,9 --window 3,0
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

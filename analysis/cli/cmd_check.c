@@ -195,10 +195,15 @@ int cmd_check(int argc, char **argv)
         }
     num_opts no; /* --dtype, external tensors, studies: cmd_numerics.c */
     if (cli_numerics_args(&argc, argv, &no)) return EXIT_USAGE;
-    if (cli_numerics_wanted(&no)) return cmd_check_numerics(argc, argv, &no);
+    int varlen_args = 0; /* --cu-seqlens ... --pass bwd: the varlen backward, not the numerics path */
+    for (int i = 2; i < argc; i++) varlen_args |= !strncmp(argv[i], "--cu-seqlens", 12);
+    int only_pass = no.bwd && !no.dtype_given && !no.q && !no.k && !no.v && !no.out && !no.study &&
+                    !no.save_npy && !no.exp2 && !no.lse && !no.dout;
+    if (cli_numerics_wanted(&no) && !(varlen_args && only_pass)) return cmd_check_numerics(argc, argv, &no);
     cli_opts o;
     int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK | OPT_INFER, &o, NULL, 0, NULL);
     if (rc) return rc;
+    if (no.bwd) o.pass = FA_PASS_BWD;
     if (o.decode || o.varlen) return infer_check(&o);
     const fa_shape given = o.shape;
     int custom = given.batch > 0 || given.heads > 0 || given.kv_heads > 0 || given.seqlen_q > 0 ||

@@ -125,6 +125,12 @@ int infer_resolve(cli_opts *o)
         if (o->gqa) return bad("--gqa needs --decode or --cu-seqlens%s%s", "", "");
         return 0;
     }
+    if (s->window || s->alibi || s->softcap > 0 || s->dropout_p > 0 || o->block_mask_path ||
+        o->col_mask_path || o->n_docs > 0 || o->dense_mask_path)
+        return bad("--decode and --cu-seqlens support the causal mask only (not --window, --alibi, --softcap, "
+                   "--dropout or mask files)%s%s", "", "");
+    if (o->decode && o->pass != FA_PASS_FWD)
+        return bad("decoding is inference: it has no backward (drop --pass)%s%s", "", "");
     if (o->model_path && s->seqlen_q < 0) s->seqlen_q = o->decode ? 1 : -1; /* not max_positions */
     if (o->decode && o->varlen) return bad("--decode and --cu-seqlens exclude each other (use one)%s%s", "", "");
     if (o->decode) {
@@ -345,8 +351,80 @@ static void describe(FILE *f, const cli_opts *o)
             cli_bytes((double)o->sram, mb, sizeof mb), o->hw.sms);
 }
 
+/* `fasim io --cu-seqlens ... --pass bwd|fwdbwd`: the varlen backward (fa_varlen_backward) beside
+ * its closed form, and the forward (split-free, as the backward needs O and LSE) when fwdbwd. */
+static int varlen_bwd_io(const cli_opts *o)
+{
+    fa_infer_opts one = fa_infer_opts_default();
+    fa_blocks bk;
+    fa_status st = FA_OK;
+    if (o->blocks == BLOCKS_EXPLICIT) {
+        bk.block_r = o->block_r;
+        bk.block_c = o->block_c;
+    } else if (o->blocks == BLOCKS_PAPER) {
+        return bad("--blocks paper is Algorithm 1's rule: use --blocks fit or --block-r/--block-c%s%s", "", "");
+    } else if ((st = fa_blocks_fit_pass(o->pass, &o->shape, o->sram, &bk))) {
+        return cli_fail(st);
+    }
+    uint64_t need = fa_sram_need_bwd(FA_ALGO_FLASH2, &o->shape, bk);
+    if (need > o->sram)
+        return cli_fail(fa_error(FA_ENOSRAM, __FILE__, __LINE__,
+                                 "the backward's buffers with B_r = %lld, B_c = %lld need %llu B, more than M = %llu B "
+                                 "(give smaller --block-r/--block-c)", (long long)bk.block_r, (long long)bk.block_c,
+                                 (unsigned long long)need, (unsigned long long)o->sram));
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, o->sram);
+    if (!mem) return cli_fail(FA_ENOMEM);
+    st = fa_varlen_backward(mem, &o->shape, bk, &g_vl, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    fa_counts cb = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    if (st) return cli_fail(st);
+    fa_pass_formula f;
+    if ((st = fa_formula_varlen_bwd(&o->shape, bk, &g_vl, &f))) return cli_fail(st);
+    int match = cb.hbm_read_bytes == f.read_bytes && cb.hbm_write_bytes == f.write_bytes;
+    fa_infer_result fr;
+    memset(&fr, 0, sizeof fr);
+    if (o->pass == FA_PASS_FWDBWD && (st = fa_infer_io_run(&o->shape, bk, &one, &g_vl, o->sram, &o->hw, &fr)))
+        return cli_fail(st);
+    uint64_t rd = cb.hbm_read_bytes + fr.counts.hbm_read_bytes, wr = cb.hbm_write_bytes + fr.counts.hbm_write_bytes;
+    if (o->format == FMT_JSON) {
+        json_t *j = json_object();
+        json_object_set_new(j, "algo", json_string("varlen_flash2"));
+        json_object_set_new(j, "pass", json_string(fa_pass_name(o->pass)));
+        json_object_set_new(j, "nseq", json_integer(g_vl.nseq));
+        json_object_set_new(j, "block_r", json_integer(bk.block_r));
+        json_object_set_new(j, "block_c", json_integer(bk.block_c));
+        json_object_set_new(j, "hbm_read_bytes", json_integer((json_int_t)rd));
+        json_object_set_new(j, "hbm_write_bytes", json_integer((json_int_t)wr));
+        json_object_set_new(j, "hbm_bytes", json_integer((json_int_t)(rd + wr)));
+        json_object_set_new(j, "bwd_formula_bytes", json_integer((json_int_t)(f.read_bytes + f.write_bytes)));
+        json_object_set_new(j, "formula_match", json_boolean(match));
+        json_object_set_new(j, "sram_peak_bytes", json_integer((json_int_t)cb.sram_peak_bytes));
+        json_t *arr = json_array();
+        json_array_append_new(arr, j);
+        json_dumpf(arr, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(arr);
+        return 0;
+    }
+    if (o->format == FMT_CSV) {
+        printf("algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,formula_match\n");
+        printf("varlen_flash2,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
+               fa_pass_name(o->pass), g_vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, f.read_bytes + f.write_bytes, match);
+        return 0;
+    }
+    char b[4][32];
+    describe(stdout, o);
+    printf("varlen FlashAttention-2 %s, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64 ": HBM read %s, written %s, "
+           "total %s; backward = closed form: %s; SRAM peak %s\n",
+           o->pass == FA_PASS_BWD ? "backward" : "forward + backward", g_vl.nseq, bk.block_r, bk.block_c,
+           cli_bytes((double)rd, b[0], 32), cli_bytes((double)wr, b[1], 32), cli_bytes((double)(rd + wr), b[2], 32),
+           match ? "yes" : "NO", cli_bytes((double)cb.sram_peak_bytes, b[3], 32));
+    return 0;
+}
+
 int infer_io(const cli_opts *o)
 {
+    if (o->varlen && o->pass != FA_PASS_FWD) return varlen_bwd_io(o);
     variant v[MAX_VAR];
     int n = 0;
     fa_status st = run_variants(o, v, &n);
@@ -461,10 +539,77 @@ static double max_err(const double *a, const double *b, int64_t n, double *maxre
     return w;
 }
 
+/* `fasim check --cu-seqlens ... --pass bwd|fwdbwd`: the varlen backward against the per-sequence
+ * fp64 reference backward (relative to the largest reference gradient, as the forward check). */
+static int varlen_bwd_check(cli_opts *o)
+{
+    const fa_shape *s = &o->shape;
+    fa_blocks bk;
+    fa_status st;
+    if (o->blocks == BLOCKS_EXPLICIT) {
+        bk.block_r = o->block_r;
+        bk.block_c = o->block_c;
+    } else if ((st = fa_blocks_fit_pass(FA_PASS_BWD, s, o->sram, &bk))) {
+        return cli_fail(st);
+    }
+    int64_t nq = fa_numel_q(s), nk = fa_numel_k(s), nv = fa_numel_v(s), no = fa_numel_o(s), ns = fa_numel_stats(s);
+    double *buf[13] = {0};
+    int64_t sz[13] = {nq, nk, nv, no, no, ns, nq, nk, nv, nq, nk, nv, 0};
+    for (int i = 0; i < 12; i++)
+        if (!(buf[i] = malloc((size_t)(sz[i] > 0 ? sz[i] : 1) * sizeof(double)))) {
+            for (int k = 0; k < i; k++) free(buf[k]);
+            return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check"));
+        }
+    double *Q = buf[0], *K = buf[1], *V = buf[2], *dO = buf[3], *O = buf[4], *L = buf[5], *dQ = buf[6], *dK = buf[7],
+           *dV = buf[8], *rQ = buf[9], *rK = buf[10], *rV = buf[11];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, o->seed);
+    for (int64_t i = 0; i < nq; i++) Q[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < nk; i++) K[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < nv; i++) V[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < no; i++) dO[i] = gsl_ran_gaussian(rng, 1.0);
+    gsl_rng_free(rng);
+    fa_infer_opts one = fa_infer_opts_default();
+    fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, o->sram);
+    st = mem ? fa_varlen_forward(mem, s, bk, &one, &g_vl, Q, K, V, O, L) : FA_ENOMEM;
+    fa_mem_free(mem);
+    mem = st ? NULL : fa_mem_alloc(FA_MODE_NUMERIC, o->sram);
+    if (!st) st = mem ? fa_varlen_backward(mem, s, bk, &g_vl, Q, K, V, O, L, dO, dQ, dK, dV) : FA_ENOMEM;
+    fa_mem_free(mem);
+    if (!st) st = fa_varlen_reference_backward(s, &g_vl, Q, K, V, dO, rQ, rK, rV);
+    int rc = st ? cli_fail(st) : 0, pass = 1;
+    double err[3] = {0, 0, 0};
+    const double *got[3] = {dQ, dK, dV}, *ref[3] = {rQ, rK, rV};
+    const int64_t n3[3] = {nq, nk, nv};
+    for (int t = 0; !rc && t < 3; t++) {
+        double mx = 0, worst = 0;
+        for (int64_t i = 0; i < n3[t]; i++) {
+            double e = fabs(got[t][i] - ref[t][i]);
+            if (!(e <= worst)) worst = e; /* NaN propagates */
+            if (fabs(ref[t][i]) > mx) mx = fabs(ref[t][i]);
+        }
+        err[t] = mx > 0 ? worst / mx : worst;
+        pass &= err[t] <= o->tol;
+    }
+    if (!rc) {
+        if (o->format == FMT_JSON)
+            printf("[{\"kernel\": \"varlen_flash2\", \"pass\": \"bwd\", \"dq_rel_err\": %.6e, \"dk_rel_err\": %.6e, "
+                   "\"dv_rel_err\": %.6e, \"pass_check\": %s}]\n", err[0], err[1], err[2], pass ? "true" : "false");
+        else
+            printf("varlen FlashAttention-2 backward, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64
+                   ": dQ rel %.3e, dK rel %.3e, dV rel %.3e  %s\n", g_vl.nseq, bk.block_r, bk.block_c, err[0],
+                   err[1], err[2], pass ? "PASS" : "FAIL");
+        if (!pass) rc = EXIT_RUN;
+    }
+    for (int k = 0; k < 12; k++) free(buf[k]);
+    return rc;
+}
+
 int infer_check(cli_opts *o)
 {
     int rc = cli_resolve(o);
     if (rc) return rc;
+    if (o->varlen && o->pass != FA_PASS_FWD) return varlen_bwd_check(o);
     const fa_shape *s = &o->shape;
     double work = (double)(o->varlen ? 1 : s->batch) * s->heads * (double)s->seqlen_q * (double)s->seqlen_k * (double)(s->d + s->d_v);
     if (work > 2e10) {
