@@ -47,7 +47,8 @@ typedef enum {
     FA_K_V3_MT2_BC32 = 6, /* 4 warps x 32 rows, B_c = 32 */
     FA_K_V3_BR256 = 7,    /* 8 warps x 32 rows (B_r = 256), B_c = 64 */
     FA_K_V3_LAZY = 8,     /* as v3_mt2, O rescaled only when a row max changed */
-    FA_K_COUNT = 9
+    FA_K_V3_PIPE = 9,     /* as v3_mt2, S of the next K tile computed before this tile's softmax */
+    FA_K_COUNT = 10
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -79,13 +80,15 @@ cudaError_t fa_v1_forward(const fa_gpu_shape *s, const float *Q, const float *K,
 cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K, const float *V,
                           float *O, float *LSE, cudaStream_t st);
 /* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32;
- * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale. */
+ * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale; 5: software-pipelined S (v3_pipe). */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
  * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ
  * accumulator).  deterministic = 1: no atomics (a second kernel computes dQ per Q block).
- * block_c: keys per thread block of the main kernel, 64 or 128. */
+ * block_c: keys per thread block of the main kernel, 64 or 128; at d = 64, 128 | FA_BWD_W2X2
+ * selects the 4 x 2 warp grid (32 keys x 32 queries a warp, atomic dQ only). */
+#define FA_BWD_W2X2 0x100
 size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s);
 cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int block_c,
                            const void *Q, const void *K, const void *V, const void *O,

@@ -7,12 +7,15 @@
  *                                      each shape validated against v0 in fp32, then timed
  *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
  *                                      small, fp64), then timed
- *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy
+ *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_pipe
  *            --dtype bf16|fp16   --reps R (>= 20)
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
+ *            --bwd-kernels v3_bwd,v3_bwd_2x2   time only these backward configurations (the
+ *                    deterministic one still runs first, untimed, as the reference)
  *            --bwd   the v3 backward instead of the forwards: v3_bwd_det (deterministic, B_c 128),
- *                    v3_bwd (dQ by fp32 atomics, B_c 128), v3_bwd_bc64 (atomics, B_c 64), on O
+ *                    v3_bwd (dQ by fp32 atomics, B_c 128), v3_bwd_bc64 (atomics, B_c 64),
+ *                    v3_bwd_2x2 (d = 64 only: atomics, B_c 128, 4 x 2 warp grid), on O
  *                    and LSE from the v3_mt2 forward.  Small shapes
  *                    are checked against an fp64 backward written here (dense, row by row);
  *                    the tolerance is 3x the error of the same computation with S, P, O, dP,
@@ -109,6 +112,7 @@ typedef struct {
     int nk;
     fa_gpu_dtype low;
     int reps, warmup, validate, time, bwd;
+    char bwd_only[256]; /* empty: every backward configuration */
     const char *csv;
     unsigned long long seed;
     std::vector<int> ns, ds, causals;
@@ -561,11 +565,23 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     const char *gname[3] = {"dQ", "dK", "dV"};
     /* configurations: the deterministic one first (the others are checked against it when the
      * shape is too large for the fp64 reference) */
-    const struct { const char *name; int det, bc; } cfg[3] = {
-        {"v3_bwd_det", 1, 128}, {"v3_bwd", 0, 128}, {"v3_bwd_bc64", 0, 64}};
-    for (int ci = 0; ci < 3; ci++) {
+    const struct { const char *name; int det, bc; } cfg[4] = {
+        {"v3_bwd_det", 1, 128}, {"v3_bwd", 0, 128}, {"v3_bwd_bc64", 0, 64},
+        {"v3_bwd_2x2", 0, 128 | FA_BWD_W2X2}};
+    for (int ci = 0; ci < 4; ci++) {
         const int det = cfg[ci].det, bc = cfg[ci].bc, slot = ci == 0 ? 0 : 1;
         const char *kname = cfg[ci].name;
+        if ((bc & FA_BWD_W2X2) && s->d != 64) continue;
+        int selected = 1;
+        if (o->bwd_only[0]) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", o->bwd_only);
+            selected = 0;
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
+                if (!strcmp(t, kname)) selected = 1;
+        }
+        if (!selected && ci != 0) continue;
+        const int timed_here = selected;
         double err = NAN;
         const char *pass = "skip";
         if (o->validate) {
@@ -608,7 +624,7 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
             if (!ok) g_failures++;
         }
         double ms = NAN;
-        if (o->time) {
+        if (o->time && timed_here) {
             cudaEvent_t e0, e1;
             CK(cudaEventCreate(&e0));
             CK(cudaEventCreate(&e1));
@@ -662,6 +678,7 @@ int main(int argc, char **argv)
     o.warmup = 3;
     o.validate = 1;
     o.bwd = 0;
+    o.bwd_only[0] = 0;
     o.time = 1;
     o.csv = NULL;
     o.seed = 20261129ull;
@@ -693,7 +710,7 @@ int main(int argc, char **argv)
             o.nk = 0;
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                 int k = parse_kernel(t);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy)", t);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_pipe)", t);
                 if (o.nk < FA_K_COUNT) o.kernels[o.nk++] = k;
             }
         } else if (!strcmp(a, "--dtype")) {
@@ -726,13 +743,17 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--no-validate")) o.validate = 0;
         else if (!strcmp(a, "--no-time")) o.time = 0;
         else if (!strcmp(a, "--bwd")) o.bwd = 1;
+        else if (!strcmp(a, "--bwd-kernels")) {
+            NEEDVAL();
+            snprintf(o.bwd_only, sizeof o.bwd_only, "%s", val);
+        }
         else usage_error("unknown option", a);
 #undef NEEDVAL
     }
     if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
-                           FA_K_V3_BR256, FA_K_V3_LAZY};
+                           FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_PIPE};
         for (int k : all) o.kernels[o.nk++] = k;
     }
     if (mode == 2 || mode == 3) {
