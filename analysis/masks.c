@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fa_analysis.h"
 
@@ -18,6 +19,8 @@ void fa_mask_store_free(fa_mask_store *m)
 /* Reads the whole file (text). */
 static fa_status slurp(const char *path, char **out)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) FA_FAIL(FA_EINVAL, "mask file %s is a directory", path);
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open mask file %s: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;

@@ -2,6 +2,7 @@
  * The mask convention is fixed here once for every algorithm (see fa_attn.h). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fa_attn.h"
@@ -181,6 +182,102 @@ double fa_score(const fa_shape *s, int64_t h, int64_t i, int64_t j, double dot, 
     return x;
 }
 
+/* The column mask's class of rows [r0, r1] x keys [c0, c1], exactly (a column is fully masked
+ * when the two masked ranges cover the rows).  Per-block bounds of the ranges (computed once for
+ * a block width and cached) decide most tiles in O(1), as FlashMask's block summaries do; the
+ * rest are scanned column by column. */
+static fa_tile_class col_scan(const fa_col_mask *m, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+    const int64_t rows = r1 - r0 + 1;
+    int any_allowed = 0, all_allowed = 1;
+    for (int64_t j = c0; j <= c1; j++) {
+        int64_t a1 = m->lo1[j] > r0 ? m->lo1[j] : r0, b1 = m->hi1[j] - 1 < r1 ? m->hi1[j] - 1 : r1;
+        int64_t a2 = m->lo2[j] > r0 ? m->lo2[j] : r0, b2 = m->hi2[j] - 1 < r1 ? m->hi2[j] - 1 : r1;
+        int64_t n1 = b1 >= a1 ? b1 - a1 + 1 : 0, n2 = b2 >= a2 ? b2 - a2 + 1 : 0;
+        int64_t ov = 0; /* overlap of the two masked pieces */
+        if (n1 && n2) {
+            int64_t a = a1 > a2 ? a1 : a2, b = b1 < b2 ? b1 : b2;
+            ov = b >= a ? b - a + 1 : 0;
+        }
+        int64_t masked = n1 + n2 - ov;
+        if (masked < rows) any_allowed = 1;
+        if (masked > 0) all_allowed = 0;
+        if (any_allowed && !all_allowed) return FA_TILE_PARTIAL;
+    }
+    return !any_allowed ? FA_TILE_SKIP : all_allowed ? FA_TILE_FULL : FA_TILE_PARTIAL;
+}
+
+/* Per key block of width bc: max lo and min hi of each range (an empty range counts as covering
+ * nothing), min lo and max hi of each non-empty range (for "touches no row"). */
+typedef struct {
+    const fa_col_mask *m;
+    int64_t bc, nk, nb;
+    int32_t *v; /* 8 values per block */
+} col_summary;
+static _Thread_local col_summary g_cs;
+
+static const int32_t *col_block(const fa_col_mask *m, int64_t nk, int64_t bc, int64_t blk)
+{
+    if (g_cs.m != m || g_cs.bc != bc || g_cs.nk != nk) {
+        free(g_cs.v);
+        memset(&g_cs, 0, sizeof g_cs);
+        int64_t nb = (nk + bc - 1) / bc;
+        g_cs.v = malloc((size_t)(8 * nb) * sizeof *g_cs.v);
+        if (!g_cs.v) return NULL;
+        g_cs.m = m;
+        g_cs.bc = bc;
+        g_cs.nk = nk;
+        g_cs.nb = nb;
+        for (int64_t b = 0; b < nb; b++) {
+            int32_t *x = g_cs.v + 8 * b;
+            x[0] = x[2] = INT32_MIN; /* max lo1, max lo2 (covering) */
+            x[1] = x[3] = INT32_MAX; /* min hi1, min hi2 (covering) */
+            x[4] = x[6] = INT32_MAX; /* min lo1, min lo2 of non-empty ranges */
+            x[5] = x[7] = INT32_MIN; /* max hi1, max hi2 of non-empty ranges */
+            int e1 = 0, e2 = 0;
+            for (int64_t j = b * bc; j < nk && j < (b + 1) * bc; j++) {
+                if (m->lo1[j] >= m->hi1[j]) e1 = 1;
+                if (m->lo2[j] >= m->hi2[j]) e2 = 1;
+                if (m->lo1[j] > x[0]) x[0] = m->lo1[j];
+                if (m->hi1[j] < x[1]) x[1] = m->hi1[j];
+                if (m->lo2[j] > x[2]) x[2] = m->lo2[j];
+                if (m->hi2[j] < x[3]) x[3] = m->hi2[j];
+                if (m->lo1[j] < m->hi1[j]) {
+                    if (m->lo1[j] < x[4]) x[4] = m->lo1[j];
+                    if (m->hi1[j] > x[5]) x[5] = m->hi1[j];
+                }
+                if (m->lo2[j] < m->hi2[j]) {
+                    if (m->lo2[j] < x[6]) x[6] = m->lo2[j];
+                    if (m->hi2[j] > x[7]) x[7] = m->hi2[j];
+                }
+            }
+            if (e1) x[0] = INT32_MAX; /* a column with an empty range 1: range 1 covers nothing */
+            if (e2) x[2] = INT32_MAX;
+        }
+    }
+    return blk < g_cs.nb ? g_cs.v + 8 * blk : NULL;
+}
+
+static fa_tile_class col_classify(const fa_shape *s, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+    const fa_col_mask *m = s->col_mask;
+    const int64_t bc = c1 - c0 + 1;
+    /* summaries are per aligned block of the tile width; the last tile (possibly a shorter tail)
+     * is scanned, so one cache serves a whole run */
+    if (c1 != s->seqlen_k - 1 && c0 % bc == 0) {
+        const int32_t *x = col_block(m, s->seqlen_k, bc, c0 / bc);
+        if (x) {
+            /* every column's range 1 (or every column's range 2) covers all the rows: SKIP */
+            if ((r0 >= x[0] && r1 < x[1]) || (r0 >= x[2] && r1 < x[3])) return FA_TILE_SKIP;
+            /* no column's masked ranges touch the rows: FULL */
+            int t1 = x[4] == INT32_MAX || r1 < x[4] || r0 >= x[5];
+            int t2 = x[6] == INT32_MAX || r1 < x[6] || r0 >= x[7];
+            if (t1 && t2) return FA_TILE_FULL;
+        }
+    }
+    return col_scan(m, r0, r1, c0, c1);
+}
+
 /* combines two component classes: SKIP wins, then PARTIAL */
 static fa_tile_class meet(fa_tile_class a, fa_tile_class b) { return a < b ? a : b; }
 
@@ -213,24 +310,9 @@ fa_tile_class fa_tile_classify(const fa_shape *s, int64_t r0, int64_t rows, int6
         if (!all) cls = FA_TILE_PARTIAL;
     }
     if (s->col_mask) {
-        const fa_col_mask *m = s->col_mask;
-        int any_allowed = 0, all_allowed = 1;
-        for (int64_t j = c0; j <= c1; j++) {
-            /* rows [r0, r1] against the two masked ranges of column j */
-            int64_t a1 = m->lo1[j] > r0 ? m->lo1[j] : r0, b1 = m->hi1[j] - 1 < r1 ? m->hi1[j] - 1 : r1;
-            int64_t a2 = m->lo2[j] > r0 ? m->lo2[j] : r0, b2 = m->hi2[j] - 1 < r1 ? m->hi2[j] - 1 : r1;
-            int64_t n1 = b1 >= a1 ? b1 - a1 + 1 : 0, n2 = b2 >= a2 ? b2 - a2 + 1 : 0;
-            int64_t ov = 0; /* overlap of the two masked pieces */
-            if (n1 && n2) {
-                int64_t a = a1 > a2 ? a1 : a2, b = b1 < b2 ? b1 : b2;
-                ov = b >= a ? b - a + 1 : 0;
-            }
-            int64_t masked = n1 + n2 - ov;
-            if (masked < rows) any_allowed = 1;
-            if (masked > 0) all_allowed = 0;
-        }
-        if (!any_allowed) return FA_TILE_SKIP;
-        if (!all_allowed) cls = FA_TILE_PARTIAL;
+        fa_tile_class c = col_classify(s, r0, r1, c0, c1);
+        if (c == FA_TILE_SKIP) return FA_TILE_SKIP;
+        cls = meet(cls, c);
     }
     if (s->dense_mask) cls = meet(cls, FA_TILE_PARTIAL); /* unknown until its mask tile is read */
     return cls;

@@ -301,5 +301,39 @@ expect_exit 2 "--l2 too large, at once" -- io --l2 --seqlen 1048576 --headdim 12
 expect_exit 2 "decode has no backward" -- io --decode --kv-len 100 --pass bwd
 expect_exit 2 "varlen with a window" -- io --cu-seqlens 0,5,9 --window 3,0
 
+# ---- round-2 fixes ----
+expect_exit 2 "explain with a window" -- explain --seqlen 256 --window 64,0
+expect_exit 2 "--trace with --decode" -- io --decode --kv-len 4096 --heads 8 --kv-heads 2 --trace "$T/tr.csv"
+expect_exit 2 "--algo with --cu-seqlens" -- io --cu-seqlens 0,5,9 --algo flash1
+expect_exit 2 "cu-seqlens junk list" -- io --cu-seqlens 0,5,abc
+expect_exit 2 "cu-seqlens empty item" -- io --cu-seqlens 0,,5
+expect_exit 2 "doc-mask empty item" -- io --seqlen 128 --doc-mask 64,,64
+expect_exit 2 "block mask is a directory" -- io --block-mask "$T"
+expect_exit 2 "check --decode --dtype" -- check --decode --kv-len 1000 --dtype bf16
+printf 'kernel,B,H,N_q,d,ms\nv2,4,16,256,64,abc\n' > "$T/cm1.csv"
+expect_exit 2 "compare: junk time" -- compare --measured "$T/cm1.csv"
+printf 'kernel,B,H,N_q,d,causal\nv2,4,16,256,64,7\n' > "$T/cm2.csv"
+expect_exit 2 "compare: causal 7" -- compare --measured "$T/cm2.csv"
+printf 'kernel,B,H,N_q,d\n' > "$T/cm3.csv"
+expect_exit 2 "compare: no rows" -- compare --measured "$T/cm3.csv"
+"$FASIM" io --seqlen 128 --window 20,0 --alibi --algo flash2 --format json | jq -e '.[0].mask == "window (20, 0), ALiBi"' >/dev/null \
+    && pass "json names the mask" || fail "json mask"
+[ "$("$FASIM" io --seqlen 128 --window 20,0 --algo flash2 --format csv | tail -1 | awk -F, '{print $NF}')" = "window (20; 0)" ] \
+    && pass "csv names the mask" || fail "csv mask"
+"$FASIM" io --seqlen 128 --softcap 30 --pass bwd --format json 2>/dev/null | jq -e 'length == 2' >/dev/null \
+    && pass "softcap backward: standard left out with a note" || fail "softcap bwd algo all"
+expect_exit 2 "softcap backward of standard, asked for" -- io --seqlen 128 --softcap 30 --pass bwd --algo standard
+if "$FASIM" check --save-npy "$T/npy" --seqlen 16 --headdim 8 >/dev/null 2>&1 && [ -f "$T/npy/q.npy" ] && command -v python3 >/dev/null; then
+    python3 - "$T/npy/q.npy" "$T/npy/qnan.npy" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+hl = int.from_bytes(b[8:10], "little") + 10 if b[6] == 1 else int.from_bytes(b[8:12], "little") + 12
+word = 8 if b"<f8" in b[:hl] else 4 if b"<f4" in b[:hl] else 2
+b[hl:hl + word] = b"\xff" * word  # a NaN in the first element
+open(sys.argv[2], "wb").write(b)
+PY
+    expect_exit 2 ".npy check refuses a NaN input" -- check --q "$T/npy/qnan.npy" --k "$T/npy/k.npy" --v "$T/npy/v.npy" --out "$T/npy/o.npy"
+fi
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

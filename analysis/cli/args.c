@@ -138,6 +138,9 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             if (!l || !*l) return usage_err("--doc-mask needs document lengths L1,L2,...%s%s", "", "");
             char buf[4096];
             snprintf(buf, sizeof buf, "%s", l);
+            size_t bl = strlen(buf);
+            if (buf[0] == ',' || buf[bl - 1] == ',' || strstr(buf, ",,"))
+                return usage_err("--doc-mask '%s' has an empty item%s", l, "");
             o->n_docs = 0;
             for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 if (o->n_docs >= 256) return usage_err("--doc-mask: at most 256 documents%s%s", "", "");
@@ -158,6 +161,7 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         } else if ((accept & OPT_ALGO) && IS("--algo")) {
             const char *s = NEXT();
             if (!s) return usage_err("%s needs a value%s", name, "");
+            o->algo_given = 1;
             if (strcmp(s, "all") == 0) {
                 for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
                 o->n_algos = FA_NALGO;

@@ -47,6 +47,7 @@ typedef struct {
     const char *dense_mask_path; /* --mask FILE */
     int64_t doc_len[256];        /* --doc-mask L1,L2,... */
     int n_docs;
+    int algo_given;              /* --algo was on the command line */
 } cli_opts;
 
 /* The option table entry kinds that commands may accept. */

@@ -199,6 +199,13 @@ int cmd_check(int argc, char **argv)
     for (int i = 2; i < argc; i++) varlen_args |= !strncmp(argv[i], "--cu-seqlens", 12);
     int only_pass = no.bwd && !no.dtype_given && !no.q && !no.k && !no.v && !no.out && !no.study &&
                     !no.save_npy && !no.exp2 && !no.lse && !no.dout;
+    int decode_args = 0;
+    for (int i = 2; i < argc; i++) decode_args |= !strcmp(argv[i], "--decode");
+    if (cli_numerics_wanted(&no) && !(varlen_args && only_pass) && (varlen_args || decode_args)) {
+        fprintf(stderr, "fasim: low-precision emulation (--dtype, --exp2, --acc, .npy files, --study) does not "
+                        "support --decode or --cu-seqlens; drop one of them\n");
+        return EXIT_USAGE;
+    }
     if (cli_numerics_wanted(&no) && !(varlen_args && only_pass)) return cmd_check_numerics(argc, argv, &no);
     cli_opts o;
     int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK | OPT_INFER, &o, NULL, 0, NULL);

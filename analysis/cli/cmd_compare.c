@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -103,6 +104,11 @@ int cmd_compare(int argc, char **argv)
     fa_status st = fa_hw_load(o.hw_key, NULL, &o.hw);
     if (st) return cli_fail(st);
     if (o.sram == 0) o.sram = o.hw.sram_per_block;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "fasim: measured file %s is a directory\n", path);
+        return EXIT_USAGE;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         fprintf(stderr, "fasim: cannot open measured file %s: %s\n", path, strerror(errno));
@@ -158,11 +164,12 @@ int cmd_compare(int argc, char **argv)
         fprintf(out, "kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,meas_l2_bytes,"
                "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms\n");
     }
-    int lineno = 1;
+    int lineno = 1, rows_seen = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         if (line[0] == '\n' || line[0] == '#') continue;
         char *fld[MAXCOL];
+        rows_seen++;
         int nf = split(line, fld, MAXCOL);
         if (nf < h.n) {
             fprintf(stderr, "fasim: %s:%d: %d fields, the header has %d\n", path, lineno, nf, h.n);
@@ -170,6 +177,24 @@ int cmd_compare(int argc, char **argv)
             break;
         }
         double v;
+        /* a field that is present must be a finite number >= 0 */
+        int bad_col = -1;
+        for (int c = 0; c < h.n && bad_col < 0; c++) {
+            if (c == ik || c == idt || c == ia || !*fld[c]) continue;
+            double x;
+            if (parse_num(fld[c], &x) || x < 0) bad_col = c;
+        }
+        if (bad_col >= 0) {
+            fprintf(stderr, "fasim: %s:%d: column %s = '%s' is not a finite number >= 0\n", path, lineno,
+                    h.name[bad_col], fld[bad_col]);
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (ic >= 0 && *fld[ic] && strcmp(fld[ic], "0") && strcmp(fld[ic], "1")) {
+            fprintf(stderr, "fasim: %s:%d: causal = '%s' must be 0 or 1\n", path, lineno, fld[ic]);
+            rc = EXIT_USAGE;
+            break;
+        }
 #define NUM(idx, dflt) ((idx) >= 0 && parse_num(fld[idx], &v) == 0 ? v : (dflt))
         fa_shape s = fa_shape_default(1, 1);
         s.batch = (int64_t)NUM(iB, -1);
@@ -182,19 +207,22 @@ int cmd_compare(int argc, char **argv)
         s.causal = NUM(ic, 0) != 0 ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
         s.dtype = FA_DTYPE_BF16;
         if (idt >= 0 && *fld[idt] && fa_dtype_parse(fld[idt], &s.dtype)) {
-            rc = cli_fail(FA_EINVAL);
+            fprintf(stderr, "fasim: %s:%d: dtype '%s' is not one of fp32, fp16, bf16, fp8_e4m3, fp8_e5m2\n", path,
+                    lineno, fld[idt]);
+            rc = EXIT_USAGE;
             break;
         }
         if ((st = fa_shape_check(&s))) {
-            fprintf(stderr, "fasim: %s:%d: ", path, lineno);
-            rc = cli_fail(st);
+            fprintf(stderr, "fasim: %s:%d: %s\n", path, lineno, fa_last_error());
+            rc = EXIT_USAGE;
             break;
         }
         const char *kname = fld[ik];
         fa_algo a = FA_ALGO_FLASH2;
         if (ia >= 0 && *fld[ia]) {
             if ((st = fa_algo_parse(fld[ia], &a))) {
-                rc = cli_fail(st);
+                fprintf(stderr, "fasim: %s:%d: algo '%s' is not one of standard, flash1, flash2\n", path, lineno, fld[ia]);
+                rc = EXIT_USAGE;
                 break;
             }
         } else if (!strncmp(kname, "v0", 2)) {
@@ -204,6 +232,11 @@ int cmd_compare(int argc, char **argv)
         }
         fa_blocks bk;
         int64_t br = (int64_t)NUM(ibr, 0), bc = (int64_t)NUM(ibc, 0);
+        if ((ibr >= 0 && *fld[ibr] && br < 1) || (ibc >= 0 && *fld[ibc] && bc < 1)) {
+            fprintf(stderr, "fasim: %s:%d: block_r and block_c must be >= 1 when given\n", path, lineno);
+            rc = EXIT_USAGE;
+            break;
+        }
         if (br > 0 && bc > 0) {
             bk.block_r = br;
             bk.block_c = bc;
@@ -271,6 +304,10 @@ int cmd_compare(int argc, char **argv)
         }
     }
     fclose(f);
+    if (rc == 0 && rows_seen == 0) {
+        fprintf(stderr, "fasim: measured file %s has a header but no rows\n", path);
+        rc = EXIT_USAGE;
+    }
     if (rc == 0 && o.format == FMT_JSON) {
         json_dumpf(arr, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', out);

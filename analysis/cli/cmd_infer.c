@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -45,6 +46,12 @@ static int parse_cu(const char *opt, const char *text, int which)
     char buf[1 << 16];
     int is_list = 1;
     for (const char *p = text; *p; p++) is_list &= isdigit((unsigned char)*p) || *p == ',' || *p == ' ';
+    if (!is_list && strchr(text, ',')) /* meant as a list, with junk in it */
+        return bad("%s '%s' is not a list of non-negative integers (nor a file)", opt, text);
+    if (is_list && (text[0] == ',' || strstr(text, ",,") || (*text && text[strlen(text) - 1] == ',')))
+        return bad("%s '%s' has an empty item", opt, text);
+    struct stat sb;
+    if (!is_list && stat(text, &sb) == 0 && S_ISDIR(sb.st_mode)) return bad("%s: %s is a directory", opt, text);
     if (is_list) {
         snprintf(buf, sizeof buf, "%s", text);
     } else {
@@ -129,6 +136,10 @@ int infer_resolve(cli_opts *o)
         o->col_mask_path || o->n_docs > 0 || o->dense_mask_path)
         return bad("--decode and --cu-seqlens support the causal mask only (not --window, --alibi, --softcap, "
                    "--dropout or mask files)%s%s", "", "");
+    if (o->trace_path) return bad("--trace is for the classic algorithms, not --decode or --cu-seqlens%s%s", "", "");
+    if (o->l2) return bad("--l2 is for the classic algorithms, not --decode or --cu-seqlens%s%s", "", "");
+    if (o->algo_given)
+        return bad("--algo does not apply to --decode or --cu-seqlens (their kernel is FlashAttention-2's)%s%s", "", "");
     if (o->decode && o->pass != FA_PASS_FWD)
         return bad("decoding is inference: it has no backward (drop --pass)%s%s", "", "");
     if (o->model_path && s->seqlen_q < 0) s->seqlen_q = o->decode ? 1 : -1; /* not max_positions */
@@ -397,7 +408,7 @@ static int varlen_bwd_io(const cli_opts *o)
         json_object_set_new(j, "hbm_write_bytes", json_integer((json_int_t)wr));
         json_object_set_new(j, "hbm_bytes", json_integer((json_int_t)(rd + wr)));
         json_object_set_new(j, "bwd_formula_bytes", json_integer((json_int_t)(f.read_bytes + f.write_bytes)));
-        json_object_set_new(j, "formula_match", json_boolean(match));
+        json_object_set_new(j, "formula_match", json_boolean(match)); /* the backward's counts */
         json_object_set_new(j, "sram_peak_bytes", json_integer((json_int_t)cb.sram_peak_bytes));
         json_t *arr = json_array();
         json_array_append_new(arr, j);
@@ -407,7 +418,7 @@ static int varlen_bwd_io(const cli_opts *o)
         return 0;
     }
     if (o->format == FMT_CSV) {
-        printf("algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,formula_match\n");
+        printf("algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,bwd_formula_match\n");
         printf("varlen_flash2,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
                fa_pass_name(o->pass), g_vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, f.read_bytes + f.write_bytes, match);
         return 0;
@@ -489,7 +500,10 @@ int infer_io(const cli_opts *o)
                    (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
         }
     }
-    printf("(S*: chosen by the wave model; time(wave) = ceil(thread blocks / SMs) x slowest thread block, plus the combine; docs/inference.md)\n");
+    int any_auto = 0;
+    for (int i = 0; i < n; i++) any_auto |= v[i].auto_split;
+    printf("(%stime(wave) = ceil(thread blocks / SMs) x slowest thread block, plus the combine; docs/inference.md)\n",
+           any_auto ? "S*: chosen by the wave model; " : "");
     if (o->breakdown) {
         printf("\nper tensor (bytes):\n%-13s %5s %-12s %16s %16s %12s %12s\n", "kernel", "S", "tensor", "read", "written", "loads", "stores");
         for (int i = 0; i < n; i++)

@@ -259,10 +259,10 @@ int cmd_sweep(int argc, char **argv)
             cols[k].name = vy[k].name;
             snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v);
         }
-        if (!base.quiet) {
-            fprintf(stderr, "%sfasim sweep: point %ld/%ld", tty ? "\r" : "", p + 1, total);
+        if (!base.quiet && tty) { /* progress on a terminal only: logs and pipes get the result alone */
+            fprintf(stderr, "\rfasim sweep: point %ld/%ld", p + 1, total);
             for (int k = 0; k < nv; k++) fprintf(stderr, " %s=%s", cols[k].name, cols[k].value);
-            fprintf(stderr, tty ? "   " : "\n");
+            fprintf(stderr, "   ");
         }
         if ((rc = cli_resolve(&o))) break;
         if (o.decode || o.varlen) { /* inference kernels (cmd_infer.c) */
@@ -272,6 +272,8 @@ int cmd_sweep(int argc, char **argv)
         fa_io_result r[FA_NALGO];
         int n = 0;
         for (int k = 0; k < o.n_algos && rc == 0; k++) {
+            if (o.algos[k] == FA_ALGO_STANDARD && o.pass != FA_PASS_FWD && o.shape.softcap > 0 && !o.algo_given)
+                continue; /* no standard backward with a softcap (fasim io says so) */
             fa_blocks bk;
             uint64_t over;
             fa_status st = cli_blocks(&o, &bk, &over);

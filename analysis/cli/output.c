@@ -90,7 +90,7 @@ static const char *const csv_cols =
     "hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,formula_match,bound_bytes,flops,"
     "flops_matmul,flops_other,nominal_flops,sram_peak_bytes,sram_overflow_bytes,intensity,"
     "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes,hbm_saved_bytes,"
-    "hbm_peak_bytes";
+    "hbm_peak_bytes,mask";
 
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header)
@@ -124,6 +124,13 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
         if (x->has_l2) fprintf(f, ",%" PRIu64 ",%" PRIu64, x->dram_read_bytes, x->dram_write_bytes);
         else fprintf(f, ",,");
         fprintf(f, ",%" PRIu64 ",%" PRIu64, x->footprint.saved, fa_footprint_peak(&x->footprint, x->pass));
+        {
+            char mt[256]; /* commas inside the text become semicolons, so the CSV stays CSV */
+            cli_mask_text(s, mt, sizeof mt);
+            for (char *c = mt; *c; c++)
+                if (*c == ',') *c = ';';
+            fprintf(f, ",%s", mt);
+        }
         if (o->breakdown)
             for (int t = 0; t < FA_PASS_TENSORS; t++) {
                 int id = fa_counts_find(&x->counts, fa_pass_tensor_names[t]);
@@ -159,6 +166,10 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
         json_object_set_new(j, "d_v", json_integer(s->d_v));
         json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
         json_object_set_new(j, "causal", json_string(causal_name(s->causal)));
+        {
+            char mt[256];
+            json_object_set_new(j, "mask", json_string(cli_mask_text(s, mt, sizeof mt)));
+        }
         json_object_set_new(j, "hw", json_string(o->hw.key));
         json_object_set_new(j, "sram_bytes", json_integer((json_int_t)x->sram_bytes));
         json_object_set_new(j, "block_r", json_integer(x->blocks.block_r));
