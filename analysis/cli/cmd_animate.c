@@ -225,8 +225,10 @@ static void count_tiles(const recorder *R, fa_blocks bk, tilecount *c)
 
 static int make_dir(const char *d)
 {
-    if (mkdir(d, 0777) && errno != EEXIST) {
-        fprintf(stderr, "fasim: cannot create --out-dir %s: %s\n", d, strerror(errno));
+    struct stat sb;
+    if ((mkdir(d, 0777) && errno != EEXIST) || stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "fasim: cannot create --out-dir %s (%s)\n", d,
+                errno == EEXIST || errno == 0 ? "a file of that name exists" : strerror(errno));
         return EXIT_USAGE;
     }
     return 0;

@@ -709,9 +709,11 @@ static int run_save(const cli_opts *o0, const num_opts *no)
     }
     fa_status st = check_size(s, 0);
     if (st) return cli_fail(st);
-    if (mkdir(no->save_npy, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "fasim: cannot create %s: %s\n", no->save_npy, strerror(errno));
-        return EXIT_RUN;
+    struct stat sb_;
+    if ((mkdir(no->save_npy, 0777) != 0 && errno != EEXIST) || stat(no->save_npy, &sb_) != 0 || !S_ISDIR(sb_.st_mode)) {
+        fprintf(stderr, "fasim: cannot create the directory %s (%s)\n", no->save_npy,
+                errno == EEXIST || errno == 0 ? "a file of that name exists" : strerror(errno));
+        return EXIT_USAGE;
     }
     prob p;
     double *O = NULL, *L = NULL, *dQ = NULL, *dK = NULL, *dV = NULL;
@@ -845,8 +847,10 @@ static int run_study(const cli_opts *o, const num_opts *no)
         fprintf(stderr, "fasim: --study needs --seqlen >= 16 and --headdim >= 16\n");
         return EXIT_USAGE;
     }
-    if (mkdir(no->study, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "fasim: cannot create %s: %s\n", no->study, strerror(errno));
+    struct stat sb_;
+    if ((mkdir(no->study, 0777) != 0 && errno != EEXIST) || stat(no->study, &sb_) != 0 || !S_ISDIR(sb_.st_mode)) {
+        fprintf(stderr, "fasim: cannot create the directory %s (%s)\n", no->study,
+                errno == EEXIST || errno == 0 ? "a file of that name exists" : strerror(errno));
         return EXIT_USAGE;
     }
     static const char *const hdr = "dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n";
