@@ -19,6 +19,8 @@
  * cp.async double buffering hides load latency; swizzling removes bank conflicts; keeping P
  * in registers removes a shared-memory round trip per tile.
  *
+ * Variant 6 (`v3_bc128`): 8 warps x 16 rows = B_r 128 with B_c 128: half as many K/V steps
+ * (barriers, row-max updates, O rescales) as `v3` for the same FLOPs, at twice the S registers.
  * Variant 0 (`v3`): 8 warps x 16 rows = B_r 128, B_c 64.  Variant 1 (`v3_mt2`): 4 warps x 32
  * rows = B_r 128, B_c 64 (each K/V fragment read from shared memory feeds two m16 tiles: half
  * the shared-memory reads per FLOP, more registers).  Variant 2 (`v3_mt2_bc32`): as 1 with
@@ -543,6 +545,7 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 2 ? launch_v3<64, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 3 ? launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 5 ? launch_v3_pipe<64, 64, 4, 2, T>(s, Q, K, V, O, LSE, st)
+               : variant == 6 ? launch_v3<64, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                               : launch_v3<64, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     if (s->d == 128)
         return variant == 0   ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
@@ -550,6 +553,7 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 2 ? launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 3 ? launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 5 ? launch_v3_pipe<128, 32, 4, 2, T>(s, Q, K, V, O, LSE, st)
+               : variant == 6 ? launch_v3<128, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                               : launch_v3<128, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;
 }

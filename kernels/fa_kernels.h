@@ -48,7 +48,8 @@ typedef enum {
     FA_K_V3_BR256 = 7,    /* 8 warps x 32 rows (B_r = 256), B_c = 64 */
     FA_K_V3_LAZY = 8,     /* as v3_mt2, O rescaled only when a row max changed */
     FA_K_V3_PIPE = 9,     /* as v3_mt2, S of the next K tile computed before this tile's softmax */
-    FA_K_COUNT = 10
+    FA_K_V3_BC128 = 10,   /* 8 warps x 16 rows (B_r = 128), B_c = 128: half the K/V steps of v3 */
+    FA_K_COUNT = 11
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
