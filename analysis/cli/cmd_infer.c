@@ -366,6 +366,8 @@ static void describe(FILE *f, const cli_opts *o)
  * its closed form, and the forward (split-free, as the backward needs O and LSE) when fwdbwd. */
 static int varlen_bwd_io(const cli_opts *o)
 {
+    if (o->splits > 1 || o->splits_auto)
+        return bad("split-KV is a forward (inference) scheme: drop --splits with --pass bwd%s%s", "", "");
     fa_infer_opts one = fa_infer_opts_default();
     fa_blocks bk;
     fa_status st = FA_OK;
