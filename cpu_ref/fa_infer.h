@@ -119,6 +119,11 @@ void fa_lse_merge(int64_t n, const double *lse, const double *O_parts, int64_t l
  * 4S + 2 for the LSE (max, exp, sum, log) and S (2 + 2 d_v) for the weighted sum. */
 uint64_t fa_combine_flops_per_row(int64_t S, int64_t dv);
 
+/* Copies rows [r0, r0 + n) of every head of a packed (1, H, total, D) array to (back = 0) or
+ * from (back = 1) a contiguous (1, H, n, D) one: a sequence's slice of a varlen batch. */
+void fa_rows_copy(double *dst, const double *src, int64_t H, int64_t total, int64_t D, int64_t r0,
+                  int64_t n, int back);
+
 /* Backward of a variable-length batch: FlashAttention-2 backward (fa_flash2_backward) per
  * sequence with its own causal anchor; O and LSE from fa_varlen_forward.  Packed layouts as the
  * forward: Q, O, dO, dQ (1, H, N_q, *), K, V, dK, dV (1, H_kv, N_k, *), LSE (1, H, N_q).

@@ -65,10 +65,8 @@ fa_status fa_varlen_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk,
     return st;
 }
 
-/* Copies rows [r0, r0 + n) of every head of a packed (1, H, total, D) array to/from a
- * contiguous (1, H, n, D) one. */
-static void gather(double *dst, const double *src, int64_t H, int64_t total, int64_t D,
-                   int64_t r0, int64_t n, int back)
+void fa_rows_copy(double *dst, const double *src, int64_t H, int64_t total, int64_t D, int64_t r0,
+                  int64_t n, int back)
 {
     for (int64_t h = 0; h < H; h++)
         for (int64_t r = 0; r < n; r++) {
@@ -103,14 +101,14 @@ fa_status fa_varlen_reference_forward(const fa_shape *s, const fa_varlen *vl, co
             fa_shape sb = *s;
             sb.seqlen_q = nq;
             sb.seqlen_k = nk;
-            gather(q, Q, H, s->seqlen_q, d, q0, nq, 0);
-            gather(k, K, Hk, s->seqlen_k, d, k0, nk, 0);
-            gather(v, V, Hk, s->seqlen_k, dv, k0, nk, 0);
+            fa_rows_copy(q, Q, H, s->seqlen_q, d, q0, nq, 0);
+            fa_rows_copy(k, K, Hk, s->seqlen_k, d, k0, nk, 0);
+            fa_rows_copy(v, V, Hk, s->seqlen_k, dv, k0, nk, 0);
             st = fa_reference_forward(&sb, q, k, v, o, l);
         }
         if (!st) {
-            gather(o, O, H, s->seqlen_q, dv, q0, nq, 1);
-            if (LSE) gather(l, LSE, H, s->seqlen_q, 1, q0, nq, 1);
+            fa_rows_copy(o, O, H, s->seqlen_q, dv, q0, nq, 1);
+            if (LSE) fa_rows_copy(l, LSE, H, s->seqlen_q, 1, q0, nq, 1);
         }
         free(q);
         free(o);

@@ -12,20 +12,6 @@
 #include "fa_bwd.h"
 #include "fa_infer.h"
 
-/* Copies rows [r0, r0 + n) of every head of a packed (1, H, total, D) array to / from a
- * contiguous (1, H, n, D) one. */
-static void gather(double *dst, const double *src, int64_t H, int64_t total, int64_t D, int64_t r0,
-                   int64_t n, int back)
-{
-    for (int64_t h = 0; h < H; h++)
-        for (int64_t r = 0; r < n; r++) {
-            double *a = dst + (h * n + r) * D;
-            double *p = (double *)src + (h * total + r0 + r) * D;
-            if (back) memcpy(p, a, (size_t)D * sizeof *a);
-            else memcpy(a, p, (size_t)D * sizeof *a);
-        }
-}
-
 /* dQ = 0 for the n rows of a sequence with no keys: stored tile by tile from a zeroed buffer. */
 static fa_status zero_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, int64_t n, double *dQ_rows)
 {
@@ -87,20 +73,20 @@ fa_status fa_varlen_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const
             sb.seqlen_q = nq;
             sb.seqlen_k = nk;
             if (numeric) {
-                gather(q, Q, H, Nq, d, q0, nq, 0);
-                gather(o, O, H, Nq, dv, q0, nq, 0);
-                gather(l, LSE, H, Nq, 1, q0, nq, 0);
-                gather(go, dO, H, Nq, dv, q0, nq, 0);
-                gather(k, K, Hk, Nk, d, k0, nk, 0);
-                gather(v, V, Hk, Nk, dv, k0, nk, 0);
+                fa_rows_copy(q, Q, H, Nq, d, q0, nq, 0);
+                fa_rows_copy(o, O, H, Nq, dv, q0, nq, 0);
+                fa_rows_copy(l, LSE, H, Nq, 1, q0, nq, 0);
+                fa_rows_copy(go, dO, H, Nq, dv, q0, nq, 0);
+                fa_rows_copy(k, K, Hk, Nk, d, k0, nk, 0);
+                fa_rows_copy(v, V, Hk, Nk, dv, k0, nk, 0);
             }
             st = fa_flash2_backward(mem, &sb, bk, q, k, v, o, l, go, gq, gk, gv);
             if (!st && numeric) {
-                gather(gk, dK, Hk, Nk, d, k0, nk, 1);
-                gather(gv, dV, Hk, Nk, dv, k0, nk, 1);
+                fa_rows_copy(gk, dK, Hk, Nk, d, k0, nk, 1);
+                fa_rows_copy(gv, dV, Hk, Nk, dv, k0, nk, 1);
             }
         }
-        if (!st && numeric) gather(gq, dQ, H, Nq, d, q0, nq, 1);
+        if (!st && numeric) fa_rows_copy(gq, dQ, H, Nq, d, q0, nq, 1);
         free(q);
         free(o);
         free(l);
@@ -140,15 +126,15 @@ fa_status fa_varlen_reference_backward(const fa_shape *s, const fa_varlen *vl, c
             fa_shape sb = *s;
             sb.seqlen_q = nq;
             sb.seqlen_k = nk;
-            gather(q, Q, H, Nq, d, q0, nq, 0);
-            gather(go, dO, H, Nq, dv, q0, nq, 0);
-            gather(k, K, Hk, Nk, d, k0, nk, 0);
-            gather(v, V, Hk, Nk, dv, k0, nk, 0);
+            fa_rows_copy(q, Q, H, Nq, d, q0, nq, 0);
+            fa_rows_copy(go, dO, H, Nq, dv, q0, nq, 0);
+            fa_rows_copy(k, K, Hk, Nk, d, k0, nk, 0);
+            fa_rows_copy(v, V, Hk, Nk, dv, k0, nk, 0);
             st = fa_reference_backward(&sb, q, k, v, go, gq, gk, gv);
             if (!st) {
-                gather(gq, dQ, H, Nq, d, q0, nq, 1);
-                gather(gk, dK, Hk, Nk, d, k0, nk, 1);
-                gather(gv, dV, Hk, Nk, dv, k0, nk, 1);
+                fa_rows_copy(gq, dQ, H, Nq, d, q0, nq, 1);
+                fa_rows_copy(gk, dK, Hk, Nk, d, k0, nk, 1);
+                fa_rows_copy(gv, dV, Hk, Nk, dv, k0, nk, 1);
             }
         }
         free(q);
