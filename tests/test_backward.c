@@ -115,13 +115,7 @@ static fa_status run_bwd_numeric(fa_algo a, const bproblem *bp, fa_blocks bk, ui
 static fa_status run_bwd_count(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, int merge,
                                fa_counts *counts)
 {
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, M);
-    assert_non_null(mem);
-    fa_mem_set_merge(mem, merge);
-    fa_status st = fa_bwd_run(a, mem, s, bk);
-    if (counts) *counts = *fa_mem_counts(mem);
-    fa_mem_free(mem);
-    return st;
+    return tu_run_pass_count(FA_PASS_BWD, a, s, bk, M, merge, counts);
 }
 
 /* ---- the reference ---- */
@@ -297,33 +291,10 @@ static void test_count_only_equals_numeric(void **state)
     }
 }
 
+/* backward counts == closed form (testutil.h) */
 static void assert_counts_match_formula(fa_algo a, const fa_shape *s, fa_blocks bk)
 {
-    fa_counts c;
-    fa_pass_formula f;
-    assert_int_equal(run_bwd_count(a, s, bk, 1u << 30, 1, &c), FA_OK);
-    assert_int_equal(fa_formula_bwd_bytes(a, s, bk, &f), FA_OK);
-    for (int i = 0; i < c.n_tensors; i++) { /* every counted tensor has a name in the table */
-        int found = 0;
-        for (int t = 0; t < FA_PASS_TENSORS; t++) found |= strcmp(c.tensor[i].name, fa_pass_tensor_names[t]) == 0;
-        if (!found) fail_msg("tensor %s is not in fa_pass_tensor_names", c.tensor[i].name);
-    }
-    for (int t = 0; t < FA_PASS_TENSORS; t++) {
-        int id = fa_counts_find(&c, fa_pass_tensor_names[t]);
-        uint64_t r = id < 0 ? 0 : c.tensor[id].read_bytes, w = id < 0 ? 0 : c.tensor[id].write_bytes;
-        if (r != f.read[t] || w != f.write[t])
-            fail_msg("%s bwd B=%lld H=%lld Hkv=%lld Nq=%lld Nk=%lld d=%lld dv=%lld Br=%lld Bc=%lld "
-                     "causal=%d tensor %s: counted r=%llu w=%llu, formula r=%llu w=%llu",
-                     fa_algo_name(a), (long long)s->batch, (long long)s->heads, (long long)s->kv_heads,
-                     (long long)s->seqlen_q, (long long)s->seqlen_k, (long long)s->d, (long long)s->d_v,
-                     (long long)bk.block_r, (long long)bk.block_c, (int)s->causal,
-                     fa_pass_tensor_names[t], (unsigned long long)r, (unsigned long long)w,
-                     (unsigned long long)f.read[t], (unsigned long long)f.write[t]);
-    }
-    assert_int_equal(c.hbm_read_bytes, f.read_bytes);
-    assert_int_equal(c.hbm_write_bytes, f.write_bytes);
-    assert_int_equal(c.flops_matmul, f.matmul_flops);
-    assert_int_equal(c.sram_peak_bytes, fa_sram_need_bwd(a, s, bk));
+    tu_assert_counts_match_formula(FA_PASS_BWD, a, s, bk, NULL);
 }
 
 /* The grid: (N_q, N_k, d, d_v, B_r, B_c, causal, dtype, GQA), every backward. */

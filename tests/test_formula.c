@@ -1,27 +1,10 @@
 /* test_formula.c -- counted bytes == closed form, block-size rules, Theorem 2 in numbers. */
 #include "testutil.h"
 
+/* forward counts == closed form (testutil.h) */
 static void assert_counts_match_formula(fa_algo a, const fa_shape *s, fa_blocks bk)
 {
-    fa_counts c;
-    fa_formula f;
-    assert_int_equal(tu_run_count(a, s, bk, 1u << 30, 1, &c), FA_OK);
-    assert_int_equal(fa_formula_bytes(a, s, bk, &f), FA_OK);
-    for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
-        int id = fa_counts_find(&c, fa_formula_tensor_names[t]);
-        uint64_t r = id < 0 ? 0 : c.tensor[id].read_bytes, w = id < 0 ? 0 : c.tensor[id].write_bytes;
-        if (r != f.read[t] || w != f.write[t])
-            fail_msg("%s Nq=%lld Nk=%lld d=%lld Br=%lld Bc=%lld causal=%d tensor %s: counted r=%llu "
-                     "w=%llu, formula r=%llu w=%llu",
-                     fa_algo_name(a), (long long)s->seqlen_q, (long long)s->seqlen_k, (long long)s->d,
-                     (long long)bk.block_r, (long long)bk.block_c, (int)s->causal,
-                     fa_formula_tensor_names[t], (unsigned long long)r, (unsigned long long)w,
-                     (unsigned long long)f.read[t], (unsigned long long)f.write[t]);
-    }
-    assert_int_equal(c.hbm_read_bytes, f.read_bytes);
-    assert_int_equal(c.hbm_write_bytes, f.write_bytes);
-    assert_int_equal(c.flops_matmul, f.matmul_flops);
-    assert_int_equal(c.sram_peak_bytes, fa_sram_need(a, s, bk));
+    tu_assert_counts_match_formula(FA_PASS_FWD, a, s, bk, NULL);
 }
 
 /* The grid of the issue: (N_q, N_k, d, B_r, B_c, causal, dtype), every algorithm. */

@@ -85,21 +85,10 @@ static void assert_counts(fa_algo a, const fa_shape *s, fa_blocks bk, const fa_c
     for (int p = 0; p < 2; p++) {
         fa_pass pass = p == 0 ? FA_PASS_FWD : FA_PASS_BWD;
         if (pass == FA_PASS_BWD && a == FA_ALGO_STANDARD && s->softcap > 0) continue;
-        fa_io_result r;
-        assert_int_equal(fa_io_run(pass, a, s, bk, BIG_M, NULL, NULL, &r), FA_OK);
         const fa_counts *num = p == 0 ? num_f : num_b;
-        tu_assert_counts_equal(&r.counts, num);
-        for (int t = 0; t < FA_PASS_TENSORS; t++) {
-            int id = fa_counts_find(&r.counts, fa_pass_tensor_names[t]);
-            uint64_t rd = id < 0 ? 0 : r.counts.tensor[id].read_bytes, wr = id < 0 ? 0 : r.counts.tensor[id].write_bytes;
-            if (rd != r.formula.read[t] || wr != r.formula.write[t])
-                fail_msg("%s %s tensor %s: counted %llu/%llu, closed form %llu/%llu", fa_algo_name(a),
-                         fa_pass_name(pass), fa_pass_tensor_names[t], (unsigned long long)rd,
-                         (unsigned long long)wr, (unsigned long long)r.formula.read[t],
-                         (unsigned long long)r.formula.write[t]);
-        }
-        assert_int_equal(r.counts.flops_matmul, r.formula.matmul_flops);
-        assert_int_equal(r.counts.sram_peak_bytes, r.sram_need);
+        fa_counts merged;
+        tu_assert_counts_match_formula(pass, a, s, bk, &merged);
+        tu_assert_counts_equal(&merged, num);
         fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, BIG_M);
         fa_mem_set_merge(mem, 0);
         assert_int_equal(fa_run_pass(pass, a, mem, s, bk), FA_OK);

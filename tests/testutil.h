@@ -101,20 +101,57 @@ static inline fa_status tu_run_numeric(fa_algo a, const problem *p, fa_blocks bk
     return st;
 }
 
-/* Runs algorithm a in count-only mode (merge: allow run merging). */
-static inline fa_status tu_run_count(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
-                                     int merge, fa_counts *counts)
+/* Runs pass p of algorithm a in count-only mode (merge: allow run merging). */
+static inline fa_status tu_run_pass_count(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk,
+                                          uint64_t M, int merge, fa_counts *counts)
 {
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, M);
     assert_non_null(mem);
     fa_mem_set_merge(mem, merge);
-    fa_status st;
-    if (a == FA_ALGO_STANDARD) st = fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL);
-    else if (a == FA_ALGO_FLASH2) st = fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL);
-    else st = fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL);
+    fa_status st = fa_run_pass(p, a, mem, s, bk);
     if (counts) *counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
     return st;
+}
+
+/* The forward of tu_run_pass_count. */
+static inline fa_status tu_run_count(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                                     int merge, fa_counts *counts)
+{
+    return tu_run_pass_count(FA_PASS_FWD, a, s, bk, M, merge, counts);
+}
+
+/* Counts pass p of algorithm a (count-only, merged runs, M = 1 GiB) and asserts that every
+ * counted tensor has a closed-form name and that bytes per tensor, the totals, the matmul FLOPs
+ * and the SRAM peak equal the closed forms of analysis/.  The counts go to *out if non-NULL. */
+static inline void tu_assert_counts_match_formula(fa_pass p, fa_algo a, const fa_shape *s,
+                                                  fa_blocks bk, fa_counts *out)
+{
+    fa_io_result r;
+    if (fa_io_run(p, a, s, bk, 1u << 30, NULL, NULL, &r)) fail_msg("%s", fa_last_error());
+    const fa_counts *c = &r.counts;
+    for (int i = 0; i < c->n_tensors; i++) {
+        int found = 0;
+        for (int t = 0; t < FA_PASS_TENSORS; t++) found |= strcmp(c->tensor[i].name, fa_pass_tensor_names[t]) == 0;
+        if (!found) fail_msg("tensor %s is not in fa_pass_tensor_names", c->tensor[i].name);
+    }
+    for (int t = 0; t < FA_PASS_TENSORS; t++) {
+        int id = fa_counts_find(c, fa_pass_tensor_names[t]);
+        uint64_t rd = id < 0 ? 0 : c->tensor[id].read_bytes, wr = id < 0 ? 0 : c->tensor[id].write_bytes;
+        if (rd != r.formula.read[t] || wr != r.formula.write[t])
+            fail_msg("%s %s B=%lld H=%lld Hkv=%lld Nq=%lld Nk=%lld d=%lld dv=%lld Br=%lld Bc=%lld causal=%d "
+                     "tensor %s: counted r=%llu w=%llu, formula r=%llu w=%llu",
+                     fa_algo_name(a), fa_pass_name(p), (long long)s->batch, (long long)s->heads,
+                     (long long)s->kv_heads, (long long)s->seqlen_q, (long long)s->seqlen_k, (long long)s->d,
+                     (long long)s->d_v, (long long)bk.block_r, (long long)bk.block_c, (int)s->causal,
+                     fa_pass_tensor_names[t], (unsigned long long)rd, (unsigned long long)wr,
+                     (unsigned long long)r.formula.read[t], (unsigned long long)r.formula.write[t]);
+    }
+    assert_int_equal(c->hbm_read_bytes, r.formula.read_bytes);
+    assert_int_equal(c->hbm_write_bytes, r.formula.write_bytes);
+    assert_int_equal(c->flops_matmul, r.formula.matmul_flops);
+    assert_int_equal(c->sram_peak_bytes, r.sram_need);
+    if (out) *out = *c;
 }
 
 /* Asserts two count records are identical, tensor by tensor. */
