@@ -497,51 +497,38 @@ void fa_mask_io_free(fa_mask_io *m)
     m->on = 0;
 }
 
+/* Over a span [lo, hi) of tiles of width B along an axis of length n, with FULL core [fl, fh)
+ * (fl <= fh): how many tiles are visited and how many elements (keys or rows) they hold.  The
+ * core is summed in closed form, the tiles before and after it are classified one by one.
+ * kv: tiles are key tiles of the row block [f0, f0 + flen); else row blocks of the key tile. */
+static void span_sum(const fa_shape *s, int kv, int64_t f0, int64_t flen, int64_t B, int64_t n,
+                     int64_t lo, int64_t hi, int64_t fl, int64_t fh, int64_t *count, int64_t *len)
+{
+    int64_t c = fh - fl, l = fh > fl ? (fh * B < n ? fh * B : n) - fl * B : 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t t = pass ? fh : lo; t < (pass ? hi : fl); t++) {
+            const int64_t x0 = t * B, w = n - x0 < B ? n - x0 : B;
+            fa_tile_class cls = kv ? fa_tile_classify(s, f0, flen, x0, w) : fa_tile_classify(s, x0, w, f0, flen);
+            if (cls == FA_TILE_SKIP) continue;
+            c++;
+            l += w;
+        }
+    *count = c;
+    *len = l;
+}
+
 void fa_kv_span_sum(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, int64_t *tiles,
                     int64_t *keys)
 {
-    int64_t lo, hi, fl, fh, n = 0, k = 0;
+    int64_t lo, hi, fl, fh;
     fa_kv_span(s, r0, rows, block_c, &lo, &hi, &fl, &fh);
-    /* the FULL region in closed form, the others one by one */
-    if (fh > fl) {
-        n += fh - fl;
-        k += (fh * block_c < s->seqlen_k ? fh * block_c : s->seqlen_k) - fl * block_c;
-    }
-    for (int64_t j = lo; j < hi; j++) {
-        if (j == fl) {
-            j = fh - 1;
-            if (fh > fl) continue;
-            j = fl;
-        }
-        const int64_t c0 = j * block_c, cols = s->seqlen_k - c0 < block_c ? s->seqlen_k - c0 : block_c;
-        if (fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP) continue;
-        n++;
-        k += cols;
-    }
-    *tiles = n;
-    *keys = k;
+    span_sum(s, 1, r0, rows, block_c, s->seqlen_k, lo, hi, fl, fh, tiles, keys);
 }
 
 void fa_q_span_sum(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *blocks,
                    int64_t *qrows)
 {
-    int64_t lo, hi, fl, fh, n = 0, r = 0;
+    int64_t lo, hi, fl, fh;
     fa_q_span(s, c0, cols, block_r, &lo, &hi, &fl, &fh);
-    if (fh > fl) {
-        n += fh - fl;
-        r += (fh * block_r < s->seqlen_q ? fh * block_r : s->seqlen_q) - fl * block_r;
-    }
-    for (int64_t i = lo; i < hi; i++) {
-        if (i == fl) {
-            i = fh - 1;
-            if (fh > fl) continue;
-            i = fl;
-        }
-        const int64_t r0 = i * block_r, rows = s->seqlen_q - r0 < block_r ? s->seqlen_q - r0 : block_r;
-        if (fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP) continue;
-        n++;
-        r += rows;
-    }
-    *blocks = n;
-    *qrows = r;
+    span_sum(s, 0, c0, cols, block_r, s->seqlen_q, lo, hi, fl, fh, blocks, qrows);
 }
