@@ -28,7 +28,6 @@ fa_status fa_algo_parse(const char *s, fa_algo *a)
     FA_FAIL(FA_EINVAL, "--algo '%s' is not one of standard, flash1, flash2, all", s);
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Accumulates per-head 128-bit sums, then scales by B*H and checks 64 bits. */
 typedef struct {
@@ -98,7 +97,7 @@ fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formul
         } else {
             /* row block i reads the keys of the tiles it visits (not SKIP under the mask) */
             for (int64_t i = 0; i < T_r; i++) {
-                int64_t r0 = i * Br, rows = min64(Br, s->seqlen_q - r0), nt, nkeys;
+                int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br), nt, nkeys;
                 fa_kv_span_sum(s, r0, rows, Bc, &nt, &nkeys);
                 u128 keys = (u128)nkeys;
                 if (nt > 0) A.r[TQ] += (u128)rows * d * e;
@@ -124,7 +123,7 @@ fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formul
             A.mm = 2 * Nq * Nk * (d + dv);
         } else {
             for (int64_t j = 0; j < T_c; j++) {
-                int64_t c0 = j * Bc, cols = min64(Bc, s->seqlen_k - c0), nb, nrows;
+                int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc), nb, nrows;
                 fa_q_span_sum(s, c0, cols, Br, &nb, &nrows);
                 if (nb == 0) continue; /* nobody sees this tile: not loaded */
                 u128 rows = (u128)nrows;

@@ -186,6 +186,10 @@ int64_t fa_span_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t full_lo, i
 /* ceil(a / b) for a >= 0, b > 0. */
 static inline int64_t fa_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Length of the tile that starts at x0 on an axis of length n with tile size B: B, or the
+ * shorter tail. */
+static inline int64_t fa_tile_len(int64_t x0, int64_t n, int64_t B) { return n - x0 < B ? n - x0 : B; }
+
 /* ---- tile operations (cpu_ref/tile_ops.c); every one counts its FLOPs ---- */
 
 /* C[m x n] (+)= A[m x k] * B[n x k]^T; lda/ldb/ldc are leading dimensions. 2mnk FLOPs. */

@@ -87,7 +87,7 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
     /* line 2: O = 0, l = 0, m = -inf in HBM (written tile by tile from SRAM) */
     for (int64_t i = 0; i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = Nq - r0 < Br ? Nq - r0 : Br;
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, Nq, Br);
         if (B->O.data)
             for (int64_t r = 0; r < rows; r++) {
                 for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = 0;
@@ -104,14 +104,14 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
 
     for (int64_t j = 0; j < T_c;) { /* line 5 */
         int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = Nk - c0 < Bc ? Nk - c0 : Bc;
+        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, Nk, Bc);
         int64_t lo, hi, full_lo, full_hi; /* the row blocks that may see this K/V tile */
         fa_q_span(s, c0, cols, Br, &lo, &hi, &full_lo, &full_hi);
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
         int kv_loaded = 0;
         for (int64_t i = lo; i < hi;) { /* line 7 */
             int64_t wi = fa_span_run(mem, i, hi, full_lo, full_hi, T_r - 1);
-            const int64_t r0 = i * Br, rows = Nq - r0 < Br ? Nq - r0 : Br;
+            const int64_t r0 = i * Br, rows = fa_tile_len(r0, Nq, Br);
             if (fa_span_class(s, i, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
                 i += wi; /* nothing allowed in this tile: not visited */
                 continue;

@@ -10,8 +10,6 @@
 #include "fa_bwd.h"
 #include "fa_numerics.h"
 
-#define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
-
 typedef struct {
     fa_tensor Q, K, V, O, l, m, dO, dQ, dK, dV;
 } f1_tensors;
@@ -79,7 +77,7 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_ten
                             f1_bufs *B, int64_t b, int64_t h, int64_t i, int64_t c0, int64_t cols)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
-    const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+    const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
     FA_TRY(fa_load(mem, &T->Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 10 */
     FA_TRY(fa_load(mem, &T->O, b, h, r0, rows, 0, dv, &B->Oi));
     FA_TRY(fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &B->dOi));
@@ -127,7 +125,7 @@ static fa_status init_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensor
     zero(&B->dQi);
     for (int64_t i = 0; i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
         FA_TRY(fa_store(mem, &T->dQ, b, h, r0, rows, 0, s->d, &B->dQi));
         fa_mem_pop_weight(mem);
@@ -148,12 +146,12 @@ static fa_status kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tenso
     fa_mem_set_program(mem, b * s->kv_heads + hk); /* one thread block per (batch, kv head) */
     for (int64_t j = 0; j < T_c;) { /* line 6 */
         int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
         int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
         fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
         int any = 0; /* does any row block have an allowed key in it? (usually the first) */
         for (int64_t i = i_lo; i < i_hi && !any; i++)
-            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0,
+            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0,
                                 cols) != FA_TILE_SKIP;
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
         zero(&B->dKj); /* line 8 */
@@ -166,7 +164,7 @@ static fa_status kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tenso
             for (int64_t q = 0; q < nh; q++)
                 for (int64_t i = i_lo; i < i_hi;) { /* line 9 */
                     int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
-                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0, cols) ==
+                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) ==
                         FA_TILE_SKIP) {
                         i += wi;
                         continue;

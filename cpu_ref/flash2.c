@@ -48,7 +48,7 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
     const int64_t hk = h / (s->heads / s->kv_heads);
-    const int64_t r0 = i * Br, rows = (s->seqlen_q - r0 < Br) ? s->seqlen_q - r0 : Br;
+    const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
     const int64_t T_c = fa_cdiv(s->seqlen_k, Bc);
     int64_t lo, hi, full_lo, full_hi; /* the K/V tiles this row block may see (the mask) */
     fa_kv_span(s, r0, rows, Bc, &lo, &hi, &full_lo, &full_hi);
@@ -66,7 +66,7 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
 
     for (int64_t j = lo; j < hi;) { /* line 7 */
         int64_t w = fa_span_run(mem, j, hi, full_lo, full_hi, T_c - 1);
-        const int64_t c0 = j * Bc, cols = (s->seqlen_k - c0 < Bc) ? s->seqlen_k - c0 : Bc;
+        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
         if (fa_span_class(s, j, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
             j += w; /* a tile with no allowed key is never loaded */
             continue;

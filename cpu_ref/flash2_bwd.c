@@ -14,8 +14,6 @@
 #include "fa_bwd.h"
 #include "fa_numerics.h"
 
-#define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
-
 typedef struct {
     fa_tensor Q, K, V, O, L, dO, D, dQacc, dQ, dK, dV;
 } f2_tensors;
@@ -45,7 +43,7 @@ static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tenso
     zero(&dQi);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)w);
         if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
@@ -74,7 +72,7 @@ static fa_status post_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tens
     fa_status st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i);
         st = fa_mem_push_weight(mem, (uint64_t)w);
         if (!st) st = fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &dQi);
@@ -119,7 +117,7 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
                             f2_bufs *B, int64_t b, int64_t h, int64_t i, int64_t c0, int64_t cols)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
-    const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+    const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
     FA_TRY(fa_load(mem, &T->Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 9 */
     FA_TRY(fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &B->dOi));
     FA_TRY(fa_load(mem, &T->L, b, h, r0, rows, 0, 1, &B->Li));
@@ -167,12 +165,12 @@ static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
     const int merge = fa_mem_may_merge(mem);
     for (int64_t j = 0; j < T_c;) { /* line 5 */
         int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
         int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
         fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
         int any = 0; /* does any row block have an allowed key in it? (usually the first) */
         for (int64_t i = i_lo; i < i_hi && !any; i++)
-            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0,
+            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0,
                                 cols) != FA_TILE_SKIP;
         fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
@@ -188,7 +186,7 @@ static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
                 const int64_t h = hk * g + q;
                 for (int64_t i = i_lo; i < i_hi;) { /* line 8 */
                     int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
-                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, ROWS(i * Br, s->seqlen_q, Br), c0, cols) ==
+                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) ==
                         FA_TILE_SKIP) {
                         i += wi;
                         continue;

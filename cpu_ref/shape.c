@@ -507,7 +507,7 @@ static void span_sum(const fa_shape *s, int kv, int64_t f0, int64_t flen, int64_
     int64_t c = fh - fl, l = fh > fl ? (fh * B < n ? fh * B : n) - fl * B : 0;
     for (int pass = 0; pass < 2; pass++)
         for (int64_t t = pass ? fh : lo; t < (pass ? hi : fl); t++) {
-            const int64_t x0 = t * B, w = n - x0 < B ? n - x0 : B;
+            const int64_t x0 = t * B, w = fa_tile_len(x0, n, B);
             fa_tile_class cls = kv ? fa_tile_classify(s, f0, flen, x0, w) : fa_tile_classify(s, x0, w, f0, flen);
             if (cls == FA_TILE_SKIP) continue;
             c++;

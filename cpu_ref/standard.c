@@ -15,8 +15,6 @@
 #include "fa_attn.h"
 #include "fa_numerics.h"
 
-#define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
-
 /* Kernel 1, for slice (b, h): S = scale Q K^T. */
 static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *Q,
                           fa_tensor *K, fa_tensor *S, int64_t b, int64_t h)
@@ -33,13 +31,13 @@ static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     if (!st) st = fa_mask_io_init(mem, s, bk, &mk);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         if (!st) st = fa_load(mem, Q, b, h, r0, rows, 0, d, &Qi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, K, b, hk, c0, cols, 0, d, &Kj);
             if (!st) st = fa_tile_matmul_abt(mem, Sij.data, Bc, Qi.data, d, Kj.data, d, rows, cols, d, 0);
@@ -72,7 +70,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     if (!st) st = fa_sram_alloc(mem, &l, "l_i", Br, 1, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         if (!st && m.data)
@@ -83,7 +81,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
         /* pass 1 (only when a row spans several tiles): running max and sum over S_i */
         for (int64_t j = 0; !st && T_c > 1 && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, S, b, h, r0, rows, c0, cols, &Sij);
             /* rowmax r*c, exp(S - m) 2*r*c, sum r*c; rescale of l: 2 exp-subs + mul + add = 4r */
@@ -103,7 +101,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
         /* pass 2 (the only pass when T_c == 1): P_ij = exp(S_ij - m) / l */
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, S, b, h, r0, rows, c0, cols, &Sij);
             if (!st && T_c == 1) { /* one pass: max and sum from this very tile */
@@ -151,12 +149,12 @@ static fa_status kernel_o(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     if (!st) st = fa_sram_alloc(mem, &Oi, "O_i", Br, dv, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, P, b, h, r0, rows, c0, cols, &Pij);
             if (!st) st = fa_tile_dropout(mem, s, b, h, Pij.data, Bc, r0, rows, c0, cols);

@@ -17,8 +17,6 @@
 
 #include "fa_bwd.h"
 
-#define ROWS(x0, n, B) ((n) - (x0) < (B) ? (n) - (x0) : (B))
-
 typedef struct {
     fa_tensor Q, K, V, P, dO, dP, dS, dQ, dK, dV;
 } std_tensors;
@@ -40,7 +38,7 @@ static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa
     if (!st) st = fa_sram_alloc(mem, &Gj, names[2], Bc, xcols, 4);
     for (int64_t j = 0; !st && j < T_c;) {
         int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-        const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
         fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
         st = fa_mem_push_weight(mem, (uint64_t)wj);
         for (int64_t k = 0; Gj.data && k < Bc * xcols; k++) Gj.data[k] = 0;
@@ -49,7 +47,7 @@ static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa
             const int64_t h = hk * g + q;
             for (int64_t i = 0; !st && i < T_r;) {
                 int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-                const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+                const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
                 st = fa_mem_push_weight(mem, (uint64_t)wi);
                 if (!st) st = fa_load(mem, A, b, h, r0, rows, c0, cols, &Aij);
                 if (!st && drop) st = fa_tile_dropout(mem, s, b, h, Aij.data, Bc, r0, rows, c0, cols);
@@ -86,13 +84,13 @@ static fa_status kernel_dp(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     if (!st) st = fa_sram_alloc(mem, &dPij, "dP_ij", Br, Bc, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &Vj);
             if (!st) st = fa_tile_matmul_abt(mem, dPij.data, Bc, dOi.data, dv, Vj.data, dv, rows,
@@ -134,14 +132,14 @@ static fa_status kernel_ds(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     if (!st) st = fa_sram_alloc(mem, &Di, "D_i", Br, 1, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         for (int64_t r = 0; Di.data && r < Br; r++) Di.data[r] = 0;
         /* pass 1 (only when a row spans several tiles): D_i = sum_j rowsum(P_ij o dP_ij) */
         for (int64_t j = 0; !st && T_c > 1 && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, &T->P, b, h, r0, rows, c0, cols, &Pij);
             if (!st) st = fa_load(mem, &T->dP, b, h, r0, rows, c0, cols, &dPij);
@@ -152,7 +150,7 @@ static fa_status kernel_ds(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
         /* pass 2 (the only pass when T_c == 1): dS_ij = P_ij o (dP_ij - D_i) */
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, &T->P, b, h, r0, rows, c0, cols, &Pij);
             if (!st) st = fa_load(mem, &T->dP, b, h, r0, rows, c0, cols, &dPij);
@@ -185,12 +183,12 @@ static fa_status kernel_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     if (!st) st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = ROWS(r0, s->seqlen_q, Br);
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = ROWS(c0, s->seqlen_k, Bc);
+            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
             if (!st) st = fa_load(mem, &T->dS, b, h, r0, rows, c0, cols, &dSij);
             if (!st) st = fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &Kj);

@@ -148,8 +148,8 @@ static int write_frames(const char *dir, fa_algo a, const fa_shape *s, fa_blocks
     for (int i = 0; i < T_r; i++)
         for (int j = 0; j < T_c; j++) {
             int64_t r0 = i * bk.block_r, c0 = j * bk.block_c;
-            int64_t rows = s->seqlen_q - r0 < bk.block_r ? s->seqlen_q - r0 : bk.block_r;
-            int64_t cols = s->seqlen_k - c0 < bk.block_c ? s->seqlen_k - c0 : bk.block_c;
+            int64_t rows = fa_tile_len(r0, s->seqlen_q, bk.block_r);
+            int64_t cols = fa_tile_len(c0, s->seqlen_k, bk.block_c);
             grid[i][j] = (a != FA_ALGO_STANDARD && fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP) ? C_SKIP : C_IDLE;
         }
     uint64_t cum[NBAR][2];

@@ -68,7 +68,7 @@ static int forward_terms(fa_algo a, const fa_shape *s, fa_blocks bk, term *t, FI
         /* V_rows: query rows summed over all (i, j) visits */
         uint64_t vrows = 0, kcols = 0;
         for (int64_t j = 0; j < T_c; j++) {
-            int64_t c0 = j * bk.block_c, cols = s->seqlen_k - c0 < bk.block_c ? s->seqlen_k - c0 : bk.block_c, lo, full;
+            int64_t c0 = j * bk.block_c, cols = fa_tile_len(c0, s->seqlen_k, bk.block_c), lo, full;
             fa_q_tiles(s, c0, cols, bk.block_r, &lo, &full);
             if (lo < T_r) {
                 vrows += Nq - (uint64_t)(lo * bk.block_r);
