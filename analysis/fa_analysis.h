@@ -162,6 +162,13 @@ typedef struct {
 fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
                     const fa_hw *hw, FILE *trace, fa_io_result *r);
 
+/* The forward of algorithm a on mem, numeric or count-only (then all arrays NULL).  Shapes as
+ * fa_attn.h: Q (B,H,N_q,d), K (B,H_kv,N_k,d), V (B,H_kv,N_k,d_v), O (B,H,N_q,d_v), LSE (B,H,N_q),
+ * which may be NULL: flash2's LSE, or flash1's m + log l (with the memory model's numerics); NaN
+ * for standard, which stores no statistic.  Errors: those of the algorithm, FA_ENOMEM. */
+fa_status fa_run_forward(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                         const double *K, const double *V, double *O, double *LSE);
+
 /* Runs pass p of algorithm a on mem (count-only or numeric with NULL data not allowed: this is
  * the count-only dispatcher used by fa_io_run and fa_io_l2). */
 fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk);

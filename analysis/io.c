@@ -8,6 +8,7 @@
 
 #include "fa_analysis.h"
 #include "fa_l2.h"
+#include "fa_numerics.h"
 
 void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
 {
@@ -20,17 +21,44 @@ void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
     r->time_s = r->time_compute_s > r->time_memory_s ? r->time_compute_s : r->time_memory_s;
 }
 
+fa_status fa_run_forward(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
+                         const double *K, const double *V, double *O, double *LSE)
+{
+    const int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
+    const int64_t ns = numeric ? fa_numel_stats(s) : 0;
+    switch (a) {
+    case FA_ALGO_STANDARD: {
+        fa_status st = fa_standard_forward(mem, s, bk, Q, K, V, O);
+        for (int64_t i = 0; LSE && i < ns; i++) LSE[i] = NAN; /* standard stores no statistic */
+        return st;
+    }
+    case FA_ALGO_FLASH1: {
+        double *l = NULL, *m = NULL;
+        if (numeric && (!(l = malloc((size_t)ns * sizeof *l)) || !(m = malloc((size_t)ns * sizeof *m)))) {
+            free(l);
+            FA_FAIL(FA_ENOMEM, "out of host memory for l and m");
+        }
+        fa_status st = fa_flash1_forward(mem, s, bk, Q, K, V, O, l, m);
+        for (int64_t i = 0; !st && LSE && i < ns; i++) LSE[i] = fa_num_lse(mem, m[i], l[i]);
+        free(l);
+        free(m);
+        return st;
+    }
+    case FA_ALGO_FLASH2: {
+        double *L = LSE;
+        if (numeric && !L && !(L = malloc((size_t)ns * sizeof *L))) FA_FAIL(FA_ENOMEM, "out of host memory for LSE");
+        fa_status st = fa_flash2_forward(mem, s, bk, Q, K, V, O, L);
+        if (L != LSE) free(L);
+        return st;
+    }
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+}
+
 fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
 {
     fa_status st = FA_OK;
-    if (p != FA_PASS_BWD) {
-        switch (a) {
-        case FA_ALGO_STANDARD: st = fa_standard_forward(mem, s, bk, NULL, NULL, NULL, NULL); break;
-        case FA_ALGO_FLASH1: st = fa_flash1_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL); break;
-        case FA_ALGO_FLASH2: st = fa_flash2_forward(mem, s, bk, NULL, NULL, NULL, NULL, NULL); break;
-        default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
-        }
-    }
+    if (p != FA_PASS_BWD) st = fa_run_forward(a, mem, s, bk, NULL, NULL, NULL, NULL, NULL);
     if (!st && p == FA_PASS_FWDBWD) fa_mem_kernel_barrier(mem); /* backward after forward */
     if (!st && p != FA_PASS_FWD) st = fa_bwd_run(a, mem, s, bk);
     return st;

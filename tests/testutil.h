@@ -77,25 +77,13 @@ static inline double tu_max_rel(const double *a, const double *b, int64_t n)
     return worst;
 }
 
-/* Runs algorithm a in numeric mode; fills O (and LSE for flash2/flash1) and the counts. */
+/* Runs algorithm a in numeric mode (fa_run_forward); fills O, LSE (NaN for standard) and the counts. */
 static inline fa_status tu_run_numeric(fa_algo a, const problem *p, fa_blocks bk, uint64_t M,
                                        double *O, double *LSE, fa_counts *counts)
 {
     fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, M);
     assert_non_null(mem);
-    fa_status st;
-    int64_t ns = fa_numel_stats(&p->s);
-    if (a == FA_ALGO_STANDARD) {
-        st = fa_standard_forward(mem, &p->s, bk, p->Q, p->K, p->V, O);
-    } else if (a == FA_ALGO_FLASH2) {
-        st = fa_flash2_forward(mem, &p->s, bk, p->Q, p->K, p->V, O, LSE);
-    } else {
-        double *l = tu_alloc(ns), *m = tu_alloc(ns);
-        st = fa_flash1_forward(mem, &p->s, bk, p->Q, p->K, p->V, O, l, m);
-        for (int64_t i = 0; LSE && i < ns; i++) LSE[i] = l[i] > 0 ? m[i] + log(l[i]) : -INFINITY;
-        free(l);
-        free(m);
-    }
+    fa_status st = fa_run_forward(a, mem, &p->s, bk, p->Q, p->K, p->V, O, LSE);
     if (counts) *counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
     return st;

@@ -61,20 +61,7 @@ static fa_status run_one(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
 {
     fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, M);
     if (!mem) return FA_ENOMEM;
-    fa_status st;
-    int64_t ns = fa_numel_stats(s);
-    if (a == FA_ALGO_STANDARD) {
-        st = fa_standard_forward(mem, s, bk, Q, K, V, O);
-    } else if (a == FA_ALGO_FLASH2) {
-        st = fa_flash2_forward(mem, s, bk, Q, K, V, O, L);
-    } else {
-        double *l = malloc((size_t)ns * sizeof *l), *m = malloc((size_t)ns * sizeof *m);
-        if (!l || !m) st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory");
-        else st = fa_flash1_forward(mem, s, bk, Q, K, V, O, l, m);
-        for (int64_t i = 0; st == FA_OK && i < ns; i++) L[i] = l[i] > 0 ? m[i] + log(l[i]) : -INFINITY;
-        free(l);
-        free(m);
-    }
+    fa_status st = fa_run_forward(a, mem, s, bk, Q, K, V, O, L);
     fa_mem_free(mem);
     return st;
 }

@@ -128,23 +128,7 @@ static fa_status run_fwd(fa_algo a, const prob *p, fa_blocks bk, const fa_numeri
     fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, M_BYTES);
     if (!mem) return FA_ENOMEM;
     fa_mem_set_numerics(mem, nu);
-    const fa_shape *s = &p->s;
-    int64_t ns = fa_numel_stats(s);
-    fa_status st;
-    if (a == FA_ALGO_STANDARD) {
-        st = fa_standard_forward(mem, s, bk, p->Q, p->K, p->V, O);
-        for (int64_t i = 0; L && i < ns; i++) L[i] = NAN; /* standard stores no statistic */
-    } else if (a == FA_ALGO_FLASH2) {
-        double *Lt = L ? L : malloc((size_t)ns * sizeof *Lt);
-        st = Lt ? fa_flash2_forward(mem, s, bk, p->Q, p->K, p->V, O, Lt) : FA_ENOMEM;
-        if (!L) free(Lt);
-    } else {
-        double *l = malloc((size_t)ns * sizeof *l), *m = malloc((size_t)ns * sizeof *m);
-        st = (l && m) ? fa_flash1_forward(mem, s, bk, p->Q, p->K, p->V, O, l, m) : FA_ENOMEM;
-        for (int64_t i = 0; !st && L && i < ns; i++) L[i] = fa_num_lse(mem, m[i], l[i]);
-        free(l);
-        free(m);
-    }
+    fa_status st = fa_run_forward(a, mem, &p->s, bk, p->Q, p->K, p->V, O, L);
     fa_mem_free(mem);
     return st;
 }
