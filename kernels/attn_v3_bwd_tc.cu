@@ -107,14 +107,14 @@ __device__ __forceinline__ void atomic_add_tile(float *dq, const float acc[2][4]
 }
 
 /* ---- main kernel: dK, dV (and dQ by atomics) per K/V block of BC keys (BC / 16 warps) ---- */
-template <int D, int BC, bool WITH_DQ, typename T>
-__global__ void __launch_bounds__(BC * 2, 1)
+template <int D, int BC, bool WITH_DQ, int QS, int MINB, typename T>
+__global__ void __launch_bounds__(BC * 2, MINB)
     fa_v3_bwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
                      const T *__restrict__ dO, const float *__restrict__ LSE,
                      const float *__restrict__ Dsum, float *__restrict__ dQacc,
                      T *__restrict__ dK, T *__restrict__ dV, fa_gpu_shape sh, float scale_log2)
 {
-    constexpr int NBQ = BW_BR / 8, DB = D / 8, NT = BC * 2;
+    constexpr int DB = D / 8, NT = BC * 2;
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T *Ks = reinterpret_cast<T *>(smem_raw);
     T *Vs = Ks + BC * D;
@@ -167,21 +167,31 @@ __global__ void __launch_bounds__(BC * 2, 1)
     for (int it = 0; it < n_it; it++) {
         const int st = it & 1;
         const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
+        cp_async_wait<0>(); /* step it's Q, dO, LSE, D (issued one step ago) */
+        __syncthreads();    /* ... visible to all, and every warp is done with step it - 1:
+                               stage st ^ 1 and dS^T are free (one barrier fewer than
+                               refilling before the wait) */
         if (it + 1 < n_it) {
             issue(it + 1, st ^ 1);
             cp_async_commit();
-            cp_async_wait<1>();
-        } else {
-            cp_async_wait<0>();
         }
-        __syncthreads();
         const T *Qt = Qs + st * BW_BR * D, *dOt = dOs + st * BW_BR * D;
         const float *Lt = Ls + st * BW_BR, *Dt = Ds + st * BW_BR;
+        /* this warp's 16 keys x 64 queries need no mask unless they cross the end of the keys,
+         * the end of the queries or the causal diagonal */
+        const bool need_mask = c0 + wk + 16 > sh.N_k || r0 + BW_BR > sh.N_q ||
+                               (sh.causal && c0 + wk + 15 > r0 + off);
 
-        /* S^T = K_j Q_i^T (this warp's 16 keys x 64 queries) */
-        float s[NBQ][4], dp[NBQ][4];
+        /* QS = 2: the 64 queries in two halves of 32, so S^T and dP^T need half the registers
+         * (with MINB = 2: two thread blocks, 16 warps, per SM) */
 #pragma unroll
-        for (int nb = 0; nb < NBQ; nb++)
+        for (int qh = 0; qh < QS; qh++) {
+        constexpr int QH = BW_BR / QS, NBH = QH / 8;
+        const int qo = qh * QH;
+        /* S^T = K_j Q_i^T (this warp's 16 keys x QH queries) */
+        float s[NBH][4], dp[NBH][4];
+#pragma unroll
+        for (int nb = 0; nb < NBH; nb++)
 #pragma unroll
             for (int e = 0; e < 4; e++) s[nb][e] = dp[nb][e] = 0.f;
 #pragma unroll
@@ -190,9 +200,9 @@ __global__ void __launch_bounds__(BC * 2, 1)
             ldmatrix_x4(ak, smem_u32(Ks + swz<D>(wk + (lane & 15), kk * 16 + (lane >> 4) * 8)));
             ldmatrix_x4(av, smem_u32(Vs + swz<D>(wk + (lane & 15), kk * 16 + (lane >> 4) * 8)));
 #pragma unroll
-            for (int nb2 = 0; nb2 < NBQ / 2; nb2++) {
+            for (int nb2 = 0; nb2 < NBH / 2; nb2++) {
                 uint32_t bq[4], bo[4];
-                const int rr = nb2 * 16 + (lane & 7) + (lane >> 4) * 8;
+                const int rr = qo + nb2 * 16 + (lane & 7) + (lane >> 4) * 8;
                 const int cc = kk * 16 + ((lane >> 3) & 1) * 8;
                 ldmatrix_x4(bq, smem_u32(Qt + swz<D>(rr, cc)));
                 ldmatrix_x4(bo, smem_u32(dOt + swz<D>(rr, cc)));
@@ -204,19 +214,25 @@ __global__ void __launch_bounds__(BC * 2, 1)
         }
         /* P^T = exp(scale S^T - LSE) where allowed, else 0; dS^T = P^T o (dP^T - D) */
 #pragma unroll
-        for (int nb = 0; nb < NBQ; nb++)
+        for (int nb = 0; nb < NBH; nb++) {
+            const int ql = qo + nb * 8 + t4 * 2;
+            const float2 lse2 = *reinterpret_cast<const float2 *>(Lt + ql);
+            const float2 d2 = *reinterpret_cast<const float2 *>(Dt + ql);
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                const int key = c0 + wk + g + (e >> 1) * 8;
-                const int ql = nb * 8 + t4 * 2 + (e & 1), q = r0 + ql;
-                const bool ok = key < sh.N_k && q < sh.N_q && (!sh.causal || key <= q + off);
-                const float p = ok ? fast_exp2(fmaf(s[nb][e], scale_log2, -Lt[ql] * log2e)) : 0.f;
+                const float lg = (e & 1) ? lse2.y : lse2.x, dd = (e & 1) ? d2.y : d2.x;
+                float p = fast_exp2(fmaf(s[nb][e], scale_log2, -lg * log2e));
+                if (need_mask) {
+                    const int key = c0 + wk + g + (e >> 1) * 8, q = r0 + ql + (e & 1);
+                    if (!(key < sh.N_k && q < sh.N_q && (!sh.causal || key <= q + off))) p = 0.f;
+                }
                 s[nb][e] = p;
-                dp[nb][e] = p * (dp[nb][e] - Dt[ql]);
+                dp[nb][e] = p * (dp[nb][e] - dd);
             }
+        }
         /* dV_j += P^T dO_i and dK_j += dS^T Q_i (k = queries) */
 #pragma unroll
-        for (int kc = 0; kc < BW_BR / 16; kc++) {
+        for (int kc = 0; kc < QH / 16; kc++) {
             uint32_t pa[4], sa[4];
             pa[0] = pack2<T>(s[2 * kc][0], s[2 * kc][1]);
             pa[1] = pack2<T>(s[2 * kc][2], s[2 * kc][3]);
@@ -226,16 +242,17 @@ __global__ void __launch_bounds__(BC * 2, 1)
             sa[1] = pack2<T>(dp[2 * kc][2], dp[2 * kc][3]);
             sa[2] = pack2<T>(dp[2 * kc + 1][0], dp[2 * kc + 1][1]);
             sa[3] = pack2<T>(dp[2 * kc + 1][2], dp[2 * kc + 1][3]);
+            const int qc = qo + kc * 16;
             if (WITH_DQ) { /* dS^T to shared memory for dQ: rows = keys, 64 queries a row */
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g, kc * 16 + t4 * 2)) = sa[0];
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g + 8, kc * 16 + t4 * 2)) = sa[1];
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g, kc * 16 + 8 + t4 * 2)) = sa[2];
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g + 8, kc * 16 + 8 + t4 * 2)) = sa[3];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g, qc + t4 * 2)) = sa[0];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g + 8, qc + t4 * 2)) = sa[1];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g, qc + 8 + t4 * 2)) = sa[2];
+                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(wk + g + 8, qc + 8 + t4 * 2)) = sa[3];
             }
 #pragma unroll
             for (int db2 = 0; db2 < DB / 2; db2++) {
                 uint32_t bo[4], bq[4];
-                const int rr = kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+                const int rr = qc + (lane & 7) + ((lane >> 3) & 1) * 8;
                 const int cc = db2 * 16 + (lane >> 4) * 8;
                 ldmatrix_x4_trans(bo, smem_u32(dOt + swz<D>(rr, cc)));
                 ldmatrix_x4_trans(bq, smem_u32(Qt + swz<D>(rr, cc)));
@@ -245,18 +262,44 @@ __global__ void __launch_bounds__(BC * 2, 1)
                 mma16816<T>(dk[2 * db2 + 1], sa, bq[2], bq[3]);
             }
         }
+        } /* qh */
         if (WITH_DQ) {
             __syncthreads(); /* all of dS^T is in shared memory */
             /* dQ_i += dS K_j; warp w: queries 16 (w % 4).., dims [w / 4 * D / NS, +D / NS)
              * with NS = BC / 64 dim slices; A = dS via ldmatrix.trans of dS^T */
             constexpr int NS = BC / 64;
             const int q0 = (warp % 4) * 16, dlo = (warp / 4) * (D / NS);
+            float *dq = dQacc + ((long long)b * sh.H + hq) * sh.N_q * D;
+            if constexpr (QS == 2) { /* fewer live registers: each dS fragment loaded once */
+                constexpr int NDB = DB / 2 / NS;
+                float acc[NDB][2][4];
+#pragma unroll
+                for (int x = 0; x < NDB; x++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) acc[x][0][e] = acc[x][1][e] = 0.f;
+#pragma unroll
+                for (int ks = 0; ks < BC / 16; ks++) {
+                    uint32_t a[4];
+                    ldmatrix_x4_trans(a, smem_u32(dSs + swz<BW_BR>(ks * 16 + (lane & 7) + (lane >> 4) * 8,
+                                                                   q0 + ((lane >> 3) & 1) * 8)));
+#pragma unroll
+                    for (int db2 = 0; db2 < NDB; db2++) {
+                        uint32_t bk[4];
+                        ldmatrix_x4_trans(bk, smem_u32(Ks + swz<D>(ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
+                                                                   dlo + db2 * 16 + (lane >> 4) * 8)));
+                        mma16816<T>(acc[db2][0], a, bk[0], bk[1]);
+                        mma16816<T>(acc[db2][1], a, bk[2], bk[3]);
+                    }
+                }
+#pragma unroll
+                for (int db2 = 0; db2 < NDB; db2++)
+                    atomic_add_tile<D>(dq, acc[db2], r0 + q0, dlo + db2 * 16, sh.N_q, lane);
+            } else {
             uint32_t a[BC / 16][4];
 #pragma unroll
             for (int ks = 0; ks < BC / 16; ks++)
                 ldmatrix_x4_trans(a[ks], smem_u32(dSs + swz<BW_BR>(ks * 16 + (lane & 7) + (lane >> 4) * 8,
                                                                    q0 + ((lane >> 3) & 1) * 8)));
-            float *dq = dQacc + ((long long)b * sh.H + hq) * sh.N_q * D;
 #pragma unroll
             for (int db2 = 0; db2 < DB / 2 / NS; db2++) {
                 float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
@@ -270,8 +313,8 @@ __global__ void __launch_bounds__(BC * 2, 1)
                 }
                 atomic_add_tile<D>(dq, acc, r0 + q0, dlo + db2 * 16, sh.N_q, lane);
             }
+            } /* QS */
         }
-        __syncthreads(); /* stage st, dS^T free for the next step */
     }
     /* dK_j = scale * sum dS^T Q (line 16 carries the scale), dV_j; rows past N_k dropped */
     const float scale = scale_log2 / log2e;
@@ -653,7 +696,7 @@ __global__ void __launch_bounds__(BW_NT, 1)
 }
 
 template <int D, int BC, typename T>
-static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, const void *Q, const void *K,
+static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, int occ2, const void *Q, const void *K,
                               const void *V, const void *O, const void *dO, const float *LSE,
                               void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
 {
@@ -668,10 +711,10 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, const vo
                       4 * BW_BR * (int)sizeof(float);
     dim3 grid((s->N_k + BC - 1) / BC, s->H_kv, s->B);
     if (det) {
-        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, false, T>,
+        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, false, 1, 1, T>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         if (e != cudaSuccess) return e;
-        fa_v3_bwd_kernel<D, BC, false, T><<<grid, BC * 2, bytes, st>>>(
+        fa_v3_bwd_kernel<D, BC, false, 1, 1, T><<<grid, BC * 2, bytes, st>>>(
             (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
             (T *)dV, *s, scale_log2);
         if ((e = cudaGetLastError()) != cudaSuccess) return e;
@@ -697,11 +740,23 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, const vo
         fa_v3_bwd_post_kernel<T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, rows * D, s->scale);
         return cudaGetLastError();
     }
-    {
-        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, true, T>,
+    (void)occ2;
+    if constexpr (D == 64 && BC == 128) if (occ2) {
+        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, true, 2, 2, T>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         if (e != cudaSuccess) return e;
-        fa_v3_bwd_kernel<D, BC, true, T><<<grid, BC * 2, bytes, st>>>(
+        fa_v3_bwd_kernel<D, BC, true, 2, 2, T><<<grid, BC * 2, bytes, st>>>(
+            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
+            (T *)dV, *s, scale_log2);
+        if ((e = cudaGetLastError()) != cudaSuccess) return e;
+        fa_v3_bwd_post_kernel<T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, rows * D, s->scale);
+        return cudaGetLastError();
+    }
+    {
+        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, true, 1, 1, T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        if (e != cudaSuccess) return e;
+        fa_v3_bwd_kernel<D, BC, true, 1, 1, T><<<grid, BC * 2, bytes, st>>>(
             (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
             (T *)dV, *s, scale_log2);
     }
@@ -723,13 +778,13 @@ static cudaError_t bwd_dispatch(const fa_gpu_shape *s, int det, int bc, const vo
                                 cudaStream_t st)
 {
     if (s->d == 64 && bc == 64)
-        return launch_bwd<64, 64, T>(s, det, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 64 && (bc & ~FA_BWD_W2X2) == 128)
-        return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_W2X2) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<64, 64, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 64 && (bc & ~(FA_BWD_W2X2 | FA_BWD_OCC2)) == 128)
+        return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_W2X2) != 0, (bc & FA_BWD_OCC2) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (s->d == 128 && bc == 64)
-        return launch_bwd<128, 64, T>(s, det, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<128, 64, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (s->d == 128 && bc == 128)
-        return launch_bwd<128, 128, T>(s, det, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<128, 128, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;
 }
 

@@ -103,15 +103,13 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     for (int j = 0; j < n_kv; j++) {
         const int c0 = j * BC;
         const int st = j & 1;
-        if (j + 1 < n_kv) { /* prefetch the next stage while this one is computed */
+        cp_async_wait<0>(); /* tile j (issued one tile ago) has landed ... */
+        __syncthreads();    /* ... for every thread, and every warp is done with tile j - 1 */
+        if (j + 1 < n_kv) { /* so its stage takes tile j + 1 while tile j is computed */
             load_tile_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
             load_tile_async<D, BC, NT>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
             cp_async_commit();
-            cp_async_wait<1>();
-        } else {
-            cp_async_wait<0>();
         }
-        __syncthreads();
         const T *Kt = Ks + st * BC * D, *Vt = Vs + st * BC * D;
 
         /* S = Q_i K_j^T (Alg. 1 line 8), fp32 accumulators */
@@ -236,7 +234,6 @@ __global__ void __launch_bounds__(NW * 32, MINB)
                 }
             }
         }
-        __syncthreads(); /* every warp is done with stage st before it is refilled */
     }
 
     /* epilogue (lines 12-13): O = diag(l)^-1 O, LSE = m * scale + ln l; empty rows 0, -inf.
@@ -546,6 +543,7 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 3 ? launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 5 ? launch_v3_pipe<64, 64, 4, 2, T>(s, Q, K, V, O, LSE, st)
                : variant == 6 ? launch_v3<64, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
+               : variant == 7 ? launch_v3<64, 48, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                               : launch_v3<64, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     if (s->d == 128)
         return variant == 0   ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
@@ -554,6 +552,7 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 3 ? launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 5 ? launch_v3_pipe<128, 32, 4, 2, T>(s, Q, K, V, O, LSE, st)
                : variant == 6 ? launch_v3<128, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
+               : variant == 7 ? launch_v3<128, 48, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                               : launch_v3<128, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;
 }

@@ -49,7 +49,8 @@ typedef enum {
     FA_K_V3_LAZY = 8,     /* as v3_mt2, O rescaled only when a row max changed */
     FA_K_V3_PIPE = 9,     /* as v3_mt2, S of the next K tile computed before this tile's softmax */
     FA_K_V3_BC128 = 10,   /* 8 warps x 16 rows (B_r = 128), B_c = 128: half the K/V steps of v3 */
-    FA_K_COUNT = 11
+    FA_K_V3_MT2_BC48 = 11, /* 4 warps x 32 rows, B_c = 48 (48 S registers: no spills at d = 128) */
+    FA_K_COUNT = 12
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -88,8 +89,11 @@ cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
  * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ
  * accumulator).  deterministic = 1: no atomics (a second kernel computes dQ per Q block).
  * block_c: keys per thread block of the main kernel, 64 or 128; at d = 64, 128 | FA_BWD_W2X2
- * selects the 4 x 2 warp grid (32 keys x 32 queries a warp, atomic dQ only). */
+ * selects the 4 x 2 warp grid (32 keys x 32 queries a warp, atomic dQ only); at d = 64,
+ * 128 | FA_BWD_OCC2 the queries of a step in two halves (half the S/dP registers) so that two
+ * thread blocks of 8 warps fit on an SM (atomic dQ only). */
 #define FA_BWD_W2X2 0x100
+#define FA_BWD_OCC2 0x200
 size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s);
 cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int block_c,
                            const void *Q, const void *K, const void *V, const void *O,
