@@ -154,6 +154,7 @@ typedef struct {
     uint64_t dram_read_bytes;  /* with the L2 model: bytes read from DRAM */
     uint64_t dram_write_bytes; /* with the L2 model: bytes written to DRAM */
     int l2_slots;              /* concurrent thread blocks the L2 model replayed */
+    int l2_partitions;         /* L2 partitions the model used (1 or 2) */
 } fa_io_result;
 
 /* Runs pass p of algorithm a in count-only mode with SRAM M (trace: optional CSV sink, merging
@@ -174,12 +175,15 @@ fa_status fa_run_forward(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk
 fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk);
 
 /* Predicts DRAM bytes with the L2 model (sim/fa_l2.h): replays the pass's transfers with
- * hw->sms x max(1, floor(sram_per_sm / SRAM need)) concurrent thread blocks through an L2 of
- * hw->l2_bytes (128-byte lines, 16 ways).  Fills the has_l2 fields of r (r must come from
- * fa_io_run with the same arguments).  Errors: FA_EINVAL when the run has more than
- * 2^26 transfers, FA_ENOMEM, those of the algorithm. */
+ * hw->sms x blocks_per_sm concurrent thread blocks through an L2 of hw->l2_bytes (128-byte
+ * lines, 16 ways, hw->l2_partitions partitions).  blocks_per_sm = 0 estimates the occupancy as
+ * max(1, floor(sram_per_sm / SRAM need)), capped at 32; a kernel's own occupancy (what Nsight
+ * Compute's launch__occupancy_limit_* report) may be given instead (1..32).  Fills the has_l2
+ * fields of r (r must come from fa_io_run with the same arguments).  Errors: FA_EINVAL when
+ * blocks_per_sm is out of range or the run has more than 2^26 transfers, FA_ENOMEM, those of
+ * the algorithm. */
 fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
-                   const fa_hw *hw, fa_io_result *r);
+                   const fa_hw *hw, int blocks_per_sm, fa_io_result *r);
 
 /* --blocks fit for a pass: the largest square multiple of 16 whose buffers fit M for every
  * algorithm in pass p (fwd: the rule of fa_blocks_fit; bwd and fwdbwd also the backward's

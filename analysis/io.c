@@ -65,12 +65,15 @@ fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_b
 }
 
 fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
-                   const fa_hw *hw, fa_io_result *r)
+                   const fa_hw *hw, int blocks_per_sm, fa_io_result *r)
 {
+    if (blocks_per_sm < 0 || blocks_per_sm > 32)
+        FA_FAIL(FA_EINVAL, "blocks per SM %d: give 1 to 32 (0 = estimate from the SRAM need)", blocks_per_sm);
     uint64_t need = fa_sram_need_pass(p, a, s, bk);
     uint64_t per_sm = need ? hw->sram_per_sm / need : 1;
     if (per_sm < 1) per_sm = 1;
     if (per_sm > 32) per_sm = 32;
+    if (blocks_per_sm > 0) per_sm = (uint64_t)blocks_per_sm;
     int slots = hw->sms * (int)per_sm;
     /* The replay records every transfer: count them first (count-only, merged: cheap) and
      * refuse at once when there are too many. */
@@ -89,6 +92,11 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
                 fa_algo_name(a), fa_pass_name(p), (unsigned long long)n, (unsigned long long)limit);
     fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, 128, 16, slots, limit);
     if (!l2) return FA_ENOMEM;
+    fa_status stp = fa_l2_set_partitions(l2, hw->l2_partitions > 1 ? hw->l2_partitions : 1);
+    if (stp) {
+        fa_l2_free(l2);
+        return stp;
+    }
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) {
         fa_l2_free(l2);
@@ -105,6 +113,7 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
     r->dram_read_bytes = lr.dram_read_bytes;
     r->dram_write_bytes = lr.dram_write_bytes;
     r->l2_slots = lr.slots;
+    r->l2_partitions = hw->l2_partitions > 1 ? hw->l2_partitions : 1;
     return FA_OK;
 }
 

@@ -2,7 +2,8 @@
  *
  * A profile file holds `key = value` lines and `#` comments.  Required keys: name, key,
  * hbm_bandwidth_bytes_per_s, sram_per_sm_bytes, sram_per_block_bytes, sms, l2_bytes,
- * peak_fp16_flops, peak_fp32_flops, source; optional: hbm_capacity_bytes.
+ * peak_fp16_flops, peak_fp32_flops, source; optional: hbm_capacity_bytes, l2_partitions (1 or 2,
+ * default 1: the L2 model's partitions, docs/l2-model.md).
  * Units: bytes, bytes/s, FLOP/s.
  */
 #ifndef FA_HW_H
@@ -23,6 +24,7 @@ typedef struct {
     double peak_fp16;             /* dense fp16/bf16 tensor FLOP/s */
     double peak_fp32;             /* fp32 FLOP/s (non-tensor) */
     uint64_t hbm_capacity;        /* bytes of device memory (optional key; 0 = unknown) */
+    int l2_partitions;            /* L2 partitions, 1 or 2 (optional key; default 1) */
     char source[256];
 } fa_hw;
 

@@ -7,7 +7,7 @@
  * (SMs x blocks per SM); the running ones issue their transfers round-robin, one tile each in
  * turn, and a finished one is replaced by the next program.  Each tile touches its cache lines
  * (row segments of the tensor's contiguous layout) in a set-associative LRU cache,
- * write-back and write-allocate.  DRAM reads = missed lines; DRAM writes = dirty lines evicted
+ * write-back and write-allocate, optionally split in two partitions (fa_l2_set_partitions).  DRAM reads = missed lines; DRAM writes = dirty lines evicted
  * or left at the end.  docs/l2-model.md explains the assumptions and where they break.
  */
 #ifndef FA_L2_H
@@ -36,6 +36,13 @@ typedef struct {
 fa_l2 *fa_l2_alloc(uint64_t capacity_bytes, int line_bytes, int ways, int slots,
                    uint64_t max_transfers);
 void fa_l2_free(fa_l2 *l2);
+
+/* Splits the L2 into `parts` partitions (1, the default, or 2 as on the A100, H100 and H200),
+ * each with half the sets.  A line lives in its home partition (fixed by its address); the
+ * thread block in slot s runs on an SM next to partition s mod parts; a read of a line homed
+ * on the far side leaves a read-only copy in the near partition (docs/l2-model.md).  Call
+ * before the replay.  Errors: FA_EINVAL for another count or sets that do not split. */
+fa_status fa_l2_set_partitions(fa_l2 *l2, int parts);
 
 /* The sink to pass to fa_mem_set_sink(mem, fa_l2_sink, l2). */
 void fa_l2_sink(void *l2, const fa_transfer *t);

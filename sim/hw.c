@@ -42,11 +42,11 @@ fa_status fa_hw_load_file(const char *path, fa_hw *hw)
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open hardware profile %s: %s", path, strerror(errno));
     memset(hw, 0, sizeof *hw);
-    enum { NKEYS = 11, NREQUIRED = 10 }; /* the last key, hbm_capacity_bytes, is optional */
+    enum { NKEYS = 12, NREQUIRED = 10 }; /* the last keys (hbm_capacity_bytes, l2_partitions) are optional */
     static const char *const keys[NKEYS] = {"name", "key", "hbm_bandwidth_bytes_per_s",
                                             "sram_per_sm_bytes", "sram_per_block_bytes", "sms",
                                             "l2_bytes", "peak_fp16_flops", "peak_fp32_flops",
-                                            "source", "hbm_capacity_bytes"};
+                                            "source", "hbm_capacity_bytes", "l2_partitions"};
     int seen[NKEYS] = {0};
     char line[512];
     int lineno = 0;
@@ -84,12 +84,20 @@ fa_status fa_hw_load_file(const char *path, fa_hw *hw)
             if (idx == 7) hw->peak_fp16 = x;
             if (idx == 8) hw->peak_fp32 = x;
             if (idx == 10) hw->hbm_capacity = (uint64_t)x;
+            if (idx == 11) {
+                if (x != 1 && x != 2) {
+                    st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: key l2_partitions: '%s' is not 1 or 2", path, v);
+                    break;
+                }
+                hw->l2_partitions = (int)x;
+            }
         }
     }
     fclose(f);
     if (st) return st;
     for (int i = 0; i < NREQUIRED; i++)
         if (!seen[i]) FA_FAIL(FA_EINVAL, "%s: missing key %s", path, keys[i]);
+    if (hw->l2_partitions == 0) hw->l2_partitions = 1;
     return FA_OK;
 }
 

@@ -1,5 +1,5 @@
 /* l2.c -- the L2 cache model: wave-scheduled replay of tile transfers through a
- * set-associative write-back LRU cache (see fa_l2.h). */
+ * set-associative write-back LRU cache, optionally in two partitions (see fa_l2.h). */
 #include "fa_l2.h"
 
 #include <inttypes.h>
@@ -22,6 +22,8 @@ struct fa_l2 {
     uint64_t capacity;
     int line, ways, slots;
     uint64_t sets;
+    int parts;          /* L2 partitions (1 or 2) */
+    uint64_t part_sets; /* sets per partition */
     uint64_t *tag;  /* sets * ways; UINT64_MAX = empty */
     uint64_t *used; /* LRU stamps */
     uint8_t *dirty; /* per way: mask of dirty sectors */
@@ -56,6 +58,8 @@ fa_l2 *fa_l2_alloc(uint64_t capacity_bytes, int line_bytes, int ways, int slots,
     l->ways = ways;
     l->slots = slots;
     l->sets = capacity_bytes / ((uint64_t)line_bytes * (uint64_t)ways);
+    l->parts = 1;
+    l->part_sets = l->sets;
     l->max = max_transfers;
     size_t nl = (size_t)(l->sets * (uint64_t)ways);
     l->tag = malloc(nl * sizeof *l->tag);
@@ -70,6 +74,17 @@ nomem:
     fa_l2_free(l);
     fa_error(FA_ENOMEM, __FILE__, __LINE__, "L2: out of host memory");
     return NULL;
+}
+
+fa_status fa_l2_set_partitions(fa_l2 *l, int parts)
+{
+    if (parts != 1 && parts != 2)
+        FA_FAIL(FA_EINVAL, "L2: %d partitions; the model knows 1 or 2", parts);
+    if (l->sets % (uint64_t)parts)
+        FA_FAIL(FA_EINVAL, "L2: %" PRIu64 " sets do not split into %d partitions", l->sets, parts);
+    l->parts = parts;
+    l->part_sets = l->sets / (uint64_t)parts;
+    return FA_OK;
 }
 
 void fa_l2_free(fa_l2 *l)
@@ -136,55 +151,141 @@ void fa_l2_sink(void *ctx, const fa_transfer *t)
     r->write = (uint8_t)t->write;
 }
 
-/* One access to `line` touching the sectors in `mask`.  Sectored like Hopper's L2: a line is
- * allocated whole, but only the sectors touched are fetched (reads) or marked dirty (writes),
- * and only dirty sectors are written back. */
-static void access_line(fa_l2 *l, uint64_t line, unsigned mask, int write)
+/* The way of `set` that holds `line`, or -1. */
+static int find_way(const fa_l2 *l, uint64_t set, uint64_t line)
 {
-    uint64_t set = line % l->sets;
-    uint64_t *tg = l->tag + set * (uint64_t)l->ways;
-    uint64_t *us = l->used + set * (uint64_t)l->ways;
-    uint8_t *dt = l->dirty + set * (uint64_t)l->ways, *vl = l->valid + set * (uint64_t)l->ways;
-    const uint64_t S = (uint64_t)l->sector;
-    l->clock++;
-    l->res.accesses++;
-    int victim = 0;
-    for (int w = 0; w < l->ways; w++) {
-        if (tg[w] == line) {
-            us[w] = l->clock;
-            if (write) dt[w] |= (uint8_t)mask;
-            else l->res.dram_read_bytes += S * (uint64_t)__builtin_popcount(mask & ~vl[w] & 0xffu);
-            vl[w] |= (uint8_t)mask;
-            return;
-        }
-        if (us[w] < us[victim]) victim = w;
-    }
-    l->res.misses++;
-    if (tg[victim] != UINT64_MAX) l->res.dram_write_bytes += S * (uint64_t)__builtin_popcount(dt[victim]);
-    if (!write) l->res.dram_read_bytes += S * (uint64_t)__builtin_popcount(mask); /* write-allocate, no fill */
-    tg[victim] = line;
-    us[victim] = l->clock;
-    vl[victim] = (uint8_t)mask;
-    dt[victim] = write ? (uint8_t)mask : 0;
+    const uint64_t *tg = l->tag + set * (uint64_t)l->ways;
+    for (int w = 0; w < l->ways; w++)
+        if (tg[w] == line) return w;
+    return -1;
 }
 
-/* Set sampling: only lines whose set index is a multiple of f are simulated (f divides the
- * number of sets, so that is every f-th line); the DRAM counts are scaled by f.  f = 1 (exact)
- * unless the replay would touch more than L2_EXACT_LINES lines. */
+/* Makes room for `line` in `set`: the least recently used way is evicted (its dirty sectors
+ * reach DRAM) and given to `line`, empty.  Returns the way. */
+static int evict_lru(fa_l2 *l, uint64_t set, uint64_t line)
+{
+    const uint64_t b = set * (uint64_t)l->ways;
+    int v = 0;
+    for (int w = 1; w < l->ways; w++)
+        if (l->used[b + (uint64_t)w] < l->used[b + (uint64_t)v]) v = w;
+    const uint64_t i = b + (uint64_t)v;
+    if (l->tag[i] != UINT64_MAX) l->res.dram_write_bytes += (uint64_t)l->sector * (uint64_t)__builtin_popcount(l->dirty[i]);
+    l->tag[i] = line;
+    l->valid[i] = l->dirty[i] = 0;
+    return v;
+}
+
+/* A line's set within a partition.  Its set key (line / parts: the lines 2k and 2k + 1 of two
+ * partitions share key k) taken mod the sets of a partition, turned by 7919 sets for every
+ * time the keys wrap around the cache: consecutive lines still fill the sets evenly, but
+ * lines a multiple of the cache size apart do not all fall into one set (real L2s hash the
+ * higher address bits into the set index for that reason). */
+static uint64_t set_index(const fa_l2 *l, uint64_t line)
+{
+    const uint64_t key = line / (uint64_t)l->parts;
+    return (key + key / l->part_sets * 7919u) % l->part_sets;
+}
+
+/* The set of `line` in partition p: the sets are split into `parts` equal ranges. */
+static uint64_t set_of(const fa_l2 *l, uint64_t line, int p)
+{
+    return (uint64_t)p * l->part_sets + set_index(l, line);
+}
+
+/* The partition a line belongs to (its home, where DRAM fills and write-backs happen): the
+ * parity of the line address.  The two lines of a set key (2k, 2k + 1) differ in parity, so
+ * they are homed on different partitions and each partition sees one line of every key: a
+ * region of lines splits evenly, set by set. */
+static int home_of(const fa_l2 *l, uint64_t line)
+{
+    return l->parts == 1 ? 0 : __builtin_parityll(line);
+}
+
+/* Drops `line` from partition p if it is there (a replica: never dirty). */
+static void drop_replica(fa_l2 *l, uint64_t line, int p)
+{
+    const uint64_t set = set_of(l, line, p);
+    const int w = find_way(l, set, line);
+    if (w < 0) return;
+    const uint64_t i = set * (uint64_t)l->ways + (uint64_t)w;
+    l->tag[i] = UINT64_MAX;
+    l->used[i] = 0;
+    l->valid[i] = l->dirty[i] = 0;
+}
+
+/* An access to `line`, sectors `mask`, in its home partition.  Sectored like Hopper's L2: a
+ * line is allocated whole, but only the sectors touched are fetched (reads) or marked dirty
+ * (writes), and only dirty sectors are written back.  Write-allocate without a fill. */
+static void access_home(fa_l2 *l, uint64_t line, unsigned mask, int write)
+{
+    const uint64_t set = set_of(l, line, home_of(l, line));
+    const uint64_t S = (uint64_t)l->sector;
+    int w = find_way(l, set, line);
+    if (w < 0) {
+        l->res.misses++;
+        w = evict_lru(l, set, line);
+    }
+    const uint64_t i = set * (uint64_t)l->ways + (uint64_t)w;
+    l->used[i] = l->clock;
+    if (write) l->dirty[i] |= (uint8_t)mask;
+    else l->res.dram_read_bytes += S * (uint64_t)__builtin_popcount(mask & ~l->valid[i] & 0xffu);
+    l->valid[i] |= (uint8_t)mask;
+}
+
+/* One access to `line` (sectors `mask`) by a thread block on an SM next to partition `side`.
+ * One partition: the line's set, as in any set-associative cache.  Two partitions (Hopper,
+ * Ampere): a line has a home partition; an SM reads a line homed on the far side through a
+ * copy in its near partition (a read-only replica, filled from the home copy, so DRAM is read
+ * only when the home copy misses); a store goes to the home copy and drops the replica, so the
+ * replicas never hold dirty data. */
+static void access_line(fa_l2 *l, uint64_t line, unsigned mask, int write, int side)
+{
+    l->clock++;
+    l->res.accesses++;
+    const int home = home_of(l, line);
+    if (home == side || l->parts == 1) {
+        access_home(l, line, mask, write);
+        if (write && l->parts > 1) drop_replica(l, line, 1 - home); /* now stale */
+        return;
+    }
+    if (write) {
+        drop_replica(l, line, side);
+        access_home(l, line, mask, 1);
+        return;
+    }
+    const uint64_t rs = set_of(l, line, side);
+    int w = find_way(l, rs, line);
+    uint64_t i = w >= 0 ? rs * (uint64_t)l->ways + (uint64_t)w : 0;
+    if (w >= 0 && (mask & ~l->valid[i] & 0xffu) == 0) { /* replica hit */
+        l->used[i] = l->clock;
+        return;
+    }
+    access_home(l, line, mask, 0); /* the home copy serves the replica (DRAM if it misses) */
+    if (w < 0) w = evict_lru(l, rs, line);
+    i = rs * (uint64_t)l->ways + (uint64_t)w;
+    l->used[i] = l->clock;
+    l->valid[i] |= (uint8_t)mask;
+}
+
+/* Set sampling: only lines whose set index (within a partition) is a multiple of f are
+ * simulated (f divides the sets of a partition: every f-th set, whole, with all its ways) and
+ * the DRAM counts are scaled by f.  f = 1 (exact) unless the replay would touch more than
+ * L2_EXACT_LINES lines. */
 #define L2_EXACT_LINES 30000000ull
 
-static void replay(fa_l2 *l, const rec *r, uint64_t f)
+static void replay(fa_l2 *l, const rec *r, uint64_t f, int side)
 {
     const uint64_t L = (uint64_t)l->line, S = (uint64_t)l->sector;
     for (uint32_t i = 0; i < r->rows; i++) {
         uint64_t a = r->addr + (uint64_t)i * r->stride, e = a + r->seg_bytes; /* [a, e) */
         uint64_t first = a / L, last = (e - 1) / L;
-        for (uint64_t line = (first + f - 1) / f * f; line <= last; line += f) {
+        for (uint64_t line = first; line <= last; line++) {
+            if (f > 1 && set_index(l, line) % f) continue; /* a set that is not simulated */
             uint64_t lo = a > line * L ? a - line * L : 0;
             uint64_t hi = e < (line + 1) * L ? e - line * L : L;
             unsigned mask = 0;
             for (uint64_t sct = lo / S; sct <= (hi - 1) / S; sct++) mask |= 1u << sct;
-            access_line(l, line, mask, r->write);
+            access_line(l, line, mask, r->write, side);
         }
     }
 }
@@ -219,7 +320,7 @@ fa_status fa_l2_run(fa_l2 *l, fa_l2_result *out)
         lines += (uint64_t)r->rows * ((uint64_t)r->seg_bytes / L + 1);
     }
     uint64_t f = 1;
-    while (lines / f > L2_EXACT_LINES && l->sets % (2 * f) == 0 && l->sets / (2 * f) >= 64) f *= 2;
+    while (lines / f > L2_EXACT_LINES && l->part_sets % (2 * f) == 0 && l->part_sets / (2 * f) >= 64) f *= 2;
     uint64_t p = 0; /* next program to launch */
     while (p < np) {
         int32_t k = kern[p];
@@ -237,7 +338,7 @@ fa_status fa_l2_run(fa_l2 *l, fa_l2_result *out)
         while (active > 0) { /* round-robin: each running program issues one transfer */
             for (int s = 0; s < l->slots; s++) {
                 if (pos[s] >= end[s]) continue;
-                replay(l, &l->recs[pos[s]++], f);
+                replay(l, &l->recs[pos[s]++], f, s % l->parts);
                 if (pos[s] == end[s]) {
                     if (p < np && kern[p] == k) { /* the next thread block takes the SM */
                         pos[s] = start[p];

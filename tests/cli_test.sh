@@ -145,6 +145,14 @@ expect_exit 2 "compare row with H = 0" -- compare --measured "$T/m_zero.csv"
 printf 'kernel,B,H,N_q,d,dtype,block_r,block_c,ms,dram_read_bytes,dram_write_bytes\nv3,2,4,300,32,fp16,64,32,0.01,460800,163200\n' > "$T/m.csv"
 v=$("$FASIM" compare --measured "$T/m.csv" --format csv | tail -1 | cut -d, -f16,17)
 [ "$v" = "624000,624000" ] && pass "compare predicts DRAM = Q + K + V + O + LSE" || fail "compare: got $v"
+# blocks_per_sm: the kernel's occupancy replaces fasim's estimate (132 SMs x 3 = 396 blocks)
+printf 'kernel,B,H,N_q,d,dtype,block_r,block_c,blocks_per_sm,dram_read_bytes,dram_write_bytes\nv3,2,4,300,32,fp16,64,32,3,460800,163200\n' > "$T/m3.csv"
+v=$("$FASIM" compare --measured "$T/m3.csv" --format csv | tail -1 | cut -d, -f16,20)
+[ "$v" = "624000,3" ] && pass "compare takes blocks_per_sm" || fail "compare blocks_per_sm: got $v"
+printf 'kernel,B,H,N_q,d,blocks_per_sm\nv3,2,4,300,32,33\n' > "$T/m33.csv"
+expect_exit 2 "compare: blocks_per_sm 33" -- compare --measured "$T/m33.csv"
+printf 'kernel,B,H,N_q,d,blocks_per_sm\nv3,2,4,300,32,1.5\n' > "$T/m15.csv"
+expect_exit 2 "compare: blocks_per_sm 1.5" -- compare --measured "$T/m15.csv"
 
 # ---- explain: the derivation, numbers filled in ----
 expect_exit 2 "explain N = 0" -- explain --seqlen 0

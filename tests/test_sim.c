@@ -587,6 +587,18 @@ static void test_hw_profile_files(void **state)
     assert_non_null(strstr(fa_last_error(), "missing key peak_fp32_flops"));
     /* an unknown key in a file is a note for humans, not an error (hw.c) */
     assert_int_equal(load_variant(t, NULL, "memory_type = HBM3\n", &hw), FA_OK);
+    /* l2_partitions: optional (1 when absent), 1 or 2 */
+    assert_int_equal(hw.l2_partitions, 1);
+    assert_int_equal(load_variant(t, NULL, "l2_partitions = 2\n", &hw), FA_OK);
+    assert_int_equal(hw.l2_partitions, 2);
+    assert_int_equal(load_variant(t, NULL, "l2_partitions = 3\n", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "l2_partitions"));
+    assert_int_equal(load_variant(t, NULL, "l2_partitions = 1.5\n", &hw), FA_EINVAL);
+    /* the shipped Ampere and Hopper profiles have two */
+    assert_int_equal(fa_hw_load("h200", FASIM_HW_DIR, &hw), FA_OK);
+    assert_int_equal(hw.l2_partitions, 2);
+    assert_int_equal(fa_hw_load("a100", FASIM_HW_DIR, &hw), FA_OK);
+    assert_int_equal(hw.l2_partitions, 2);
 }
 
 static void test_hw_errors(void **state)

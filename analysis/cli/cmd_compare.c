@@ -21,6 +21,8 @@ static const char *const compare_help =
     "  Columns: kernel, B, H, N_q (or N), d (required); H_kv, N_k, d_v, causal (0/1),\n"
     "  dtype (fp16/bf16/fp32), algo (standard/flash1/flash2; default from the kernel name:\n"
     "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default --blocks fit),\n"
+    "  blocks_per_sm (the kernel's occupancy, 1..32, e.g. the smallest of Nsight Compute's\n"
+    "  launch__occupancy_limit_*; default: estimated from fasim's SRAM need),\n"
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
@@ -129,6 +131,7 @@ int cmd_compare(int argc, char **argv)
                              *const c_dv[] = {"d_v", NULL}, *const c_causal[] = {"causal", NULL},
                              *const c_dtype[] = {"dtype", NULL}, *const c_algo[] = {"algo", NULL},
                              *const c_br[] = {"block_r", NULL}, *const c_bc[] = {"block_c", NULL},
+                             *const c_occ[] = {"blocks_per_sm", NULL},
                              *const c_ms[] = {"ms", "time_ms", NULL},
                              *const c_dr[] = {"dram_read_bytes", "dram__bytes_read.sum", NULL},
                              *const c_dw[] = {"dram_write_bytes", "dram__bytes_write.sum", NULL},
@@ -137,7 +140,7 @@ int cmd_compare(int argc, char **argv)
     int ik = col(&h, c_kernel), iB = col(&h, c_B), iH = col(&h, c_H), iHkv = col(&h, c_Hkv),
         iNq = col(&h, c_Nq), iNk = col(&h, c_Nk), id = col(&h, c_d), idv = col(&h, c_dv),
         ic = col(&h, c_causal), idt = col(&h, c_dtype), ia = col(&h, c_algo), ibr = col(&h, c_br),
-        ibc = col(&h, c_bc), ims = col(&h, c_ms), idr = col(&h, c_dr), idw = col(&h, c_dw),
+        ibc = col(&h, c_bc), iocc = col(&h, c_occ), ims = col(&h, c_ms), idr = col(&h, c_dr), idw = col(&h, c_dw),
         ilr = col(&h, c_lr), ilw = col(&h, c_lw);
     if (ik < 0 || iB < 0 || iH < 0 || iNq < 0 || id < 0) {
         fclose(f);
@@ -157,12 +160,12 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fprintf(out, "%-12s %3s %3s %6s %4s %2s %8s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s\n", "kernel", "B",
-               "H", "N", "d", "c", "algo", "B_r", "B_c", "SRAM<->L2", "meas L2", "ratio", "DRAM(L2)",
+        fprintf(out, "%-12s %3s %3s %6s %4s %2s %8s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s\n", "kernel", "B",
+               "H", "N", "d", "c", "algo", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2", "ratio", "DRAM(L2)",
                "meas DRAM", "ratio", "time ms", "meas ms", "ratio");
     } else if (o.format == FMT_CSV) {
         fprintf(out, "kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,meas_l2_bytes,"
-               "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms\n");
+               "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms,blocks_per_sm\n");
     }
     int lineno = 1, rows_seen = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
@@ -244,6 +247,13 @@ int cmd_compare(int argc, char **argv)
             rc = cli_fail(st);
             break;
         }
+        int64_t occ = (int64_t)NUM(iocc, 0);
+        if (iocc >= 0 && *fld[iocc] && (occ < 1 || occ > 32 || NUM(iocc, 0) != (double)occ)) {
+            fprintf(stderr, "fasim: %s:%d: blocks_per_sm = '%s' must be a whole number from 1 to 32\n", path, lineno,
+                    fld[iocc]);
+            rc = EXIT_USAGE;
+            break;
+        }
         uint64_t M = o.sram;
         uint64_t need = fa_sram_need(a, &s, bk);
         if (need > M) M = need; /* the kernel's own tiles: count them even if fasim's buffers are larger */
@@ -254,7 +264,7 @@ int cmd_compare(int argc, char **argv)
         }
         int l2ok = 0;
         if (use_l2) {
-            st = fa_io_l2(FA_PASS_FWD, a, &s, bk, M, &o.hw, &r);
+            st = fa_io_l2(FA_PASS_FWD, a, &s, bk, M, &o.hw, (int)occ, &r);
             if (st == FA_OK) l2ok = 1;
             else if (st != FA_EINVAL) {
                 rc = cli_fail(st);
@@ -270,18 +280,19 @@ int cmd_compare(int argc, char **argv)
         double tmem = (l2ok ? pred_dram : pred_l2) / o.hw.hbm_bandwidth;
         double pred_ms = 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
 #undef NUM
+        const int bps = l2ok ? r.l2_slots / o.hw.sms : 0; /* blocks per SM the L2 model replayed */
         if (o.format == FMT_TABLE) {
             fprintf(out, "%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64
-                   " | %9.1f %9.1f %6.2f | %9.1f %9.1f %6.2f | %9.3f %9.3f %6.2f\n",
+                   " %4d | %9.1f %9.1f %6.2f | %9.1f %9.1f %6.2f | %9.3f %9.3f %6.2f\n",
                    kname, s.batch, s.heads, s.seqlen_q, s.d, s.causal != FA_CAUSAL_NONE, fa_algo_name(a),
-                   bk.block_r, bk.block_c, pred_l2 / 1e6, meas_l2 / 1e6, pred_l2 / meas_l2, pred_dram / 1e6,
+                   bk.block_r, bk.block_c, bps, pred_l2 / 1e6, meas_l2 / 1e6, pred_l2 / meas_l2, pred_dram / 1e6,
                    meas_dram / 1e6, pred_dram / meas_dram, pred_ms, meas_ms, pred_ms / meas_ms);
         } else if (o.format == FMT_CSV) {
             fprintf(out, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g\n",
+                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%d\n",
                    kname, s.batch, s.heads, s.kv_heads, s.seqlen_q, s.seqlen_k, s.d, s.d_v,
                    s.causal != FA_CAUSAL_NONE, fa_dtype_name(s.dtype), fa_algo_name(a), bk.block_r,
-                   bk.block_c, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms);
+                   bk.block_c, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms, bps);
         } else {
             json_t *j = json_object();
             json_object_set_new(j, "kernel", json_string(kname));
@@ -300,6 +311,7 @@ int cmd_compare(int argc, char **argv)
             json_object_set_new(j, "meas_dram_bytes", isnan(meas_dram) ? json_null() : json_real(meas_dram));
             json_object_set_new(j, "pred_ms", json_real(pred_ms));
             json_object_set_new(j, "meas_ms", isnan(meas_ms) ? json_null() : json_real(meas_ms));
+            json_object_set_new(j, "blocks_per_sm", l2ok ? json_integer(bps) : json_null());
             json_array_append_new(arr, j);
         }
     }

@@ -60,7 +60,7 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
         st = fa_io_run(o->pass, a, &o->shape, bk, M, &o->hw, trace, &r[*n]);
         if (st) return cli_fail(st);
         r[*n].sram_overflow = over;
-        if (o->l2 && (st = fa_io_l2(o->pass, a, &o->shape, bk, M, &o->hw, &r[*n]))) return cli_fail(st);
+        if (o->l2 && (st = fa_io_l2(o->pass, a, &o->shape, bk, M, &o->hw, 0, &r[*n]))) return cli_fail(st);
         (*n)++;
     }
     return 0;

@@ -278,7 +278,7 @@ int cmd_sweep(int argc, char **argv)
             uint64_t over;
             fa_status st = cli_blocks(&o, &bk, &over);
             if (!st) st = fa_io_run(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
-            if (!st && o.l2) st = fa_io_l2(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, &r[n]);
+            if (!st && o.l2) st = fa_io_l2(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, 0, &r[n]);
             if (st) {
                 rc = cli_fail(st);
                 break;

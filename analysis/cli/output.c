@@ -66,10 +66,10 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
     for (int i = 0; i < n; i++)
         if (r[i].has_l2) {
             char d1[32], d2[32];
-            fprintf(f, "%s%-9s L2 model (%s L2, %d thread blocks at a time): DRAM read %s, DRAM write %s "
+            fprintf(f, "%s%-9s L2 model (%s L2%s, %d thread blocks at a time): DRAM read %s, DRAM write %s "
                        "(SRAM<->L2 traffic is the HBM column above)\n",
                     i == 0 ? "\n" : "", fa_algo_name(r[i].algo), cli_bytes((double)o->hw.l2_bytes, b7, sizeof b7),
-                    r[i].l2_slots, cli_bytes((double)r[i].dram_read_bytes, d1, sizeof d1),
+                    r[i].l2_partitions > 1 ? " in 2 partitions" : "", r[i].l2_slots, cli_bytes((double)r[i].dram_read_bytes, d1, sizeof d1),
                     cli_bytes((double)r[i].dram_write_bytes, d2, sizeof d2));
         }
     if (o->breakdown) {
@@ -198,6 +198,7 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
             U64("dram_read_bytes", x->dram_read_bytes);
             U64("dram_write_bytes", x->dram_write_bytes);
             json_object_set_new(j, "l2_slots", json_integer(x->l2_slots));
+            json_object_set_new(j, "l2_partitions", json_integer(x->l2_partitions));
         }
         U64("hbm_saved_bytes", x->footprint.saved);
         U64("hbm_peak_bytes", fa_footprint_peak(&x->footprint, x->pass));
