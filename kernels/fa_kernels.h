@@ -14,6 +14,7 @@
  *   v3  attn_v3_flash2_tc.cu FlashAttention-2 on tensor cores (mma.sync, ldmatrix, cp.async), bf16/fp16
  *   v3 backward  attn_v3_bwd_tc.cu  FlashAttention-2 backward on tensor cores (dQ by atomics or
  *                                    deterministic)
+ *   v4  attn_v4_wgmma.cu    the v3 forward on Hopper's wgmma.mma_async (sm_90a only)
  *
  * Every launcher returns cudaSuccess or the error of its launch; it validates nothing itself:
  * call fa_gpu_check first (it returns a message for a shape the kernel cannot run). */
@@ -50,7 +51,9 @@ typedef enum {
     FA_K_V3_PIPE = 9,     /* as v3_mt2, S of the next K tile computed before this tile's softmax */
     FA_K_V3_BC128 = 10,   /* 8 warps x 16 rows (B_r = 128), B_c = 128: half the K/V steps of v3 */
     FA_K_V3_MT2_BC48 = 11, /* 4 warps x 32 rows, B_c = 48 (48 S registers: no spills at d = 128) */
-    FA_K_COUNT = 12
+    FA_K_V4 = 12,         /* Hopper wgmma (sm_90a): 2 warpgroups x 64 rows (B_r 128), B_c 128 */
+    FA_K_V4_BC64 = 13,    /* as v4 with B_c 64 and two thread blocks per SM */
+    FA_K_COUNT = 14
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -84,6 +87,10 @@ cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K,
 /* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32;
  * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale; 5: software-pipelined S (v3_pipe). */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
+                          const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
+/* v4 (attn_v4_wgmma.cu), sm_90a only (cudaErrorInvalidDeviceFunction elsewhere):
+ * variant 0: B_c 128; 1: B_c 64, two blocks per SM. */
+cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
  * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ

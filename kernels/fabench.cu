@@ -8,7 +8,7 @@
  *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
  *                                      small, fp64), then timed
  *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_pipe,v3_bc128,
- *                      v3_mt2_bc48
+ *                      v3_mt2_bc48,v4,v4_bc64 (v4*: sm_90a only)
  *            --dtype bf16|fp16   --reps R (>= 20)
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
@@ -711,7 +711,7 @@ int main(int argc, char **argv)
             o.nk = 0;
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                 int k = parse_kernel(t);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_pipe, v3_bc128, v3_mt2_bc48)", t);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_pipe, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", t);
                 if (o.nk < FA_K_COUNT) o.kernels[o.nk++] = k;
             }
         } else if (!strcmp(a, "--dtype")) {
@@ -754,7 +754,8 @@ int main(int argc, char **argv)
     if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
-                           FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_PIPE, FA_K_V3_BC128, FA_K_V3_MT2_BC48};
+                           FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_PIPE, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
+                           FA_K_V4, FA_K_V4_BC64};
         for (int k : all) o.kernels[o.nk++] = k;
     }
     if (mode == 2 || mode == 3) {

@@ -1,5 +1,6 @@
 # kernels/kernels.mk -- GPU kernels and the fabench harness (included by the top Makefile).
-#   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90 (no GPU needed)
+#   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90a (no GPU needed;
+#                    sm_90a = Hopper with wgmma, which v4 needs)
 #   make bench-gpu   on a GPU machine: fabench --check (forward and backward), then the
 #                    FlashAttention-2 sweep to $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
 #                    and the backward sweep to $(BENCH_BWD_CSV)
@@ -10,11 +11,12 @@
 
 NVCC        ?= nvcc
 GPU_DIR     := $(BUILD)/gpu
-GPU_ARCH    ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+GPU_ARCH    ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a
 NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(GPU_ARCH) -Xcompiler -Wall,-Wextra,-Wno-unused-parameter \
                -Werror all-warnings
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
-               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/fa_dispatch.cu \
+               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu \
+               kernels/fa_dispatch.cu \
                kernels/fabench.cu
 GPU_REF_C   := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c)
 GPU_OBJ     := $(patsubst kernels/%.cu,$(GPU_DIR)/%.o,$(GPU_CU))
@@ -24,7 +26,8 @@ BENCH_BWD_CSV ?= $(GPU_DIR)/fabench_bwd.csv
 
 gpu: $(GPU_DIR)/fabench
 
-$(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/tc_common.cuh
+$(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/tc_common.cuh \
+                kernels/wgmma.cuh
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
 	@$(NVCC) $(NVCCFLAGS) -Ikernels -Isim -Icpu_ref -c $< -o $@
