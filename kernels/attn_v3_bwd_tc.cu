@@ -33,38 +33,52 @@
 static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
-/* D = rowsum(dO o O) per query row (one warp per row); zeroes the fp32 dQ accumulator row. */
+/* D = rowsum(dO o O) per query row; zeroes the fp32 dQ accumulator row.  D / 8 threads a row,
+ * each with one 16-byte load of O and of dO (8 values) and two 16-byte stores of zeros; the
+ * row's partial sums meet by shuffles inside its group of D / 8 lanes. */
 template <int D, typename T>
 __global__ void fa_v3_bwd_pre_kernel(const T *__restrict__ O, const T *__restrict__ dO,
                                      float *__restrict__ Dsum, float *__restrict__ dQacc,
                                      long long rows, int zero_dq)
 {
-    long long r = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-    int lane = threadIdx.x % 32;
-    if (r >= rows) return;
+    constexpr int TPR = D / 8; /* threads per row: 8 or 16 */
+    const long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / TPR;
+    const int c = (threadIdx.x % TPR) * 8;
     float acc = 0.f;
-    for (int c = lane; c < D; c += 32) {
-        acc += to_float(O[r * D + c]) * to_float(dO[r * D + c]);
-        if (zero_dq) dQacc[r * D + c] = 0.f;
+    if (r < rows) {
+        const uint4 a = *reinterpret_cast<const uint4 *>(O + r * D + c);
+        const uint4 b = *reinterpret_cast<const uint4 *>(dO + r * D + c);
+        const T *pa = reinterpret_cast<const T *>(&a), *pb = reinterpret_cast<const T *>(&b);
+#pragma unroll
+        for (int e = 0; e < 8; e++) acc += to_float(pa[e]) * to_float(pb[e]);
+        if (zero_dq) {
+            float4 *z = reinterpret_cast<float4 *>(dQacc + r * D + c);
+            z[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+            z[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
     }
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (lane == 0) Dsum[r] = acc;
+#pragma unroll
+    for (int o = TPR / 2; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (r < rows && c == 0) Dsum[r] = acc;
 }
 
-template <typename T> __device__ __forceinline__ T from_float(float x);
-template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x)
-{
-    return __float2bfloat16(x);
-}
-template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half(x); }
-
+/* dQ = dQ_acc * scale in bf16/fp16, 8 values a thread (two 16-byte loads, one 16-byte store);
+ * n is a multiple of 8 (d is 64 or 128). */
 template <typename T>
 __global__ void fa_v3_bwd_post_kernel(const float *__restrict__ dQacc, T *__restrict__ dQ,
                                       long long n, float scale)
 {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        dQ[i] = from_float<T>(dQacc[i] * scale);
+    for (long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * 8; i < n;
+         i += (long long)gridDim.x * blockDim.x * 8) {
+        const float4 x = *reinterpret_cast<const float4 *>(dQacc + i);
+        const float4 y = *reinterpret_cast<const float4 *>(dQacc + i + 4);
+        uint4 w;
+        w.x = pack2<T>(x.x * scale, x.y * scale);
+        w.y = pack2<T>(x.z * scale, x.w * scale);
+        w.z = pack2<T>(y.x * scale, y.y * scale);
+        w.w = pack2<T>(y.z * scale, y.w * scale);
+        *reinterpret_cast<uint4 *>(dQ + i) = w;
+    }
 }
 
 /* 4-byte cp.async of n floats (zero-filled past `valid`). */
@@ -107,7 +121,7 @@ __device__ __forceinline__ void atomic_add_tile(float *dq, const float acc[2][4]
 }
 
 /* ---- main kernel: dK, dV (and dQ by atomics) per K/V block of BC keys (BC / 16 warps) ---- */
-template <int D, int BC, bool WITH_DQ, int QS, int MINB, typename T>
+template <int D, int BC, bool WITH_DQ, int QS, int MINB, typename T, bool B3 = false, bool MA = false>
 __global__ void __launch_bounds__(BC * 2, MINB)
     fa_v3_bwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
                      const T *__restrict__ dO, const float *__restrict__ LSE,
@@ -167,6 +181,16 @@ __global__ void __launch_bounds__(BC * 2, MINB)
     for (int it = 0; it < n_it; it++) {
         const int st = it & 1;
         const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
+        if (B3) { /* the earlier schedule: refill first, then wait (and a third barrier below) */
+            if (it + 1 < n_it) {
+                issue(it + 1, st ^ 1);
+                cp_async_commit();
+                cp_async_wait<1>();
+            } else {
+                cp_async_wait<0>();
+            }
+            __syncthreads();
+        } else {
         cp_async_wait<0>(); /* step it's Q, dO, LSE, D (issued one step ago) */
         __syncthreads();    /* ... visible to all, and every warp is done with step it - 1:
                                stage st ^ 1 and dS^T are free (one barrier fewer than
@@ -174,6 +198,7 @@ __global__ void __launch_bounds__(BC * 2, MINB)
         if (it + 1 < n_it) {
             issue(it + 1, st ^ 1);
             cp_async_commit();
+        }
         }
         const T *Qt = Qs + st * BW_BR * D, *dOt = dOs + st * BW_BR * D;
         const float *Lt = Ls + st * BW_BR, *Dt = Ds + st * BW_BR;
@@ -221,6 +246,14 @@ __global__ void __launch_bounds__(BC * 2, MINB)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const float lg = (e & 1) ? lse2.y : lse2.x, dd = (e & 1) ? d2.y : d2.x;
+                if (MA) { /* the earlier form: the mask evaluated on every element */
+                    const int key = c0 + wk + g + (e >> 1) * 8, q = r0 + ql + (e & 1);
+                    const bool ok = key < sh.N_k && q < sh.N_q && (!sh.causal || key <= q + off);
+                    const float p = ok ? fast_exp2(fmaf(s[nb][e], scale_log2, -lg * log2e)) : 0.f;
+                    s[nb][e] = p;
+                    dp[nb][e] = p * (dp[nb][e] - dd);
+                    continue;
+                }
                 float p = fast_exp2(fmaf(s[nb][e], scale_log2, -lg * log2e));
                 if (need_mask) {
                     const int key = c0 + wk + g + (e >> 1) * 8, q = r0 + ql + (e & 1);
@@ -315,6 +348,7 @@ __global__ void __launch_bounds__(BC * 2, MINB)
             }
             } /* QS */
         }
+        if (B3) __syncthreads(); /* stage st and dS^T free for the next step */
     }
     /* dK_j = scale * sum dS^T Q (line 16 carries the scale), dV_j; rows past N_k dropped */
     const float scale = scale_log2 / log2e;
@@ -695,29 +729,47 @@ __global__ void __launch_bounds__(BW_NT, 1)
     }
 }
 
+/* One launch of the main kernel (all its compile-time choices as template arguments). */
+template <int D, int BC, bool WITH_DQ, int QS, int MINB, bool B3, bool MA, typename T>
+static cudaError_t launch_main(dim3 grid, int bytes, cudaStream_t st, const void *Q, const void *K,
+                               const void *V, const void *dO, const float *LSE, const float *Dsum,
+                               float *dQacc, void *dK, void *dV, const fa_gpu_shape *s,
+                               float scale_log2)
+{
+    auto kern = fa_v3_bwd_kernel<D, BC, WITH_DQ, QS, MINB, T, B3, MA>;
+    cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    kern<<<grid, BC * 2, bytes, st>>>((const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE,
+                                      Dsum, dQacc, (T *)dK, (T *)dV, *s, scale_log2);
+    return cudaGetLastError();
+}
+
 template <int D, int BC, typename T>
-static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, int occ2, const void *Q, const void *K,
-                              const void *V, const void *O, const void *dO, const float *LSE,
-                              void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
+static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, int occ2, int b3, int ma,
+                              const void *Q, const void *K, const void *V, const void *O,
+                              const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
+                              float *ws, cudaStream_t st)
 {
     const long long rows = (long long)s->B * s->H * s->N_q;
     float *dQacc = ws, *Dsum = ws + rows * D; /* dQacc first: 16-byte aligned rows */
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v3_bwd_pre_kernel<D, T><<<(unsigned)((rows + 7) / 8), 256, 0, st>>>(
+    fa_v3_bwd_pre_kernel<D, T><<<(unsigned)((rows * (D / 8) + 255) / 256), 256, 0, st>>>(
         (const T *)O, (const T *)dO, Dsum, dQacc, rows, !det);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const int bytes = (2 * BC * D + 4 * BW_BR * D + BC * BW_BR) * (int)sizeof(T) +
                       4 * BW_BR * (int)sizeof(float);
     dim3 grid((s->N_k + BC - 1) / BC, s->H_kv, s->B);
+    /* causal: the mask evaluated on every element (measured 4-5 % faster at d = 128 than the
+     * boundary-tile branch, which is 2-3 % faster without a causal mask: analysis/measured/h200/
+     * ma_bwd.csv) */
+    const bool mall = ma || s->causal;
+#define FA_MAIN(WQ, QS, MB, B3, MA)                                                               \
+    launch_main<D, BC, WQ, QS, MB, B3, MA, T>(grid, bytes, st, Q, K, V, dO, LSE, Dsum, dQacc, dK, \
+                                              dV, s, scale_log2)
     if (det) {
-        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, false, 1, 1, T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        e = mall ? FA_MAIN(false, 1, 1, false, true) : FA_MAIN(false, 1, 1, false, false);
         if (e != cudaSuccess) return e;
-        fa_v3_bwd_kernel<D, BC, false, 1, 1, T><<<grid, BC * 2, bytes, st>>>(
-            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
-            (T *)dV, *s, scale_log2);
-        if ((e = cudaGetLastError()) != cudaSuccess) return e;
         const int qbytes = (2 * BW_BR * D + 4 * BW_BC * D) * (int)sizeof(T);
         e = cudaFuncSetAttribute(fa_v3_bwd_dq_kernel<D, T>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, qbytes);
@@ -728,39 +780,31 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, int occ2
             scale_log2);
         return cudaGetLastError();
     }
+    e = cudaErrorInvalidValue;
+    bool done = false;
     (void)w2x2;
-    if constexpr (D == 64 && BC == 128) if (w2x2) {
-        e = cudaFuncSetAttribute(fa_v3_bwd2_kernel<D, T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-        if (e != cudaSuccess) return e;
-        fa_v3_bwd2_kernel<D, T><<<grid, 256, bytes, st>>>(
-            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
-            (T *)dV, *s, scale_log2);
-        if ((e = cudaGetLastError()) != cudaSuccess) return e;
-        fa_v3_bwd_post_kernel<T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, rows * D, s->scale);
-        return cudaGetLastError();
-    }
     (void)occ2;
-    if constexpr (D == 64 && BC == 128) if (occ2) {
-        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, true, 2, 2, T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-        if (e != cudaSuccess) return e;
-        fa_v3_bwd_kernel<D, BC, true, 2, 2, T><<<grid, BC * 2, bytes, st>>>(
-            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
-            (T *)dV, *s, scale_log2);
-        if ((e = cudaGetLastError()) != cudaSuccess) return e;
-        fa_v3_bwd_post_kernel<T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, rows * D, s->scale);
-        return cudaGetLastError();
+    if constexpr (D == 64 && BC == 128) {
+        if (w2x2) {
+            e = cudaFuncSetAttribute(fa_v3_bwd2_kernel<D, T>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+            if (e != cudaSuccess) return e;
+            fa_v3_bwd2_kernel<D, T><<<grid, 256, bytes, st>>>(
+                (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc,
+                (T *)dK, (T *)dV, *s, scale_log2);
+            e = cudaGetLastError();
+            done = true;
+        } else if (occ2) {
+            e = mall ? FA_MAIN(true, 2, 2, false, true) : FA_MAIN(true, 2, 2, false, false);
+            done = true;
+        }
     }
-    {
-        e = cudaFuncSetAttribute(fa_v3_bwd_kernel<D, BC, true, 1, 1, T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-        if (e != cudaSuccess) return e;
-        fa_v3_bwd_kernel<D, BC, true, 1, 1, T><<<grid, BC * 2, bytes, st>>>(
-            (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc, (T *)dK,
-            (T *)dV, *s, scale_log2);
+    if (!done) {
+        if (b3) e = FA_MAIN(true, 1, 1, true, false);
+        else e = mall ? FA_MAIN(true, 1, 1, false, true) : FA_MAIN(true, 1, 1, false, false);
     }
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+#undef FA_MAIN
+    if (e != cudaSuccess) return e;
     fa_v3_bwd_post_kernel<T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, rows * D, s->scale);
     return cudaGetLastError();
 }
@@ -778,13 +822,14 @@ static cudaError_t bwd_dispatch(const fa_gpu_shape *s, int det, int bc, const vo
                                 cudaStream_t st)
 {
     if (s->d == 64 && bc == 64)
-        return launch_bwd<64, 64, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 64 && (bc & ~(FA_BWD_W2X2 | FA_BWD_OCC2)) == 128)
-        return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_W2X2) != 0, (bc & FA_BWD_OCC2) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<64, 64, T>(s, det, 0, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 64 && (bc & ~(FA_BWD_W2X2 | FA_BWD_OCC2 | FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
+        return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_W2X2) != 0, (bc & FA_BWD_OCC2) != 0,
+                                      (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (s->d == 128 && bc == 64)
-        return launch_bwd<128, 64, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 128 && bc == 128)
-        return launch_bwd<128, 128, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<128, 64, T>(s, det, 0, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 128 && (bc & ~(FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
+        return launch_bwd<128, 128, T>(s, det, 0, 0, (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;
 }
 

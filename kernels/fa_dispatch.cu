@@ -21,6 +21,23 @@ extern "C" fa_gpu_dtype fa_kernel_dtype(fa_kernel_id k, fa_gpu_dtype low)
                ? low : FA_GPU_FP32;
 }
 
+extern "C" const char *fa_gpu_arch_check(fa_kernel_id k)
+{
+    static char msg[160];
+    if (k != FA_K_V4 && k != FA_K_V4_BC64) return NULL;
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        return "no CUDA device";
+    if (major != 9 || minor != 0) {
+        snprintf(msg, sizeof msg, "needs a Hopper GPU (sm_90a: wgmma); this device is sm_%d%d",
+                 major, minor);
+        return msg;
+    }
+    return NULL;
+}
+
 extern "C" const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s)
 {
     static char msg[256];
@@ -45,7 +62,7 @@ extern "C" const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s)
     if ((k == FA_K_V0 || k == FA_K_V0_LOW) &&
         (long long)s->B * s->H * s->N_q > 0x7fffffffLL)
         return "v0: B * H * N_q must be < 2^31 (one softmax block per row)";
-    return NULL;
+    return fa_gpu_arch_check(k);
 }
 
 extern "C" size_t fa_gpu_workspace_bytes(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype dt)

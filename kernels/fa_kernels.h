@@ -64,6 +64,9 @@ fa_gpu_dtype fa_kernel_dtype(fa_kernel_id k, fa_gpu_dtype low);
  * (e.g. "head dim 96 is not supported by v3 (only 64 and 128)"). */
 const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s);
 
+/* Returns NULL when the current device can run kernel k, else why not (v4 needs sm_90). */
+const char *fa_gpu_arch_check(fa_kernel_id k);
+
 /* Workspace bytes kernel k needs (v0: S and P, B*H*N_q*N_k elements; v1: l and m). */
 size_t fa_gpu_workspace_bytes(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype dt);
 
@@ -101,6 +104,12 @@ cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
  * thread blocks of 8 warps fit on an SM (atomic dQ only). */
 #define FA_BWD_W2X2 0x100
 #define FA_BWD_OCC2 0x200
+/* 128 | FA_BWD_BAR3: the main kernel with the earlier step schedule (refill the other stage
+ * before waiting, three barriers a step): kept to compare the two schedules. */
+#define FA_BWD_BAR3 0x400
+/* 128 | FA_BWD_MASKALL: the mask evaluated on every element (as before the boundary-tile
+ * fast path): kept to compare the two. */
+#define FA_BWD_MASKALL 0x800
 size_t fa_v3_bwd_workspace_bytes(const fa_gpu_shape *s);
 cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int block_c,
                            const void *Q, const void *K, const void *V, const void *O,

@@ -110,6 +110,7 @@ template <typename T> __global__ void to_f32(const T *x, float *y, long long n)
 
 typedef struct {
     int kernels[FA_K_COUNT];
+    int default_kernels; /* no --kernels: drop those the device cannot run (v4 off Hopper) */
     int nk;
     fa_gpu_dtype low;
     int reps, warmup, validate, time, bwd;
@@ -566,10 +567,11 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     const char *gname[3] = {"dQ", "dK", "dV"};
     /* configurations: the deterministic one first (the others are checked against it when the
      * shape is too large for the fp64 reference) */
-    const struct { const char *name; int det, bc; } cfg[5] = {
+    const struct { const char *name; int det, bc; } cfg[7] = {
         {"v3_bwd_det", 1, 128}, {"v3_bwd", 0, 128}, {"v3_bwd_bc64", 0, 64},
-        {"v3_bwd_2x2", 0, 128 | FA_BWD_W2X2}, {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2}};
-    for (int ci = 0; ci < 5; ci++) {
+        {"v3_bwd_2x2", 0, 128 | FA_BWD_W2X2}, {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2},
+        {"v3_bwd_b3", 0, 128 | FA_BWD_BAR3}, {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
+    for (int ci = 0; ci < 7; ci++) {
         const int det = cfg[ci].det, bc = cfg[ci].bc, slot = ci == 0 ? 0 : 1;
         const char *kname = cfg[ci].name;
         if ((bc & (FA_BWD_W2X2 | FA_BWD_OCC2)) && s->d != 64) continue;
@@ -674,6 +676,7 @@ int main(int argc, char **argv)
 {
     opts o;
     o.nk = 0;
+    o.default_kernels = 0;
     o.low = FA_GPU_BF16;
     o.reps = 20;
     o.warmup = 3;
@@ -757,6 +760,16 @@ int main(int argc, char **argv)
                            FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_PIPE, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
                            FA_K_V4, FA_K_V4_BC64};
         for (int k : all) o.kernels[o.nk++] = k;
+        o.default_kernels = 1;
+    }
+    if (o.default_kernels) {
+        int n = 0;
+        for (int i = 0; i < o.nk; i++) {
+            const char *why = fa_gpu_arch_check((fa_kernel_id)o.kernels[i]);
+            if (why) fprintf(stderr, "fabench: skipping %s: %s\n", fa_kernel_name((fa_kernel_id)o.kernels[i]), why);
+            else o.kernels[n++] = o.kernels[i];
+        }
+        o.nk = n;
     }
     if (mode == 2 || mode == 3) {
         for (int d : o.ds)

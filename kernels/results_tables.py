@@ -12,9 +12,10 @@ import csv
 import os
 import sys
 
-FWD = ["v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256"]
+FWD = ["v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256", "v4", "v4_bc64"]
 V3 = ["v3", "v3_mt2", "v3_mt2_bc32", "v3_br256"]
-BWD = ["v3_bwd_det", "v3_bwd", "v3_bwd_bc64"]
+V4 = ["v4", "v4_bc64"]
+BWD = ["v3_bwd_det", "v3_bwd", "v3_bwd_bc64", "v3_bwd_occ2"]
 
 
 def load(path):
@@ -36,17 +37,25 @@ def fmt(x, nd=0):
     return "—" if x is None else f"{x:.{nd}f}"
 
 
-def table(rows, kernels, base, d, c, ns, best_of):
+def table(rows, kernels, base, d, c, ns, groups):
+    """groups: (label, kernels) pairs; one "best <label> / flash" column each, then the best of
+    all groups over cuDNN."""
     names = kernels + list(base)
-    out = ["| N | " + " | ".join(names) + f" | best {best_of[0]}… / flash | best / cuDNN |",
-           "|---:|" + "---:|" * (len(names) + 2)]
+    out = ["| N | " + " | ".join(names) + " | " +
+           " | ".join(f"best {lab} / flash" for lab, _ in groups) + " | best / cuDNN |",
+           "|---:|" + "---:|" * (len(names) + len(groups) + 1)]
     for n in ns:
-        vals = [tf(rows, k, d, c, n) for k in names]
-        best = max((v for k, v in zip(names, vals) if k in best_of and v is not None), default=None)
+        vals = dict((k, tf(rows, k, d, c, n)) for k in names)
         fl, cu = tf(rows, base[0], d, c, n), tf(rows, base[1], d, c, n)
-        r1 = best / fl if best and fl else None
-        r2 = best / cu if best and cu else None
-        out.append(f"| {n} | " + " | ".join(fmt(v) for v in vals) + f" | {fmt(r1, 2)} | {fmt(r2, 2)} |")
+        ratios, allbest = [], None
+        for _, ks in groups:
+            best = max((vals[k] for k in ks if vals.get(k) is not None), default=None)
+            ratios.append(best / fl if best and fl else None)
+            if best is not None and (allbest is None or best > allbest):
+                allbest = best
+        r2 = allbest / cu if allbest and cu else None
+        out.append(f"| {n} | " + " | ".join(fmt(vals[k]) for k in names) + " | " +
+                   " | ".join(fmt(r, 2) for r in ratios) + f" | {fmt(r2, 2)} |")
     return "\n".join(out)
 
 
@@ -71,7 +80,7 @@ def predicted_l2_read(kernel, n, d):
         e, br = 4, 64
     elif kernel in ("v3_br256",):
         e, br = 2, 256
-    elif kernel.startswith("v3") or kernel == "sdpa_flash":
+    elif kernel.startswith("v3") or kernel.startswith("v4") or kernel == "sdpa_flash":
         e, br = 2, 128
     else:
         return None
@@ -123,11 +132,11 @@ def main():
     for d in (64, 128):
         for c in (0, 1):
             print(f"\n#### Forward, d = {d}, {'causal' if c else 'non-causal'} (TFLOP/s)\n")
-            print(table(fwd, FWD, ("sdpa_flash", "sdpa_cudnn"), d, c, ns, V3))
+            print(table(fwd, FWD, ("sdpa_flash", "sdpa_cudnn"), d, c, ns, [("v3…", V3), ("v4…", V4)]))
     for d in (64, 128):
         for c in (0, 1):
             print(f"\n#### Backward, d = {d}, {'causal' if c else 'non-causal'} (TFLOP/s, 2.5x forward FLOPs)\n")
-            print(table(bwd, BWD, ("sdpa_flash_bwd", "sdpa_cudnn_bwd"), d, c, ns, BWD))
+            print(table(bwd, BWD, ("sdpa_flash_bwd", "sdpa_cudnn_bwd"), d, c, ns, [("v3_bwd…", BWD)]))
     print("\n#### Validation tally\n")
     print(tally([os.path.join(d0, f) for f in
                  ("fabench_sweep.csv", "sdpa_sweep.csv", "fabench_bwd.csv", "sdpa_bwd.csv")]))

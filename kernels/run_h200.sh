@@ -1,10 +1,14 @@
 #!/bin/bash
 # run_h200.sh -- everything fasim's GPU side does on a lent H200, in one device call.
-#   bash kernels/run_h200.sh [PHASES]      PHASES: any of build check sanitize preview bench sdpa ncu
+#   bash kernels/run_h200.sh [PHASES]      PHASES: any of build check check_bwd sanitize preview
+#                                          bench bench_fwd bench_bwd sdpa sdpa_fwd sdpa_bwd ncu
 #                                          (default: build check sanitize bench sdpa ncu)
 # Writes under $OUT (default ./gpu_out): log.txt, check.txt (validation + sanitizers),
 # fabench_sweep.csv, fabench_bwd.csv, sdpa_sweep.csv, sdpa_bwd.csv, ncu_io.csv, ncu_raw.tgz.
-# Exact commands are echoed into log.txt.
+# Exact commands are echoed into log.txt.  The build phase may be left out when build/gpu/fabench
+# was built elsewhere (make gpu needs only nvcc) and carried along.  FWD_KERNELS, BWD_KERNELS:
+# the kernels of the bench sweep (defaults below; the variants measured earlier without gain,
+# v3_lazy, v3_pipe, v3_bc128, v3_mt2_bc48 and v3_bwd_2x2, are left out of it).
 set -u
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
@@ -21,8 +25,9 @@ if has build; then
   run make gpu -j16 || { echo "build failed" | tee -a "$LOG"; exit 1; }
 fi
 CHK="$OUT/check.txt"
-if has check; then
+if has check || has check_bwd; then
   for extra in "" "--bwd"; do
+    has check || [ -n "$extra" ] || continue   # check_bwd: the backward only
     say "$FAB --check --no-time $extra"
     echo "== fabench --check --no-time $extra" >>"$CHK"
     $FAB --check --no-time $extra >>"$CHK" 2>&1; r=$?
@@ -54,12 +59,19 @@ if has preview; then
   run $FAB --sweep --kernels v3,v3_mt2,v3_mt2_bc32 --n ${PREVIEW_N:-2048,8192} --causal 0,1 --csv "$OUT/preview.csv"
   run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --n ${PREVIEW_N:-2048,8192} --csv "$OUT/preview_sdpa.csv"
 fi
-if has bench; then
-  run $FAB --sweep --csv "$OUT/fabench_sweep.csv" || rc=1
-  run $FAB --sweep --bwd --csv "$OUT/fabench_bwd.csv" || rc=1
+FWD_KERNELS=${FWD_KERNELS:-v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v4,v4_bc64}
+BWD_KERNELS=${BWD_KERNELS:-v3_bwd_det,v3_bwd,v3_bwd_bc64,v3_bwd_occ2}
+# bench = bench_fwd + bench_bwd, sdpa = sdpa_fwd + sdpa_bwd (a backward-only call: bench_bwd sdpa_bwd)
+if has bench || has bench_fwd; then
+  run $FAB --sweep --kernels $FWD_KERNELS --csv "$OUT/fabench_sweep.csv" || rc=1
 fi
-if has sdpa; then
+if has bench || has bench_bwd; then
+  run $FAB --sweep --bwd --bwd-kernels $BWD_KERNELS --csv "$OUT/fabench_bwd.csv" || rc=1
+fi
+if has sdpa || has sdpa_fwd; then
   run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --csv "$OUT/sdpa_sweep.csv" || rc=1
+fi
+if has sdpa || has sdpa_bwd; then
   run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --bwd --csv "$OUT/sdpa_bwd.csv" || rc=1
 fi
 if has ncu; then

@@ -21,7 +21,7 @@ import csv, io, os, re, tarfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 tiles = {"v1": (64, 64), "v2": (64, 64), "v3": (128, 64), "v3_mt2": (128, 64),
-         "v3_mt2_bc32": (128, 32), "v3_br256": (256, 64)}
+         "v3_mt2_bc32": (128, 32), "v3_br256": (256, 64), "v4": (128, 128), "v4_bc64": (128, 64)}
 algo = {"v1": "flash1"}
 dtype = {"v1": "fp32", "v2": "fp32"}
 
