@@ -15,11 +15,19 @@
  *        dK_j += dS^T Q_i          dS^T straight from the accumulators  (line 16)
  *        dQ_i += dS K_j            dS^T goes through shared memory; fp32 atomics (line 15),
  *                                  16 bytes each (lanes swap halves to own 4 columns)
- *      Q_i, dO_i, LSE_i, D_i of the next step are fetched with cp.async while this one computes.
- *   3. post-pass: dQ = dQ_acc * scale rounded to bf16/fp16.
+ *      Q_i, dO_i, LSE_i, D_i of the next step are fetched with cp.async while this one computes,
+ *      issued right after the step's first barrier (two barriers a step: the refill of the other
+ *      stage needs no barrier of its own).  Without a causal mask, only a warp whose keys or
+ *      queries cross the end of the keys/queries evaluates the mask; with a causal mask every
+ *      element does (measured faster there, analysis/measured/h200/ma_bwd.csv).
+ *   3. post-pass: dQ = dQ_acc * scale rounded to bf16/fp16 (16-byte loads and stores).
  * Deterministic mode: the main kernel skips dQ, and a second kernel, one block per Q block,
  * walks the K/V blocks and accumulates dQ_i in registers (recomputing S, P, dP: more FLOPs,
  * no atomics, bit-identical results run to run).
+ * `v3_bwd_occ2` (d = 64, B_c = 128): each step's 64 queries in two halves of 32, so S^T and dP^T
+ * take half the registers and the whole kernel fits 128 registers a thread: two thread blocks
+ * (16 warps) per SM instead of one, which hides the latency of the softmax and of the barriers
+ * (0.84-1.02x FlashAttention-2 at N >= 2k against 0.80-0.96x for v3_bwd, docs/results.md).
  */
 #include <math.h>
 

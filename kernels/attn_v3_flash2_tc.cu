@@ -28,7 +28,8 @@
  * 256, B_c 64 (each K/V tile fetched from L2 serves twice the rows).  Variant 4 (`v3_lazy`): as 1,
  * but O is rescaled only when some row of the warp raised its running max.  Variant 5
  * (`v3_pipe`, its own kernel below): S of the next K tile issued before this tile's softmax
- * (measured slower: 0.72-0.83x flash at d = 128, docs/results.md).  The O tile leaves through shared memory in
+ * (measured slower: 0.72-0.83x flash at d = 128, docs/results.md).  Variant 7 (`v3_mt2_bc48`): as 1
+ * with B_c 48 (fewer S registers; it spills as much and runs 5-8 % slower).  The O tile leaves through shared memory in
  * 16-byte row chunks.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
  */
 #include <cuda_bf16.h>

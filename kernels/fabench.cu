@@ -12,11 +12,14 @@
  *            --dtype bf16|fp16   --reps R (>= 20)
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
- *            --bwd-kernels v3_bwd,v3_bwd_2x2   time only these backward configurations (the
+ *            --bwd-kernels v3_bwd,v3_bwd_occ2   time only these backward configurations (the
  *                    deterministic one still runs first, untimed, as the reference)
  *            --bwd   the v3 backward instead of the forwards: v3_bwd_det (deterministic, B_c 128),
  *                    v3_bwd (dQ by fp32 atomics, B_c 128), v3_bwd_bc64 (atomics, B_c 64),
- *                    v3_bwd_2x2 (d = 64 only: atomics, B_c 128, 4 x 2 warp grid), on O
+ *                    v3_bwd_2x2 (d = 64 only: atomics, B_c 128, 4 x 2 warp grid),
+ *                    v3_bwd_occ2 (d = 64 only: queries in halves, two blocks per SM),
+ *                    v3_bwd_b3 / v3_bwd_ma (v3_bwd with the earlier step schedule / with the
+ *                    mask on every element: comparisons), on O
  *                    and LSE from the v3_mt2 forward.  Small shapes
  *                    are checked against an fp64 backward written here (dense, row by row);
  *                    the tolerance is 3x the error of the same computation with S, P, O, dP,

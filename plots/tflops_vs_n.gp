@@ -16,5 +16,6 @@ plot src(ours, "v1") using 5:11 with linespoints lw 2 pt 5 title "v1 (FlashAtten
      src(ours, "v2") using 5:11 with linespoints lw 2 pt 7 title "v2 (FlashAttention-2 order, fp32)" noenhanced, \
      src(ours, "v3_mt2") using 5:11 with linespoints lw 2 pt 9 title "v3_mt2 (tensor cores, bf16)" noenhanced, \
      src(ours, "v3_br256") using 5:11 with linespoints lw 2 pt 11 title "v3_br256 (tensor cores, bf16)" noenhanced, \
+     src(ours, "v4_bc64") using 5:11 with linespoints lw 2 pt 3 title "v4_bc64 (Hopper wgmma, bf16)" noenhanced, \
      src(sdpa, "sdpa_flash") using 5:11 with linespoints lw 2 dt 2 pt 13 title "PyTorch SDPA flash (FlashAttention-2)" noenhanced, \
      src(sdpa, "sdpa_cudnn") using 5:11 with linespoints lw 2 dt 2 pt 15 title "PyTorch SDPA cuDNN" noenhanced
