@@ -376,243 +376,6 @@ __global__ void __launch_bounds__(BC * 2, MINB)
     }
 }
 
-/* ---- v3_bwd_2x2: the same step with a 4 x 2 warp grid over (keys, queries) ----
- * What changed from the main kernel: B_c = 128 keys and B_r = 64 queries per step as before,
- * but warp w owns 32 keys (two m16 tiles: (w / 2) * 32..) and 32 of the 64 queries
- * ((w % 2) * 32..) instead of 16 keys and all 64 queries.  Every K/V fragment then feeds two
- * query n-tiles and, more importantly, every Q/dO fragment (S^T, dP^T) and every transposed
- * dO/Q fragment (dV, dK) read from shared memory feeds two key m-tiles instead of one:
- * ldmatrix bytes per mma drop by about a quarter (FlashAttention-2 also tiles its d = 64
- * backward 128 x 128 with warps on a grid).  The price: each warp's dK, dV are partial sums
- * over its half of the queries; the two warps of a key group add them once, through shared
- * memory, at the end.  dQ (dS^T through shared memory, 16-byte atomics) is unchanged. */
-template <int D, typename T>
-__global__ void __launch_bounds__(256, 1)
-    fa_v3_bwd2_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
-                      const T *__restrict__ dO, const float *__restrict__ LSE,
-                      const float *__restrict__ Dsum, float *__restrict__ dQacc,
-                      T *__restrict__ dK, T *__restrict__ dV, fa_gpu_shape sh, float scale_log2)
-{
-    constexpr int BC = 128, NT = 256, DB = D / 8, MK = 2, NQ = 4; /* NQ n8 blocks = 32 queries */
-    extern __shared__ __align__(128) unsigned char smem_raw[];
-    T *Ks = reinterpret_cast<T *>(smem_raw);
-    T *Vs = Ks + BC * D;
-    T *Qs = Vs + BC * D;
-    T *dOs = Qs + 2 * BW_BR * D;
-    T *dSs = dOs + 2 * BW_BR * D;
-    float *Ls = reinterpret_cast<float *>(dSs + BC * BW_BR);
-    float *Ds = Ls + 2 * BW_BR;
-
-    const int b = blockIdx.z, hk = blockIdx.y, kb = blockIdx.x;
-    const int c0 = kb * BC;
-    const int group = sh.H / sh.H_kv;
-    const int off = sh.N_k - sh.N_q;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t4 = lane & 3;
-    const int wk = (warp >> 1) * 32; /* this warp's first key inside the block */
-    const int qo = (warp & 1) * 32;  /* this warp's first query inside the step */
-    const T *kg = K + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    const T *vg = V + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    const float log2e = 1.44269504088896341f;
-
-    const int T_r = (sh.N_q + BW_BR - 1) / BW_BR;
-    int i_lo = 0;
-    if (sh.causal) {
-        long long rmin = (long long)c0 - off;
-        i_lo = rmin <= 0 ? 0 : (int)min((long long)T_r, rmin / BW_BR);
-    }
-    const int nq = T_r - i_lo, n_it = nq * group;
-
-    float dk[MK][DB][4], dv[MK][DB][4];
-#pragma unroll
-    for (int mk = 0; mk < MK; mk++)
-#pragma unroll
-        for (int db = 0; db < DB; db++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) dk[mk][db][e] = dv[mk][db][e] = 0.f;
-
-    auto issue = [&](int it, int stg) {
-        const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
-        const long long bh = (long long)b * sh.H + hq;
-        load_tile_async<D, BW_BR, NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
-        load_tile_async<D, BW_BR, NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
-        load_vec_async(Ls + stg * BW_BR, LSE + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
-        load_vec_async(Ds + stg * BW_BR, Dsum + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
-    };
-
-    if (n_it > 0) {
-        load_tile_async<D, BC, NT>(Ks, kg, c0, sh.N_k);
-        load_tile_async<D, BC, NT>(Vs, vg, c0, sh.N_k);
-        issue(0, 0);
-        cp_async_commit();
-    }
-    for (int it = 0; it < n_it; it++) {
-        const int st = it & 1;
-        const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
-        if (it + 1 < n_it) {
-            issue(it + 1, st ^ 1);
-            cp_async_commit();
-            cp_async_wait<1>();
-        } else {
-            cp_async_wait<0>();
-        }
-        __syncthreads();
-        const T *Qt = Qs + st * BW_BR * D, *dOt = dOs + st * BW_BR * D;
-        const float *Lt = Ls + st * BW_BR, *Dt = Ds + st * BW_BR;
-
-        /* S^T = K_j Q_i^T and dP^T = V_j dO_i^T: 32 keys x 32 queries per warp */
-        float s[MK][NQ][4], dp[MK][NQ][4];
-#pragma unroll
-        for (int mk = 0; mk < MK; mk++)
-#pragma unroll
-            for (int nb = 0; nb < NQ; nb++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) s[mk][nb][e] = dp[mk][nb][e] = 0.f;
-#pragma unroll
-        for (int kk = 0; kk < D / 16; kk++) {
-            uint32_t ak[MK][4], av[MK][4];
-#pragma unroll
-            for (int mk = 0; mk < MK; mk++) {
-                ldmatrix_x4(ak[mk], smem_u32(Ks + swz<D>(wk + mk * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8)));
-                ldmatrix_x4(av[mk], smem_u32(Vs + swz<D>(wk + mk * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8)));
-            }
-#pragma unroll
-            for (int nb2 = 0; nb2 < NQ / 2; nb2++) {
-                uint32_t bq[4], bo[4];
-                const int rr = qo + nb2 * 16 + (lane & 7) + (lane >> 4) * 8;
-                const int cc = kk * 16 + ((lane >> 3) & 1) * 8;
-                ldmatrix_x4(bq, smem_u32(Qt + swz<D>(rr, cc)));
-                ldmatrix_x4(bo, smem_u32(dOt + swz<D>(rr, cc)));
-#pragma unroll
-                for (int mk = 0; mk < MK; mk++) {
-                    mma16816<T>(s[mk][2 * nb2], ak[mk], bq[0], bq[1]);
-                    mma16816<T>(s[mk][2 * nb2 + 1], ak[mk], bq[2], bq[3]);
-                    mma16816<T>(dp[mk][2 * nb2], av[mk], bo[0], bo[1]);
-                    mma16816<T>(dp[mk][2 * nb2 + 1], av[mk], bo[2], bo[3]);
-                }
-            }
-        }
-        /* P^T, dS^T (the LSE and D of a query column are shared by both key tiles) */
-#pragma unroll
-        for (int nb = 0; nb < NQ; nb++)
-#pragma unroll
-            for (int c = 0; c < 2; c++) {
-                const int ql = qo + nb * 8 + t4 * 2 + c, q = r0 + ql;
-                const float lq = Lt[ql] * log2e, dq_ = Dt[ql];
-#pragma unroll
-                for (int mk = 0; mk < MK; mk++)
-#pragma unroll
-                    for (int hr = 0; hr < 2; hr++) {
-                        const int e = hr * 2 + c;
-                        const int key = c0 + wk + mk * 16 + g + hr * 8;
-                        const bool ok = key < sh.N_k && q < sh.N_q && (!sh.causal || key <= q + off);
-                        const float p = ok ? fast_exp2(fmaf(s[mk][nb][e], scale_log2, -lq)) : 0.f;
-                        s[mk][nb][e] = p;
-                        dp[mk][nb][e] = p * (dp[mk][nb][e] - dq_);
-                    }
-            }
-        /* dV_j += P^T dO_i and dK_j += dS^T Q_i over this warp's 32 queries */
-#pragma unroll
-        for (int kc = 0; kc < NQ / 2; kc++) {
-            uint32_t pa[MK][4], sa[MK][4];
-#pragma unroll
-            for (int mk = 0; mk < MK; mk++) {
-                pa[mk][0] = pack2<T>(s[mk][2 * kc][0], s[mk][2 * kc][1]);
-                pa[mk][1] = pack2<T>(s[mk][2 * kc][2], s[mk][2 * kc][3]);
-                pa[mk][2] = pack2<T>(s[mk][2 * kc + 1][0], s[mk][2 * kc + 1][1]);
-                pa[mk][3] = pack2<T>(s[mk][2 * kc + 1][2], s[mk][2 * kc + 1][3]);
-                sa[mk][0] = pack2<T>(dp[mk][2 * kc][0], dp[mk][2 * kc][1]);
-                sa[mk][1] = pack2<T>(dp[mk][2 * kc][2], dp[mk][2 * kc][3]);
-                sa[mk][2] = pack2<T>(dp[mk][2 * kc + 1][0], dp[mk][2 * kc + 1][1]);
-                sa[mk][3] = pack2<T>(dp[mk][2 * kc + 1][2], dp[mk][2 * kc + 1][3]);
-                const int kr = wk + mk * 16 + g, qc = qo + kc * 16 + t4 * 2;
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(kr, qc)) = sa[mk][0];
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(kr + 8, qc)) = sa[mk][1];
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(kr, qc + 8)) = sa[mk][2];
-                *reinterpret_cast<uint32_t *>(dSs + swz<BW_BR>(kr + 8, qc + 8)) = sa[mk][3];
-            }
-#pragma unroll
-            for (int db2 = 0; db2 < DB / 2; db2++) {
-                uint32_t bo[4], bq[4];
-                const int rr = qo + kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
-                const int cc = db2 * 16 + (lane >> 4) * 8;
-                ldmatrix_x4_trans(bo, smem_u32(dOt + swz<D>(rr, cc)));
-                ldmatrix_x4_trans(bq, smem_u32(Qt + swz<D>(rr, cc)));
-#pragma unroll
-                for (int mk = 0; mk < MK; mk++) {
-                    mma16816<T>(dv[mk][2 * db2], pa[mk], bo[0], bo[1]);
-                    mma16816<T>(dv[mk][2 * db2 + 1], pa[mk], bo[2], bo[3]);
-                    mma16816<T>(dk[mk][2 * db2], sa[mk], bq[0], bq[1]);
-                    mma16816<T>(dk[mk][2 * db2 + 1], sa[mk], bq[2], bq[3]);
-                }
-            }
-        }
-        __syncthreads(); /* all of dS^T is in shared memory */
-        {   /* dQ_i += dS K_j, exactly as the main kernel with B_c = 128 */
-            constexpr int NS = BC / 64;
-            const int q0 = (warp % 4) * 16, dlo = (warp / 4) * (D / NS);
-            uint32_t a[BC / 16][4];
-#pragma unroll
-            for (int ks = 0; ks < BC / 16; ks++)
-                ldmatrix_x4_trans(a[ks], smem_u32(dSs + swz<BW_BR>(ks * 16 + (lane & 7) + (lane >> 4) * 8,
-                                                                   q0 + ((lane >> 3) & 1) * 8)));
-            float *dq = dQacc + ((long long)b * sh.H + hq) * sh.N_q * D;
-#pragma unroll
-            for (int db2 = 0; db2 < DB / 2 / NS; db2++) {
-                float acc[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-#pragma unroll
-                for (int ks = 0; ks < BC / 16; ks++) {
-                    uint32_t bk[4];
-                    ldmatrix_x4_trans(bk, smem_u32(Ks + swz<D>(ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                                               dlo + db2 * 16 + (lane >> 4) * 8)));
-                    mma16816<T>(acc[0], a[ks], bk[0], bk[1]);
-                    mma16816<T>(acc[1], a[ks], bk[2], bk[3]);
-                }
-                atomic_add_tile<D>(dq, acc, r0 + q0, dlo + db2 * 16, sh.N_q, lane);
-            }
-        }
-        __syncthreads(); /* stage st, dS^T free for the next step */
-    }
-    /* the two warps of a key group add their partial dK, dV: the odd warp stores its
-     * fragments (fp32, one slot per register and lane: no bank conflicts) over the Q/dO/dS
-     * stages, the even warp adds them and writes the rows */
-    const float scale = scale_log2 / log2e;
-    T *dkg = dK + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    T *dvg = dV + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    constexpr int NREG = MK * DB * 4;
-    float *red = reinterpret_cast<float *>(Qs) + (warp >> 1) * NREG * 32 + lane;
-    static_assert(4 * NREG * 32 * 4 <= (4 * BW_BR * D + BC * BW_BR) * 2, "reduction buffer");
-    auto reduce_store = [&](const float (&acc)[MK][DB][4], T *outg, const float sc) {
-        __syncthreads(); /* previous users of the buffer are done */
-        if (warp & 1) {
-#pragma unroll
-            for (int mk = 0; mk < MK; mk++)
-#pragma unroll
-                for (int db = 0; db < DB; db++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++) red[((mk * DB + db) * 4 + e) * 32] = acc[mk][db][e];
-        }
-        __syncthreads();
-        if (!(warp & 1)) {
-#pragma unroll
-            for (int mk = 0; mk < MK; mk++)
-#pragma unroll
-                for (int hr = 0; hr < 2; hr++) {
-                    const int key = c0 + wk + mk * 16 + g + hr * 8;
-                    if (key >= sh.N_k) continue;
-#pragma unroll
-                    for (int db = 0; db < DB; db++) {
-                        const float x0 = acc[mk][db][2 * hr] + red[((mk * DB + db) * 4 + 2 * hr) * 32];
-                        const float x1 = acc[mk][db][2 * hr + 1] + red[((mk * DB + db) * 4 + 2 * hr + 1) * 32];
-                        *reinterpret_cast<uint32_t *>(outg + (long long)key * D + db * 8 + t4 * 2) =
-                            pack2<T>(x0 * sc, x1 * sc);
-                    }
-                }
-        }
-    };
-    reduce_store(dk, dkg, scale);
-    reduce_store(dv, dvg, 1.f);
-}
-
 /* ---- deterministic dQ: one block per Q block (4 warps x 16 queries), loop over K/V ---- */
 template <int D, typename T>
 __global__ void __launch_bounds__(BW_NT, 1)
@@ -753,7 +516,7 @@ static cudaError_t launch_main(dim3 grid, int bytes, cudaStream_t st, const void
 }
 
 template <int D, int BC, typename T>
-static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, int occ2, int b3, int ma,
+static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int occ2, int b3, int ma,
                               const void *Q, const void *K, const void *V, const void *O,
                               const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
                               float *ws, cudaStream_t st)
@@ -790,19 +553,9 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int w2x2, int occ2
     }
     e = cudaErrorInvalidValue;
     bool done = false;
-    (void)w2x2;
     (void)occ2;
     if constexpr (D == 64 && BC == 128) {
-        if (w2x2) {
-            e = cudaFuncSetAttribute(fa_v3_bwd2_kernel<D, T>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-            if (e != cudaSuccess) return e;
-            fa_v3_bwd2_kernel<D, T><<<grid, 256, bytes, st>>>(
-                (const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE, Dsum, dQacc,
-                (T *)dK, (T *)dV, *s, scale_log2);
-            e = cudaGetLastError();
-            done = true;
-        } else if (occ2) {
+        if (occ2) {
             e = mall ? FA_MAIN(true, 2, 2, false, true) : FA_MAIN(true, 2, 2, false, false);
             done = true;
         }
@@ -830,14 +583,14 @@ static cudaError_t bwd_dispatch(const fa_gpu_shape *s, int det, int bc, const vo
                                 cudaStream_t st)
 {
     if (s->d == 64 && bc == 64)
-        return launch_bwd<64, 64, T>(s, det, 0, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 64 && (bc & ~(FA_BWD_W2X2 | FA_BWD_OCC2 | FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
-        return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_W2X2) != 0, (bc & FA_BWD_OCC2) != 0,
+        return launch_bwd<64, 64, T>(s, det, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 64 && (bc & ~(FA_BWD_OCC2 | FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
+        return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_OCC2) != 0,
                                       (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (s->d == 128 && bc == 64)
-        return launch_bwd<128, 64, T>(s, det, 0, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<128, 64, T>(s, det, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (s->d == 128 && (bc & ~(FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
-        return launch_bwd<128, 128, T>(s, det, 0, 0, (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<128, 128, T>(s, det, 0, (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;
 }
 

@@ -26,9 +26,10 @@
  * the shared-memory reads per FLOP, more registers).  Variant 2 (`v3_mt2_bc32`): as 1 with
  * B_c 32 (fewer registers for S, more steps).  Variant 3 (`v3_br256`): 8 warps x 32 rows = B_r
  * 256, B_c 64 (each K/V tile fetched from L2 serves twice the rows).  Variant 4 (`v3_lazy`): as 1,
- * but O is rescaled only when some row of the warp raised its running max.  Variant 5
- * (`v3_pipe`, its own kernel below): S of the next K tile issued before this tile's softmax
- * (measured slower: 0.72-0.83x flash at d = 128, docs/results.md).  Variant 7 (`v3_mt2_bc48`): as 1
+ * but O is rescaled only when some row of the warp raised its running max.  (Variant 5,
+ * `v3_pipe`, S of the next K tile issued before this tile's softmax, measured 0.72-0.83x
+ * FlashAttention-2 at d = 128 and was removed: docs/results.md, code at commit d93e6d4.)
+ * Variant 7 (`v3_mt2_bc48`): as 1
  * with B_c 48 (fewer S registers; it spills as much and runs 5-8 % slower).  The O tile leaves through shared memory in
  * 16-byte row chunks.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
  */
@@ -36,8 +37,6 @@
 #include <cuda_fp16.h>
 #include <math.h>
 #include <stdint.h>
-
-#include <type_traits>
 
 #include "fa_kernels.h"
 #include "tc_common.cuh"
@@ -72,13 +71,7 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     const int g = lane >> 2, t4 = lane & 3; /* mma fragment row group / thread in group */
     const int wrow = warp * 16 * MT;        /* first row of this warp inside the Q block */
     const int off = sh.N_k - sh.N_q;        /* causal diagonal offset (bottom-right) */
-
-    /* K/V tiles this Q block visits (causal: up to the last row's last allowed key) */
-    int n_kv = (sh.N_k + BC - 1) / BC;
-    if (sh.causal) {
-        long long last = (long long)min(r0 + BR, sh.N_q) - 1 + off;
-        n_kv = last < 0 ? 0 : (int)min((long long)n_kv, last / BC + 1);
-    }
+    const int n_kv = fwd_kv_tiles(sh, r0, BR, BC); /* K/V tiles this Q block visits */
 
     float o[MT][DB][4];
     float m[MT][2], l[MT][2]; /* m: raw-score max of rows g and g+8; l: per-thread partial sum */
@@ -148,52 +141,14 @@ __global__ void __launch_bounds__(NW * 32, MINB)
             (c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off); /* this warp */
         if (need_mask) {
 #pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        int i = r0 + wrow + mt * 16 + g + (e >> 1) * 8;
-                        int jj = c0 + nb * 8 + t4 * 2 + (e & 1);
-                        if (jj >= sh.N_k || (sh.causal && jj > i + off)) s[mt][nb][e] = -INFINITY;
-                    }
+            for (int mt = 0; mt < MT; mt++) mask_m16<NB>(s[mt], sh, r0 + wrow + mt * 16, c0, g, t4);
         }
 
         /* online softmax (lines 9-10) in base 2; P overwrites S in registers */
         float al[MT][2]; /* exp(m_old - m_new) per row */
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int hr = 0; hr < 2; hr++) {
-                float mx = m[mt][hr];
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-                    mx = fmaxf(mx, fmaxf(s[mt][nb][2 * hr], s[mt][nb][2 * hr + 1]));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                const float ms = mx == -INFINITY ? 0.f : mx * scale_log2; /* guarded */
-                const float alpha = m[mt][hr] == -INFINITY ? 0.f
-                                                           : fast_exp2(m[mt][hr] * scale_log2 - ms);
-                m[mt][hr] = mx;
-                float rs = 0.f;
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                    for (int e = 2 * hr; e < 2 * hr + 2; e++) {
-                        float p = fast_exp2(fmaf(s[mt][nb][e], scale_log2, -ms));
-                        s[mt][nb][e] = p;
-                        rs += p;
-                    }
-                l[mt][hr] = l[mt][hr] * alpha + rs;
-                al[mt][hr] = alpha;
-                if (!LAZY) {
-#pragma unroll
-                    for (int db = 0; db < DB; db++) {
-                        o[mt][db][2 * hr] *= alpha;
-                        o[mt][db][2 * hr + 1] *= alpha;
-                    }
-                }
-            }
+            softmax_m16<NB, DB, !LAZY>(s[mt], o[mt], m[mt], l[mt], al[mt], scale_log2);
         /* LAZY: O *= alpha only when some row of the warp changed its max (alpha == 1 exactly
          * otherwise; a row still at -inf has O = 0), which is most steps once the running max
          * has settled, so P V need not wait on the rescale. */
@@ -219,12 +174,7 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         for (int kc = 0; kc < BC / 16; kc++) {
             uint32_t pa[MT][4];
 #pragma unroll
-            for (int mt = 0; mt < MT; mt++) {
-                pa[mt][0] = pack2<T>(s[mt][2 * kc][0], s[mt][2 * kc][1]);
-                pa[mt][1] = pack2<T>(s[mt][2 * kc][2], s[mt][2 * kc][3]);
-                pa[mt][2] = pack2<T>(s[mt][2 * kc + 1][0], s[mt][2 * kc + 1][1]);
-                pa[mt][3] = pack2<T>(s[mt][2 * kc + 1][2], s[mt][2 * kc + 1][3]);
-            }
+            for (int mt = 0; mt < MT; mt++) p_fragment<T, NB>(pa[mt], s[mt], kc);
 #pragma unroll
             for (int db2 = 0; db2 < DB / 2; db2++) {
                 uint32_t bv[4];
@@ -245,281 +195,14 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     /* epilogue (lines 12-13): O = diag(l)^-1 O, LSE = m * scale + ln l; empty rows 0, -inf.
      * O goes through this warp's own rows of the Q tile (no other warp reads them) so that the
      * global stores are whole 16-byte chunks of a row instead of 4-byte pieces. */
-    const float ln2 = 0.69314718055994531f;
     T *Os = Qs;
+    auto lay = [](int r, int c) { return swz<D>(r, c); };
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int hr = 0; hr < 2; hr++) {
-            float lt = l[mt][hr];
-            lt += __shfl_xor_sync(0xffffffffu, lt, 1);
-            lt += __shfl_xor_sync(0xffffffffu, lt, 2);
-            const int rr = wrow + mt * 16 + g + hr * 8, i = r0 + rr;
-            const float inv = lt > 0.f ? 1.f / lt : 0.f;
-#pragma unroll
-            for (int db = 0; db < DB; db++)
-                *reinterpret_cast<uint32_t *>(Os + swz<D>(rr, db * 8 + t4 * 2)) =
-                    pack2<T>(o[mt][db][2 * hr] * inv, o[mt][db][2 * hr + 1] * inv);
-            if (t4 == 0 && i < sh.N_q)
-                lse[i] = lt > 0.f ? m[mt][hr] * scale_log2 * ln2 + logf(lt) : -INFINITY;
-        }
+        epilogue_m16<DB, T>(o[mt], m[mt], l[mt], Os, lay, wrow + mt * 16, r0, lse, sh.N_q,
+                            scale_log2, g, t4);
     __syncwarp();
-    constexpr int CPR = D / 8;
-#pragma unroll
-    for (int idx = lane; idx < 16 * MT * CPR; idx += 32) {
-        const int rr = wrow + idx / CPR, ch = idx % CPR, i = r0 + rr;
-        if (i < sh.N_q)
-            *reinterpret_cast<uint4 *>(o_g + (long long)i * D + ch * 8) =
-                *reinterpret_cast<const uint4 *>(Os + swz<D>(rr, ch * 8));
-    }
-}
-
-/* ---- variant 5 (`v3_pipe`): software-pipelined S across tiles ----
- * What changed from v3_mt2: S_{j+1} = Q K_{j+1}^T is issued on the tensor cores *before* the
- * softmax of S_j, in the same straight-line code, so one warp keeps its tensor pipe busy while
- * its own FFMA/MUFU softmax runs (FlashAttention-3's intra-warpgroup overlap, on mma.sync):
- * with only two warps per scheduler (255 registers, 2 blocks of 4 warps per SM) the other warp
- * alone could not hide the softmax.  The second S buffer costs 16 * MT * BC / 32 registers, so
- * d = 128 uses B_c = 32.  K is fetched one tile ahead of V, in three stages (K_{j+2} lands
- * while K_{j+1} is read), V in two; one barrier per tile instead of two (the wait for a tile's
- * group and the barrier come before the next prefetch is issued into the freed stages). */
-template <int D, int BC, int MT, typename T>
-__device__ __forceinline__ void qk_tile(float (&s)[MT][BC / 8][4], const uint32_t qs_base,
-                                        const uint32_t kt_base, int wrow, int lane)
-{
-    constexpr int NB = BC / 8;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) s[mt][nb][e] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < D / 16; kk++) {
-        uint32_t a[MT][4];
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-            ldmatrix_x4(a[mt], qs_base + 2 * swz<D>(wrow + mt * 16 + (lane & 15),
-                                                    kk * 16 + (lane >> 4) * 8));
-#pragma unroll
-        for (int nb2 = 0; nb2 < NB / 2; nb2++) {
-            uint32_t bk[4];
-            ldmatrix_x4(bk, kt_base + 2 * swz<D>(nb2 * 16 + (lane & 7) + (lane >> 4) * 8,
-                                                 kk * 16 + ((lane >> 3) & 1) * 8));
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++) {
-                mma16816<T>(s[mt][2 * nb2], a[mt], bk[0], bk[1]);
-                mma16816<T>(s[mt][2 * nb2 + 1], a[mt], bk[2], bk[3]);
-            }
-        }
-    }
-}
-
-template <int D, int BC, int NW, int MT, typename T>
-__global__ void __launch_bounds__(NW * 32, 1)
-    fa_v3_fwd_pipe_kernel(const T *__restrict__ Q, const T *__restrict__ K,
-                          const T *__restrict__ V, T *__restrict__ O, float *__restrict__ LSE,
-                          fa_gpu_shape sh, float scale_log2)
-{
-    constexpr int BR = 16 * MT * NW, NT = NW * 32;
-    constexpr int NB = BC / 8, DB = D / 8;
-    extern __shared__ __align__(128) unsigned char smem_raw[];
-    T *Qs = reinterpret_cast<T *>(smem_raw);
-    T *Ks = Qs + BR * D;     /* 3 stages */
-    T *Vs = Ks + 3 * BC * D; /* 2 stages */
-
-    const int b = blockIdx.z, h = blockIdx.y;
-    const int T_r = (sh.N_q + BR - 1) / BR;
-    const int qb = sh.causal ? T_r - 1 - (int)blockIdx.x : (int)blockIdx.x; /* heavy first */
-    const int r0 = qb * BR;
-    const int hk = h / (sh.H / sh.H_kv);
-    const T *q = Q + ((long long)b * sh.H + h) * sh.N_q * D;
-    const T *k = K + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    const T *v = V + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    T *o_g = O + ((long long)b * sh.H + h) * sh.N_q * D;
-    float *lse = LSE + ((long long)b * sh.H + h) * sh.N_q;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane >> 2, t4 = lane & 3;
-    const int wrow = warp * 16 * MT;
-    const int off = sh.N_k - sh.N_q;
-
-    int n_kv = (sh.N_k + BC - 1) / BC;
-    if (sh.causal) {
-        long long last = (long long)min(r0 + BR, sh.N_q) - 1 + off;
-        n_kv = last < 0 ? 0 : (int)min((long long)n_kv, last / BC + 1);
-    }
-
-    float o[MT][DB][4];
-    float m[MT][2], l[MT][2];
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++) {
-#pragma unroll
-        for (int hr = 0; hr < 2; hr++) {
-            m[mt][hr] = -INFINITY;
-            l[mt][hr] = 0.f;
-        }
-#pragma unroll
-        for (int db = 0; db < DB; db++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) o[mt][db][e] = 0.f;
-    }
-    const uint32_t qs_base = smem_u32(Qs), ks_base = smem_u32(Ks), vs_base = smem_u32(Vs);
-    float s[MT][NB][4];
-
-    if (n_kv > 0) {
-        /* group 0: Q, K_0; group 1: K_1, V_0 */
-        load_tile_async<D, BR, NT>(Qs, q, r0, sh.N_q);
-        load_tile_async<D, BC, NT>(Ks, k, 0, sh.N_k);
-        cp_async_commit();
-        if (n_kv > 1) load_tile_async<D, BC, NT>(Ks + BC * D, k, BC, sh.N_k);
-        load_tile_async<D, BC, NT>(Vs, v, 0, sh.N_k);
-        cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
-        qk_tile<D, BC, MT, T>(s, qs_base, ks_base, wrow, lane);
-    }
-
-    /* one K/V step; HAS_NEXT: also compute S_{j+1} (into sn) ahead of this tile's softmax */
-    auto step = [&](const int j, auto has_next) {
-        constexpr bool HN = decltype(has_next)::value;
-        const int c0 = j * BC;
-        cp_async_wait<0>(); /* group j+1: K_{j+1}, V_j */
-        __syncthreads();    /* ... visible to all; every warp is done with tile j-1 */
-        if (j + 2 < n_kv)
-            load_tile_async<D, BC, NT>(Ks + ((j + 2) % 3) * BC * D, k, c0 + 2 * BC, sh.N_k);
-        if (j + 1 < n_kv)
-            load_tile_async<D, BC, NT>(Vs + ((j + 1) & 1) * BC * D, v, c0 + BC, sh.N_k);
-        cp_async_commit();
-
-        float sn[MT][NB][4];
-        if (HN) qk_tile<D, BC, MT, T>(sn, qs_base, ks_base + 2 * ((j + 1) % 3) * BC * D, wrow, lane);
-
-        const bool need_mask =
-            (c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off);
-        if (need_mask) {
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        int i = r0 + wrow + mt * 16 + g + (e >> 1) * 8;
-                        int jj = c0 + nb * 8 + t4 * 2 + (e & 1);
-                        if (jj >= sh.N_k || (sh.causal && jj > i + off)) s[mt][nb][e] = -INFINITY;
-                    }
-        }
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int hr = 0; hr < 2; hr++) {
-                float mx = m[mt][hr];
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-                    mx = fmaxf(mx, fmaxf(s[mt][nb][2 * hr], s[mt][nb][2 * hr + 1]));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                const float ms = mx == -INFINITY ? 0.f : mx * scale_log2;
-                const float alpha = m[mt][hr] == -INFINITY ? 0.f
-                                                           : fast_exp2(m[mt][hr] * scale_log2 - ms);
-                m[mt][hr] = mx;
-                float rs = 0.f;
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                    for (int e = 2 * hr; e < 2 * hr + 2; e++) {
-                        float p = fast_exp2(fmaf(s[mt][nb][e], scale_log2, -ms));
-                        s[mt][nb][e] = p;
-                        rs += p;
-                    }
-                l[mt][hr] = l[mt][hr] * alpha + rs;
-#pragma unroll
-                for (int db = 0; db < DB; db++) {
-                    o[mt][db][2 * hr] *= alpha;
-                    o[mt][db][2 * hr + 1] *= alpha;
-                }
-            }
-        const uint32_t vt_base = vs_base + 2 * (j & 1) * BC * D;
-#pragma unroll
-        for (int kc = 0; kc < BC / 16; kc++) {
-            uint32_t pa[MT][4];
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++) {
-                pa[mt][0] = pack2<T>(s[mt][2 * kc][0], s[mt][2 * kc][1]);
-                pa[mt][1] = pack2<T>(s[mt][2 * kc][2], s[mt][2 * kc][3]);
-                pa[mt][2] = pack2<T>(s[mt][2 * kc + 1][0], s[mt][2 * kc + 1][1]);
-                pa[mt][3] = pack2<T>(s[mt][2 * kc + 1][2], s[mt][2 * kc + 1][3]);
-            }
-#pragma unroll
-            for (int db2 = 0; db2 < DB / 2; db2++) {
-                uint32_t bv[4];
-                ldmatrix_x4_trans(bv, vt_base + 2 * swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                                           db2 * 16 + (lane >> 4) * 8));
-#pragma unroll
-                for (int mt = 0; mt < MT; mt++) {
-                    mma16816<T>(o[mt][2 * db2], pa[mt], bv[0], bv[1]);
-                    mma16816<T>(o[mt][2 * db2 + 1], pa[mt], bv[2], bv[3]);
-                }
-            }
-        }
-        if (HN) {
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-                for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++) s[mt][nb][e] = sn[mt][nb][e];
-        }
-    };
-    int j = 0;
-#pragma unroll 1
-    for (; j + 1 < n_kv; j++) step(j, std::integral_constant<bool, true>());
-    if (j < n_kv) step(j, std::integral_constant<bool, false>());
-    __syncthreads(); /* the epilogue reuses this warp's Q rows only, but other warps may still
-                        read Q for nothing: kept simple */
-
-    const float ln2 = 0.69314718055994531f;
-    T *Os = Qs;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int hr = 0; hr < 2; hr++) {
-            float lt = l[mt][hr];
-            lt += __shfl_xor_sync(0xffffffffu, lt, 1);
-            lt += __shfl_xor_sync(0xffffffffu, lt, 2);
-            const int rr = wrow + mt * 16 + g + hr * 8, i = r0 + rr;
-            const float inv = lt > 0.f ? 1.f / lt : 0.f;
-#pragma unroll
-            for (int db = 0; db < DB; db++)
-                *reinterpret_cast<uint32_t *>(Os + swz<D>(rr, db * 8 + t4 * 2)) =
-                    pack2<T>(o[mt][db][2 * hr] * inv, o[mt][db][2 * hr + 1] * inv);
-            if (t4 == 0 && i < sh.N_q)
-                lse[i] = lt > 0.f ? m[mt][hr] * scale_log2 * ln2 + logf(lt) : -INFINITY;
-        }
-    __syncwarp();
-    constexpr int CPR = D / 8;
-#pragma unroll
-    for (int idx = lane; idx < 16 * MT * CPR; idx += 32) {
-        const int rr = wrow + idx / CPR, ch = idx % CPR, i = r0 + rr;
-        if (i < sh.N_q)
-            *reinterpret_cast<uint4 *>(o_g + (long long)i * D + ch * 8) =
-                *reinterpret_cast<const uint4 *>(Os + swz<D>(rr, ch * 8));
-    }
-}
-
-template <int D, int BC, int NW, int MT, typename T>
-static cudaError_t launch_v3_pipe(const fa_gpu_shape *s, const void *Q, const void *K,
-                                  const void *V, void *O, float *LSE, cudaStream_t st)
-{
-    constexpr int BR = 16 * MT * NW;
-    const int bytes = (BR * D + 5 * BC * D) * (int)sizeof(T);
-    cudaError_t e = cudaFuncSetAttribute(fa_v3_fwd_pipe_kernel<D, BC, NW, MT, T>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (e != cudaSuccess) return e;
-    dim3 grid((s->N_q + BR - 1) / BR, s->H, s->B);
-    const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v3_fwd_pipe_kernel<D, BC, NW, MT, T><<<grid, NW * 32, bytes, st>>>(
-        (const T *)Q, (const T *)K, (const T *)V, (T *)O, LSE, *s, scale_log2);
-    return cudaGetLastError();
+    store_rows<D, 16 * MT, T>(o_g, Os, lay, wrow, r0, sh.N_q, lane);
 }
 
 template <int D, int BC, int NW, int MT, int MINB, typename T, bool LAZY = false>
@@ -547,7 +230,6 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 1 ? launch_v3<64, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 2 ? launch_v3<64, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 3 ? launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
-               : variant == 5 ? launch_v3_pipe<64, 64, 4, 2, T>(s, Q, K, V, O, LSE, st)
                : variant == 6 ? launch_v3<64, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 7 ? launch_v3<64, 48, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                               : launch_v3<64, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
@@ -556,7 +238,6 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 1 ? launch_v3<128, 64, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 2 ? launch_v3<128, 32, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 3 ? launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
-               : variant == 5 ? launch_v3_pipe<128, 32, 4, 2, T>(s, Q, K, V, O, LSE, st)
                : variant == 6 ? launch_v3<128, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 7 ? launch_v3<128, 48, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
                               : launch_v3<128, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);

@@ -85,17 +85,14 @@ __global__ void __launch_bounds__(256, MINB)
     const int g = lane >> 2, t4 = lane & 3;
     const int wrow = wg * 64 + warp * 16; /* first row of this warp inside the Q block */
     const int off = sh.N_k - sh.N_q;
+    const int n_kv = fwd_kv_tiles(sh, r0, BR, BC);
 
-    int n_kv = (sh.N_k + BC - 1) / BC;
-    if (sh.causal) {
-        long long last = (long long)min(r0 + BR, sh.N_q) - 1 + off;
-        n_kv = last < 0 ? 0 : (int)min((long long)n_kv, last / BC + 1);
-    }
-
-    float o[DB * 4];
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+    float o[DB][4]; /* the m64nD accumulator: this warp's 16 rows, as v3's m16 tile */
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, alpha[2];
 #pragma unroll
-    for (int i = 0; i < DB * 4; i++) o[i] = 0.f;
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) o[db][e] = 0.f;
 
     /* descriptors: Q rows of this warpgroup (K-major), K_j (K-major), V_j (MN-major) */
     const uint32_t q_addr = smem_u32(Qs) + wg * 64 * 128;
@@ -121,74 +118,34 @@ __global__ void __launch_bounds__(256, MINB)
         }
 
         /* S = Q_i K_j^T (Alg. 1 line 8): d / 16 wgmma of m64 x B_c x k16 */
-        float s[NB * 4];
+        float s[NB][4];
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             const uint32_t kof = (kk & 3) * 32; /* k16 step inside a 128-byte row */
             const uint64_t da = wg_desc(q_addr + (kk >> 2) * SLAB_Q + kof, 16, 1024);
             const uint64_t db = wg_desc(k_addr + st * STAGE + (kk >> 2) * SLAB_KV + kof, 16, 1024);
-            wg_mma_ss<BC, T>(s, da, db, kk > 0);
+            wg_mma_ss<BC, T>(&s[0][0], da, db, kk > 0);
         }
         wg_commit();
         wg_wait<0>();
 
         const bool need_mask =
             (c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off); /* this warp */
-        if (need_mask) {
-#pragma unroll
-            for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    const int i = r0 + wrow + g + (e >> 1) * 8;
-                    const int jj = c0 + nb * 8 + t4 * 2 + (e & 1);
-                    if (jj >= sh.N_k || (sh.causal && jj > i + off)) s[nb * 4 + e] = -INFINITY;
-                }
-        }
+        if (need_mask) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
 
         /* online softmax (lines 9-10) in base 2, rows g and g + 8 of this warp */
-#pragma unroll
-        for (int hr = 0; hr < 2; hr++) {
-            float mx = m[hr];
-#pragma unroll
-            for (int nb = 0; nb < NB; nb++)
-                mx = fmaxf(mx, fmaxf(s[nb * 4 + 2 * hr], s[nb * 4 + 2 * hr + 1]));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float ms = mx == -INFINITY ? 0.f : mx * scale_log2;
-            const float alpha = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] * scale_log2 - ms);
-            m[hr] = mx;
-            float rs = 0.f;
-#pragma unroll
-            for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-                for (int e = 2 * hr; e < 2 * hr + 2; e++) {
-                    const float p = fast_exp2(fmaf(s[nb * 4 + e], scale_log2, -ms));
-                    s[nb * 4 + e] = p;
-                    rs += p;
-                }
-            l[hr] = l[hr] * alpha + rs;
-#pragma unroll
-            for (int db = 0; db < DB; db++) {
-                o[db * 4 + 2 * hr] *= alpha;
-                o[db * 4 + 2 * hr + 1] *= alpha;
-            }
-        }
+        softmax_m16<NB, DB, true>(s, o, m, l, alpha, scale_log2);
 
         /* O_i += P_ij V_j: P from registers (two n8 blocks of S = one k16 A fragment) */
         uint32_t pa[BC / 16][4];
 #pragma unroll
-        for (int kc = 0; kc < BC / 16; kc++) {
-            pa[kc][0] = pack2<T>(s[(2 * kc) * 4 + 0], s[(2 * kc) * 4 + 1]);
-            pa[kc][1] = pack2<T>(s[(2 * kc) * 4 + 2], s[(2 * kc) * 4 + 3]);
-            pa[kc][2] = pack2<T>(s[(2 * kc + 1) * 4 + 0], s[(2 * kc + 1) * 4 + 1]);
-            pa[kc][3] = pack2<T>(s[(2 * kc + 1) * 4 + 2], s[(2 * kc + 1) * 4 + 3]);
-        }
+        for (int kc = 0; kc < BC / 16; kc++) p_fragment<T, NB>(pa[kc], s, kc);
         wg_fence();
 #pragma unroll
         for (int kc = 0; kc < BC / 16; kc++) {
             const uint64_t dv = wg_desc(v_addr + st * STAGE + kc * 16 * 128, V_LBO, V_SBO);
-            wg_mma_rs_tb<D, T>(o, pa[kc], dv);
+            wg_mma_rs_tb<D, T>(&o[0][0], pa[kc], dv);
         }
         wg_commit();
         wg_wait<0>();
@@ -196,31 +153,11 @@ __global__ void __launch_bounds__(256, MINB)
     __syncthreads(); /* every wgmma reading Q is complete before Q's rows take O */
 
     /* epilogue (lines 12-13) as in v3: O through this warp's own rows of the Q tile */
-    const float ln2 = 0.69314718055994531f;
     T *Os = Qs;
-#pragma unroll
-    for (int hr = 0; hr < 2; hr++) {
-        float lt = l[hr];
-        lt += __shfl_xor_sync(0xffffffffu, lt, 1);
-        lt += __shfl_xor_sync(0xffffffffu, lt, 2);
-        const int rr = wrow + g + hr * 8, i = r0 + rr;
-        const float inv = lt > 0.f ? 1.f / lt : 0.f;
-#pragma unroll
-        for (int db = 0; db < DB; db++)
-            *reinterpret_cast<uint32_t *>(Os + sw128<BR>(rr, db * 8 + t4 * 2)) =
-                pack2<T>(o[db * 4 + 2 * hr] * inv, o[db * 4 + 2 * hr + 1] * inv);
-        if (t4 == 0 && i < sh.N_q)
-            lse[i] = lt > 0.f ? m[hr] * scale_log2 * ln2 + logf(lt) : -INFINITY;
-    }
+    auto lay = [](int r, int c) { return sw128<BR>(r, c); };
+    epilogue_m16<DB, T>(o, m, l, Os, lay, wrow, r0, lse, sh.N_q, scale_log2, g, t4);
     __syncwarp();
-    constexpr int CPR = D / 8;
-#pragma unroll
-    for (int idx = lane; idx < 16 * CPR; idx += 32) {
-        const int rr = wrow + idx / CPR, ch = idx % CPR, i = r0 + rr;
-        if (i < sh.N_q)
-            *reinterpret_cast<uint4 *>(o_g + (long long)i * D + ch * 8) =
-                *reinterpret_cast<const uint4 *>(Os + sw128<BR>(rr, ch * 8));
-    }
+    store_rows<D, 16, T>(o_g, Os, lay, wrow, r0, sh.N_q, lane);
 #else
     __trap(); /* built without sm_90a: the launcher refuses other devices before we get here */
 #endif

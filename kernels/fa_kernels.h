@@ -48,12 +48,11 @@ typedef enum {
     FA_K_V3_MT2_BC32 = 6, /* 4 warps x 32 rows, B_c = 32 */
     FA_K_V3_BR256 = 7,    /* 8 warps x 32 rows (B_r = 256), B_c = 64 */
     FA_K_V3_LAZY = 8,     /* as v3_mt2, O rescaled only when a row max changed */
-    FA_K_V3_PIPE = 9,     /* as v3_mt2, S of the next K tile computed before this tile's softmax */
-    FA_K_V3_BC128 = 10,   /* 8 warps x 16 rows (B_r = 128), B_c = 128: half the K/V steps of v3 */
-    FA_K_V3_MT2_BC48 = 11, /* 4 warps x 32 rows, B_c = 48 (48 S registers: no spills at d = 128) */
-    FA_K_V4 = 12,         /* Hopper wgmma (sm_90a): 2 warpgroups x 64 rows (B_r 128), B_c 128 */
-    FA_K_V4_BC64 = 13,    /* as v4 with B_c 64 and two thread blocks per SM */
-    FA_K_COUNT = 14
+    FA_K_V3_BC128 = 9,    /* 8 warps x 16 rows (B_r = 128), B_c = 128: half the K/V steps of v3 */
+    FA_K_V3_MT2_BC48 = 10, /* 4 warps x 32 rows, B_c = 48 (fewer S registers; spills as much) */
+    FA_K_V4 = 11,         /* Hopper wgmma (sm_90a): 2 warpgroups x 64 rows (B_r 128), B_c 128 */
+    FA_K_V4_BC64 = 12,    /* as v4 with B_c 64 and two thread blocks per SM */
+    FA_K_COUNT = 13
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -88,7 +87,8 @@ cudaError_t fa_v1_forward(const fa_gpu_shape *s, const float *Q, const float *K,
 cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K, const float *V,
                           float *O, float *LSE, cudaStream_t st);
 /* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32;
- * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale; 5: software-pipelined S (v3_pipe). */
+ * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale; 6: 8 warps x 16 rows with B_c 128;
+ * 7: as 1 with B_c 48 (5, the software-pipelined v3_pipe, was removed after measurement). */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v4 (attn_v4_wgmma.cu), sm_90a only (cudaErrorInvalidDeviceFunction elsewhere):
@@ -98,11 +98,9 @@ cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
  * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ
  * accumulator).  deterministic = 1: no atomics (a second kernel computes dQ per Q block).
- * block_c: keys per thread block of the main kernel, 64 or 128; at d = 64, 128 | FA_BWD_W2X2
- * selects the 4 x 2 warp grid (32 keys x 32 queries a warp, atomic dQ only); at d = 64,
- * 128 | FA_BWD_OCC2 the queries of a step in two halves (half the S/dP registers) so that two
- * thread blocks of 8 warps fit on an SM (atomic dQ only). */
-#define FA_BWD_W2X2 0x100
+ * block_c: keys per thread block of the main kernel, 64 or 128; at d = 64, 128 | FA_BWD_OCC2
+ * takes the queries of a step in two halves (half the S/dP registers) so that two thread
+ * blocks of 8 warps fit on an SM (atomic dQ only). */
 #define FA_BWD_OCC2 0x200
 /* 128 | FA_BWD_BAR3: the main kernel with the earlier step schedule (refill the other stage
  * before waiting, three barriers a step): kept to compare the two schedules. */

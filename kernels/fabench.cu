@@ -7,7 +7,7 @@
  *                                      each shape validated against v0 in fp32, then timed
  *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
  *                                      small, fp64), then timed
- *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_pipe,v3_bc128,
+ *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_bc128,
  *                      v3_mt2_bc48,v4,v4_bc64 (v4*: sm_90a only)
  *            --dtype bf16|fp16   --reps R (>= 20)
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
@@ -16,7 +16,6 @@
  *                    deterministic one still runs first, untimed, as the reference)
  *            --bwd   the v3 backward instead of the forwards: v3_bwd_det (deterministic, B_c 128),
  *                    v3_bwd (dQ by fp32 atomics, B_c 128), v3_bwd_bc64 (atomics, B_c 64),
- *                    v3_bwd_2x2 (d = 64 only: atomics, B_c 128, 4 x 2 warp grid),
  *                    v3_bwd_occ2 (d = 64 only: queries in halves, two blocks per SM),
  *                    v3_bwd_b3 / v3_bwd_ma (v3_bwd with the earlier step schedule / with the
  *                    mask on every element: comparisons), on O
@@ -570,14 +569,14 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     const char *gname[3] = {"dQ", "dK", "dV"};
     /* configurations: the deterministic one first (the others are checked against it when the
      * shape is too large for the fp64 reference) */
-    const struct { const char *name; int det, bc; } cfg[7] = {
+    const struct { const char *name; int det, bc; } cfg[6] = {
         {"v3_bwd_det", 1, 128}, {"v3_bwd", 0, 128}, {"v3_bwd_bc64", 0, 64},
-        {"v3_bwd_2x2", 0, 128 | FA_BWD_W2X2}, {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2},
-        {"v3_bwd_b3", 0, 128 | FA_BWD_BAR3}, {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
-    for (int ci = 0; ci < 7; ci++) {
+        {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2}, {"v3_bwd_b3", 0, 128 | FA_BWD_BAR3},
+        {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
+    for (int ci = 0; ci < 6; ci++) {
         const int det = cfg[ci].det, bc = cfg[ci].bc, slot = ci == 0 ? 0 : 1;
         const char *kname = cfg[ci].name;
-        if ((bc & (FA_BWD_W2X2 | FA_BWD_OCC2)) && s->d != 64) continue;
+        if ((bc & FA_BWD_OCC2) && s->d != 64) continue;
         int selected = 1;
         if (o->bwd_only[0]) {
             char buf[256];
@@ -717,7 +716,7 @@ int main(int argc, char **argv)
             o.nk = 0;
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                 int k = parse_kernel(t);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_pipe, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", t);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", t);
                 if (o.nk < FA_K_COUNT) o.kernels[o.nk++] = k;
             }
         } else if (!strcmp(a, "--dtype")) {
@@ -760,7 +759,7 @@ int main(int argc, char **argv)
     if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
-                           FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_PIPE, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
+                           FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
                            FA_K_V4, FA_K_V4_BC64};
         for (int k : all) o.kernels[o.nk++] = k;
         o.default_kernels = 1;

@@ -11,7 +11,10 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <math.h>
 #include <stdint.h>
+
+#include "fa_kernels.h"
 
 /* ---- PTX wrappers ---- */
 
@@ -109,6 +112,127 @@ __device__ __forceinline__ void load_tile_async(T *tile, const T *src, int row0,
         bool ok = row0 + r < N;
         const T *g = src + (long long)(ok ? row0 + r : 0) * D + ch * 8;
         cp_async16(smem_u32(tile + swz<D>(r, ch * 8)), g, ok ? 16 : 0);
+    }
+}
+
+/* ---- the forward's per-tile steps, shared by v3 (mma.sync) and v4 (wgmma): both hold S and O
+ * of a 16-row m-tile in the m16n8 accumulator layout above (rows g and g + 8) ---- */
+
+/* K/V tiles of width BC that the Q rows [r0, r0 + BR) visit: all of them, or with a causal
+ * mask (bottom-right anchor) up to the last row's last allowed key. */
+__device__ __forceinline__ int fwd_kv_tiles(const fa_gpu_shape &sh, int r0, int BR, int BC)
+{
+    int n_kv = (sh.N_k + BC - 1) / BC;
+    if (sh.causal) {
+        const long long last = (long long)min(r0 + BR, sh.N_q) - 1 + (sh.N_k - sh.N_q);
+        n_kv = last < 0 ? 0 : (int)min((long long)n_kv, last / BC + 1);
+    }
+    return n_kv;
+}
+
+/* Scores past the last key or above the causal diagonal -> -inf, for the m-tile whose first
+ * query row is i0 and the key tile starting at c0. */
+template <int NB>
+__device__ __forceinline__ void mask_m16(float (&s)[NB][4], const fa_gpu_shape &sh, int i0, int c0,
+                                         int g, int t4)
+{
+    const int off = sh.N_k - sh.N_q;
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int i = i0 + g + (e >> 1) * 8, jj = c0 + nb * 8 + t4 * 2 + (e & 1);
+            if (jj >= sh.N_k || (sh.causal && jj > i + off)) s[nb][e] = -INFINITY;
+        }
+}
+
+/* Online softmax of one m-tile (Alg. 1 lines 9-10, base 2): m = running raw-score max of rows
+ * g, g + 8 (shared by the row's quad), l = this thread's partial row sum; S becomes
+ * P = exp2(S scale log2 e - m scale log2 e); alpha = exp2 of the max change.  RESCALE: O *= alpha
+ * here (the lazy variant does it itself). */
+template <int NB, int DB, bool RESCALE>
+__device__ __forceinline__ void softmax_m16(float (&s)[NB][4], float (&o)[DB][4], float (&m)[2],
+                                            float (&l)[2], float (&alpha)[2], float scale_log2)
+{
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        float mx = m[hr];
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++) mx = fmaxf(mx, fmaxf(s[nb][2 * hr], s[nb][2 * hr + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float ms = mx == -INFINITY ? 0.f : mx * scale_log2; /* a row with no key yet */
+        const float a = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] * scale_log2 - ms);
+        m[hr] = mx;
+        float rs = 0.f;
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int e = 2 * hr; e < 2 * hr + 2; e++) {
+                const float p = fast_exp2(fmaf(s[nb][e], scale_log2, -ms));
+                s[nb][e] = p;
+                rs += p;
+            }
+        l[hr] = l[hr] * a + rs;
+        alpha[hr] = a;
+        if (RESCALE) {
+#pragma unroll
+            for (int db = 0; db < DB; db++) {
+                o[db][2 * hr] *= a;
+                o[db][2 * hr + 1] *= a;
+            }
+        }
+    }
+}
+
+/* The A fragment (k16 step kc) of P V from the P accumulators of n8 blocks 2 kc, 2 kc + 1. */
+template <typename T, int NB>
+__device__ __forceinline__ void p_fragment(uint32_t (&pa)[4], const float (&s)[NB][4], int kc)
+{
+    pa[0] = pack2<T>(s[2 * kc][0], s[2 * kc][1]);
+    pa[1] = pack2<T>(s[2 * kc][2], s[2 * kc][3]);
+    pa[2] = pack2<T>(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+    pa[3] = pack2<T>(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+}
+
+/* Epilogue of one m-tile (lines 12-13): O / l rounded to T into rows rr0 + g, rr0 + g + 8 of the
+ * shared tile Os (element offset lay(row, col)), LSE = m scale + ln l of the global rows
+ * r0 + rr0 + ...; a row without a key gets O = 0, LSE = -inf. */
+template <int DB, typename T, typename Layout>
+__device__ __forceinline__ void epilogue_m16(const float (&o)[DB][4], const float (&m)[2],
+                                             const float (&l)[2], T *Os, Layout lay, int rr0,
+                                             int r0, float *lse, int N_q, float scale_log2,
+                                             int g, int t4)
+{
+    const float ln2 = 0.69314718055994531f;
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        float lt = l[hr];
+        lt += __shfl_xor_sync(0xffffffffu, lt, 1);
+        lt += __shfl_xor_sync(0xffffffffu, lt, 2);
+        const int rr = rr0 + g + hr * 8, i = r0 + rr;
+        const float inv = lt > 0.f ? 1.f / lt : 0.f;
+#pragma unroll
+        for (int db = 0; db < DB; db++)
+            *reinterpret_cast<uint32_t *>(Os + lay(rr, db * 8 + t4 * 2)) =
+                pack2<T>(o[db][2 * hr] * inv, o[db][2 * hr + 1] * inv);
+        if (t4 == 0 && i < N_q) lse[i] = lt > 0.f ? m[hr] * scale_log2 * ln2 + logf(lt) : -INFINITY;
+    }
+}
+
+/* Rows [rr0, rr0 + ROWS) of the shared O tile to global rows r0 + rr0 + ..., one 16-byte chunk a
+ * lane at a time (whole row chunks instead of 4-byte pieces); rows past N_q are skipped. */
+template <int D, int ROWS, typename T, typename Layout>
+__device__ __forceinline__ void store_rows(T *o_g, const T *Os, Layout lay, int rr0, int r0, int N_q,
+                                           int lane)
+{
+    constexpr int CPR = D / 8;
+#pragma unroll
+    for (int idx = lane; idx < ROWS * CPR; idx += 32) {
+        const int rr = rr0 + idx / CPR, ch = idx % CPR, i = r0 + rr;
+        if (i < N_q)
+            *reinterpret_cast<uint4 *>(o_g + (long long)i * D + ch * 8) =
+                *reinterpret_cast<const uint4 *>(Os + lay(rr, ch * 8));
     }
 }
 
