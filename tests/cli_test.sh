@@ -343,5 +343,10 @@ PY
     expect_exit 2 ".npy check refuses a NaN input" -- check --q "$T/npy/qnan.npy" --k "$T/npy/k.npy" --v "$T/npy/v.npy" --out "$T/npy/o.npy"
 fi
 
+# more checks, one file a topic (same helpers: pass, fail, expect_exit, $T, $FASIM)
+for extra in "$(dirname "$0")"/cli_test_*.sh; do
+    [ -f "$extra" ] && . "$extra"
+done
+
 echo "cli: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]
