@@ -9,7 +9,7 @@
  *                                      small, fp64), then timed
  *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_bc128,
  *                      v3_mt2_bc48,v4,v4_bc64 (v4*: sm_90a only)
- *            --dtype bf16|fp16   --reps R (>= 20)
+ *            --dtype bf16|fp16   --reps R (default 20)   --help
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
  *            --bwd-kernels v3_bwd,v3_bwd_occ2   time only these backward configurations (the
@@ -49,6 +49,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <vector>
@@ -129,21 +131,36 @@ static int parse_kernel(const char *s)
     return -1;
 }
 
+/* A comma-separated list of integers in [0, 2^31 - 1]: no empty item, no trailing comma. */
 static std::vector<int> parse_ints(const char *s, const char *what)
 {
     std::vector<int> v;
     const char *p = s;
-    while (*p) {
+    for (;;) {
         char *end;
+        if (*p < '0' || *p > '9') usage_error(what, s); /* no sign, no blank, no empty item */
         long x = strtol(p, &end, 10);
         if (end == p || x < 0 || x > 0x7fffffff) usage_error(what, s);
         v.push_back((int)x);
         p = end;
         if (*p == ',') p++;
         else if (*p) usage_error(what, s);
+        else break;
     }
-    if (v.empty()) usage_error(what, s);
     return v;
+}
+
+/* The names of the backward configurations (run_bwd_case's table). */
+static const char *const k_bwd_names[] = {"v3_bwd_det", "v3_bwd", "v3_bwd_bc64", "v3_bwd_occ2",
+                                          "v3_bwd_b3", "v3_bwd_ma"};
+
+/* fabench writes its CSV to PATH.tmp.PID and renames it to PATH when the run ends normally (with
+ * or without validation failures); a CUDA error or a signal-free exit before that removes it. */
+static char g_csv_tmp[4096];
+static const char *g_csv_path;
+static void csv_cleanup(void)
+{
+    if (g_csv_tmp[0]) remove(g_csv_tmp);
 }
 
 /* ---------------- one case: validate, then time ---------------- */
@@ -711,13 +728,20 @@ int main(int argc, char **argv)
             mode = 3;
         } else if (!strcmp(a, "--kernels")) {
             NEEDVAL();
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", val);
             o.nk = 0;
-            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-                int k = parse_kernel(t);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", t);
-                if (o.nk < FA_K_COUNT) o.kernels[o.nk++] = k;
+            for (const char *t = val;;) { /* empty items ("", "a,,b", "a,") are errors */
+                const char *c = strchr(t, ',');
+                const size_t len = c ? (size_t)(c - t) : strlen(t);
+                char name[64];
+                if (len == 0 || len >= sizeof name) usage_error("--kernels wants a comma-separated list of kernel names", val);
+                memcpy(name, t, len);
+                name[len] = 0;
+                const int k = parse_kernel(name);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", name);
+                if (o.nk >= FA_K_COUNT) usage_error("--kernels lists more kernels than there are", val);
+                o.kernels[o.nk++] = k;
+                if (!c) break;
+                t = c + 1;
             }
         } else if (!strcmp(a, "--dtype")) {
             NEEDVAL();
@@ -726,37 +750,90 @@ int main(int argc, char **argv)
             else usage_error("--dtype must be bf16 or fp16", val);
         } else if (!strcmp(a, "--reps")) {
             NEEDVAL();
-            o.reps = parse_ints(val, "--reps wants an integer")[0];
-            if (o.reps < 1) usage_error("--reps must be >= 1", val);
+            std::vector<int> r = parse_ints(val, "--reps wants one integer >= 1");
+            if (r.size() != 1 || r[0] < 1) usage_error("--reps wants one integer >= 1", val);
+            o.reps = r[0];
         } else if (!strcmp(a, "--warmup")) {
             NEEDVAL();
-            o.warmup = parse_ints(val, "--warmup wants an integer")[0];
+            std::vector<int> w = parse_ints(val, "--warmup wants one integer >= 0");
+            if (w.size() != 1) usage_error("--warmup wants one integer >= 0", val);
+            o.warmup = w[0];
         } else if (!strcmp(a, "--n")) {
             NEEDVAL();
-            o.ns = parse_ints(val, "--n wants a list of lengths");
+            o.ns = parse_ints(val, "--n wants a list of lengths >= 1");
+            for (int n : o.ns)
+                if (n < 1) usage_error("--n wants a list of lengths >= 1", val);
         } else if (!strcmp(a, "--d")) {
             NEEDVAL();
-            o.ds = parse_ints(val, "--d wants a list of head dims");
+            o.ds = parse_ints(val, "--d wants a list of head dims (64 or 128)");
+            for (int d : o.ds)
+                if (d != 64 && d != 128) usage_error("--d wants a list of head dims (64 or 128)", val);
         } else if (!strcmp(a, "--causal")) {
             NEEDVAL();
-            o.causals = parse_ints(val, "--causal wants a list of 0/1");
+            o.causals = parse_ints(val, "--causal wants a list of 0 and 1");
+            for (int c : o.causals)
+                if (c > 1) usage_error("--causal wants a list of 0 and 1", val);
         } else if (!strcmp(a, "--csv")) {
             NEEDVAL();
             o.csv = val;
         } else if (!strcmp(a, "--seed")) {
             NEEDVAL();
-            o.seed = (unsigned long long)parse_ints(val, "--seed wants an integer")[0];
+            std::vector<int> sd = parse_ints(val, "--seed wants one integer in [0, 2^31 - 1]");
+            if (sd.size() != 1) usage_error("--seed wants one integer in [0, 2^31 - 1]", val);
+            o.seed = (unsigned long long)sd[0];
         } else if (!strcmp(a, "--no-validate")) o.validate = 0;
         else if (!strcmp(a, "--no-time")) o.time = 0;
         else if (!strcmp(a, "--bwd")) o.bwd = 1;
         else if (!strcmp(a, "--bwd-kernels")) {
             NEEDVAL();
+            if (strlen(val) >= sizeof o.bwd_only) usage_error("--bwd-kernels: list too long", val);
+            for (const char *t = val;;) {
+                const char *c = strchr(t, ',');
+                const size_t len = c ? (size_t)(c - t) : strlen(t);
+                bool known = false;
+                for (const char *nm : k_bwd_names) known = known || (strlen(nm) == len && !strncmp(nm, t, len));
+                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_b3, v3_bwd_ma", val);
+                if (!c) break;
+                t = c + 1;
+            }
             snprintf(o.bwd_only, sizeof o.bwd_only, "%s", val);
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("fabench: validates and times fasim's GPU attention kernels\n"
+                   "  fabench --check [--bwd]                 odd shapes vs the fp64 oracle\n"
+                   "  fabench --sweep [--bwd] [--csv FILE]    the FlashAttention-2 benchmark shapes\n"
+                   "  fabench --shape B,H,H_kv,N_q,N_k,d,causal [--bwd]\n"
+                   "options: --kernels LIST  --bwd-kernels LIST  --dtype bf16|fp16  --reps R (default 20)\n"
+                   "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
+                   "         --no-time  --csv FILE  --seed S\n"
+                   "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
+                   "         v4 v4_bc64 (sm_90a only); backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
+                   "         v3_bwd_occ2 (d = 64) v3_bwd_b3 v3_bwd_ma\n"
+                   "details: the comment at the top of kernels/fabench.cu\n");
+            return 0;
         }
         else usage_error("unknown option", a);
 #undef NEEDVAL
     }
     if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
+    if (o.bwd_only[0] && !o.bwd) usage_error("--bwd-kernels needs --bwd", o.bwd_only);
+    if (o.csv) { /* refuse an unusable path before the GPU starts; written to PATH.tmp.PID */
+        FILE *t;
+        snprintf(g_csv_tmp, sizeof g_csv_tmp, "%s.tmp.%ld", o.csv, (long)getpid());
+        if (strlen(o.csv) + 24 >= sizeof g_csv_tmp || !(t = fopen(g_csv_tmp, "w"))) {
+            g_csv_tmp[0] = 0;
+            fprintf(stderr, "fabench: cannot write --csv %s\n", o.csv);
+            return 2;
+        }
+        g_csv = t;
+        g_csv_path = o.csv;
+        atexit(csv_cleanup);
+        struct stat st;
+        if (stat(o.csv, &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "fabench: --csv %s is a directory\n", o.csv);
+            exit(2);
+        }
+        fprintf(g_csv, "kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n");
+    }
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
                            FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
@@ -797,14 +874,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "fabench: %s, %d SMs, L2 %d MiB, smem/block opt-in %zu KiB, cc %d.%d\n", p.name,
             p.multiProcessorCount, p.l2CacheSize >> 20, p.sharedMemPerBlockOptin >> 10, p.major,
             p.minor);
-    if (o.csv) {
-        g_csv = fopen(o.csv, "w");
-        if (!g_csv) {
-            fprintf(stderr, "fabench: cannot write %s\n", o.csv);
-            return 2;
-        }
-        fprintf(g_csv, "kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n");
-    }
     if (mode == 1) {
         /* odd shapes: (B, H, H_kv, N_q, N_k, d, causal) */
         const int shapes[][7] = {
@@ -833,7 +902,13 @@ int main(int argc, char **argv)
         if (o.bwd) run_bwd_case(&one, &o);
         else run_case(&one, &o);
     }
-    if (g_csv) fclose(g_csv);
+    if (g_csv) {
+        if (fclose(g_csv) != 0 || rename(g_csv_tmp, g_csv_path) != 0) {
+            fprintf(stderr, "fabench: cannot write --csv %s\n", g_csv_path);
+            return 2;
+        }
+        g_csv_tmp[0] = 0; /* committed: nothing for csv_cleanup to remove */
+    }
     fa_gpu_finish();
     fprintf(stderr, "fabench: %d validation failure(s)\n", g_failures);
     return g_failures ? 1 : 0;
