@@ -1,6 +1,6 @@
 # kernels/kernels.mk -- GPU kernels and the fabench harness (included by the top Makefile).
-#   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90a (no GPU needed;
-#                    sm_90a = Hopper with wgmma, which v4 needs)
+#   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90, and v4 for sm_90a
+#                    (Hopper's arch-specific target with wgmma), no GPU needed
 #   make bench-gpu   on a GPU machine: fabench --check (forward and backward), then the
 #                    FlashAttention-2 sweep to $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
 #                    and the backward sweep to $(BENCH_BWD_CSV)
@@ -11,9 +11,13 @@
 
 NVCC        ?= nvcc
 GPU_DIR     := $(BUILD)/gpu
-GPU_ARCH    ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a
-NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(GPU_ARCH) -Xcompiler -Wall,-Wextra,-Wno-unused-parameter \
-               -Werror all-warnings
+GPU_ARCH    ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+# v4 uses wgmma, which exists only in the arch-specific sm_90a; its object gets sm_80 (a stub
+# that traps; the launcher refuses other devices first) and sm_90a, and no plain sm_90 cubin,
+# so an H100/H200 can only load the sm_90a one
+GPU_ARCH_V4 ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a
+NVCCWARN    := -Xcompiler -Wall,-Wextra,-Wno-unused-parameter -Werror all-warnings
+NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(NVCCWARN)
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
                kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu \
                kernels/fa_dispatch.cu \
@@ -30,7 +34,8 @@ $(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/
                 kernels/wgmma.cuh
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
-	@$(NVCC) $(NVCCFLAGS) -Ikernels -Isim -Icpu_ref -c $< -o $@
+	@$(NVCC) $(NVCCFLAGS) $(if $(findstring attn_v4,$<),$(GPU_ARCH_V4),$(GPU_ARCH)) \
+	    -Ikernels -Isim -Icpu_ref -c $< -o $@
 
 $(GPU_DIR)/ref/%.o: %.c
 	@mkdir -p $(dir $@)

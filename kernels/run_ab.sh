@@ -2,7 +2,8 @@
 # run_ab.sh -- one device call that sets changed kernels beside the committed ones (A/B in the
 # same call) and beside PyTorch SDPA.  Both fabench binaries are built beforehand on a machine
 # without a GPU and carried along (no build on the device):
-#   make gpu GPU_ARCH="-gencode arch=compute_90a,code=sm_90a"         -> build/gpu/fabench (new)
+#   make gpu GPU_ARCH="-gencode arch=compute_90,code=sm_90" \
+#            GPU_ARCH_V4="-gencode arch=compute_90a,code=sm_90a"      -> build/gpu/fabench (new)
 #   the same in a worktree of BASE_COMMIT, copied to build/gpu_base/fabench (base)
 # Runs: fabench --check (every forward kernel, every backward configuration) on the 11 odd
 # shapes, compute-sanitizer memcheck + racecheck of the changed kernels on small shapes, the
