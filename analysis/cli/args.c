@@ -262,7 +262,7 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
     if (o->block_r > 0 || o->block_c > 0) {
         if (blocks_given)
             return usage_err("--blocks and --block-r/--block-c exclude each other%s%s", "", "");
-        if (o->block_r < 0 || o->block_c < 0)
+        if ((o->block_r < 0 || o->block_c < 0) && !(accept & OPT_HALF_BLOCK))
             return usage_err("give both --block-r and --block-c%s%s", "", "");
         o->blocks = BLOCKS_EXPLICIT;
     }

@@ -64,6 +64,7 @@ enum {
     OPT_L2 = 1 << 9,     /* --l2 */
     OPT_PASS = 1 << 10,  /* --pass */
     OPT_BREAKDOWN = 1 << 11, /* --breakdown alone (sweep: without --trace) */
+    OPT_HALF_BLOCK = 1 << 12, /* --block-r or --block-c may come alone (sweep varies the other) */
     OPT_INFER = 1 << 20, /* --decode --kv-len --splits --gqa --page-size --cu-seqlens[-k] */
 };
 

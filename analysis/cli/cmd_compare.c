@@ -26,22 +26,33 @@ static const char *const compare_help =
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
+    "  Each column appears once, under one of its names; every row has the header's number\n"
+    "  of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers 1..2^31-1; block_r, block_c:\n"
+    "  1..2^20, both or neither; causal 0 or 1; the other numbers finite and >= 0.  The tiles\n"
+    "  Q_i, K_j, V_j must fit M: (B_r d + B_c d + B_c d_v) x element size <= M (fasim io\n"
+    "  refuses such tiles too); fasim's fp32 S_ij, O_i, m_i, l_i may exceed M (a kernel keeps\n"
+    "  them in registers).  --block-r, --block-c and --blocks paper are refused: the tile\n"
+    "  sizes come from the file.\n"
     "  The L2 model is skipped (--no-l2) or refused for runs over 2^26 transfers.\n";
 
 #define MAXCOL 64
 #define MAXLINE 8192
+#define DIM_MAX ((int64_t)INT32_MAX) /* the limit of --batch, --seqlen, --headdim ... */
+#define TILE_MAX ((int64_t)1 << 20)  /* the limit of --block-r / --block-c */
 
 typedef struct {
     char *name[MAXCOL];
     int n;
 } header;
 
+/* Splits one CSV line into at most max fields; returns how many it found (max + 1 when the
+ * line has more than max). */
 static int split(char *line, char **f, int max)
 {
     int n = 0;
     char *p = line;
     line[strcspn(line, "\r\n")] = '\0';
-    while (n < max) {
+    for (;;) {
         char *start = p;
         if (*p == '"') { /* quoted field: no embedded quotes or commas expected */
             start = ++p;
@@ -49,19 +60,12 @@ static int split(char *line, char **f, int max)
             if (*p == '"') *p++ = '\0';
         }
         while (*p && *p != ',') p++;
+        if (n == max) return max + 1;
         f[n++] = start;
         if (!*p) break;
         *p++ = '\0';
     }
     return n;
-}
-
-static int col(const header *h, const char *const *names)
-{
-    for (int k = 0; names[k]; k++)
-        for (int i = 0; i < h->n; i++)
-            if (strcmp(h->name[i], names[k]) == 0) return i;
-    return -1;
 }
 
 static int parse_num(const char *s, double *out)
@@ -75,6 +79,154 @@ static int parse_num(const char *s, double *out)
     return 0;
 }
 
+/* A whole number in [lo, hi], written in decimal ("4096", also "4096.0" or "4.096e3" as a
+ * spreadsheet may write it; not "1024.5", "0x10", "inf"). */
+static int parse_whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    double v;
+    if (!s || strspn(s, "0123456789.eE+-") != strlen(s) || parse_num(s, &v) || v != floor(v) ||
+        v < (double)lo || v > (double)hi)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* The columns compare reads: every name a column may go by, and what its fields hold. */
+typedef enum { COL_TEXT, COL_WHOLE, COL_REAL } col_kind;
+typedef struct {
+    const char *names[5]; /* NULL-terminated */
+    col_kind kind;
+    int64_t lo, hi;       /* COL_WHOLE: the range */
+    int required;         /* in the header and in every row */
+} col_spec;
+
+enum { C_KERNEL, C_B, C_H, C_HKV, C_NQ, C_NK, C_D, C_DV, C_CAUSAL, C_DTYPE, C_ALGO, C_BR, C_BC, C_OCC,
+       C_MS, C_DR, C_DW, C_LR, C_LW, NSPEC };
+static const col_spec specs[NSPEC] = {
+    [C_KERNEL] = {{"kernel", NULL}, COL_TEXT, 0, 0, 1},
+    [C_B] = {{"B", "batch", NULL}, COL_WHOLE, 1, DIM_MAX, 1},
+    [C_H] = {{"H", "heads", NULL}, COL_WHOLE, 1, DIM_MAX, 1},
+    [C_HKV] = {{"H_kv", "kv_heads", NULL}, COL_WHOLE, 1, DIM_MAX, 0},
+    [C_NQ] = {{"N_q", "N", "seqlen_q", "seqlen", NULL}, COL_WHOLE, 1, DIM_MAX, 1},
+    [C_NK] = {{"N_k", "seqlen_k", NULL}, COL_WHOLE, 1, DIM_MAX, 0},
+    [C_D] = {{"d", "headdim", NULL}, COL_WHOLE, 1, DIM_MAX, 1},
+    [C_DV] = {{"d_v", NULL}, COL_WHOLE, 1, DIM_MAX, 0},
+    [C_CAUSAL] = {{"causal", NULL}, COL_WHOLE, 0, 1, 0},
+    [C_DTYPE] = {{"dtype", NULL}, COL_TEXT, 0, 0, 0},
+    [C_ALGO] = {{"algo", NULL}, COL_TEXT, 0, 0, 0},
+    [C_BR] = {{"block_r", NULL}, COL_WHOLE, 1, TILE_MAX, 0},
+    [C_BC] = {{"block_c", NULL}, COL_WHOLE, 1, TILE_MAX, 0},
+    [C_OCC] = {{"blocks_per_sm", NULL}, COL_WHOLE, 1, 32, 0},
+    [C_MS] = {{"ms", "time_ms", NULL}, COL_REAL, 0, 0, 0},
+    [C_DR] = {{"dram_read_bytes", "dram__bytes_read.sum", NULL}, COL_REAL, 0, 0, 0},
+    [C_DW] = {{"dram_write_bytes", "dram__bytes_write.sum", NULL}, COL_REAL, 0, 0, 0},
+    [C_LR] = {{"l2_read_bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", NULL}, COL_REAL, 0, 0, 0},
+    [C_LW] = {{"l2_write_bytes", "l1tex__m_l1tex2xbar_write_bytes.sum", NULL}, COL_REAL, 0, 0, 0},
+};
+
+/* Reads the header: fills idx[] (the column of each spec, -1 if absent).  A name given twice,
+ * two names of one column (N_q and N), an unnamed column or a missing required column is an
+ * error.  Returns 0 or EXIT_USAGE (message printed). */
+static int read_header(const char *path, const header *h, int idx[NSPEC])
+{
+    for (int i = 0; i < h->n; i++) {
+        if (!*h->name[i]) {
+            fprintf(stderr, "fasim: %s:1: column %d of the header has no name\n", path, i + 1);
+            return EXIT_USAGE;
+        }
+        for (int j = 0; j < i; j++)
+            if (!strcmp(h->name[i], h->name[j])) {
+                fprintf(stderr, "fasim: %s:1: column '%s' appears twice in the header (columns %d and %d)\n", path,
+                        h->name[i], j + 1, i + 1);
+                return EXIT_USAGE;
+            }
+    }
+    for (int k = 0; k < NSPEC; k++) {
+        idx[k] = -1;
+        for (int a = 0; specs[k].names[a]; a++)
+            for (int i = 0; i < h->n; i++) {
+                if (strcmp(h->name[i], specs[k].names[a])) continue;
+                if (idx[k] >= 0) {
+                    fprintf(stderr, "fasim: %s:1: the header names both '%s' and '%s', two names of one column: "
+                                    "keep one\n", path, h->name[idx[k]], h->name[i]);
+                    return EXIT_USAGE;
+                }
+                idx[k] = i;
+            }
+    }
+    if (idx[C_KERNEL] < 0 || idx[C_B] < 0 || idx[C_H] < 0 || idx[C_NQ] < 0 || idx[C_D] < 0) {
+        fprintf(stderr, "fasim: %s: the header needs the columns kernel, B, H, N_q (or N) and d\n", path);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Checks every field of a row against its column; fills whole[] and real[] (the values of the
+ * specs, -1 / NAN where the field is absent or empty).  Returns 0 or EXIT_USAGE (printed). */
+static int read_row(const char *path, int lineno, const header *h, const int idx[NSPEC], char **fld,
+                    int64_t whole[NSPEC], double real[NSPEC])
+{
+    for (int k = 0; k < NSPEC; k++) {
+        whole[k] = -1;
+        real[k] = NAN;
+        int c = idx[k];
+        if (c < 0) continue;
+        const char *f = fld[c];
+        if (!*f) {
+            if (!specs[k].required) continue;
+            fprintf(stderr, "fasim: %s:%d: column %s is empty; every row needs it\n", path, lineno, h->name[c]);
+            return EXIT_USAGE;
+        }
+        if (specs[k].kind == COL_WHOLE && parse_whole(f, specs[k].lo, specs[k].hi, &whole[k])) {
+            if (specs[k].hi == 1)
+                fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be 0 or 1\n", path, lineno, h->name[c], f);
+            else
+                fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a whole number from %" PRId64 " to %" PRId64
+                                "\n", path, lineno, h->name[c], f, specs[k].lo, specs[k].hi);
+            return EXIT_USAGE;
+        }
+        if (specs[k].kind == COL_REAL && (parse_num(f, &real[k]) || real[k] < 0)) {
+            fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a finite number >= 0\n", path, lineno,
+                    h->name[c], f);
+            return EXIT_USAGE;
+        }
+    }
+    /* a column compare does not read: any number >= 0 (a metric beside the ones above) */
+    for (int c = 0; c < h->n; c++) {
+        int known = 0;
+        for (int k = 0; k < NSPEC; k++) known |= idx[k] == c;
+        double x;
+        if (!known && *fld[c] && (parse_num(fld[c], &x) || x < 0)) {
+            fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a finite number >= 0\n", path, lineno,
+                    h->name[c], fld[c]);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* Prints "fasim: FILE:LINE: <message of st>" and returns the exit status cli_fail would. */
+static int row_fail(const char *path, int lineno, fa_status st)
+{
+    const char *msg = fa_last_error();
+    fprintf(stderr, "fasim: %s:%d: %s\n", path, lineno, msg[0] ? msg : fa_strerror(st));
+    return (st == FA_EINVAL || st == FA_ENOSRAM || st == FA_EOVERFLOW || st == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
+}
+
+/* fgets that reports a line longer than the buffer: 1 a line, 0 end of file, -1 too long. */
+static int get_line(char *buf, int n, FILE *f)
+{
+    if (!fgets(buf, n, f)) return 0;
+    size_t l = strlen(buf);
+    if (l == (size_t)n - 1 && buf[l - 1] != '\n') {
+        int ch = getc(f);
+        if (ch == EOF) return 1; /* the last line, without a newline */
+        ungetc(ch, f);
+        return -1;
+    }
+    return 1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -82,13 +234,28 @@ int cmd_compare(int argc, char **argv)
             fputs(compare_help, stdout);
             return 0;
         }
+    /* --no-l2 is a flag: take it out before cli_parse, which would read the next argument as
+     * its value */
+    int use_l2 = 1, nargs = 0;
+    char **args = malloc(((size_t)argc + 1) * sizeof *args);
+    if (!args) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
+    for (int i = 0; i < argc; i++) {
+        if (i >= 2 && !strcmp(argv[i], "--no-l2")) use_l2 = 0;
+        else args[nargs++] = argv[i];
+    }
+    args[nargs] = NULL;
     cli_opts o;
     char *extra[8];
     int n_extra = 0;
-    int rc = cli_parse(argc, argv, 2, OPT_HW | OPT_FORMAT, &o, extra, 8, &n_extra);
+    int rc = cli_parse(nargs, args, 2, OPT_HW | OPT_FORMAT, &o, extra, 8, &n_extra);
+    free(args);
     if (rc) return rc;
+    if (o.blocks != BLOCKS_FIT) {
+        fprintf(stderr, "fasim: compare takes the tile sizes from the file's block_r and block_c columns, "
+                        "not --block-r, --block-c or --blocks paper\n");
+        return EXIT_USAGE;
+    }
     const char *path = NULL;
-    int use_l2 = 1;
     for (int i = 0; i < n_extra; i += 2) {
         if (!strcmp(extra[i], "--measured") && extra[i + 1]) path = extra[i + 1];
         else if (!strncmp(extra[i], "--measured=", 11)) path = extra[i] + 11;
@@ -97,8 +264,6 @@ int cmd_compare(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--no-l2")) use_l2 = 0;
     if (!path) {
         fprintf(stderr, "fasim: compare needs --measured FILE (see fasim compare --help)\n");
         return EXIT_USAGE;
@@ -118,34 +283,23 @@ int cmd_compare(int argc, char **argv)
     }
     static char hline[MAXLINE], line[MAXLINE];
     header h = {.n = 0};
-    if (!fgets(hline, sizeof hline, f)) {
+    int got = get_line(hline, sizeof hline, f);
+    if (got <= 0) {
         fclose(f);
-        fprintf(stderr, "fasim: measured file %s is empty\n", path);
+        if (got == 0) fprintf(stderr, "fasim: measured file %s is empty\n", path);
+        else fprintf(stderr, "fasim: %s:1: the header is longer than %d characters\n", path, MAXLINE - 2);
         return EXIT_USAGE;
     }
     h.n = split(hline, h.name, MAXCOL);
-    static const char *const c_kernel[] = {"kernel", NULL}, *const c_B[] = {"B", "batch", NULL},
-                             *const c_H[] = {"H", "heads", NULL}, *const c_Hkv[] = {"H_kv", "kv_heads", NULL},
-                             *const c_Nq[] = {"N_q", "N", "seqlen_q", "seqlen", NULL},
-                             *const c_Nk[] = {"N_k", "seqlen_k", NULL}, *const c_d[] = {"d", "headdim", NULL},
-                             *const c_dv[] = {"d_v", NULL}, *const c_causal[] = {"causal", NULL},
-                             *const c_dtype[] = {"dtype", NULL}, *const c_algo[] = {"algo", NULL},
-                             *const c_br[] = {"block_r", NULL}, *const c_bc[] = {"block_c", NULL},
-                             *const c_occ[] = {"blocks_per_sm", NULL},
-                             *const c_ms[] = {"ms", "time_ms", NULL},
-                             *const c_dr[] = {"dram_read_bytes", "dram__bytes_read.sum", NULL},
-                             *const c_dw[] = {"dram_write_bytes", "dram__bytes_write.sum", NULL},
-                             *const c_lr[] = {"l2_read_bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", NULL},
-                             *const c_lw[] = {"l2_write_bytes", "l1tex__m_l1tex2xbar_write_bytes.sum", NULL};
-    int ik = col(&h, c_kernel), iB = col(&h, c_B), iH = col(&h, c_H), iHkv = col(&h, c_Hkv),
-        iNq = col(&h, c_Nq), iNk = col(&h, c_Nk), id = col(&h, c_d), idv = col(&h, c_dv),
-        ic = col(&h, c_causal), idt = col(&h, c_dtype), ia = col(&h, c_algo), ibr = col(&h, c_br),
-        ibc = col(&h, c_bc), iocc = col(&h, c_occ), ims = col(&h, c_ms), idr = col(&h, c_dr), idw = col(&h, c_dw),
-        ilr = col(&h, c_lr), ilw = col(&h, c_lw);
-    if (ik < 0 || iB < 0 || iH < 0 || iNq < 0 || id < 0) {
+    if (h.n > MAXCOL) {
         fclose(f);
-        fprintf(stderr, "fasim: %s: the header needs the columns kernel, B, H, N_q (or N) and d\n", path);
+        fprintf(stderr, "fasim: %s:1: the header has more than %d columns\n", path, MAXCOL);
         return EXIT_USAGE;
+    }
+    int idx[NSPEC];
+    if ((rc = read_header(path, &h, idx))) {
+        fclose(f);
+        return rc;
     }
     json_t *arr = json_array();
     /* output is buffered: a bad row later in the file leaves stdout empty */
@@ -168,47 +322,37 @@ int cmd_compare(int argc, char **argv)
                "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms,blocks_per_sm\n");
     }
     int lineno = 1, rows_seen = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    while (rc == 0 && (got = get_line(line, sizeof line, f)) != 0) {
         lineno++;
-        if (line[0] == '\n' || line[0] == '#') continue;
+        if (got < 0) {
+            fprintf(stderr, "fasim: %s:%d: the line is longer than %d characters\n", path, lineno, MAXLINE - 2);
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (line[strspn(line, " \t\r\n")] == '\0' || line[0] == '#') continue;
         char *fld[MAXCOL];
         rows_seen++;
         int nf = split(line, fld, MAXCOL);
-        if (nf < h.n) {
-            fprintf(stderr, "fasim: %s:%d: %d fields, the header has %d\n", path, lineno, nf, h.n);
+        if (nf != h.n) {
+            fprintf(stderr, "fasim: %s:%d: %s%d fields, the header has %d\n", path, lineno, nf > MAXCOL ? "over " : "",
+                    nf > MAXCOL ? MAXCOL : nf, h.n);
             rc = EXIT_USAGE;
             break;
         }
-        double v;
-        /* a field that is present must be a finite number >= 0 */
-        int bad_col = -1;
-        for (int c = 0; c < h.n && bad_col < 0; c++) {
-            if (c == ik || c == idt || c == ia || !*fld[c]) continue;
-            double x;
-            if (parse_num(fld[c], &x) || x < 0) bad_col = c;
-        }
-        if (bad_col >= 0) {
-            fprintf(stderr, "fasim: %s:%d: column %s = '%s' is not a finite number >= 0\n", path, lineno,
-                    h.name[bad_col], fld[bad_col]);
-            rc = EXIT_USAGE;
-            break;
-        }
-        if (ic >= 0 && *fld[ic] && strcmp(fld[ic], "0") && strcmp(fld[ic], "1")) {
-            fprintf(stderr, "fasim: %s:%d: causal = '%s' must be 0 or 1\n", path, lineno, fld[ic]);
-            rc = EXIT_USAGE;
-            break;
-        }
-#define NUM(idx, dflt) ((idx) >= 0 && parse_num(fld[idx], &v) == 0 ? v : (dflt))
+        int64_t w[NSPEC];
+        double x[NSPEC];
+        if ((rc = read_row(path, lineno, &h, idx, fld, w, x))) break;
         fa_shape s = fa_shape_default(1, 1);
-        s.batch = (int64_t)NUM(iB, -1);
-        s.heads = (int64_t)NUM(iH, -1);
-        s.kv_heads = (int64_t)NUM(iHkv, (double)s.heads);
-        s.seqlen_q = (int64_t)NUM(iNq, -1);
-        s.seqlen_k = (int64_t)NUM(iNk, (double)s.seqlen_q);
-        s.d = (int64_t)NUM(id, -1);
-        s.d_v = (int64_t)NUM(idv, (double)s.d);
-        s.causal = NUM(ic, 0) != 0 ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        s.batch = w[C_B];
+        s.heads = w[C_H];
+        s.kv_heads = w[C_HKV] > 0 ? w[C_HKV] : s.heads;
+        s.seqlen_q = w[C_NQ];
+        s.seqlen_k = w[C_NK] > 0 ? w[C_NK] : s.seqlen_q;
+        s.d = w[C_D];
+        s.d_v = w[C_DV] > 0 ? w[C_DV] : s.d;
+        s.causal = w[C_CAUSAL] == 1 ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
         s.dtype = FA_DTYPE_BF16;
+        const int idt = idx[C_DTYPE], ia = idx[C_ALGO];
         if (idt >= 0 && *fld[idt] && fa_dtype_parse(fld[idt], &s.dtype)) {
             fprintf(stderr, "fasim: %s:%d: dtype '%s' is not one of fp32, fp16, bf16, fp8_e4m3, fp8_e5m2\n", path,
                     lineno, fld[idt]);
@@ -216,11 +360,10 @@ int cmd_compare(int argc, char **argv)
             break;
         }
         if ((st = fa_shape_check(&s))) {
-            fprintf(stderr, "fasim: %s:%d: %s\n", path, lineno, fa_last_error());
-            rc = EXIT_USAGE;
+            rc = row_fail(path, lineno, st);
             break;
         }
-        const char *kname = fld[ik];
+        const char *kname = fld[idx[C_KERNEL]];
         fa_algo a = FA_ALGO_FLASH2;
         if (ia >= 0 && *fld[ia]) {
             if ((st = fa_algo_parse(fld[ia], &a))) {
@@ -234,32 +377,40 @@ int cmd_compare(int argc, char **argv)
             a = FA_ALGO_FLASH1;
         }
         fa_blocks bk;
-        int64_t br = (int64_t)NUM(ibr, 0), bc = (int64_t)NUM(ibc, 0);
-        if ((ibr >= 0 && *fld[ibr] && br < 1) || (ibc >= 0 && *fld[ibc] && bc < 1)) {
-            fprintf(stderr, "fasim: %s:%d: block_r and block_c must be >= 1 when given\n", path, lineno);
+        if ((w[C_BR] > 0) != (w[C_BC] > 0)) {
+            fprintf(stderr, "fasim: %s:%d: block_r = '%s' but block_c = '%s': give both tile sizes, or neither "
+                            "(--blocks fit)\n", path, lineno, idx[C_BR] >= 0 ? fld[idx[C_BR]] : "",
+                    idx[C_BC] >= 0 ? fld[idx[C_BC]] : "");
             rc = EXIT_USAGE;
             break;
         }
-        if (br > 0 && bc > 0) {
-            bk.block_r = br;
-            bk.block_c = bc;
+        if (w[C_BR] > 0) {
+            bk.block_r = w[C_BR];
+            bk.block_c = w[C_BC];
+            /* The tiles a kernel must stage in shared memory, Q_i, K_j and V_j in the dtype, must
+             * fit M (fasim io refuses the same tiles).  fasim's fp32 buffers (S_ij, O_i, m_i, l_i)
+             * may exceed it: a measured kernel keeps them in registers (M is raised below). */
+            const uint64_t e = (uint64_t)fa_dtype_bytes(s.dtype);
+            const uint64_t ops = ((uint64_t)bk.block_r * (uint64_t)s.d + (uint64_t)bk.block_c * (uint64_t)s.d +
+                                  (uint64_t)bk.block_c * (uint64_t)s.d_v) * e;
+            if (ops > o.sram) {
+                fprintf(stderr, "fasim: %s:%d: tiles B_r x B_c = %" PRId64 " x %" PRId64 " do not fit SRAM: Q_i, K_j, "
+                                "V_j (d = %" PRId64 ", d_v = %" PRId64 ", %s) need %" PRIu64 " B, M = %" PRIu64 " B\n",
+                        path, lineno, bk.block_r, bk.block_c, s.d, s.d_v, fa_dtype_name(s.dtype), ops, o.sram);
+                rc = EXIT_USAGE;
+                break;
+            }
         } else if ((st = fa_blocks_fit(&s, o.sram, &bk))) {
-            rc = cli_fail(st);
+            rc = row_fail(path, lineno, st);
             break;
         }
-        int64_t occ = (int64_t)NUM(iocc, 0);
-        if (iocc >= 0 && *fld[iocc] && (occ < 1 || occ > 32 || NUM(iocc, 0) != (double)occ)) {
-            fprintf(stderr, "fasim: %s:%d: blocks_per_sm = '%s' must be a whole number from 1 to 32\n", path, lineno,
-                    fld[iocc]);
-            rc = EXIT_USAGE;
-            break;
-        }
+        int64_t occ = w[C_OCC] > 0 ? w[C_OCC] : 0; /* 0: estimated from the SRAM need */
         uint64_t M = o.sram;
         uint64_t need = fa_sram_need(a, &s, bk);
         if (need > M) M = need; /* the kernel's own tiles: count them even if fasim's buffers are larger */
         fa_io_result r;
         if ((st = fa_io_run(FA_PASS_FWD, a, &s, bk, M, &o.hw, NULL, &r))) {
-            rc = cli_fail(st);
+            rc = row_fail(path, lineno, st);
             break;
         }
         int l2ok = 0;
@@ -267,19 +418,18 @@ int cmd_compare(int argc, char **argv)
             st = fa_io_l2(FA_PASS_FWD, a, &s, bk, M, &o.hw, (int)occ, &r);
             if (st == FA_OK) l2ok = 1;
             else if (st != FA_EINVAL) {
-                rc = cli_fail(st);
+                rc = row_fail(path, lineno, st);
                 break;
             }
         }
         double pred_l2 = (double)fa_counts_hbm_bytes(&r.counts);
         double pred_dram = l2ok ? (double)(r.dram_read_bytes + r.dram_write_bytes) : NAN;
-        double meas_l2 = (ilr >= 0 && ilw >= 0) ? NUM(ilr, NAN) + NUM(ilw, NAN) : NAN;
-        double meas_dram = (idr >= 0 && idw >= 0) ? NUM(idr, NAN) + NUM(idw, NAN) : NAN;
-        double meas_ms = NUM(ims, NAN);
+        double meas_l2 = x[C_LR] + x[C_LW]; /* NAN unless both are given */
+        double meas_dram = x[C_DR] + x[C_DW];
+        double meas_ms = x[C_MS];
         /* predicted time: the roofline with the DRAM bytes of the L2 model when there is one */
         double tmem = (l2ok ? pred_dram : pred_l2) / o.hw.hbm_bandwidth;
         double pred_ms = 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
-#undef NUM
         const int bps = l2ok ? r.l2_slots / o.hw.sms : 0; /* blocks per SM the L2 model replayed */
         if (o.format == FMT_TABLE) {
             fprintf(out, "%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64

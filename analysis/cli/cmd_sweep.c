@@ -45,7 +45,9 @@ static int parse_value(const char *name, const char *s, uint64_t *out)
     int64_t v;
     char opt[32];
     snprintf(opt, sizeof opt, "--vary %s", name);
-    if (cli_int(opt, s, 1, INT32_MAX, &v)) return EXIT_USAGE;
+    /* the limits of the fixed options: --block-r / --block-c up to 2^20, the rest up to 2^31 - 1 */
+    int64_t hi = !strcmp(name, "block-r") || !strcmp(name, "block-c") ? 1 << 20 : INT32_MAX;
+    if (cli_int(opt, s, 1, hi, &v)) return EXIT_USAGE;
     *out = (uint64_t)v;
     return 0;
 }
@@ -62,7 +64,8 @@ static int parse_vary(const char *spec, vary *vy)
     for (int i = 0; names[i]; i++) known |= !strcmp(names[i], vy->name);
     if (!known) {
         fprintf(stderr, "fasim: --vary: unknown parameter '%.*s' (seqlen, seqlen-k, headdim, headdim-v, "
-                        "batch, heads, kv-heads, sram, block-r, block-c)\n", (int)(eq - spec), spec);
+                        "batch, heads, kv-heads, sram, block-r, block-c, kv-len, splits, page-size)\n",
+                (int)(eq - spec), spec);
         return EXIT_USAGE;
     }
     char buf[1024];
@@ -164,7 +167,7 @@ int cmd_sweep(int argc, char **argv)
     for (int i = 2; i < argc; i++) fmt_given |= !strncmp(argv[i], "--format", 8);
     int rc = cli_parse(argc, argv, 2,
                        OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS |
-                           OPT_INFER | OPT_L2 | OPT_BREAKDOWN,
+                           OPT_INFER | OPT_L2 | OPT_BREAKDOWN | OPT_HALF_BLOCK,
                        &base, extra, 2 * MAX_VARY + 2, &n_extra);
     if (rc) return rc;
     if (!fmt_given) base.format = FMT_CSV;
@@ -220,8 +223,13 @@ int cmd_sweep(int argc, char **argv)
         varies_br |= !strcmp(vy[k].name, "block-r");
         varies_bc |= !strcmp(vy[k].name, "block-c");
     }
+    /* OPT_HALF_BLOCK let one of --block-r / --block-c come alone: the other must be varied */
     if ((varies_br && !varies_bc && base.block_c < 0) || (varies_bc && !varies_br && base.block_r < 0)) {
         fprintf(stderr, "fasim: varying block-r or block-c needs the other one (--block-c / --block-r or --vary)\n");
+        return EXIT_USAGE;
+    }
+    if ((base.block_r > 0 && base.block_c < 0 && !varies_bc) || (base.block_c > 0 && base.block_r < 0 && !varies_br)) {
+        fprintf(stderr, "fasim: give both --block-r and --block-c (or --vary the other one)\n");
         return EXIT_USAGE;
     }
 

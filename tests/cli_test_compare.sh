@@ -1,0 +1,100 @@
+# cli_test_compare.sh -- sourced by cli_test.sh (helpers pass, fail, expect_exit, $T, $FASIM):
+# `fasim compare --measured FILE` refuses bad rows with FILE:LINE and the limit, and `fasim
+# sweep` varies one tile size with the other fixed.
+
+# expect_msg NAME TEXT -- ARGS: exit 2, one line on stderr that holds TEXT, nothing on stdout
+expect_msg() {
+    name=$1; text=$2; shift 3
+    "$FASIM" "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -ne 2 ]; then fail "$name: exit $rc, expected 2 ($(head -c 300 "$T/err"))"; return; fi
+    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$name: expected one message line, got: $(cat "$T/err")"; return; fi
+    if [ -s "$T/out" ]; then fail "$name: wrote to stdout on error"; return; fi
+    if ! grep -qF -- "$text" "$T/err"; then fail "$name: message lacks '$text': $(cat "$T/err")"; return; fi
+    pass "$name"
+}
+
+# ---- sweep: one tile size varied, the other fixed ----
+"$FASIM" sweep --block-c 64 --vary block-r=16:256:+16 --algo flash2 --quiet > "$T/sw_br.csv"
+v=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "block_r") r = i; if ($i == "block_c") c = i } next }
+             { printf "%s%s:%s", (NR > 2 ? " " : ""), $r, $c }' "$T/sw_br.csv")
+want=$(i=16; s=""; while [ $i -le 256 ]; do s="$s${s:+ }$i:64"; i=$((i + 16)); done; echo "$s")
+[ "$v" = "$want" ] && pass "sweep --block-c 64 --vary block-r=16:256:+16: 16 rows, B_r 16..256, B_c 64" \
+    || fail "sweep vary block-r: got '$v'"
+# a row equals fasim io on the same tiles (B_r = 48, the third point)
+a=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "hbm_bytes") h = i; next } NR == 4 { print $h }' "$T/sw_br.csv")
+b=$("$FASIM" io --block-r 48 --block-c 64 --algo flash2 --format json | jq '.[0].hbm_bytes')
+[ -n "$a" ] && [ "$a" = "$b" ] && pass "sweep row B_r = 48, B_c = 64 equals fasim io ($a B)" || fail "sweep B_r = 48: $a, io $b"
+v=$("$FASIM" sweep --vary block-c=16,32 --block-r 64 --algo flash2 --quiet |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "block_r") r = i; if ($i == "block_c") c = i } next }
+             { printf "%s%s:%s", (NR > 2 ? " " : ""), $r, $c }')
+[ "$v" = "64:16 64:32" ] && pass "sweep --vary block-c=16,32 --block-r 64" || fail "sweep vary block-c: got '$v'"
+"$FASIM" sweep --vary block-c=16,32 --block-r 64 --format json --quiet | jq -e 'length == 6 and all(.[]; .block_r == 64)' >/dev/null \
+    && pass "sweep json, block-c varied: 2 points x 3 algorithms" || fail "sweep json block-c"
+expect_msg "sweep: vary block-r, no block-c" "needs the other one" -- sweep --vary block-r=16,32
+expect_msg "sweep: --block-r alone" "give both --block-r and --block-c" -- sweep --vary seqlen=64,128 --block-r 16
+expect_msg "sweep: vary block-r and fix it" "vary it or fix it" -- sweep --vary block-r=16,32 --block-r 16 --block-c 16
+expect_msg "sweep: block-r over 2^20" "[1, 1048576]" -- sweep --vary block-r=16,2000000 --block-c 16
+expect_msg "sweep: varied tiles over M" "does not fit" -- sweep --block-c 64 --vary block-r=64,4096
+
+# ---- compare: the tiles must fit M ----
+H='kernel,B,H,N_q,d,dtype,block_r,block_c'
+printf '%s\nv3,1,1,1024,128,bf16,512,512\n' "$H" > "$T/cc_512.csv"
+expect_msg "compare: 512 x 512 tiles at d = 128" "cc_512.csv:2: tiles B_r x B_c = 512 x 512 do not fit SRAM: Q_i, K_j, V_j (d = 128, d_v = 128, bf16) need 393216 B, M = 232448 B" -- compare --measured "$T/cc_512.csv"
+printf '%s\nv3,1,1,1024,64,bf16,64,64\nv3,1,1,1024,64,bf16,100000,64\n' "$H" > "$T/cc_100k.csv"
+expect_msg "compare: 100000 x 64 tiles (line 3, nothing printed)" "cc_100k.csv:3: tiles B_r x B_c = 100000 x 64" -- compare --measured "$T/cc_100k.csv"
+printf '%s\nv3,1,1,1024,64,bf16,64,64\n' "$H" > "$T/cc_64.csv"
+expect_msg "compare: --sram 1KiB with 64 x 64 tiles" "cc_64.csv:2: tiles B_r x B_c = 64 x 64 do not fit SRAM: Q_i, K_j, V_j (d = 64, d_v = 64, bf16) need 24576 B, M = 1024 B" -- compare --measured "$T/cc_64.csv" --sram 1KiB
+printf 'kernel,B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/cc_fit.csv"
+expect_msg "compare: --sram 1KiB, tiles by --blocks fit" "cc_fit.csv:2: SRAM M = 1024 B is too small" -- compare --measured "$T/cc_fit.csv" --sram 1KiB
+# the fp32 S_ij and O_i a kernel keeps in registers may exceed M: v3_br256 (256 x 64, d = 128,
+# bf16) ran on the H200; fasim's buffers need 296960 B, its Q_i, K_j, V_j 98304 B
+printf '%s\nv3_br256,1,1,1024,128,bf16,256,64\n' "$H" > "$T/cc_reg.csv"
+"$FASIM" compare --measured "$T/cc_reg.csv" >/dev/null 2>&1 && pass "compare: Q_i, K_j, V_j fit, S_ij and O_i in registers" \
+    || fail "compare refused 256 x 64 at d = 128"
+rows=$("$FASIM" compare --measured analysis/measured/h200/compare_input.csv --hw h200 --format csv 2>/dev/null | wc -l)
+[ "$rows" -eq 19 ] && pass "compare takes every row of analysis/measured/h200/compare_input.csv" || fail "compare_input.csv: $rows lines"
+expect_msg "compare: --block-r/--block-c refused" "tile sizes from the file" -- compare --measured "$T/cc_fit.csv" --block-r 64 --block-c 64
+printf 'kernel,B,H,N_q,d,block_r\nv3,1,1,1024,64,64\n' > "$T/cc_half.csv"
+expect_msg "compare: block_r column alone" "cc_half.csv:2: block_r = '64' but block_c = ''" -- compare --measured "$T/cc_half.csv"
+expect_msg "compare: --blocks paper refused" "tile sizes from the file" -- compare --measured "$T/cc_fit.csv" --blocks paper
+
+# ---- compare: strict rows and header ----
+printf 'kernel,B,H,N_q,d\nv3,1,1,1024,64,5\n' > "$T/cc_more.csv"
+expect_msg "compare: more fields than the header" "cc_more.csv:2: 6 fields, the header has 5" -- compare --measured "$T/cc_more.csv"
+printf 'kernel,B,H,N_q,d\nv3,1,1,1024\n' > "$T/cc_less.csv"
+expect_msg "compare: fewer fields than the header" "cc_less.csv:2: 4 fields, the header has 5" -- compare --measured "$T/cc_less.csv"
+printf 'kernel,B,H,N_q,d,d\nv3,1,1,1024,64,64\n' > "$T/cc_dup.csv"
+expect_msg "compare: column d twice" "cc_dup.csv:1: column 'd' appears twice in the header (columns 5 and 6)" -- compare --measured "$T/cc_dup.csv"
+printf 'kernel,B,H,N,N_q,d\nv3,1,1,1024,1024,64\n' > "$T/cc_alias.csv"
+expect_msg "compare: both N and N_q" "cc_alias.csv:1: the header names both 'N_q' and 'N'" -- compare --measured "$T/cc_alias.csv"
+printf 'kernel,B,H,N,d\nv3,1,1,1024.5,64\n' > "$T/cc_frac.csv"
+expect_msg "compare: N = 1024.5" "cc_frac.csv:2: column N = '1024.5' must be a whole number from 1 to 2147483647" -- compare --measured "$T/cc_frac.csv"
+printf 'kernel,B,H,N,d,block_r,block_c\nv3,1,1,1024,64,64,32.5\n' > "$T/cc_bfrac.csv"
+expect_msg "compare: block_c = 32.5" "column block_c = '32.5' must be a whole number from 1 to 1048576" -- compare --measured "$T/cc_bfrac.csv"
+printf 'kernel,B,H,N,d\n,1,1,1024,64\n' > "$T/cc_nok.csv"
+expect_msg "compare: empty kernel" "cc_nok.csv:2: column kernel is empty" -- compare --measured "$T/cc_nok.csv"
+printf 'kernel,B,H,N,d\nv3,,1,1024,64\n' > "$T/cc_noB.csv"
+expect_msg "compare: empty B" "cc_noB.csv:2: column B is empty" -- compare --measured "$T/cc_noB.csv"
+printf 'kernel,B,H,N,d\nv3,0x10,1,1024,64\n' > "$T/cc_hex.csv"
+expect_msg "compare: B = 0x10" "column B = '0x10' must be a whole number from 1" -- compare --measured "$T/cc_hex.csv"
+printf 'kernel,B,,N,d\nv3,1,1,1024,64\n' > "$T/cc_noname.csv"
+expect_msg "compare: unnamed header column" "cc_noname.csv:1: column 3 of the header has no name" -- compare --measured "$T/cc_noname.csv"
+for occ in abc -1 0 33 2.5; do
+    printf 'kernel,B,H,N,d,blocks_per_sm\nv3,1,1,1024,64,%s\n' "$occ" > "$T/cc_occ.csv"
+    expect_msg "compare: blocks_per_sm = $occ names the range" "cc_occ.csv:2: column blocks_per_sm = '$occ' must be a whole number from 1 to 32" -- compare --measured "$T/cc_occ.csv"
+done
+printf 'kernel,B,H,N,d\nv3,1,1,1024,100000\n' > "$T/cc_bigd.csv"
+expect_msg "compare: d = 100000 (file:line)" "cc_bigd.csv:2: SRAM M = 232448 B is too small" -- compare --measured "$T/cc_bigd.csv"
+printf 'kernel,B,H,N,d,block_r,block_c\nv3,2000000000,2000000000,2000000000,16,16,16\n' > "$T/cc_huge.csv"
+expect_msg "compare: huge B x H x N (file:line)" "cc_huge.csv:2: " -- compare --measured "$T/cc_huge.csv"
+grep -q "64 bits" "$T/err" && pass "compare: huge B x H x N names 64 bits" || fail "compare huge: $(cat "$T/err")"
+# whole numbers as a spreadsheet writes them, CRLF line ends and blank lines are fine
+printf 'kernel,B,H,N,d\r\nv3,1,1,1024.0,64\r\n\r\nv3,1,1,1e3,64\r\n' > "$T/cc_ok.csv"
+[ "$("$FASIM" compare --measured "$T/cc_ok.csv" --format csv | cut -d, -f5 | tr '\n' ' ')" = "N_q 1024 1000 " ] \
+    && pass "compare: 1024.0, 1e3 and CRLF lines" || fail "compare whole numbers"
+# --no-l2 is a flag, before or after --measured: no DRAM prediction
+v=$("$FASIM" compare --no-l2 --measured "$T/cc_64.csv" --format csv 2>&1 | tail -1 | cut -d, -f16)
+[ "$v" = "nan" ] && pass "compare --no-l2 --measured FILE" || fail "compare --no-l2 first: got '$v'"
+v=$("$FASIM" compare --measured "$T/cc_64.csv" --no-l2 --format csv 2>&1 | tail -1 | cut -d, -f16)
+[ "$v" = "nan" ] && pass "compare --measured FILE --no-l2" || fail "compare --no-l2 last: got '$v'"
