@@ -1,10 +1,13 @@
 /* fa_hw.h -- hardware profiles (the .hw files in sim/hw): bandwidths, SRAM sizes and peak FLOP rates.
  *
- * A profile file holds `key = value` lines and `#` comments.  Required keys: name, key,
- * hbm_bandwidth_bytes_per_s, sram_per_sm_bytes, sram_per_block_bytes, sms, l2_bytes,
- * peak_fp16_flops, peak_fp32_flops, source; optional: hbm_capacity_bytes, l2_partitions (1 or 2,
- * default 1: the L2 model's partitions, docs/l2-model.md).
- * Units: bytes, bytes/s, FLOP/s.
+ * A profile file holds `key = value` lines, blank lines and `#` comments (docs/conventions.md,
+ * "Hardware profiles").  Required keys: name, key, hbm_bandwidth_bytes_per_s, sram_per_sm_bytes,
+ * sram_per_block_bytes, sms, l2_bytes, peak_fp16_flops, peak_fp32_flops, source; optional:
+ * hbm_capacity_bytes, l2_partitions (1 or 2, default 1: the L2 model's partitions,
+ * docs/l2-model.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
+ * whole numbers.  Parsing is strict: an unknown or repeated key, a key without a value, a line
+ * over 1022 characters, a text value too long for its field (name 47, key 15, source 255
+ * characters) or sram_per_block_bytes > sram_per_sm_bytes is an error naming FILE:LINE.
  */
 #ifndef FA_HW_H
 #define FA_HW_H
@@ -28,7 +31,8 @@ typedef struct {
     char source[256];
 } fa_hw;
 
-/* Reads a profile file.  Errors: FA_EIO (cannot open), FA_EINVAL (missing or bad key). */
+/* Reads a profile file.  Errors: FA_EIO (cannot open or read), FA_EINVAL (a missing, unknown,
+ * repeated or bad key or value; the message names FILE:LINE, the key, the value and the limit). */
 fa_status fa_hw_load_file(const char *path, fa_hw *hw);
 
 /* Loads profile `key` ("a100", "h100", "h200") from directory dir (NULL: the built-in

@@ -1,4 +1,11 @@
-/* hw.c -- hardware profile files. */
+/* hw.c -- hardware profile files.
+ *
+ * The format (also in fa_hw.h and docs/conventions.md): one `key = value` a line, `#` comments
+ * and blank lines ignored.  Parsing is strict so that a typo cannot pass unnoticed: an unknown
+ * key, a key given twice, a key without a value, a fractional value for a byte or SM count, a
+ * line longer than HW_LINE_MAX characters, a text value that does not fit its field, and a
+ * per-block SRAM larger than the per-SM SRAM are each rejected with FA_EINVAL and a message
+ * "FILE:LINE: ..." naming the key, the value and the limit. */
 #include "fa_hw.h"
 
 #include <ctype.h>
@@ -16,6 +23,31 @@
 const char *const fa_hw_keys[] = {"a100", "h100", "h200", NULL};
 static const char *const hw_files[] = {"a100-sxm4-80gb.hw", "h100-sxm5.hw", "h200-sxm.hw", NULL};
 
+enum { HW_LINE_MAX = 1022 }; /* characters a line may hold, without its newline */
+
+/* The keys of a profile file, in the order fa_hw.h documents them. */
+typedef enum { K_TEXT, K_REAL, K_COUNT } key_kind; /* text, positive real, positive whole number */
+static const struct {
+    const char *name;
+    key_kind kind;
+    int optional;
+} KEYS[] = {
+    {"name", K_TEXT, 0},
+    {"key", K_TEXT, 0},
+    {"hbm_bandwidth_bytes_per_s", K_REAL, 0},
+    {"sram_per_sm_bytes", K_COUNT, 0},
+    {"sram_per_block_bytes", K_COUNT, 0},
+    {"sms", K_COUNT, 0},
+    {"l2_bytes", K_COUNT, 0},
+    {"peak_fp16_flops", K_REAL, 0},
+    {"peak_fp32_flops", K_REAL, 0},
+    {"source", K_TEXT, 0},
+    {"hbm_capacity_bytes", K_COUNT, 1},
+    {"l2_partitions", K_COUNT, 1},
+};
+enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
+enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS };
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s)) s++;
@@ -24,16 +56,85 @@ static char *trim(char *s)
     return s;
 }
 
-static fa_status parse_num(const char *path, const char *k, const char *v, double *out)
+/* The known keys as one comma-separated list, for the unknown-key message. */
+static const char *key_list(void)
 {
+    static char buf[512];
+    size_t l = 0;
+    for (int i = 0; i < NKEYS; i++)
+        l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", KEYS[i].name);
+    return buf;
+}
+
+/* Parses the value of numeric key idx: a positive finite number; a whole one for byte and SM
+ * counts, below 2^63 (sms: INT_MAX; l2_partitions: 1 or 2). */
+static fa_status parse_num(const char *path, int line, int idx, const char *v, double *out)
+{
+    const char *k = KEYS[idx].name;
     char *end;
     errno = 0;
     double x = strtod(v, &end);
-    /* finite, and small enough for the integer fields (uint64_t bytes, int SMs) */
-    if (errno || end == v || *trim(end) != '\0' || !(x > 0) || !isfinite(x) || x >= 0x1p63 ||
-        (strcmp(k, "sms") == 0 && x > INT_MAX))
-        FA_FAIL(FA_EINVAL, "%s: key %s: '%s' is not a positive number in range", path, k, v);
+    if (errno || end == v || *trim(end) != '\0' || !isfinite(x) || !(x > 0))
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a positive finite number", path, line, k, v);
+    if (KEYS[idx].kind == K_COUNT && x != floor(x))
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a whole number (%s)", path, line, k, v,
+                idx == SMS ? "a count of SMs" : idx == L2_PARTS ? "a count of partitions" : "a count of bytes");
+    if (idx == SMS && x > INT_MAX)
+        FA_FAIL(FA_EINVAL, "%s:%d: sms = '%s' exceeds the limit %d", path, line, v, INT_MAX);
+    if (idx == L2_PARTS && x != 1 && x != 2)
+        FA_FAIL(FA_EINVAL, "%s:%d: l2_partitions = '%s' is not 1 or 2", path, line, v);
+    if (x >= 0x1p63)
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' exceeds the limit 2^63", path, line, k, v);
     *out = x;
+    return FA_OK;
+}
+
+/* Copies text value v into a field of n bytes; too long is an error, not a silent cut. */
+static fa_status set_text(const char *path, int line, int idx, const char *v, char *dst, size_t n)
+{
+    if (strlen(v) >= n)
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%.40s...' is %zu characters long (limit %zu)", path, line,
+                KEYS[idx].name, v, strlen(v), n - 1);
+    memcpy(dst, v, strlen(v) + 1);
+    return FA_OK;
+}
+
+/* Parses one `key = value` line s (trimmed, not a comment) into hw; seen[] holds the line each
+ * key was first given on. */
+static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_hw *hw)
+{
+    char *eq = strchr(s, '=');
+    if (!eq) FA_FAIL(FA_EINVAL, "%s:%d: expected key = value, got '%.60s'", path, line, s);
+    *eq = '\0';
+    char *k = trim(s), *v = trim(eq + 1);
+    if (*k == '\0') FA_FAIL(FA_EINVAL, "%s:%d: expected key = value, got no key before '='", path, line);
+    int idx = -1;
+    for (int i = 0; i < NKEYS; i++)
+        if (strcmp(k, KEYS[i].name) == 0) idx = i;
+    if (idx < 0)
+        FA_FAIL(FA_EINVAL, "%s:%d: unknown key '%.60s' (known: %s; notes go in # comments)", path, line, k,
+                key_list());
+    if (seen[idx])
+        FA_FAIL(FA_EINVAL, "%s:%d: key %s given twice (first on line %d)", path, line, k, seen[idx]);
+    seen[idx] = line;
+    if (*v == '\0') FA_FAIL(FA_EINVAL, "%s:%d: key %s has no value", path, line, k);
+    if (idx == NAME) return set_text(path, line, idx, v, hw->name, sizeof hw->name);
+    if (idx == KEY) return set_text(path, line, idx, v, hw->key, sizeof hw->key);
+    if (idx == SOURCE) return set_text(path, line, idx, v, hw->source, sizeof hw->source);
+    double x = 0;
+    FA_TRY(parse_num(path, line, idx, v, &x));
+    switch (idx) {
+    case HBM_BW: hw->hbm_bandwidth = x; break;
+    case SRAM_SM: hw->sram_per_sm = (uint64_t)x; break;
+    case SRAM_BLOCK: hw->sram_per_block = (uint64_t)x; break;
+    case SMS: hw->sms = (int)x; break;
+    case L2_BYTES: hw->l2_bytes = (uint64_t)x; break;
+    case PEAK16: hw->peak_fp16 = x; break;
+    case PEAK32: hw->peak_fp32 = x; break;
+    case HBM_CAP: hw->hbm_capacity = (uint64_t)x; break;
+    case L2_PARTS: hw->l2_partitions = (int)x; break;
+    default: break;
+    }
     return FA_OK;
 }
 
@@ -42,61 +143,32 @@ fa_status fa_hw_load_file(const char *path, fa_hw *hw)
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open hardware profile %s: %s", path, strerror(errno));
     memset(hw, 0, sizeof *hw);
-    enum { NKEYS = 12, NREQUIRED = 10 }; /* the last keys (hbm_capacity_bytes, l2_partitions) are optional */
-    static const char *const keys[NKEYS] = {"name", "key", "hbm_bandwidth_bytes_per_s",
-                                            "sram_per_sm_bytes", "sram_per_block_bytes", "sms",
-                                            "l2_bytes", "peak_fp16_flops", "peak_fp32_flops",
-                                            "source", "hbm_capacity_bytes", "l2_partitions"};
     int seen[NKEYS] = {0};
-    char line[512];
+    char line[HW_LINE_MAX + 2]; /* the characters, the newline, the NUL */
     int lineno = 0;
     fa_status st = FA_OK;
     while (st == FA_OK && fgets(line, sizeof line, f)) {
         lineno++;
-        char *s = trim(line);
-        if (*s == '\0' || *s == '#') continue;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: expected key = value", path,
-                          lineno);
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: line longer than %d characters (the limit)",
+                          path, lineno, HW_LINE_MAX);
             break;
         }
-        *eq = '\0';
-        char *k = trim(s), *v = trim(eq + 1);
-        int idx = -1;
-        for (int i = 0; i < NKEYS; i++)
-            if (strcmp(k, keys[i]) == 0) idx = i;
-        if (idx < 0) continue; /* unknown keys are allowed (comments for humans) */
-        seen[idx] = 1;
-        double x = 0;
-        switch (idx) {
-        case 0: snprintf(hw->name, sizeof hw->name, "%s", v); break;
-        case 1: snprintf(hw->key, sizeof hw->key, "%s", v); break;
-        case 9: snprintf(hw->source, sizeof hw->source, "%s", v); break;
-        default:
-            st = parse_num(path, k, v, &x);
-            if (st) break;
-            if (idx == 2) hw->hbm_bandwidth = x;
-            if (idx == 3) hw->sram_per_sm = (uint64_t)x;
-            if (idx == 4) hw->sram_per_block = (uint64_t)x;
-            if (idx == 5) hw->sms = (int)x;
-            if (idx == 6) hw->l2_bytes = (uint64_t)x;
-            if (idx == 7) hw->peak_fp16 = x;
-            if (idx == 8) hw->peak_fp32 = x;
-            if (idx == 10) hw->hbm_capacity = (uint64_t)x;
-            if (idx == 11) {
-                if (x != 1 && x != 2) {
-                    st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: key l2_partitions: '%s' is not 1 or 2", path, v);
-                    break;
-                }
-                hw->l2_partitions = (int)x;
-            }
-        }
+        char *s = trim(line);
+        if (*s == '\0' || *s == '#') continue;
+        st = parse_line(path, lineno, s, seen, hw);
     }
+    if (st == FA_OK && ferror(f)) st = fa_error(FA_EIO, __FILE__, __LINE__, "cannot read hardware profile %s", path);
     fclose(f);
     if (st) return st;
-    for (int i = 0; i < NREQUIRED; i++)
-        if (!seen[i]) FA_FAIL(FA_EINVAL, "%s: missing key %s", path, keys[i]);
+    for (int i = 0; i < NKEYS; i++)
+        if (!KEYS[i].optional && !seen[i]) FA_FAIL(FA_EINVAL, "%s: missing key %s", path, KEYS[i].name);
+    if (hw->sram_per_block > hw->sram_per_sm)
+        FA_FAIL(FA_EINVAL, "%s:%d: sram_per_block_bytes = %llu exceeds sram_per_sm_bytes = %llu (line %d): a "
+                "thread block cannot use more shared memory than its SM has",
+                path, seen[SRAM_BLOCK], (unsigned long long)hw->sram_per_block,
+                (unsigned long long)hw->sram_per_sm, seen[SRAM_SM]);
     if (hw->l2_partitions == 0) hw->l2_partitions = 1;
     return FA_OK;
 }

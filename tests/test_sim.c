@@ -585,9 +585,8 @@ static void test_hw_profile_files(void **state)
     /* a required key missing */
     assert_int_equal(load_variant(t, "peak_fp32", "# peak_fp32_flops removed", &hw), FA_EINVAL);
     assert_non_null(strstr(fa_last_error(), "missing key peak_fp32_flops"));
-    /* an unknown key in a file is a note for humans, not an error (hw.c) */
-    assert_int_equal(load_variant(t, NULL, "memory_type = HBM3\n", &hw), FA_OK);
     /* l2_partitions: optional (1 when absent), 1 or 2 */
+    assert_int_equal(load_variant(t, NULL, "", &hw), FA_OK);
     assert_int_equal(hw.l2_partitions, 1);
     assert_int_equal(load_variant(t, NULL, "l2_partitions = 2\n", &hw), FA_OK);
     assert_int_equal(hw.l2_partitions, 2);
@@ -599,6 +598,68 @@ static void test_hw_profile_files(void **state)
     assert_int_equal(hw.l2_partitions, 2);
     assert_int_equal(fa_hw_load("a100", FASIM_HW_DIR, &hw), FA_OK);
     assert_int_equal(hw.l2_partitions, 2);
+}
+
+/* The strict rules of hw.c: each mistake is an error naming FILE:LINE, the key and the value. */
+static void test_hw_strict(void **state)
+{
+    hwtmp *t = *state;
+    fa_hw hw;
+    char want[256];
+    /* an unknown key (a typo of the optional l2_partitions must not pass as a note) */
+    assert_int_equal(load_variant(t, NULL, "l2_partition = 2\n", &hw), FA_EINVAL);
+    snprintf(want, sizeof want, "%s:12: unknown key 'l2_partition'", t->path);
+    assert_non_null(strstr(fa_last_error(), want));
+    assert_non_null(strstr(fa_last_error(), "l2_partitions")); /* the known keys are listed */
+    assert_int_equal(load_variant(t, NULL, "memory_type = HBM3\n", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "memory_type"));
+    /* a key given twice */
+    assert_int_equal(load_variant(t, NULL, "sms = 12\n", &hw), FA_EINVAL);
+    snprintf(want, sizeof want, "%s:12: key sms given twice (first on line 7)", t->path);
+    assert_non_null(strstr(fa_last_error(), want));
+    assert_int_equal(load_variant(t, NULL, "l2_partitions = 2\nl2_partitions = 2\n", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":13: key l2_partitions given twice"));
+    /* fractional byte and SM counts are not truncated */
+    assert_int_equal(load_variant(t, "sram_per_block", "sram_per_block_bytes = 1000.5", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":6: sram_per_block_bytes = '1000.5' is not a whole number"));
+    assert_int_equal(load_variant(t, "sms", "sms = 10.25", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "sms = '10.25'"));
+    assert_int_equal(load_variant(t, NULL, "hbm_capacity_bytes = 8589934592.5\n", &hw), FA_EINVAL);
+    assert_int_equal(load_variant(t, NULL, "hbm_capacity_bytes = 8e9\n", &hw), FA_OK); /* whole, in e-notation */
+    assert_int_equal(hw.hbm_capacity, 8000000000ull);
+    /* bandwidths and FLOP rates may be fractional */
+    assert_int_equal(load_variant(t, "hbm_bandwidth", "hbm_bandwidth_bytes_per_s = 1.25e12", &hw), FA_OK);
+    /* per-block SRAM above the per-SM SRAM; equal is allowed */
+    assert_int_equal(load_variant(t, "sram_per_block", "sram_per_block_bytes = 65537", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":6: sram_per_block_bytes = 65537 exceeds sram_per_sm_bytes = 65536"));
+    assert_int_equal(load_variant(t, "sram_per_block", "sram_per_block_bytes = 65536", &hw), FA_OK);
+    /* a key without a value, and a value without a key */
+    assert_int_equal(load_variant(t, "sms", "sms =", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":7: key sms has no value"));
+    assert_int_equal(load_variant(t, "source", "source =   ", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "key source has no value"));
+    assert_int_equal(load_variant(t, "sms", "= 10", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":7: expected key = value"));
+    /* a very long line says so (a long comment too), instead of "expected key = value" */
+    char longl[1100];
+    memset(longl, 'x', sizeof longl);
+    memcpy(longl, "# ", 2);
+    longl[1023] = '\0'; /* 1023 characters: one over */
+    assert_int_equal(load_variant(t, "sms", longl, &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":7: line longer than 1022 characters"));
+    longl[1022] = '\0'; /* 1022: at the limit, a comment */
+    assert_int_equal(load_variant(t, NULL, longl, &hw), FA_OK);
+    /* text values that do not fit their field are not cut */
+    char name[80];
+    snprintf(name, sizeof name, "name = %048d", 7); /* 48 characters: one over */
+    assert_int_equal(load_variant(t, "name", name, &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":2: name = '"));
+    assert_non_null(strstr(fa_last_error(), "48 characters long (limit 47)"));
+    snprintf(name, sizeof name, "name = %047d", 7);
+    assert_int_equal(load_variant(t, "name", name, &hw), FA_OK);
+    assert_int_equal(strlen(hw.name), 47);
+    assert_int_equal(load_variant(t, "key = toy", "key = a-very-long-profile-key", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "(limit 15)"));
 }
 
 static void test_hw_errors(void **state)
@@ -668,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_numeric_copies),
         cmocka_unit_test(test_hw_shipped_profiles),
         cmocka_unit_test_setup_teardown(test_hw_profile_files, hw_setup, hw_teardown),
+        cmocka_unit_test_setup_teardown(test_hw_strict, hw_setup, hw_teardown),
         cmocka_unit_test(test_hw_errors),
         cmocka_unit_test(test_parse_bytes),
     };

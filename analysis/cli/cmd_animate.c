@@ -34,8 +34,11 @@ static const char *const animate_help =
     "  --heatmap: how many times each tile of Q, K, V, O was read and written, flash1 vs flash2\n"
     "  (table on stdout, DIR/heatmap.csv, DIR/heatmap.png).\n"
     "options: --algo (default flash2), --seqlen --seqlen-k --headdim --headdim-v --dtype --causal,\n"
-    "  --block-r B_r --block-c B_c (default: 4 x 4 tiles), --sram, --hw, --out-dir DIR (required),\n"
-    "  --delay CENTISECONDS (GIF frame delay, default 40).\n"
+    "  --block-r B_r --block-c B_c (default: 4 x 4 tiles) or --blocks fit|paper, --sram, --hw,\n"
+    "  --out-dir DIR (required), --delay CENTISECONDS (GIF frame delay, default 40);\n"
+    "  as in fasim io, drawing only slice (0, 0): --batch --heads --kv-heads --scale, and the masks\n"
+    "  and score modifiers --window L,R --softcap C --alibi --block-mask FILE --col-mask FILE\n"
+    "  --doc-mask L1,L2,... --mask FILE --dropout p --seed S (docs/variants.md).\n"
     "limits: T_r, T_c <= 16 and at most 400 transfers per animation (exit 2 beyond).\n";
 
 typedef struct {

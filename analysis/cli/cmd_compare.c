@@ -11,7 +11,8 @@
 #include "cli.h"
 
 static const char *const compare_help =
-    "usage: fasim compare --measured FILE [--hw KEY] [--sram BYTES] [--no-l2] [--format ...]\n"
+    "usage: fasim compare --measured FILE [--hw a100|h100|h200] [--sram BYTES] [--no-l2]\n"
+    "                     [--format table|csv|json] [--blocks fit]\n"
     "  Reads a CSV of measured kernels (one row per kernel and shape; a header names the\n"
     "  columns, in any order) and prints, per row, fasim's prediction for the same shape and\n"
     "  tile sizes beside the measurement:\n"

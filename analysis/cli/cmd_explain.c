@@ -7,14 +7,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_help.h"
 
 static const char *const explain_help =
     "usage: fasim explain [options]\n"
     "  Prints the derivation of the HBM bytes of each algorithm on one configuration: T_r, T_c,\n"
     "  each term of the closed form per tensor with the numbers filled in, their sum beside the\n"
     "  counted bytes, and the Theta bound with the constant the count carries.\n"
-    "options: those of fasim io (--algo, shape, --hw --sram --block-r --block-c --blocks,\n"
-    "  --pass fwd|bwd|fwdbwd); --format is not taken (the output is prose).\n"
+    "options (those of fasim io; --format is not taken: the output is prose):\n"
+    CLI_HELP_ALGO
+    CLI_HELP_SHAPE
+    "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
+    CLI_HELP_HW
+    "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
+    "  --softcap C --alibi --dropout p --seed S  score modifiers, as in fasim io (docs/variants.md)\n"
+    "  --window, --block-mask, --col-mask, --doc-mask, --mask: refused (exit 2): explain derives the\n"
+    "                                       unmasked and the causal counts; see fasim io --breakdown\n"
     "Derivations: docs/io-model.md (forward), docs/io-model-backward.md (backward).\n";
 
 typedef struct {

@@ -87,7 +87,13 @@ int infer_set_opt(cli_opts *o, const char *name, const char *v)
         o->decode = 1;
         return 0;
     }
-    if (!v) return bad("%s needs a value%s", name, "");
+    /* a missing value: the next argument is another option (`--gqa --kv-heads 8`) or nothing */
+    const char *allowed = !strcmp(name, "--gqa") ? ": per-head, packed or both" : "";
+    if (!v || (v[0] == '-' && v[1] == '-')) {
+        fprintf(stderr, "fasim: %s needs a value%s%s%s%s\n", name, allowed, v ? " (got the option '" : "",
+                v ? v : "", v ? "')" : "");
+        return EXIT_USAGE;
+    }
     if (!strcmp(name, "--kv-len")) {
         if (cli_int(name, v, 1, INT32_MAX, &x)) return EXIT_USAGE;
         o->kv_len = x;

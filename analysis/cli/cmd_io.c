@@ -5,37 +5,25 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_help.h"
 
 static const char *const io_help =
     "usage: fasim io [options]\n"
     "  Counts the HBM traffic, FLOPs and peak SRAM of attention algorithms on one shape\n"
     "  (count-only mode: no data, any N), beside the closed form and the Theta bound.\n"
     "options:\n"
-    "  --algo standard|flash1|flash2|all   algorithms (comma list allowed; default all)\n"
-    "  --batch B --heads H --kv-heads H_kv  (default 1, 1, H)\n"
-    "  --seqlen N_q --seqlen-k N_k          (default 1024, N_q)\n"
-    "  --headdim d --headdim-v d_v          (default 64, d)\n"
-    "  --dtype fp32|fp16|bf16               element size of Q,K,V,O,S,P (default fp16)\n"
-    "  --causal[=bottom-right|top-left]     causal mask (default anchor bottom-right)\n"
-    "  --scale X                            softmax scale (default 1/sqrt(d))\n"
+    CLI_HELP_ALGO
+    CLI_HELP_SHAPE
     "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
-    "  --hw a100|h100|h200                  hardware profile (default h200)\n"
-    "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
-    "                                       profile's shared memory per thread block)\n"
-    "  --block-r B_r --block-c B_c          explicit tile sizes\n"
-    "  --blocks fit|paper                   tile rule (default fit: largest multiple of 16)\n"
+    CLI_HELP_HW
     "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
     "  --format table|csv|json              output format (default table)\n"
     "  --breakdown                          bytes per tensor\n"
     "  --trace FILE                         CSV of every transfer (one algorithm only)\n"
     "  --l2                                 also predict DRAM bytes with the L2 model (thread\n"
     "                                       blocks in waves over the SMs, the profile's L2)\n"
-    "inference (docs/inference.md):\n"
-    "  --decode --kv-len N                  KV-cache decoding: N_q = --seqlen (default 1), N_k = N\n"
-    "  --splits S|auto                      split-KV chunks (Flash-Decoding; default auto)\n"
-    "  --gqa per-head|packed|both           loop order for GQA decoding (default both)\n"
-    "  --page-size P                        paged KV cache (PagedAttention), P tokens a page\n"
-    "  --cu-seqlens LIST|FILE [--cu-seqlens-k LIST|FILE]  variable-length batch (0,5,5,37,...)\n"
+    CLI_HELP_MASKS
+    CLI_HELP_INFER
     "Counts and formulas are derived in docs/io-model.md.\n";
 
 #define TRACE_LIMIT 50000000.0

@@ -35,6 +35,8 @@ static const char *const report_help =
     "  Then training: forward + backward of GPT-2 medium's shape (B = 64, H = 16, N = 1024,\n"
     "  d = 64, fp16, causal) for the three algorithms, and the HBM footprint vs N with the N at\n"
     "  which each algorithm runs out of memory on each profile (memory_vs_n.csv/.png).\n"
+    "  Then long context: the first model with a sliding window (Mistral-7B), flash2 forward,\n"
+    "  N = 4k .. 256k, its window vs full causal attention on the last --hw (long_context.csv).\n"
     "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
     "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n";
 

@@ -6,18 +6,32 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_help.h"
 
 static const char *const sweep_help =
     "usage: fasim sweep --vary NAME=RANGE [--vary NAME=RANGE ...] [io options] [--out FILE]\n"
     "  Runs `fasim io` over the cartesian product of the ranges; one CSV row per point and\n"
-    "  algorithm (default --format csv; json gives one array).  Progress goes to stderr.\n"
+    "  algorithm (default --format csv; json gives one array).  Progress goes to stderr\n"
+    "  when it is a terminal.\n"
     "NAME:  seqlen seqlen-k headdim headdim-v batch heads kv-heads sram block-r block-c\n"
     "RANGE: START:STOP:xF   geometric (F >= 2), e.g. seqlen=512:1048576:x2\n"
     "       START:STOP:+S   arithmetic,         e.g. block-r=16:256:+16\n"
     "       V1,V2,...       a list,             e.g. sram=64KiB,128KiB,227KiB\n"
     "Varying seqlen moves seqlen-k with it unless --seqlen-k is given; likewise headdim and\n"
     "headdim-v.  Varying block-r or block-c needs the other one (fixed or varied) too.\n"
-    "Other options: as `fasim io --help` (without --trace), plus --out FILE and --quiet.\n"
+    "options (those of fasim io, without --trace):\n"
+    CLI_HELP_ALGO
+    CLI_HELP_SHAPE
+    "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
+    CLI_HELP_HW
+    "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
+    "  --format csv|json                    output format (default csv)\n"
+    "  --breakdown                          bytes per tensor\n"
+    "  --l2                                 also predict DRAM bytes with the L2 model\n"
+    "  --out FILE                           write the result to FILE (default stdout)\n"
+    "  --quiet                              no progress line on a terminal's stderr\n"
+    CLI_HELP_MASKS
+    CLI_HELP_INFER
     "With --decode or --cu-seqlens the inference kernels run (kv-len, splits, page-size vary).\n";
 
 #define MAX_VARY 4

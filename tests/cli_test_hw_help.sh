@@ -1,0 +1,109 @@
+# cli_test_hw_help.sh -- sourced by tests/cli_test.sh (helpers: pass, fail, expect_exit, $T, $FASIM).
+# Hardware profiles from $FASIM_HW_DIR and their strict parsing; every option a command accepts
+# is in its --help; the value messages of --gqa; the files `fasim report` writes are named in
+# its --help.
+HW_SRC=$(dirname "$0")/../sim/hw
+CLI_SRC=$(dirname "$0")/../analysis/cli
+
+# ---- hardware profiles: FASIM_HW_DIR and the strict format (docs/conventions.md) ----
+mkdir -p "$T/hw"
+cp "$HW_SRC"/*.hw "$T/hw/"
+export FASIM_HW_DIR="$T/hw"
+sed 's/^name = .*/name = My-H200/' "$HW_SRC/h200-sxm.hw" > "$T/hw/h200-sxm.hw"
+"$FASIM" io --hw h200 --algo flash2 2>"$T/err" | grep -q "My-H200, M = 232448 B" \
+    && pass "FASIM_HW_DIR: the profile is read from there" || fail "FASIM_HW_DIR not used: $(cat "$T/err")"
+# hw_bad NAME SED-SCRIPT EXPECTED-MESSAGE: h200-sxm.hw edited by SED-SCRIPT must exit 2 with the message
+hw_bad() {
+    sed "$2" "$HW_SRC/h200-sxm.hw" > "$T/hw/h200-sxm.hw"
+    expect_exit 2 "hw: $1" -- io --hw h200
+    grep -qF "$T/hw/h200-sxm.hw:$3" "$T/err" && pass "hw: $1: names FILE:LINE, key, value" \
+        || fail "hw: $1: expected '...h200-sxm.hw:$3', got: $(cat "$T/err")"
+}
+hw_bad "typo of an optional key" 's/^l2_partitions =/l2_partition =/' "15: unknown key 'l2_partition'"
+hw_bad "key given twice" '$a sms = 100' "22: key sms given twice (first on line 10)"
+hw_bad "fractional bytes" 's/^sram_per_block_bytes = .*/sram_per_block_bytes = 1000.5/' \
+    "9: sram_per_block_bytes = '1000.5' is not a whole number"
+hw_bad "fractional SM count" 's/^sms = .*/sms = 131.5/' "10: sms = '131.5' is not a whole number"
+hw_bad "per-block SRAM above per-SM SRAM" 's/^sram_per_block_bytes = .*/sram_per_block_bytes = 233473/' \
+    "9: sram_per_block_bytes = 233473 exceeds sram_per_sm_bytes = 233472"
+hw_bad "key without a value" 's/^sms = .*/sms =/' "10: key sms has no value"
+hw_bad "value without a key" 's/^sms = .*/= 132/' "10: expected key = value"
+hw_bad "l2_partitions out of range" 's/^l2_partitions = .*/l2_partitions = 4/' "15: l2_partitions = '4' is not 1 or 2"
+hw_bad "name too long" 's/^name = .*/name = NVIDIA-H200-SXM-141GB-HBM3e-with-a-very-long-names/' \
+    "2: name = 'NVIDIA-H200-SXM-141GB-HBM3e-with-a-very-...' is 50 characters long (limit 47)"
+long=$(printf '%01100d' 0)
+hw_bad "very long line" "1i # $long" "1: line longer than 1022 characters"
+cp "$HW_SRC/h200-sxm.hw" "$T/hw/h200-sxm.hw"
+printf 'memory_type = HBM3e\n' >> "$T/hw/h200-sxm.hw"
+expect_exit 2 "hw: unknown key in report" -- report --hw h200 --out-dir "$T/rep_hw" --no-plots --quiet
+grep -q "unknown key 'memory_type'" "$T/err" && pass "hw: report names the unknown key" || fail "hw: report: $(cat "$T/err")"
+rm -f "$T/hw/h200-sxm.hw"
+expect_exit 2 "hw: FASIM_HW_DIR without the profile" -- io --hw h200
+grep -qF "$T/hw/h200-sxm.hw" "$T/err" && pass "hw: missing file named" || fail "hw: missing file: $(cat "$T/err")"
+unset FASIM_HW_DIR
+
+# ---- every option a command accepts is listed in its --help ----
+# Candidates: every "--option" string of the command-line sources.  Each one that `fasim CMD
+# --help` does not list (as a word) must be rejected: `fasim CMD OPT @@v --zz-end=1` has to call
+# OPT unknown (the unknown --zz-end=1 stops every command before it runs anything).
+cands=$(grep -oh '"--[a-z0-9][a-z0-9-]*' "$CLI_SRC"/*.c | tr -d '"' | sort -u | grep -v -e '^--help$' -e '^--version$')
+mkdir -p "$T/probe"
+case $FASIM in /*) FASIM_ABS=$FASIM ;; *) FASIM_ABS=$PWD/$FASIM ;; esac
+for c in io report sweep check compare explain animate; do
+    "$FASIM" $c --help > "$T/probe/help" 2>&1 || fail "$c --help: exit status not 0"
+    unlisted=""
+    for o in $cands; do
+        grep -Eq -- "(^|[^a-z0-9-])$o([^a-z0-9-]|\$)" "$T/probe/help" || unlisted="$unlisted $o"
+    done
+    for o in $unlisted --zz-not-an-option; do
+        (cd "$T/probe" && ASAN_OPTIONS=detect_leaks=0 "$FASIM_ABS" $c "$o" @@v --zz-end=1 >/dev/null \
+            2>"$T/probe/err.$c$o") &
+    done
+    wait
+    grep -q "unknown.* '--zz-not-an-option'" "$T/probe/err.$c--zz-not-an-option" \
+        || fail "$c: the probe does not see an unknown option: $(cat "$T/probe/err.$c--zz-not-an-option")"
+    miss=""
+    for o in $unlisted; do
+        grep -q "unknown.* '$o'" "$T/probe/err.$c$o" || miss="$miss $o"
+    done
+    [ -z "$miss" ] && pass "$c --help lists every option it accepts ($(echo $unlisted | wc -w) others rejected)" \
+        || fail "$c accepts options its --help omits:$miss"
+done
+# options the probe cannot see (they are taken only in a mode) and the dtype spellings
+"$FASIM" check --help | grep -q -- "--quiet" && pass "check --help: --quiet (of --study)" || fail "check --help: --quiet"
+"$FASIM" compare --help | grep -q -- "--no-l2" && pass "compare --help: --no-l2" || fail "compare --help: --no-l2"
+for c in io sweep explain check; do
+    "$FASIM" $c --help | grep -q "fp8_e4m3|fp8_e5m2" && "$FASIM" $c --help | grep -q "fp8, e4m3\|fp8 and e4m3" \
+        && pass "$c --help: the fp8 dtypes and their aliases" || fail "$c --help: fp8 dtypes"
+done
+for t in fp8 e4m3 fp8_e4m3 e5m2 fp8_e5m2; do
+    "$FASIM" io --dtype $t --algo flash2 --format csv >/dev/null 2>&1 && pass "io --dtype $t" || fail "io --dtype $t"
+done
+expect_exit 2 "io --dtype fp4" -- io --dtype fp4
+grep -q "fp8_e4m3, fp8_e5m2" "$T/err" && pass "bad --dtype lists the dtypes" || fail "bad --dtype: $(cat "$T/err")"
+
+# ---- the files of `fasim report` are named in its --help ----
+"$FASIM" report --help > "$T/probe/rhelp"
+if "$FASIM" report --no-plots --quiet --out-dir "$T/rep_files" >/dev/null 2>"$T/err"; then
+    miss=""
+    for f in "$T/rep_files"/*; do
+        stem=$(basename "$f" | sed -e 's/\.[a-z]*$//' -e 's/^hbm_vs_n_.*/hbm_vs_n_<model>/')
+        grep -qF "$stem." "$T/probe/rhelp" || miss="$miss $(basename "$f")"
+    done
+    [ -z "$miss" ] && pass "report --help names every file it writes" || fail "report --help omits:$miss"
+else
+    fail "report --no-plots: $(cat "$T/err")"
+fi
+
+# ---- --gqa needs a value, and says which ----
+expect_exit 2 "--gqa followed by an option" -- io --decode --kv-len 4096 --gqa --kv-heads 8
+grep -q "\-\-gqa needs a value: per-head, packed or both (got the option '--kv-heads')" "$T/err" \
+    && pass "--gqa: names the missing value and the allowed ones" || fail "--gqa message: $(cat "$T/err")"
+expect_exit 2 "--gqa at the end" -- io --decode --kv-len 4096 --gqa
+grep -q "\-\-gqa needs a value: per-head, packed or both$" "$T/err" && pass "--gqa at the end: message" \
+    || fail "--gqa at the end: $(cat "$T/err")"
+expect_exit 2 "--gqa bad value" -- io --decode --kv-len 4096 --gqa fast
+expect_exit 2 "--kv-len followed by an option" -- io --decode --kv-len --gqa both
+grep -q "\-\-kv-len needs a value (got the option '--gqa')" "$T/err" && pass "--kv-len: missing value named" \
+    || fail "--kv-len message: $(cat "$T/err")"
+expect_exit 0 "--gqa packed" -- io --decode --kv-len 4096 --heads 32 --kv-heads 8 --gqa packed
