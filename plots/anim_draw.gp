@@ -19,8 +19,8 @@ set label 3 "V" at 3.7, 0.35 center
 set label 4 "O" at 5.3, 0.35 center
 set label 5 "l, m / LSE" at 6.9, 0.35 center
 set label 6 "score tiles S_{ij} (rows i, keys j)" at 8 + tc / 2.0, 0.35 center
-plot dir.'/frames.dat' index f using 1:2:3:4:5 with boxxyerror fs solid 1.0 border lc rgb "white" lc rgb variable, \
-     dir.'/labels.dat' index f using 1:2:3 with labels left noenhanced
+plot fdat index f using 1:2:3:4:5 with boxxyerror fs solid 1.0 border lc rgb "white" lc rgb variable, \
+     ldat index f using 1:2:3 with labels left noenhanced
 unset label
 reset
 set origin 0, 0
@@ -34,6 +34,6 @@ set ylabel "cumulative HBM bytes"
 set xtics ("Q" 0, "K" 1, "V" 2, "O" 3, "S" 4, "P" 5, "l" 6, "m" 7, "LSE" 8)
 set xrange [-0.6:8.6]
 set grid ytics
-plot dir.'/bytes.dat' index f using ($1 - 0.2):3 with boxes lc rgb "#2171b5" title "read", \
+plot bdat index f using ($1 - 0.2):3 with boxes lc rgb "#2171b5" title "read", \
      ''                index f using ($1 + 0.2):4 with boxes lc rgb "#de2d26" title "written"
 unset multiplot

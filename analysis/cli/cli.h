@@ -128,8 +128,7 @@ int infer_io(const cli_opts *o);
 int infer_check(cli_opts *o);
 int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols,
                       int header);
-int infer_report(const char *dir, int quiet, const fa_hw *hw, int nh, char (*written)[1100],
-                 int *n_written, int max_written);
+int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh); /* writes decode.csv to csv */
 int cmd_explain(int argc, char **argv); /* cmd_explain.c */
 int cmd_animate(int argc, char **argv); /* cmd_animate.c */
 

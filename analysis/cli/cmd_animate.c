@@ -7,7 +7,10 @@
  * skipped under a causal mask: dark grey), and the cumulative HBM bytes per tensor.  gnuplot
  * (plots/anim_frames.gp, plots/anim_draw.gp) renders frame_NNNN.png and anim.gif.
  * --heatmap instead counts how often each tile of Q, K, V, O was read and written, flash1 beside
- * flash2, prints the table and draws heatmap.png (plots/anim_heatmap.gp). */
+ * flash2, prints the table and draws heatmap.png (plots/anim_heatmap.gp).
+ * The tiles must fit the SRAM M (--sram, else the --hw profile's), as in `fasim io`.  Every output
+ * is opened before drawing and renamed into place only when all are drawn (cli_outset.h): a
+ * failed run leaves no file behind. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,8 +19,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "cli_outset.h"
 
 extern char **environ;
 
@@ -39,7 +44,7 @@ static const char *const animate_help =
     "  as in fasim io, drawing only slice (0, 0): --batch --heads --kv-heads --scale, and the masks\n"
     "  and score modifiers --window L,R --softcap C --alibi --block-mask FILE --col-mask FILE\n"
     "  --doc-mask L1,L2,... --mask FILE --dropout p --seed S (docs/variants.md).\n"
-    "limits: T_r, T_c <= 16 and at most 400 transfers per animation (exit 2 beyond).\n";
+    "limits: T_r, T_c <= 16, the tiles fit M, at most 400 transfers per animation (exit 2 beyond).\n";
 
 typedef struct {
     char tensor[FA_NAME_LEN];
@@ -92,13 +97,12 @@ static fa_status record(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, 
     return st;
 }
 
-/* Runs gnuplot on plots/<script>; its messages go to out_dir/gnuplot.log.  0 on success. */
-static int run_gnuplot(const char *script, const char *vars, const char *out_dir)
+/* Runs gnuplot on plots/<script>; its messages go to the file log.  0 on success. */
+static int run_gnuplot(const char *script, const char *vars, const char *log)
 {
-    char path[1200], log[1100];
+    char path[1200];
     const char *dir = getenv("FASIM_PLOTS_DIR");
     snprintf(path, sizeof path, "%s/%s", dir ? dir : FASIM_PLOTS_DIR, script);
-    snprintf(log, sizeof log, "%s/gnuplot.log", out_dir);
     char *argv[] = {"gnuplot", "-e", (char *)vars, path, NULL};
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa)) return -1;
@@ -110,6 +114,22 @@ static int run_gnuplot(const char *script, const char *vars, const char *out_dir
     int status;
     if (waitpid(pid, &status, 0) < 0) return -1;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The last non-empty line of gnuplot's log (for the one-line error message). */
+static const char *log_tail(const char *log, char *buf, size_t n)
+{
+    snprintf(buf, n, "no message");
+    FILE *f = fopen(log, "r");
+    if (!f) return buf;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        size_t l = strcspn(line, "\r\n");
+        line[l] = '\0';
+        if (l > 0) snprintf(buf, n, "%s", line);
+    }
+    fclose(f);
+    return buf;
 }
 
 /* Panels: index, name, x of the column, whether its rows are query rows (else key rows). */
@@ -133,17 +153,12 @@ enum { C_IDLE = 0xdddddd, C_SRAM = 0x9ecae1, C_READ = 0x2171b5, C_WRITE = 0xde2d
 static const char *const bar_names[] = {"Q", "K", "V", "O", "S", "P", "l", "m", "LSE"};
 #define NBAR 9
 
-static int write_frames(const char *dir, fa_algo a, const fa_shape *s, fa_blocks bk, const recorder *R, double *ymax)
+/* Writes the tiles (ft: frames.dat), captions (fl: labels.dat) and cumulative bytes (fb:
+ * bytes.dat) of every frame and flushes them.  0, or -1 on a write error. */
+static int write_frames(FILE *ft, FILE *fl, FILE *fb, fa_algo a, const fa_shape *s, fa_blocks bk, const recorder *R,
+                        double *ymax)
 {
-    char path[1100];
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
-    FILE *ft, *fl, *fb;
-    snprintf(path, sizeof path, "%s/frames.dat", dir);
-    if (!(ft = fopen(path, "w"))) return -1;
-    snprintf(path, sizeof path, "%s/labels.dat", dir);
-    if (!(fl = fopen(path, "w"))) { fclose(ft); return -1; }
-    snprintf(path, sizeof path, "%s/bytes.dat", dir);
-    if (!(fb = fopen(path, "w"))) { fclose(ft); fclose(fl); return -1; }
     int sram[NPANEL], done[NPANEL][ANIM_MAX_TILES];
     memset(done, 0, sizeof done);
     for (int p = 0; p < NPANEL; p++) sram[p] = -1;
@@ -203,11 +218,8 @@ static int write_frames(const char *dir, fa_algo a, const fa_shape *s, fa_blocks
         for (int b = 0; b < NBAR; b++) fprintf(fb, "%d %s %" PRIu64 " %" PRIu64 "\n", b, bar_names[b], cum[b][0], cum[b][1]);
         fprintf(fb, "\n\n");
     }
-    int bad = ferror(ft) || ferror(fl) || ferror(fb);
-    bad |= fclose(ft) != 0;
-    bad |= fclose(fl) != 0;
-    bad |= fclose(fb) != 0;
-    return bad ? -1 : 0;
+    int bad = fflush(ft) != 0 || fflush(fl) != 0 || fflush(fb) != 0;
+    return bad || ferror(ft) || ferror(fl) || ferror(fb) ? -1 : 0;
 }
 
 /* Per-tile read and write counts of Q, K, V, O (slice 0, 0). */
@@ -224,17 +236,6 @@ static void count_tiles(const recorder *R, fa_blocks bk, tilecount *c)
         int t = (int)(R->r[f].row0 / ((p == P_K || p == P_V) ? bk.block_c : bk.block_r));
         if (t < ANIM_MAX_TILES) c->n[p][R->r[f].write][t]++;
     }
-}
-
-static int make_dir(const char *d)
-{
-    struct stat sb;
-    if ((mkdir(d, 0777) && errno != EEXIST) || stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "fasim: cannot create --out-dir %s (%s)\n", d,
-                errno == EEXIST || errno == 0 ? "a file of that name exists" : strerror(errno));
-        return EXIT_USAGE;
-    }
-    return 0;
 }
 
 int cmd_animate(int argc, char **argv)
@@ -302,8 +303,11 @@ int cmd_animate(int argc, char **argv)
                 ANIM_MAX_TILES, ANIM_MAX_TILES, T_r, T_c);
         return EXIT_USAGE;
     }
-    /* the SRAM must hold the tiles of every algorithm drawn */
-    uint64_t M = o.sram + over;
+    if (strchr(out_dir, '\'')) { /* the paths go to gnuplot in single quotes */
+        fprintf(stderr, "fasim: --out-dir '%s' must not contain a quote\n", out_dir);
+        return EXIT_USAGE;
+    }
+    uint64_t M = o.sram + over; /* --blocks paper: M enlarged to fit, as in fasim io */
     fa_algo algos[2];
     int na = 0;
     if (heatmap) {
@@ -320,11 +324,24 @@ int cmd_animate(int argc, char **argv)
         }
         algos[na++] = explicit_algo ? (fa_algo)o.algos[0] : FA_ALGO_FLASH2;
     }
-    recorder R[2] = {{0}, {0}};
-    int out = 0;
+    /* the SRAM must hold the tiles of every algorithm drawn (README: exceeding M is an error) */
     for (int k = 0; k < na; k++) {
         uint64_t need = fa_sram_need(algos[k], s, bk);
-        fa_status st = record(algos[k], s, bk, need > M ? need : M, &R[k]);
+        if (need > M) {
+            char b2[32], b3[32];
+            fprintf(stderr, "fasim: %s's tiles B_r = %" PRId64 ", B_c = %" PRId64 " need %" PRIu64 " B (%s) of SRAM, "
+                            "more than M = %" PRIu64 " B (%s)%s (use smaller --block-r/--block-c, a shorter --seqlen "
+                            "or a larger --sram)\n",
+                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, cli_bytes((double)need, b2, sizeof b2), M,
+                    cli_bytes((double)M, b3, sizeof b3), blocks_given ? "" : "; by default 4 x 4 tiles");
+            return EXIT_USAGE;
+        }
+    }
+    recorder R[2] = {{0}, {0}};
+    int out = 0;
+    cli_outset os = {0};
+    for (int k = 0; k < na; k++) {
+        fa_status st = record(algos[k], s, bk, M, &R[k]);
         if (st) {
             out = cli_fail(st);
             goto done;
@@ -337,73 +354,116 @@ int cmd_animate(int argc, char **argv)
         out = EXIT_USAGE;
         goto done;
     }
-    if ((out = make_dir(out_dir))) goto done;
-    char vars[2600], b1[32];
+    /* Every output opened now, before any drawing: a path that cannot be written is exit 2 and
+     * nothing is left; the temporaries are renamed into place only when all are drawn. */
+    char vars[8192], b1[32], path[1100], msg[512];
+    if ((out = cli_outset_mkdir(&os, out_dir))) goto done;
+    snprintf(path, sizeof path, "%s/gnuplot.log", out_dir);
+    const int i_log = cli_outset_add(&os, path, 0);
+    if (i_log < 0) goto bad_path;
+    char log[1100]; /* a copy: adding outputs moves os.file */
+    snprintf(log, sizeof log, "%s", cli_outset_target(&os, i_log));
     if (heatmap) {
-        tilecount tc[2];
-        char path[1100];
         snprintf(path, sizeof path, "%s/heatmap.csv", out_dir);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(errno));
-            out = EXIT_USAGE;
-            goto done;
-        }
+        const int i_csv = cli_outset_add(&os, path, 1);
+        snprintf(path, sizeof path, "%s/heatmap.png", out_dir);
+        const int i_png = i_csv < 0 ? -1 : cli_outset_add(&os, path, 0);
+        if (i_png < 0) goto bad_path;
+        tilecount tc[2];
         static const char *const rowname[] = {"Q read", "K read", "V read", "O read", "O write"};
         static const int rp[] = {P_Q, P_K, P_V, P_O, P_O}, rw[] = {0, 0, 0, 0, 1};
+        FILE *f = os.file[i_csv].f;
         fprintf(f, "algo,row,tile,count\n");
+        for (int k = 0; k < 2; k++) {
+            count_tiles(&R[k], bk, &tc[k]);
+            for (int r = 0; r < 5; r++) {
+                int n = (rp[r] == P_K || rp[r] == P_V) ? (int)T_c : (int)T_r;
+                for (int t = 0; t < n; t++)
+                    fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, tc[k].n[rp[r]][rw[r]][t]);
+            }
+        }
+        if (fflush(f) != 0 || ferror(f)) {
+            fprintf(stderr, "fasim: cannot write %s/heatmap.csv: %s\n", out_dir, strerror(errno));
+            out = EXIT_RUN;
+            goto done;
+        }
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", cli_outset_target(&os, i_csv),
+                 cli_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
+        if (run_gnuplot("anim_heatmap.gp", vars, log)) {
+            fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, log_tail(log, msg, sizeof msg));
+            out = EXIT_RUN;
+            goto done;
+        }
+        if ((out = cli_outset_commit(&os))) goto done;
         printf("tile reads and writes, batch 0 head 0: N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 ", tiles %" PRId64 " x %" PRId64
                " (T_r = %" PRId64 ", T_c = %" PRId64 ")%s\n",
                s->seqlen_q, s->seqlen_k, s->d, bk.block_r, bk.block_c, T_r, T_c, s->causal ? ", causal" : "");
         for (int k = 0; k < 2; k++) {
-            count_tiles(&R[k], bk, &tc[k]);
             printf("%s\n", fa_algo_name(algos[k]));
             for (int r = 0; r < 5; r++) {
                 int n = (rp[r] == P_K || rp[r] == P_V) ? (int)T_c : (int)T_r;
                 printf("  %-8s", rowname[r]);
-                for (int t = 0; t < n; t++) {
-                    printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
-                    fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, tc[k].n[rp[r]][rw[r]][t]);
-                }
+                for (int t = 0; t < n; t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
                 printf("\n");
             }
-        }
-        if (fclose(f)) {
-            out = EXIT_RUN;
-            goto done;
-        }
-        snprintf(vars, sizeof vars, "infile='%s/heatmap.csv'; outfile='%s/heatmap.png'; tmax=%d", out_dir, out_dir,
-                 (int)(T_r > T_c ? T_r : T_c));
-        if (run_gnuplot("anim_heatmap.gp", vars, out_dir)) {
-            fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png (see gnuplot.log there)\n", out_dir);
-            out = EXIT_RUN;
-            goto done;
         }
         printf("wrote %s/heatmap.csv, %s/heatmap.png\n", out_dir, out_dir);
         goto done;
     }
+    /* frames.dat, labels.dat, bytes.dat (gnuplot's input), frame_NNNN.png, anim.gif */
+    int i_dat[3];
+    static const char *const dat[3] = {"frames.dat", "labels.dat", "bytes.dat"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", out_dir, dat[k]);
+        if ((i_dat[k] = cli_outset_add(&os, path, 1)) < 0) goto bad_path;
+    }
+    snprintf(path, sizeof path, "%s/anim.gif", out_dir);
+    const int i_gif = cli_outset_add(&os, path, 0);
+    if (i_gif < 0) goto bad_path;
+    /* gnuplot names the frames dir/frame_%04d.png + sfx: each must be a plain file there */
+    char sfx[32];
+    snprintf(sfx, sizeof sfx, ".tmp.%ld", (long)getpid());
+    for (int f = 0; f < R[0].n; f++) {
+        char want[1200];
+        snprintf(path, sizeof path, "%s/frame_%04d.png", out_dir, f + 1);
+        int i = cli_outset_add(&os, path, 0);
+        if (i < 0) goto bad_path;
+        snprintf(want, sizeof want, "%s%s", path, sfx);
+        if (strcmp(cli_outset_target(&os, i), want) != 0) {
+            fprintf(stderr, "fasim: cannot write %s: it is a link or a device (animate writes its frames as plain files)\n", path);
+            goto bad_path;
+        }
+    }
     double ymax;
-    if (write_frames(out_dir, algos[0], s, bk, &R[0], &ymax)) {
-        fprintf(stderr, "fasim: cannot write the frame data under %s\n", out_dir);
+    if (write_frames(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, algos[0], s, bk, &R[0], &ymax)) {
+        fprintf(stderr, "fasim: cannot write the frame data under %s: %s\n", out_dir, strerror(errno));
         out = EXIT_RUN;
         goto done;
     }
     snprintf(vars, sizeof vars,
-             "dir='%s'; nframes=%d; ymax=%.0f; tr=%" PRId64 "; tc=%" PRId64 "; delay=%d; "
+             "dir='%s'; sfx='%s'; gif='%s'; fdat='%s'; ldat='%s'; bdat='%s'; nframes=%d; ymax=%.0f; tr=%" PRId64
+             "; tc=%" PRId64 "; delay=%d; "
              "ttl='%s  N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 " %s%s, tiles %" PRId64 "x%" PRId64 ", batch 0 head 0'",
-             out_dir, R[0].n, ymax, T_r, T_c, (int)delay, fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d,
-             fa_dtype_name(s->dtype), s->causal ? " causal" : "", bk.block_r, bk.block_c);
-    if (run_gnuplot("anim_frames.gp", vars, out_dir)) {
-        fprintf(stderr, "fasim: gnuplot could not draw the frames under %s (see gnuplot.log there)\n", out_dir);
+             out_dir, sfx, cli_outset_target(&os, i_gif), cli_outset_target(&os, i_dat[0]),
+             cli_outset_target(&os, i_dat[1]), cli_outset_target(&os, i_dat[2]), R[0].n, ymax, T_r, T_c, (int)delay,
+             fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d, fa_dtype_name(s->dtype), s->causal ? " causal" : "",
+             bk.block_r, bk.block_c);
+    if (run_gnuplot("anim_frames.gp", vars, log)) {
+        fprintf(stderr, "fasim: gnuplot could not draw the frames under %s: %s\n", out_dir, log_tail(log, msg, sizeof msg));
         out = EXIT_RUN;
         goto done;
     }
+    if ((out = cli_outset_commit(&os))) goto done;
     uint64_t tot = 0;
     for (int f = 0; f < R[0].n; f++) tot += R[0].r[f].bytes;
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
            cli_bytes((double)tot, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png and %s/anim.gif\n", out_dir, R[0].n, out_dir);
+    goto done;
+bad_path: /* its message printed */
+    out = EXIT_USAGE;
 done:
+    if (out) cli_outset_abort(&os);
     free(R[0].r);
     free(R[1].r);
     return out;

@@ -759,8 +759,7 @@ out:
 
 /* ---- report: the decoding table ---- */
 
-int infer_report(const char *dir, int quiet, const fa_hw *hw, int nh, char (*written)[1100], int *n_written,
-                 int max_written)
+int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
 {
     /* Llama-3-8B (analysis/models/llama-3-8b.json): 32 query heads on 8 kv heads, d = 128, bf16 */
     const fa_hw *ph = &hw[nh - 1];
@@ -782,25 +781,17 @@ int infer_report(const char *dir, int quiet, const fa_hw *hw, int nh, char (*wri
                 if (k == 2) Sbest[ib][ik] = op.splits;
             }
         }
-    char path[1100];
-    snprintf(path, sizeof path, "%s/decode.csv", dir);
-    cli_file cf;
-    int rc = cli_open(&cf, path);
-    if (rc) return rc;
-    fprintf(cf.f, "batch,kv_len,kernel,splits,hbm_bytes,partial_bytes,flops,intensity,programs,time_s,time_roofline_s\n");
+    fprintf(csv, "batch,kv_len,kernel,splits,hbm_bytes,partial_bytes,flops,intensity,programs,time_s,time_roofline_s\n");
     static const char *const kn[NV] = {"per-head", "packed", "packed-split"};
     for (int ib = 0; ib < NB; ib++)
         for (int ik = 0; ik < NKV; ik++)
             for (int k = 0; k < NV; k++) {
                 const fa_infer_result *r = &R[ib][ik][k];
-                fprintf(cf.f, "%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64 ",%.6e,%.6e\n",
+                fprintf(csv, "%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64 ",%.6e,%.6e\n",
                         bs[ib], kv[ik], kn[k], r->opt.splits, fa_counts_hbm_bytes(&r->counts), r->formula.partial_bytes,
                         r->counts.flops_matmul + r->counts.flops_other, r->intensity, r->formula.programs_main,
                         r->time_s, r->time_roofline_s);
             }
-    rc = cli_commit(&cf);
-    if (rc) return rc;
-    if (*n_written < max_written) snprintf(written[(*n_written)++], 1100, "%s", path);
     if (quiet) return 0;
     printf("== decoding: Llama-3-8B attention (H = 32, H_kv = 8, d = 128, bf16), one layer, one new token (N_q = 1) on %s "
            "(%d SMs); time: wave model, docs/inference.md\n", ph->name, ph->sms);

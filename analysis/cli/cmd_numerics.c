@@ -3,7 +3,8 @@
  *                      fp64 reference, next to naive attention (standard) run in T, judged by the
  *                      FlashAttention test rule max|out - ref| <= 2 max|naive - ref| (grads 3x);
  *   --q --k --v --out  an external kernel's tensors (.npy) judged the same way (docs/validate.md);
- *   --study DIR        error vs N, vs d and with outliers, for every dtype: CSV + gnuplot PNGs;
+ *   --study DIR        error vs N, vs d and with outliers, for every dtype: CSV + gnuplot PNGs
+ *                      (N <= STUDY_MAX_N, d <= STUDY_MAX_D; all files written or none);
  *   --save-npy DIR     a sample problem written as .npy files (the format docs/validate.md reads).
  * The reference runs on the inputs as rounded to T (as the flash-attention tests do), so the
  * errors measure the arithmetic, not the rounding of the inputs; the studies add the end-to-end
@@ -21,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "cli_numerics.h"
+#include "cli_outset.h"
 #include "fa_npy.h"
 #include "fa_numerics.h"
 
@@ -189,7 +191,7 @@ static fa_status prob_alloc(prob *p, const fa_shape *s)
     p->Q = malloc((size_t)fa_numel_q(s) * sizeof(double));
     p->K = malloc((size_t)fa_numel_k(s) * sizeof(double));
     p->V = malloc((size_t)fa_numel_v(s) * sizeof(double));
-    p->dO = malloc((size_t)fa_numel_o(s) * sizeof(double));
+    p->dO = calloc((size_t)fa_numel_o(s), sizeof(double)); /* zero where unused (--study: forward only) */
     if (!p->Q || !p->K || !p->V || !p->dO) FA_FAIL(FA_ENOMEM, "out of host memory for the inputs");
     return FA_OK;
 }
@@ -809,10 +811,11 @@ static fa_status study_point(FILE *f, fa_dtype t, int64_t N, int64_t d, double o
     return st;
 }
 
-static int plot(const char *script, const char *dir, const char *csv, const char *png)
+/* gnuplot plots/<script> from infile to outfile; 0 on success. */
+static int plot(const char *script, const char *infile, const char *outfile)
 {
     char vars[3000], path[1200];
-    snprintf(vars, sizeof vars, "infile='%s/%s'; outfile='%s/%s'", dir, csv, dir, png);
+    snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'", infile, outfile);
     const char *pd = getenv("FASIM_PLOTS_DIR");
     snprintf(path, sizeof path, "%s/%s", pd ? pd : FASIM_PLOTS_DIR, script);
     char *argv[] = {"gnuplot", "-e", vars, path, NULL};
@@ -823,6 +826,13 @@ static int plot(const char *script, const char *dir, const char *csv, const char
     return 0;
 }
 
+/* The study's sizes: every point runs the fp64 reference twice, naive attention (which holds
+ * N x N scores) and four tiled algorithms in emulated precision, for five dtypes, so the N
+ * sweep costs O(N_max^2 d) and the d sweep O(256^2 d_max).  At the limits it takes minutes
+ * (N = 4096: about 4 min on one core); docs/numerics.md. */
+#define STUDY_MAX_N 4096
+#define STUDY_MAX_D 1024
+
 static int run_study(const cli_opts *o, const num_opts *no)
 {
     const int64_t maxn = o->shape.seqlen_q > 0 ? o->shape.seqlen_q : 1024;
@@ -831,22 +841,39 @@ static int run_study(const cli_opts *o, const num_opts *no)
         fprintf(stderr, "fasim: --study needs --seqlen >= 16 and --headdim >= 16\n");
         return EXIT_USAGE;
     }
-    struct stat sb_;
-    if ((mkdir(no->study, 0777) != 0 && errno != EEXIST) || stat(no->study, &sb_) != 0 || !S_ISDIR(sb_.st_mode)) {
-        fprintf(stderr, "fasim: cannot create the directory %s (%s)\n", no->study,
-                errno == EEXIST || errno == 0 ? "a file of that name exists" : strerror(errno));
+    if (maxn > STUDY_MAX_N || maxd > STUDY_MAX_D) {
+        fprintf(stderr, "fasim: --study --%s %" PRId64 " is over the limit %d (the study runs O(N^2 d) fp64 reference "
+                        "and emulated-precision work per point; at the limit it takes minutes)\n",
+                maxn > STUDY_MAX_N ? "seqlen" : "headdim", maxn > STUDY_MAX_N ? maxn : maxd,
+                maxn > STUDY_MAX_N ? STUDY_MAX_N : STUDY_MAX_D);
         return EXIT_USAGE;
     }
+    if (strchr(no->study, '\'')) { /* the paths go to gnuplot in single quotes */
+        fprintf(stderr, "fasim: --study '%s' must not contain a quote\n", no->study);
+        return EXIT_USAGE;
+    }
+    /* Every output opened before the work (an unwritable path: exit 2 at once), renamed into
+     * place only when all are written (cli_outset.h). */
     static const char *const hdr = "dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n";
-    const char *csv[3] = {"err_vs_n.csv", "err_vs_d.csv", "err_outliers.csv"};
-    fa_status st = FA_OK;
-    for (int part = 0; part < 3 && !st; part++) {
+    static const char *const csv[3] = {"err_vs_n.csv", "err_vs_d.csv", "err_outliers.csv"};
+    static const char *const png[3] = {"err_vs_n.png", "err_vs_d.png", "err_outliers.png"};
+    static const char *const gp[3] = {"numerics_vs_n.gp", "numerics_vs_d.gp", "numerics_outliers.gp"};
+    cli_outset os = {0};
+    int ic[3], ip[3] = {-1, -1, -1};
+    if (cli_outset_mkdir(&os, no->study)) return EXIT_USAGE;
+    for (int part = 0; part < 3; part++) {
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", no->study, csv[part]);
-        cli_file cf;
-        if (cli_open(&cf, path)) return EXIT_RUN;
-        fputs(part == 2 ? "outlier," : part == 1 ? "fixed_n," : "fixed_d,", cf.f);
-        fputs(hdr, cf.f);
+        if ((ic[part] = cli_outset_add(&os, path, 1)) < 0) goto bad_path;
+        if (no->no_plots) continue;
+        snprintf(path, sizeof path, "%s/%s", no->study, png[part]);
+        if ((ip[part] = cli_outset_add(&os, path, 0)) < 0) goto bad_path;
+    }
+    fa_status st = FA_OK;
+    for (int part = 0; part < 3 && !st; part++) {
+        FILE *f = os.file[ic[part]].f;
+        fputs(part == 2 ? "outlier," : part == 1 ? "fixed_n," : "fixed_d,", f);
+        fputs(hdr, f);
         const int64_t d0 = maxd < 64 ? maxd : 64, n0 = maxn < 256 ? maxn : 256;
         for (size_t t = 0; t < sizeof S_DTYPES / sizeof S_DTYPES[0] && !st; t++) {
             char lead[32];
@@ -854,39 +881,47 @@ static int run_study(const cli_opts *o, const num_opts *no)
                 for (int64_t N = 64 < maxn ? 64 : 16; N <= maxn && !st; N *= 2) {
                     snprintf(lead, sizeof lead, "%" PRId64, d0);
                     if (!o->quiet) fprintf(stderr, "\rstudy: %s N = %" PRId64 "      ", fa_dtype_name(S_DTYPES[t]), N);
-                    st = study_point(cf.f, S_DTYPES[t], N, d0, 0, o->seed + (unsigned long)N, lead);
+                    st = study_point(f, S_DTYPES[t], N, d0, 0, o->seed + (unsigned long)N, lead);
                 }
             else if (part == 1)
                 for (int64_t d = 16; d <= maxd && !st; d *= 2) {
                     snprintf(lead, sizeof lead, "%" PRId64, n0);
                     if (!o->quiet) fprintf(stderr, "\rstudy: %s d = %" PRId64 "      ", fa_dtype_name(S_DTYPES[t]), d);
-                    st = study_point(cf.f, S_DTYPES[t], n0, d, 0, o->seed + (unsigned long)d, lead);
+                    st = study_point(f, S_DTYPES[t], n0, d, 0, o->seed + (unsigned long)d, lead);
                 }
             else
                 for (double m = 1; m <= 1024 && !st; m *= 4) {
                     snprintf(lead, sizeof lead, "%g", m);
                     if (!o->quiet) fprintf(stderr, "\rstudy: %s outlier %g      ", fa_dtype_name(S_DTYPES[t]), m);
-                    st = study_point(cf.f, S_DTYPES[t], n0, d0, m > 1 ? m : 0, o->seed, lead);
+                    st = study_point(f, S_DTYPES[t], n0, d0, m > 1 ? m : 0, o->seed, lead);
                 }
         }
-        if (st) {
-            cli_abort(&cf);
-            break;
+        if (!st && (fflush(f) != 0 || ferror(f))) {
+            if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
+            fprintf(stderr, "fasim: cannot write %s/%s: %s\n", no->study, csv[part], strerror(errno));
+            cli_outset_abort(&os);
+            return EXIT_RUN;
         }
-        if (cli_commit(&cf)) return EXIT_RUN;
     }
     if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
-    if (st) return cli_fail(st);
-    int plotted = 0;
-    if (!no->no_plots) {
-        plotted += plot("numerics_vs_n.gp", no->study, csv[0], "err_vs_n.png") == 0;
-        plotted += plot("numerics_vs_d.gp", no->study, csv[1], "err_vs_d.png") == 0;
-        plotted += plot("numerics_outliers.gp", no->study, csv[2], "err_outliers.png") == 0;
+    if (st) {
+        cli_outset_abort(&os);
+        return cli_fail(st);
     }
+    int plotted = 0;
+    for (int part = 0; part < 3 && !no->no_plots; part++) {
+        if (plot(gp[part], cli_outset_target(&os, ic[part]), cli_outset_target(&os, ip[part])) == 0) plotted++;
+        else cli_outset_drop(&os, ip[part]); /* no PNG, as before: the CSVs are the result */
+    }
+    int rc = cli_outset_commit(&os);
+    if (rc) return rc;
     if (!o->quiet)
         printf("wrote %s/{err_vs_n,err_vs_d,err_outliers}.csv%s\n", no->study,
                plotted == 3 ? " and .png" : no->no_plots ? "" : " (gnuplot failed: no PNG)");
     return 0;
+bad_path: /* its message printed */
+    cli_outset_abort(&os);
+    return EXIT_USAGE;
 }
 
 /* ---------------------------------------------------------------- entry */

@@ -1,6 +1,7 @@
 /* cmd_report.c -- `fasim report`, the main job: real model shapes on the three hardware
  * profiles.  Tables on stdout; CSV and PNG plots (gnuplot scripts in plots/) under
- * build/report/ (or --out-dir). */
+ * build/report/ (or --out-dir).  Every file is opened before any is written and renamed into
+ * place only at the end (cli_outset.h): a failed report leaves no file behind. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "cli_outset.h"
 
 #ifndef FASIM_MODELS_DIR
 #define FASIM_MODELS_DIR "analysis/models"
@@ -87,20 +89,6 @@ static void stem_of(const char *path, char *out, size_t n)
             *p = '_';
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-    return 0;
-}
-
 /* Runs `gnuplot -e "infile='..'; outfile='..'; ..." plots/<script>`; 0 on success. */
 static int gnuplot(const char *script, const char *vars)
 {
@@ -129,54 +117,86 @@ static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw
     return count_pass(FA_PASS_FWD, a, s, M, hw, r);
 }
 
+static int gnuplot(const char *script, const char *vars);
+
+/* The outputs, opened up front: their indices in os (-1: not written by this run). */
 typedef struct {
     const char *dir;
     int plots;
     int quiet;
+    cli_outset os;
+    int report, mem, mem_png, longctx, decode, n_csv[MAX_MODELS], n_png[MAX_MODELS], sram, sram_png, block,
+        block_png;
     int n_written;
-    char written[64][1100];
+    char written[64][1100]; /* listed at the end, in the order written */
 } report_ctx;
 
-static int commit_file(report_ctx *c, cli_file *cf)
-{
-    int rc = cli_commit(cf);
-    if (!rc && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", cf->path);
-    return rc;
-}
-
-/* hbm_vs_n_<stem>.csv: N, counted bytes of the three algorithms, the two Theta lines. */
-static int sweep_n(report_ctx *c, const model_entry *me, const fa_shape *base, const fa_hw *hw)
+/* Opens c->dir/name (png: for gnuplot, else for fprintf).  Its index, or -1 (message printed). */
+static int out_file(report_ctx *c, const char *name, int png)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s/hbm_vs_n_%s.csv", c->dir, me->stem);
-    cli_file cf;
-    int rc = cli_open(&cf, path);
-    if (rc) return rc;
-    fprintf(cf.f, "N,standard,flash1,flash2,theta_standard,theta_flash\n");
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    return cli_outset_add(&c->os, path, !png);
+}
+
+static FILE *out_stream(report_ctx *c, int i) { return c->os.file[i].f; }
+
+static void note_written(report_ctx *c, int i)
+{
+    if (c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", c->os.file[i].path);
+}
+
+/* A CSV is complete: flushed for gnuplot to read.  0, or EXIT_RUN (message printed). */
+static int csv_done(report_ctx *c, int i)
+{
+    FILE *f = out_stream(c, i);
+    if (fflush(f) != 0 || ferror(f)) {
+        fprintf(stderr, "fasim: cannot write %s: %s\n", c->os.file[i].path, strerror(errno));
+        return EXIT_RUN;
+    }
+    note_written(c, i);
+    return 0;
+}
+
+/* gnuplot plots/<script> with vars (infile: the CSV's temporary, outfile: output png's); on
+ * failure a warning and no PNG (the CSV stands). */
+static void draw(report_ctx *c, const char *script, const char *vars, int png)
+{
+    if (gnuplot(script, vars) == 0) {
+        note_written(c, png);
+    } else {
+        fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", c->os.file[png].path);
+        cli_outset_drop(&c->os, png);
+    }
+}
+
+/* hbm_vs_n_<stem>.csv (model k): N, counted bytes of the three algorithms, the two Theta lines. */
+static int sweep_n(report_ctx *c, int k, const model_entry *me, const fa_shape *base, const fa_hw *hw)
+{
+    const int csv = c->n_csv[k];
+    FILE *f = out_stream(c, csv);
+    fprintf(f, "N,standard,flash1,flash2,theta_standard,theta_flash\n");
     for (int64_t N = 128; N <= ((int64_t)1 << 20); N *= 2) {
         fa_shape s = *base;
         s.seqlen_q = s.seqlen_k = N;
         fa_io_result r[FA_NALGO];
         for (int a = 0; a < FA_NALGO; a++) {
             fa_status st = count((fa_algo)a, &s, hw->sram_per_block, hw, &r[a]);
-            if (st) {
-                cli_abort(&cf);
-                return cli_fail(st);
-            }
+            if (st) return cli_fail(st);
         }
-        fprintf(cf.f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", N,
+        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", N,
                 fa_counts_hbm_bytes(&r[0].counts), fa_counts_hbm_bytes(&r[1].counts),
                 fa_counts_hbm_bytes(&r[2].counts), r[0].bound_bytes, r[2].bound_bytes);
     }
-    if ((rc = commit_file(c, &cf))) return rc;
+    int rc = csv_done(c, csv);
+    if (rc) return rc;
     if (c->plots) {
-        char vars[4000], png[1100];
-        snprintf(png, sizeof png, "%s/hbm_vs_n_%s.png", c->dir, me->stem);
+        char vars[4000];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s: HBM bytes of one attention layer vs N (%s, causal, B=%" PRId64 ")'",
-                 path, png, me->m.name, hw->name, base->batch);
-        if (gnuplot("hbm_vs_n.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
-        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+                 cli_outset_target(&c->os, csv), cli_outset_target(&c->os, c->n_png[k]), me->m.name, hw->name,
+                 base->batch);
+        draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
     }
     return 0;
 }
@@ -184,33 +204,25 @@ static int sweep_n(report_ctx *c, const model_entry *me, const fa_shape *base, c
 /* hbm_vs_sram.csv: M from 16 KiB to 1 MiB for the three algorithms. */
 static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/hbm_vs_sram.csv", c->dir);
-    cli_file cf;
-    int rc = cli_open(&cf, path);
-    if (rc) return rc;
-    fprintf(cf.f, "M,block,standard,flash1,flash2,theta_flash\n");
+    FILE *f = out_stream(c, c->sram);
+    fprintf(f, "M,block,standard,flash1,flash2,theta_flash\n");
     for (uint64_t M = 48 * 1024; M <= 4u * 1024 * 1024; M = M * 5 / 4) {
         fa_io_result r[FA_NALGO];
         fa_status st = FA_OK;
         for (int a = 0; a < FA_NALGO && !st; a++) st = count((fa_algo)a, s, M, hw, &r[a]);
         if (st == FA_ENOSRAM) continue; /* too small for 16 x 16 tiles at this d */
-        if (st) {
-            cli_abort(&cf);
-            return cli_fail(st);
-        }
-        fprintf(cf.f, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e\n", M,
+        if (st) return cli_fail(st);
+        fprintf(f, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e\n", M,
                 r[2].blocks.block_r, fa_counts_hbm_bytes(&r[0].counts),
                 fa_counts_hbm_bytes(&r[1].counts), fa_counts_hbm_bytes(&r[2].counts), r[2].bound_bytes);
     }
-    if ((rc = commit_file(c, &cf))) return rc;
+    int rc = csv_done(c, c->sram);
+    if (rc) return rc;
     if (c->plots) {
-        char vars[4000], png[1100];
-        snprintf(png, sizeof png, "%s/hbm_vs_sram.png", c->dir);
+        char vars[4000];
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
-                 path, png, name, s->seqlen_q);
-        if (gnuplot("hbm_vs_sram.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
-        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+                 cli_outset_target(&c->os, c->sram), cli_outset_target(&c->os, c->sram_png), name, s->seqlen_q);
+        draw(c, "hbm_vs_sram.gp", vars, c->sram_png);
     }
     return 0;
 }
@@ -218,12 +230,8 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
 /* hbm_vs_block.csv: square tiles B_r = B_c = 16, 32, ... as long as they fit M. */
 static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/hbm_vs_block.csv", c->dir);
-    cli_file cf;
-    int rc = cli_open(&cf, path);
-    if (rc) return rc;
-    fprintf(cf.f, "block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s\n");
+    FILE *f = out_stream(c, c->block);
+    fprintf(f, "block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s\n");
     uint64_t M = hw->sram_per_block;
     for (int64_t B = 16; B <= 512; B += 16) {
         fa_blocks bk = {B, B};
@@ -231,24 +239,21 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
         fa_io_result r[FA_NALGO];
         for (int a = 0; a < FA_NALGO; a++) {
             fa_status st = fa_io_run(FA_PASS_FWD, (fa_algo)a, s, bk, M, hw, NULL, &r[a]);
-            if (st) {
-                cli_abort(&cf);
-                return cli_fail(st);
-            }
+            if (st) return cli_fail(st);
         }
-        fprintf(cf.f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", B,
+        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", B,
                 fa_counts_hbm_bytes(&r[1].counts), fa_counts_hbm_bytes(&r[2].counts),
                 fa_counts_hbm_bytes(&r[0].counts), r[1].time_s, r[2].time_s, r[0].time_s);
     }
-    if ((rc = commit_file(c, &cf))) return rc;
+    int rc = csv_done(c, c->block);
+    if (rc) return rc;
     if (c->plots) {
-        char vars[4000], png[1100];
-        snprintf(png, sizeof png, "%s/hbm_vs_block.png", c->dir);
+        char vars[4000];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", %s (M = %" PRIu64 " B): HBM bytes and roofline time vs B_r = B_c'",
-                 path, png, name, s->seqlen_q, hw->name, M);
-        if (gnuplot("hbm_vs_block.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
-        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+                 cli_outset_target(&c->os, c->block), cli_outset_target(&c->os, c->block_png), name, s->seqlen_q,
+                 hw->name, M);
+        draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
     return 0;
 }
@@ -298,31 +303,25 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         printf("\n");
     }
     /* memory_vs_n.csv: HBM peak of one training step vs N at B x H = 64 x 16 */
-    char path[1100];
-    snprintf(path, sizeof path, "%s/memory_vs_n.csv", c->dir);
-    cli_file cf;
-    int rc = cli_open(&cf, path);
-    if (rc) return rc;
-    fprintf(cf.f, "N,standard,flash1,flash2");
-    for (int h = 0; h < nh; h++) fprintf(cf.f, ",capacity_%s", hw[h].key);
-    fprintf(cf.f, "\n");
+    FILE *f = out_stream(c, c->mem);
+    fprintf(f, "N,standard,flash1,flash2");
+    for (int h = 0; h < nh; h++) fprintf(f, ",capacity_%s", hw[h].key);
+    fprintf(f, "\n");
     for (int64_t N = 256; N <= 65536; N *= 2) {
         fa_shape t = s;
         t.seqlen_q = t.seqlen_k = N;
-        fprintf(cf.f, "%" PRId64, N);
+        fprintf(f, "%" PRId64, N);
         for (int a = 0; a < FA_NALGO; a++) {
             fa_footprint fp;
             fa_status st = fa_hbm_footprint((fa_algo)a, &t, &fp);
-            if (st) {
-                cli_abort(&cf);
-                return cli_fail(st);
-            }
-            fprintf(cf.f, ",%" PRIu64, fa_footprint_peak(&fp, FA_PASS_FWDBWD));
+            if (st) return cli_fail(st);
+            fprintf(f, ",%" PRIu64, fa_footprint_peak(&fp, FA_PASS_FWDBWD));
         }
-        for (int h = 0; h < nh; h++) fprintf(cf.f, ",%" PRIu64, hw[h].hbm_capacity);
-        fprintf(cf.f, "\n");
+        for (int h = 0; h < nh; h++) fprintf(f, ",%" PRIu64, hw[h].hbm_capacity);
+        fprintf(f, "\n");
     }
-    if ((rc = commit_file(c, &cf))) return rc;
+    int rc = csv_done(c, c->mem);
+    if (rc) return rc;
     if (!c->quiet) {
         fa_footprint f2s, f2f, f4s, f4f;
         fa_shape t = s;
@@ -353,18 +352,17 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory)\n\n");
     }
     if (c->plots) {
-        char vars[4000], png[1100], names[256] = "";
+        char vars[4000], names[256] = "";
         for (int h = 0; h < nh; h++) {
             size_t l = strlen(names), k = strlen(hw[h].name);
             if (l + k + 2 >= sizeof names) break;
             if (h) names[l++] = ' ';
             memcpy(names + l, hw[h].name, k + 1);
         }
-        snprintf(png, sizeof png, "%s/memory_vs_n.png", c->dir);
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
-                 "(B x H = 64 x 16, d = 64, fp16): standard keeps P, FlashAttention keeps O and LSE'", path, png, nh, names);
-        if (gnuplot("memory_vs_n.gp", vars) == 0 && c->n_written < 64) snprintf(c->written[c->n_written++], 1100, "%s", png);
-        else fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", png);
+                 "(B x H = 64 x 16, d = 64, fp16): standard keeps P, FlashAttention keeps O and LSE'",
+                 cli_outset_target(&c->os, c->mem), cli_outset_target(&c->os, c->mem_png), nh, names);
+        draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
     return 0;
 }
@@ -373,12 +371,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
 static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
 {
     const fa_model *m = &me->m;
-    char path[1100];
-    snprintf(path, sizeof path, "%s/long_context.csv", c->dir);
-    cli_file cf;
-    int rc = cli_open(&cf, path);
-    if (rc) return rc;
-    fprintf(cf.f, "N,window,full_bytes,window_bytes,full_flops,window_flops,full_time_s,window_time_s\n");
+    FILE *f = out_stream(c, c->longctx);
+    fprintf(f, "N,window,full_bytes,window_bytes,full_flops,window_flops,full_time_s,window_time_s\n");
     if (!c->quiet) {
         printf("== long context: %s with its sliding window of %" PRId64 " tokens vs full causal attention; "
                "flash2 forward, one layer, B = 1, on %s\n", m->name, m->sliding_window, hw->name);
@@ -395,14 +389,11 @@ static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
         fa_io_result rf, rw;
         fa_status st = count(FA_ALGO_FLASH2, &s, hw->sram_per_block, hw, &rf);
         if (!st) st = count(FA_ALGO_FLASH2, &w, hw->sram_per_block, hw, &rw);
-        if (st) {
-            cli_abort(&cf);
-            return cli_fail(st);
-        }
+        if (st) return cli_fail(st);
         double bf = (double)fa_counts_hbm_bytes(&rf.counts), bw = (double)fa_counts_hbm_bytes(&rw.counts);
         double ff = (double)(rf.counts.flops_matmul + rf.counts.flops_other),
                fw = (double)(rw.counts.flops_matmul + rw.counts.flops_other);
-        fprintf(cf.f, "%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6e,%.6e\n", N, m->sliding_window, bf, bw, ff,
+        fprintf(f, "%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6e,%.6e\n", N, m->sliding_window, bf, bw, ff,
                 fw, rf.time_s, rw.time_s);
         if (!c->quiet) {
             char b[6][32];
@@ -412,7 +403,7 @@ static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
         }
     }
     if (!c->quiet) printf("\n");
-    return commit_file(c, &cf);
+    return csv_done(c, c->longctx);
 }
 
 int cmd_report(int argc, char **argv)
@@ -516,19 +507,36 @@ int cmd_report(int argc, char **argv)
                 }
             }
     }
-    if (mkdir_p(c.dir)) {
-        fprintf(stderr, "fasim: cannot create %s: %s\n", c.dir, strerror(errno));
+    /* Open every output now, before writing any: a path that cannot be written (a directory in
+     * the way, no permission) is exit 2 with nothing left behind. */
+    int longk = -1;
+    for (int k = 0; k < nm && longk < 0; k++)
+        if (models[k].m.sliding_window > 0) longk = k;
+    c.mem_png = c.longctx = c.sram_png = c.block_png = -1;
+    int ok = cli_outset_mkdir(&c.os, c.dir) == 0;
+    ok = ok && (c.report = out_file(&c, "report.csv", 0)) >= 0;
+    ok = ok && (c.mem = out_file(&c, "memory_vs_n.csv", 0)) >= 0;
+    ok = ok && (!c.plots || (c.mem_png = out_file(&c, "memory_vs_n.png", 1)) >= 0);
+    ok = ok && (longk < 0 || (c.longctx = out_file(&c, "long_context.csv", 0)) >= 0);
+    ok = ok && (c.decode = out_file(&c, "decode.csv", 0)) >= 0;
+    for (int k = 0; k < nm && ok; k++) {
+        char name[160];
+        snprintf(name, sizeof name, "hbm_vs_n_%s.csv", models[k].stem);
+        ok = (c.n_csv[k] = out_file(&c, name, 0)) >= 0;
+        snprintf(name, sizeof name, "hbm_vs_n_%s.png", models[k].stem);
+        c.n_png[k] = -1;
+        ok = ok && (!c.plots || (c.n_png[k] = out_file(&c, name, 1)) >= 0);
+    }
+    ok = ok && (c.sram = out_file(&c, "hbm_vs_sram.csv", 0)) >= 0;
+    ok = ok && (!c.plots || (c.sram_png = out_file(&c, "hbm_vs_sram.png", 1)) >= 0);
+    ok = ok && (c.block = out_file(&c, "hbm_vs_block.csv", 0)) >= 0;
+    ok = ok && (!c.plots || (c.block_png = out_file(&c, "hbm_vs_block.png", 1)) >= 0);
+    if (!ok) { /* the message printed */
+        cli_outset_abort(&c.os);
         free(rows);
         return EXIT_USAGE;
     }
     /* report.csv: every (model, hw, algo) row in the io CSV columns */
-    char path[1100];
-    snprintf(path, sizeof path, "%s/report.csv", c.dir);
-    cli_file cf;
-    if ((rc = cli_open(&cf, path))) {
-        free(rows);
-        return rc;
-    }
     for (int k = 0; k < nm; k++)
         for (int h = 0; h < nh; h++) {
             cli_opts o;
@@ -537,15 +545,12 @@ int cmd_report(int argc, char **argv)
             cli_col col[2] = {{.name = "model"}, {.name = "layers"}};
             snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
             snprintf(col[1].value, sizeof col[1].value, "%" PRId64, models[k].m.layers);
-            io_write_csv(cf.f, &o, &rows[k].s, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
+            io_write_csv(out_stream(&c, c.report), &o, &rows[k].s, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
         }
-    if ((rc = commit_file(&c, &cf))) {
-        free(rows);
-        return rc;
-    }
+    rc = csv_done(&c, c.report);
 
     /* Tables. */
-    for (int k = 0; k < nm && !c.quiet; k++) {
+    for (int k = 0; k < nm && !c.quiet && rc == 0; k++) {
         const fa_shape *s = &rows[k].s;
         char wbuf[64] = "";
         if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
@@ -575,19 +580,16 @@ int cmd_report(int argc, char **argv)
     /* Training: forward + backward on GPT-2 medium's shape, and the HBM footprint vs N. */
     if (rc == 0) rc = training(&c, hw, nh);
     /* Long context: a sliding window (Mistral-7B) against full causal attention. */
-    for (int k = 0; k < nm && rc == 0; k++)
-        if (models[k].m.sliding_window > 0) {
-            rc = long_context(&c, &models[k], &hw[nh - 1]);
-            break;
-        }
+    if (rc == 0 && longk >= 0) rc = long_context(&c, &models[longk], &hw[nh - 1]);
     /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
-    if (rc == 0) rc = infer_report(c.dir, c.quiet, hw, nh, c.written, &c.n_written, 64);
+    if (rc == 0) rc = infer_report(out_stream(&c, c.decode), c.quiet, hw, nh);
+    if (rc == 0) rc = csv_done(&c, c.decode);
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];
     for (int k = 0; k < nm && rc == 0; k++) {
         fa_shape s = rows[k].s;
-        rc = sweep_n(&c, &models[k], &s, ph);
+        rc = sweep_n(&c, k, &models[k], &s, ph);
     }
     int ref = 0;
     for (int k = 0; k < nm; k++)
@@ -597,7 +599,11 @@ int cmd_report(int argc, char **argv)
     if (rc == 0) rc = sweep_sram(&c, models[ref].m.name, &s, ph);
     if (rc == 0) rc = sweep_block(&c, models[ref].m.name, &s, ph);
     free(rows);
-    if (rc) return rc;
+    if (rc) {
+        cli_outset_abort(&c.os);
+        return rc;
+    }
+    if ((rc = cli_outset_commit(&c.os))) return rc;
     if (!c.quiet) {
         printf("files written:\n");
         for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
