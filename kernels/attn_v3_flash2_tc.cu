@@ -29,7 +29,9 @@
  * but O is rescaled only when some row of the warp raised its running max.  (Variant 5,
  * `v3_pipe`, S of the next K tile issued before this tile's softmax, measured 0.72-0.83x
  * FlashAttention-2 at d = 128 and was removed: docs/results.md, code at commit d93e6d4.)
- * Variant 7 (`v3_mt2_bc48`): as 1
+ * (Variant 8, `v3_ovl`, softmax and P V one m-tile after the other so that the second softmax
+ * may overlap the first P V, measured 3-6 % slower -- V fragments read twice a tile -- and was
+ * removed: code at commit 634aca6.)  Variant 7 (`v3_mt2_bc48`): as 1
  * with B_c 48 (fewer S registers; it spills as much and runs 5-8 % slower).  The O tile leaves through shared memory in
  * 16-byte row chunks.  Needs sm_80+ (mma.sync, ldmatrix, cp.async); built for sm_80 and sm_90.
  */
@@ -43,7 +45,7 @@
 
 /* ---- the kernel ---- */
 
-template <int D, int BC, int NW, int MT, int MINB, bool LAZY, typename T, bool OVL = false>
+template <int D, int BC, int NW, int MT, int MINB, bool LAZY, typename T>
 __global__ void __launch_bounds__(NW * 32, MINB)
     fa_v3_fwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
                      T *__restrict__ O, float *__restrict__ LSE, fa_gpu_shape sh,
@@ -144,29 +146,6 @@ __global__ void __launch_bounds__(NW * 32, MINB)
             for (int mt = 0; mt < MT; mt++) mask_m16<NB>(s[mt], sh, r0 + wrow + mt * 16, c0, g, t4);
         }
 
-        if constexpr (OVL) {
-            /* variant 8: m-tile by m-tile, softmax(mt) then its P V, so that the softmax of the
-             * second m-tile is independent of the first one's P V mma (the scheduler can
-             * interleave them); V fragments are read once per m-tile (twice per tile) */
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++) {
-                float al[2];
-                softmax_m16<NB, DB, true>(s[mt], o[mt], m[mt], l[mt], al, scale_log2);
-#pragma unroll
-                for (int kc = 0; kc < BC / 16; kc++) {
-                    uint32_t pa[4];
-                    p_fragment<T, NB>(pa, s[mt], kc);
-#pragma unroll
-                    for (int db2 = 0; db2 < DB / 2; db2++) {
-                        uint32_t bv[4];
-                        ldmatrix_x4_trans(bv, smem_u32(Vt + swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                                                   db2 * 16 + (lane >> 4) * 8)));
-                        mma16816<T>(o[mt][2 * db2], pa, bv[0], bv[1]);
-                        mma16816<T>(o[mt][2 * db2 + 1], pa, bv[2], bv[3]);
-                    }
-                }
-            }
-        } else {
         /* online softmax (lines 9-10) in base 2; P overwrites S in registers */
         float al[MT][2]; /* exp(m_old - m_new) per row */
 #pragma unroll
@@ -210,7 +189,6 @@ __global__ void __launch_bounds__(NW * 32, MINB)
                 }
             }
         }
-        }
         __syncthreads(); /* every warp is done with stage st before it is refilled (one barrier
                             per tile instead, refilling after the top barrier, measured 0-3 %
                             slower: analysis/measured/h200/ab1_fwd_*.csv) */
@@ -229,18 +207,18 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     store_rows<D, 16 * MT, T>(o_g, Os, lay, wrow, r0, sh.N_q, lane);
 }
 
-template <int D, int BC, int NW, int MT, int MINB, typename T, bool LAZY = false, bool OVL = false>
+template <int D, int BC, int NW, int MT, int MINB, typename T, bool LAZY = false>
 static cudaError_t launch_v3(const fa_gpu_shape *s, const void *Q, const void *K, const void *V,
                              void *O, float *LSE, cudaStream_t st)
 {
     constexpr int BR = 16 * MT * NW;
     const int bytes = (BR * D + 4 * BC * D) * (int)sizeof(T);
-    cudaError_t e = cudaFuncSetAttribute(fa_v3_fwd_kernel<D, BC, NW, MT, MINB, LAZY, T, OVL>,
+    cudaError_t e = cudaFuncSetAttribute(fa_v3_fwd_kernel<D, BC, NW, MT, MINB, LAZY, T>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     dim3 grid((s->N_q + BR - 1) / BR, s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v3_fwd_kernel<D, BC, NW, MT, MINB, LAZY, T, OVL><<<grid, NW * 32, bytes, st>>>(
+    fa_v3_fwd_kernel<D, BC, NW, MT, MINB, LAZY, T><<<grid, NW * 32, bytes, st>>>(
         (const T *)Q, (const T *)K, (const T *)V, (T *)O, LSE, *s, scale_log2);
     return cudaGetLastError();
 }
@@ -256,7 +234,6 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 3 ? launch_v3<64, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 6 ? launch_v3<64, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 7 ? launch_v3<64, 48, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
-               : variant == 8 ? launch_v3<64, 64, 4, 2, 1, T, false, true>(s, Q, K, V, O, LSE, st)
                               : launch_v3<64, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     if (s->d == 128)
         return variant == 0   ? launch_v3<128, 64, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
@@ -265,7 +242,6 @@ static cudaError_t v3_dispatch(const fa_gpu_shape *s, int variant, const void *Q
                : variant == 3 ? launch_v3<128, 64, 8, 2, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 6 ? launch_v3<128, 128, 8, 1, 1, T>(s, Q, K, V, O, LSE, st)
                : variant == 7 ? launch_v3<128, 48, 4, 2, 1, T>(s, Q, K, V, O, LSE, st)
-               : variant == 8 ? launch_v3<128, 64, 4, 2, 1, T, false, true>(s, Q, K, V, O, LSE, st)
                               : launch_v3<128, 64, 4, 2, 1, T, true>(s, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;
 }

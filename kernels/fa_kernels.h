@@ -52,8 +52,7 @@ typedef enum {
     FA_K_V3_MT2_BC48 = 10, /* 4 warps x 32 rows, B_c = 48 (fewer S registers; spills as much) */
     FA_K_V4 = 11,         /* Hopper wgmma (sm_90a): 2 warpgroups x 64 rows (B_r 128), B_c 128 */
     FA_K_V4_BC64 = 12,    /* as v4 with B_c 64 and two thread blocks per SM */
-    FA_K_V3_OVL = 13,     /* as v3_mt2, softmax and P V one m-tile after the other */
-    FA_K_COUNT = 14
+    FA_K_COUNT = 13
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -89,8 +88,7 @@ cudaError_t fa_v2_forward(const fa_gpu_shape *s, const float *Q, const float *K,
                           float *O, float *LSE, cudaStream_t st);
 /* variant 0: 8 warps x 16 rows; 1: 4 warps x 32 rows; 2: 4 x 32 rows with B_c 32;
  * 3: 8 warps x 32 rows; 4: as 1 with the lazy rescale; 6: 8 warps x 16 rows with B_c 128;
- * 7: as 1 with B_c 48; 8: as 1, softmax and P V m-tile by m-tile (5, the software-pipelined
- * v3_pipe, was removed after measurement). */
+ * 7: as 1 with B_c 48 (5, v3_pipe, and 8, v3_ovl, were removed after measurement). */
 cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v4 (attn_v4_wgmma.cu), sm_90a only (cudaErrorInvalidDeviceFunction elsewhere):

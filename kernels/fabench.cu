@@ -737,7 +737,7 @@ int main(int argc, char **argv)
                 memcpy(name, t, len);
                 name[len] = 0;
                 const int k = parse_kernel(name);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64, v3_ovl)", name);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", name);
                 if (o.nk >= FA_K_COUNT) usage_error("--kernels lists more kernels than there are", val);
                 o.kernels[o.nk++] = k;
                 if (!c) break;
@@ -837,7 +837,7 @@ int main(int argc, char **argv)
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
                            FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
-                           FA_K_V4, FA_K_V4_BC64, FA_K_V3_OVL};
+                           FA_K_V4, FA_K_V4_BC64};
         for (int k : all) o.kernels[o.nk++] = k;
         o.default_kernels = 1;
     }
