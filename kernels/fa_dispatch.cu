@@ -40,6 +40,12 @@ extern "C" const char *fa_gpu_arch_check(fa_kernel_id k)
 
 extern "C" const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s)
 {
+    const char *why = fa_gpu_check_shape(k, s);
+    return why ? why : fa_gpu_arch_check(k);
+}
+
+extern "C" const char *fa_gpu_check_shape(fa_kernel_id k, const fa_gpu_shape *s)
+{
     static char msg[256];
     if (k < 0 || k >= FA_K_COUNT) return "unknown kernel";
     if (s->B < 1 || s->H < 1 || s->H_kv < 1 || s->N_q < 1 || s->N_k < 1 || s->d < 1) {
@@ -62,7 +68,7 @@ extern "C" const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s)
     if ((k == FA_K_V0 || k == FA_K_V0_LOW) &&
         (long long)s->B * s->H * s->N_q > 0x7fffffffLL)
         return "v0: B * H * N_q must be < 2^31 (one softmax block per row)";
-    return fa_gpu_arch_check(k);
+    return NULL;
 }
 
 extern "C" size_t fa_gpu_workspace_bytes(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype dt)

@@ -65,6 +65,8 @@ const char *fa_gpu_check(fa_kernel_id k, const fa_gpu_shape *s);
 
 /* Returns NULL when the current device can run kernel k, else why not (v4 needs sm_90). */
 const char *fa_gpu_arch_check(fa_kernel_id k);
+/* fa_gpu_check without the device part: the shape alone (no CUDA call). */
+const char *fa_gpu_check_shape(fa_kernel_id k, const fa_gpu_shape *s);
 
 /* Workspace bytes kernel k needs (v0: S and P, B*H*N_q*N_k elements; v1: l and m). */
 size_t fa_gpu_workspace_bytes(fa_kernel_id k, const fa_gpu_shape *s, fa_gpu_dtype dt);

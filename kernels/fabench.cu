@@ -72,8 +72,7 @@ extern "C" {
 
 static void usage_error(const char *msg, const char *arg)
 {
-    fprintf(stderr, "fabench: %s%s%s\n(see the comment at the top of kernels/fabench.cu)\n", msg,
-            arg ? ": " : "", arg ? arg : "");
+    fprintf(stderr, "fabench: %s%s%s (fabench --help)\n", msg, arg ? ": " : "", arg ? arg : "");
     exit(2);
 }
 
@@ -718,12 +717,16 @@ int main(int argc, char **argv)
         if (!val) usage_error("missing value after", a);                 \
         i++;                                                             \
     } while (0)
-        if (!strcmp(a, "--check")) mode = 1;
-        else if (!strcmp(a, "--sweep")) mode = 2;
+        if (!strcmp(a, "--check") || !strcmp(a, "--sweep")) {
+            const int m = a[2] == 'c' ? 1 : 2;
+            if (mode && mode != m) usage_error("say only one of --check, --sweep, --shape", a);
+            mode = m;
+        }
         else if (!strcmp(a, "--shape")) {
             NEEDVAL();
-            std::vector<int> v = parse_ints(val, "--shape wants B,H,H_kv,N_q,N_k,d,causal");
-            if (v.size() != 7) usage_error("--shape wants 7 integers B,H,H_kv,N_q,N_k,d,causal", val);
+            if (mode && mode != 3) usage_error("say only one of --check, --sweep, --shape", a);
+            std::vector<int> v = parse_ints(val, "--shape wants 7 integers in [0, 2^31 - 1]: B,H,H_kv,N_q,N_k,d,causal");
+            if (v.size() != 7) usage_error("--shape wants 7 integers in [0, 2^31 - 1]: B,H,H_kv,N_q,N_k,d,causal", val);
             one = mk(v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
             mode = 3;
         } else if (!strcmp(a, "--kernels")) {
@@ -841,6 +844,28 @@ int main(int argc, char **argv)
         for (int k : all) o.kernels[o.nk++] = k;
         o.default_kernels = 1;
     }
+    if (mode == 2 || mode == 3) {
+        for (int d : o.ds)
+            if (mode == 2 && 2048 % d) usage_error("--d must divide 2048 in a sweep", NULL);
+        for (int n : o.ns)
+            if (mode == 2 && (n < 1 || 16384 % n)) usage_error("--n must divide 16384 in a sweep", NULL);
+    }
+    if (mode == 3) { /* reject a bad shape before touching the GPU */
+        for (int i = 0; i < o.nk; i++) {
+            const char *why = fa_gpu_check_shape((fa_kernel_id)o.kernels[i], &one);
+            if (why) {
+                fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o.kernels[i]), why);
+                return 2;
+            }
+        }
+        if (o.bwd && one.d != 64 && strstr(o.bwd_only, "v3_bwd_occ2"))
+            usage_error("v3_bwd_occ2 runs d = 64 only", o.bwd_only);
+    }
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+        fprintf(stderr, "fabench: no CUDA device\n");
+        return 1;
+    }
     if (o.default_kernels) {
         int n = 0;
         for (int i = 0; i < o.nk; i++) {
@@ -850,19 +875,11 @@ int main(int argc, char **argv)
         }
         o.nk = n;
     }
-    if (mode == 2 || mode == 3) {
-        for (int d : o.ds)
-            if (mode == 2 && 2048 % d) usage_error("--d must divide 2048 in a sweep", NULL);
-        for (int n : o.ns)
-            if (mode == 2 && (n < 1 || 16384 % n)) usage_error("--n must divide 16384 in a sweep", NULL);
-    }
-    if (mode == 3) { /* reject a bad shape before touching the GPU */
-        for (int i = 0; i < o.nk; i++) {
-            const char *why = fa_gpu_check((fa_kernel_id)o.kernels[i], &one);
-            if (why) {
-                fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o.kernels[i]), why);
-                return 2;
-            }
+    for (int i = 0; i < o.nk; i++) { /* kernels named with --kernels must run on this device */
+        const char *why = fa_gpu_arch_check((fa_kernel_id)o.kernels[i]);
+        if (why) {
+            fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o.kernels[i]), why);
+            return 2;
         }
     }
     if (fa_gpu_init() != 0) {
