@@ -35,9 +35,11 @@ typedef struct {
  * repeated or bad key or value; the message names FILE:LINE, the key, the value and the limit). */
 fa_status fa_hw_load_file(const char *path, fa_hw *hw);
 
-/* Loads profile `key` ("a100", "h100", "h200") from directory dir (NULL: the built-in
- * FASIM_HW_DIR, overridable with the environment variable FASIM_HW_DIR).
- * Errors: FA_EINVAL for an unknown key (the message lists the known ones), FA_EIO. */
+/* Loads profile `key` ("a100", "h100", "h200") from directory dir (NULL or "": the built-in
+ * FASIM_HW_DIR, overridable with the environment variable FASIM_HW_DIR; set but empty counts as
+ * unset).  The file's `key` line must equal `key`.
+ * Errors: FA_EINVAL for an unknown key (the message lists the known ones), a bad file or a file
+ * whose `key` differs (FILE:LINE), FA_EIO. */
 fa_status fa_hw_load(const char *key, const char *dir, fa_hw *hw);
 
 /* The keys of the shipped profiles, NULL-terminated. */

@@ -4,7 +4,8 @@
  * and blank lines ignored.  Parsing is strict so that a typo cannot pass unnoticed: an unknown
  * key, a key given twice, a key without a value, a fractional value for a byte or SM count, a
  * line longer than HW_LINE_MAX characters, a text value that does not fit its field, and a
- * per-block SRAM larger than the per-SM SRAM are each rejected with FA_EINVAL and a message
+ * per-block SRAM larger than the per-SM SRAM, a number that is not decimal (0x10, inf) and a `key`
+ * other than the --hw key the file was loaded for are each rejected with FA_EINVAL and a message
  * "FILE:LINE: ..." naming the key, the value and the limit. */
 #include "fa_hw.h"
 
@@ -66,11 +67,34 @@ static const char *key_list(void)
     return buf;
 }
 
-/* Parses the value of numeric key idx: a positive finite number; a whole one for byte and SM
- * counts, below 2^63 (sms: INT_MAX; l2_partitions: 1 or 2). */
+/* Whether v is a decimal number: [+-]digits[.digits][e[+-]digits], at least one mantissa digit
+ * (strtod alone would also take 0x10, inf and nan). */
+static int is_decimal(const char *v)
+{
+    const char *p = v;
+    int digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    while (isdigit((unsigned char)*p)) p++, digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return 0;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return *p == '\0';
+}
+
+/* Parses the value of numeric key idx: a positive finite decimal number; a whole one for byte
+ * and SM counts, below 2^63 (sms: INT_MAX; l2_partitions: 1 or 2). */
 static fa_status parse_num(const char *path, int line, int idx, const char *v, double *out)
 {
     const char *k = KEYS[idx].name;
+    if (!is_decimal(v))
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a decimal number (digits, an optional '.' and "
+                "e exponent, e.g. 4.8e12; no hex, inf or nan)", path, line, k, v);
     char *end;
     errno = 0;
     double x = strtod(v, &end);
@@ -138,7 +162,8 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     return FA_OK;
 }
 
-fa_status fa_hw_load_file(const char *path, fa_hw *hw)
+/* Reads profile file path; when want_key is not NULL, its `key` must be want_key. */
+static fa_status load_file(const char *path, const char *want_key, fa_hw *hw)
 {
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open hardware profile %s: %s", path, strerror(errno));
@@ -169,19 +194,25 @@ fa_status fa_hw_load_file(const char *path, fa_hw *hw)
                 "thread block cannot use more shared memory than its SM has",
                 path, seen[SRAM_BLOCK], (unsigned long long)hw->sram_per_block,
                 (unsigned long long)hw->sram_per_sm, seen[SRAM_SM]);
+    if (want_key && strcmp(hw->key, want_key) != 0)
+        FA_FAIL(FA_EINVAL, "%s:%d: key = '%s' differs from the profile requested, --hw %s (this file is "
+                "read for %s only; the key must be '%s')", path, seen[KEY], hw->key, want_key, want_key,
+                want_key);
     if (hw->l2_partitions == 0) hw->l2_partitions = 1;
     return FA_OK;
 }
 
+fa_status fa_hw_load_file(const char *path, fa_hw *hw) { return load_file(path, NULL, hw); }
+
 fa_status fa_hw_load(const char *key, const char *dir, fa_hw *hw)
 {
     if (!dir) dir = getenv("FASIM_HW_DIR");
-    if (!dir) dir = FASIM_HW_DIR;
+    if (!dir || !*dir) dir = FASIM_HW_DIR; /* FASIM_HW_DIR= (set but empty) counts as unset */
     for (int i = 0; fa_hw_keys[i]; i++) {
         if (strcmp(key, fa_hw_keys[i]) == 0) {
             char path[1024];
             snprintf(path, sizeof path, "%s/%s", dir, hw_files[i]);
-            return fa_hw_load_file(path, hw);
+            return load_file(path, fa_hw_keys[i], hw);
         }
     }
     FA_FAIL(FA_EINVAL, "unknown hardware profile '%s' (known: a100, h100, h200)", key);

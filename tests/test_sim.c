@@ -660,6 +660,54 @@ static void test_hw_strict(void **state)
     assert_int_equal(strlen(hw.name), 47);
     assert_int_equal(load_variant(t, "key = toy", "key = a-very-long-profile-key", &hw), FA_EINVAL);
     assert_non_null(strstr(fa_last_error(), "(limit 15)"));
+    /* numbers are decimal: no hex (strtod would read 0x10 as 16), inf or nan */
+    assert_int_equal(load_variant(t, "hbm_bandwidth", "hbm_bandwidth_bytes_per_s = 0x10", &hw), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":4: hbm_bandwidth_bytes_per_s = '0x10' is not a decimal number"));
+    assert_int_equal(load_variant(t, "sms", "sms = 0XA", &hw), FA_EINVAL);
+    assert_int_equal(load_variant(t, "hbm_bandwidth", "hbm_bandwidth_bytes_per_s = 0x1p40", &hw), FA_EINVAL);
+    assert_int_equal(load_variant(t, "peak_fp16", "peak_fp16_flops = infinity", &hw), FA_EINVAL);
+    assert_int_equal(load_variant(t, "peak_fp16", "peak_fp16_flops = 1e", &hw), FA_EINVAL);
+    assert_int_equal(load_variant(t, "peak_fp16", "peak_fp16_flops = .", &hw), FA_EINVAL);
+    assert_int_equal(load_variant(t, "peak_fp16", "peak_fp16_flops = .5e12", &hw), FA_OK);
+    assert_int_equal(load_variant(t, "peak_fp16", "peak_fp16_flops = 5.E+12", &hw), FA_OK);
+    assert_true(hw.peak_fp16 == 5e12);
+    assert_int_equal(load_variant(t, "sms", "sms = 010", &hw), FA_OK); /* decimal, not octal */
+    assert_int_equal(hw.sms, 10);
+}
+
+/* A profile loaded for --hw K must say key = K; FASIM_HW_DIR= (empty) is the built-in directory. */
+static void test_hw_key_and_dir(void **state)
+{
+    hwtmp *t = *state;
+    fa_hw hw;
+    char path[160], want[256];
+    snprintf(path, sizeof path, "%s/h200-sxm.hw", t->dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("# a copy of another GPU's file\n", f);
+    fputs(good_profile, f);
+    fclose(f);
+    /* good_profile says key = toy (line 3 of the copy) */
+    assert_int_equal(fa_hw_load("h200", t->dir, &hw), FA_EINVAL);
+    snprintf(want, sizeof want, "%s:4: key = 'toy' differs from the profile requested, --hw h200", path);
+    assert_non_null(strstr(fa_last_error(), want));
+    /* the same file read by path has no expected key */
+    assert_int_equal(fa_hw_load_file(path, &hw), FA_OK);
+    assert_string_equal(hw.key, "toy");
+    unlink(path);
+    /* FASIM_HW_DIR set but empty: the built-in directory, not "/h200-sxm.hw" */
+    const char *old = getenv("FASIM_HW_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    assert_int_equal(setenv("FASIM_HW_DIR", "", 1), 0);
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    assert_string_equal(hw.key, "h200");
+    assert_int_equal(fa_hw_load("h200", "", &hw), FA_OK);
+    if (saved) {
+        setenv("FASIM_HW_DIR", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("FASIM_HW_DIR");
+    }
 }
 
 static void test_hw_errors(void **state)
@@ -730,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_hw_shipped_profiles),
         cmocka_unit_test_setup_teardown(test_hw_profile_files, hw_setup, hw_teardown),
         cmocka_unit_test_setup_teardown(test_hw_strict, hw_setup, hw_teardown),
+        cmocka_unit_test_setup_teardown(test_hw_key_and_dir, hw_setup, hw_teardown),
         cmocka_unit_test(test_hw_errors),
         cmocka_unit_test(test_parse_bytes),
     };

@@ -5,7 +5,8 @@
  * columns of tiles in HBM (the tile just read in blue, just written in red, the last tile of each
  * tensor loaded into SRAM in light blue), the T_r x T_c grid of score tiles (computed: green;
  * skipped under a causal mask: dark grey), and the cumulative HBM bytes per tensor.  gnuplot
- * (plots/anim_frames.gp, plots/anim_draw.gp) renders frame_NNNN.png and anim.gif.
+ * (plots/anim_frames.gp, plots/anim_draw.gp) renders frame_NNNN.png and anim.gif from frames.dat,
+ * labels.dat and bytes.dat, which stay beside them (gnuplot.log, its messages, does not).
  * --heatmap instead counts how often each tile of Q, K, V, O was read and written, flash1 beside
  * flash2, prints the table and draws heatmap.png (plots/anim_heatmap.gp).
  * The tiles must fit the SRAM M (--sram, else the --hw profile's), as in `fasim io`.  Every output
@@ -35,7 +36,9 @@ static const char *const animate_help =
     "  Draws the HBM<->SRAM tile transfers of one forward pass (batch 0, head 0): one PNG per\n"
     "  transfer (DIR/frame_NNNN.png) and DIR/anim.gif -- Q, K, V, O and statistics as tiles in\n"
     "  HBM, the tile moving now (blue read, red write), the tiles in SRAM, the score tiles computed\n"
-    "  (grey: skipped by a causal mask), cumulative HBM bytes per tensor.\n"
+    "  (grey: skipped by a causal mask), cumulative HBM bytes per tensor.  Beside them, the data\n"
+    "  gnuplot draws, one block per frame: DIR/frames.dat (x y w h colour of every tile),\n"
+    "  DIR/labels.dat (the captions) and DIR/bytes.dat (per tensor: index name read write bytes).\n"
     "  --heatmap: how many times each tile of Q, K, V, O was read and written, flash1 vs flash2\n"
     "  (table on stdout, DIR/heatmap.csv, DIR/heatmap.png).\n"
     "options: --algo (default flash2), --seqlen --seqlen-k --headdim --headdim-v --dtype --causal,\n"
@@ -394,6 +397,7 @@ int cmd_animate(int argc, char **argv)
             out = EXIT_RUN;
             goto done;
         }
+        cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
         if ((out = cli_outset_commit(&os))) goto done;
         printf("tile reads and writes, batch 0 head 0: N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 ", tiles %" PRId64 " x %" PRId64
                " (T_r = %" PRId64 ", T_c = %" PRId64 ")%s\n",
@@ -453,12 +457,14 @@ int cmd_animate(int argc, char **argv)
         out = EXIT_RUN;
         goto done;
     }
+    cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
     uint64_t tot = 0;
     for (int f = 0; f < R[0].n; f++) tot += R[0].r[f].bytes;
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
            cli_bytes((double)tot, b1, sizeof b1), T_r, T_c);
-    printf("wrote %s/frame_0001.png .. frame_%04d.png and %s/anim.gif\n", out_dir, R[0].n, out_dir);
+    printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",
+           out_dir, R[0].n);
     goto done;
 bad_path: /* its message printed */
     out = EXIT_USAGE;

@@ -30,8 +30,12 @@ static const char *const check_help =
     "  fp8_e4m3; e5m2: of fp8_e5m2) runs every algorithm emulated in that precision beside naive\n"
     "  attention in it; verdict max|out - ref| <= 2 max|naive - ref|\n"
     "  (--pass bwd: the gradients, 3x); --exp2 (log2 e folded into the scale), --acc fp32|fp64\n"
-    "  --study DIR [--seqlen MAXN --headdim MAXD] [--no-plots] [--quiet]: error vs N, vs d, with outliers\n"
-    "  (CSV + PNG; --quiet: no \"wrote\" line)\n"
+    "  --study DIR [--seqlen MAXN] [--headdim MAXD] [--seed S] [--no-plots] [--quiet]: error vs N, vs d\n"
+    "  and with outliers, for all five dtypes (CSV + PNG; --no-plots: CSV only; --quiet: no progress\n"
+    "  and no \"wrote\" line).  N = 16, 32, 64, ...: the powers of two from 16 up to the largest\n"
+    "  <= MAXN (default 1024), at d = min(MAXD, 64); d = 16, 32, ... <= MAXD (default 256) at\n"
+    "  N = min(MAXN, 256).  Limits: 16 <= MAXN <= 4096, 16 <= MAXD <= 1024.  The study takes no\n"
+    "  other option (exit 2 naming it)\n"
     "external kernels (docs/validate.md): --q q.npy --k k.npy --v v.npy --out o.npy [--lse lse.npy]\n"
     "  [--dout do.npy --dq dq.npy --dk dk.npy --dv dv.npy] [--layout bhnd|bnhd] [--bf16] [--causal] [--scale]\n"
     "  --save-npy DIR [--dtype] [shape options]: writes a sample problem as .npy files\n";
@@ -178,6 +182,30 @@ out:
     return rc;
 }
 
+/* --study takes only these options (a value follows each but the flags); every other one would be
+ * ignored, so it is refused.  Returns 0 or EXIT_USAGE (after one message). */
+static int study_args_ok(int argc, char **argv)
+{
+    static const char *const with_value[] = {"--study", "--seqlen", "--headdim", "--seed"};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        size_t n = strcspn(a, "=");
+        int ok = !strcmp(a, "--no-plots") || !strcmp(a, "--quiet");
+        for (size_t k = 0; !ok && k < sizeof with_value / sizeof with_value[0]; k++) {
+            if (strlen(with_value[k]) != n || strncmp(a, with_value[k], n) != 0) continue;
+            if (a[n] == '=' && k == 0) break; /* --study takes no --study=DIR */
+            ok = 1;
+            if (a[n] == '\0') i++; /* its value */
+        }
+        if (!ok) {
+            fprintf(stderr, "fasim: check --study does not use %s (the study takes only --seqlen MAXN, --headdim "
+                            "MAXD, --seed S, --no-plots and --quiet; see fasim check --help)\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -185,8 +213,19 @@ int cmd_check(int argc, char **argv)
             fputs(check_help, stdout);
             return 0;
         }
+    const int argc0 = argc;
+    char **argv0 = malloc((size_t)(argc + 1) * sizeof *argv0); /* argv before the numerics options go */
+    if (!argv0) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
+    memcpy(argv0, argv, (size_t)(argc + 1) * sizeof *argv0);
     num_opts no; /* --dtype, external tensors, studies: cmd_numerics.c */
-    if (cli_numerics_args(&argc, argv, &no)) return EXIT_USAGE;
+    int bad = cli_numerics_args(&argc, argv, &no);
+    if (!bad && no.study) bad = study_args_ok(argc0, argv0);
+    free(argv0);
+    if (bad) return EXIT_USAGE;
+    if (no.no_plots && !no.study) {
+        fprintf(stderr, "fasim: check --no-plots applies only to --study DIR (the error study); drop it or add --study\n");
+        return EXIT_USAGE;
+    }
     int varlen_args = 0; /* --cu-seqlens ... --pass bwd: the varlen backward, not the numerics path */
     for (int i = 2; i < argc; i++) varlen_args |= !strncmp(argv[i], "--cu-seqlens", 12);
     int only_pass = no.bwd && !no.dtype_given && !no.q && !no.k && !no.v && !no.out && !no.study &&

@@ -878,7 +878,7 @@ static int run_study(const cli_opts *o, const num_opts *no)
         for (size_t t = 0; t < sizeof S_DTYPES / sizeof S_DTYPES[0] && !st; t++) {
             char lead[32];
             if (part == 0)
-                for (int64_t N = 64 < maxn ? 64 : 16; N <= maxn && !st; N *= 2) {
+                for (int64_t N = 16; N <= maxn && !st; N *= 2) { /* powers of two from 16, <= MAXN */
                     snprintf(lead, sizeof lead, "%" PRId64, d0);
                     if (!o->quiet) fprintf(stderr, "\rstudy: %s N = %" PRId64 "      ", fa_dtype_name(S_DTYPES[t]), N);
                     st = study_point(f, S_DTYPES[t], N, d0, 0, o->seed + (unsigned long)N, lead);

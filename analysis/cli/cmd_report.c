@@ -40,7 +40,9 @@ static const char *const report_help =
     "  Then long context: the first model with a sliding window (Mistral-7B), flash2 forward,\n"
     "  N = 4k .. 256k, its window vs full causal attention on the last --hw (long_context.csv).\n"
     "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
-    "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n";
+    "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n"
+    "  --no-plots: the CSVs only, no PNG (no gnuplot).  --quiet: nothing on stdout -- no tables,\n"
+    "  no \"wrote\" lines -- only the files (errors still go to stderr).\n";
 
 #define MAX_MODELS 16
 #define MAX_HW 3
