@@ -98,3 +98,49 @@ v=$("$FASIM" compare --no-l2 --measured "$T/cc_64.csv" --format csv 2>&1 | tail 
 [ "$v" = "nan" ] && pass "compare --no-l2 --measured FILE" || fail "compare --no-l2 first: got '$v'"
 v=$("$FASIM" compare --measured "$T/cc_64.csv" --no-l2 --format csv 2>&1 | tail -1 | cut -d, -f16)
 [ "$v" = "nan" ] && pass "compare --measured FILE --no-l2" || fail "compare --no-l2 last: got '$v'"
+
+# ---- compare: extra trailing fields, a duplicate last column, CR inside a line ----
+# compare_input.csv has CRLF line ends: fields appended after them must still count
+CI=analysis/measured/h200/compare_input.csv
+{ head -1 "$CI"; sed -n 2p "$CI" | sed 's/$/,extra/'; } > "$T/cc_x1.csv"
+expect_msg "compare: 18-field header, row + ',extra' (CRLF)" "cc_x1.csv:2: 19 fields, the header has 18" -- compare --measured "$T/cc_x1.csv"
+{ head -1 "$CI"; sed -n 2p "$CI" | sed 's/$/,a,b/'; } > "$T/cc_x2.csv"
+expect_msg "compare: 18-field header, row + ',a,b' (CRLF)" "cc_x2.csv:2: 20 fields, the header has 18" -- compare --measured "$T/cc_x2.csv"
+{ head -2 "$CI" | tr -d '\r' | sed '2s/$/,extra/'; } > "$T/cc_x3.csv"
+expect_msg "compare: 18-field header, row + ',extra' (LF)" "cc_x3.csv:2: 19 fields, the header has 18" -- compare --measured "$T/cc_x3.csv"
+{ head -1 "$CI" | sed 's/$/,d/'; sed -n 2p "$CI" | sed 's/$/,64/'; } > "$T/cc_xd.csv"
+expect_msg "compare: header '...,l2_write_bytes,d' (d twice, last)" "cc_xd.csv:1: column 'd' appears twice in the header (columns 7 and 19)" -- compare --measured "$T/cc_xd.csv"
+printf 'kernel,B,H,N_q,d\nv3,1\r,1,1024,64\n' > "$T/cc_cr.csv"
+expect_msg "compare: carriage return inside a row" "cc_cr.csv:2: column B holds a carriage return" -- compare --measured "$T/cc_cr.csv"
+printf 'kernel,B,H\r,N_q,d\nv3,1,1,1024,64\n' > "$T/cc_crh.csv"
+expect_msg "compare: carriage return inside the header" "cc_crh.csv:1: column 3 of the header holds a carriage return" -- compare --measured "$T/cc_crh.csv"
+"$FASIM" compare --measured "$CI" --hw h200 --format csv >/dev/null 2>&1 && pass "compare: CRLF compare_input.csv still read" \
+    || fail "compare: CRLF compare_input.csv refused"
+
+# ---- compare: ms > 0; an empty ms is the column left out ----
+for ms in 0 0.0 -1 -0.5; do
+    printf 'kernel,B,H,N_q,d,ms\nv3,1,1,1024,64,%s\n' "$ms" > "$T/cc_ms.csv"
+    expect_msg "compare: ms = $ms names the range" "cc_ms.csv:2: column ms = '$ms' must be a finite number > 0" -- compare --measured "$T/cc_ms.csv"
+done
+printf 'kernel,B,H,N_q,d,ms\nv3,1,1,1024,64,\n' > "$T/cc_msempty.csv"
+printf 'kernel,B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/cc_msnone.csv"
+a=$("$FASIM" compare --measured "$T/cc_msempty.csv" | tail -n +2)
+b=$("$FASIM" compare --measured "$T/cc_msnone.csv" | tail -n +2)
+[ -n "$a" ] && [ "$a" = "$b" ] && pass "compare: empty ms prints as no ms column (table)" || fail "compare empty ms: '$a' vs '$b'"
+echo "$a" | grep -qiE 'nan|inf' && fail "compare table prints nan/inf: $a" || pass "compare table: no nan or inf"
+v=$(echo "$a" | tail -1 | awk '{ print $(NF - 1), $NF }')
+[ "$v" = "- -" ] && pass "compare table: missing meas ms and ratio print '-'" || fail "compare table placeholder: '$v'"
+a=$("$FASIM" compare --measured "$T/cc_msempty.csv" --format csv | tail -1 | cut -d, -f19)
+b=$("$FASIM" compare --measured "$T/cc_msnone.csv" --format csv | tail -1 | cut -d, -f19)
+[ "$a" = "nan" ] && [ "$b" = "nan" ] && pass "compare csv: empty or absent ms is nan" || fail "compare csv ms: '$a' '$b'"
+"$FASIM" compare --measured "$T/cc_msempty.csv" --format json | jq -e '.[0].meas_ms == null' >/dev/null \
+    && pass "compare json: empty ms is null" || fail "compare json empty ms"
+# a measured byte count of 0 is allowed, but gives no ratio
+printf 'kernel,B,H,N_q,d,ms,dram_read_bytes,dram_write_bytes\nv3,1,1,1024,64,0.5,0,0\n' > "$T/cc_zero.csv"
+v=$("$FASIM" compare --measured "$T/cc_zero.csv" | tail -1)
+echo "$v" | grep -qiE 'nan|inf' && fail "compare: 0 measured bytes print nan/inf: $v" || pass "compare: 0 measured bytes, no inf"
+
+# ---- sweep: a failing point is named ----
+expect_msg "sweep: tiles over M name the point and algorithm" "at block-r = 512 (standard): SRAM buffer O_i" -- sweep --vary block-r=16:4096:x2 --block-c 64
+expect_msg "sweep --algo flash2: the point and algorithm" "at block-r = 512 (flash2): SRAM buffer O_i" -- sweep --vary block-r=16:4096:x2 --block-c 64 --algo flash2
+expect_msg "sweep: two varied names" "at block-r = 512, seqlen = 1024 (flash1): " -- sweep --vary block-r=16:4096:x2 --vary seqlen=1024 --block-c 64 --algo flash1

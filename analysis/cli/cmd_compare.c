@@ -29,7 +29,9 @@ static const char *const compare_help =
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
     "  Each column appears once, under one of its names; every row has the header's number\n"
     "  of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers 1..2^31-1; block_r, block_c:\n"
-    "  1..2^20, both or neither; causal 0 or 1; the other numbers finite and >= 0.  The tiles\n"
+    "  1..2^20, both or neither; causal 0 or 1; ms finite and > 0; the other numbers finite\n"
+    "  and >= 0.  An empty field of an optional column is read as the column left out: the\n"
+    "  table prints '-' (and no ratio), CSV nan, JSON null.  The tiles\n"
     "  Q_i, K_j, V_j must fit M: (B_r d + B_c d + B_c d_v) x element size <= M (fasim io\n"
     "  refuses such tiles too); fasim's fp32 S_ij, O_i, m_i, l_i may exceed M (a kernel keeps\n"
     "  them in registers).  --block-r, --block-c and --blocks paper are refused: the tile\n"
@@ -52,7 +54,10 @@ static int split(char *line, char **f, int max)
 {
     int n = 0;
     char *p = line;
-    line[strcspn(line, "\r\n")] = '\0';
+    /* only the line end: a carriage return elsewhere stays in its field (and is refused) */
+    size_t len = strlen(line);
+    if (len && line[len - 1] == '\n') line[--len] = '\0';
+    if (len && line[len - 1] == '\r') line[--len] = '\0';
     for (;;) {
         char *start = p;
         if (*p == '"') { /* quoted field: no embedded quotes or commas expected */
@@ -99,6 +104,7 @@ typedef struct {
     col_kind kind;
     int64_t lo, hi;       /* COL_WHOLE: the range */
     int required;         /* in the header and in every row */
+    int positive;         /* COL_REAL: > 0 (a time), else >= 0 */
 } col_spec;
 
 enum { C_KERNEL, C_B, C_H, C_HKV, C_NQ, C_NK, C_D, C_DV, C_CAUSAL, C_DTYPE, C_ALGO, C_BR, C_BC, C_OCC,
@@ -118,7 +124,7 @@ static const col_spec specs[NSPEC] = {
     [C_BR] = {{"block_r", NULL}, COL_WHOLE, 1, TILE_MAX, 0},
     [C_BC] = {{"block_c", NULL}, COL_WHOLE, 1, TILE_MAX, 0},
     [C_OCC] = {{"blocks_per_sm", NULL}, COL_WHOLE, 1, 32, 0},
-    [C_MS] = {{"ms", "time_ms", NULL}, COL_REAL, 0, 0, 0},
+    [C_MS] = {{"ms", "time_ms", NULL}, COL_REAL, 0, 0, 0, 1},
     [C_DR] = {{"dram_read_bytes", "dram__bytes_read.sum", NULL}, COL_REAL, 0, 0, 0},
     [C_DW] = {{"dram_write_bytes", "dram__bytes_write.sum", NULL}, COL_REAL, 0, 0, 0},
     [C_LR] = {{"l2_read_bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", NULL}, COL_REAL, 0, 0, 0},
@@ -142,6 +148,12 @@ static int read_header(const char *path, const header *h, int idx[NSPEC])
                 return EXIT_USAGE;
             }
     }
+    for (int i = 0; i < h->n; i++)
+        if (strchr(h->name[i], '\r')) {
+            fprintf(stderr, "fasim: %s:1: column %d of the header holds a carriage return (a CRLF line end in the "
+                            "middle of the line?)\n", path, i + 1);
+            return EXIT_USAGE;
+        }
     for (int k = 0; k < NSPEC; k++) {
         idx[k] = -1;
         for (int a = 0; specs[k].names[a]; a++)
@@ -167,6 +179,12 @@ static int read_header(const char *path, const header *h, int idx[NSPEC])
 static int read_row(const char *path, int lineno, const header *h, const int idx[NSPEC], char **fld,
                     int64_t whole[NSPEC], double real[NSPEC])
 {
+    for (int c = 0; c < h->n; c++)
+        if (strchr(fld[c], '\r')) {
+            fprintf(stderr, "fasim: %s:%d: column %s holds a carriage return (a CRLF line end in the middle of the "
+                            "line?)\n", path, lineno, h->name[c]);
+            return EXIT_USAGE;
+        }
     for (int k = 0; k < NSPEC; k++) {
         whole[k] = -1;
         real[k] = NAN;
@@ -186,9 +204,10 @@ static int read_row(const char *path, int lineno, const header *h, const int idx
                                 "\n", path, lineno, h->name[c], f, specs[k].lo, specs[k].hi);
             return EXIT_USAGE;
         }
-        if (specs[k].kind == COL_REAL && (parse_num(f, &real[k]) || real[k] < 0)) {
-            fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a finite number >= 0\n", path, lineno,
-                    h->name[c], f);
+        if (specs[k].kind == COL_REAL &&
+            (parse_num(f, &real[k]) || real[k] < 0 || (specs[k].positive && real[k] == 0))) {
+            fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a finite number %s\n", path, lineno,
+                    h->name[c], f, specs[k].positive ? "> 0" : ">= 0");
             return EXIT_USAGE;
         }
     }
@@ -204,6 +223,20 @@ static int read_row(const char *path, int lineno, const header *h, const int idx
         }
     }
     return 0;
+}
+
+/* A table cell: the value with prec decimals in width w, or "-" where it is unknown (NAN). */
+static const char *cell(char *buf, size_t n, double v, int w, int prec)
+{
+    if (isnan(v)) snprintf(buf, n, "%*s", w, "-");
+    else snprintf(buf, n, "%*.*f", w, prec, v);
+    return buf;
+}
+
+/* The ratio fasim / measured, NAN (printed "-") where either is unknown or measured is 0. */
+static double ratio(double pred, double meas)
+{
+    return isnan(pred) || isnan(meas) || !(meas > 0) ? NAN : pred / meas;
 }
 
 /* Prints "fasim: FILE:LINE: <message of st>" and returns the exit status cli_fail would. */
@@ -433,11 +466,15 @@ int cmd_compare(int argc, char **argv)
         double pred_ms = 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
         const int bps = l2ok ? r.l2_slots / o.hw.sms : 0; /* blocks per SM the L2 model replayed */
         if (o.format == FMT_TABLE) {
+            char c[9][32];
             fprintf(out, "%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64
-                   " %4d | %9.1f %9.1f %6.2f | %9.1f %9.1f %6.2f | %9.3f %9.3f %6.2f\n",
+                   " %4d | %s %s %s | %s %s %s | %s %s %s\n",
                    kname, s.batch, s.heads, s.seqlen_q, s.d, s.causal != FA_CAUSAL_NONE, fa_algo_name(a),
-                   bk.block_r, bk.block_c, bps, pred_l2 / 1e6, meas_l2 / 1e6, pred_l2 / meas_l2, pred_dram / 1e6,
-                   meas_dram / 1e6, pred_dram / meas_dram, pred_ms, meas_ms, pred_ms / meas_ms);
+                   bk.block_r, bk.block_c, bps, cell(c[0], 32, pred_l2 / 1e6, 9, 1),
+                   cell(c[1], 32, meas_l2 / 1e6, 9, 1), cell(c[2], 32, ratio(pred_l2, meas_l2), 6, 2),
+                   cell(c[3], 32, pred_dram / 1e6, 9, 1), cell(c[4], 32, meas_dram / 1e6, 9, 1),
+                   cell(c[5], 32, ratio(pred_dram, meas_dram), 6, 2), cell(c[6], 32, pred_ms, 9, 3),
+                   cell(c[7], 32, meas_ms, 9, 3), cell(c[8], 32, ratio(pred_ms, meas_ms), 6, 2));
         } else if (o.format == FMT_CSV) {
             fprintf(out, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                    ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%d\n",

@@ -166,6 +166,30 @@ static void apply(cli_opts *o, const char *name, uint64_t v)
     else if (!strcmp(name, "page-size")) { o->page_size = x; o->paged = 1; }
 }
 
+/* Like cli_fail, but the message names the sweep point (and the algorithm, when one ran):
+ * "fasim: at block-r = 512 (flash2): SRAM buffer O_i ... does not fit ...". */
+static int point_fail(fa_status s, const cli_col *cols, int nv, const char *algo)
+{
+    const char *msg = fa_last_error();
+    fprintf(stderr, "fasim: at ");
+    for (int k = 0; k < nv; k++) fprintf(stderr, "%s%s = %s", k ? ", " : "", cols[k].name, cols[k].value);
+    if (algo) fprintf(stderr, " (%s)", algo);
+    fprintf(stderr, ": %s\n", msg[0] ? msg : fa_strerror(s));
+    return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
+}
+
+/* The point p of the sweep: applies its values to o and names them in cols. */
+static void point(cli_opts *o, const vary *vy, int nv, long p, cli_col *cols)
+{
+    for (int k = nv - 1; k >= 0; k--) {
+        uint64_t v = vy[k].v[p % vy[k].n];
+        p /= vy[k].n;
+        apply(o, vy[k].name, v);
+        cols[k].name = vy[k].name;
+        snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v);
+    }
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -258,29 +282,19 @@ int cmd_sweep(int argc, char **argv)
     /* Every point is checked (shape, masks, tiles) before anything runs or is printed. */
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
-        long rem = p;
-        for (int k = nv - 1; k >= 0; k--) {
-            apply(&o, vy[k].name, vy[k].v[rem % vy[k].n]);
-            rem /= vy[k].n;
-        }
+        cli_col cols[MAX_VARY];
+        point(&o, vy, nv, p, cols);
         if ((rc = cli_resolve(&o))) break;
         if (o.decode || o.varlen) continue;
         fa_blocks bk;
         uint64_t over;
         fa_status st = cli_blocks(&o, &bk, &over);
-        if (st) rc = cli_fail(st);
+        if (st) rc = point_fail(st, cols, nv, NULL);
     }
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
         cli_col cols[MAX_VARY];
-        long rem = p;
-        for (int k = nv - 1; k >= 0; k--) {
-            uint64_t v = vy[k].v[rem % vy[k].n];
-            rem /= vy[k].n;
-            apply(&o, vy[k].name, v);
-            cols[k].name = vy[k].name;
-            snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v);
-        }
+        point(&o, vy, nv, p, cols);
         if (!base.quiet && tty) { /* progress on a terminal only: logs and pipes get the result alone */
             fprintf(stderr, "\rfasim sweep: point %ld/%ld", p + 1, total);
             for (int k = 0; k < nv; k++) fprintf(stderr, " %s=%s", cols[k].name, cols[k].value);
@@ -302,7 +316,7 @@ int cmd_sweep(int argc, char **argv)
             if (!st) st = fa_io_run(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
             if (!st && o.l2) st = fa_io_l2(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, 0, &r[n]);
             if (st) {
-                rc = cli_fail(st);
+                rc = point_fail(st, cols, nv, fa_algo_name((fa_algo)o.algos[k]));
                 break;
             }
             r[n++].sram_overflow = over;
