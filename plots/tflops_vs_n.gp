@@ -4,7 +4,7 @@
 set terminal pngcairo size 1000,650 enhanced font ",11"
 set output outfile
 set datafile separator ","
-set key center right
+set key at graph 0.98, graph 0.36 right top box opaque   # the empty band between the fp32 and bf16 curves
 set logscale x 2
 set xlabel "sequence length N (batch x N = 16k tokens, H = 2048 / d)"
 set ylabel "TFLOP/s (FlashAttention-2 FLOP convention)"
