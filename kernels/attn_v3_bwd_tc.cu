@@ -129,7 +129,7 @@ __device__ __forceinline__ void atomic_add_tile(float *dq, const float acc[2][4]
 }
 
 /* ---- main kernel: dK, dV (and dQ by atomics) per K/V block of BC keys (BC / 16 warps) ---- */
-template <int D, int BC, bool WITH_DQ, int QS, int MINB, typename T, bool B3 = false, bool MA = false>
+template <int D, int BC, bool WITH_DQ, int QS, int MINB, typename T, bool MA = false>
 __global__ void __launch_bounds__(BC * 2, MINB)
     fa_v3_bwd_kernel(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
                      const T *__restrict__ dO, const float *__restrict__ LSE,
@@ -189,16 +189,6 @@ __global__ void __launch_bounds__(BC * 2, MINB)
     for (int it = 0; it < n_it; it++) {
         const int st = it & 1;
         const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
-        if (B3) { /* the earlier schedule: refill first, then wait (and a third barrier below) */
-            if (it + 1 < n_it) {
-                issue(it + 1, st ^ 1);
-                cp_async_commit();
-                cp_async_wait<1>();
-            } else {
-                cp_async_wait<0>();
-            }
-            __syncthreads();
-        } else {
         cp_async_wait<0>(); /* step it's Q, dO, LSE, D (issued one step ago) */
         __syncthreads();    /* ... visible to all, and every warp is done with step it - 1:
                                stage st ^ 1 and dS^T are free (one barrier fewer than
@@ -206,7 +196,6 @@ __global__ void __launch_bounds__(BC * 2, MINB)
         if (it + 1 < n_it) {
             issue(it + 1, st ^ 1);
             cp_async_commit();
-        }
         }
         const T *Qt = Qs + st * BW_BR * D, *dOt = dOs + st * BW_BR * D;
         const float *Lt = Ls + st * BW_BR, *Dt = Ds + st * BW_BR;
@@ -356,7 +345,6 @@ __global__ void __launch_bounds__(BC * 2, MINB)
             }
             } /* QS */
         }
-        if (B3) __syncthreads(); /* stage st and dS^T free for the next step */
     }
     /* dK_j = scale * sum dS^T Q (line 16 carries the scale), dV_j; rows past N_k dropped */
     const float scale = scale_log2 / log2e;
@@ -501,13 +489,13 @@ __global__ void __launch_bounds__(BW_NT, 1)
 }
 
 /* One launch of the main kernel (all its compile-time choices as template arguments). */
-template <int D, int BC, bool WITH_DQ, int QS, int MINB, bool B3, bool MA, typename T>
+template <int D, int BC, bool WITH_DQ, int QS, int MINB, bool MA, typename T>
 static cudaError_t launch_main(dim3 grid, int bytes, cudaStream_t st, const void *Q, const void *K,
                                const void *V, const void *dO, const float *LSE, const float *Dsum,
                                float *dQacc, void *dK, void *dV, const fa_gpu_shape *s,
                                float scale_log2)
 {
-    auto kern = fa_v3_bwd_kernel<D, BC, WITH_DQ, QS, MINB, T, B3, MA>;
+    auto kern = fa_v3_bwd_kernel<D, BC, WITH_DQ, QS, MINB, T, MA>;
     cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     kern<<<grid, BC * 2, bytes, st>>>((const T *)Q, (const T *)K, (const T *)V, (const T *)dO, LSE,
@@ -516,7 +504,7 @@ static cudaError_t launch_main(dim3 grid, int bytes, cudaStream_t st, const void
 }
 
 template <int D, int BC, typename T>
-static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int occ2, int b3, int ma,
+static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int occ2, int ma,
                               const void *Q, const void *K, const void *V, const void *O,
                               const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
                               float *ws, cudaStream_t st)
@@ -535,11 +523,11 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int occ2, int b3, 
      * boundary-tile branch, which is 2-3 % faster without a causal mask: analysis/measured/h200/
      * ma_bwd.csv) */
     const bool mall = ma || s->causal;
-#define FA_MAIN(WQ, QS, MB, B3, MA)                                                               \
-    launch_main<D, BC, WQ, QS, MB, B3, MA, T>(grid, bytes, st, Q, K, V, dO, LSE, Dsum, dQacc, dK, \
+#define FA_MAIN(WQ, QS, MB, MA)                                                                   \
+    launch_main<D, BC, WQ, QS, MB, MA, T>(grid, bytes, st, Q, K, V, dO, LSE, Dsum, dQacc, dK,     \
                                               dV, s, scale_log2)
     if (det) {
-        e = mall ? FA_MAIN(false, 1, 1, false, true) : FA_MAIN(false, 1, 1, false, false);
+        e = mall ? FA_MAIN(false, 1, 1, true) : FA_MAIN(false, 1, 1, false);
         if (e != cudaSuccess) return e;
         const int qbytes = (2 * BW_BR * D + 4 * BW_BC * D) * (int)sizeof(T);
         e = cudaFuncSetAttribute(fa_v3_bwd_dq_kernel<D, T>,
@@ -556,13 +544,12 @@ static cudaError_t launch_bwd(const fa_gpu_shape *s, int det, int occ2, int b3, 
     (void)occ2;
     if constexpr (D == 64 && BC == 128) {
         if (occ2) {
-            e = mall ? FA_MAIN(true, 2, 2, false, true) : FA_MAIN(true, 2, 2, false, false);
+            e = mall ? FA_MAIN(true, 2, 2, true) : FA_MAIN(true, 2, 2, false);
             done = true;
         }
     }
     if (!done) {
-        if (b3) e = FA_MAIN(true, 1, 1, true, false);
-        else e = mall ? FA_MAIN(true, 1, 1, false, true) : FA_MAIN(true, 1, 1, false, false);
+        e = mall ? FA_MAIN(true, 1, 1, true) : FA_MAIN(true, 1, 1, false);
     }
 #undef FA_MAIN
     if (e != cudaSuccess) return e;
@@ -583,14 +570,14 @@ static cudaError_t bwd_dispatch(const fa_gpu_shape *s, int det, int bc, const vo
                                 cudaStream_t st)
 {
     if (s->d == 64 && bc == 64)
-        return launch_bwd<64, 64, T>(s, det, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 64 && (bc & ~(FA_BWD_OCC2 | FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
+        return launch_bwd<64, 64, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 64 && (bc & ~(FA_BWD_OCC2 | FA_BWD_MASKALL)) == 128)
         return launch_bwd<64, 128, T>(s, det, (bc & FA_BWD_OCC2) != 0,
-                                      (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+                                      (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (s->d == 128 && bc == 64)
-        return launch_bwd<128, 64, T>(s, det, 0, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 128 && (bc & ~(FA_BWD_BAR3 | FA_BWD_MASKALL)) == 128)
-        return launch_bwd<128, 128, T>(s, det, 0, (bc & FA_BWD_BAR3) != 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+        return launch_bwd<128, 64, T>(s, det, 0, 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 128 && (bc & ~FA_BWD_MASKALL) == 128)
+        return launch_bwd<128, 128, T>(s, det, 0, (bc & FA_BWD_MASKALL) != 0, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;
 }
 

@@ -104,9 +104,6 @@ cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
  * takes the queries of a step in two halves (half the S/dP registers) so that two thread
  * blocks of 8 warps fit on an SM (atomic dQ only). */
 #define FA_BWD_OCC2 0x200
-/* 128 | FA_BWD_BAR3: the main kernel with the earlier step schedule (refill the other stage
- * before waiting, three barriers a step): kept to compare the two schedules. */
-#define FA_BWD_BAR3 0x400
 /* 128 | FA_BWD_MASKALL: the mask evaluated on every element (as before the boundary-tile
  * fast path): kept to compare the two. */
 #define FA_BWD_MASKALL 0x800

@@ -17,8 +17,8 @@
  *            --bwd   the v3 backward instead of the forwards: v3_bwd_det (deterministic, B_c 128),
  *                    v3_bwd (dQ by fp32 atomics, B_c 128), v3_bwd_bc64 (atomics, B_c 64),
  *                    v3_bwd_occ2 (d = 64 only: queries in halves, two blocks per SM),
- *                    v3_bwd_b3 / v3_bwd_ma (v3_bwd with the earlier step schedule / with the
- *                    mask on every element: comparisons), on O
+ *                    v3_bwd_ma (v3_bwd with the mask on every element also without a
+ *                    causal mask: a comparison), on O
  *                    and LSE from the v3_mt2 forward.  Small shapes
  *                    are checked against an fp64 backward written here (dense, row by row);
  *                    the tolerance is 3x the error of the same computation with S, P, O, dP,
@@ -151,7 +151,7 @@ static std::vector<int> parse_ints(const char *s, const char *what)
 
 /* The names of the backward configurations (run_bwd_case's table). */
 static const char *const k_bwd_names[] = {"v3_bwd_det", "v3_bwd", "v3_bwd_bc64", "v3_bwd_occ2",
-                                          "v3_bwd_b3", "v3_bwd_ma"};
+                                          "v3_bwd_ma"};
 
 /* fabench writes its CSV to PATH.tmp.PID and renames it to PATH when the run ends normally (with
  * or without validation failures); a CUDA error or a signal-free exit before that removes it. */
@@ -585,11 +585,11 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     const char *gname[3] = {"dQ", "dK", "dV"};
     /* configurations: the deterministic one first (the others are checked against it when the
      * shape is too large for the fp64 reference) */
-    const struct { const char *name; int det, bc; } cfg[6] = {
+    const struct { const char *name; int det, bc; } cfg[5] = {
         {"v3_bwd_det", 1, 128}, {"v3_bwd", 0, 128}, {"v3_bwd_bc64", 0, 64},
-        {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2}, {"v3_bwd_b3", 0, 128 | FA_BWD_BAR3},
+        {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2},
         {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
-    for (int ci = 0; ci < 6; ci++) {
+    for (int ci = 0; ci < 5; ci++) {
         const int det = cfg[ci].det, bc = cfg[ci].bc, slot = ci == 0 ? 0 : 1;
         const char *kname = cfg[ci].name;
         if ((bc & FA_BWD_OCC2) && s->d != 64) continue;
@@ -795,7 +795,7 @@ int main(int argc, char **argv)
                 const size_t len = c ? (size_t)(c - t) : strlen(t);
                 bool known = false;
                 for (const char *nm : k_bwd_names) known = known || (strlen(nm) == len && !strncmp(nm, t, len));
-                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_b3, v3_bwd_ma", val);
+                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma", val);
                 if (!c) break;
                 t = c + 1;
             }
@@ -810,7 +810,7 @@ int main(int argc, char **argv)
                    "         --no-time  --csv FILE  --seed S\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
                    "         v4 v4_bc64 (sm_90a only); backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
-                   "         v3_bwd_occ2 (d = 64) v3_bwd_b3 v3_bwd_ma\n"
+                   "         v3_bwd_occ2 (d = 64) v3_bwd_ma\n"
                    "details: the comment at the top of kernels/fabench.cu\n");
             return 0;
         }

@@ -8,7 +8,7 @@
 # Exact commands are echoed into log.txt.  The build phase may be left out when build/gpu/fabench
 # was built elsewhere (make gpu needs only nvcc) and carried along.  FWD_KERNELS, BWD_KERNELS:
 # the kernels of the bench sweep (defaults below; the variants measured earlier without gain,
-# v3_lazy, v3_bc128, v3_mt2_bc48, v3_bwd_b3 and v3_bwd_ma, are left out of it).
+# v3_lazy, v3_bc128, v3_mt2_bc48 and v3_bwd_ma, are left out of it).
 set -u
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
