@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "fa_attn.h"
+#include "fa_bwd.h"
 #include "fa_numerics.h"
 
 /* Kernel 1, for slice (b, h): S = scale Q K^T. */
@@ -135,18 +136,18 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     return st;
 }
 
-/* Kernel 3, for slice (b, h): O = P V. */
-static fa_status kernel_o(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *P,
-                          fa_tensor *V, fa_tensor *O, int64_t b, int64_t h)
+fa_status fa_std_rows_gemm(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *A, fa_tensor *Bm,
+                           fa_tensor *C, int64_t n, double a, const char *const names[3], int64_t b,
+                           int64_t h, int drop)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, dv = s->d_v;
+    const int64_t Br = bk.block_r, Bc = bk.block_c;
     const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
     const int64_t hk = h / (s->heads / s->kv_heads);
     const int e = fa_dtype_bytes(s->dtype);
-    fa_buf Pij = {0}, Vj = {0}, Oi = {0};
-    fa_status st = fa_sram_alloc(mem, &Pij, "P_ij", Br, Bc, 4);
-    if (!st) st = fa_sram_alloc(mem, &Vj, "V_j", Bc, dv, e);
-    if (!st) st = fa_sram_alloc(mem, &Oi, "O_i", Br, dv, 4);
+    fa_buf Aij = {0}, Bj = {0}, Ci = {0};
+    fa_status st = fa_sram_alloc(mem, &Aij, names[0], Br, Bc, 4);
+    if (!st) st = fa_sram_alloc(mem, &Bj, names[1], Bc, n, e);
+    if (!st) st = fa_sram_alloc(mem, &Ci, names[2], Br, n, 4);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
@@ -156,21 +157,22 @@ static fa_status kernel_o(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
             const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
-            if (!st) st = fa_load(mem, P, b, h, r0, rows, c0, cols, &Pij);
-            if (!st) st = fa_tile_dropout(mem, s, b, h, Pij.data, Bc, r0, rows, c0, cols);
-            if (!st) st = fa_load(mem, V, b, hk, c0, cols, 0, dv, &Vj);
-            if (!st) fa_tile_round_p(mem, Pij.data, Bc, rows, cols); /* P operand of P V in the dtype */
-            if (!st) st = fa_tile_matmul_ab(mem, Oi.data, dv, Pij.data, Bc, Vj.data, dv, rows, dv, cols, j > 0);
+            if (!st) st = fa_load(mem, A, b, h, r0, rows, c0, cols, &Aij);
+            if (!st && drop) st = fa_tile_dropout(mem, s, b, h, Aij.data, Bc, r0, rows, c0, cols);
+            if (!st) st = fa_load(mem, Bm, b, hk, c0, cols, 0, n, &Bj);
+            if (!st && drop) fa_tile_round_p(mem, Aij.data, Bc, rows, cols); /* P operand in the dtype */
+            if (!st) st = fa_tile_matmul_ab(mem, Ci.data, n, Aij.data, Bc, Bj.data, n, rows, n, cols, j > 0);
             fa_mem_pop_weight(mem);
             j += wj;
         }
-        if (!st) st = fa_store(mem, O, b, h, r0, rows, 0, dv, &Oi);
+        if (!st && a > 0) st = fa_tile_scale(mem, Ci.data, n, rows, n, a);
+        if (!st) st = fa_store(mem, C, b, h, r0, rows, 0, n, &Ci);
         fa_mem_pop_weight(mem);
         i += wi;
     }
-    fa_sram_free(&Pij);
-    fa_sram_free(&Vj);
-    fa_sram_free(&Oi);
+    fa_sram_free(&Aij);
+    fa_sram_free(&Bj);
+    fa_sram_free(&Ci);
     return st;
 }
 
@@ -218,7 +220,10 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_p(mem, s, bk, &tS, &tP, b, h);
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) st = kernel_o(mem, s, bk, &tP, &tV, &tO, b, h);
+        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 3: O = P V */
+            static const char *const names[3] = {"P_ij", "V_j", "O_i"};
+            st = fa_std_rows_gemm(mem, s, bk, &tP, &tV, &tO, s->d_v, 0, names, b, h, 1);
+        }
     fa_mem_restore_weight(mem, depth);
     free(Sd);
     free(Pd);

@@ -169,45 +169,6 @@ static fa_status kernel_ds(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     return st;
 }
 
-/* Kernel (4) for query head (b, h): dQ = tau dS K. */
-static fa_status kernel_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_tensors *T,
-                           int64_t b, int64_t h)
-{
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    const int64_t hk = h / (s->heads / s->kv_heads);
-    const int e = fa_dtype_bytes(s->dtype);
-    fa_buf dSij = {0}, Kj = {0}, dQi = {0};
-    fa_status st = fa_sram_alloc(mem, &dSij, "dS_ij", Br, Bc, 4);
-    if (!st) st = fa_sram_alloc(mem, &Kj, "K_j", Bc, d, e);
-    if (!st) st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)wi);
-        for (int64_t j = 0; !st && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
-            if (!st) st = fa_load(mem, &T->dS, b, h, r0, rows, c0, cols, &dSij);
-            if (!st) st = fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &Kj);
-            if (!st) st = fa_tile_matmul_ab(mem, dQi.data, d, dSij.data, Bc, Kj.data, d, rows, d,
-                                            cols, j > 0);
-            fa_mem_pop_weight(mem);
-            j += wj;
-        }
-        if (!st) st = fa_tile_scale(mem, dQi.data, d, rows, d, fa_shape_scale(s));
-        if (!st) st = fa_store(mem, &T->dQ, b, h, r0, rows, 0, d, &dQi);
-        fa_mem_pop_weight(mem);
-        i += wi;
-    }
-    fa_sram_free(&dSij);
-    fa_sram_free(&Kj);
-    fa_sram_free(&dQi);
-    return st;
-}
-
 fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
                                const double *K, const double *V, const double *P,
                                const double *dO, double *dQ, double *dK, double *dV)
@@ -271,7 +232,10 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_ds(mem, s, bk, &T, b, h);
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++) /* line 4: dQ = tau dS K */
-        for (int64_t h = 0; !st && h < nh; h++) st = kernel_dq(mem, s, bk, &T, b, h);
+        for (int64_t h = 0; !st && h < nh; h++) { /* kernel (4): dQ = tau dS K */
+            static const char *const names[3] = {"dS_ij", "K_j", "dQ_i"};
+            st = fa_std_rows_gemm(mem, s, bk, &T.dS, &T.K, &T.dQ, s->d, fa_shape_scale(s), names, b, h, 0);
+        }
     fa_mem_restore_weight(mem, depth);
     fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wkv);
