@@ -11,57 +11,69 @@ static void load_all(fa_mem *mem, fa_tensor *t, fa_buf *b, int write)
     }
 }
 
+/* One L2 behind a counting fa_mem, one fp16 tensor X (rows x cols) and one SRAM buffer of
+ * buf_rows rows: the setup every hand-computed case below shares. */
+typedef struct {
+    fa_l2 *l2;
+    fa_mem *mem;
+    fa_tensor t;
+    fa_buf b;
+} l2_fix;
+
+static void fix_open(l2_fix *f, uint64_t capacity, int ways, uint64_t max_transfers, int64_t rows,
+                     int64_t cols, int64_t buf_rows)
+{
+    f->l2 = fa_l2_alloc(capacity, 128, ways, 1, max_transfers);
+    assert_non_null(f->l2);
+    f->mem = fa_mem_alloc(FA_MODE_COUNT, 1 << 20);
+    fa_mem_set_sink(f->mem, fa_l2_sink, f->l2);
+    assert_int_equal(fa_tensor_make(f->mem, &f->t, "X", 1, 1, rows, cols, 2, NULL), FA_OK);
+    assert_int_equal(fa_sram_alloc(f->mem, &f->b, "buf", buf_rows, cols, 2), FA_OK);
+}
+
+static void fix_close(l2_fix *f)
+{
+    fa_sram_free(&f->b);
+    fa_mem_free(f->mem);
+    fa_l2_free(f->l2);
+}
+
 /* 64 x 64 fp16 = 8192 B = 64 lines of 128 B.  An L2 of 64 KiB holds it: the second read pass
  * hits; a store dirties the lines, which reach DRAM once at the end. */
 static void test_l2_hits_and_writeback(void **state)
 {
     (void)state;
-    fa_l2 *l2 = fa_l2_alloc(65536, 128, 16, 1, 1000);
-    assert_non_null(l2);
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, 1 << 20);
-    fa_mem_set_sink(mem, fa_l2_sink, l2);
-    assert_false(fa_mem_may_merge(mem));
-    fa_tensor t;
-    fa_buf b;
-    assert_int_equal(fa_tensor_make(mem, &t, "X", 1, 1, 64, 64, 2, NULL), FA_OK);
-    assert_int_equal(fa_sram_alloc(mem, &b, "buf", 32, 64, 2), FA_OK);
-    fa_mem_set_program(mem, 0);
-    load_all(mem, &t, &b, 0);
-    load_all(mem, &t, &b, 0);
-    load_all(mem, &t, &b, 1);
+    l2_fix f;
+    fix_open(&f, 65536, 16, 1000, 64, 64, 32);
+    assert_false(fa_mem_may_merge(f.mem));
+    fa_mem_set_program(f.mem, 0);
+    load_all(f.mem, &f.t, &f.b, 0);
+    load_all(f.mem, &f.t, &f.b, 0);
+    load_all(f.mem, &f.t, &f.b, 1);
     fa_l2_result r;
-    assert_int_equal(fa_l2_run(l2, &r), FA_OK);
+    assert_int_equal(fa_l2_run(f.l2, &r), FA_OK);
     assert_int_equal(r.l2_read_bytes, 2 * 8192);
     assert_int_equal(r.l2_write_bytes, 8192);
     assert_int_equal(r.dram_read_bytes, 8192);
     assert_int_equal(r.dram_write_bytes, 8192);
     assert_int_equal(r.accesses, 3 * 64);
     assert_int_equal(r.misses, 64);
-    fa_sram_free(&b);
-    fa_mem_free(mem);
-    fa_l2_free(l2);
+    fix_close(&f);
 }
 
 /* The same two read passes through a 4 KiB, 2-way L2: LRU streaming misses every line twice. */
 static void test_l2_thrash(void **state)
 {
     (void)state;
-    fa_l2 *l2 = fa_l2_alloc(4096, 128, 2, 1, 1000);
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, 1 << 20);
-    fa_mem_set_sink(mem, fa_l2_sink, l2);
-    fa_tensor t;
-    fa_buf b;
-    assert_int_equal(fa_tensor_make(mem, &t, "X", 1, 1, 64, 64, 2, NULL), FA_OK);
-    assert_int_equal(fa_sram_alloc(mem, &b, "buf", 32, 64, 2), FA_OK);
-    load_all(mem, &t, &b, 0);
-    load_all(mem, &t, &b, 0);
+    l2_fix f;
+    fix_open(&f, 4096, 2, 1000, 64, 64, 32);
+    load_all(f.mem, &f.t, &f.b, 0);
+    load_all(f.mem, &f.t, &f.b, 0);
     fa_l2_result r;
-    assert_int_equal(fa_l2_run(l2, &r), FA_OK);
+    assert_int_equal(fa_l2_run(f.l2, &r), FA_OK);
     assert_int_equal(r.dram_read_bytes, 2 * 8192);
     assert_int_equal(r.dram_write_bytes, 0);
-    fa_sram_free(&b);
-    fa_mem_free(mem);
-    fa_l2_free(l2);
+    fix_close(&f);
 }
 
 /* flash2 with an L2 that holds everything: DRAM reads are Q, K, V once, writes O and LSE once,
@@ -117,22 +129,14 @@ static void row0(fa_mem *mem, fa_tensor *t, fa_buf *b, int write)
  * partitions, one thread block (slot 0: the SM next to partition 0). */
 static fa_l2_result two_lines(int parts, const char *ops)
 {
-    fa_l2 *l2 = fa_l2_alloc(256, 128, 1, 1, 100);
-    assert_non_null(l2);
-    assert_int_equal(fa_l2_set_partitions(l2, parts), FA_OK);
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, 1 << 20);
-    fa_mem_set_sink(mem, fa_l2_sink, l2);
-    fa_tensor t;
-    fa_buf b;
-    assert_int_equal(fa_tensor_make(mem, &t, "X", 1, 1, 1, 128, 2, NULL), FA_OK);
-    assert_int_equal(fa_sram_alloc(mem, &b, "buf", 1, 128, 2), FA_OK);
-    fa_mem_set_program(mem, 0);
-    for (const char *o = ops; *o; o++) row0(mem, &t, &b, *o == 'w');
+    l2_fix f;
+    fix_open(&f, 256, 1, 100, 1, 128, 1);
+    assert_int_equal(fa_l2_set_partitions(f.l2, parts), FA_OK);
+    fa_mem_set_program(f.mem, 0);
+    for (const char *o = ops; *o; o++) row0(f.mem, &f.t, &f.b, *o == 'w');
     fa_l2_result r;
-    assert_int_equal(fa_l2_run(l2, &r), FA_OK);
-    fa_sram_free(&b);
-    fa_mem_free(mem);
-    fa_l2_free(l2);
+    assert_int_equal(fa_l2_run(f.l2, &r), FA_OK);
+    fix_close(&f);
     return r;
 }
 
@@ -190,43 +194,29 @@ static void test_l2_partition_store(void **state)
 static void test_l2_set_skew(void **state)
 {
     (void)state;
-    fa_l2 *l2 = fa_l2_alloc(4096, 128, 2, 1, 100);
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, 1 << 20);
-    fa_mem_set_sink(mem, fa_l2_sink, l2);
-    fa_tensor t;
-    fa_buf b;
-    assert_int_equal(fa_tensor_make(mem, &t, "X", 1, 1, 64, 64, 2, NULL), FA_OK);
-    assert_int_equal(fa_sram_alloc(mem, &b, "buf", 1, 64, 2), FA_OK);
+    l2_fix f;
+    fix_open(&f, 4096, 2, 100, 64, 64, 1);
     for (int pass = 0; pass < 2; pass++)
         for (int64_t row = 0; row <= 32; row += 16)
-            assert_int_equal(fa_load(mem, &t, 0, 0, row, 1, 0, 64, &b), FA_OK);
+            assert_int_equal(fa_load(f.mem, &f.t, 0, 0, row, 1, 0, 64, &f.b), FA_OK);
     fa_l2_result r;
-    assert_int_equal(fa_l2_run(l2, &r), FA_OK);
+    assert_int_equal(fa_l2_run(f.l2, &r), FA_OK);
     assert_int_equal(r.dram_read_bytes, 3 * 128);
     assert_int_equal(r.misses, 3);
-    fa_sram_free(&b);
-    fa_mem_free(mem);
-    fa_l2_free(l2);
+    fix_close(&f);
 }
 
 static void test_l2_limit(void **state)
 {
     (void)state;
-    fa_l2 *l2 = fa_l2_alloc(65536, 128, 16, 1, 3);
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, 1 << 20);
-    fa_mem_set_sink(mem, fa_l2_sink, l2);
-    fa_tensor t;
-    fa_buf b;
-    assert_int_equal(fa_tensor_make(mem, &t, "X", 1, 1, 64, 64, 2, NULL), FA_OK);
-    assert_int_equal(fa_sram_alloc(mem, &b, "buf", 32, 64, 2), FA_OK);
-    load_all(mem, &t, &b, 0);
-    load_all(mem, &t, &b, 0);
+    l2_fix f;
+    fix_open(&f, 65536, 16, 3, 64, 64, 32);
+    load_all(f.mem, &f.t, &f.b, 0);
+    load_all(f.mem, &f.t, &f.b, 0);
     fa_l2_result r;
-    assert_int_equal(fa_l2_run(l2, &r), FA_EINVAL);
+    assert_int_equal(fa_l2_run(f.l2, &r), FA_EINVAL);
     assert_non_null(strstr(fa_last_error(), "exceed its limit"));
-    fa_sram_free(&b);
-    fa_mem_free(mem);
-    fa_l2_free(l2);
+    fix_close(&f);
     assert_null(fa_l2_alloc(100, 128, 16, 1, 10));
 }
 
