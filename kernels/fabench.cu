@@ -149,9 +149,18 @@ static std::vector<int> parse_ints(const char *s, const char *what)
     return v;
 }
 
-/* The names of the backward configurations (run_bwd_case's table). */
-static const char *const k_bwd_names[] = {"v3_bwd_det", "v3_bwd", "v3_bwd_bc64", "v3_bwd_occ2",
-                                          "v3_bwd_ma"};
+/* The backward configurations fabench runs (names for --bwd-kernels and the CSV), the
+ * deterministic one first: the others are checked against it when the shape is too large for
+ * the fp64 reference. */
+static const struct {
+    const char *name;
+    int det, bc; /* fa_v3_backward's deterministic and block_c arguments */
+} k_bwd_cfg[] = {{"v3_bwd_det", 1, 128},
+                 {"v3_bwd", 0, 128},
+                 {"v3_bwd_bc64", 0, 64},
+                 {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2},
+                 {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
+static const int k_nbwd = (int)(sizeof k_bwd_cfg / sizeof k_bwd_cfg[0]);
 
 /* fabench writes its CSV to PATH.tmp.PID and renames it to PATH when the run ends normally (with
  * or without validation failures); a CUDA error or a signal-free exit before that removes it. */
@@ -583,15 +592,9 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     std::vector<float> got[2][3]; /* [0]: the first configuration, [1]: the current one */
     void *outs[3] = {dQ, dK, dV};
     const char *gname[3] = {"dQ", "dK", "dV"};
-    /* configurations: the deterministic one first (the others are checked against it when the
-     * shape is too large for the fp64 reference) */
-    const struct { const char *name; int det, bc; } cfg[5] = {
-        {"v3_bwd_det", 1, 128}, {"v3_bwd", 0, 128}, {"v3_bwd_bc64", 0, 64},
-        {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2},
-        {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
-    for (int ci = 0; ci < 5; ci++) {
-        const int det = cfg[ci].det, bc = cfg[ci].bc, slot = ci == 0 ? 0 : 1;
-        const char *kname = cfg[ci].name;
+    for (int ci = 0; ci < k_nbwd; ci++) { /* k_bwd_cfg: the deterministic one first */
+        const int det = k_bwd_cfg[ci].det, bc = k_bwd_cfg[ci].bc, slot = ci == 0 ? 0 : 1;
+        const char *kname = k_bwd_cfg[ci].name;
         if ((bc & FA_BWD_OCC2) && s->d != 64) continue;
         int selected = 1;
         if (o->bwd_only[0]) {
@@ -794,7 +797,7 @@ int main(int argc, char **argv)
                 const char *c = strchr(t, ',');
                 const size_t len = c ? (size_t)(c - t) : strlen(t);
                 bool known = false;
-                for (const char *nm : k_bwd_names) known = known || (strlen(nm) == len && !strncmp(nm, t, len));
+                for (const auto &c : k_bwd_cfg) known = known || (strlen(c.name) == len && !strncmp(c.name, t, len));
                 if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma", val);
                 if (!c) break;
                 t = c + 1;
