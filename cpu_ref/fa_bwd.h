@@ -68,6 +68,20 @@ fa_status fa_tile_scale(fa_mem *mem, double *X, int64_t ldx, int64_t rows, int64
  * names: the SRAM buffers of A_ij, B_j, C_i.  Sources: Dao et al. 2022, Algorithm 0 line 3
  * (O = P V) and Algorithm 3 line 4 (dQ = tau dS K).  Errors: FA_ENOMEM (the three tiles do not
  * fit M), FA_EINVAL from fa_load/fa_store. */
+/* The other row-block kernel of unfused attention, for query head (b, h): C = X Y^T tile by
+ * tile, with X of shape (B, H, N_q, n) (Q or dO), Y of shape (B, H_kv, N_k, n) at the kv head
+ * of h (K or V), C of shape (B, H, N_q, N_k) (S or dP).  Per Q block i (a thread block): load
+ * X_i once, then for each K/V block j load Y_j, C_ij = X_i Y_j^T (fp32 in SRAM), post-process
+ * and store C_ij.  scores = 1: C is S, so the scale, the masks and score modifiers
+ * (fa_tile_scores, with any mask tiles they read) and the emulated precision apply; scores = 0:
+ * C is dP, multiplied by the dropout mask.  names: the SRAM buffers of X_i, Y_j, C_ij.
+ * Sources: Dao et al. 2022, Algorithm 0 line 1 (S = Q K^T) and Algorithm 3 line 2
+ * (dP = dO V^T).  Errors: FA_ENOMEM (the tiles do not fit M), FA_EINVAL from the loads and
+ * stores, those of the mask files. */
+fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *X, fa_tensor *Y,
+                          fa_tensor *C, int64_t n, const char *const names[3], int64_t b, int64_t h,
+                          int scores);
+
 fa_status fa_std_rows_gemm(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *A, fa_tensor *Bm,
                            fa_tensor *C, int64_t n, double a, const char *const names[3], int64_t b,
                            int64_t h, int drop);

@@ -16,45 +16,49 @@
 #include "fa_bwd.h"
 #include "fa_numerics.h"
 
-/* Kernel 1, for slice (b, h): S = scale Q K^T. */
-static fa_status kernel_s(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *Q,
-                          fa_tensor *K, fa_tensor *S, int64_t b, int64_t h)
+fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *X, fa_tensor *Y,
+                          fa_tensor *C, int64_t n, const char *const names[3], int64_t b, int64_t h,
+                          int scores)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d;
+    const int64_t Br = bk.block_r, Bc = bk.block_c;
     const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
     const int64_t hk = h / (s->heads / s->kv_heads);
     const int e = fa_dtype_bytes(s->dtype);
-    fa_buf Qi = {0}, Kj = {0}, Sij = {0};
+    fa_buf Xi = {0}, Yj = {0}, Cij = {0};
     fa_mask_io mk = {0};
-    fa_status st = fa_sram_alloc(mem, &Qi, "Q_i", Br, d, e);
-    if (!st) st = fa_sram_alloc(mem, &Kj, "K_j", Bc, d, e);
-    if (!st) st = fa_sram_alloc(mem, &Sij, "S_ij", Br, Bc, 4);
-    if (!st) st = fa_mask_io_init(mem, s, bk, &mk);
+    fa_status st = fa_sram_alloc(mem, &Xi, names[0], Br, n, e);
+    if (!st) st = fa_sram_alloc(mem, &Yj, names[1], Bc, n, e);
+    if (!st) st = fa_sram_alloc(mem, &Cij, names[2], Br, Bc, 4);
+    if (!st && scores) st = fa_mask_io_init(mem, s, bk, &mk);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
         fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
         st = fa_mem_push_weight(mem, (uint64_t)wi);
-        if (!st) st = fa_load(mem, Q, b, h, r0, rows, 0, d, &Qi);
+        if (!st) st = fa_load(mem, X, b, h, r0, rows, 0, n, &Xi);
         for (int64_t j = 0; !st && j < T_c;) {
             int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
             const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
             st = fa_mem_push_weight(mem, (uint64_t)wj);
-            if (!st) st = fa_load(mem, K, b, hk, c0, cols, 0, d, &Kj);
-            if (!st) st = fa_tile_matmul_abt(mem, Sij.data, Bc, Qi.data, d, Kj.data, d, rows, cols, d, 0);
-            if (!st) st = fa_mask_io_load(mem, &mk, r0, rows, c0, cols);
-            if (!st) st = fa_tile_scores(mem, s, h, Sij.data, Bc, NULL, r0, rows, c0, cols);
-            if (!st) fa_tile_num_scores(mem, Sij.data, Bc, rows, cols); /* emulated precision */
-            if (!st) st = fa_store(mem, S, b, h, r0, rows, c0, cols, &Sij);
+            if (!st) st = fa_load(mem, Y, b, hk, c0, cols, 0, n, &Yj);
+            if (!st) st = fa_tile_matmul_abt(mem, Cij.data, Bc, Xi.data, n, Yj.data, n, rows, cols, n, 0);
+            if (scores) {
+                if (!st) st = fa_mask_io_load(mem, &mk, r0, rows, c0, cols);
+                if (!st) st = fa_tile_scores(mem, s, h, Cij.data, Bc, NULL, r0, rows, c0, cols);
+                if (!st) fa_tile_num_scores(mem, Cij.data, Bc, rows, cols); /* emulated precision */
+            } else if (!st) {
+                st = fa_tile_dropout(mem, s, b, h, Cij.data, Bc, r0, rows, c0, cols);
+            }
+            if (!st) st = fa_store(mem, C, b, h, r0, rows, c0, cols, &Cij);
             fa_mem_pop_weight(mem);
             j += wj;
         }
         fa_mem_pop_weight(mem);
         i += wi;
     }
-    fa_sram_free(&Qi);
-    fa_sram_free(&Kj);
-    fa_sram_free(&Sij);
+    fa_sram_free(&Xi);
+    fa_sram_free(&Yj);
+    fa_sram_free(&Cij);
     fa_mask_io_free(&mk);
     return st;
 }
@@ -214,7 +218,10 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
     if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads));
     /* Each kernel runs over all (batch, head) slices before the next one starts. */
     for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) st = kernel_s(mem, s, bk, &tQ, &tK, &tS, b, h);
+        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 1: S = scale Q K^T */
+            static const char *const names[3] = {"Q_i", "K_j", "S_ij"};
+            st = fa_std_rows_abt(mem, s, bk, &tQ, &tK, &tS, s->d, names, b, h, 1);
+        }
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++)
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_p(mem, s, bk, &tS, &tP, b, h);

@@ -70,45 +70,6 @@ static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa
     return st;
 }
 
-/* Kernel (2) for query head (b, h): dP = dO V^T, dP_ij -> HBM. */
-static fa_status kernel_dp(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_tensors *T,
-                           int64_t b, int64_t h)
-{
-    const int64_t Br = bk.block_r, Bc = bk.block_c, dv = s->d_v;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    const int64_t hk = h / (s->heads / s->kv_heads);
-    const int e = fa_dtype_bytes(s->dtype);
-    fa_buf dOi = {0}, Vj = {0}, dPij = {0};
-    fa_status st = fa_sram_alloc(mem, &dOi, "dO_i", Br, dv, e);
-    if (!st) st = fa_sram_alloc(mem, &Vj, "V_j", Bc, dv, e);
-    if (!st) st = fa_sram_alloc(mem, &dPij, "dP_ij", Br, Bc, 4);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)wi);
-        if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
-        for (int64_t j = 0; !st && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
-            if (!st) st = fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &Vj);
-            if (!st) st = fa_tile_matmul_abt(mem, dPij.data, Bc, dOi.data, dv, Vj.data, dv, rows,
-                                             cols, dv, 0);
-            if (!st) st = fa_tile_dropout(mem, s, b, h, dPij.data, Bc, r0, rows, c0, cols);
-            if (!st) st = fa_store(mem, &T->dP, b, h, r0, rows, c0, cols, &dPij);
-            fa_mem_pop_weight(mem);
-            j += wj;
-        }
-        fa_mem_pop_weight(mem);
-        i += wi;
-    }
-    fa_sram_free(&dOi);
-    fa_sram_free(&Vj);
-    fa_sram_free(&dPij);
-    return st;
-}
-
 /* D_i += rowsum(P_ij o dP_ij) over one tile (2*rows*cols FLOPs). */
 static fa_status rowdot_acc(fa_mem *mem, fa_buf *D, const fa_buf *P, const fa_buf *dP,
                             int64_t rows, int64_t cols)
@@ -226,7 +187,10 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
     fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wq);
     for (int64_t b = 0; !st && b < nb; b++) /* line 2: dP = dO V^T */
-        for (int64_t h = 0; !st && h < nh; h++) st = kernel_dp(mem, s, bk, &T, b, h);
+        for (int64_t h = 0; !st && h < nh; h++) { /* kernel (2): dP = dO V^T */
+            static const char *const names[3] = {"dO_i", "V_j", "dP_ij"};
+            st = fa_std_rows_abt(mem, s, bk, &T.dO, &T.V, &T.dP, s->d_v, names, b, h, 0);
+        }
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++) /* line 3: dS = P o (dP - D) */
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_ds(mem, s, bk, &T, b, h);
