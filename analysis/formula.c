@@ -61,9 +61,7 @@ static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out)
 fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out)
 {
     FA_TRY(fa_shape_check(s));
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
-                (long long)bk.block_r, (long long)bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     const u128 Nq = (u128)s->seqlen_q, Nk = (u128)s->seqlen_k, d = (u128)s->d,
                dv = (u128)s->d_v, e = (u128)fa_dtype_bytes(s->dtype);
     const int64_t Br = bk.block_r, Bc = bk.block_c;

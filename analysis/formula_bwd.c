@@ -68,9 +68,7 @@ static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out)
 static fa_status check(const fa_shape *s, fa_blocks bk)
 {
     FA_TRY(fa_shape_check(s));
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
-                (long long)bk.block_r, (long long)bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     return FA_OK;
 }
 

@@ -50,9 +50,7 @@ void fa_lse_merge(int64_t n, const double *lse, const double *O_parts, int64_t l
 fa_status fa_infer_opts_check(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
                               const fa_varlen *vl)
 {
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %" PRId64 ", B_c = %" PRId64 " must be >= 1",
-                bk.block_r, bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     if (opt->pack_gqa != 0 && opt->pack_gqa != 1)
         FA_FAIL(FA_EINVAL, "pack_gqa = %d must be 0 or 1", opt->pack_gqa);
     int64_t T_c = 0;

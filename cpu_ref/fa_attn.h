@@ -103,6 +103,10 @@ fa_shape fa_shape_default(int64_t n, int64_t d);
  * Errors: FA_EINVAL with a message naming the value and the limit. */
 fa_status fa_shape_check(const fa_shape *s);
 
+/* Checks tile sizes: B_r >= 1 and B_c >= 1 (rows of Q and of K/V per tile; whether the tiles
+ * fit M is the SRAM allocator's check).  Errors: FA_EINVAL naming both values. */
+fa_status fa_blocks_check(fa_blocks bk);
+
 /* The scale actually used (1/sqrt(d) unless s->scale > 0). */
 double fa_shape_scale(const fa_shape *s);
 

@@ -149,9 +149,7 @@ fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const 
                             const double *K, const double *V, double *O, double *l, double *m)
 {
     FA_TRY(fa_shape_check(s));
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
-                (long long)bk.block_r, (long long)bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
     if (numeric && (!Q || !K || !V || !O || !l || !m))
         FA_FAIL(FA_EINVAL, "flash1: numeric mode needs Q, K, V, O, l and m");

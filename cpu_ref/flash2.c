@@ -135,9 +135,7 @@ fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const 
                             const double *K, const double *V, double *O, double *LSE)
 {
     FA_TRY(fa_shape_check(s));
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
-                (long long)bk.block_r, (long long)bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
     if (numeric && (!Q || !K || !V || !O || !LSE))
         FA_FAIL(FA_EINVAL, "flash2: numeric mode needs Q, K, V, O and LSE");

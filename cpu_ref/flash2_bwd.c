@@ -246,9 +246,7 @@ fa_status fa_flash2_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const
                              double *dV)
 {
     FA_TRY(fa_shape_check(s));
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
-                (long long)bk.block_r, (long long)bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     const int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
     if (numeric && (!Q || !K || !V || !O || !LSE || !dO || !dQ || !dK || !dV))
         FA_FAIL(FA_EINVAL, "flash2 backward: numeric mode needs Q, K, V, O, LSE, dO, dQ, dK, dV");

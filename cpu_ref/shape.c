@@ -51,6 +51,14 @@ static fa_status check_dim(const char *name, int64_t v)
     return FA_OK;
 }
 
+fa_status fa_blocks_check(fa_blocks bk)
+{
+    if (bk.block_r < 1 || bk.block_c < 1)
+        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1", (long long)bk.block_r,
+                (long long)bk.block_c);
+    return FA_OK;
+}
+
 fa_status fa_shape_check(const fa_shape *s)
 {
     FA_TRY(check_dim("batch", s->batch));

@@ -184,9 +184,7 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
                               const double *K, const double *V, double *O)
 {
     FA_TRY(fa_shape_check(s));
-    if (bk.block_r < 1 || bk.block_c < 1)
-        FA_FAIL(FA_EINVAL, "block sizes B_r = %lld, B_c = %lld must be >= 1",
-                (long long)bk.block_r, (long long)bk.block_c);
+    FA_TRY(fa_blocks_check(bk));
     int numeric = fa_mem_mode(mem) == FA_MODE_NUMERIC;
     if (numeric && (!Q || !K || !V || !O))
         FA_FAIL(FA_EINVAL, "standard: numeric mode needs Q, K, V and O");
