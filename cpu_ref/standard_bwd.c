@@ -172,6 +172,8 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
 #undef IN
     static const char *const names_dv[3] = {"P_ij", "dO_i", "dV_j"};
     static const char *const names_dk[3] = {"dS_ij", "Q_i", "dK_j"};
+    static const char *const names_dp[3] = {"dO_i", "V_j", "dP_ij"};
+    static const char *const names_dq[3] = {"dS_ij", "K_j", "dQ_i"};
     const int depth = fa_mem_weight_depth(mem);
     const int merge = fa_mem_may_merge(mem);
     const int64_t nb = merge ? 1 : B, nh = merge ? 1 : H, nkv = merge ? 1 : Hk;
@@ -185,19 +187,16 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
     fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wq);
     for (int64_t b = 0; !st && b < nb; b++) /* line 2: dP = dO V^T */
-        for (int64_t h = 0; !st && h < nh; h++) { /* kernel (2): dP = dO V^T */
-            static const char *const names[3] = {"dO_i", "V_j", "dP_ij"};
-            st = fa_std_rows_abt(mem, s, bk, &T.dO, &T.V, &T.dP, s->d_v, names, b, h, 0);
-        }
+        for (int64_t h = 0; !st && h < nh; h++)
+            st = fa_std_rows_abt(mem, s, bk, &T.dO, &T.V, &T.dP, dv, names_dp, b, h, 0);
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++) /* line 3: dS = P o (dP - D) */
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_ds(mem, s, bk, &T, b, h);
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++) /* line 4: dQ = tau dS K */
-        for (int64_t h = 0; !st && h < nh; h++) { /* kernel (4): dQ = tau dS K */
-            static const char *const names[3] = {"dS_ij", "K_j", "dQ_i"};
-            st = fa_std_rows_gemm(mem, s, bk, &T.dS, &T.K, &T.dQ, s->d, fa_shape_scale(s), names, b, h, 0);
-        }
+        for (int64_t h = 0; !st && h < nh; h++)
+            st = fa_std_rows_gemm(mem, s, bk, &T.dS, &T.K, &T.dQ, d, fa_shape_scale(s), names_dq, b,
+                                  h, 0);
     fa_mem_restore_weight(mem, depth);
     fa_mem_kernel_barrier(mem);
     if (!st) st = fa_mem_push_weight(mem, wkv);
