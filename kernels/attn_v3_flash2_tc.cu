@@ -74,6 +74,15 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     const int wrow = warp * 16 * MT;        /* first row of this warp inside the Q block */
     const int off = sh.N_k - sh.N_q;        /* causal diagonal offset (bottom-right) */
     const int n_kv = fwd_kv_tiles(sh, r0, BR, BC); /* K/V tiles this Q block visits */
+    /* ldmatrix addresses (bytes): Q rows wrow + (lane & 15), chunk 2 kk + (lane >> 4);
+     * K rows (lane & 7) + (lane >> 4) 8, chunk 2 kk + (lane >> 3) & 1; V (transposed) rows
+     * (lane & 7) + ((lane >> 3) & 1) 8, chunk 2 db2 + (lane >> 4) */
+    uint32_t qa[4], ko[4], vo[4];
+    swz_offsets<D>(qa, wrow + (lane & 15), lane >> 4);
+    swz_offsets<D>(ko, (lane & 7) + (lane >> 4) * 8, (lane >> 3) & 1);
+    swz_offsets<D>(vo, (lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
+#pragma unroll
+    for (int i = 0; i < 4; i++) qa[i] += smem_u32(Qs);
 
     float o[MT][DB][4];
     float m[MT][2], l[MT][2]; /* m: raw-score max of rows g and g+8; l: per-thread partial sum */
@@ -100,15 +109,20 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         const int c0 = j * BC;
         const int st = j & 1;
         if (j + 1 < n_kv) { /* prefetch the next stage while this one is computed */
-            load_tile_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
-            load_tile_async<D, BC, NT>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
+            if (c0 + 2 * BC <= sh.N_k) { /* a whole tile: no per-row bounds test */
+                load_tile_async<D, BC, NT, T, false>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
+                load_tile_async<D, BC, NT, T, false>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
+            } else {
+                load_tile_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
+                load_tile_async<D, BC, NT>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
+            }
             cp_async_commit();
             cp_async_wait<1>();
         } else {
             cp_async_wait<0>();
         }
         __syncthreads();
-        const T *Kt = Ks + st * BC * D, *Vt = Vs + st * BC * D;
+        const uint32_t sK = smem_u32(Ks + st * BC * D), sV = smem_u32(Vs + st * BC * D);
 
         /* S = Q_i K_j^T (Alg. 1 line 8), fp32 accumulators */
         float s[MT][NB][4];
@@ -123,13 +137,11 @@ __global__ void __launch_bounds__(NW * 32, MINB)
             uint32_t a[MT][4];
 #pragma unroll
             for (int mt = 0; mt < MT; mt++)
-                ldmatrix_x4(a[mt], smem_u32(Qs + swz<D>(wrow + mt * 16 + (lane & 15),
-                                                        kk * 16 + (lane >> 4) * 8)));
+                ldmatrix_x4(a[mt], qa[kk & 3] + (kk >> 2) * 128 + mt * 32 * D);
 #pragma unroll
             for (int nb2 = 0; nb2 < NB / 2; nb2++) {
                 uint32_t bk[4];
-                ldmatrix_x4(bk, smem_u32(Kt + swz<D>(nb2 * 16 + (lane & 7) + (lane >> 4) * 8,
-                                                     kk * 16 + ((lane >> 3) & 1) * 8)));
+                ldmatrix_x4(bk, sK + ko[kk & 3] + (kk >> 2) * 128 + nb2 * 32 * D);
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     mma16816<T>(s[mt][2 * nb2], a[mt], bk[0], bk[1]);
@@ -180,8 +192,7 @@ __global__ void __launch_bounds__(NW * 32, MINB)
 #pragma unroll
             for (int db2 = 0; db2 < DB / 2; db2++) {
                 uint32_t bv[4];
-                ldmatrix_x4_trans(bv, smem_u32(Vt + swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                                           db2 * 16 + (lane >> 4) * 8)));
+                ldmatrix_x4_trans(bv, sV + vo[db2 & 3] + (db2 >> 2) * 128 + kc * 32 * D);
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     mma16816<T>(o[mt][2 * db2], pa[mt], bv[0], bv[1]);

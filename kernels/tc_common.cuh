@@ -99,19 +99,46 @@ template <int D> __device__ __forceinline__ int swz(int r, int c)
     return r * D + ((((c >> 3) ^ (r & 7))) << 3) + (c & 7);
 }
 
-/* Issues cp.async for rows [row0, row0 + ROWS) of a (N, D) matrix into a swizzled tile. */
-template <int D, int ROWS, int NT, typename T>
+/* Byte offsets of ldmatrix rows in a swizzled tile of D 16-bit columns (row stride 2 D bytes).
+ * The lane's row is r (only r % 8 matters for the swizzle) and it reads 16-byte chunk 2 kk + hi
+ * of k-step kk.  Since (8 q + c) ^ x = 8 q + (c ^ x) for c, x < 8, step kk = 4 q + kq is at
+ *   off[kq] + 128 q   (and a row 16 m further down at + 32 m D),
+ * so four per-lane offsets, computed once, turn every fragment address of the tile loop into
+ * a register plus an immediate instead of a swizzle computed again on every tile. */
+template <int D>
+__device__ __forceinline__ void swz_offsets(uint32_t (&off)[4], int r, int hi)
+{
+#pragma unroll
+    for (int kq = 0; kq < 4; kq++)
+        off[kq] = (uint32_t)(r * 2 * D + ((((2 * kq + hi) ^ (r & 7))) << 4));
+}
+
+/* Issues cp.async for rows [row0, row0 + ROWS) of a (N, D) matrix into a swizzled tile.
+ * CHECK = false: the caller knows row0 + ROWS <= N (no per-row bounds test). */
+template <int D, int ROWS, int NT, typename T, bool CHECK = true>
 __device__ __forceinline__ void load_tile_async(T *tile, const T *src, int row0, int N)
 {
     constexpr int CPR = D / 8; /* 16-byte chunks per row */
+    constexpr int RPI = NT / CPR; /* rows per pass of the NT threads */
+    if constexpr (!CHECK && NT % CPR == 0 && RPI % 8 == 0 && ROWS % RPI == 0) {
+        /* whole tile: thread t copies chunk t % CPR of rows t / CPR + RPI it; the row's swizzle
+         * (r % 8) is the same on every pass, so one shared and one global address serve all
+         * passes with immediate offsets (few registers in the tile loop) */
+        const T *g = src + (long long)row0 * D + threadIdx.x * 8;
+        const uint32_t s = smem_u32(tile + swz<D>(threadIdx.x / CPR, (threadIdx.x % CPR) * 8));
 #pragma unroll
-    for (int it = 0; it < (ROWS * CPR + NT - 1) / NT; it++) {
-        int idx = threadIdx.x + it * NT;
-        if (ROWS * CPR % NT != 0 && idx >= ROWS * CPR) break;
-        int r = idx / CPR, ch = idx % CPR;
-        bool ok = row0 + r < N;
-        const T *g = src + (long long)(ok ? row0 + r : 0) * D + ch * 8;
-        cp_async16(smem_u32(tile + swz<D>(r, ch * 8)), g, ok ? 16 : 0);
+        for (int it = 0; it < ROWS / RPI; it++)
+            cp_async16(s + it * RPI * D * (int)sizeof(T), g + it * RPI * D, 16);
+    } else {
+#pragma unroll
+        for (int it = 0; it < (ROWS * CPR + NT - 1) / NT; it++) {
+            int idx = threadIdx.x + it * NT;
+            if (ROWS * CPR % NT != 0 && idx >= ROWS * CPR) break;
+            int r = idx / CPR, ch = idx % CPR;
+            bool ok = !CHECK || row0 + r < N;
+            const T *g = src + (long long)(ok ? row0 + r : 0) * D + ch * 8;
+            cp_async16(smem_u32(tile + swz<D>(r, ch * 8)), g, ok ? 16 : 0);
+        }
     }
 }
 
