@@ -20,6 +20,9 @@
  *      stage needs no barrier of its own).  Without a causal mask, only a warp whose keys or
  *      queries cross the end of the keys/queries evaluates the mask; with a causal mask every
  *      element does (measured faster there, analysis/measured/h200/ma_bwd.csv).
+ *      As in the forward, the ldmatrix addresses of the step are per-lane swizzle offsets
+ *      computed once plus immediates, and whole Q/dO tiles are copied without bounds tests
+ *      (+3-5 % at d = 128, within 1 % at d = 64: analysis/measured/h200/ab2_bwd_*.csv).
  *   3. post-pass: dQ = dQ_acc * scale rounded to bf16/fp16 (16-byte loads and stores).
  * Deterministic mode: the main kernel skips dQ, and a second kernel, one block per Q block,
  * walks the K/V blocks and accumulates dQ_i in registers (recomputing S, P, dP: more FLOPs,
@@ -170,12 +173,29 @@ __global__ void __launch_bounds__(BC * 2, MINB)
     for (int db = 0; db < DB; db++)
 #pragma unroll
         for (int e = 0; e < 4; e++) dk[db][e] = dv[db][e] = 0.f;
+    /* ldmatrix byte offsets (swz_offsets): K, V rows wk + (lane & 15), chunk 2 kk + (lane >> 4)
+     * (A operand); Q, dO rows (lane & 7) + (lane >> 4) 8, chunk 2 kk + ((lane >> 3) & 1)
+     * (B operand of S^T, dP^T); the same transposed, rows (lane & 7) + ((lane >> 3) & 1) 8,
+     * chunk 2 db2 + (lane >> 4) (B operand of dV, dK).  V and dO sit at fixed distances from
+     * K and Q: one base address each. */
+    uint32_t ka[4], qb[4], qt[4];
+    swz_offsets<D>(ka, wk + (lane & 15), lane >> 4);
+    swz_offsets<D>(qb, (lane & 7) + (lane >> 4) * 8, (lane >> 3) & 1);
+    swz_offsets<D>(qt, (lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
+#pragma unroll
+    for (int i = 0; i < 4; i++) ka[i] += smem_u32(Ks);
+    constexpr uint32_t V_OFF = BC * D * sizeof(T), DO_OFF = 2 * BW_BR * D * sizeof(T);
 
     auto issue = [&](int it, int stg) {
         const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
         const long long bh = (long long)b * sh.H + hq;
-        load_tile_async<D, BW_BR, NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
-        load_tile_async<D, BW_BR, NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
+        if (r0 + BW_BR <= sh.N_q) { /* a whole tile: no per-row bounds test */
+            load_tile_async<D, BW_BR, NT, T, false>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
+            load_tile_async<D, BW_BR, NT, T, false>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
+        } else {
+            load_tile_async<D, BW_BR, NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
+            load_tile_async<D, BW_BR, NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
+        }
         load_vec_async(Ls + stg * BW_BR, LSE + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
         load_vec_async(Ds + stg * BW_BR, Dsum + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
     };
@@ -197,7 +217,8 @@ __global__ void __launch_bounds__(BC * 2, MINB)
             issue(it + 1, st ^ 1);
             cp_async_commit();
         }
-        const T *Qt = Qs + st * BW_BR * D, *dOt = dOs + st * BW_BR * D;
+        const T *Qt = Qs + st * BW_BR * D;
+        const uint32_t sQ = smem_u32(Qt); /* dO of this stage at sQ + DO_OFF */
         const float *Lt = Ls + st * BW_BR, *Dt = Ds + st * BW_BR;
         /* this warp's 16 keys x 64 queries need no mask unless they cross the end of the keys,
          * the end of the queries or the causal diagonal */
@@ -219,15 +240,16 @@ __global__ void __launch_bounds__(BC * 2, MINB)
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             uint32_t ak[4], av[4];
-            ldmatrix_x4(ak, smem_u32(Ks + swz<D>(wk + (lane & 15), kk * 16 + (lane >> 4) * 8)));
-            ldmatrix_x4(av, smem_u32(Vs + swz<D>(wk + (lane & 15), kk * 16 + (lane >> 4) * 8)));
+            const uint32_t kx = ka[kk & 3] + (kk >> 2) * 128;
+            ldmatrix_x4(ak, kx);
+            ldmatrix_x4(av, kx + V_OFF);
+            const uint32_t qx = sQ + qb[kk & 3] + (kk >> 2) * 128;
 #pragma unroll
             for (int nb2 = 0; nb2 < NBH / 2; nb2++) {
                 uint32_t bq[4], bo[4];
-                const int rr = qo + nb2 * 16 + (lane & 7) + (lane >> 4) * 8;
-                const int cc = kk * 16 + ((lane >> 3) & 1) * 8;
-                ldmatrix_x4(bq, smem_u32(Qt + swz<D>(rr, cc)));
-                ldmatrix_x4(bo, smem_u32(dOt + swz<D>(rr, cc)));
+                const uint32_t rows = (qo + nb2 * 16) * 2 * D; /* bytes */
+                ldmatrix_x4(bq, qx + rows);
+                ldmatrix_x4(bo, qx + rows + DO_OFF);
                 mma16816<T>(s[2 * nb2], ak, bq[0], bq[1]);
                 mma16816<T>(s[2 * nb2 + 1], ak, bq[2], bq[3]);
                 mma16816<T>(dp[2 * nb2], av, bo[0], bo[1]); /* dP^T = V_j dO_i^T */
@@ -282,10 +304,9 @@ __global__ void __launch_bounds__(BC * 2, MINB)
 #pragma unroll
             for (int db2 = 0; db2 < DB / 2; db2++) {
                 uint32_t bo[4], bq[4];
-                const int rr = qc + (lane & 7) + ((lane >> 3) & 1) * 8;
-                const int cc = db2 * 16 + (lane >> 4) * 8;
-                ldmatrix_x4_trans(bo, smem_u32(dOt + swz<D>(rr, cc)));
-                ldmatrix_x4_trans(bq, smem_u32(Qt + swz<D>(rr, cc)));
+                const uint32_t x = sQ + qt[db2 & 3] + (db2 >> 2) * 128 + qc * 2 * D;
+                ldmatrix_x4_trans(bo, x + DO_OFF);
+                ldmatrix_x4_trans(bq, x);
                 mma16816<T>(dv[2 * db2], pa, bo[0], bo[1]);
                 mma16816<T>(dv[2 * db2 + 1], pa, bo[2], bo[3]);
                 mma16816<T>(dk[2 * db2], sa, bq[0], bq[1]);
@@ -414,8 +435,13 @@ __global__ void __launch_bounds__(BW_NT, 1)
     for (int j = 0; j < n_kv; j++) {
         const int c0 = j * BW_BC, st = j & 1;
         if (j + 1 < n_kv) {
-            load_tile_async<D, BW_BC, BW_NT>(Ks + (st ^ 1) * BW_BC * D, kg, c0 + BW_BC, sh.N_k);
-            load_tile_async<D, BW_BC, BW_NT>(Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
+            if (c0 + 2 * BW_BC <= sh.N_k) { /* a whole tile: no per-row bounds test */
+                load_tile_async<D, BW_BC, BW_NT, T, false>(Ks + (st ^ 1) * BW_BC * D, kg, c0 + BW_BC, sh.N_k);
+                load_tile_async<D, BW_BC, BW_NT, T, false>(Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
+            } else {
+                load_tile_async<D, BW_BC, BW_NT>(Ks + (st ^ 1) * BW_BC * D, kg, c0 + BW_BC, sh.N_k);
+                load_tile_async<D, BW_BC, BW_NT>(Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
+            }
             cp_async_commit();
             cp_async_wait<1>();
         } else {

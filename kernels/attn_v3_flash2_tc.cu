@@ -14,7 +14,13 @@
  *     c of row r lives at chunk c ^ (r % 8)) so the eight row addresses of an ldmatrix hit
  *     eight different bank groups;
  *   - the softmax runs in base 2: scale * log2(e) is folded into one FFMA per score before
- *     exp2, and the row sum l stays a per-thread partial sum until the end (one quad reduce).
+ *     exp2, and the row sum l stays a per-thread partial sum until the end (one quad reduce);
+ *   - the address arithmetic stays out of the tile loop: every ldmatrix address is one of four
+ *     per-lane swizzle offsets plus an immediate (swz_offsets), and whole K/V tiles are copied
+ *     without per-row bounds tests from one global and one shared address per thread.  Before,
+ *     the compiler (255 registers) rebuilt the swizzled addresses from the thread index on
+ *     every tile: ~270 integer instructions a warp a tile beside 256 mma (Nsight Compute,
+ *     analysis/measured/h200/diag_*); removing them made v3_mt2 7-8 % faster at d = 128.
  * Why faster: tensor cores have ~15x the fp32 SIMT rate; bf16 halves HBM and shared bytes;
  * cp.async double buffering hides load latency; swizzling removes bank conflicts; keeping P
  * in registers removes a shared-memory round trip per tile.
