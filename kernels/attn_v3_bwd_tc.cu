@@ -173,15 +173,13 @@ __global__ void __launch_bounds__(BC * 2, MINB)
     for (int db = 0; db < DB; db++)
 #pragma unroll
         for (int e = 0; e < 4; e++) dk[db][e] = dv[db][e] = 0.f;
-    /* ldmatrix byte offsets (swz_offsets): K, V rows wk + (lane & 15), chunk 2 kk + (lane >> 4)
-     * (A operand); Q, dO rows (lane & 7) + (lane >> 4) 8, chunk 2 kk + ((lane >> 3) & 1)
-     * (B operand of S^T, dP^T); the same transposed, rows (lane & 7) + ((lane >> 3) & 1) 8,
-     * chunk 2 db2 + (lane >> 4) (B operand of dV, dK).  V and dO sit at fixed distances from
-     * K and Q: one base address each. */
+    /* ldmatrix byte offsets: K, V (this warp's keys) as the A operand, Q, dO as the B operand
+     * of S^T, dP^T, and transposed as the B operand of dV, dK.  V and dO sit at fixed distances
+     * from K and Q: one base address each. */
     uint32_t ka[4], qb[4], qt[4];
-    swz_offsets<D>(ka, wk + (lane & 15), lane >> 4);
-    swz_offsets<D>(qb, (lane & 7) + (lane >> 4) * 8, (lane >> 3) & 1);
-    swz_offsets<D>(qt, (lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
+    ldsm_a_offsets<D>(ka, wk, lane);
+    ldsm_b_offsets<D>(qb, lane);
+    ldsm_bt_offsets<D>(qt, lane);
 #pragma unroll
     for (int i = 0; i < 4; i++) ka[i] += smem_u32(Ks);
     constexpr uint32_t V_OFF = BC * D * sizeof(T), DO_OFF = 2 * BW_BR * D * sizeof(T);
@@ -189,13 +187,8 @@ __global__ void __launch_bounds__(BC * 2, MINB)
     auto issue = [&](int it, int stg) {
         const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BW_BR;
         const long long bh = (long long)b * sh.H + hq;
-        if (r0 + BW_BR <= sh.N_q) { /* a whole tile: no per-row bounds test */
-            load_tile_async<D, BW_BR, NT, T, false>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
-            load_tile_async<D, BW_BR, NT, T, false>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
-        } else {
-            load_tile_async<D, BW_BR, NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D, r0, sh.N_q);
-            load_tile_async<D, BW_BR, NT>(dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
-        }
+        load_tile_pair_async<D, BW_BR, NT>(Qs + stg * BW_BR * D, Q + bh * sh.N_q * D,
+                                           dOs + stg * BW_BR * D, dO + bh * sh.N_q * D, r0, sh.N_q);
         load_vec_async(Ls + stg * BW_BR, LSE + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
         load_vec_async(Ds + stg * BW_BR, Dsum + bh * sh.N_q + r0, BW_BR, sh.N_q - r0);
     };
@@ -435,13 +428,8 @@ __global__ void __launch_bounds__(BW_NT, 1)
     for (int j = 0; j < n_kv; j++) {
         const int c0 = j * BW_BC, st = j & 1;
         if (j + 1 < n_kv) {
-            if (c0 + 2 * BW_BC <= sh.N_k) { /* a whole tile: no per-row bounds test */
-                load_tile_async<D, BW_BC, BW_NT, T, false>(Ks + (st ^ 1) * BW_BC * D, kg, c0 + BW_BC, sh.N_k);
-                load_tile_async<D, BW_BC, BW_NT, T, false>(Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
-            } else {
-                load_tile_async<D, BW_BC, BW_NT>(Ks + (st ^ 1) * BW_BC * D, kg, c0 + BW_BC, sh.N_k);
-                load_tile_async<D, BW_BC, BW_NT>(Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
-            }
+            load_tile_pair_async<D, BW_BC, BW_NT>(Ks + (st ^ 1) * BW_BC * D, kg,
+                                                  Vs + (st ^ 1) * BW_BC * D, vg, c0 + BW_BC, sh.N_k);
             cp_async_commit();
             cp_async_wait<1>();
         } else {

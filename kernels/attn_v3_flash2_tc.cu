@@ -80,13 +80,12 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     const int wrow = warp * 16 * MT;        /* first row of this warp inside the Q block */
     const int off = sh.N_k - sh.N_q;        /* causal diagonal offset (bottom-right) */
     const int n_kv = fwd_kv_tiles(sh, r0, BR, BC); /* K/V tiles this Q block visits */
-    /* ldmatrix addresses (bytes): Q rows wrow + (lane & 15), chunk 2 kk + (lane >> 4);
-     * K rows (lane & 7) + (lane >> 4) 8, chunk 2 kk + (lane >> 3) & 1; V (transposed) rows
-     * (lane & 7) + ((lane >> 3) & 1) 8, chunk 2 db2 + (lane >> 4) */
+    /* ldmatrix byte offsets: Q as the A operand (this warp's rows), K as the B operand of
+     * S = Q K^T, V transposed as the B operand of O += P V */
     uint32_t qa[4], ko[4], vo[4];
-    swz_offsets<D>(qa, wrow + (lane & 15), lane >> 4);
-    swz_offsets<D>(ko, (lane & 7) + (lane >> 4) * 8, (lane >> 3) & 1);
-    swz_offsets<D>(vo, (lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
+    ldsm_a_offsets<D>(qa, wrow, lane);
+    ldsm_b_offsets<D>(ko, lane);
+    ldsm_bt_offsets<D>(vo, lane);
 #pragma unroll
     for (int i = 0; i < 4; i++) qa[i] += smem_u32(Qs);
 
@@ -115,13 +114,8 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         const int c0 = j * BC;
         const int st = j & 1;
         if (j + 1 < n_kv) { /* prefetch the next stage while this one is computed */
-            if (c0 + 2 * BC <= sh.N_k) { /* a whole tile: no per-row bounds test */
-                load_tile_async<D, BC, NT, T, false>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
-                load_tile_async<D, BC, NT, T, false>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
-            } else {
-                load_tile_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
-                load_tile_async<D, BC, NT>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
-            }
+            load_tile_pair_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, Vs + (st ^ 1) * BC * D, v,
+                                            c0 + BC, sh.N_k);
             cp_async_commit();
             cp_async_wait<1>();
         } else {

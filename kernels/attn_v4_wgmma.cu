@@ -11,7 +11,10 @@
  *   - O += P V_j takes P from registers (the S accumulator layout is the A-fragment layout, as
  *     in v3) and V from shared memory as a transposed ("MN-major") operand: V needs no
  *     ldmatrix.trans either;
- *   - two warpgroups per thread block (B_r = 128, 64 query rows each), B_c = 128.
+ *   - two warpgroups per thread block (B_r = 128, 64 query rows each), B_c = 128;
+ *   - tiles are copied by tc_common's loaders with this layout (Sw128Layout), whole K/V tiles
+ *     without per-row bounds tests (+2-5 % for v4_bc64 at d = 128, measured beside the
+ *     bounds-tested copies: analysis/measured/h200/ab3_*.csv).
  * Why faster: wgmma runs the Hopper tensor cores at their full rate (mma.sync reaches about
  * two thirds of it) and removes the shared-memory -> register traffic of the operands, which
  * in v3 costs one ldmatrix per two to four mma.  What FlashAttention-3 adds and v4 does not
@@ -36,22 +39,12 @@ template <int ROWS> __device__ __forceinline__ int sw128(int r, int c)
     return (c >> 6) * ROWS * 64 + r * 64 + ((((c >> 3) & 7) ^ (r & 7)) << 3) + (c & 7);
 }
 
-/* cp.async of rows [row0, row0 + ROWS) of a (N, D) matrix into an sw128 tile; rows past N are
- * zero-filled. */
-template <int D, int ROWS, int NT, typename T>
-__device__ __forceinline__ void load_sw128_async(T *tile, const T *src, int row0, int N)
-{
-    constexpr int CPR = D / 8;
-#pragma unroll
-    for (int it = 0; it < (ROWS * CPR + NT - 1) / NT; it++) {
-        const int idx = threadIdx.x + it * NT;
-        if (ROWS * CPR % NT != 0 && idx >= ROWS * CPR) break;
-        const int r = idx / CPR, ch = idx % CPR;
-        const bool ok = row0 + r < N;
-        const T *g = src + (long long)(ok ? row0 + r : 0) * D + ch * 8;
-        cp_async16(smem_u32(tile + sw128<ROWS>(r, ch * 8)), g, ok ? 16 : 0);
-    }
-}
+/* The sw128 tile as a layout for tc_common's loaders: 8 rows further down = 512 elements in
+ * every slab, swizzle unchanged. */
+template <int ROWS> struct Sw128Layout {
+    __device__ __forceinline__ int operator()(int r, int c) const { return sw128<ROWS>(r, c); }
+    static constexpr int row_stride = 64;
+};
 
 /* V's (MN-major) descriptor: LBO = the byte distance between the two 64-column slabs of d
  * (d = 128), SBO = between 8-key groups (1024).  Checked on the H200: with the two exchanged,
@@ -101,9 +94,9 @@ __global__ void __launch_bounds__(256, MINB)
     constexpr uint32_t V_LBO = SLAB_KV, V_SBO = 1024;
 
     if (n_kv > 0) {
-        load_sw128_async<D, BR, NT>(Qs, q, r0, sh.N_q);
-        load_sw128_async<D, BC, NT>(Ks, k, 0, sh.N_k);
-        load_sw128_async<D, BC, NT>(Vs, v, 0, sh.N_k);
+        load_tile_async<D, BR, NT, T, true, Sw128Layout<BR>>(Qs, q, r0, sh.N_q);
+        load_tile_async<D, BC, NT, T, true, Sw128Layout<BC>>(Ks, k, 0, sh.N_k);
+        load_tile_async<D, BC, NT, T, true, Sw128Layout<BC>>(Vs, v, 0, sh.N_k);
         cp_async_commit();
     }
     for (int j = 0; j < n_kv; j++) {
@@ -112,8 +105,9 @@ __global__ void __launch_bounds__(256, MINB)
         fence_proxy_async(); /* ... and is visible to the tensor cores' async proxy */
         __syncthreads();     /* for every thread; every warpgroup is done with tile j - 1 */
         if (j + 1 < n_kv) {
-            load_sw128_async<D, BC, NT>(Ks + (st ^ 1) * BC * D, k, c0 + BC, sh.N_k);
-            load_sw128_async<D, BC, NT>(Vs + (st ^ 1) * BC * D, v, c0 + BC, sh.N_k);
+            load_tile_pair_async<D, BC, NT, T, Sw128Layout<BC>>(Ks + (st ^ 1) * BC * D, k,
+                                                                Vs + (st ^ 1) * BC * D, v,
+                                                                c0 + BC, sh.N_k);
             cp_async_commit();
         }
 

@@ -113,9 +113,42 @@ __device__ __forceinline__ void swz_offsets(uint32_t (&off)[4], int r, int hi)
         off[kq] = (uint32_t)(r * 2 * D + ((((2 * kq + hi) ^ (r & 7))) << 4));
 }
 
-/* Issues cp.async for rows [row0, row0 + ROWS) of a (N, D) matrix into a swizzled tile.
- * CHECK = false: the caller knows row0 + ROWS <= N (no per-row bounds test). */
-template <int D, int ROWS, int NT, typename T, bool CHECK = true>
+/* The per-lane offsets of the three ldmatrix.x4 forms the kernels use (PTX ISA, "ldmatrix"):
+ * lanes 8 i .. 8 i + 7 give the row addresses of 8x8 matrix i.
+ *   A operand of m16n8k16 (16 rows x 16 k, row-major tile): matrices (rows 0-7, k 0-7),
+ *     (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15) -> row r0 + (lane & 15),
+ *     chunk 2 kk + (lane >> 4);
+ *   B operands of two n8 blocks from a tile stored [n][k]: (n 0-7, k 0-7), (n 0-7, k 8-15),
+ *     (n 8-15, k 0-7), (n 8-15, k 8-15) -> row (lane & 7) + (lane >> 4) 8, chunk
+ *     2 kk + ((lane >> 3) & 1);
+ *   the same from a tile stored [k][n] with .trans: row (lane & 7) + ((lane >> 3) & 1) 8 (k),
+ *     chunk 2 nn + (lane >> 4) (n). */
+template <int D> __device__ __forceinline__ void ldsm_a_offsets(uint32_t (&off)[4], int r0, int lane)
+{
+    swz_offsets<D>(off, r0 + (lane & 15), lane >> 4);
+}
+template <int D> __device__ __forceinline__ void ldsm_b_offsets(uint32_t (&off)[4], int lane)
+{
+    swz_offsets<D>(off, (lane & 7) + (lane >> 4) * 8, (lane >> 3) & 1);
+}
+template <int D> __device__ __forceinline__ void ldsm_bt_offsets(uint32_t (&off)[4], int lane)
+{
+    swz_offsets<D>(off, (lane & 7) + ((lane >> 3) & 1) * 8, lane >> 4);
+}
+
+/* Shared-tile layouts for load_tile_async: the element offset of (row r, column c), and
+ * row_stride, the offset of one row further down when moving by a multiple of 8 rows (which
+ * leaves every swizzle unchanged).  SwzLayout: rows of D columns, 16-byte chunks XOR-swizzled
+ * by r % 8 (swz above; the mma.sync kernels). */
+template <int D> struct SwzLayout {
+    __device__ __forceinline__ int operator()(int r, int c) const { return swz<D>(r, c); }
+    static constexpr int row_stride = D;
+};
+
+/* Issues cp.async for rows [row0, row0 + ROWS) of a (N, D) matrix into a shared tile of layout
+ * L; rows past N are zero-filled.  CHECK = false: the caller knows row0 + ROWS <= N (no per-row
+ * bounds test). */
+template <int D, int ROWS, int NT, typename T, bool CHECK = true, typename L = SwzLayout<D>>
 __device__ __forceinline__ void load_tile_async(T *tile, const T *src, int row0, int N)
 {
     constexpr int CPR = D / 8; /* 16-byte chunks per row */
@@ -125,10 +158,10 @@ __device__ __forceinline__ void load_tile_async(T *tile, const T *src, int row0,
          * (r % 8) is the same on every pass, so one shared and one global address serve all
          * passes with immediate offsets (few registers in the tile loop) */
         const T *g = src + (long long)row0 * D + threadIdx.x * 8;
-        const uint32_t s = smem_u32(tile + swz<D>(threadIdx.x / CPR, (threadIdx.x % CPR) * 8));
+        const uint32_t s = smem_u32(tile + L()(threadIdx.x / CPR, (threadIdx.x % CPR) * 8));
 #pragma unroll
         for (int it = 0; it < ROWS / RPI; it++)
-            cp_async16(s + it * RPI * D * (int)sizeof(T), g + it * RPI * D, 16);
+            cp_async16(s + it * RPI * L::row_stride * (int)sizeof(T), g + it * RPI * D, 16);
     } else {
 #pragma unroll
         for (int it = 0; it < (ROWS * CPR + NT - 1) / NT; it++) {
@@ -137,8 +170,23 @@ __device__ __forceinline__ void load_tile_async(T *tile, const T *src, int row0,
             int r = idx / CPR, ch = idx % CPR;
             bool ok = !CHECK || row0 + r < N;
             const T *g = src + (long long)(ok ? row0 + r : 0) * D + ch * 8;
-            cp_async16(smem_u32(tile + swz<D>(r, ch * 8)), g, ok ? 16 : 0);
+            cp_async16(smem_u32(tile + L()(r, ch * 8)), g, ok ? 16 : 0);
         }
+    }
+}
+
+/* Two tiles of the same rows (K and V, or Q and dO): the whole-tile path when rows
+ * [row0, row0 + ROWS) all exist, the bounds-tested one otherwise. */
+template <int D, int ROWS, int NT, typename T, typename L = SwzLayout<D>>
+__device__ __forceinline__ void load_tile_pair_async(T *tile_a, const T *src_a, T *tile_b,
+                                                     const T *src_b, int row0, int N)
+{
+    if (row0 + ROWS <= N) {
+        load_tile_async<D, ROWS, NT, T, false, L>(tile_a, src_a, row0, N);
+        load_tile_async<D, ROWS, NT, T, false, L>(tile_b, src_b, row0, N);
+    } else {
+        load_tile_async<D, ROWS, NT, T, true, L>(tile_a, src_a, row0, N);
+        load_tile_async<D, ROWS, NT, T, true, L>(tile_b, src_b, row0, N);
     }
 }
 
