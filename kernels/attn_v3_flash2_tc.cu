@@ -20,7 +20,8 @@
  *     without per-row bounds tests from one global and one shared address per thread.  Before,
  *     the compiler (255 registers) rebuilt the swizzled addresses from the thread index on
  *     every tile: ~270 integer instructions a warp a tile beside 256 mma (Nsight Compute,
- *     analysis/measured/h200/diag_*); removing them made v3_mt2 7-8 % faster at d = 128.
+ *     analysis/measured/h200/diag_ncu.tgz); with the offsets computed once and the copies
+ *     from one address per thread, v3_mt2 is 6-8 % faster at d = 128.
  * Why faster: tensor cores have ~15x the fp32 SIMT rate; bf16 halves HBM and shared bytes;
  * cp.async double buffering hides load latency; swizzling removes bank conflicts; keeping P
  * in registers removes a shared-memory round trip per tile.
