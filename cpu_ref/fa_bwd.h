@@ -86,6 +86,34 @@ fa_status fa_std_rows_gemm(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tens
                            fa_tensor *C, int64_t n, double a, const char *const names[3], int64_t b,
                            int64_t h, int drop);
 
+/* Zeroes a numeric buffer (no effect on a count-only one). */
+void fa_buf_zero(fa_buf *b);
+
+/* The inner step of a backward pass for row block i of query head (b, h) against the K/V tile
+ * [c0, c0 + cols) already on chip; ctx is the algorithm's own state. */
+typedef fa_status (*fa_bwd_step_fn)(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_t i,
+                                    int64_t c0, int64_t cols);
+
+/* What the K/V-tile loop of fa_bwd_kv_slice works on. */
+typedef struct {
+    fa_tensor *K, *V, *dK, *dV;  /* (B, H_kv, N_k, d) and (B, H_kv, N_k, d_v) in HBM */
+    fa_buf *Kj, *Vj, *dKj, *dVj; /* B_c x d, B_c x d_v tiles in SRAM; dK_j, dV_j in fp32 */
+    int program_per_tile;        /* 1: a thread block per K/V tile (FlashAttention-2's main
+                                    kernel); 0: the caller set one per kv head (FlashAttention-1) */
+    fa_bwd_step_fn step;
+    void *ctx;
+} fa_bwd_kv_loop;
+
+/* The outer loop of the FlashAttention backward passes for kv head (b, hk) (Dao et al. 2022
+ * Alg. 4 lines 6-9 and 24; Dao 2023 Alg. 2 lines 5-8 and 18): for every K/V tile j, dK_j = dV_j
+ * = 0 on chip; if some row block may see the tile (the causal / window / key-length span,
+ * fa_q_span), K_j and V_j are loaded once and step() runs for every query head of the GQA group
+ * and every row block with an allowed key in the tile; dK_j, dV_j are stored (0 for a tile no row
+ * may see, which is never loaded).  Equal tiles and heads are merged with weights in count-only
+ * mode.  Errors: whatever the loads, the stores and step() return. */
+fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa_bwd_kv_loop *L,
+                          int64_t b, int64_t hk);
+
 /* ---- algorithms ---- */
 
 /* fp64 reference backward, no memory model: recomputes P from Q, K by the definition (no

@@ -20,11 +20,6 @@ typedef struct {
     fa_mask_io mk; /* dense mask tiles, when there is one */
 } f1_bufs;
 
-static void zero(fa_buf *b)
-{
-    for (int64_t k = 0; b->data && k < b->rows * b->cols; k++) b->data[k] = 0;
-}
-
 static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_bufs *B)
 {
     const int e = fa_dtype_bytes(s->dtype);
@@ -73,10 +68,21 @@ static fa_status p_from_lm(fa_mem *mem, f1_bufs *B, int64_t rows, int64_t cols)
 }
 
 /* Lines 10-22 for one (i, j) tile of query head h; K_j, V_j are on chip. */
-static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensors *T,
-                            f1_bufs *B, int64_t b, int64_t h, int64_t i, int64_t c0, int64_t cols)
+typedef struct {
+    const fa_shape *s;
+    fa_blocks bk;
+    f1_tensors *T;
+    f1_bufs *B;
+} f1_ctx;
+
+static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_t i, int64_t c0,
+                            int64_t cols)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    const f1_ctx *C = ctx;
+    const fa_shape *s = C->s;
+    f1_tensors *T = C->T;
+    f1_bufs *B = C->B;
+    const int64_t Br = C->bk.block_r, Bc = C->bk.block_c, d = s->d, dv = s->d_v;
     const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
     FA_TRY(fa_load(mem, &T->Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 10 */
     FA_TRY(fa_load(mem, &T->O, b, h, r0, rows, 0, dv, &B->Oi));
@@ -122,7 +128,7 @@ static fa_status init_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensor
 {
     const int64_t Br = bk.block_r, T_r = fa_cdiv(s->seqlen_q, Br);
     fa_mem_set_program(mem, b * s->heads + h);
-    zero(&B->dQi);
+    fa_buf_zero(&B->dQi);
     for (int64_t i = 0; i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
@@ -134,54 +140,16 @@ static fa_status init_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensor
     return FA_OK;
 }
 
-/* Lines 6-25 for kv head (b, hk): its K/V tiles, each visited by the row blocks of the g query
- * heads that read it (GQA: dK_j, dV_j sum over the group on chip). */
+/* Lines 6-25 for kv head (b, hk), one thread block: its K/V tiles, each visited by the row
+ * blocks of the g query heads that read it (GQA: dK_j, dV_j sum over the group on chip). */
 static fa_status kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensors *T,
                           f1_bufs *B, int64_t b, int64_t hk)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    const int64_t g = s->heads / s->kv_heads;
-    const int merge = fa_mem_may_merge(mem);
+    f1_ctx C = {s, bk, T, B};
+    const fa_bwd_kv_loop L = {&T->K, &T->V, &T->dK, &T->dV, &B->Kj, &B->Vj, &B->dKj, &B->dVj,
+                              0, inner_step, &C};
     fa_mem_set_program(mem, b * s->kv_heads + hk); /* one thread block per (batch, kv head) */
-    for (int64_t j = 0; j < T_c;) { /* line 6 */
-        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-        int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
-        fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
-        int any = 0; /* does any row block have an allowed key in it? (usually the first) */
-        for (int64_t i = i_lo; i < i_hi && !any; i++)
-            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0,
-                                cols) != FA_TILE_SKIP;
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
-        zero(&B->dKj); /* line 8 */
-        zero(&B->dVj);
-        if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
-            FA_TRY(fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 7 */
-            FA_TRY(fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &B->Vj));
-            int64_t nh = merge ? 1 : g; /* the group's query heads count alike */
-            FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
-            for (int64_t q = 0; q < nh; q++)
-                for (int64_t i = i_lo; i < i_hi;) { /* line 9 */
-                    int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
-                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) ==
-                        FA_TILE_SKIP) {
-                        i += wi;
-                        continue;
-                    }
-                    FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
-                    FA_TRY(inner_step(mem, s, bk, T, B, b, hk * g + q, i, c0, cols));
-                    fa_mem_pop_weight(mem);
-                    i += wi;
-                }
-            fa_mem_pop_weight(mem);
-        }
-        FA_TRY(fa_store(mem, &T->dK, b, hk, c0, cols, 0, d, &B->dKj)); /* line 24 */
-        FA_TRY(fa_store(mem, &T->dV, b, hk, c0, cols, 0, dv, &B->dVj));
-        fa_mem_pop_weight(mem);
-        j += wj;
-    }
-    return FA_OK;
+    return fa_bwd_kv_slice(mem, s, bk, &L, b, hk);
 }
 
 fa_status fa_flash1_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,

@@ -24,11 +24,6 @@ typedef struct {
     fa_mask_io mk; /* dense mask tiles, when there is one */
 } f2_bufs;
 
-static void zero(fa_buf *b)
-{
-    for (int64_t k = 0; b->data && k < b->rows * b->cols; k++) b->data[k] = 0;
-}
-
 /* Pre-pass over the row blocks of query head (b, h): lines 3-4. */
 static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T, int64_t b,
                           int64_t h)
@@ -40,7 +35,7 @@ static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tenso
     if (!st) st = fa_sram_alloc(mem, &Oi, "O_i", Br, dv, e);
     if (!st) st = fa_sram_alloc(mem, &Di, "D_i", Br, 1, 4);
     if (!st) st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
-    zero(&dQi);
+    fa_buf_zero(&dQi);
     for (int64_t i = 0; !st && i < T_r;) {
         int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
         const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
@@ -113,10 +108,21 @@ static void free_main(f2_bufs *B)
 }
 
 /* Lines 9-16 for one (i, j) tile of query head h; K_j, V_j are on chip. */
-static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T,
-                            f2_bufs *B, int64_t b, int64_t h, int64_t i, int64_t c0, int64_t cols)
+typedef struct {
+    const fa_shape *s;
+    fa_blocks bk;
+    f2_tensors *T;
+    f2_bufs *B;
+} f2_ctx;
+
+static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_t i, int64_t c0,
+                            int64_t cols)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    const f2_ctx *C = ctx;
+    const fa_shape *s = C->s;
+    f2_tensors *T = C->T;
+    f2_bufs *B = C->B;
+    const int64_t Br = C->bk.block_r, Bc = C->bk.block_c, d = s->d, dv = s->d_v;
     const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
     FA_TRY(fa_load(mem, &T->Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 9 */
     FA_TRY(fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &B->dOi));
@@ -154,57 +160,15 @@ static fa_status inner_step(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
     return fa_tile_matmul_atb(mem, B->dKj.data, d, B->dP.data, Bc, B->Qi.data, d, cols, d, rows, 1);
 }
 
-/* Lines 5-19 for kv head (b, hk): its K/V tiles, each visited by the row blocks of the g query
- * heads that read it (GQA: dK_j, dV_j sum over the group on chip). */
+/* Lines 5-19 for kv head (b, hk): its K/V tiles, a thread block each, each visited by the row
+ * blocks of the g query heads that read it (GQA: dK_j, dV_j sum over the group on chip). */
 static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T,
                             f2_bufs *B, int64_t b, int64_t hk)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    const int64_t g = s->heads / s->kv_heads;
-    const int merge = fa_mem_may_merge(mem);
-    for (int64_t j = 0; j < T_c;) { /* line 5 */
-        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-        int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
-        fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
-        int any = 0; /* does any row block have an allowed key in it? (usually the first) */
-        for (int64_t i = i_lo; i < i_hi && !any; i++)
-            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0,
-                                cols) != FA_TILE_SKIP;
-        fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
-        zero(&B->dKj); /* line 7 */
-        zero(&B->dVj);
-        if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
-            FA_TRY(fa_load(mem, &T->K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 6 */
-            FA_TRY(fa_load(mem, &T->V, b, hk, c0, cols, 0, dv, &B->Vj));
-            /* the g query heads of the group: identical counts, one visit when merging */
-            int64_t nh = merge ? 1 : g;
-            FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
-            for (int64_t q = 0; q < nh; q++) {
-                const int64_t h = hk * g + q;
-                for (int64_t i = i_lo; i < i_hi;) { /* line 8 */
-                    int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
-                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br, fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) ==
-                        FA_TILE_SKIP) {
-                        i += wi;
-                        continue;
-                    }
-                    FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
-                    FA_TRY(inner_step(mem, s, bk, T, B, b, h, i, c0, cols));
-                    fa_mem_pop_weight(mem);
-                    i += wi;
-                }
-            }
-            fa_mem_pop_weight(mem);
-        }
-        FA_TRY(fa_store(mem, &T->dK, b, hk, c0, cols, 0, d, &B->dKj)); /* line 18 */
-        FA_TRY(fa_store(mem, &T->dV, b, hk, c0, cols, 0, dv, &B->dVj));
-        fa_mem_pop_weight(mem);
-        j += wj;
-    }
-    return FA_OK;
+    f2_ctx C = {s, bk, T, B};
+    const fa_bwd_kv_loop L = {&T->K, &T->V, &T->dK, &T->dV, &B->Kj, &B->Vj, &B->dKj, &B->dVj,
+                              1, inner_step, &C};
+    return fa_bwd_kv_slice(mem, s, bk, &L, b, hk);
 }
 
 static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T)

@@ -255,3 +255,57 @@ fa_status fa_tile_dropout(fa_mem *mem, const fa_shape *s, int64_t b, int64_t h, 
             X[i * ldx + j] *= fa_dropout_keep(s, b, h, r0 + i, c0 + j) ? keep_scale : 0.0;
     return FA_OK;
 }
+
+void fa_buf_zero(fa_buf *b)
+{
+    for (int64_t k = 0; b->data && k < b->rows * b->cols; k++) b->data[k] = 0;
+}
+
+fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa_bwd_kv_loop *L,
+                          int64_t b, int64_t hk)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t g = s->heads / s->kv_heads;
+    const int merge = fa_mem_may_merge(mem);
+    for (int64_t j = 0; j < T_c;) {
+        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
+        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
+        int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
+        fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
+        int any = 0; /* does any row block have an allowed key in it? (usually the first) */
+        for (int64_t i = i_lo; i < i_hi && !any; i++)
+            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br,
+                                fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) != FA_TILE_SKIP;
+        if (L->program_per_tile) fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j);
+        FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
+        fa_buf_zero(L->dKj);
+        fa_buf_zero(L->dVj);
+        if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
+            FA_TRY(fa_load(mem, L->K, b, hk, c0, cols, 0, d, L->Kj));
+            FA_TRY(fa_load(mem, L->V, b, hk, c0, cols, 0, dv, L->Vj));
+            /* the g query heads of the group: identical counts, one visit when merging */
+            const int64_t nh = merge ? 1 : g;
+            FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
+            for (int64_t q = 0; q < nh; q++)
+                for (int64_t i = i_lo; i < i_hi;) {
+                    int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
+                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br,
+                                      fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) == FA_TILE_SKIP) {
+                        i += wi;
+                        continue;
+                    }
+                    FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
+                    FA_TRY(L->step(mem, L->ctx, b, hk * g + q, i, c0, cols));
+                    fa_mem_pop_weight(mem);
+                    i += wi;
+                }
+            fa_mem_pop_weight(mem);
+        }
+        FA_TRY(fa_store(mem, L->dK, b, hk, c0, cols, 0, d, L->dKj));
+        FA_TRY(fa_store(mem, L->dV, b, hk, c0, cols, 0, dv, L->dVj));
+        fa_mem_pop_weight(mem);
+        j += wj;
+    }
+    return FA_OK;
+}
