@@ -9,19 +9,6 @@
 
 #define BIG_M (1u << 30)
 
-typedef struct {
-    int64_t B, H, Hkv, Nq, Nk, d, dv, Br, Bc;
-    fa_causal causal;
-} cfg;
-
-static fa_shape shape_of(const cfg *c)
-{
-    fa_shape s = {.batch = c->B, .heads = c->H, .kv_heads = c->Hkv, .seqlen_q = c->Nq,
-                  .seqlen_k = c->Nk, .d = c->d, .d_v = c->dv, .scale = 0, .causal = c->causal,
-                  .dtype = FA_DTYPE_FP16};
-    return s;
-}
-
 /* Odd shapes: tails, N_q != N_k both ways with causal (both anchors), N = 1, d = 1, GQA 8/2,
  * MQA, d_v != d, and the issue's (1, 239) and (113, 203), d = 59, in both orders. */
 static const cfg cases[] = {

@@ -23,6 +23,21 @@ typedef struct {
     double *O_ref, *LSE_ref;  /* fp64 reference */
 } problem;
 
+/* One test shape with its tile sizes (fp16, default scale): the odd-shape tables of
+ * test_cpu_ref.c and test_backward.c. */
+typedef struct {
+    int64_t B, H, Hkv, Nq, Nk, d, dv, Br, Bc;
+    fa_causal causal;
+} cfg;
+
+static inline fa_shape shape_of(const cfg *c)
+{
+    fa_shape s = {.batch = c->B, .heads = c->H, .kv_heads = c->Hkv, .seqlen_q = c->Nq,
+                  .seqlen_k = c->Nk, .d = c->d, .d_v = c->dv, .scale = 0, .causal = c->causal,
+                  .dtype = FA_DTYPE_FP16};
+    return s;
+}
+
 static inline double *tu_alloc(int64_t n)
 {
     double *p = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
