@@ -39,6 +39,7 @@ static const char *const animate_help =
     "  (grey: skipped by a causal mask), cumulative HBM bytes per tensor.  Beside them, the data\n"
     "  gnuplot draws, one block per frame: DIR/frames.dat (x y w h colour of every tile),\n"
     "  DIR/labels.dat (the captions) and DIR/bytes.dat (per tensor: index name read write bytes).\n"
+    "  Frames of an earlier run into DIR numbered past this run's last are removed.\n"
     "  --heatmap: how many times each tile of Q, K, V, O was read and written, flash1 vs flash2\n"
     "  (table on stdout, DIR/heatmap.csv, DIR/heatmap.png).\n"
     "options: --algo (default flash2), --seqlen --seqlen-k --headdim --headdim-v --dtype --causal,\n"
@@ -48,6 +49,21 @@ static const char *const animate_help =
     "  and score modifiers --window L,R --softcap C --alibi --block-mask FILE --col-mask FILE\n"
     "  --doc-mask L1,L2,... --mask FILE --dropout p --seed S (docs/variants.md).\n"
     "limits: T_r, T_c <= 16, the tiles fit M, at most 400 transfers per animation (exit 2 beyond).\n";
+
+/* Removes DIR/frame_NNNN.png for NNNN = n + 1, n + 2, ... while each is a plain file (an
+ * earlier, longer animation into the same directory), so that DIR holds one animation.
+ * Returns how many were removed. */
+static int remove_stale_frames(const char *dir, int n)
+{
+    int k = 0;
+    for (int f = n + 1; f <= 9999; f++, k++) {
+        char path[1200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/frame_%04d.png", dir, f);
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0) break;
+    }
+    return k;
+}
 
 typedef struct {
     char tensor[FA_NAME_LEN];
@@ -459,12 +475,15 @@ int cmd_animate(int argc, char **argv)
     }
     cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
+    int stale = remove_stale_frames(out_dir, R[0].n);
     uint64_t tot = 0;
     for (int f = 0; f < R[0].n; f++) tot += R[0].r[f].bytes;
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
            cli_bytes((double)tot, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",
            out_dir, R[0].n);
+    if (stale > 0)
+        printf("removed frame_%04d.png .. frame_%04d.png of an earlier run\n", R[0].n + 1, R[0].n + stale);
     goto done;
 bad_path: /* its message printed */
     out = EXIT_USAGE;
