@@ -347,6 +347,10 @@ fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
 int cli_open(cli_file *cf, const char *path)
 {
     memset(cf, 0, sizeof *cf);
+    if (!strcmp(path, "-")) { /* not a file named "-" left in the working directory */
+        fprintf(stderr, "fasim: '-' is not an output path (give a file, or /dev/stdout to print)\n");
+        return EXIT_USAGE;
+    }
     if (strlen(path) >= sizeof cf->path - 32) {
         fprintf(stderr, "fasim: output path is %zu characters long (limit %zu)\n", strlen(path),
                 sizeof cf->path - 33);
