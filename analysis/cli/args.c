@@ -172,6 +172,8 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
                 o->n_algos = 0;
                 for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                     fa_algo al;
+                    if (!strcmp(t, "all")) /* 'all' is a whole value, not a list item */
+                        return usage_err("--algo '%s': 'all' stands alone (or list the algorithms)%s", s, "");
                     if (fa_algo_parse(t, &al)) return cli_fail(FA_EINVAL);
                     int dup = 0;
                     for (int q = 0; q < o->n_algos; q++) dup |= o->algos[q] == (int)al;

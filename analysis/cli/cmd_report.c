@@ -478,6 +478,11 @@ int cmd_report(int argc, char **argv)
     for (int h = 0; h < nh; h++) {
         fa_status st = fa_hw_load(hws[h], NULL, &hw[h]);
         if (st) return cli_fail(st);
+        for (int g = 0; g < h; g++)
+            if (!strcmp(hw[g].key, hw[h].key)) { /* each table would be printed twice */
+                fprintf(stderr, "fasim: --hw %s given twice (each profile once)\n", hw[h].key);
+                return EXIT_USAGE;
+            }
     }
     for (int k = 0; k < nm; k++) {
         fa_status st = fa_model_load(models[k].path, &models[k].m);

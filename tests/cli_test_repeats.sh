@@ -1,0 +1,10 @@
+# cli_test_repeats.sh -- values that repeat or mix: report --hw given twice (each table would be
+# printed twice), --algo 'all' inside a list.  Sourced by cli_test.sh (pass, fail, expect_exit,
+# $T, $FASIM).
+expect_exit 2 "report --hw a100 --hw a100" -- report --hw a100 --hw a100 --out-dir "$T/o_rep2" --no-plots
+grep -q "given twice" "$T/err" && pass "report names the repeated --hw" || fail "report --hw twice: $(cat "$T/err")"
+[ ! -e "$T/o_rep2" ] && pass "refused report creates no directory" || fail "refused report created $T/o_rep2"
+expect_exit 2 "explain --algo all,flash2" -- explain --algo all,flash2
+grep -q "'all' stands alone" "$T/err" && pass "--algo all in a list: message says all stands alone" \
+    || fail "--algo all,flash2 message: $(cat "$T/err")"
+expect_exit 2 "io --algo flash2,all" -- io --algo flash2,all
