@@ -27,12 +27,13 @@ static const char *const compare_help =
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
-    "  Each column appears once, under one of its names; every row has the header's number\n"
-    "  of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers 1..2^31-1; block_r, block_c:\n"
-    "  1..2^20, both or neither; causal 0 or 1; ms finite and > 0; the other numbers finite\n"
-    "  and >= 0.  An empty field of an optional column is read as the column left out: the\n"
-    "  table prints '-' (and no ratio), CSV nan, JSON null.  The tiles\n"
-    "  Q_i, K_j, V_j must fit M: (B_r d + B_c d + B_c d_v) x element size <= M (fasim io\n"
+    "  Each column appears once, under one of its names (case-sensitive); any other column\n"
+    "  name is an error; a UTF-8 byte order mark before the header is skipped.  Every row\n"
+    "  has the header's number of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers\n"
+    "  1..2^31-1; block_r, block_c: 1..2^20, both or neither; causal 0 or 1; ms finite and\n"
+    "  > 0; the other numbers finite and >= 0.  An empty field of an optional column is read\n"
+    "  as the column left out: the table prints '-' (and no ratio), CSV nan, JSON null.  The\n"
+    "  tiles Q_i, K_j, V_j must fit M: (B_r d + B_c d + B_c d_v) x element size <= M (fasim io\n"
     "  refuses such tiles too); fasim's fp32 S_ij, O_i, m_i, l_i may exceed M (a kernel keeps\n"
     "  them in registers).  --block-r, --block-c and --blocks paper are refused: the tile\n"
     "  sizes come from the file.\n"
@@ -131,9 +132,21 @@ static const col_spec specs[NSPEC] = {
     [C_LW] = {{"l2_write_bytes", "l1tex__m_l1tex2xbar_write_bytes.sum", NULL}, COL_REAL, 0, 0, 0},
 };
 
+/* Every name the header may use, for the unknown-column message: "kernel, B or batch, ...". */
+static const char *accepted_names(void)
+{
+    static char buf[1024];
+    size_t l = 0;
+    for (int k = 0; k < NSPEC; k++)
+        for (int a = 0; specs[k].names[a] && l < sizeof buf; a++)
+            l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", a ? " or " : k ? ", " : "", specs[k].names[a]);
+    return buf;
+}
+
 /* Reads the header: fills idx[] (the column of each spec, -1 if absent).  A name given twice,
- * two names of one column (N_q and N), an unnamed column or a missing required column is an
- * error.  Returns 0 or EXIT_USAGE (message printed). */
+ * two names of one column (N_q and N), a name compare does not know (a typo such as 'causl'
+ * would otherwise drop the column silently), an unnamed column or a missing required column is
+ * an error.  Returns 0 or EXIT_USAGE (message printed). */
 static int read_header(const char *path, const header *h, int idx[NSPEC])
 {
     for (int i = 0; i < h->n; i++) {
@@ -154,6 +167,16 @@ static int read_header(const char *path, const header *h, int idx[NSPEC])
                             "middle of the line?)\n", path, i + 1);
             return EXIT_USAGE;
         }
+    for (int i = 0; i < h->n; i++) {
+        int known = 0;
+        for (int k = 0; k < NSPEC && !known; k++)
+            for (int a = 0; specs[k].names[a] && !known; a++) known = !strcmp(h->name[i], specs[k].names[a]);
+        if (!known) {
+            fprintf(stderr, "fasim: %s:1: unknown column '%s' (column %d of the header); the accepted columns "
+                            "are %s (names are case-sensitive)\n", path, h->name[i], i + 1, accepted_names());
+            return EXIT_USAGE;
+        }
+    }
     for (int k = 0; k < NSPEC; k++) {
         idx[k] = -1;
         for (int a = 0; specs[k].names[a]; a++)
@@ -208,17 +231,6 @@ static int read_row(const char *path, int lineno, const header *h, const int idx
             (parse_num(f, &real[k]) || real[k] < 0 || (specs[k].positive && real[k] == 0))) {
             fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a finite number %s\n", path, lineno,
                     h->name[c], f, specs[k].positive ? "> 0" : ">= 0");
-            return EXIT_USAGE;
-        }
-    }
-    /* a column compare does not read: any number >= 0 (a metric beside the ones above) */
-    for (int c = 0; c < h->n; c++) {
-        int known = 0;
-        for (int k = 0; k < NSPEC; k++) known |= idx[k] == c;
-        double x;
-        if (!known && *fld[c] && (parse_num(fld[c], &x) || x < 0)) {
-            fprintf(stderr, "fasim: %s:%d: column %s = '%s' must be a finite number >= 0\n", path, lineno,
-                    h->name[c], fld[c]);
             return EXIT_USAGE;
         }
     }
@@ -324,7 +336,9 @@ int cmd_compare(int argc, char **argv)
         else fprintf(stderr, "fasim: %s:1: the header is longer than %d characters\n", path, MAXLINE - 2);
         return EXIT_USAGE;
     }
-    h.n = split(hline, h.name, MAXCOL);
+    /* a UTF-8 byte order mark (as spreadsheets write it) is not part of the first column's name */
+    char *hstart = strncmp(hline, "\xEF\xBB\xBF", 3) ? hline : hline + 3;
+    h.n = split(hstart, h.name, MAXCOL);
     if (h.n > MAXCOL) {
         fclose(f);
         fprintf(stderr, "fasim: %s:1: the header has more than %d columns\n", path, MAXCOL);
