@@ -5,9 +5,13 @@
  * sram_per_block_bytes, sms, l2_bytes, peak_fp16_flops, peak_fp32_flops, source; optional:
  * hbm_capacity_bytes, l2_partitions (1 or 2, default 1: the L2 model's partitions,
  * docs/l2-model.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
- * whole numbers.  Parsing is strict: an unknown or repeated key, a key without a value, a line
- * over 1022 characters, a text value too long for its field (name 47, key 15, source 255
- * characters) or sram_per_block_bytes > sram_per_sm_bytes is an error naming FILE:LINE.
+ * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
+ * sram_per_block_bytes 1 KiB..1 GiB; sms 1..1024; l2_bytes 2048..1 GiB, its sets (l2_bytes /
+ * (FA_HW_L2_WAYS x FA_HW_L2_LINE), rounded down) a multiple of l2_partitions; peak_fp16_flops
+ * and peak_fp32_flops 1e9..1e18; hbm_capacity_bytes 1 MiB..1 PiB.  Parsing is strict: an unknown
+ * or repeated key, a key without a value, a value out of its range, a line over 1022
+ * characters, a text value too long for its field (name 47, key 15, source 255 characters) or
+ * sram_per_block_bytes > sram_per_sm_bytes is an error naming FILE:LINE.
  */
 #ifndef FA_HW_H
 #define FA_HW_H
@@ -15,6 +19,10 @@
 #include <stdint.h>
 
 #include "fa_status.h"
+
+/* The L2 model's geometry (analysis/io.c builds its cache from these): 128-byte lines, 16 ways.
+ * The profile loader checks l2_bytes against them. */
+enum { FA_HW_L2_LINE = 128, FA_HW_L2_WAYS = 16 };
 
 typedef struct {
     char name[48];                /* "H200-SXM" */

@@ -3,15 +3,15 @@
  * The format (also in fa_hw.h and docs/conventions.md): one `key = value` a line, `#` comments
  * and blank lines ignored.  Parsing is strict so that a typo cannot pass unnoticed: an unknown
  * key, a key given twice, a key without a value, a fractional value for a byte or SM count, a
- * line longer than HW_LINE_MAX characters, a text value that does not fit its field, and a
- * per-block SRAM larger than the per-SM SRAM, a number that is not decimal (0x10, inf) and a `key`
- * other than the --hw key the file was loaded for are each rejected with FA_EINVAL and a message
- * "FILE:LINE: ..." naming the key, the value and the limit. */
+ * line longer than HW_LINE_MAX characters, a text value that does not fit its field, a
+ * per-block SRAM larger than the per-SM SRAM, a number outside its key's range (KEYS below), an
+ * l2_bytes whose sets do not split into l2_partitions, a number that is not decimal (0x10, inf)
+ * and a `key` other than the --hw key the file was loaded for are each rejected with FA_EINVAL
+ * and a message "FILE:LINE: ..." naming the key, the value and the limit. */
 #include "fa_hw.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,25 +26,33 @@ static const char *const hw_files[] = {"a100-sxm4-80gb.hw", "h100-sxm5.hw", "h20
 
 enum { HW_LINE_MAX = 1022 }; /* characters a line may hold, without its newline */
 
-/* The keys of a profile file, in the order fa_hw.h documents them. */
+/* The keys of a profile file, in the order fa_hw.h documents them, with the range a numeric
+ * value must lie in (docs/conventions.md): wide enough for any GPU, narrow enough that a typo
+ * (sms = 1e9) cannot make the L2 model allocate gigabytes or run for minutes.  l2_bytes has a
+ * second rule, checked once the whole file is read: its sets of FA_HW_L2_WAYS lines of
+ * FA_HW_L2_LINE bytes split evenly into l2_partitions. */
 typedef enum { K_TEXT, K_REAL, K_COUNT } key_kind; /* text, positive real, positive whole number */
 static const struct {
     const char *name;
     key_kind kind;
     int optional;
+    double lo, hi;     /* the range of a numeric value */
+    const char *range; /* the range in words, for the message */
 } KEYS[] = {
-    {"name", K_TEXT, 0},
-    {"key", K_TEXT, 0},
-    {"hbm_bandwidth_bytes_per_s", K_REAL, 0},
-    {"sram_per_sm_bytes", K_COUNT, 0},
-    {"sram_per_block_bytes", K_COUNT, 0},
-    {"sms", K_COUNT, 0},
-    {"l2_bytes", K_COUNT, 0},
-    {"peak_fp16_flops", K_REAL, 0},
-    {"peak_fp32_flops", K_REAL, 0},
-    {"source", K_TEXT, 0},
-    {"hbm_capacity_bytes", K_COUNT, 1},
-    {"l2_partitions", K_COUNT, 1},
+    {"name", K_TEXT, 0, 0, 0, NULL},
+    {"key", K_TEXT, 0, 0, 0, NULL},
+    {"hbm_bandwidth_bytes_per_s", K_REAL, 0, 1e9, 1e15, "1e9 to 1e15 bytes/s"},
+    {"sram_per_sm_bytes", K_COUNT, 0, 1024, 0x1p30, "1024 to 1073741824 bytes (1 KiB to 1 GiB)"},
+    {"sram_per_block_bytes", K_COUNT, 0, 1024, 0x1p30, "1024 to 1073741824 bytes (1 KiB to 1 GiB)"},
+    {"sms", K_COUNT, 0, 1, 1024, "1 to 1024"},
+    {"l2_bytes", K_COUNT, 0, FA_HW_L2_LINE * FA_HW_L2_WAYS, 0x1p30,
+     "2048 to 1073741824 bytes (one set of 16 ways x 128-byte lines to 1 GiB)"},
+    {"peak_fp16_flops", K_REAL, 0, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"peak_fp32_flops", K_REAL, 0, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"source", K_TEXT, 0, 0, 0, NULL},
+    {"hbm_capacity_bytes", K_COUNT, 1, 0x1p20, 0x1p50,
+     "1048576 to 1125899906842624 bytes (1 MiB to 1 PiB)"},
+    {"l2_partitions", K_COUNT, 1, 1, 2, "1 or 2"},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS };
@@ -88,7 +96,7 @@ static int is_decimal(const char *v)
 }
 
 /* Parses the value of numeric key idx: a positive finite decimal number; a whole one for byte
- * and SM counts, below 2^63 (sms: INT_MAX; l2_partitions: 1 or 2). */
+ * and SM counts; within the key's range (KEYS[idx].lo .. hi). */
 static fa_status parse_num(const char *path, int line, int idx, const char *v, double *out)
 {
     const char *k = KEYS[idx].name;
@@ -103,12 +111,11 @@ static fa_status parse_num(const char *path, int line, int idx, const char *v, d
     if (KEYS[idx].kind == K_COUNT && x != floor(x))
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a whole number (%s)", path, line, k, v,
                 idx == SMS ? "a count of SMs" : idx == L2_PARTS ? "a count of partitions" : "a count of bytes");
-    if (idx == SMS && x > INT_MAX)
-        FA_FAIL(FA_EINVAL, "%s:%d: sms = '%s' exceeds the limit %d", path, line, v, INT_MAX);
     if (idx == L2_PARTS && x != 1 && x != 2)
         FA_FAIL(FA_EINVAL, "%s:%d: l2_partitions = '%s' is not 1 or 2", path, line, v);
-    if (x >= 0x1p63)
-        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' exceeds the limit 2^63", path, line, k, v);
+    if (x < KEYS[idx].lo || x > KEYS[idx].hi)
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is out of range: the limit is %s", path, line, k, v,
+                KEYS[idx].range);
     *out = x;
     return FA_OK;
 }
@@ -194,11 +201,22 @@ static fa_status load_file(const char *path, const char *want_key, fa_hw *hw)
                 "thread block cannot use more shared memory than its SM has",
                 path, seen[SRAM_BLOCK], (unsigned long long)hw->sram_per_block,
                 (unsigned long long)hw->sram_per_sm, seen[SRAM_SM]);
+    if (hw->l2_partitions == 0) hw->l2_partitions = 1;
+    const uint64_t set_bytes = (uint64_t)FA_HW_L2_LINE * FA_HW_L2_WAYS;
+    const uint64_t sets = hw->l2_bytes / set_bytes, parts = (uint64_t)hw->l2_partitions;
+    if (sets % parts) {
+        char where[32] = "the default";
+        if (seen[L2_PARTS]) snprintf(where, sizeof where, "line %d", seen[L2_PARTS]);
+        FA_FAIL(FA_EINVAL, "%s:%d: l2_bytes = %llu makes %llu set%s of %d ways x %d-byte lines, which do "
+                "not split into l2_partitions = %llu (%s): give a multiple of %llu bytes", path, seen[L2_BYTES],
+                (unsigned long long)hw->l2_bytes, (unsigned long long)sets, sets == 1 ? "" : "s", FA_HW_L2_WAYS,
+                FA_HW_L2_LINE,
+                (unsigned long long)parts, where, (unsigned long long)(set_bytes * parts));
+    }
     if (want_key && strcmp(hw->key, want_key) != 0)
         FA_FAIL(FA_EINVAL, "%s:%d: key = '%s' differs from the profile requested, --hw %s (this file is "
                 "read for %s only; the key must be '%s')", path, seen[KEY], hw->key, want_key, want_key,
                 want_key);
-    if (hw->l2_partitions == 0) hw->l2_partitions = 1;
     return FA_OK;
 }
 
