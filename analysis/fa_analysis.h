@@ -6,6 +6,7 @@
 #ifndef FA_ANALYSIS_H
 #define FA_ANALYSIS_H
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -13,6 +14,12 @@
 #include "fa_bwd.h"
 #include "fa_hw.h"
 #include "fa_sim.h"
+
+/* The shape in an overflow message: "closed-form totals exceed 64 bits for " FA_OVF_SHAPE. */
+#define FA_OVF_SHAPE                                                                           \
+    "B = %" PRId64 ", H = %" PRId64 ", N_q = %" PRId64 ", N_k = %" PRId64 ", d = %" PRId64      \
+    " (use a smaller --seqlen, --batch or --heads)"
+#define FA_OVF_ARGS(s) (s)->batch, (s)->heads, (s)->seqlen_q, (s)->seqlen_k, (s)->d
 
 typedef enum { FA_ALGO_STANDARD = 0, FA_ALGO_FLASH1 = 1, FA_ALGO_FLASH2 = 2, FA_NALGO = 3 } fa_algo;
 

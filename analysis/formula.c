@@ -42,8 +42,8 @@ static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out)
     for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
         u128 r = a->r[t] * heads, w = a->w[t] * heads;
         if (r > UINT64_MAX || w > UINT64_MAX)
-            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits",
-                    fa_formula_tensor_names[t]);
+            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits for " FA_OVF_SHAPE,
+                    fa_formula_tensor_names[t], FA_OVF_ARGS(s));
         out->read[t] = (uint64_t)r;
         out->write[t] = (uint64_t)w;
         tr += r;
@@ -51,7 +51,7 @@ static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out)
     }
     u128 mm = a->mm * heads;
     if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits");
+        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
     out->read_bytes = (uint64_t)tr;
     out->write_bytes = (uint64_t)tw;
     out->matmul_flops = (uint64_t)mm;

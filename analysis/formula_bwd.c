@@ -49,8 +49,8 @@ static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out)
         u128 r = big ? 0 : a->rq[t] * nq + a->rkv[t] * nkv,
              w = big ? 0 : a->wq[t] * nq + a->wkv[t] * nkv;
         if (big || r > UINT64_MAX || w > UINT64_MAX)
-            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits",
-                    fa_pass_tensor_names[t]);
+            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits for " FA_OVF_SHAPE,
+                    fa_pass_tensor_names[t], FA_OVF_ARGS(s));
         out->read[t] = (uint64_t)r;
         out->write[t] = (uint64_t)w;
         tr += r;
@@ -58,7 +58,7 @@ static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out)
     }
     u128 mm = a->mm > UINT64_MAX ? (u128)UINT64_MAX + 1 : a->mm * nq;
     if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits");
+        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
     out->read_bytes = (uint64_t)tr;
     out->write_bytes = (uint64_t)tw;
     out->matmul_flops = (uint64_t)mm;

@@ -125,7 +125,7 @@ fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer
     u128 tr = 0, tw = 0;
     for (int t = 0; t < FA_INFER_TENSORS; t++) {
         if (A.r[t] > UINT64_MAX || A.w[t] > UINT64_MAX)
-            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits", fa_infer_tensor_names[t]);
+            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits for " FA_OVF_SHAPE, fa_infer_tensor_names[t], FA_OVF_ARGS(s));
         out->read[t] = (uint64_t)A.r[t];
         out->write[t] = (uint64_t)A.w[t];
         tr += A.r[t];
@@ -133,7 +133,7 @@ fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer
     }
     if (tr > UINT64_MAX || tw > UINT64_MAX || A.mm > UINT64_MAX || A.oth > UINT64_MAX ||
         A.programs > UINT64_MAX || tr + tw > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits");
+        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
     out->read_bytes = (uint64_t)tr;
     out->write_bytes = (uint64_t)tw;
     out->matmul_flops = (uint64_t)A.mm;

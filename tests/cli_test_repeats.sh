@@ -8,3 +8,7 @@ expect_exit 2 "explain --algo all,flash2" -- explain --algo all,flash2
 grep -q "'all' stands alone" "$T/err" && pass "--algo all in a list: message says all stands alone" \
     || fail "--algo all,flash2 message: $(cat "$T/err")"
 expect_exit 2 "io --algo flash2,all" -- io --algo flash2,all
+# an overflow of the closed forms names the shape and the options to reduce
+expect_exit 2 "io --seqlen 2147483647: closed forms beyond 64 bits" -- io --seqlen 2147483647
+grep -q "exceed 64 bits for B = 1, H = 1, N_q = 2147483647, N_k = 2147483647, d = 64 (use a smaller --seqlen" "$T/err" \
+    && pass "overflow message names the shape" || fail "overflow message: $(cat "$T/err")"
