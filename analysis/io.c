@@ -197,6 +197,6 @@ fa_status fa_parse_bytes(const char *text, uint64_t *out)
             return FA_OK;
         }
     }
-    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use B, KiB, MiB, GiB, KB, MB, GB)",
+    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use B, KiB or K, MiB or M, GiB, KB, MB, GB)",
             text, end);
 }

@@ -194,6 +194,8 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
                 return EXIT_USAGE;
             }
             if (o->sram == 0) return usage_err("--sram = '%s' must be > 0 bytes%s", s, "");
+            if (o->sram > (1ull << 40)) /* beyond any chip by far; the bound's arithmetic degrades */
+                return usage_err("--sram = '%s' is above the limit of 1 TiB%s", s, "");
         } else if ((accept & OPT_HW) && (IS("--block-r") || IS("--block-c"))) {
             if (cli_int(name, NEXT(), 1, 1 << 20, &v)) return EXIT_USAGE;
             if (IS("--block-r")) o->block_r = v;
