@@ -37,8 +37,15 @@ static const char *const check_help =
     "  N = min(MAXN, 256).  Limits: 16 <= MAXN <= 4096, 16 <= MAXD <= 1024.  The study takes no\n"
     "  other option (exit 2 naming it)\n"
     "external kernels (docs/validate.md): --q q.npy --k k.npy --v v.npy --out o.npy [--lse lse.npy]\n"
-    "  [--dout do.npy --dq dq.npy --dk dk.npy --dv dv.npy] [--layout bhnd|bnhd] [--bf16] [--causal] [--scale]\n"
-    "  --save-npy DIR [--dtype] [shape options]: writes a sample problem as .npy files\n";
+    "  [--dout do.npy --dq dq.npy --dk dk.npy --dv dv.npy] [--layout bhnd|bnhd] [--bf16] [--dtype T]\n"
+    "  [--causal] [--scale] [masks and score modifiers] [--format]: the shape comes from the files\n"
+    "  (a shape option may repeat it; one that contradicts it: exit 2 naming both values); the masks\n"
+    "  and modifiers apply to the reference and to naive attention (mask files: at the files' N_q,\n"
+    "  N_k); --seed only with --dropout.  The rule is fixed and fasim runs none of its own\n"
+    "  algorithms, so --algo, --tol, --pass (the backward is checked when --dout ... --dv are given),\n"
+    "  --exp2, --acc, --hw, --sram, --block-r, --block-c, --blocks, --quiet and --save-npy are\n"
+    "  refused (exit 2 naming the option).  --bf16 applies only to these files\n"
+    "  --save-npy DIR [--dtype] [shape options] [--layout]: writes a sample problem as .npy files\n";
 
 /* Numeric mode holds S and P for standard: B*H*N_q*N_k doubles each. */
 #define NUMERIC_SP_LIMIT ((int64_t)1 << 25)
@@ -134,7 +141,7 @@ static int check_config(const cli_opts *o, const fa_shape *s, fa_blocks bk, gsl_
         if (!cr.pass) *any_fail = 1;
         char cbuf[256];
         const char *c = s->causal == FA_CAUSAL_NONE && !fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)
-                            ? "none" : cli_mask_text(s, cbuf, sizeof cbuf);
+                            ? "none" : cli_check_mask_text(s, cbuf, sizeof cbuf);
         char lse_txt[32] = "n/a"; /* standard attention computes no LSE */
         if (a != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", cr.abs_lse);
         if (o->format == FMT_TABLE) {
@@ -145,11 +152,11 @@ static int check_config(const cli_opts *o, const fa_shape *s, fa_blocks bk, gsl_
                    s->d_v, c, bk.block_r, bk.block_c, cr.abs_o, cr.rel_o, lse_txt,
                    cr.pass ? "PASS" : "FAIL");
         } else if (o->format == FMT_CSV) {
-            printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                   ",%s,%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n",
-                   fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-                   s->d_v, c, bk.block_r, bk.block_c, cr.abs_o, cr.rel_o, cr.abs_lse,
-                   cr.pass ? "pass" : "fail");
+            printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+                   fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v);
+            cli_csv_field(stdout, c); /* "causal (bottom-right), window (3, 0)" holds commas: quoted */
+            printf(",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", bk.block_r, bk.block_c, cr.abs_o, cr.rel_o,
+                   cr.abs_lse, cr.pass ? "pass" : "fail");
         } else {
             json_t *j = json_object();
             json_object_set_new(j, "algo", json_string(fa_algo_name(a)));
@@ -206,6 +213,58 @@ static int study_args_ok(int argc, char **argv)
     return 0;
 }
 
+/* With --q/--k/--v/--out files the options of fasim's own runs would be ignored, so they are
+ * refused naming them; the accepted ones are listed too, so that the walk over argv skips their
+ * values.  An option in neither list is left to the parser (unknown) or to the --decode /
+ * --cu-seqlens check.  Returns 0 or EXIT_USAGE (after one message). */
+static int npy_args_ok(int argc, char **argv)
+{
+    static const char *const no_algos = "fasim runs none of its own algorithms on your tensors",
+                             *const own_runs = "it applies to fasim's own runs, not to external tensors",
+                             *const baseline = "naive attention runs in the files' precision or --dtype, as a kernel's baseline";
+    static const struct {
+        const char *name;
+        int value;       /* a value follows (unless given as --name=value) */
+        const char *why; /* NULL: used by the external check */
+    } opts[] = {
+        {"--q", 1, NULL}, {"--k", 1, NULL}, {"--v", 1, NULL}, {"--out", 1, NULL}, {"--lse", 1, NULL},
+        {"--dout", 1, NULL}, {"--dq", 1, NULL}, {"--dk", 1, NULL}, {"--dv", 1, NULL}, {"--layout", 1, NULL},
+        {"--bf16", 0, NULL}, {"--dtype", 1, NULL}, {"--scale", 1, NULL}, {"--format", 1, NULL},
+        {"--causal", 0, NULL}, {"--batch", 1, NULL}, {"--heads", 1, NULL}, {"--kv-heads", 1, NULL},
+        {"--seqlen", 1, NULL}, {"--seqlen-k", 1, NULL}, {"--headdim", 1, NULL}, {"--headdim-v", 1, NULL},
+        {"--window", 1, NULL}, {"--softcap", 1, NULL}, {"--alibi", 0, NULL}, {"--block-mask", 1, NULL},
+        {"--col-mask", 1, NULL}, {"--doc-mask", 1, NULL}, {"--mask", 1, NULL}, {"--dropout", 1, NULL},
+        {"--seed", 1, NULL},
+        {"--algo", 1, no_algos},
+        {"--tol", 1, "the verdict is max|out - ref| <= 2 x max|naive - ref|, gradients 3x"},
+        {"--pass", 1, "the backward is checked when --dout, --dq, --dk and --dv are given"},
+        {"--exp2", 0, baseline}, {"--acc", 1, baseline}, {"--hw", 1, own_runs}, {"--sram", 1, own_runs},
+        {"--block-r", 1, own_runs}, {"--block-c", 1, own_runs}, {"--blocks", 1, own_runs},
+        {"--quiet", 0, own_runs}, {"--save-npy", 1, own_runs}, {"--no-plots", 0, own_runs},
+    };
+    int seed = 0, dropout = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        size_t n = strcspn(a, "="), k = 0;
+        while (k < sizeof opts / sizeof opts[0] && (strlen(opts[k].name) != n || strncmp(a, opts[k].name, n) != 0)) k++;
+        if (k == sizeof opts / sizeof opts[0]) return 0; /* not ours: the parser or the mode check refuses it */
+        if (opts[k].why) {
+            fprintf(stderr, "fasim: check with --q/--k/--v/--out files does not use %.*s (%s; see fasim check --help)\n",
+                    (int)n, a, opts[k].why);
+            return EXIT_USAGE;
+        }
+        seed |= !strcmp(opts[k].name, "--seed");
+        dropout |= !strcmp(opts[k].name, "--dropout");
+        if (opts[k].value && a[n] == '\0') i++; /* its value */
+    }
+    if (seed && !dropout) {
+        fprintf(stderr, "fasim: check with --q/--k/--v/--out files uses --seed only for --dropout (the inputs are "
+                        "the files); add --dropout p or drop --seed\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -220,6 +279,16 @@ int cmd_check(int argc, char **argv)
     num_opts no; /* --dtype, external tensors, studies: cmd_numerics.c */
     int bad = cli_numerics_args(&argc, argv, &no);
     if (!bad && no.study) bad = study_args_ok(argc0, argv0);
+    if (!bad && !no.study && cli_numerics_external(&no)) bad = npy_args_ok(argc0, argv0);
+    if (!bad && no.bf16 && !cli_numerics_external(&no)) {
+        fprintf(stderr, "fasim: check --bf16 applies only to .npy files (--q --k --v --out ...: 16-bit data holds "
+                        "bfloat16 bits); to emulate bf16 use --dtype bf16\n");
+        bad = EXIT_USAGE;
+    }
+    if (!bad && no.layout_given && !cli_numerics_external(&no) && !no.save_npy) {
+        fprintf(stderr, "fasim: check --layout applies only to .npy files (--q --k --v --out ..., or --save-npy DIR)\n");
+        bad = EXIT_USAGE;
+    }
     free(argv0);
     if (bad) return EXIT_USAGE;
     if (no.no_plots && !no.study) {

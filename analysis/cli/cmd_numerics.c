@@ -62,6 +62,7 @@ int cli_numerics_args(int *argc, char **argv, num_opts *no)
         }
         if (!strcmp(a, "--layout") || !strcmp(a, "--acc") || !strcmp(a, "--pass")) {
             const char *v = i + 1 < *argc ? argv[++i] : "";
+            if (!strcmp(a, "--layout")) no->layout_given = 1;
             if (!strcmp(a, "--layout") && (!strcmp(v, "bnhd") || !strcmp(v, "bhnd"))) no->bnhd = !strcmp(v, "bnhd");
             else if (!strcmp(a, "--acc") && (!strcmp(v, "fp32") || !strcmp(v, "fp64"))) no->acc64 = !strcmp(v, "fp64");
             else if (!strcmp(a, "--pass") && (!strcmp(v, "fwd") || !strcmp(v, "bwd"))) no->bwd = !strcmp(v, "bwd");
@@ -92,7 +93,62 @@ int cli_numerics_wanted(const num_opts *no)
            no->bwd || no->exp2 || no->lse || no->dout;
 }
 
+int cli_numerics_external(const num_opts *no)
+{
+    return no->q || no->k || no->v || no->out || no->lse || no->dout || no->dq || no->dk || no->dv;
+}
+
 /* ---------------------------------------------------------------- helpers */
+
+/* v with the fewest digits (6 at least, as %g) that read back as v */
+static const char *num_exact(double v, char *buf, size_t n)
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, n, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+/* In buf (a mask text), "<label><v as %g>" becomes "<label><v exactly>" when the two differ. */
+static void exact_in(char *buf, size_t n, const char *label, double v)
+{
+    char g[64], e[64], num[40];
+    snprintf(g, sizeof g, "%s%g", label, v);
+    snprintf(e, sizeof e, "%s%s", label, num_exact(v, num, sizeof num));
+    if (!strcmp(g, e)) return;
+    const size_t lg = strlen(g);
+    for (char *p = strstr(buf, g); p; p = strstr(p + 1, g))
+        if (p[lg] == '\0' || p[lg] == ',') {
+            char tail[256];
+            snprintf(tail, sizeof tail, "%s", p + lg);
+            const size_t off = (size_t)(p - buf);
+            snprintf(buf + off, n - off, "%s%s", e, tail);
+            return;
+        }
+}
+
+const char *cli_check_mask_text(const fa_shape *s, char *buf, size_t n)
+{
+    cli_mask_text(s, buf, n);
+    if (s->softcap > 0) exact_in(buf, n, "softcap ", s->softcap);
+    if (s->dropout_p > 0) exact_in(buf, n, "dropout ", s->dropout_p);
+    return buf;
+}
+
+void cli_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
 
 typedef struct {
     double abs, maxref; /* max |a - b| (inf if any NaN or mismatched inf), max |b| */
@@ -238,7 +294,7 @@ static const char *mask_name_of(const fa_shape *s)
 {
     static _Thread_local char buf[256];
     if (!fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)) return "none";
-    return cli_mask_text(s, buf, sizeof buf);
+    return cli_check_mask_text(s, buf, sizeof buf);
 }
 
 /* ---------------------------------------------------------------- --dtype: fasim's algorithms */
@@ -297,11 +353,12 @@ static int lowprec_config(const cli_opts *o, const num_opts *no, const fa_shape 
                        mask_name_of(s), fa_dtype_name(s->dtype), e.abs, rel(e), en.abs, ratio, factor,
                        pass ? "PASS" : "FAIL");
             } else if (o->format == FMT_CSV) {
-                printf("%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                       ",%s,%d,%s,%.6e,%.6e,%.6e,%.4f,%s\n",
+                printf("%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
                        fa_algo_name(a), tname[t], fa_dtype_name(s->dtype), s->batch, s->heads, s->kv_heads, s->seqlen_q,
-                       s->seqlen_k, s->d, s->d_v, mask_name_of(s), no->exp2, no->acc64 ? "fp64" : "fp32", e.abs,
-                       rel(e), en.abs, ratio, pass ? "pass" : "fail");
+                       s->seqlen_k, s->d, s->d_v);
+                cli_csv_field(stdout, mask_name_of(s)); /* "window (3, 0)" holds a comma: quoted */
+                printf(",%d,%s,%.6e,%.6e,%.6e,%.4f,%s\n", no->exp2, no->acc64 ? "fp64" : "fp32", e.abs, rel(e), en.abs,
+                       ratio, pass ? "pass" : "fail");
             } else {
                 json_t *j = json_object();
                 json_object_set_new(j, "algo", json_string(fa_algo_name(a)));
@@ -467,7 +524,8 @@ static void naive_lse(const prob *p, fa_format sf, double *L)
                 for (int64_t j = 0; j < Nk; j++) {
                     double acc = 0;
                     for (int64_t c = 0; c < d; c++) acc = fa_round(acc + q[c] * k[j * d + c], FA_FMT_FP32);
-                    sc[j] = fa_mask_allowed(s, i, j) ? fa_round(fa_round(acc * fa_shape_scale(s), FA_FMT_FP32), sf) : -INFINITY;
+                    const double x = fa_score(s, h, i, j, acc, NULL); /* scale, softcap, ALiBi, masks */
+                    sc[j] = x == -INFINITY ? -INFINITY : fa_round(fa_round(x, FA_FMT_FP32), sf);
                     if (sc[j] > mx) mx = sc[j];
                 }
                 for (int64_t j = 0; j < Nk; j++)
@@ -508,7 +566,29 @@ static int run_external(const cli_opts *o, const num_opts *no)
     if (!st) st = dims4(&x[XV], no->bnhd, dv4);
     if (!st) st = dims4(&x[XO], no->bnhd, do4);
     if (st) goto fail;
-    /* the shape, from q, k, v; everything else must agree with it */
+    /* the shape, from q, k, v; shape options may repeat it, not contradict it */
+    {
+        const char *L0 = no->bnhd ? "(B, N, H, d)" : "(B, H, N, d)";
+        const struct {
+            const char *opt, *sym;
+            int64_t given, file;
+            int xi;
+        } gv[] = {
+            {"--batch", "B", o->shape.batch, dq4[0], XQ},      {"--heads", "H", o->shape.heads, dq4[1], XQ},
+            {"--kv-heads", "H_kv", o->shape.kv_heads, dk4[1], XK}, {"--seqlen", "N_q", o->shape.seqlen_q, dq4[2], XQ},
+            {"--seqlen-k", "N_k", o->shape.seqlen_k, dk4[2], XK}, {"--headdim", "d", o->shape.d, dq4[3], XQ},
+            {"--headdim-v", "d_v", o->shape.d_v, dv4[3], XV},
+        };
+        for (size_t g = 0; g < sizeof gv / sizeof gv[0]; g++)
+            if (gv[g].given > 0 && gv[g].given != gv[g].file) {
+                st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                              "%s %" PRId64 " contradicts the files: %s %s has %s = %" PRId64
+                              " (layout %s); the shape comes from the files, drop %s or make it %" PRId64,
+                              gv[g].opt, gv[g].given, gv[g].xi == XQ ? "q" : gv[g].xi == XK ? "k" : "v",
+                              x[gv[g].xi].path, gv[g].sym, gv[g].file, L0, gv[g].opt, gv[g].file);
+                goto fail;
+            }
+    }
     fa_shape s = o->shape;
     s.batch = dq4[0], s.heads = dq4[1], s.seqlen_q = dq4[2], s.d = dq4[3];
     s.kv_heads = dk4[1], s.seqlen_k = dk4[2], s.d_v = dv4[3];
@@ -548,6 +628,13 @@ static int run_external(const cli_opts *o, const num_opts *no)
     s.dtype = f == FA_FMT_FP16 ? FA_DTYPE_FP16 : f == FA_FMT_BF16 ? FA_DTYPE_BF16 : f == FA_FMT_E4M3 ? FA_DTYPE_E4M3
               : f == FA_FMT_E5M2 ? FA_DTYPE_E5M2 : FA_DTYPE_FP32;
     if ((int)s.causal < 0) s.causal = FA_CAUSAL_NONE;
+    if (o->block_mask_path || o->col_mask_path || o->n_docs > 0 || o->dense_mask_path) {
+        /* the mask files, read for the files' N_q and N_k (cli_resolve prints its message) */
+        cli_opts om = *o;
+        om.shape = s;
+        if ((rc = cli_resolve(&om))) goto done;
+        s = om.shape;
+    }
     if ((st = fa_shape_check(&s)) || (st = check_size(&s, 1))) goto fail;
     if ((st = prob_alloc(&p, &s))) goto fail;
     /* The tolerance rule compares with naive attention in low precision: with a NaN or inf among
@@ -625,9 +712,12 @@ static int run_external(const cli_opts *o, const num_opts *no)
         if (o->format == FMT_TABLE)
             printf("%-4s %-20s %11.3e %10.3e %-22s %12.6g %12.6g %11.3e %11.3e  %s\n", tn[t], shp, e.abs, rel(e), pos,
                    x[t].a.data[e.at], ref[t][e.at], en.abs, bound, pass ? "PASS" : "FAIL");
-        else if (o->format == FMT_CSV)
-            printf("%s,%s,%.6e,%.6e,\"%s\",%.9g,%.9g,%.6e,%.6e,%s\n", tn[t], x[t].path, e.abs, rel(e), pos,
-                   x[t].a.data[e.at], ref[t][e.at], en.abs, bound, pass ? "pass" : "fail");
+        else if (o->format == FMT_CSV) {
+            printf("%s,", tn[t]);
+            cli_csv_field(stdout, x[t].path); /* a path may hold a comma or a quote */
+            printf(",%.6e,%.6e,\"%s\",%.9g,%.9g,%.6e,%.6e,%s\n", e.abs, rel(e), pos, x[t].a.data[e.at],
+                   ref[t][e.at], en.abs, bound, pass ? "pass" : "fail");
+        }
         else {
             json_t *j = json_object();
             json_object_set_new(j, "tensor", json_string(tn[t]));
