@@ -211,10 +211,12 @@ typedef struct {
 
 /* Reads hidden_size / n_embd, num_attention_heads / n_head, num_key_value_heads (default:
  * heads), head_dim (default hidden / heads), num_hidden_layers / n_layer,
- * max_position_embeddings / n_positions, sliding_window, torch_dtype or dtype (float32,
- * float16, bfloat16; default fp16), and _name_or_path or model_type for the name.  Integers
- * may be written as integral reals (8.0) and must lie in [1, 2^31 - 1].
- * Errors: FA_EIO (missing file), FA_EINVAL (a directory, malformed JSON, a missing, non-integer
+ * max_position_embeddings / n_positions / n_ctx (default 2048 when none is given),
+ * sliding_window, torch_dtype or dtype (float32, float16, bfloat16; default fp16), and
+ * _name_or_path or model_type for the name.  Integers may be written as integral reals (8.0)
+ * and must lie in [1, 2^31 - 1].
+ * Errors: FA_EIO (missing file), FA_EINVAL (a directory, malformed JSON or a key given twice
+ * (jansson's JSON_REJECT_DUPLICATES), a missing, non-integer
  * or out-of-range key naming the key and the limit, hidden_size not a multiple of heads
  * without head_dim, heads not a multiple of kv heads, an unknown dtype). */
 fa_status fa_model_load(const char *path, fa_model *m);

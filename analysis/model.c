@@ -42,7 +42,7 @@ fa_status fa_model_load(const char *path, fa_model *m)
     json_error_t err;
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open model file %s: %s", path, strerror(errno));
-    json_t *root = json_loadf(f, 0, &err);
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one? */
     fclose(f);
     if (!root)
         FA_FAIL(FA_EINVAL, "model file %s: malformed JSON at line %d: %s", path, err.line, err.text);

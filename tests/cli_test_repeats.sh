@@ -12,3 +12,7 @@ expect_exit 2 "io --algo flash2,all" -- io --algo flash2,all
 expect_exit 2 "io --seqlen 2147483647: closed forms beyond 64 bits" -- io --seqlen 2147483647
 grep -q "exceed 64 bits for B = 1, H = 1, N_q = 2147483647, N_k = 2147483647, d = 64 (use a smaller --seqlen" "$T/err" \
     && pass "overflow message names the shape" || fail "overflow message: $(cat "$T/err")"
+# a model config.json with a key twice is refused (which value would count?)
+printf '{"num_attention_heads": 8, "num_attention_heads": 4, "hidden_size": 512}' > "$T/dup_key.json"
+expect_exit 2 "--model with a duplicated key" -- io --model "$T/dup_key.json"
+grep -q "duplicate object key" "$T/err" && pass "duplicated model key named" || fail "duplicate key: $(cat "$T/err")"
