@@ -16,3 +16,8 @@ grep -q "exceed 64 bits for B = 1, H = 1, N_q = 2147483647, N_k = 2147483647, d 
 printf '{"num_attention_heads": 8, "num_attention_heads": 4, "hidden_size": 512}' > "$T/dup_key.json"
 expect_exit 2 "--model with a duplicated key" -- io --model "$T/dup_key.json"
 grep -q "duplicate object key" "$T/err" && pass "duplicated model key named" || fail "duplicate key: $(cat "$T/err")"
+# --heads alone on an MHA model keeps it MHA; on a GQA model the kv heads stay
+"$FASIM" io --model analysis/models/gpt2-medium.json --heads 4 --algo flash2 2>"$T/err" | grep -q "H=4 H_kv=4 " \
+    && pass "--heads 4 on GPT-2 (MHA) sets H_kv = 4" || fail "--heads on an MHA model: $(cat "$T/err")"
+"$FASIM" io --model analysis/models/llama-3-8b.json --kv-heads 4 --algo flash2 2>"$T/err" | grep -q "H=32 H_kv=4 " \
+    && pass "--kv-heads 4 on Llama-3 keeps H = 32" || fail "--kv-heads on a GQA model: $(cat "$T/err")"

@@ -286,8 +286,9 @@ int cli_resolve(cli_opts *o)
         fa_model m;
         fa_status st = fa_model_load(o->model_path, &m);
         if (st) return cli_fail(st);
+        /* --heads alone on a multi-head (MHA) model keeps it MHA; a GQA model keeps its kv heads */
+        if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m.kv_heads == m.heads ? s->heads : m.kv_heads;
         if (s->heads < 0) s->heads = m.heads;
-        if (s->kv_heads < 0) s->kv_heads = m.kv_heads;
         if (s->d < 0) s->d = m.head_dim;
         if (s->d_v < 0) s->d_v = m.head_dim;
         if ((int)s->dtype < 0) s->dtype = m.dtype;

@@ -19,7 +19,7 @@ static const char *const check_help =
     "  N = 1, d = 1, GQA, MQA).  Error: max|out - ref| (abs) and that over max|ref| (rel).\n"
     "  A configuration passes when rel <= --tol (default 1e-10).  Exit 1 if any fails.\n"
     "shape options: --batch --heads --kv-heads --seqlen --seqlen-k --headdim --headdim-v\n"
-    "  --causal[=bottom-right|top-left] --scale --dtype (bytes only) --block-r --block-c\n"
+    "  --causal[=bottom-right|top-left] --scale --block-r --block-c\n"
     "  --blocks fit|paper --hw --sram (as in fasim io)\n"
     "masks and score modifiers (as in fasim io; docs/variants.md): --window L,R --softcap C --alibi\n"
     "  --block-mask FILE --col-mask FILE --doc-mask L1,L2,... --mask FILE --dropout p (--seed also\n"

@@ -20,7 +20,7 @@ static const char *const compare_help =
     "    DRAM bytes with the L2 model (fasim io --l2) vs the measured DRAM bytes,\n"
     "    roofline time vs the measured time.\n"
     "  Columns: kernel, B, H, N_q (or N), d (required); H_kv, N_k, d_v, causal (0/1),\n"
-    "  dtype (fp16/bf16/fp32), algo (standard/flash1/flash2; default from the kernel name:\n"
+    "  dtype (fp32/fp16/bf16/fp8_e4m3/fp8_e5m2), algo (standard/flash1/flash2; default from the kernel name:\n"
     "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default --blocks fit),\n"
     "  blocks_per_sm (the kernel's occupancy, 1..32, e.g. the smallest of Nsight Compute's\n"
     "  launch__occupancy_limit_*; default: estimated from fasim's SRAM need),\n"
