@@ -439,6 +439,10 @@ const char *cli_bytes(double b, char *buf, size_t n)
         b /= 1024;
         k++;
     }
+    if (k > 0 && k < 6 && b >= 1023.95) { /* "%.4g" would print 1024 of this unit */
+        b /= 1024;
+        k++;
+    }
     if (k == 0) snprintf(buf, n, b < 1 && b > 0 ? "%.3g B" : "%.0f B", b);
     else snprintf(buf, n, "%.4g %s", b, u[k]);
     return buf;

@@ -241,6 +241,7 @@ static int read_row(const char *path, int lineno, const header *h, const int idx
 static const char *cell(char *buf, size_t n, double v, int w, int prec)
 {
     if (isnan(v)) snprintf(buf, n, "%*s", w, "-");
+    else if (v != 0 && fabs(v) < 0.5 * pow(10, -prec)) snprintf(buf, n, "%*.*g", w, prec, v); /* not 0.000 */
     else snprintf(buf, n, "%*.*f", w, prec, v);
     return buf;
 }
@@ -479,22 +480,24 @@ int cmd_compare(int argc, char **argv)
         double tmem = (l2ok ? pred_dram : pred_l2) / o.hw.hbm_bandwidth;
         double pred_ms = 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
         const int bps = l2ok ? r.l2_slots / o.hw.sms : 0; /* blocks per SM the L2 model replayed */
+        char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
+        if (l2ok) snprintf(bps_s, sizeof bps_s, "%d", bps);
         if (o.format == FMT_TABLE) {
             char c[9][32];
             fprintf(out, "%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64
-                   " %4d | %s %s %s | %s %s %s | %s %s %s\n",
+                   " %4s | %s %s %s | %s %s %s | %s %s %s\n",
                    kname, s.batch, s.heads, s.seqlen_q, s.d, s.causal != FA_CAUSAL_NONE, fa_algo_name(a),
-                   bk.block_r, bk.block_c, bps, cell(c[0], 32, pred_l2 / 1e6, 9, 1),
+                   bk.block_r, bk.block_c, bps_s, cell(c[0], 32, pred_l2 / 1e6, 9, 1),
                    cell(c[1], 32, meas_l2 / 1e6, 9, 1), cell(c[2], 32, ratio(pred_l2, meas_l2), 6, 2),
                    cell(c[3], 32, pred_dram / 1e6, 9, 1), cell(c[4], 32, meas_dram / 1e6, 9, 1),
                    cell(c[5], 32, ratio(pred_dram, meas_dram), 6, 2), cell(c[6], 32, pred_ms, 9, 3),
                    cell(c[7], 32, meas_ms, 9, 3), cell(c[8], 32, ratio(pred_ms, meas_ms), 6, 2));
         } else if (o.format == FMT_CSV) {
             fprintf(out, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%d\n",
+                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s\n",
                    kname, s.batch, s.heads, s.kv_heads, s.seqlen_q, s.seqlen_k, s.d, s.d_v,
                    s.causal != FA_CAUSAL_NONE, fa_dtype_name(s.dtype), fa_algo_name(a), bk.block_r,
-                   bk.block_c, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms, bps);
+                   bk.block_c, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms, l2ok ? bps_s : "");
         } else {
             json_t *j = json_object();
             json_object_set_new(j, "kernel", json_string(kname));
