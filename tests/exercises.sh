@@ -1,8 +1,10 @@
 #!/bin/sh
 # exercises.sh -- proves every course exercise (docs/exercises/NN-name/) solvable and its judge
 # strict: the reference solution (solutions/NN.c) must pass, the planted wrong solution
-# (wrong/NN.c) and the untouched student stub must fail.  Built with -Werror and the sanitizers
-# against the ASan library; run by `make test`.  One PASS/FAIL line per file.
+# (wrong/NN.c) and the untouched student stub must fail -- the stub at most half of its checks
+# (a budget check must not pass for code that does nothing; judge.h's judge_budget).  Built with
+# -Werror and the sanitizers against the ASan library; run by `make test`.  One PASS/FAIL line per
+# file.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 J="$ROOT/docs/exercises/judge.sh"
 export LIB=${LIB:-$ROOT/build/asan/libfasim.a}
@@ -16,11 +18,17 @@ cp "$LIB" "$T/libfasim.a" || { echo "FAIL exercises: no library $LIB"; exit 1; }
 LIB=$T/libfasim.a
 fails=0
 n=0
-expect() { # expect STATUS NN FILE WHAT
+expect() { # expect STATUS NN FILE WHAT [stub]
     n=$((n + 1))
     sh "$J" "$2" "$3" >"$T/out" 2>&1
     rc=$?
-    if [ "$rc" -eq "$1" ]; then
+    np=$(grep -c '^PASS' "$T/out")
+    nc=$(grep -c '^\(PASS\|FAIL\|SKIP\)' "$T/out")
+    if [ "$rc" -eq "$1" ] && [ -n "$5" ] && [ $((2 * np)) -gt "$nc" ]; then
+        fails=$((fails + 1))
+        echo "FAIL exercise $2: $4: the untouched stub passes $np of $nc checks (vacuous budget checks?)"
+        grep '^PASS' "$T/out"
+    elif [ "$rc" -eq "$1" ]; then
         echo "PASS exercise $2: $4 ($(tail -1 "$T/out" | cut -c1-90))"
     else
         fails=$((fails + 1))
@@ -35,7 +43,7 @@ for dir in "$ROOT"/docs/exercises/[0-9][0-9]-*/; do
     [ -f "$dir/README.md" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no README.md"; continue; }
     expect 0 "$nn" "$ROOT/docs/exercises/solutions/$nn.c" "reference solution accepted"
     expect 1 "$nn" "$ROOT/docs/exercises/wrong/$nn.c" "planted wrong solution rejected"
-    expect 1 "$nn" "$dir/student.c" "student stub compiles and fails"
+    expect 1 "$nn" "$dir/student.c" "student stub compiles and fails" stub
 done
 # bad usage: exit 2 with a message
 sh "$J" 99 >/dev/null 2>"$T/err"; rc=$?

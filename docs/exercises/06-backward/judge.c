@@ -1,17 +1,26 @@
 /* judge.c -- exercise 06: runs the student's backward in numeric mode on the memory model,
  * compares dQ, dK, dV with the fp64 reference backward, and holds its traffic to the budget of
  * FlashAttention's backward loop order: K, V read once; dK, dV written once, never read; the
- * row-side tensors moved at most T_c times. */
+ * row-side tensors moved at least once and at most T_c times.  The budgets are judged only when
+ * the gradients are right (judge_budget): a loop that does nothing reads nothing. */
 #include "judge.h"
 #include "ex.h"
 
-static void budget(const char *sh, const fa_counts *c, const char *t, int write, uint64_t once,
-                   uint64_t max_passes, const char *why)
+/* Passes over tensor t (bytes / once) must lie in [lo, hi]: lo is the fewest any correct
+ * solution needs, so doing nothing is no way to stay within the budget.  Judged only when the
+ * gradients of the case are right (judge_budget). */
+static void budget(const char *sh, int done, const fa_counts *c, const char *t, int write, uint64_t once,
+                   uint64_t lo, uint64_t hi, const char *why)
 {
     uint64_t got = write ? judge_written(c, t) : judge_read(c, t);
-    int ok = got <= max_passes * once;
-    judge_check(ok, "%s: your loop %s %s %.4g times; the budget is %" PRIu64 "%s%s", sh, write ? "writes" : "reads",
-                t, (double)got / (double)once, max_passes, ok ? "" : " -- ", ok ? "" : why);
+    char want[64];
+    if (lo == hi) snprintf(want, sizeof want, "exactly %" PRIu64, hi);
+    else if (lo == 0) snprintf(want, sizeof want, "at most %" PRIu64, hi);
+    else snprintf(want, sizeof want, "%" PRIu64 " to %" PRIu64, lo, hi);
+    judge_budget(done, "dQ, dK, dV of this case are wrong", got >= lo * once && got <= hi * once,
+                 got < lo * once ? "fewer than any correct loop: move tiles only with fa_load and fa_store" : why,
+                 "%s: your loop %s %s %.4g times; the budget is %s", sh, write ? "writes" : "reads", t,
+                 (double)got / (double)once, want);
 }
 
 static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
@@ -50,8 +59,8 @@ static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
         int ok = eq <= 1e-9 && ek <= 1e-9 && ev <= 1e-9;
         judge_check(ok, "%s: dQ, dK, dV agree with the fp64 reference (max error %.3g, %.3g, %.3g; tolerance 1e-9)%s",
                     sh, eq, ek, ev, ok ? "" : " -- check P = exp(S - L), D = rowsum(dO o O) and where the scale enters");
-        judge_check(fa_mem_sram_used(mem) == 0, "%s: every SRAM buffer freed (%zu bytes still allocated)", sh,
-                    fa_mem_sram_used(mem));
+        judge_budget(ok, "dQ, dK, dV of this case are wrong", fa_mem_sram_used(mem) == 0, NULL,
+                     "%s: every SRAM buffer freed (%zu bytes still allocated)", sh, fa_mem_sram_used(mem));
         const fa_counts *c = fa_mem_counts(mem);
         const uint64_t BH = (uint64_t)(s.batch * s.heads), T_c = (uint64_t)fa_cdiv(s.seqlen_k, bk.block_c);
         const uint64_t q1 = BH * (uint64_t)(s.seqlen_q * s.d) * e, k1 = BH * (uint64_t)(s.seqlen_k * s.d) * e,
@@ -59,19 +68,19 @@ static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
                        l1 = BH * (uint64_t)s.seqlen_q * 4;
         const char *kv = "put the loop over K/V blocks outside: K_j, V_j stay on chip while every row block passes";
         const char *dkv = "accumulate dK_j, dV_j on chip over the inner loop and store them once";
-        budget(sh, c, "K", 0, k1, 1, kv);
-        budget(sh, c, "V", 0, v1, 1, kv);
-        budget(sh, c, "dK", 1, k1, 1, dkv);
-        budget(sh, c, "dV", 1, v1, 1, dkv);
-        budget(sh, c, "dK", 0, k1, 0, dkv);
-        budget(sh, c, "dV", 0, v1, 0, dkv);
+        budget(sh, ok, c, "K", 0, k1, 1, 1, kv);
+        budget(sh, ok, c, "V", 0, v1, 1, 1, kv);
+        budget(sh, ok, c, "dK", 1, k1, 1, 1, dkv);
+        budget(sh, ok, c, "dV", 1, v1, 1, 1, dkv);
+        budget(sh, ok, c, "dK", 0, k1, 0, 0, dkv);
+        budget(sh, ok, c, "dV", 0, v1, 0, 0, dkv);
         const char *row = "one visit per (i, j) tile at most";
-        budget(sh, c, "Q", 0, q1, T_c, row);
-        budget(sh, c, "O", 0, o1, T_c, row);
-        budget(sh, c, "dO", 0, o1, T_c, row);
-        budget(sh, c, "LSE", 0, l1, T_c, row);
-        budget(sh, c, "dQ", 0, q1, T_c, row);
-        budget(sh, c, "dQ", 1, q1, T_c, row);
+        budget(sh, ok, c, "Q", 0, q1, 1, T_c, row);
+        budget(sh, ok, c, "O", 0, o1, 1, T_c, row);
+        budget(sh, ok, c, "dO", 0, o1, 1, T_c, row);
+        budget(sh, ok, c, "LSE", 0, l1, 1, T_c, row);
+        budget(sh, ok, c, "dQ", 0, q1, 0, T_c, row);
+        budget(sh, ok, c, "dQ", 1, q1, 1, T_c, row);
     }
     fa_mem_free(mem);
     double *all[] = {Q, K, V, O, L, dO, dQ, dK, dV, rQ, rK, rV};

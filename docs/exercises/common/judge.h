@@ -4,7 +4,8 @@
  * libfasim, runs it on a few shapes, and prints one line per check:
  *     PASS  what was checked
  *     FAIL  what was checked: what went wrong, and a hint
- * then a verdict.  Exit status 0 when every check passed, 1 otherwise. */
+ *     SKIP  a budget check not judged, because the output it budgets is wrong (judge_budget)
+ * then a verdict.  Exit status 0 when every check passed, 1 otherwise (a FAIL or a SKIP). */
 #ifndef EX_JUDGE_H
 #define EX_JUDGE_H
 
@@ -17,7 +18,7 @@
 
 #include "fa_analysis.h"
 
-static int judge_pass_n, judge_fail_n;
+static int judge_pass_n, judge_fail_n, judge_skip_n;
 
 /* Records one check: ok != 0 is a PASS.  The message is printf-style. */
 static inline void judge_check(int ok, const char *fmt, ...)
@@ -32,15 +33,39 @@ static inline void judge_check(int ok, const char *fmt, ...)
     else judge_fail_n++;
 }
 
+/* Records a check that budgets work the code must have done: "at most k reads of X", "every
+ * SRAM buffer freed", "the tiles fit M".  Such a check holds vacuously for code that does nothing
+ * (a stub reads K 0 times, within any budget), so it is judged only when `done` says the work
+ * was done -- the output of the same case is right.  Then it is a PASS (ok != 0) or a FAIL,
+ * followed by " -- hint" when hint is not NULL; otherwise it prints
+ *     SKIP  what was checked -- not judged: <not_done>
+ * and counts as not passed.  The message is printf-style; it should show the measured number. */
+static inline void judge_budget(int done, const char *not_done, int ok, const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s  ", !done ? "SKIP" : ok ? "PASS" : "FAIL");
+    vprintf(fmt, ap);
+    if (!done) printf(" -- not judged: %s", not_done ? not_done : "the output of this case is wrong");
+    else if (!ok && hint) printf(" -- %s", hint);
+    printf("\n");
+    va_end(ap);
+    if (!done) judge_skip_n++;
+    else if (ok) judge_pass_n++;
+    else judge_fail_n++;
+}
+
 /* Prints the verdict and returns the exit status. */
 static inline int judge_verdict(const char *exercise)
 {
-    if (judge_fail_n == 0) {
+    if (judge_fail_n == 0 && judge_skip_n == 0) {
         printf("exercise %s: all %d checks passed -- solved.\n", exercise, judge_pass_n);
         return 0;
     }
-    printf("exercise %s: %d of %d checks failed -- not yet (read the FAIL lines above).\n",
-           exercise, judge_fail_n, judge_pass_n + judge_fail_n);
+    printf("exercise %s: %d of %d checks passed, %d failed", exercise, judge_pass_n,
+           judge_pass_n + judge_fail_n + judge_skip_n, judge_fail_n);
+    if (judge_skip_n) printf(", %d not judged until their output is right", judge_skip_n);
+    printf(" -- not yet (read the FAIL lines above).\n");
     return 1;
 }
 
