@@ -178,7 +178,9 @@ fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks
 fa_status fa_parse_bytes(const char *text, uint64_t *out)
 {
     const char *p = text;
-    while (isspace((unsigned char)*p)) p++;
+    for (const char *q = text; *q; q++) /* refused, not trimmed: as every integer of the command line */
+        if (isspace((unsigned char)*q))
+            FA_FAIL(FA_EINVAL, "byte size '%s' has a blank: give the digits and the suffix alone, e.g. 227KiB", text);
     if (!isdigit((unsigned char)*p))
         FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a positive integer, optional KiB/MiB/GiB)", text);
     errno = 0;

@@ -50,12 +50,25 @@ static fa_status slurp(const char *path, char **out)
         FA_FAIL(FA_EIO, "cannot read mask file %s", path);
     }
     buf[n] = '\0';
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) { /* the lines are C strings: a NUL byte would end the text there, silently */
+        int line = 1;
+        const char *bol = buf;
+        for (const char *q = buf; q < nul; q++)
+            if (*q == '\n') line++, bol = q + 1;
+        fa_status st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                                "%s:%d:%d: a NUL byte ('\\x00'): a mask file is text, not binary",
+                                path, line, (int)(nul - bol) + 1);
+        free(buf);
+        return st;
+    }
     *out = buf;
     return FA_OK;
 }
 
-/* Next line that is not empty or a comment; NULL at the end.  *p advances. */
-static char *next_line(char **p, int *lineno)
+/* Next line that is not empty or a comment, without its leading blanks; NULL at the end.  *p
+ * advances; *start (when not NULL) gets the line's first character, for column numbers. */
+static char *next_line(char **p, int *lineno, const char **start)
 {
     while (**p) {
         char *line = *p;
@@ -69,19 +82,27 @@ static char *next_line(char **p, int *lineno)
         (*lineno)++;
         char *q = line;
         while (*q == ' ' || *q == '\t' || *q == '\r') q++;
-        if (*q && *q != '#') return q;
+        if (*q && *q != '#') {
+            if (start) *start = line;
+            return q;
+        }
     }
     return NULL;
 }
 
-/* Reads a row of 0/1 characters (spaces ignored) of exactly n entries into out. */
-static fa_status bits_row(const char *path, int lineno, const char *line, int64_t n, uint8_t *out)
+/* Reads a row of 0/1 characters (spaces ignored) of exactly n entries into out; start is the
+ * line's first character (for the column of a bad one). */
+static fa_status bits_row(const char *path, int lineno, const char *start, const char *line, int64_t n,
+                          uint8_t *out)
 {
     int64_t k = 0;
     for (const char *c = line; *c && *c != '#'; c++) {
         if (*c == ' ' || *c == '\t' || *c == '\r' || *c == ',') continue;
-        if (*c != '0' && *c != '1')
-            FA_FAIL(FA_EINVAL, "%s:%d: '%c' is not 0 or 1", path, lineno, *c);
+        if (*c != '0' && *c != '1') { /* quoted escaped: the file may be binary */
+            char ex[FA_EXCERPT_SIZE];
+            FA_FAIL(FA_EINVAL, "%s:%d:%d: '%s' is not 0 or 1", path, lineno, (int)(c - start) + 1,
+                    fa_excerpt(c, 1, ex));
+        }
         if (k >= n) FA_FAIL(FA_EINVAL, "%s:%d: more than %" PRId64 " entries", path, lineno, n);
         out[k++] = (uint8_t)(*c == '1');
     }
@@ -96,7 +117,7 @@ fa_status fa_block_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_s
     p = text;
     int lineno = 0;
     fa_status st = FA_OK;
-    char *line = next_line(&p, &lineno);
+    char *line = next_line(&p, &lineno, NULL);
     long long br = 0, bc = 0;
     char extra;
     if (!line || sscanf(line, "%lld %lld %c", &br, &bc, &extra) != 2 || br < 1 || bc < 1 || br > INT32_MAX || bc > INT32_MAX) {
@@ -116,16 +137,17 @@ fa_status fa_block_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_s
         goto out;
     }
     for (int64_t i = 0; i < nr && !st; i++) {
-        line = next_line(&p, &lineno);
+        const char *start;
+        line = next_line(&p, &lineno, &start);
         if (!line) {
             st = fa_error(FA_EINVAL, __FILE__, __LINE__,
                           "%s: %" PRId64 " rows of blocks, expected ceil(N_q / %lld) = %" PRId64 " for N_q = %" PRId64,
                           path, i, br, nr, Nq);
             break;
         }
-        st = bits_row(path, lineno, line, nc, m->bits + i * nc);
+        st = bits_row(path, lineno, start, line, nc, m->bits + i * nc);
     }
-    if (!st && next_line(&p, &lineno))
+    if (!st && next_line(&p, &lineno, NULL))
         st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: more than ceil(N_q / %lld) = %" PRId64 " rows of blocks", path, lineno, br, nr);
     if (!st) {
         m->block = (fa_block_mask){.block_r = br, .block_c = bc, .n_r = nr, .n_c = nc, .bits = m->bits};
@@ -153,7 +175,7 @@ fa_status fa_col_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_sto
     fa_status st = alloc_cols(m, Nk);
     int32_t *lo1 = m->cols, *hi1 = m->cols + Nk, *lo2 = m->cols + 2 * Nk, *hi2 = m->cols + 3 * Nk;
     for (int64_t j = 0; j < Nk && !st; j++) {
-        char *line = next_line(&p, &lineno);
+        char *line = next_line(&p, &lineno, NULL);
         long long a, b, c = 0, d = 0;
         char extra;
         int n = line ? sscanf(line, "%lld %lld %lld %lld %c", &a, &b, &c, &d, &extra) : 0;
@@ -170,7 +192,7 @@ fa_status fa_col_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_sto
             hi2[j] = (int32_t)d;
         }
     }
-    if (!st && next_line(&p, &lineno))
+    if (!st && next_line(&p, &lineno, NULL))
         st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: more than N_k = %" PRId64 " columns", path, lineno, Nk);
     free(text);
     return st;
@@ -215,14 +237,15 @@ fa_status fa_dense_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_s
     m->dense = malloc((size_t)(Nq * Nk));
     if (!m->dense) st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the dense mask");
     for (int64_t i = 0; i < Nq && !st; i++) {
-        char *line = next_line(&p, &lineno);
+        const char *start;
+        char *line = next_line(&p, &lineno, &start);
         if (!line) {
             st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: %" PRId64 " rows, expected N_q = %" PRId64, path, i, Nq);
             break;
         }
-        st = bits_row(path, lineno, line, Nk, m->dense + i * Nk);
+        st = bits_row(path, lineno, start, line, Nk, m->dense + i * Nk);
     }
-    if (!st && next_line(&p, &lineno))
+    if (!st && next_line(&p, &lineno, NULL))
         st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: more than N_q = %" PRId64 " rows", path, lineno, Nq);
     free(text);
     return st;

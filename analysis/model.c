@@ -111,8 +111,10 @@ fa_status fa_model_load(const char *path, fa_model *m)
         else if (strcmp(s, "float16") == 0) m->dtype = FA_DTYPE_FP16;
         else if (strcmp(s, "float32") == 0) m->dtype = FA_DTYPE_FP32;
         else {
+            char ex[FA_EXCERPT_SIZE];
             st = fa_error(FA_EINVAL, __FILE__, __LINE__,
-                          "model file %s: torch_dtype '%s' is not one of float32, float16, bfloat16", path, s);
+                          "model file %s: torch_dtype '%s' is not one of float32, float16, bfloat16", path,
+                          fa_excerpt(s, strlen(s), ex));
             goto done;
         }
     }

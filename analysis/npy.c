@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define BAD(...) FA_FAIL(FA_EINVAL, __VA_ARGS__)
 
@@ -32,7 +33,8 @@ static int eat(scan *s, char c)
     return 0;
 }
 
-/* a quoted string ('...' or "...") of at most cap - 1 characters, no escapes */
+/* a quoted string ('...' or "...") of at most cap - 1 printable characters, no escapes (the
+ * messages quote it) */
 static int str(scan *s, char *out, size_t cap)
 {
     skip_ws(s);
@@ -40,7 +42,7 @@ static int str(scan *s, char *out, size_t cap)
     char q = *s->p++;
     size_t k = 0;
     while (s->p < s->end && *s->p != q) {
-        if (k + 1 >= cap || *s->p == '\\') return 0;
+        if (k + 1 >= cap || *s->p == '\\' || !isprint((unsigned char)*s->p)) return 0;
         out[k++] = *s->p++;
     }
     if (s->p >= s->end) return 0;
@@ -208,6 +210,8 @@ fa_status fa_npy_parse(const unsigned char *buf, size_t len, const char *name, i
 fa_status fa_npy_read(const char *path, int u16_is_bf16, fa_npy *a)
 {
     memset(a, 0, sizeof *a);
+    struct stat sb; /* fopen opens a directory; its read fails with EISDIR */
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) FA_FAIL(FA_EIO, "%s is a directory (give a .npy file)", path);
     FILE *f = fopen(path, "rb");
     if (!f) FA_FAIL(FA_EIO, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, len = 0;
@@ -224,11 +228,11 @@ fa_status fa_npy_read(const char *path, int u16_is_bf16, fa_npy *a)
         buf = nb;
         cap *= 2;
     }
-    int err = ferror(f);
+    int err = ferror(f) ? errno : 0;
     fclose(f);
     if (err) {
         free(buf);
-        FA_FAIL(FA_EIO, "%s: read error", path);
+        FA_FAIL(FA_EIO, "%s: read error: %s", path, strerror(err));
     }
     fa_status st = fa_npy_parse(buf, len, path, u16_is_bf16, a);
     free(buf);

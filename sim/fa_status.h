@@ -9,6 +9,8 @@
 #ifndef FA_STATUS_H
 #define FA_STATUS_H
 
+#include <stddef.h>
+
 typedef enum {
     FA_OK = 0,
     FA_EINVAL = 1,    /* invalid argument: a shape, a flag, a file's content */
@@ -41,5 +43,13 @@ fa_status fa_error(fa_status s, const char *file, int line, const char *fmt, ...
 
 /* Clears the last-error message. */
 void fa_clear_error(void);
+
+/* A short printable excerpt of the n bytes at s, for messages that quote a file's content:
+ * bytes outside printable ASCII (and the backslash) are written \xNN, and the excerpt stops
+ * at FA_EXCERPT_CHARS characters with "..." when the text goes on.  out holds FA_EXCERPT_SIZE
+ * bytes; returns out. */
+#define FA_EXCERPT_CHARS 40
+#define FA_EXCERPT_SIZE (FA_EXCERPT_CHARS + 8)
+const char *fa_excerpt(const char *s, size_t n, char *out);
 
 #endif

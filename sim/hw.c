@@ -100,21 +100,23 @@ static int is_decimal(const char *v)
 static fa_status parse_num(const char *path, int line, int idx, const char *v, double *out)
 {
     const char *k = KEYS[idx].name;
+    char ex[FA_EXCERPT_SIZE]; /* the value as quoted: short and printable (the file may be binary) */
+    const char *q = fa_excerpt(v, strlen(v), ex);
     if (!is_decimal(v))
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a decimal number (digits, an optional '.' and "
-                "e exponent, e.g. 4.8e12; no hex, inf or nan)", path, line, k, v);
+                "e exponent, e.g. 4.8e12; no hex, inf or nan)", path, line, k, q);
     char *end;
     errno = 0;
     double x = strtod(v, &end);
     if (errno || end == v || *trim(end) != '\0' || !isfinite(x) || !(x > 0))
-        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a positive finite number", path, line, k, v);
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a positive finite number", path, line, k, q);
     if (KEYS[idx].kind == K_COUNT && x != floor(x))
-        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a whole number (%s)", path, line, k, v,
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a whole number (%s)", path, line, k, q,
                 idx == SMS ? "a count of SMs" : idx == L2_PARTS ? "a count of partitions" : "a count of bytes");
     if (idx == L2_PARTS && x != 1 && x != 2)
-        FA_FAIL(FA_EINVAL, "%s:%d: l2_partitions = '%s' is not 1 or 2", path, line, v);
+        FA_FAIL(FA_EINVAL, "%s:%d: l2_partitions = '%s' is not 1 or 2", path, line, q);
     if (x < KEYS[idx].lo || x > KEYS[idx].hi)
-        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is out of range: the limit is %s", path, line, k, v,
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is out of range: the limit is %s", path, line, k, q,
                 KEYS[idx].range);
     *out = x;
     return FA_OK;
@@ -123,9 +125,10 @@ static fa_status parse_num(const char *path, int line, int idx, const char *v, d
 /* Copies text value v into a field of n bytes; too long is an error, not a silent cut. */
 static fa_status set_text(const char *path, int line, int idx, const char *v, char *dst, size_t n)
 {
+    char ex[FA_EXCERPT_SIZE];
     if (strlen(v) >= n)
-        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%.40s...' is %zu characters long (limit %zu)", path, line,
-                KEYS[idx].name, v, strlen(v), n - 1);
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is %zu characters long (limit %zu)", path, line,
+                KEYS[idx].name, fa_excerpt(v, strlen(v), ex), strlen(v), n - 1);
     memcpy(dst, v, strlen(v) + 1);
     return FA_OK;
 }
@@ -135,7 +138,8 @@ static fa_status set_text(const char *path, int line, int idx, const char *v, ch
 static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_hw *hw)
 {
     char *eq = strchr(s, '=');
-    if (!eq) FA_FAIL(FA_EINVAL, "%s:%d: expected key = value, got '%.60s'", path, line, s);
+    char ex[FA_EXCERPT_SIZE]; /* quoted text: short and printable (the file may be binary) */
+    if (!eq) FA_FAIL(FA_EINVAL, "%s:%d: expected key = value, got '%s'", path, line, fa_excerpt(s, strlen(s), ex));
     *eq = '\0';
     char *k = trim(s), *v = trim(eq + 1);
     if (*k == '\0') FA_FAIL(FA_EINVAL, "%s:%d: expected key = value, got no key before '='", path, line);
@@ -143,8 +147,8 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     for (int i = 0; i < NKEYS; i++)
         if (strcmp(k, KEYS[i].name) == 0) idx = i;
     if (idx < 0)
-        FA_FAIL(FA_EINVAL, "%s:%d: unknown key '%.60s' (known: %s; notes go in # comments)", path, line, k,
-                key_list());
+        FA_FAIL(FA_EINVAL, "%s:%d: unknown key '%s' (known: %s; notes go in # comments)", path, line,
+                fa_excerpt(k, strlen(k), ex), key_list());
     if (seen[idx])
         FA_FAIL(FA_EINVAL, "%s:%d: key %s given twice (first on line %d)", path, line, k, seen[idx]);
     seen[idx] = line;

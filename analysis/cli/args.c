@@ -1,5 +1,6 @@
 /* args.c -- option parsing shared by the fasim commands, and small output helpers. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -11,38 +12,43 @@
 
 #include "cli.h"
 
+char cli_where[256];
+
 int cli_fail(fa_status s)
 {
     const char *msg = fa_last_error();
-    fprintf(stderr, "fasim: %s\n", msg[0] ? msg : fa_strerror(s));
+    fprintf(stderr, "fasim: %s%s\n", cli_where, msg[0] ? msg : fa_strerror(s));
     /* bad input (including an unreadable input file) is 2; anything else that fails is 1 */
     return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
 }
 
 static int usage_err(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "fasim: ");
+    fprintf(stderr, "fasim: %s", cli_where);
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n");
     return EXIT_USAGE;
 }
 
+/* 1 when text has a blank (space, tab, newline ...) anywhere: option values are refused with
+ * one rather than trimmed, by every number parser alike. */
+static int has_blank(const char *text)
+{
+    for (const char *p = text; *p; p++)
+        if (isspace((unsigned char)*p)) return 1;
+    return 0;
+}
+
 int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!val) return usage_err("%s needs a value%s", opt, "");
-    const char *p = val;
-    while (*p == ' ') p++;
-    if (*p == '-' || *p == '+' || !(*p >= '0' && *p <= '9')) {
-        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]\n",
-                opt, val, lo, hi);
-        return EXIT_USAGE;
-    }
+    const char *why = has_blank(val) ? " (digits only: no blanks)" : "";
     errno = 0;
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (errno == ERANGE || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]\n",
-                opt, val, lo, hi);
+    char *end = (char *)val;
+    long long v = *why || !(*val >= '0' && *val <= '9') ? 0 : strtoll(val, &end, 10);
+    if (end == val || errno == ERANGE || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]%s\n", opt, val, lo,
+                hi, why);
         return EXIT_USAGE;
     }
     *out = v;
@@ -53,10 +59,11 @@ static int parse_double(const char *opt, const char *val, double *out)
 {
     if (!val) return usage_err("%s needs a value%s", opt, "");
     errno = 0;
-    char *end;
-    double v = strtod(val, &end);
-    if (errno || end == val || *end != '\0' || !isfinite(v) || v <= 0) {
-        fprintf(stderr, "fasim: %s = '%s' is not a positive finite number\n", opt, val);
+    char *end = (char *)val;
+    double v = has_blank(val) ? 0 : strtod(val, &end);
+    if (has_blank(val) || errno || end == val || *end != '\0' || !isfinite(v) || v <= 0) {
+        fprintf(stderr, "fasim: %s = '%s' is not a positive finite number%s\n", opt, val,
+                has_blank(val) ? " (no blanks)" : "");
         return EXIT_USAGE;
     }
     *out = v;
@@ -115,7 +122,7 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             const char *w = NEXT();
             long long L, R;
             char junk;
-            if (!w || sscanf(w, "%lld,%lld %c", &L, &R, &junk) != 2 || L > INT32_MAX || R > INT32_MAX ||
+            if (!w || has_blank(w) || strchr(w, '+') || sscanf(w, "%lld,%lld%c", &L, &R, &junk) != 2 || L > INT32_MAX || R > INT32_MAX ||
                 L < -1 || R < -1 || (L < 0 && R < 0))
                 return usage_err("--window '%s' must read LEFT,RIGHT: integers >= -1 (-1: unbounded), one of them >= 0%s",
                                  w ? w : "", "");
@@ -228,9 +235,9 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             if (!o->out_path || !*o->out_path) return usage_err("--out needs a file%s%s", "", "");
         } else if ((accept & OPT_SHAPE) && IS("--dropout")) {
             const char *d = NEXT();
-            char *end;
-            double p = d ? strtod(d, &end) : -1;
-            if (!d || end == d || *end != '\0' || !(p >= 0 && p < 1))
+            char *end = NULL;
+            double p = d && !has_blank(d) ? strtod(d, &end) : -1;
+            if (!d || has_blank(d) || end == d || *end != '\0' || !(p >= 0 && p < 1))
                 return usage_err("--dropout '%s' must be a probability p in [0, 1)%s", d ? d : "", "");
             o->shape.dropout_p = p;
         } else if ((accept & (OPT_CHECK | OPT_SHAPE)) && IS("--seed")) {
@@ -394,7 +401,22 @@ int cli_open(cli_file *cf, const char *path)
     snprintf(cf->tmp, sizeof cf->tmp, "%s.tmp.%ld", cf->path, (long)getpid());
     cf->f = fopen(cf->tmp, "w");
     if (!cf->f) {
-        fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(errno));
+        /* The result goes to a temporary file beside the target, renamed at the end: when the
+         * directory exists, the failure is its own (read-only, /proc, no permission), whatever
+         * errno says (ENOENT on /proc). */
+        int e = errno;
+        char dir[sizeof cf->path];
+        const char *slash = strrchr(cf->path, '/');
+        if (!slash) snprintf(dir, sizeof dir, ".");
+        else if (slash == cf->path) snprintf(dir, sizeof dir, "/");
+        else snprintf(dir, sizeof dir, "%.*s", (int)(slash - cf->path), cf->path);
+        struct stat ds;
+        if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode))
+            fprintf(stderr, "fasim: cannot write %s: its directory %s cannot take a temporary file (%s, "
+                            "written first and then renamed)%s%s\n",
+                    path, dir, cf->tmp, e == ENOENT ? "" : ": ", e == ENOENT ? "" : strerror(e));
+        else
+            fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(e));
         return EXIT_USAGE;
     }
     return 0;

@@ -88,6 +88,10 @@ int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *o
 /* Prints "fasim: <msg>" for status s to stderr and returns the exit status it maps to. */
 int cli_fail(fa_status s);
 
+/* Where a message arises, printed after "fasim: " by cli_fail and the checks of cli_parse and
+ * cli_resolve: "at seqlen = 512: " while fasim sweep checks or runs a point; empty otherwise. */
+extern char cli_where[256];
+
 /* Opens path for writing through a temporary file (path.tmp.PID); cli_commit renames it
  * into place, cli_abort removes it, so a failed run never creates or truncates path. */
 typedef struct {

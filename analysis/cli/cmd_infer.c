@@ -23,7 +23,7 @@ static int64_t g_n[2] = {-1, -1}; /* number of offsets, -1: not given */
 
 static int bad(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "fasim: ");
+    fprintf(stderr, "fasim: %s", cli_where);
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
     return EXIT_USAGE;
@@ -40,10 +40,11 @@ int infer_opt_kind(const char *name)
 }
 
 /* Reads offsets from a list "0,5,5,37" or, when the text is not a list, from a file of integers
- * separated by commas, spaces or newlines. */
+ * separated by commas, spaces or newlines.  A bad item of a file is named by FILE:LINE:COLUMN and
+ * quoted as a short printable excerpt (the file may be binary). */
 static int parse_cu(const char *opt, const char *text, int which)
 {
-    char buf[1 << 16];
+    static char buf[1 << 16];
     int is_list = 1;
     for (const char *p = text; *p; p++) is_list &= isdigit((unsigned char)*p) || *p == ',' || *p == ' ';
     if (!is_list && strchr(text, ',')) /* meant as a list, with junk in it */
@@ -52,27 +53,55 @@ static int parse_cu(const char *opt, const char *text, int which)
         return bad("%s '%s' has an empty item", opt, text);
     struct stat sb;
     if (!is_list && stat(text, &sb) == 0 && S_ISDIR(sb.st_mode)) return bad("%s: %s is a directory", opt, text);
+    size_t len;
     if (is_list) {
         snprintf(buf, sizeof buf, "%s", text);
+        len = strlen(buf);
     } else {
         FILE *f = fopen(text, "r");
         if (!f) {
             fprintf(stderr, "fasim: %s: cannot read %s: %s\n", opt, text, strerror(errno));
             return EXIT_USAGE;
         }
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        int big = !feof(f);
+        len = fread(buf, 1, sizeof buf - 1, f);
+        int big = len == sizeof buf - 1 && fgetc(f) != EOF, err = ferror(f);
         fclose(f);
+        if (err) return bad("%s: cannot read %s", opt, text);
         if (big) return bad("%s: %s is larger than 64 KiB", opt, text);
-        buf[n] = '\0';
     }
+    buf[len] = '\0';
     int64_t n = 0;
-    for (char *save, *t = strtok_r(buf, ", \t\r\n", &save); t; t = strtok_r(NULL, ", \t\r\n", &save)) {
+    int line = 1;
+    size_t bol = 0; /* the offset of the line's first byte */
+    for (size_t i = 0; i < len;) {
+        if (strchr(", \t\r\n", buf[i]) && buf[i]) {
+            if (buf[i] == '\n') line++, bol = i + 1;
+            i++;
+            continue;
+        }
+        size_t j = i; /* the item is buf[i, j): a NUL byte of a binary file belongs to it */
+        while (j < len && !(buf[j] && strchr(", \t\r\n", buf[j]))) j++;
         if (n > MAX_SEQ) return bad("%s: more than %s sequences", opt, "65536");
-        char o[64];
-        snprintf(o, sizeof o, "%s", opt);
-        if (cli_int(o, t, 0, INT32_MAX, &g_cu[which][n])) return EXIT_USAGE;
+        if (is_list) {
+            char save = buf[j];
+            buf[j] = '\0';
+            int rc = cli_int(opt, buf + i, 0, INT32_MAX, &g_cu[which][n]);
+            buf[j] = save;
+            if (rc) return rc;
+        } else {
+            int ok = j - i <= 10;
+            for (size_t k = i; k < j && ok; k++) ok = isdigit((unsigned char)buf[k]);
+            long long v = ok ? strtoll(buf + i, NULL, 10) : -1;
+            if (!ok || v > INT32_MAX) {
+                char ex[FA_EXCERPT_SIZE];
+                fprintf(stderr, "fasim: %s: %s:%d:%zu: '%s' is not an integer in [0, %d]\n", opt, text, line,
+                        i - bol + 1, fa_excerpt(buf + i, j - i, ex), INT32_MAX);
+                return EXIT_USAGE;
+            }
+            g_cu[which][n] = v;
+        }
         n++;
+        i = j;
     }
     if (n < 2) return bad("%s '%s' needs at least two offsets (0 and the end of the first sequence)", opt, text);
     g_n[which] = n;

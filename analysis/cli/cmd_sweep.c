@@ -19,6 +19,8 @@ static const char *const sweep_help =
     "       V1,V2,...       a list,             e.g. sram=64KiB,128KiB,227KiB\n"
     "Varying seqlen moves seqlen-k with it unless --seqlen-k is given; likewise headdim and\n"
     "headdim-v.  Varying block-r or block-c needs the other one (fixed or varied) too.\n"
+    "A varied parameter is not also fixed: --vary seqlen with --seqlen (kv-len with --kv-len,\n"
+    "splits with --splits ...) is refused.  An error names the point: \"at seqlen = 512: ...\".\n"
     "options (those of fasim io, without --trace):\n"
     CLI_HELP_ALGO
     CLI_HELP_SHAPE
@@ -50,7 +52,11 @@ static const char *const names[] = {"seqlen", "seqlen-k", "headdim", "headdim-v"
 static int parse_value(const char *name, const char *s, uint64_t *out)
 {
     if (!strcmp(name, "sram")) {
-        if (fa_parse_bytes(s, out) || *out == 0) {
+        if (fa_parse_bytes(s, out)) {
+            fprintf(stderr, "fasim: --vary sram: %s\n", fa_last_error());
+            return EXIT_USAGE;
+        }
+        if (*out == 0) {
             fprintf(stderr, "fasim: --vary sram: '%s' is not a positive byte size\n", s);
             return EXIT_USAGE;
         }
@@ -145,6 +151,9 @@ static int given(const cli_opts *o, const char *name)
     if (!strcmp(name, "sram")) return o->sram != 0;
     if (!strcmp(name, "block-r")) return o->block_r > 0;
     if (!strcmp(name, "block-c")) return o->block_c > 0;
+    if (!strcmp(name, "kv-len")) return o->kv_len > 0;
+    if (!strcmp(name, "splits")) return o->splits > 0 || o->splits_auto;
+    if (!strcmp(name, "page-size")) return o->paged;
     return 0;
 }
 
@@ -178,7 +187,8 @@ static int point_fail(fa_status s, const cli_col *cols, int nv, const char *algo
     return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
 }
 
-/* The point p of the sweep: applies its values to o and names them in cols. */
+/* The point p of the sweep: applies its values to o, names them in cols and in cli_where (so
+ * that every message of the point starts "at seqlen = 512, heads = 3: "). */
 static void point(cli_opts *o, const vary *vy, int nv, long p, cli_col *cols)
 {
     for (int k = nv - 1; k >= 0; k--) {
@@ -187,6 +197,14 @@ static void point(cli_opts *o, const vary *vy, int nv, long p, cli_col *cols)
         apply(o, vy[k].name, v);
         cols[k].name = vy[k].name;
         snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v);
+    }
+    size_t l = 0;
+    for (int k = 0; k <= nv; k++) {
+        int r = k < nv ? snprintf(cli_where + l, sizeof cli_where - l, "%s%s = %s", k ? ", " : "at ",
+                                  cols[k].name, cols[k].value)
+                       : snprintf(cli_where + l, sizeof cli_where - l, ": ");
+        if (r < 0 || (size_t)r >= sizeof cli_where - l) break; /* cut (4 names and values fit) */
+        l += (size_t)r;
     }
 }
 
@@ -325,6 +343,7 @@ int cmd_sweep(int argc, char **argv)
         if (arr) io_append_json(arr, &o, &o.shape, r, n, cols, nv);
         else io_write_csv(mf, &o, &o.shape, r, n, cols, nv, p == 0);
     }
+    cli_where[0] = '\0';
     if (!base.quiet && tty) fputc('\n', stderr);
     if (arr && rc == 0) {
         json_dumpf(arr, mf, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
