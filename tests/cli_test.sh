@@ -22,6 +22,24 @@ expect_exit() {
     pass "$name"
 }
 
+# expect_msg NAME TEXT -- ARGS: exit 2, one line on stderr that holds TEXT, nothing on stdout;
+# with em_printable=1 also no byte outside printable ASCII and tab in the message (used by the
+# sourced cli_test_*.sh files)
+em_printable=0
+expect_msg() {
+    em_name=$1; em_text=$2; shift 3
+    "$FASIM" "$@" >"$T/out" 2>"$T/err"
+    em_rc=$?
+    if [ "$em_rc" -ne 2 ]; then fail "$em_name: exit $em_rc, expected 2 ($(head -c 300 "$T/err" | od -c | head -3))"; return; fi
+    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$em_name: expected one message line, got: $(od -c "$T/err" | head -5)"; return; fi
+    if [ -s "$T/out" ]; then fail "$em_name: wrote to stdout on error"; return; fi
+    if [ "$em_printable" = 1 ] && [ "$(LC_ALL=C tr -d '\t\n\040-\176' < "$T/err" | wc -c)" -ne 0 ]; then
+        fail "$em_name: non-printable bytes in the message: $(od -c "$T/err" | head -5)"; return
+    fi
+    if ! grep -qF -- "$em_text" "$T/err"; then fail "$em_name: message lacks '$em_text': $(cat "$T/err")"; return; fi
+    pass "$em_name"
+}
+
 # ---- bad input: one clear message, exit 2 ----
 expect_exit 2 "N = 0" -- io --seqlen 0
 expect_exit 2 "d = 0" -- io --headdim 0

@@ -3,17 +3,6 @@
 # PASS), refuses shape options that contradict the files; `check --format csv` quotes the fields
 # that hold commas (every row has the header's field count); the dropout label is the value given.
 
-# cn_msg NAME TEXT -- ARGS: exit 2, one line on stderr that holds TEXT, nothing on stdout
-cn_msg() {
-    name=$1; text=$2; shift 3
-    "$FASIM" "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-    if [ "$rc" -ne 2 ]; then fail "$name: exit $rc, expected 2 ($(head -c 300 "$T/err"))"; return; fi
-    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$name: expected one message line, got: $(cat "$T/err")"; return; fi
-    if [ -s "$T/out" ]; then fail "$name: wrote to stdout on error"; return; fi
-    if ! grep -qF -- "$text" "$T/err"; then fail "$name: message lacks '$text': $(cat "$T/err")"; return; fi
-    pass "$name"
-}
 
 # cn_csv_fields FILE: "ok N" when every line of the CSV has the header's N fields (RFC 4180
 # quotes: a comma inside "..." does not split), else the first line that differs
@@ -46,29 +35,29 @@ expect_exit 1 "check npy --block-mask (block-diagonal-lower, not causal) fails" 
 expect_exit 0 "check npy --block-mask with --causal (same allowed set) passes" -- check $CX --causal --block-mask "$T/cn_blocks.txt"
 expect_exit 1 "check npy --doc-mask 24,24: two documents, not one causal sequence" -- check $CX --doc-mask 24,24
 expect_exit 0 "check npy --doc-mask 48: one document = causal" -- check $CX --doc-mask 48
-cn_msg "check npy --mask with 47 rows for N_q = 48" "expected N_q = 48" -- check $CX --mask "$T/cn_short.txt"
-cn_msg "check npy --doc-mask that does not sum to N" "sum to 40, but N_q = N_k = 48" -- check $CX --doc-mask 20,20
+expect_msg "check npy --mask with 47 rows for N_q = 48" "expected N_q = 48" -- check $CX --mask "$T/cn_short.txt"
+expect_msg "check npy --doc-mask that does not sum to N" "sum to 40, but N_q = N_k = 48" -- check $CX --doc-mask 20,20
 
 # shape options: may repeat the files' shape, not contradict it
 expect_exit 0 "check npy: shape options equal to the files' accepted" -- check $CX --causal --batch 1 --heads 2 --kv-heads 2 --seqlen 48 --seqlen-k 48 --headdim 8 --headdim-v 8
-cn_msg "check npy --heads 7 --headdim 3: refused naming both values" "--heads 7 contradicts the files: q $CN/q.npy has H = 2" -- check $CX --heads 7 --headdim 3
-cn_msg "check npy --headdim 3: refused naming both values" "--headdim 3 contradicts the files: q $CN/q.npy has d = 8" -- check $CX --headdim 3
-cn_msg "check npy --seqlen-k 50" "--seqlen-k 50 contradicts the files: k $CN/k.npy has N_k = 48" -- check $CX --seqlen-k 50
-cn_msg "check npy --headdim-v 4" "--headdim-v 4 contradicts the files: v $CN/v.npy has d_v = 8" -- check $CX --headdim-v 4
-cn_msg "check npy --batch 2" "--batch 2 contradicts the files: q $CN/q.npy has B = 1" -- check $CX --batch 2
+expect_msg "check npy --heads 7 --headdim 3: refused naming both values" "--heads 7 contradicts the files: q $CN/q.npy has H = 2" -- check $CX --heads 7 --headdim 3
+expect_msg "check npy --headdim 3: refused naming both values" "--headdim 3 contradicts the files: q $CN/q.npy has d = 8" -- check $CX --headdim 3
+expect_msg "check npy --seqlen-k 50" "--seqlen-k 50 contradicts the files: k $CN/k.npy has N_k = 48" -- check $CX --seqlen-k 50
+expect_msg "check npy --headdim-v 4" "--headdim-v 4 contradicts the files: v $CN/v.npy has d_v = 8" -- check $CX --headdim-v 4
+expect_msg "check npy --batch 2" "--batch 2 contradicts the files: q $CN/q.npy has B = 1" -- check $CX --batch 2
 
 # options the external check would ignore: refused, named
 for cn_o in "--tol 1" "--tol=1" "--algo flash1" "--pass bwd" "--pass fwd" "--exp2" "--acc fp64" "--hw h100" \
             "--sram 64KiB" "--block-r 16" "--block-c 16" "--blocks paper" "--quiet" "--save-npy $T/cn_save"; do
     cn_n=${cn_o%% *}; cn_n=${cn_n%%=*}
-    cn_msg "check npy $cn_o: refused" "does not use $cn_n (" -- check $CX --causal $cn_o
+    expect_msg "check npy $cn_o: refused" "does not use $cn_n (" -- check $CX --causal $cn_o
 done
 [ ! -e "$T/cn_save" ] && pass "check npy --save-npy refused: nothing written" || fail "check npy --save-npy wrote $T/cn_save"
-cn_msg "check npy --seed without --dropout" "uses --seed only for --dropout" -- check $CX --causal --seed 3
-cn_msg "check npy: an unknown option stays unknown" "unknown or incomplete option '--causalx'" -- check $CX --causalx
+expect_msg "check npy --seed without --dropout" "uses --seed only for --dropout" -- check $CX --causal --seed 3
+expect_msg "check npy: an unknown option stays unknown" "unknown or incomplete option '--causalx'" -- check $CX --causalx
 }
-cn_msg "check --bf16 without .npy files" "--bf16 applies only to .npy files" -- check --seqlen 16 --headdim 8 --bf16
-cn_msg "check --layout without .npy files" "--layout applies only to .npy files" -- check --seqlen 16 --headdim 8 --layout bnhd
+expect_msg "check --bf16 without .npy files" "--bf16 applies only to .npy files" -- check --seqlen 16 --headdim 8 --bf16
+expect_msg "check --layout without .npy files" "--layout applies only to .npy files" -- check --seqlen 16 --headdim 8 --layout bnhd
 "$FASIM" check --help > "$T/cn_help"
 grep -q "contradicts it: exit 2" "$T/cn_help" && grep -q -- "--algo, --tol, --pass" "$T/cn_help" \
     && pass "check --help: the .npy mode's shape rule and refused options" || fail "check --help: .npy mode not described"

@@ -2,17 +2,6 @@
 # `fasim compare --measured FILE` refuses bad rows with FILE:LINE and the limit, and `fasim
 # sweep` varies one tile size with the other fixed.
 
-# expect_msg NAME TEXT -- ARGS: exit 2, one line on stderr that holds TEXT, nothing on stdout
-expect_msg() {
-    name=$1; text=$2; shift 3
-    "$FASIM" "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-    if [ "$rc" -ne 2 ]; then fail "$name: exit $rc, expected 2 ($(head -c 300 "$T/err"))"; return; fi
-    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$name: expected one message line, got: $(cat "$T/err")"; return; fi
-    if [ -s "$T/out" ]; then fail "$name: wrote to stdout on error"; return; fi
-    if ! grep -qF -- "$text" "$T/err"; then fail "$name: message lacks '$text': $(cat "$T/err")"; return; fi
-    pass "$name"
-}
 
 # ---- sweep: one tile size varied, the other fixed ----
 "$FASIM" sweep --block-c 64 --vary block-r=16:256:+16 --algo flash2 --quiet > "$T/sw_br.csv"

@@ -4,36 +4,25 @@
 # an error naming the column and listing the accepted names; a UTF-8 byte order mark before the
 # header is skipped, not read as part of the first name.
 
-# ch_msg NAME TEXT -- ARGS: exit 2, one line on stderr that holds TEXT, nothing on stdout
-ch_msg() {
-    ch_name=$1; ch_text=$2; shift 3
-    "$FASIM" "$@" >"$T/out" 2>"$T/err"
-    ch_rc=$?
-    if [ "$ch_rc" -ne 2 ]; then fail "$ch_name: exit $ch_rc, expected 2 ($(head -c 300 "$T/err"))"; return; fi
-    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$ch_name: expected one message line, got: $(cat "$T/err")"; return; fi
-    if [ -s "$T/out" ]; then fail "$ch_name: wrote to stdout on error"; return; fi
-    if ! grep -qF -- "$ch_text" "$T/err"; then fail "$ch_name: message lacks '$ch_text': $(cat "$T/err")"; return; fi
-    pass "$ch_name"
-}
 
 # ---- unknown column names ----
 printf 'kernel,B,H,N_q,d,causl\nv3,1,1,1024,64,1\n' > "$T/ch_causl.csv"
-ch_msg "compare: typo 'causl' refused" "ch_causl.csv:1: unknown column 'causl' (column 6 of the header)" \
+expect_msg "compare: typo 'causl' refused" "ch_causl.csv:1: unknown column 'causl' (column 6 of the header)" \
     -- compare --measured "$T/ch_causl.csv" --no-l2
 grep -qF "the accepted columns are kernel, B or batch, H or heads, H_kv or kv_heads, N_q or N or seqlen_q or seqlen, N_k or seqlen_k, d or headdim, d_v, causal, dtype, algo, block_r, block_c, blocks_per_sm, ms or time_ms, dram_read_bytes or dram__bytes_read.sum, dram_write_bytes or dram__bytes_write.sum, l2_read_bytes or l1tex__m_xbar2l1tex_read_bytes.sum, l2_write_bytes or l1tex__m_l1tex2xbar_write_bytes.sum" "$T/err" \
     && pass "compare: unknown column: every accepted name listed" || fail "compare: accepted names: $(cat "$T/err")"
 printf 'kernel,B,H,N_q,d,dram_read_byte,dram_write_bytes\nv3,1,1,1024,64,100,100\n' > "$T/ch_dram.csv"
-ch_msg "compare: 'dram_read_byte' refused" "ch_dram.csv:1: unknown column 'dram_read_byte' (column 6 of the header)" \
+expect_msg "compare: 'dram_read_byte' refused" "ch_dram.csv:1: unknown column 'dram_read_byte' (column 6 of the header)" \
     -- compare --measured "$T/ch_dram.csv" --no-l2
 printf 'kernel,B,H,N_q,d,Causal\nv3,1,1,1024,64,1\n' > "$T/ch_case.csv"
-ch_msg "compare: names are case-sensitive ('Causal')" "unknown column 'Causal'" -- compare --measured "$T/ch_case.csv" --no-l2
+expect_msg "compare: names are case-sensitive ('Causal')" "unknown column 'Causal'" -- compare --measured "$T/ch_case.csv" --no-l2
 printf 'kernel, B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/ch_space.csv"
-ch_msg "compare: ' B' (a space) is not B" "unknown column ' B' (column 2 of the header)" -- compare --measured "$T/ch_space.csv" --no-l2
+expect_msg "compare: ' B' (a space) is not B" "unknown column ' B' (column 2 of the header)" -- compare --measured "$T/ch_space.csv" --no-l2
 printf 'kernel,B,H,N_q,d,notes\nv3,1,1,1024,64,\n' > "$T/ch_notes.csv"
-ch_msg "compare: an extra metric column is refused, even empty" "unknown column 'notes'" -- compare --measured "$T/ch_notes.csv" --no-l2
+expect_msg "compare: an extra metric column is refused, even empty" "unknown column 'notes'" -- compare --measured "$T/ch_notes.csv" --no-l2
 # a typo of a required column names the typo, not "the header needs ..."
 printf 'kernal,B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/ch_kernal.csv"
-ch_msg "compare: typo of a required column" "unknown column 'kernal'" -- compare --measured "$T/ch_kernal.csv" --no-l2
+expect_msg "compare: typo of a required column" "unknown column 'kernal'" -- compare --measured "$T/ch_kernal.csv" --no-l2
 # the aliases and the Nsight Compute names are still accepted
 printf 'kernel,batch,heads,seqlen,headdim,time_ms,dram__bytes_read.sum,dram__bytes_write.sum\nv3,1,1,1024,64,0.5,100,100\n' > "$T/ch_alias.csv"
 "$FASIM" compare --measured "$T/ch_alias.csv" --no-l2 --format csv > "$T/out" 2>"$T/err" \
@@ -55,9 +44,9 @@ printf '\357\273\277"kernel",B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/ch_bomq.csv"
     || fail "compare BOM quoted: $(cat "$T/err")"
 # a BOM is skipped once, at the start only: a second one is part of a name, named as such
 printf '\357\273\277\357\273\277kernel,B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/ch_bom2.csv"
-ch_msg "compare: two BOMs: the second is refused" "ch_bom2.csv:1: unknown column" -- compare --measured "$T/ch_bom2.csv" --no-l2
+expect_msg "compare: two BOMs: the second is refused" "ch_bom2.csv:1: unknown column" -- compare --measured "$T/ch_bom2.csv" --no-l2
 printf 'kernel,\357\273\277B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/ch_bommid.csv"
-ch_msg "compare: BOM in the middle of the header is refused" "(column 2 of the header)" -- compare --measured "$T/ch_bommid.csv" --no-l2
+expect_msg "compare: BOM in the middle of the header is refused" "(column 2 of the header)" -- compare --measured "$T/ch_bommid.csv" --no-l2
 
 # ---- the shipped input still loads (its header names only accepted columns) ----
 CH_CI=analysis/measured/h200/compare_input.csv
