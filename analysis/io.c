@@ -90,8 +90,10 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
         FA_FAIL(FA_EINVAL, "--l2 replays every tile transfer: %s %s has %llu, over the limit of %llu; "
                 "use a smaller shape (fewer heads, a shorter N or larger tiles)",
                 fa_algo_name(a), fa_pass_name(p), (unsigned long long)n, (unsigned long long)limit);
-    fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, 128, 16, slots, limit);
-    if (!l2) return FA_ENOMEM;
+    fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, FA_HW_L2_LINE, FA_HW_L2_WAYS, slots, limit);
+    if (!l2) /* the profile's l2_bytes was checked at load (sim/hw.c): only memory is left */
+        FA_FAIL(FA_ENOMEM, "--l2: out of host memory for an L2 of %llu bytes and %llu transfers",
+                (unsigned long long)hw->l2_bytes, (unsigned long long)limit);
     fa_status stp = fa_l2_set_partitions(l2, hw->l2_partitions > 1 ? hw->l2_partitions : 1);
     if (stp) {
         fa_l2_free(l2);

@@ -7,3 +7,6 @@ tail -1 "$T/out" | grep -q " 64   64    - |" && pass "compare --no-l2: b/SM '-'"
 tail -1 "$T/out" | grep -q "e-06" && pass "compare: a time below 1 us in significant digits" || fail "compare tiny time: $(tail -1 "$T/out")"
 "$FASIM" compare --measured "$T/tiny.csv" --no-l2 --format csv 2>/dev/null | tail -1 | grep -q ',$' \
     && pass "compare --no-l2 csv: blocks_per_sm empty" || fail "compare --no-l2 csv row"
+# sweep JSON: the varied whole number stays an integer
+"$FASIM" sweep --vary seqlen=256,512 --format json 2>/dev/null | grep -q '"seqlen": 256,' \
+    && pass "sweep json: varied seqlen is an integer" || fail "sweep json varied value not an integer"

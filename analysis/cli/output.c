@@ -151,9 +151,12 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
         for (int k = 0; k < n_extra; k++) {
             char *end;
             double v = strtod(extra[k].value, &end);
+            const int num = *end == '\0' && end != extra[k].value;
+            /* a whole number stays an integer ("seqlen": 256, not 256.0) */
             json_object_set_new(j, extra[k].name,
-                                *end == '\0' && end != extra[k].value ? json_real(v)
-                                                                      : json_string(extra[k].value));
+                                !num ? json_string(extra[k].value)
+                                : v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v)
+                                                                   : json_real(v));
         }
         json_object_set_new(j, "algo", json_string(fa_algo_name(x->algo)));
         json_object_set_new(j, "pass", json_string(fa_pass_name(x->pass)));
