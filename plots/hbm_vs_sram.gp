@@ -4,9 +4,9 @@ if (!exists("ttl")) ttl = 'HBM bytes vs M'
 set terminal pngcairo size 1000,650 enhanced font ",11"
 set output outfile
 set datafile separator ","
-set key top right
+set key bottom left
 set logscale xy 2
-set format x "%.0s %cB"
+set format x "%.0b %BB"
 set format y "2^{%L}"
 set xlabel "SRAM size M (bytes)"
 set ylabel "HBM bytes (read + written)"
