@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(NW * 32, MINB)
      * O goes through this warp's own rows of the Q tile (no other warp reads them) so that the
      * global stores are whole 16-byte chunks of a row instead of 4-byte pieces. */
     T *Os = Qs;
-    auto lay = [](int r, int c) { return swz<D>(r, c); };
+    const SwzLayout<D> lay;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
         epilogue_m16<DB, T>(o[mt], m[mt], l[mt], Os, lay, wrow + mt * 16, r0, lse, sh.N_q,

@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(256, MINB)
 
     /* epilogue (lines 12-13) as in v3: O through this warp's own rows of the Q tile */
     T *Os = Qs;
-    auto lay = [](int r, int c) { return sw128<BR>(r, c); };
+    const Sw128Layout<BR> lay;
     epilogue_m16<DB, T>(o, m, l, Os, lay, wrow, r0, lse, sh.N_q, scale_log2, g, t4);
     __syncwarp();
     store_rows<D, 16, T>(o_g, Os, lay, wrow, r0, sh.N_q, lane);
