@@ -162,6 +162,21 @@ typedef struct {
     uint64_t dram_write_bytes; /* with the L2 model: bytes written to DRAM */
     int l2_slots;              /* concurrent thread blocks the L2 model replayed */
     int l2_partitions;         /* L2 partitions the model used (1 or 2) */
+    /* ---- the time model (fa_perf.h), filled by the command line when a kernel profile ran ---- */
+    char profile[16];          /* the kernel profile's key; "" = the paper's model (one SRAM of M) */
+    int has_perf;              /* 1: the fields below hold the time model's prediction */
+    fa_blocks blocks_bwd;      /* the backward kernel's tiles (a profile's bwd tiles may differ) */
+    double perf_time_s;        /* predicted time */
+    int perf_bound;            /* fa_pipe that bounds it */
+    int perf_tail;             /* 1: the waves add over 10 % (tail, latency, causal imbalance) */
+    double perf_busy[6];       /* busy time per fa_pipe, s */
+    double perf_tflops;        /* nominal FLOPs / perf_time_s, TFLOP/s */
+    uint64_t dram_est_bytes;   /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
+    int occupancy[2];          /* thread blocks per SM, forward / backward kernel (0: not run) */
+    int regs_per_thread[2];
+    uint64_t smem_per_block[2];
+    int warps[2];
+    const char *occ_limit[2];
 } fa_io_result;
 
 /* Runs pass p of algorithm a in count-only mode with SRAM M (trace: optional CSV sink, merging
@@ -169,6 +184,19 @@ typedef struct {
  * closed forms. */
 fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
                     const fa_hw *hw, FILE *trace, fa_io_result *r);
+
+/* fa_io_run with the buffers named in regs (space-separated, NULL: none) placed in a register
+ * arena of reg_capacity bytes instead of the SRAM of M (fa_mem_set_registers): the placement of a
+ * kernel profile (fa_perf.h).  counts.sram_peak_bytes is then the shared memory alone and
+ * counts.reg_peak_bytes the registers; sram_need stays the paper's model (every buffer in M).
+ * Errors: as fa_io_run, and FA_EINVAL for a bad placement list. */
+fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                         const fa_hw *hw, const char *regs, size_t reg_capacity, FILE *trace,
+                         fa_io_result *r);
+
+/* Adds the counts, closed form and nominal FLOPs of b (another pass of the same algorithm and
+ * shape) to a: per tensor by name, peaks as the larger of the two (fwdbwd with per-pass tiles). */
+void fa_io_result_add(fa_io_result *a, const fa_io_result *b);
 
 /* The forward of algorithm a on mem, numeric or count-only (then all arrays NULL).  Shapes as
  * fa_attn.h: Q (B,H,N_q,d), K (B,H_kv,N_k,d), V (B,H_kv,N_k,d_v), O (B,H,N_q,d_v), LSE (B,H,N_q),

@@ -122,6 +122,13 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
 fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
                     const fa_hw *hw, FILE *trace, fa_io_result *r)
 {
+    return fa_io_run_regs(p, a, s, bk, M, hw, NULL, 0, trace, r);
+}
+
+fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                         const fa_hw *hw, const char *regs, size_t reg_capacity, FILE *trace,
+                         fa_io_result *r)
+{
     memset(r, 0, sizeof *r);
     r->pass = p;
     r->algo = a;
@@ -132,7 +139,8 @@ fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint6
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) return FA_ENOMEM;
     if (trace) fa_mem_set_trace(mem, trace);
-    fa_status st = fa_run_pass(p, a, mem, s, bk);
+    fa_status st = fa_mem_set_registers(mem, regs, reg_capacity);
+    if (st == FA_OK) st = fa_run_pass(p, a, mem, s, bk);
     if (st == FA_OK) r->counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
     if (st) return st;
@@ -146,6 +154,43 @@ fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint6
     r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
     fa_io_times(r, s, hw);
     return FA_OK;
+}
+
+void fa_io_result_add(fa_io_result *a, const fa_io_result *b)
+{
+    fa_counts *c = &a->counts;
+    c->hbm_read_bytes += b->counts.hbm_read_bytes;
+    c->hbm_write_bytes += b->counts.hbm_write_bytes;
+    c->flops_matmul += b->counts.flops_matmul;
+    c->flops_other += b->counts.flops_other;
+    if (b->counts.sram_peak_bytes > c->sram_peak_bytes) c->sram_peak_bytes = b->counts.sram_peak_bytes;
+    if (b->counts.reg_peak_bytes > c->reg_peak_bytes) c->reg_peak_bytes = b->counts.reg_peak_bytes;
+    for (int t = 0; t < b->counts.n_tensors; t++) {
+        const fa_tensor_count *x = &b->counts.tensor[t];
+        int id = fa_counts_find(c, x->name);
+        if (id < 0 && c->n_tensors < FA_MAX_TENSORS) {
+            id = c->n_tensors++;
+            memset(&c->tensor[id], 0, sizeof c->tensor[id]);
+            snprintf(c->tensor[id].name, FA_NAME_LEN, "%s", x->name);
+        }
+        if (id < 0) continue;
+        c->tensor[id].read_bytes += x->read_bytes;
+        c->tensor[id].write_bytes += x->write_bytes;
+        c->tensor[id].loads += x->loads;
+        c->tensor[id].stores += x->stores;
+    }
+    for (int t = 0; t < FA_PASS_TENSORS; t++) {
+        a->formula.read[t] += b->formula.read[t];
+        a->formula.write[t] += b->formula.write[t];
+    }
+    a->formula.read_bytes += b->formula.read_bytes;
+    a->formula.write_bytes += b->formula.write_bytes;
+    a->formula.matmul_flops += b->formula.matmul_flops;
+    a->nominal_flops += b->nominal_flops;
+    a->bound_bytes += b->bound_bytes;
+    if (b->sram_need > a->sram_need) a->sram_need = b->sram_need;
+    uint64_t bytes = fa_counts_hbm_bytes(c);
+    a->intensity = bytes ? (double)(c->flops_matmul + c->flops_other) / (double)bytes : 0;
 }
 
 fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks *out)

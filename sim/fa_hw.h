@@ -4,7 +4,11 @@
  * "Hardware profiles").  Required keys: name, key, hbm_bandwidth_bytes_per_s, sram_per_sm_bytes,
  * sram_per_block_bytes, sms, l2_bytes, peak_fp16_flops, peak_fp32_flops, source; optional:
  * hbm_capacity_bytes, l2_partitions (1 or 2, default 1: the L2 model's partitions,
- * docs/l2-model.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
+ * docs/l2-model.md), and the time model's machine (docs/time-model.md): arch, clock_hz,
+ * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, wgmma_flops,
+ * wgmma_fp8_flops, gemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
+ * dram_bytes_per_s, dram_latency_s, launch_s, pipes_source (each range in sim/hw.c's table and
+ * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
  * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
  * sram_per_block_bytes 1 KiB..1 GiB; sms 1..1024; l2_bytes 2048..1 GiB, its sets (l2_bytes /
  * (FA_HW_L2_WAYS x FA_HW_L2_LINE), rounded down) a multiple of l2_partitions; peak_fp16_flops
@@ -37,6 +41,25 @@ typedef struct {
     uint64_t hbm_capacity;        /* bytes of device memory (optional key; 0 = unknown) */
     int l2_partitions;            /* L2 partitions, 1 or 2 (optional key; default 1) */
     char source[256];
+    /* ---- the time model's machine (optional keys; 0 = not given; docs/time-model.md) ---- */
+    int arch;                     /* compute capability x 10 (80: A100, 90: H100/H200) */
+    double clock_hz;              /* SM clock the pipe rates below hold at, Hz */
+    int regs_per_sm;              /* 32-bit registers per SM (65536) */
+    int regs_per_thread;          /* most registers a thread may have (255) */
+    int threads_per_sm;           /* resident threads per SM (2048) */
+    int blocks_per_sm;            /* resident thread blocks per SM (32) */
+    double mma_sync_flops;        /* mma.sync m16n8k16 fp16/bf16 -> fp32, FLOP/s, whole GPU */
+    double wgmma_flops;           /* wgmma fp16/bf16 -> fp32 (0: the GPU has none) */
+    double wgmma_fp8_flops;       /* wgmma e4m3 -> fp32 (0: none) */
+    double gemm_flops;            /* a library GEMM (cuBLAS bf16, large square), FLOP/s */
+    double fma_flops;             /* fp32 FMA pipe (FMA = 2 FLOP), FLOP/s */
+    double exp_per_s;             /* ex2.approx.f32 (the MUFU unit), exponentials/s */
+    double smem_bandwidth;        /* shared memory (ldmatrix) bytes/s, whole GPU */
+    double l2_bandwidth;          /* L2 -> SM bytes/s, whole GPU */
+    double dram_bandwidth;        /* sustained DRAM bytes/s (read + write) */
+    double dram_latency_s;        /* one dependent DRAM load, s */
+    double launch_s;              /* one kernel launch (back to back), s */
+    char pipes_source[256];       /* where the pipe rates come from */
 } fa_hw;
 
 /* Reads a profile file.  Errors: FA_EIO (cannot open or read), FA_EINVAL (a missing, unknown,

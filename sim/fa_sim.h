@@ -30,6 +30,7 @@
 #define FA_MAX_TENSORS 24
 #define FA_NAME_LEN 16
 #define FA_MAX_WEIGHT_DEPTH 8
+#define FA_REG_NAMES_LEN 256
 
 typedef enum { FA_MODE_NUMERIC = 0, FA_MODE_COUNT = 1 } fa_mode;
 
@@ -48,7 +49,9 @@ typedef struct {
     uint64_t hbm_write_bytes; /* sum of write_bytes over tensors */
     uint64_t flops_matmul;    /* 2*m*n*k per tile product */
     uint64_t flops_other;     /* scale, max, exp, sum, rescale: see docs/io-model.md */
-    size_t sram_peak_bytes;   /* largest simultaneous SRAM use, bytes */
+    size_t sram_peak_bytes;   /* largest simultaneous SRAM (shared-memory) use, bytes */
+    size_t reg_peak_bytes;    /* largest simultaneous use of the register arena, bytes (0 without
+                                 a placement, fa_mem_set_registers) */
     int n_tensors;
     fa_tensor_count tensor[FA_MAX_TENSORS];
 } fa_counts;
@@ -73,6 +76,7 @@ typedef struct {
     int64_t rows, cols; /* capacity in elements; data is row-major with leading dim cols */
     int elem_bytes;     /* bytes per element on chip (fp32 accumulators: 4) */
     size_t bytes;       /* rows * cols * elem_bytes */
+    int in_regs;        /* 1: charged to the register arena (fa_mem_set_registers), 0: SRAM */
     double *data;       /* NULL in count-only mode */
     fa_mem *mem;
 } fa_buf;
@@ -165,9 +169,19 @@ fa_status fa_tensor_make_meta(fa_mem *mem, fa_tensor *t, const char *name, int64
  * Errors: FA_EINVAL if rows < 1 or the rows leave t. */
 fa_status fa_tensor_view_rows(const fa_tensor *t, int64_t row0, int64_t rows, fa_tensor *view);
 
-/* Allocates buffer `name` of rows x cols elements of elem_bytes from the SRAM arena.
- * Errors: FA_ENOSRAM if used + rows*cols*elem_bytes > M (the message names the buffer, its
- * size, the bytes in use and M); FA_ENOMEM; FA_EINVAL for a non-positive size. */
+/* Places buffers in registers, as a real kernel does: every later fa_sram_alloc of a buffer
+ * whose name is a word of `names` (space-separated, e.g. "S_ij O_i m_i l_i") is charged to a
+ * register arena of `capacity` bytes (a thread block's register file: threads x registers per
+ * thread x 4 B) instead of the SRAM arena of M.  NULL or "" restores the paper's abstract model
+ * (Dao et al. 2022, Theorem 2: every on-chip buffer in one SRAM of M).  Peak use of each arena is
+ * recorded (fa_counts.sram_peak_bytes, reg_peak_bytes).
+ * Errors: FA_EINVAL if the list is longer than FA_REG_NAMES_LEN - 3 characters or capacity is 0. */
+fa_status fa_mem_set_registers(fa_mem *mem, const char *names, size_t capacity);
+
+/* Allocates buffer `name` of rows x cols elements of elem_bytes from the SRAM arena (or from the
+ * register arena when fa_mem_set_registers placed `name` there).
+ * Errors: FA_ENOSRAM if used + rows*cols*elem_bytes > M, or beyond the register arena for a
+ * register buffer (the message names the buffer, its size, the bytes in use and the capacity); FA_ENOMEM; FA_EINVAL for a non-positive size. */
 fa_status fa_sram_alloc(fa_mem *mem, fa_buf *buf, const char *name, int64_t rows, int64_t cols,
                         int elem_bytes);
 

@@ -53,9 +53,30 @@ static const struct {
     {"hbm_capacity_bytes", K_COUNT, 1, 0x1p20, 0x1p50,
      "1048576 to 1125899906842624 bytes (1 MiB to 1 PiB)"},
     {"l2_partitions", K_COUNT, 1, 1, 2, "1 or 2"},
+    /* the machine model of the time model (docs/time-model.md): capacities and pipe rates */
+    {"arch", K_COUNT, 1, 10, 200, "10 to 200 (compute capability x 10: 80 = sm_80, 90 = sm_90)"},
+    {"clock_hz", K_REAL, 1, 1e8, 1e10, "1e8 to 1e10 Hz"},
+    {"regs_per_sm", K_COUNT, 1, 1024, 0x1p20, "1024 to 1048576 32-bit registers"},
+    {"regs_per_thread", K_COUNT, 1, 16, 1024, "16 to 1024 32-bit registers"},
+    {"threads_per_sm", K_COUNT, 1, 32, 8192, "32 to 8192"},
+    {"blocks_per_sm", K_COUNT, 1, 1, 64, "1 to 64"},
+    {"mma_sync_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"wgmma_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"wgmma_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"gemm_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"fma_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"exp_per_s", K_REAL, 1, 1e9, 1e16, "1e9 to 1e16 exponentials/s"},
+    {"smem_bytes_per_s", K_REAL, 1, 1e9, 1e16, "1e9 to 1e16 bytes/s"},
+    {"l2_bytes_per_s", K_REAL, 1, 1e9, 1e16, "1e9 to 1e16 bytes/s"},
+    {"dram_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s"},
+    {"dram_latency_s", K_REAL, 1, 1e-8, 1e-3, "1e-8 to 1e-3 s"},
+    {"launch_s", K_REAL, 1, 1e-8, 1e-2, "1e-8 to 1e-2 s"},
+    {"pipes_source", K_TEXT, 1, 0, 0, NULL},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
-enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS };
+enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
+       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, WGMMA, WGMMA8, GEMM, FMA, EXP,
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, LAUNCH, PIPES_SOURCE };
 
 static char *trim(char *s)
 {
@@ -112,7 +133,8 @@ static fa_status parse_num(const char *path, int line, int idx, const char *v, d
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a positive finite number", path, line, k, q);
     if (KEYS[idx].kind == K_COUNT && x != floor(x))
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a whole number (%s)", path, line, k, q,
-                idx == SMS ? "a count of SMs" : idx == L2_PARTS ? "a count of partitions" : "a count of bytes");
+                idx == SMS ? "a count of SMs" : idx == L2_PARTS ? "a count of partitions" :
+                idx >= ARCH ? "a count" : "a count of bytes");
     if (idx == L2_PARTS && x != 1 && x != 2)
         FA_FAIL(FA_EINVAL, "%s:%d: l2_partitions = '%s' is not 1 or 2", path, line, q);
     if (x < KEYS[idx].lo || x > KEYS[idx].hi)
@@ -156,6 +178,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     if (idx == NAME) return set_text(path, line, idx, v, hw->name, sizeof hw->name);
     if (idx == KEY) return set_text(path, line, idx, v, hw->key, sizeof hw->key);
     if (idx == SOURCE) return set_text(path, line, idx, v, hw->source, sizeof hw->source);
+    if (idx == PIPES_SOURCE) return set_text(path, line, idx, v, hw->pipes_source, sizeof hw->pipes_source);
     double x = 0;
     FA_TRY(parse_num(path, line, idx, v, &x));
     switch (idx) {
@@ -168,6 +191,23 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case PEAK32: hw->peak_fp32 = x; break;
     case HBM_CAP: hw->hbm_capacity = (uint64_t)x; break;
     case L2_PARTS: hw->l2_partitions = (int)x; break;
+    case ARCH: hw->arch = (int)x; break;
+    case CLOCK: hw->clock_hz = x; break;
+    case REGS_SM: hw->regs_per_sm = (int)x; break;
+    case REGS_THREAD: hw->regs_per_thread = (int)x; break;
+    case THREADS_SM: hw->threads_per_sm = (int)x; break;
+    case BLOCKS_SM: hw->blocks_per_sm = (int)x; break;
+    case MMA_SYNC: hw->mma_sync_flops = x; break;
+    case WGMMA: hw->wgmma_flops = x; break;
+    case WGMMA8: hw->wgmma_fp8_flops = x; break;
+    case GEMM: hw->gemm_flops = x; break;
+    case FMA: hw->fma_flops = x; break;
+    case EXP: hw->exp_per_s = x; break;
+    case SMEM_BW: hw->smem_bandwidth = x; break;
+    case L2_BW: hw->l2_bandwidth = x; break;
+    case DRAM_BW: hw->dram_bandwidth = x; break;
+    case DRAM_LAT: hw->dram_latency_s = x; break;
+    case LAUNCH: hw->launch_s = x; break;
     default: break;
     }
     return FA_OK;

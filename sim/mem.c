@@ -9,6 +9,9 @@ struct fa_mem {
     fa_mode mode;
     size_t capacity; /* M, bytes */
     size_t used;
+    size_t reg_capacity; /* bytes of registers a thread block may hold (0: no register file) */
+    size_t reg_used;
+    char reg_names[FA_REG_NAMES_LEN]; /* " S_ij O_i m_i l_i ": buffers placed in registers */
     fa_counts counts;
     uint64_t weight_stack[FA_MAX_WEIGHT_DEPTH + 1];
     int weight_depth;
@@ -76,6 +79,7 @@ void fa_mem_reset(fa_mem *mem)
     mem->counts.hbm_read_bytes = mem->counts.hbm_write_bytes = 0;
     mem->counts.flops_matmul = mem->counts.flops_other = 0;
     mem->counts.sram_peak_bytes = mem->used;
+    mem->counts.reg_peak_bytes = mem->reg_used;
     mem->step = 0;
 }
 
@@ -188,6 +192,31 @@ static fa_status tensor_make(fa_mem *mem, fa_tensor *t, const char *name, int64_
     return FA_OK;
 }
 
+fa_status fa_mem_set_registers(fa_mem *mem, const char *names, size_t capacity)
+{
+    if (!names || !*names) {
+        mem->reg_names[0] = '\0';
+        mem->reg_capacity = 0;
+        return FA_OK;
+    }
+    if (strlen(names) + 3 > sizeof mem->reg_names)
+        FA_FAIL(FA_EINVAL, "register placement list '%.40s...' is %zu characters (limit %zu)", names,
+                strlen(names), sizeof mem->reg_names - 3);
+    if (capacity == 0) FA_FAIL(FA_EINVAL, "register placement of '%s' with a register file of 0 bytes", names);
+    snprintf(mem->reg_names, sizeof mem->reg_names, " %s ", names);
+    mem->reg_capacity = capacity;
+    return FA_OK;
+}
+
+/* 1 when buffer `name` is placed in registers (a word of the placement list). */
+static int in_registers(const fa_mem *mem, const char *name)
+{
+    char key[FA_NAME_LEN + 2];
+    if (!mem->reg_names[0]) return 0;
+    snprintf(key, sizeof key, " %s ", name);
+    return strstr(mem->reg_names, key) != NULL;
+}
+
 fa_status fa_sram_alloc(fa_mem *mem, fa_buf *buf, const char *name, int64_t rows, int64_t cols,
                         int elem_bytes)
 {
@@ -198,7 +227,13 @@ fa_status fa_sram_alloc(fa_mem *mem, fa_buf *buf, const char *name, int64_t rows
     uint64_t bytes = 0;
     FA_TRY(fa_u64_mul((uint64_t)rows, (uint64_t)cols, &bytes, "SRAM buffer size"));
     FA_TRY(fa_u64_mul(bytes, (uint64_t)elem_bytes, &bytes, "SRAM buffer size"));
-    if (bytes > mem->capacity - mem->used)
+    const int regs = in_registers(mem, name);
+    if (regs && bytes > mem->reg_capacity - mem->reg_used)
+        FA_FAIL(FA_ENOSRAM,
+                "register buffer %s (%" PRId64 " x %" PRId64 " x %d B = %" PRIu64
+                " B) does not fit the thread block's registers: %zu B in use of %zu B",
+                name, rows, cols, elem_bytes, bytes, mem->reg_used, mem->reg_capacity);
+    if (!regs && bytes > mem->capacity - mem->used)
         FA_FAIL(FA_ENOSRAM,
                 "SRAM buffer %s (%" PRId64 " x %" PRId64 " x %d B = %" PRIu64
                 " B) does not fit: %zu B in use, M = %zu B",
@@ -213,15 +248,22 @@ fa_status fa_sram_alloc(fa_mem *mem, fa_buf *buf, const char *name, int64_t rows
     buf->elem_bytes = elem_bytes;
     buf->bytes = (size_t)bytes;
     buf->mem = mem;
-    mem->used += (size_t)bytes;
-    if (mem->used > mem->counts.sram_peak_bytes) mem->counts.sram_peak_bytes = mem->used;
+    buf->in_regs = regs;
+    if (regs) {
+        mem->reg_used += (size_t)bytes;
+        if (mem->reg_used > mem->counts.reg_peak_bytes) mem->counts.reg_peak_bytes = mem->reg_used;
+    } else {
+        mem->used += (size_t)bytes;
+        if (mem->used > mem->counts.sram_peak_bytes) mem->counts.sram_peak_bytes = mem->used;
+    }
     return FA_OK;
 }
 
 void fa_sram_free(fa_buf *buf)
 {
     if (!buf->mem) return;
-    buf->mem->used -= buf->bytes;
+    if (buf->in_regs) buf->mem->reg_used -= buf->bytes;
+    else buf->mem->used -= buf->bytes;
     free(buf->data);
     memset(buf, 0, sizeof *buf);
 }

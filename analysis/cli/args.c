@@ -214,6 +214,10 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
             else if (strcmp(s, "paper") == 0) o->blocks = BLOCKS_PAPER;
             else return usage_err("--blocks '%s' is not one of fit, paper%s", s, "");
             blocks_given = 1;
+        } else if ((accept & OPT_PROFILE) && IS("--profile")) {
+            const char *s = NEXT();
+            if (!s) return usage_err("%s needs a value%s", name, "");
+            if (fa_profile_parse(s, &o->profile)) return cli_fail(FA_EINVAL);
         } else if ((accept & OPT_FORMAT) && IS("--format")) {
             const char *s = NEXT();
             if (!s) return usage_err("%s needs a value%s", name, "");
@@ -276,6 +280,19 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         if ((o->block_r < 0 || o->block_c < 0) && !(accept & OPT_HALF_BLOCK))
             return usage_err("give both --block-r and --block-c%s%s", "", "");
         o->blocks = BLOCKS_EXPLICIT;
+    }
+    const int paper = o->profile && o->profile->mma == FA_MMA_NONE;
+    if ((accept & OPT_PROFILE) && !blocks_given && o->blocks != BLOCKS_EXPLICIT && !paper)
+        o->blocks = BLOCKS_PROFILE;
+    if (o->profile && !paper) { /* a kernel profile runs its own loop order */
+        for (int k = 0; k < o->n_algos; k++)
+            if (o->algos[k] != (int)o->profile->algo)
+            {
+                fprintf(stderr, "fasim: --profile %s is a %s kernel: leave out --algo or give --algo %s\n",
+                        o->profile->key, fa_algo_name(o->profile->algo), fa_algo_name(o->profile->algo));
+                return EXIT_USAGE;
+            }
+        if (o->n_algos == 0) o->algos[o->n_algos++] = (int)o->profile->algo;
     }
     if (o->n_algos == 0) {
         for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
@@ -352,8 +369,51 @@ fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
         return FA_OK;
     }
     case BLOCKS_FIT: return fa_blocks_fit_pass(o->pass, &o->shape, o->sram, bk);
+    case BLOCKS_PROFILE: /* per algorithm (cli_run); the FlashAttention-2 forward tiles otherwise */
+        {
+            int warps;
+            const fa_profile *p = o->profile ? o->profile : fa_profile_default(FA_ALGO_FLASH2);
+            return fa_profile_tiles(p, o->pass == FA_PASS_BWD ? FA_PASS_BWD : FA_PASS_FWD, o->hw.arch,
+                                    &o->shape, bk, &warps);
+        }
     }
     return FA_EINVAL;
+}
+
+fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
+{
+    const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
+    fa_perf_result pr;
+    if (o->blocks == BLOCKS_PROFILE && prof->tiles) {
+        FA_TRY(fa_perf_predict(prof, o->pass, &o->shape, &o->hw, NULL, &pr));
+        *r = pr.io;
+        fa_perf_to_io(&pr, r);
+        r->sram_bytes = o->sram;
+        if (trace) { /* the transfers again, into the trace (one pass: one set of tiles) */
+            if (o->pass == FA_PASS_FWDBWD)
+                FA_FAIL(FA_EINVAL, "--trace with --pass fwdbwd needs one set of tiles: the %s profile's "
+                        "forward and backward tiles differ (give --block-r/--block-c, or trace each pass)", prof->key);
+            fa_io_result t;
+            FA_TRY(fa_io_run_placed(o->pass, a, &o->shape, pr.occ[o->pass == FA_PASS_BWD].blocks, o->sram, &o->hw,
+                                    prof, pr.occ[o->pass == FA_PASS_BWD].threads, trace, &t));
+        }
+        return FA_OK;
+    }
+    fa_blocks bk;
+    uint64_t over;
+    FA_TRY(cli_blocks(o, &bk, &over));
+    FA_TRY(fa_io_run(o->pass, a, &o->shape, bk, o->sram + over, &o->hw, trace, r));
+    r->sram_overflow = over;
+    if (prof->mma == FA_MMA_NONE) return FA_OK; /* the paper's model: the roofline alone */
+    fa_status st = fa_perf_predict(prof, o->pass, &o->shape, &o->hw, &bk, &pr);
+    if (st && o->profile) return st; /* asked for: say why it cannot be timed */
+    if (!st) {
+        fa_perf_to_io(&pr, r);
+        r->blocks_bwd = bk;
+    } else {
+        fa_clear_error();
+    }
+    return FA_OK;
 }
 
 int cli_open(cli_file *cf, const char *path)

@@ -6,12 +6,15 @@
 #include <stdio.h>
 
 #include "fa_analysis.h"
+#include "fa_perf.h"
 
 /* Exit statuses: 0 ok, 1 failure while running (or a failed check), 2 bad usage or input. */
 enum { EXIT_OK = 0, EXIT_RUN = 1, EXIT_USAGE = 2 };
 
 typedef enum { FMT_TABLE = 0, FMT_CSV = 1, FMT_JSON = 2 } out_format;
-typedef enum { BLOCKS_FIT = 0, BLOCKS_PAPER = 1, BLOCKS_EXPLICIT = 2 } blocks_rule;
+/* BLOCKS_PROFILE: each algorithm's kernel profile gives its tiles and placement (the default of
+ * the commands that take --profile); the others are the paper's model (one SRAM of M). */
+typedef enum { BLOCKS_FIT = 0, BLOCKS_PAPER = 1, BLOCKS_EXPLICIT = 2, BLOCKS_PROFILE = 3 } blocks_rule;
 
 /* Everything the common options describe.  -1 means "not given". */
 typedef struct {
@@ -48,6 +51,7 @@ typedef struct {
     int64_t doc_len[256];        /* --doc-mask L1,L2,... */
     int n_docs;
     int algo_given;              /* --algo was on the command line */
+    const fa_profile *profile;   /* --profile KEY; NULL: each algorithm's own (fa_profile_default) */
 } cli_opts;
 
 /* The option table entry kinds that commands may accept. */
@@ -65,6 +69,7 @@ enum {
     OPT_PASS = 1 << 10,  /* --pass */
     OPT_BREAKDOWN = 1 << 11, /* --breakdown alone (sweep: without --trace) */
     OPT_HALF_BLOCK = 1 << 12, /* --block-r or --block-c may come alone (sweep varies the other) */
+    OPT_PROFILE = 1 << 13, /* --profile (and tiles from the kernel profiles by default) */
     OPT_INFER = 1 << 20, /* --decode --kv-len --splits --gqa --page-size --cu-seqlens[-k] */
 };
 
@@ -81,6 +86,12 @@ int cli_resolve(cli_opts *o);
 /* Chooses the blocks for the options (fit / paper / explicit).  On --blocks paper fills
  * *overflow with the bytes beyond M.  Returns an fa_status. */
 fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow);
+
+/* Counts pass o->pass of algorithm a with the options' tiles and placement and predicts its time
+ * with the kernel profile (docs/time-model.md): BLOCKS_PROFILE takes the profile's tile table;
+ * other rules count in the paper's model and time the profile on those tiles.  trace: optional
+ * CSV sink.  Fills r (r->has_perf when the time model ran).  Returns an fa_status. */
+fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r);
 
 /* Parses a positive 64-bit integer option value; prints "<opt>: ..." on error. */
 int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out);
@@ -142,6 +153,10 @@ typedef struct {
     const char *name;
     char value[32];
 } cli_col;
+/* The time model's section of the table: per algorithm its profile, tiles, placement and
+ * occupancy per kernel, each pipe's busy time, the estimated DRAM bytes, the time and its bound;
+ * or one line naming the paper's model when no profile ran. */
+void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header);

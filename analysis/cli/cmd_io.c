@@ -40,15 +40,20 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
                             "(--algo standard to see the error)\n");
             continue;
         }
-        fa_blocks bk;
-        uint64_t over;
-        fa_status st = cli_blocks(o, &bk, &over);
+        fa_status st = cli_run(o, a, trace, &r[*n]);
         if (st) return cli_fail(st);
-        uint64_t M = o->sram + over;
-        st = fa_io_run(o->pass, a, &o->shape, bk, M, &o->hw, trace, &r[*n]);
-        if (st) return cli_fail(st);
-        r[*n].sram_overflow = over;
-        if (o->l2 && (st = fa_io_l2(o->pass, a, &o->shape, bk, M, &o->hw, 0, &r[*n]))) return cli_fail(st);
+        if (o->l2) { /* one set of tiles through the L2 replay: the forward's (the backward's for bwd) */
+            fa_blocks bk = o->pass == FA_PASS_BWD && r[*n].blocks_bwd.block_r ? r[*n].blocks_bwd : r[*n].blocks;
+            if (o->pass == FA_PASS_FWDBWD && r[*n].blocks_bwd.block_r &&
+                (r[*n].blocks_bwd.block_r != bk.block_r || r[*n].blocks_bwd.block_c != bk.block_c)) {
+                fprintf(stderr, "fasim: --l2 with --pass fwdbwd replays one set of tiles: the %s profile's forward "
+                                "and backward tiles differ (give --block-r/--block-c, or one pass)\n", r[*n].profile);
+                return EXIT_USAGE;
+            }
+            if ((st = fa_io_l2(o->pass, a, &o->shape, bk, r[*n].sram_bytes, &o->hw,
+                               r[*n].occupancy[o->pass == FA_PASS_BWD], &r[*n])))
+                return cli_fail(st);
+        }
         (*n)++;
     }
     return 0;
@@ -62,7 +67,7 @@ int cmd_io(int argc, char **argv)
             return 0;
         }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS | OPT_INFER,
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS | OPT_INFER | OPT_PROFILE,
                        &o, NULL, 0, NULL);
     if (rc || (rc = cli_resolve(&o))) return rc;
     if (o.decode || o.varlen) return infer_io(&o);

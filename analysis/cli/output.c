@@ -17,6 +17,49 @@ static const char *causal_name(fa_causal c)
     return c == FA_CAUSAL_NONE ? "none" : c == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left";
 }
 
+void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
+{
+    char b[8][32];
+    int any = 0, paper = 0;
+    for (int i = 0; i < n; i++) any |= r[i].has_perf, paper |= !r[i].profile[0];
+    if (paper || !any) {
+        fprintf(f, "model: %s; time = roofline max(FLOPs / peaks, HBM bytes / bandwidth)%s\n",
+                paper || !n || !r[0].profile[0] ? "the paper's (every on-chip buffer in one SRAM of M, Theorem 2)"
+                                                 : "kernel profiles' tiles and placement",
+                any ? "" : o->hw.exp_per_s > 0 ? "" : " (the hardware profile has no pipe rates)");
+        if (!any) return;
+    }
+    fprintf(f, "\ntime model (docs/time-model.md): kernel profiles on %s's pipes (%s)\n", o->hw.name,
+            o->hw.pipes_source[0] ? o->hw.pipes_source : "hardware profile");
+    fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
+            "tiles", "warps", "smem/blk", "regs", "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
+            "DRAM est", "time", "TFLOP/s", "bound");
+    for (int i = 0; i < n; i++) {
+        const fa_io_result *x = &r[i];
+        if (!x->has_perf) continue;
+        for (int k = 0; k < 2; k++) {
+            if ((x->pass == FA_PASS_FWD && k == 1) || (x->pass == FA_PASS_BWD && k == 0)) continue;
+            fa_blocks bk = k ? x->blocks_bwd : x->blocks;
+            char tiles[32], occ[40];
+            snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, bk.block_r, bk.block_c);
+            if (x->occupancy[k]) snprintf(occ, sizeof occ, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
+            else snprintf(occ, sizeof occ, "-");
+            fprintf(f, "%-9s %-11s %9s %5d %9s %4d %-16s", fa_algo_name(x->algo), k ? "  (bwd)" : x->profile, tiles,
+                    x->warps[k], x->occupancy[k] ? cli_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
+                    x->regs_per_thread[k], occ);
+            int last = x->pass != FA_PASS_FWDBWD || k == 1;
+            if (last) {
+                for (int q = 0; q < 6; q++) fprintf(f, " %9s", cli_time(x->perf_busy[q], b[q + 1 < 8 ? q + 1 : 7], 32));
+                char tb[32];
+                fprintf(f, " %10s %10s %8.1f %s%s", cli_bytes((double)x->dram_est_bytes, b[7], sizeof b[7]),
+                        cli_time(x->perf_time_s, tb, sizeof tb), x->perf_tflops,
+                        fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tail ? " + waves" : "");
+            }
+            fprintf(f, "\n");
+        }
+    }
+}
+
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
@@ -32,7 +75,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
         uint64_t tot = fa_counts_hbm_bytes(&x->counts);
         double flops = (double)x->counts.flops_matmul + (double)x->counts.flops_other;
         char tbuf[32];
-        cli_time(x->time_s, tbuf, sizeof tbuf);
+        cli_time(x->has_perf ? x->perf_time_s : x->time_s, tbuf, sizeof tbuf);
         fprintf(f, "%-9s %5" PRId64 " %5" PRId64 " %7" PRId64 " %7" PRId64
                    " %11s %11s %11s %7s %11s %8.3g %10s %8.1f %10s %11s %7s\n",
                 fa_algo_name(x->algo), x->blocks.block_r, x->blocks.block_c,
@@ -43,7 +86,8 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 cli_bytes(x->bound_bytes, b4, sizeof b4), (double)tot / x->bound_bytes,
                 cli_si(flops, b5, sizeof b5), x->intensity,
                 cli_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
-                x->time_compute_s > x->time_memory_s ? "compute" : "memory");
+                x->has_perf ? fa_pipe_name((fa_pipe)x->perf_bound)
+                : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
         (void)b7;
         if (x->sram_overflow)
             fprintf(f, "  note: --blocks paper (B_r = %" PRId64 ", B_c = %" PRId64 ") needs %" PRIu64
@@ -53,6 +97,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
                     x->sram_bytes - x->sram_overflow);
     }
+    io_write_model(f, o, r, n);
     if (n > 0 && r[0].pass != FA_PASS_FWD) {
         fprintf(f, "\nHBM footprint (all %" PRId64 " x %" PRId64 " heads): kept between forward and backward / peak of the pass\n",
                 s->batch, s->heads);
@@ -90,7 +135,9 @@ static const char *const csv_cols =
     "hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,formula_match,bound_bytes,flops,"
     "flops_matmul,flops_other,nominal_flops,sram_peak_bytes,sram_overflow_bytes,intensity,"
     "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes,hbm_saved_bytes,"
-    "hbm_peak_bytes,mask";
+    "hbm_peak_bytes,mask,profile,model_time_s,model_bound,model_tflops,dram_est_bytes,block_r_bwd,block_c_bwd,"
+    "blocks_per_sm,blocks_per_sm_bwd,regs_per_thread,smem_per_block,busy_tensor_s,busy_smem_s,busy_exp_s,"
+    "busy_fp32_s,busy_l2_s,busy_dram_s";
 
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header)
@@ -130,6 +177,16 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
             for (char *c = mt; *c; c++)
                 if (*c == ',') *c = ';';
             fprintf(f, ",%s", mt);
+        }
+        fprintf(f, ",%s", x->profile[0] ? x->profile : "paper");
+        if (x->has_perf) {
+            fprintf(f, ",%.6e,%s,%.4g,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64, x->perf_time_s,
+                    fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tflops, x->dram_est_bytes, x->blocks_bwd.block_r,
+                    x->blocks_bwd.block_c, x->occupancy[0], x->occupancy[1], x->regs_per_thread[x->pass == FA_PASS_BWD],
+                    x->smem_per_block[x->pass == FA_PASS_BWD]);
+            for (int q = 0; q < 6; q++) fprintf(f, ",%.6e", x->perf_busy[q]);
+        } else {
+            fprintf(f, ",,,,,,,,,,,,,,,,");
         }
         if (o->breakdown)
             for (int t = 0; t < FA_PASS_TENSORS; t++) {
@@ -202,6 +259,35 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
             U64("dram_write_bytes", x->dram_write_bytes);
             json_object_set_new(j, "l2_slots", json_integer(x->l2_slots));
             json_object_set_new(j, "l2_partitions", json_integer(x->l2_partitions));
+        }
+        json_object_set_new(j, "profile", json_string(x->profile[0] ? x->profile : "paper"));
+        if (x->has_perf) {
+            json_t *tm = json_object();
+            json_object_set_new(tm, "time_s", json_real(x->perf_time_s));
+            json_object_set_new(tm, "bound", json_string(fa_pipe_name((fa_pipe)x->perf_bound)));
+            json_object_set_new(tm, "waves_add_over_10pct", json_boolean(x->perf_tail));
+            json_object_set_new(tm, "tflops", json_real(x->perf_tflops));
+            U64("dram_est_bytes", x->dram_est_bytes);
+            json_t *busy = json_object();
+            for (int q = 0; q < 6; q++) json_object_set_new(busy, fa_pipe_name((fa_pipe)q), json_real(x->perf_busy[q]));
+            json_object_set_new(tm, "busy_s", busy);
+            json_t *ks = json_array();
+            for (int k = 0; k < 2; k++) {
+                if ((x->pass == FA_PASS_FWD && k == 1) || (x->pass == FA_PASS_BWD && k == 0)) continue;
+                json_t *kj = json_object();
+                fa_blocks bk = k ? x->blocks_bwd : x->blocks;
+                json_object_set_new(kj, "pass", json_string(k ? "bwd" : "fwd"));
+                json_object_set_new(kj, "block_r", json_integer(bk.block_r));
+                json_object_set_new(kj, "block_c", json_integer(bk.block_c));
+                json_object_set_new(kj, "warps", json_integer(x->warps[k]));
+                json_object_set_new(kj, "blocks_per_sm", json_integer(x->occupancy[k]));
+                json_object_set_new(kj, "occupancy_limit", json_string(x->occ_limit[k] ? x->occ_limit[k] : ""));
+                json_object_set_new(kj, "regs_per_thread", json_integer(x->regs_per_thread[k]));
+                json_object_set_new(kj, "smem_per_block", json_integer((json_int_t)x->smem_per_block[k]));
+                json_array_append_new(ks, kj);
+            }
+            json_object_set_new(tm, "kernels", ks);
+            json_object_set_new(j, "time_model", tm);
         }
         U64("hbm_saved_bytes", x->footprint.saved);
         U64("hbm_peak_bytes", fa_footprint_peak(&x->footprint, x->pass));

@@ -1,0 +1,177 @@
+/* fa_perf.h -- kernel profiles, placement and occupancy, and the time model of the GPU's pipes.
+ *
+ * Three parts stay apart (shared/DESIGN.md, "The model of the machine"; derivations in
+ * docs/time-model.md):
+ *  - the hardware (fa_hw.h): capacities and the rate of each pipe, from datasheets and the
+ *    microbenchmark kernels/ubench_pipes.cu (its output in analysis/measured/h200/ubench.csv);
+ *  - a kernel profile (fa_profile, below): what a real kernel does -- loop order, its tile table
+ *    by pass, GPU and head dim, warps, which buffers live in registers, the MMA instruction
+ *    family, which GEMM operands it reads from shared memory and how many warps read each, and
+ *    how its softmax overlaps its GEMMs;
+ *  - the cost (fa_perf_predict): the profile's tiles placed on the hardware -- registers and
+ *    shared memory per thread block, occupancy, waves of thread blocks over the SMs, each pipe's
+ *    busy time, and the time with the pipe that bounds it.
+ * The paper's abstract model (one SRAM of M for every buffer; Dao et al. 2022, Theorem 2) is the
+ * profile "paper": it has no tile table (tiles come from --blocks fit) and no kernel, so it
+ * predicts no time beyond the roofline of fasim io.
+ *
+ * Units: seconds, bytes, FLOPs (FMA = 2), exponentials; rates per second for the whole GPU.
+ */
+#ifndef FA_PERF_H
+#define FA_PERF_H
+
+#include "fa_analysis.h"
+
+/* The MMA instruction family a kernel's GEMMs run on (the pipe and its rate in fa_hw). */
+typedef enum {
+    FA_MMA_NONE = 0,  /* the paper's abstract model: no kernel */
+    FA_MMA_SIMT,      /* fp32 FMA on the CUDA cores (fa_hw.fma_flops) */
+    FA_MMA_SYNC,      /* mma.sync m16n8k16 (sm_80 tensor cores; fa_hw.mma_sync_flops) */
+    FA_MMA_WGMMA,     /* wgmma.mma_async (sm_90; fa_hw.wgmma_flops, fp8: wgmma_fp8_flops) */
+    FA_MMA_LIBRARY    /* separate library GEMM kernels (cuBLAS; fa_hw.gemm_flops): standard attention */
+} fa_mma;
+
+/* How a kernel's softmax (the exp unit and the fp32 ALU) overlaps its GEMMs (tensor cores and
+ * shared-memory operand loads), per K/V tile of one thread block; G = GEMM time, S = softmax
+ * time of the tile at the SM's full rates, w = resident warps per warp scheduler:
+ *   NONE       G + S                  (one instruction stream, nothing hides the other)
+ *   WARPS      max(G, S) + min(G, S) / w   (other resident warps fill one warp's phase)
+ *   PINGPONG   max(G, S)              (two consumer warpgroups alternate GEMM and softmax;
+ *                                      one GEMM of the first tile is exposed per thread block)
+ *   PIPELINED  max(G, S)              (softmax of tile j beside the GEMM of tile j + 1 in one
+ *                                      warpgroup; one softmax exposed per thread block)  */
+typedef enum { FA_OVERLAP_NONE = 0, FA_OVERLAP_WARPS, FA_OVERLAP_PINGPONG, FA_OVERLAP_PIPELINED } fa_overlap;
+
+/* One row of a profile's tile table: the first row whose pass, arch and d_max match is used. */
+typedef struct {
+    fa_pass pass;   /* FA_PASS_FWD or FA_PASS_BWD */
+    int arch;       /* the GPU's compute capability x 10 this row is for; 0: any */
+    int d_max;      /* the row applies when d <= d_max */
+    int block_r, block_c;
+    int warps;      /* warps per thread block */
+} fa_tile_row;
+
+/* Where the GEMM operands of one K/V tile step come from: for each operand, how many warps of
+ * the thread block read the whole operand tile from shared memory (0: it is in registers).
+ * Forward (2 GEMMs): S = Q K^T, O += P V: {Q, K}, {P, V}.  Backward (5 GEMMs, FlashAttention-2
+ * Algorithm 2 lines 11-20): S = Q K^T, dP = dO V^T, dV += P^T dO, dK += dS^T Q, dQ += dS K. */
+#define FA_PERF_GEMMS 5
+typedef struct {
+    unsigned char a[FA_PERF_GEMMS], b[FA_PERF_GEMMS];
+} fa_operand_reads;
+
+typedef struct {
+    const char *key;            /* the --profile spelling: "fa2", "v3", ... */
+    const char *name;           /* "FlashAttention-2 (CUDA, sm80 kernels)" */
+    fa_algo algo;               /* the loop order: standard, flash1, flash2 */
+    fa_mma mma;
+    fa_overlap overlap;
+    const char *regs_fwd;       /* forward buffers kept in registers (cpu_ref names, e.g. "S_ij O_i m_i l_i") */
+    const char *regs_bwd;       /* backward buffers kept in registers */
+    int stages;                 /* K/V (forward) or Q/dO (backward) tile buffers in shared memory
+                                   (2: double buffering); 1 = as the algorithm allocates them */
+    int smem_copies_bwd;        /* 1: P and dS are also written to shared memory (in the input
+                                   dtype) for the transposed GEMMs of the backward */
+    int persistent;             /* 1: one wave of SMs x occupancy thread blocks schedules the tiles */
+    int heavy_first;            /* 1: causal row blocks with the most tiles run first */
+    int base_regs;              /* registers per thread beside the placed buffers (addresses,
+                                   indices, loop state, operand fragments in flight) */
+    int simt_tile;              /* SIMT kernels: each thread computes a t x t register tile of a
+                                   GEMM, reading t + t fp32 operands from shared memory per k */
+    fa_operand_reads reads_fwd, reads_bwd;
+    const fa_tile_row *tiles;   /* NULL: --blocks fit (the paper's model) */
+    int ntiles;
+    const char *source;         /* where each fact comes from */
+} fa_profile;
+
+/* The built-in profiles, and a lookup by key (NULL when unknown). */
+extern const fa_profile fa_profiles[];
+extern const int fa_nprofiles;
+const fa_profile *fa_profile_find(const char *key);
+/* Parses a --profile value.  Errors: FA_EINVAL naming the value and the known keys. */
+fa_status fa_profile_parse(const char *key, const fa_profile **out);
+/* The profile an algorithm's rows use by default: standard -> "math" (PyTorch's math path),
+ * flash1 -> "fa1" (the FlashAttention-1 kernel), flash2 -> "fa2" (FlashAttention-2). */
+const fa_profile *fa_profile_default(fa_algo a);
+
+/* The tile row of profile p for pass (FA_PASS_FWD or FA_PASS_BWD) on a GPU of compute
+ * capability arch x 10 and head dim d; tiles clamped to 16 ceil(N / 16) like --blocks fit.
+ * Errors: FA_EINVAL when the profile has no tile table or no row for (pass, arch, d). */
+fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa_shape *s,
+                           fa_blocks *bk, int *warps);
+
+/* The pipes whose busy time the model reports. */
+typedef enum {
+    FA_PIPE_TENSOR = 0, /* the MMA family's pipe (fp32 FMA for SIMT kernels) */
+    FA_PIPE_SMEM,       /* shared-memory operand loads (ldmatrix / ld.shared) */
+    FA_PIPE_EXP,        /* the exp unit (MUFU ex2) */
+    FA_PIPE_FP32,       /* fp32 ALU: max, scale, sums, conversions, rescale */
+    FA_PIPE_L2,         /* L2 -> SM bytes */
+    FA_PIPE_DRAM,       /* DRAM bytes (estimated, docs/time-model.md "DRAM") */
+    FA_NPIPE
+} fa_pipe;
+const char *fa_pipe_name(fa_pipe p);
+
+/* Placement and occupancy of one kernel of a profile (docs/time-model.md, "Occupancy"). */
+typedef struct {
+    fa_blocks blocks;
+    int warps, threads;
+    uint64_t smem_bytes;  /* shared memory per thread block (the SRAM arena's peak, extra stages,
+                             P/dS copies) */
+    uint64_t reg_bytes;   /* the register arena's peak (buffers placed in registers) */
+    int regs_per_thread;  /* reg_bytes / 4 / threads + base_regs, rounded up to 8, at most the
+                             limit (beyond it the rest spills: spill_regs) */
+    int spill_regs;       /* registers per thread beyond the limit (0: none) */
+    int occupancy;        /* thread blocks per SM */
+    const char *limit;    /* what limits occupancy: "registers", "shared memory", "threads", "blocks" */
+} fa_occupancy;
+
+/* Computes the occupancy of thread blocks of `threads` threads holding smem_bytes of shared
+ * memory and regs_per_thread registers on hw: min(regs_per_sm / (regs_per_thread x threads
+ * rounded up to 256 per warp), sram_per_sm / (smem + 1 KiB reserved per block),
+ * threads_per_sm / threads, blocks_per_sm).  Fills occupancy and limit of o.
+ * Errors: FA_EINVAL when the block does not fit one SM (naming the resource and both values)
+ * or hw has no regs_per_sm / threads_per_sm / blocks_per_sm. */
+fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o);
+
+/* The prediction of one pass (fwd, bwd or fwdbwd = the sum) of a profile on a shape and GPU. */
+typedef struct {
+    const fa_profile *profile;
+    fa_pass pass;
+    int has_time;            /* 0: hw lacks a pipe rate the model needs (only counts, occupancy) */
+    fa_occupancy occ[2];     /* [0] forward kernel, [1] backward kernel (when in the pass) */
+    fa_io_result io;         /* the two-level counts with the profile's tiles and placement
+                                (fwdbwd: both passes; the forward's tiles in io.blocks) */
+    int64_t ctas[2];         /* thread blocks of the main kernel of each pass */
+    double waves[2];         /* ctas / (SMs x occupancy) */
+    uint64_t dram_bytes;     /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
+    uint64_t compulsory_bytes; /* every tensor read and written once */
+    double busy[FA_NPIPE];   /* each pipe's busy time, s (summed over SMs / SMs) */
+    double makespan_s;       /* the waves of thread blocks over the SMs, with prologue latency */
+    double launch_s;         /* kernel launches */
+    double time_s;           /* the prediction */
+    fa_pipe bound;           /* the pipe with the largest busy time */
+    int tail;                /* 1 when the waves (tail, latency, causal imbalance) add over 10 %
+                                to the bounding pipe's busy time */
+    double tflops;           /* nominal FLOPs (FlashAttention-2 convention) / time_s / 1e12 */
+} fa_perf_result;
+
+/* Predicts pass p of profile prof on shape s on hw.  bk: tiles (NULL: the profile's tile table).
+ * When hw lacks the pipe rates (a user's profile without them) only the counts and occupancy are
+ * filled and has_time is 0.  Errors: FA_EINVAL (no time model for the "paper" profile,
+ * a pipe rate missing from hw naming the key, no tile row), FA_ENOSRAM (the tiles' shared-memory
+ * or register buffers do not fit), and those of fa_io_run. */
+fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
+                          const fa_blocks *bk, fa_perf_result *r);
+
+/* Copies a prediction's summary into the fields of its io result that the command line prints
+ * (fa_io_result: profile, has_perf, perf_*, dram_est_bytes, occupancy, ...). */
+void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r);
+
+/* Runs pass p of algorithm a like fa_io_run, with the buffers of profile prof placed in
+ * registers (prof NULL or "paper": every buffer in one SRAM of M).  Errors: as fa_io_run. */
+fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                           const fa_hw *hw, const fa_profile *prof, int threads, FILE *trace,
+                           fa_io_result *r);
+
+#endif

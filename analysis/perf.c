@@ -1,0 +1,537 @@
+/* perf.c -- placement, occupancy and the time model of the GPU's pipes (fa_perf.h).
+ *
+ * Every term is derived in docs/time-model.md; the kernel profiles are in profiles.c. */
+#include "fa_perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fa_pipe_name(fa_pipe p)
+{
+    static const char *const n[FA_NPIPE] = {"tensor", "smem", "exp", "fp32", "L2", "DRAM"};
+    return (unsigned)p < FA_NPIPE ? n[p] : "?";
+}
+
+/* ---- occupancy ---- */
+
+fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o)
+{
+    if (!hw->regs_per_sm || !hw->threads_per_sm || !hw->blocks_per_sm || !hw->regs_per_thread)
+        FA_FAIL(FA_EINVAL, "hardware profile %s has no regs_per_sm, regs_per_thread, threads_per_sm or "
+                "blocks_per_sm: occupancy needs them (docs/conventions.md, hardware profiles)", hw->key);
+    const uint64_t reserved = 1024; /* shared memory the driver reserves per block (sm_80, sm_90) */
+    int warps = (o->threads + 31) / 32;
+    /* registers are allocated per warp in units of 256 (8 per thread) */
+    uint64_t regs_block = (uint64_t)warps * (uint64_t)(((o->regs_per_thread * 32 + 255) / 256) * 256);
+    if (regs_block > (uint64_t)hw->regs_per_sm)
+        FA_FAIL(FA_EINVAL, "a thread block of %d threads x %d registers needs %llu registers, over the %d of an SM",
+                o->threads, o->regs_per_thread, (unsigned long long)regs_block, hw->regs_per_sm);
+    if (o->smem_bytes > hw->sram_per_block)
+        FA_FAIL(FA_ENOSRAM, "a thread block needs %llu B of shared memory, over the %llu B a block may use on %s",
+                (unsigned long long)o->smem_bytes, (unsigned long long)hw->sram_per_block, hw->name);
+    if (o->threads > hw->threads_per_sm)
+        FA_FAIL(FA_EINVAL, "a thread block of %d threads exceeds the %d threads of an SM", o->threads, hw->threads_per_sm);
+    int by_regs = regs_block ? (int)((uint64_t)hw->regs_per_sm / regs_block) : hw->blocks_per_sm;
+    int by_smem = (int)(hw->sram_per_sm / (o->smem_bytes + reserved));
+    int by_threads = hw->threads_per_sm / o->threads;
+    int occ = hw->blocks_per_sm;
+    o->limit = "blocks";
+    if (by_threads < occ) occ = by_threads, o->limit = "threads";
+    if (by_smem < occ) occ = by_smem, o->limit = "shared memory";
+    if (by_regs < occ) occ = by_regs, o->limit = "registers";
+    if (occ < 1) occ = 1;
+    o->occupancy = occ;
+    return FA_OK;
+}
+
+/* ---- per-tile work ---- */
+
+/* fp32 ALU operations per score beside the exp (docs/time-model.md, "fp32"): forward: the row
+ * max, the FFMA of the exp argument (scale and max folded), the row-sum add, half a paired bf16
+ * conversion; backward: the FFMA of the exp argument, dP - D, P o (dP - D), two half
+ * conversions (P and dS). */
+#define ALU_PER_SCORE_FWD 3.5
+#define ALU_PER_SCORE_BWD 4.0
+
+typedef struct {
+    double mm;    /* tensor FLOPs */
+    double exps;  /* exponentials */
+    double alu;   /* fp32 operations (one lane-instruction = 1) */
+    double smem;  /* shared-memory bytes read by the GEMMs and written for P/dS copies */
+} tile_work;
+
+static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, fa_blocks bk)
+{
+    const double Br = (double)bk.block_r, Bc = (double)bk.block_c, d = (double)s->d, dv = (double)s->d_v;
+    const double e = fa_dtype_bytes(s->dtype);
+    tile_work w = {0, 0, 0, 0};
+    w.exps = Br * Bc;
+    if (!bwd) {
+        w.mm = 2 * Br * Bc * (d + dv);
+        w.alu = Br * Bc * ALU_PER_SCORE_FWD + Br * dv; /* + the O_i rescale by exp(m_old - m_new) */
+        const fa_operand_reads *r = &p->reads_fwd;
+        w.smem = e * (r->a[0] * Br * d + r->b[0] * Bc * d + r->a[1] * Br * Bc + r->b[1] * Bc * dv);
+    } else {
+        w.mm = 2 * Br * Bc * (3 * d + 2 * dv);
+        w.alu = Br * Bc * ALU_PER_SCORE_BWD;
+        const fa_operand_reads *r = &p->reads_bwd;
+        const double A[FA_PERF_GEMMS] = {Br * d, Br * dv, Bc * Br, Bc * Br, Br * Bc};  /* Q, dO, P^T, dS^T, dS */
+        const double Bm[FA_PERF_GEMMS] = {Bc * d, Bc * dv, Br * dv, Br * d, Bc * d};  /* K, V, dO, Q, K */
+        for (int g = 0; g < FA_PERF_GEMMS; g++) w.smem += e * (r->a[g] * A[g] + r->b[g] * Bm[g]);
+        if (p->smem_copies_bwd) w.smem += 2 * e * Br * Bc; /* P and dS written for the transposed GEMMs */
+    }
+    if (p->mma == FA_MMA_SIMT) { /* fp32 SIMT GEMMs: per k step a thread reads t + t operands for t x t FMAs */
+        double t = p->simt_tile > 0 ? p->simt_tile : 1;
+        w.smem = w.mm / 2 * 4.0 * 2.0 / t;
+    }
+    return w;
+}
+
+/* The rate of the profile's MMA pipe on hw.  Errors: the key missing from the profile. */
+static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw *hw, double *rate)
+{
+    const char *key = NULL;
+    double r = 0;
+    int fp8 = s->dtype == FA_DTYPE_E4M3 || s->dtype == FA_DTYPE_E5M2;
+    switch (p->mma) {
+    case FA_MMA_SIMT: r = hw->fma_flops, key = "fma_flops"; break;
+    case FA_MMA_SYNC: r = hw->mma_sync_flops, key = "mma_sync_flops"; break;
+    case FA_MMA_WGMMA:
+        if (fp8) r = hw->wgmma_fp8_flops, key = "wgmma_fp8_flops";
+        else r = hw->wgmma_flops, key = "wgmma_flops";
+        break;
+    case FA_MMA_LIBRARY: r = hw->gemm_flops, key = "gemm_flops"; break;
+    default: FA_FAIL(FA_EINVAL, "profile %s has no kernel to time (the paper's abstract model)", p->key);
+    }
+    if (!(r > 0))
+        FA_FAIL(FA_EINVAL, "profile %s runs on %s, which hardware profile %s does not have (no %s)", p->key,
+                p->mma == FA_MMA_WGMMA ? "wgmma" : "this pipe", hw->key, key);
+    *rate = r;
+    return FA_OK;
+}
+
+static fa_status need(double v, const char *key, const fa_hw *hw)
+{
+    if (!(v > 0))
+        FA_FAIL(FA_EINVAL, "hardware profile %s has no %s: the time model needs it (docs/time-model.md)", hw->key, key);
+    return FA_OK;
+}
+
+/* The SM time of one tile at the SM's full rates, with the overlap policy (fa_overlap). */
+static double overlap_time(fa_overlap ov, double G, double S, double w)
+{
+    double hi = G > S ? G : S, lo = G > S ? S : G;
+    switch (ov) {
+    case FA_OVERLAP_NONE: return G + S;
+    case FA_OVERLAP_WARPS: return hi + lo / (w > 1 ? w : 1);
+    default: return hi;
+    }
+}
+
+/* ---- the waves of thread blocks over the SMs (list scheduling) ---- */
+
+typedef struct {
+    double *t;
+    int n;
+} heap;
+
+static void heap_push(heap *h, double v)
+{
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (h->t[p] <= v) break;
+        h->t[i] = h->t[p];
+        i = p;
+    }
+    h->t[i] = v;
+}
+
+static double heap_pop(heap *h)
+{
+    double top = h->t[0], v = h->t[--h->n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && h->t[c + 1] < h->t[c]) c++;
+        if (h->t[c] >= v) break;
+        h->t[i] = h->t[c];
+        i = c;
+    }
+    if (h->n > 0) h->t[i] = v;
+    return top;
+}
+
+/* Thread blocks above this count are scheduled as a fluid (sum / slots + the longest). */
+#define SCHED_LIMIT ((int64_t)1 << 22)
+
+/* The makespan of `count` thread blocks whose durations repeat with period `period` (dur[k] for
+ * block k mod period, in launch order) on `slots` concurrent slots; each slot takes the next
+ * block when it frees.  Errors: FA_ENOMEM. */
+static fa_status makespan(const double *dur, int64_t period, int64_t count, int64_t slots, double *out)
+{
+    double maxd = 0, sum = 0;
+    int uniform = 1;
+    for (int64_t k = 0; k < period; k++) {
+        if (dur[k] > maxd) maxd = dur[k];
+        if (dur[k] != dur[0]) uniform = 0;
+        sum += dur[k];
+    }
+    if (uniform) {
+        *out = (double)((count + slots - 1) / slots) * dur[0];
+        return FA_OK;
+    }
+    if (count > SCHED_LIMIT) {
+        *out = sum * ((double)count / (double)period) / (double)slots + maxd;
+        return FA_OK;
+    }
+    int64_t n = slots < count ? slots : count;
+    heap h = {malloc((size_t)n * sizeof(double)), 0};
+    if (!h.t) FA_FAIL(FA_ENOMEM, "out of host memory for %lld scheduling slots", (long long)n);
+    double end = 0;
+    for (int64_t k = 0; k < count; k++) {
+        double t0 = h.n < n ? 0 : heap_pop(&h);
+        double t1 = t0 + dur[k % period];
+        if (t1 > end) end = t1;
+        heap_push(&h, t1);
+    }
+    free(h.t);
+    *out = end;
+    return FA_OK;
+}
+
+/* ---- DRAM: the L2 captures re-reads whose working set fits (docs/time-model.md, "DRAM") ---- */
+
+/* Bytes of tensor `name` of shape s (0 when unknown: then it is never counted as reusable). */
+static uint64_t tensor_size(const char *name, const fa_shape *s)
+{
+    const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype);
+    const uint64_t BH = (uint64_t)s->batch * (uint64_t)s->heads, BHk = (uint64_t)s->batch * (uint64_t)s->kv_heads;
+    const uint64_t Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k, d = (uint64_t)s->d, dv = (uint64_t)s->d_v;
+    static const char *const q_like[] = {"Q", "dQ"}, *const o_like[] = {"O", "dO"};
+    for (int i = 0; i < 2; i++) {
+        if (!strcmp(name, q_like[i])) return BH * Nq * d * e;
+        if (!strcmp(name, o_like[i])) return BH * Nq * dv * e;
+    }
+    if (!strcmp(name, "K") || !strcmp(name, "dK")) return BHk * Nk * d * e;
+    if (!strcmp(name, "V") || !strcmp(name, "dV")) return BHk * Nk * dv * e;
+    if (!strcmp(name, "LSE") || !strcmp(name, "D") || !strcmp(name, "l") || !strcmp(name, "m")) return BH * Nq * 4;
+    if (!strcmp(name, "dQacc")) return BH * Nq * d * 4;
+    return 0;
+}
+
+/* The reused tensors of each loop order and pass, and the bytes one head (or kv head) of them
+ * holds: the working set that must stay in L2 while the thread blocks that re-read it run. */
+static double reuse_per_head(fa_algo a, int bwd, const fa_shape *s)
+{
+    const double e = fa_dtype_bytes(s->dtype), Nq = (double)s->seqlen_q, Nk = (double)s->seqlen_k;
+    const double d = (double)s->d, dv = (double)s->d_v;
+    if (a == FA_ALGO_FLASH2) return bwd ? Nq * (d * e + dv * e + 8 + 4 * d) : Nk * (d + dv) * e;
+    if (a == FA_ALGO_FLASH1) return bwd ? Nq * (d * e + 2 * dv * e + d * e + 12) : Nq * (d * e + dv * e + 8);
+    return 0;
+}
+
+static uint64_t compulsory(const fa_counts *c, const fa_shape *s)
+{
+    uint64_t sum = 0;
+    for (int t = 0; t < c->n_tensors; t++) {
+        const fa_tensor_count *x = &c->tensor[t];
+        uint64_t sz = tensor_size(x->name, s);
+        if (!sz) sz = UINT64_MAX; /* S, P, masks: no reuse to capture */
+        sum += (x->read_bytes < sz ? x->read_bytes : sz) + (x->write_bytes < sz ? x->write_bytes : sz);
+    }
+    return sum;
+}
+
+/* ---- one pass ---- */
+
+typedef struct {
+    double time, makespan, launch;
+    double busy[FA_NPIPE];
+    int64_t ctas;
+    double waves;
+    uint64_t dram, comp;
+} pass_time;
+
+/* Visited K/V tiles of row block i (FlashAttention-2 skips tiles above the causal diagonal). */
+static int64_t row_tiles(const fa_shape *s, fa_blocks bk, int64_t i)
+{
+    int64_t Tc = fa_cdiv(s->seqlen_k, bk.block_c);
+    if (s->causal == FA_CAUSAL_NONE) return Tc;
+    int64_t last = (i + 1) * bk.block_r;
+    if (last > s->seqlen_q) last = s->seqlen_q;
+    int64_t kmax = last - 1 + fa_causal_offset(s); /* the last key a row of the block may see */
+    if (kmax < 0) return 0;
+    int64_t n = kmax / bk.block_c + 1;
+    return n < Tc ? n : Tc;
+}
+
+static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
+                            fa_blocks bk, const fa_occupancy *oc, const fa_counts *c, pass_time *pt)
+{
+    double tc_rate;
+    FA_TRY(tensor_rate(p, s, hw, &tc_rate));
+    FA_TRY(need(hw->exp_per_s, "exp_per_s", hw));
+    FA_TRY(need(hw->fma_flops, "fma_flops", hw));
+    FA_TRY(need(hw->smem_bandwidth, "smem_bytes_per_s", hw));
+    FA_TRY(need(hw->l2_bandwidth, "l2_bytes_per_s", hw));
+    FA_TRY(need(hw->dram_bandwidth, "dram_bytes_per_s", hw));
+    FA_TRY(need(hw->dram_latency_s, "dram_latency_s", hw));
+    FA_TRY(need(hw->launch_s, "launch_s", hw));
+    const double sms = hw->sms;
+    tile_work w = tile_work_of(p, bwd, s, bk);
+    double t_tc = w.mm / (tc_rate / sms), t_sm = w.smem / (hw->smem_bandwidth / sms);
+    double t_ex = w.exps / (hw->exp_per_s / sms), t_alu = w.alu / (hw->fma_flops / 2 / sms);
+    double G = t_tc + t_sm, S = t_ex + t_alu;
+    double wsched = (double)oc->occupancy * oc->warps / 4.0; /* resident warps per scheduler */
+    double tile = overlap_time(p->overlap, G, S, wsched);
+    double once = p->overlap == FA_OVERLAP_PINGPONG ? G : p->overlap == FA_OVERLAP_PIPELINED ? S : 0;
+
+    const int64_t Tr = fa_cdiv(s->seqlen_q, bk.block_r), Tc = fa_cdiv(s->seqlen_k, bk.block_c);
+    const int64_t heads = s->batch * s->heads;
+    int64_t period, per_head;
+    double *dur = NULL;
+    double tiles_total = 0;
+    /* thread blocks of one head in launch order and the tiles each visits */
+    if (p->algo == FA_ALGO_FLASH2) {
+        per_head = bwd ? Tc : Tr;
+        period = per_head;
+        dur = malloc((size_t)period * sizeof *dur);
+        if (!dur) FA_FAIL(FA_ENOMEM, "out of host memory for %lld thread blocks", (long long)period);
+        if (!bwd) {
+            for (int64_t k = 0; k < Tr; k++) {
+                int64_t i = p->heavy_first ? Tr - 1 - k : k;
+                dur[k] = (double)row_tiles(s, bk, i);
+            }
+        } else { /* column block j visits the row blocks whose last visible key reaches it */
+            for (int64_t j = 0; j < Tc; j++) dur[j] = 0;
+            for (int64_t i = 0; i < Tr; i++) {
+                int64_t n = row_tiles(s, bk, i);
+                for (int64_t j = 0; j < n; j++) dur[j] += 1; /* O(T_r T_c) only when causal */
+            }
+            if (p->heavy_first)
+                for (int64_t a = 0, b = Tc - 1; a < b; a++, b--) { double t = dur[a]; dur[a] = dur[b]; dur[b] = t; }
+        }
+    } else { /* flash1: one thread block per head visits every tile of the head */
+        per_head = 1;
+        period = 1;
+        dur = malloc(sizeof *dur);
+        if (!dur) FA_FAIL(FA_ENOMEM, "out of host memory");
+        double n = 0;
+        for (int64_t i = 0; i < Tr; i++) n += (double)row_tiles(s, bk, i);
+        dur[0] = n;
+    }
+    for (int64_t k = 0; k < period; k++) tiles_total += dur[k];
+    tiles_total *= (double)heads;
+    const double occ = oc->occupancy;
+    for (int64_t k = 0; k < period; k++) /* a slot's time: its share of the SM, then the first load's latency */
+        dur[k] = occ * (dur[k] * tile + (dur[k] > 0 ? once : 0)) + hw->dram_latency_s;
+    pt->ctas = heads * per_head;
+    int64_t slots = (int64_t)hw->sms * oc->occupancy;
+    pt->waves = (double)pt->ctas / (double)slots;
+    fa_status st = makespan(dur, period, pt->ctas, slots, &pt->makespan);
+    free(dur);
+    if (st) return st;
+
+    pt->busy[FA_PIPE_TENSOR] = tiles_total * t_tc / sms;
+    pt->busy[FA_PIPE_SMEM] = tiles_total * t_sm / sms;
+    pt->busy[FA_PIPE_EXP] = tiles_total * t_ex / sms;
+    pt->busy[FA_PIPE_FP32] = tiles_total * t_alu / sms;
+    /* L2 -> SM: the two-level count; DRAM: re-reads captured by the L2 when their working set fits */
+    uint64_t l2 = fa_counts_hbm_bytes(c);
+    pt->comp = compulsory(c, s);
+    double l2_eff = (double)hw->l2_bytes / (hw->l2_partitions > 1 ? hw->l2_partitions : 1);
+    double per = reuse_per_head(p->algo, bwd, s), live;
+    if (p->algo == FA_ALGO_FLASH2) { /* heads whose blocks are resident at once, + the next one */
+        double group = bwd ? 1.0 : (double)(s->heads / s->kv_heads);
+        live = ceil((double)slots / ((double)per_head * group)) + 1;
+        double maxlive = bwd ? (double)heads : (double)(s->batch * s->kv_heads);
+        if (live > maxlive) live = maxlive;
+    } else {
+        live = (double)(slots < heads ? slots : heads);
+    }
+    double ws = live * per, hit = ws > 0 ? (l2_eff >= ws ? 1.0 : l2_eff / ws) : 1.0;
+    double dram = (double)pt->comp + ((double)l2 - (double)pt->comp) * (1 - hit);
+    if (dram < (double)pt->comp) dram = (double)pt->comp;
+    pt->dram = (uint64_t)dram;
+    pt->busy[FA_PIPE_L2] = (double)l2 / hw->l2_bandwidth;
+    pt->busy[FA_PIPE_DRAM] = dram / hw->dram_bandwidth;
+    /* the FlashAttention-2 backward's two small kernels: D = rowsum(dO o O) and dQacc -> dQ */
+    int kernels = 1;
+    double extra = 0;
+    if (bwd && p->algo == FA_ALGO_FLASH2) {
+        const double e = fa_dtype_bytes(s->dtype), rows = (double)heads * (double)s->seqlen_q;
+        extra = rows * (2 * s->d_v * e + 4) / hw->dram_bandwidth + rows * s->d * (4 + e) / hw->dram_bandwidth;
+        kernels = 3;
+    }
+    double t = pt->makespan;
+    if (pt->busy[FA_PIPE_L2] > t) t = pt->busy[FA_PIPE_L2];
+    if (pt->busy[FA_PIPE_DRAM] > t) t = pt->busy[FA_PIPE_DRAM];
+    pt->launch = kernels * hw->launch_s;
+    pt->time = t + extra + pt->launch;
+    return FA_OK;
+}
+
+/* Standard attention (PyTorch's math path, kernels/ v0): library GEMMs and a softmax kernel in
+ * turn, each bounded by its compute or its DRAM bytes (docs/time-model.md, "Standard"). */
+static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
+                               const fa_counts *c, pass_time *pt)
+{
+    double g;
+    FA_TRY(tensor_rate(p, s, hw, &g));
+    FA_TRY(need(hw->exp_per_s, "exp_per_s", hw));
+    FA_TRY(need(hw->dram_bandwidth, "dram_bytes_per_s", hw));
+    FA_TRY(need(hw->launch_s, "launch_s", hw));
+    const double bw = hw->dram_bandwidth;
+    const double heads = (double)(s->batch * s->heads), scores = heads * (double)s->seqlen_q * (double)s->seqlen_k;
+    double mm = (double)c->flops_matmul, bytes = (double)fa_counts_hbm_bytes(c);
+#define T(name, rw) (fa_counts_find(c, name) >= 0 ? (double)c->tensor[fa_counts_find(c, name)].rw : 0.0)
+    pt->ctas = 0;
+    pt->waves = 0;
+    pt->comp = compulsory(c, s);
+    pt->dram = (uint64_t)bytes;
+    pt->busy[FA_PIPE_TENSOR] = mm / g;
+    pt->busy[FA_PIPE_EXP] = scores / hw->exp_per_s;
+    pt->busy[FA_PIPE_DRAM] = bytes / bw;
+    if (!bwd) {
+        double mm1 = scores * 2 * (double)s->d, mm2 = scores * 2 * (double)s->d_v;
+        double b1 = T("Q", read_bytes) + T("K", read_bytes) + (T("S", write_bytes) < scores * fa_dtype_bytes(s->dtype) ? T("S", write_bytes) : scores * fa_dtype_bytes(s->dtype));
+        double b3 = T("P", read_bytes) + T("V", read_bytes) + T("O", write_bytes);
+        double b2 = bytes - b1 - b3;
+        double k1 = fmax(mm1 / g, b1 / bw), k2 = fmax(scores / hw->exp_per_s, b2 / bw), k3 = fmax(mm2 / g, b3 / bw);
+        pt->makespan = k1 + k2 + k3;
+        pt->launch = 3 * hw->launch_s;
+    } else {
+        pt->makespan = mm / g + bytes / bw;
+        pt->launch = 5 * hw->launch_s;
+    }
+#undef T
+    pt->time = pt->makespan + pt->launch;
+    return FA_OK;
+}
+
+fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+                           const fa_hw *hw, const fa_profile *prof, int threads, FILE *trace,
+                           fa_io_result *r)
+{
+    const char *regs = NULL;
+    if (prof && prof->tiles) regs = p == FA_PASS_BWD ? prof->regs_bwd : prof->regs_fwd;
+    if (!regs || !*regs || !hw || !hw->regs_per_thread) return fa_io_run(p, a, s, bk, M, hw, trace, r);
+    /* the register arena: what the block's threads may hold (beyond it a kernel spills) */
+    size_t cap = (size_t)threads * (size_t)hw->regs_per_thread * 4;
+    return fa_io_run_regs(p, a, s, bk, M, hw, regs, cap, trace, r);
+}
+
+static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw, fa_blocks bk,
+                       int warps, const fa_counts *c, fa_occupancy *o)
+{
+    const int64_t e = fa_dtype_bytes(s->dtype);
+    o->blocks = bk;
+    o->warps = warps;
+    o->threads = warps * 32;
+    o->reg_bytes = c->reg_peak_bytes;
+    uint64_t smem = c->sram_peak_bytes;
+    if (p->stages > 1) /* more tile buffers than the algorithm allocates: K_j, V_j (fwd); Q_i, dO_i (bwd) */
+        smem += (uint64_t)(p->stages - 1) *
+                (uint64_t)(bwd ? bk.block_r * (s->d + s->d_v) * e : bk.block_c * (s->d + s->d_v) * e);
+    if (bwd && p->smem_copies_bwd) smem += (uint64_t)(2 * bk.block_r * bk.block_c * e);
+    o->smem_bytes = smem;
+    int regs = (int)((o->reg_bytes + 4 * (uint64_t)o->threads - 1) / (4 * (uint64_t)o->threads)) + p->base_regs;
+    regs = (regs + 7) / 8 * 8;
+    o->spill_regs = 0;
+    if (regs > hw->regs_per_thread) o->spill_regs = regs - hw->regs_per_thread, regs = hw->regs_per_thread;
+    o->regs_per_thread = regs;
+    return fa_occupancy_compute(hw, o);
+}
+
+fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
+                          const fa_blocks *bk_in, fa_perf_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->profile = prof;
+    r->pass = p;
+    if (prof->mma == FA_MMA_NONE)
+        FA_FAIL(FA_EINVAL, "profile %s is the paper's abstract model (one SRAM of M): it has no kernel to "
+                "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
+    /* the time model needs the pipes: without them only the counts and occupancy are filled */
+    double rate;
+    r->has_time = hw->exp_per_s > 0 && hw->fma_flops > 0 && hw->dram_bandwidth > 0 && hw->launch_s > 0 &&
+                  (prof->algo == FA_ALGO_STANDARD ||
+                   (hw->smem_bandwidth > 0 && hw->l2_bandwidth > 0 && hw->dram_latency_s > 0)) &&
+                  tensor_rate(prof, s, hw, &rate) == FA_OK;
+    const int has_occ = hw->regs_per_sm > 0 && hw->regs_per_thread > 0 && hw->threads_per_sm > 0 &&
+                        hw->blocks_per_sm > 0;
+    double total = 0, launch = 0, mk = 0;
+    for (int k = 0; k < 2; k++) {
+        int bwd = k == 1;
+        if ((p == FA_PASS_FWD && bwd) || (p == FA_PASS_BWD && !bwd)) continue;
+        fa_pass kp = bwd ? FA_PASS_BWD : FA_PASS_FWD;
+        fa_blocks bk;
+        int warps = 4;
+        if (bk_in) { /* the given tiles with the profile's warps (4 when its table has no row) */
+            fa_blocks table;
+            bk = *bk_in;
+            if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, s, &table, &warps)) warps = 4;
+        } else {
+            FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &bk, &warps));
+        }
+        fa_io_result io;
+        FA_TRY(fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, warps * 32, NULL, &io));
+        pass_time pt;
+        memset(&pt, 0, sizeof pt);
+        r->occ[k].blocks = bk;
+        r->occ[k].warps = warps;
+        if (prof->algo == FA_ALGO_STANDARD) {
+            if (r->has_time) FA_TRY(time_standard(prof, bwd, s, hw, &io.counts, &pt));
+        } else {
+            if (has_occ) FA_TRY(place(prof, bwd, s, hw, bk, warps, &io.counts, &r->occ[k]));
+            if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, s, hw, bk, &r->occ[k], &io.counts, &pt));
+        }
+        if (k == 0 || p == FA_PASS_BWD) r->io = io;
+        else fa_io_result_add(&r->io, &io); /* fwdbwd: the backward's counts beside the forward's */
+        r->ctas[k] = pt.ctas;
+        r->waves[k] = pt.waves;
+        r->dram_bytes += pt.dram;
+        r->compulsory_bytes += pt.comp;
+        for (int q = 0; q < FA_NPIPE; q++) r->busy[q] += pt.busy[q];
+        total += pt.time;
+        launch += pt.launch;
+        mk += pt.makespan;
+    }
+    r->io.pass = p;
+    fa_io_times(&r->io, s, hw); /* the roofline of the summed counts, beside the model */
+    r->has_time = r->has_time && (prof->algo == FA_ALGO_STANDARD || has_occ);
+    r->time_s = total;
+    r->launch_s = launch;
+    r->makespan_s = mk;
+    int b = 0;
+    for (int q = 1; q < FA_NPIPE; q++)
+        if (r->busy[q] > r->busy[b]) b = q;
+    r->bound = (fa_pipe)b;
+    r->tail = r->makespan_s > 1.1 * r->busy[b] && b < FA_PIPE_L2;
+    r->tflops = r->time_s > 0 ? r->io.nominal_flops / r->time_s / 1e12 : 0;
+    return FA_OK;
+}
+
+void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
+{
+    snprintf(r->profile, sizeof r->profile, "%s", pr->profile->key);
+    r->has_perf = pr->has_time;
+    r->blocks_bwd = pr->occ[1].blocks;
+    r->perf_time_s = pr->time_s;
+    r->perf_bound = (int)pr->bound;
+    r->perf_tail = pr->tail;
+    for (int q = 0; q < FA_NPIPE; q++) r->perf_busy[q] = pr->busy[q];
+    r->perf_tflops = pr->tflops;
+    r->dram_est_bytes = pr->dram_bytes;
+    for (int k = 0; k < 2; k++) {
+        r->occupancy[k] = pr->occ[k].occupancy;
+        r->regs_per_thread[k] = pr->occ[k].regs_per_thread;
+        r->smem_per_block[k] = pr->occ[k].smem_bytes;
+        r->warps[k] = pr->occ[k].warps;
+        r->occ_limit[k] = pr->occ[k].limit;
+    }
+}
