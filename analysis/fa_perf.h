@@ -31,14 +31,16 @@ typedef enum {
     FA_MMA_LIBRARY    /* separate library GEMM kernels (cuBLAS; fa_hw.gemm_flops): standard attention */
 } fa_mma;
 
-/* How a kernel's softmax (the exp unit and the fp32 ALU) overlaps its GEMMs (tensor cores and
- * shared-memory operand loads), per K/V tile of one thread block; G = GEMM time, S = softmax
- * time of the tile at the SM's full rates, w = resident warps per warp scheduler:
- *   NONE       G + S                  (one instruction stream, nothing hides the other)
- *   WARPS      max(G, S) + min(G, S) / w   (other resident warps fill one warp's phase)
- *   PINGPONG   max(G, S)              (two consumer warpgroups alternate GEMM and softmax;
+/* How a kernel's softmax (the exp unit and the fp32 ALU, time S of a tile at the SM's rates)
+ * overlaps its GEMMs (tensor cores and shared-memory operand loads, time G): a tile takes
+ * max(G, S) + min(G, S) / w, where w counts the instruction streams per warp scheduler whose
+ * phases are out of step (docs/time-model.md, "Overlap"):
+ *   NONE       w = 1                  (nothing hides the shorter phase)
+ *   WARPS      w = blocks per SM      (a barrier per tile keeps one block's warps in step; the
+ *                                      other resident blocks fill the gaps)
+ *   PINGPONG   w = 2 x blocks per SM  (two consumer warpgroups alternate GEMM and softmax;
  *                                      one GEMM of the first tile is exposed per thread block)
- *   PIPELINED  max(G, S)              (softmax of tile j beside the GEMM of tile j + 1 in one
+ *   PIPELINED  w = 2 x blocks per SM  (softmax of tile j beside the GEMM of tile j + 1 in one
  *                                      warpgroup; one softmax exposed per thread block)  */
 typedef enum { FA_OVERLAP_NONE = 0, FA_OVERLAP_WARPS, FA_OVERLAP_PINGPONG, FA_OVERLAP_PIPELINED } fa_overlap;
 
@@ -47,8 +49,11 @@ typedef struct {
     fa_pass pass;   /* FA_PASS_FWD or FA_PASS_BWD */
     int arch;       /* the GPU's compute capability x 10 this row is for; 0: any */
     int d_max;      /* the row applies when d <= d_max */
+    int causal;     /* -1: either; 0: without a causal mask only; 1: with one only */
     int block_r, block_c;
     int warps;      /* warps per thread block */
+    int regs;       /* registers per thread as compiled (ptxas -v, Nsight Compute); 0: derived
+                       from the placement (fa_occupancy) */
 } fa_tile_row;
 
 /* Where the GEMM operands of one K/V tile step come from: for each operand, how many warps of
@@ -65,7 +70,8 @@ typedef struct {
     const char *name;           /* "FlashAttention-2 (CUDA, sm80 kernels)" */
     fa_algo algo;               /* the loop order: standard, flash1, flash2 */
     fa_mma mma;
-    fa_overlap overlap;
+    fa_overlap overlap;         /* the forward's */
+    fa_overlap overlap_bwd;     /* the backward's */
     const char *regs_fwd;       /* forward buffers kept in registers (cpu_ref names, e.g. "S_ij O_i m_i l_i") */
     const char *regs_bwd;       /* backward buffers kept in registers */
     int stages;                 /* K/V (forward) or Q/dO (backward) tile buffers in shared memory
@@ -76,6 +82,9 @@ typedef struct {
     int heavy_first;            /* 1: causal row blocks with the most tiles run first */
     int base_regs;              /* registers per thread beside the placed buffers (addresses,
                                    indices, loop state, operand fragments in flight) */
+    int producer_warps;         /* warp-specialized kernels: warps that only issue the TMA loads
+                                   (they give their registers to the consumers: setmaxnreg) */
+    int producer_regs;          /* registers per producer thread (FlashAttention-3: 24) */
     int simt_tile;              /* SIMT kernels: each thread computes a t x t register tile of a
                                    GEMM, reading t + t fp32 operands from shared memory per k */
     fa_operand_reads reads_fwd, reads_bwd;
@@ -95,10 +104,11 @@ fa_status fa_profile_parse(const char *key, const fa_profile **out);
 const fa_profile *fa_profile_default(fa_algo a);
 
 /* The tile row of profile p for pass (FA_PASS_FWD or FA_PASS_BWD) on a GPU of compute
- * capability arch x 10 and head dim d; tiles clamped to 16 ceil(N / 16) like --blocks fit.
+ * capability arch x 10, head dim d and mask (*row; the first row that matches); its tiles in bk,
+ * clamped to 16 ceil(N / 16) like --blocks fit.
  * Errors: FA_EINVAL when the profile has no tile table or no row for (pass, arch, d). */
 fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa_shape *s,
-                           fa_blocks *bk, int *warps);
+                           fa_blocks *bk, const fa_tile_row **row);
 
 /* The pipes whose busy time the model reports. */
 typedef enum {
@@ -119,16 +129,18 @@ typedef struct {
     uint64_t smem_bytes;  /* shared memory per thread block (the SRAM arena's peak, extra stages,
                              P/dS copies) */
     uint64_t reg_bytes;   /* the register arena's peak (buffers placed in registers) */
-    int regs_per_thread;  /* reg_bytes / 4 / threads + base_regs, rounded up to 8, at most the
-                             limit (beyond it the rest spills: spill_regs) */
+    int regs_per_thread;  /* reg_bytes / 4 / (consumer) threads + base_regs, rounded up to 8, at
+                             most the limit (beyond it the rest spills: spill_regs) */
+    int producer_warps;   /* warps of producer_regs registers each (0: every warp alike) */
+    int producer_regs;
     int spill_regs;       /* registers per thread beyond the limit (0: none) */
     int occupancy;        /* thread blocks per SM */
     const char *limit;    /* what limits occupancy: "registers", "shared memory", "threads", "blocks" */
 } fa_occupancy;
 
 /* Computes the occupancy of thread blocks of `threads` threads holding smem_bytes of shared
- * memory and regs_per_thread registers on hw: min(regs_per_sm / (regs_per_thread x threads
- * rounded up to 256 per warp), sram_per_sm / (smem + 1 KiB reserved per block),
+ * memory and regs_per_thread registers (producer_warps of them producer_regs) on hw:
+ * min(regs_per_sm / (registers per block, each warp's rounded up to 256), sram_per_sm / (smem + 1 KiB reserved per block),
  * threads_per_sm / threads, blocks_per_sm).  Fills occupancy and limit of o.
  * Errors: FA_EINVAL when the block does not fit one SM (naming the resource and both values)
  * or hw has no regs_per_sm / threads_per_sm / blocks_per_sm. */
@@ -151,8 +163,8 @@ typedef struct {
     double launch_s;         /* kernel launches */
     double time_s;           /* the prediction */
     fa_pipe bound;           /* the pipe with the largest busy time */
-    int tail;                /* 1 when the waves (tail, latency, causal imbalance) add over 10 %
-                                to the bounding pipe's busy time */
+    int tail;                /* 1 when the last wave's tail (a grid that does not fill whole waves,
+                                causal imbalance) adds over 10 % to the waves' time */
     double tflops;           /* nominal FLOPs (FlashAttention-2 convention) / time_s / 1e12 */
 } fa_perf_result;
 

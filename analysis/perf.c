@@ -22,9 +22,10 @@ fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o)
         FA_FAIL(FA_EINVAL, "hardware profile %s has no regs_per_sm, regs_per_thread, threads_per_sm or "
                 "blocks_per_sm: occupancy needs them (docs/conventions.md, hardware profiles)", hw->key);
     const uint64_t reserved = 1024; /* shared memory the driver reserves per block (sm_80, sm_90) */
-    int warps = (o->threads + 31) / 32;
+    int warps = (o->threads + 31) / 32, pw = o->producer_warps;
     /* registers are allocated per warp in units of 256 (8 per thread) */
-    uint64_t regs_block = (uint64_t)warps * (uint64_t)(((o->regs_per_thread * 32 + 255) / 256) * 256);
+    uint64_t regs_block = (uint64_t)(warps - pw) * (uint64_t)(((o->regs_per_thread * 32 + 255) / 256) * 256) +
+                          (uint64_t)pw * (uint64_t)(((o->producer_regs * 32 + 255) / 256) * 256);
     if (regs_block > (uint64_t)hw->regs_per_sm)
         FA_FAIL(FA_EINVAL, "a thread block of %d threads x %d registers needs %llu registers, over the %d of an SM",
                 o->threads, o->regs_per_thread, (unsigned long long)regs_block, hw->regs_per_sm);
@@ -48,11 +49,12 @@ fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o)
 
 /* ---- per-tile work ---- */
 
-/* fp32 ALU operations per score beside the exp (docs/time-model.md, "fp32"): forward: the row
- * max, the FFMA of the exp argument (scale and max folded), the row-sum add, half a paired bf16
+/* fp32 ALU issue slots (at the FFMA rate) per score beside the exp (docs/time-model.md, "fp32"):
+ * forward: the row max (FMNMX, at half the FFMA rate: 2 slots, ubench_pipes.cu fmax_f32), the
+ * FFMA of the exp argument (scale and max folded), the row-sum add, half a paired bf16
  * conversion; backward: the FFMA of the exp argument, dP - D, P o (dP - D), two half
  * conversions (P and dS). */
-#define ALU_PER_SCORE_FWD 3.5
+#define ALU_PER_SCORE_FWD 4.5
 #define ALU_PER_SCORE_BWD 4.0
 
 typedef struct {
@@ -112,6 +114,15 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     return FA_OK;
 }
 
+/* A power-limited GPU lowers its clock while the tensor cores run flat out (ubench_pipes.cu:
+ * mma.sync at 1815 MHz, wgmma at 1620 MHz on the H200, the other pipes at 1963-1980 MHz): the
+ * kernel's exp unit, fp32 ALU and shared memory run at its MMA family's clock. */
+static double clock_scale(const fa_profile *p, const fa_hw *hw)
+{
+    double c = p->mma == FA_MMA_SYNC ? hw->mma_sync_clock_hz : p->mma == FA_MMA_WGMMA ? hw->wgmma_clock_hz : 0;
+    return c > 0 && hw->clock_hz > 0 ? c / hw->clock_hz : 1.0;
+}
+
 static fa_status need(double v, const char *key, const fa_hw *hw)
 {
     if (!(v > 0))
@@ -119,14 +130,25 @@ static fa_status need(double v, const char *key, const fa_hw *hw)
     return FA_OK;
 }
 
-/* The SM time of one tile at the SM's full rates, with the overlap policy (fa_overlap). */
-static double overlap_time(fa_overlap ov, double G, double S, double w)
+/* Two pipes' work a and b, each in w instruction streams that are independent of one another
+ * (resident warps out of step): the longer one's time plus 1/w of the shorter one's, the part no
+ * other stream covers (docs/time-model.md, "Overlap"; w = 1: a + b, w large: max(a, b)). */
+static double overlap2(double a, double b, double w)
 {
-    double hi = G > S ? G : S, lo = G > S ? S : G;
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return hi + lo / (w > 1 ? w : 1);
+}
+
+/* The instruction streams per warp scheduler whose softmax and GEMM phases are out of step: a
+ * barrier every tile keeps the warps of one thread block in step, so with WARPS only the
+ * resident thread blocks are; PINGPONG and PIPELINED keep two streams per thread block apart
+ * (two consumer warpgroups; softmax of tile j beside the GEMM of tile j + 1); NONE: one. */
+static double phase_streams(fa_overlap ov, int occupancy)
+{
     switch (ov) {
-    case FA_OVERLAP_NONE: return G + S;
-    case FA_OVERLAP_WARPS: return hi + lo / (w > 1 ? w : 1);
-    default: return hi;
+    case FA_OVERLAP_NONE: return 1;
+    case FA_OVERLAP_WARPS: return occupancy;
+    default: return 2.0 * occupancy;
     }
 }
 
@@ -171,7 +193,8 @@ static double heap_pop(heap *h)
 /* The makespan of `count` thread blocks whose durations repeat with period `period` (dur[k] for
  * block k mod period, in launch order) on `slots` concurrent slots; each slot takes the next
  * block when it frees.  Errors: FA_ENOMEM. */
-static fa_status makespan(const double *dur, int64_t period, int64_t count, int64_t slots, double *out)
+static fa_status makespan(const double *dur, int64_t period, int64_t count, int64_t slots, double *out,
+                          double *fluid)
 {
     double maxd = 0, sum = 0;
     int uniform = 1;
@@ -180,6 +203,7 @@ static fa_status makespan(const double *dur, int64_t period, int64_t count, int6
         if (dur[k] != dur[0]) uniform = 0;
         sum += dur[k];
     }
+    *fluid = sum * ((double)count / (double)period) / (double)slots; /* every slot busy to the end */
     if (uniform) {
         *out = (double)((count + slots - 1) / slots) * dur[0];
         return FA_OK;
@@ -250,6 +274,7 @@ static uint64_t compulsory(const fa_counts *c, const fa_shape *s)
 
 typedef struct {
     double time, makespan, launch;
+    double fluid; /* the makespan if every slot stayed busy to the end (no tail) */
     double busy[FA_NPIPE];
     int64_t ctas;
     double waves;
@@ -282,16 +307,33 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     FA_TRY(need(hw->dram_latency_s, "dram_latency_s", hw));
     FA_TRY(need(hw->launch_s, "launch_s", hw));
     const double sms = hw->sms;
+    const double kc = clock_scale(p, hw); /* the other pipes at the tensor pipe's clock */
     tile_work w = tile_work_of(p, bwd, s, bk);
-    double t_tc = w.mm / (tc_rate / sms), t_sm = w.smem / (hw->smem_bandwidth / sms);
-    double t_ex = w.exps / (hw->exp_per_s / sms), t_alu = w.alu / (hw->fma_flops / 2 / sms);
-    double G = t_tc + t_sm, S = t_ex + t_alu;
-    double wsched = (double)oc->occupancy * oc->warps / 4.0; /* resident warps per scheduler */
-    double tile = overlap_time(p->overlap, G, S, wsched);
-    double once = p->overlap == FA_OVERLAP_PINGPONG ? G : p->overlap == FA_OVERLAP_PIPELINED ? S : 0;
-
+    double t_tc = w.mm / (tc_rate / sms), t_sm = w.smem / (kc * hw->smem_bandwidth / sms);
+    double t_ex = w.exps / (kc * hw->exp_per_s / sms), t_alu = w.alu / (kc * hw->fma_flops / 2 / sms);
+    /* GEMM phase: tensor cores and the operand loads of all resident warps (a warp's MMAs wait for
+     * its loads; other warps fill the gap); softmax phase: exp unit and fp32 ALU, in one warp's
+     * dependent chain (max -> exp -> sum); then the two phases, out of step across streams */
     const int64_t Tr = fa_cdiv(s->seqlen_q, bk.block_r), Tc = fa_cdiv(s->seqlen_k, bk.block_c);
     const int64_t heads = s->batch * s->heads;
+    /* blocks that share an SM: the block scheduler spreads a grid over every SM before it
+     * doubles up, so a grid of fewer blocks than SMs x occupancy runs fewer per SM */
+    const int64_t grid = heads * (p->algo == FA_ALGO_FLASH2 ? (bwd ? Tc : Tr) : 1);
+    int64_t per_sm = (grid + hw->sms - 1) / hw->sms;
+    const double occ = per_sm < oc->occupancy ? (double)per_sm : (double)oc->occupancy;
+    const fa_overlap ov = bwd ? p->overlap_bwd : p->overlap;
+    double wsched = occ * oc->warps / 4.0; /* resident warps per scheduler */
+    double G = overlap2(t_tc, t_sm, wsched), S = t_ex + t_alu;
+    double tile = overlap2(G, S, phase_streams(ov, (int)occ));
+    double once = ov == FA_OVERLAP_PINGPONG ? G : ov == FA_OVERLAP_PIPELINED ? S : 0;
+    /* a block's prologue and epilogue: the first loads' latency, its first tiles (Q_i, K_j, V_j;
+     * backward: K_j, V_j, Q_i, dO_i) and its output tile (O_i; dK_j, dV_j) at its SM's share of
+     * the L2 bandwidth, before any compute can hide them */
+    const double e = fa_dtype_bytes(s->dtype);
+    const double first = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) + (double)bk.block_r * (s->d + s->d_v)
+                                  : (double)bk.block_r * s->d + (double)bk.block_c * (s->d + s->d_v));
+    const double last = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d_v);
+    const double edge = hw->dram_latency_s + (first + last) / (hw->l2_bandwidth / sms);
     int64_t period, per_head;
     double *dur = NULL;
     double tiles_total = 0;
@@ -326,13 +368,12 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     }
     for (int64_t k = 0; k < period; k++) tiles_total += dur[k];
     tiles_total *= (double)heads;
-    const double occ = oc->occupancy;
-    for (int64_t k = 0; k < period; k++) /* a slot's time: its share of the SM, then the first load's latency */
-        dur[k] = occ * (dur[k] * tile + (dur[k] > 0 ? once : 0)) + hw->dram_latency_s;
+    for (int64_t k = 0; k < period; k++) /* a slot's time: its share of the SM, and its edges */
+        dur[k] = occ * (dur[k] * tile + (dur[k] > 0 ? once : 0)) + edge;
     pt->ctas = heads * per_head;
-    int64_t slots = (int64_t)hw->sms * oc->occupancy;
+    int64_t slots = (int64_t)hw->sms * (int64_t)occ;
     pt->waves = (double)pt->ctas / (double)slots;
-    fa_status st = makespan(dur, period, pt->ctas, slots, &pt->makespan);
+    fa_status st = makespan(dur, period, pt->ctas, slots, &pt->makespan, &pt->fluid);
     free(dur);
     if (st) return st;
 
@@ -363,7 +404,7 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     int kernels = 1;
     double extra = 0;
     if (bwd && p->algo == FA_ALGO_FLASH2) {
-        const double e = fa_dtype_bytes(s->dtype), rows = (double)heads * (double)s->seqlen_q;
+        const double rows = (double)heads * (double)s->seqlen_q;
         extra = rows * (2 * s->d_v * e + 4) / hw->dram_bandwidth + rows * s->d * (4 + e) / hw->dram_bandwidth;
         kernels = 3;
     }
@@ -421,25 +462,29 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
     if (prof && prof->tiles) regs = p == FA_PASS_BWD ? prof->regs_bwd : prof->regs_fwd;
     if (!regs || !*regs || !hw || !hw->regs_per_thread) return fa_io_run(p, a, s, bk, M, hw, trace, r);
     /* the register arena: what the block's threads may hold (beyond it a kernel spills) */
-    size_t cap = (size_t)threads * (size_t)hw->regs_per_thread * 4;
+    size_t cap = (size_t)(threads - 32 * prof->producer_warps) * (size_t)hw->regs_per_thread * 4;
     return fa_io_run_regs(p, a, s, bk, M, hw, regs, cap, trace, r);
 }
 
 static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw, fa_blocks bk,
-                       int warps, const fa_counts *c, fa_occupancy *o)
+                       int warps, int compiled_regs, const fa_counts *c, fa_occupancy *o)
 {
     const int64_t e = fa_dtype_bytes(s->dtype);
     o->blocks = bk;
     o->warps = warps;
     o->threads = warps * 32;
     o->reg_bytes = c->reg_peak_bytes;
+    o->producer_warps = p->producer_warps;
+    o->producer_regs = p->producer_regs;
+    const int consumers = (warps - p->producer_warps) * 32; /* the threads that hold the buffers */
     uint64_t smem = c->sram_peak_bytes;
     if (p->stages > 1) /* more tile buffers than the algorithm allocates: K_j, V_j (fwd); Q_i, dO_i (bwd) */
         smem += (uint64_t)(p->stages - 1) *
                 (uint64_t)(bwd ? bk.block_r * (s->d + s->d_v) * e : bk.block_c * (s->d + s->d_v) * e);
     if (bwd && p->smem_copies_bwd) smem += (uint64_t)(2 * bk.block_r * bk.block_c * e);
     o->smem_bytes = smem;
-    int regs = (int)((o->reg_bytes + 4 * (uint64_t)o->threads - 1) / (4 * (uint64_t)o->threads)) + p->base_regs;
+    int regs = (int)((o->reg_bytes + 4 * (uint64_t)consumers - 1) / (4 * (uint64_t)consumers)) + p->base_regs;
+    if (compiled_regs > 0) regs = compiled_regs; /* as the compiler allocated them (the tile row) */
     regs = (regs + 7) / 8 * 8;
     o->spill_regs = 0;
     if (regs > hw->regs_per_thread) o->spill_regs = regs - hw->regs_per_thread, regs = hw->regs_per_thread;
@@ -464,20 +509,29 @@ fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, 
                   tensor_rate(prof, s, hw, &rate) == FA_OK;
     const int has_occ = hw->regs_per_sm > 0 && hw->regs_per_thread > 0 && hw->threads_per_sm > 0 &&
                         hw->blocks_per_sm > 0;
-    double total = 0, launch = 0, mk = 0;
+    double total = 0, launch = 0, mk = 0, fluid = 0;
     for (int k = 0; k < 2; k++) {
         int bwd = k == 1;
         if ((p == FA_PASS_FWD && bwd) || (p == FA_PASS_BWD && !bwd)) continue;
         fa_pass kp = bwd ? FA_PASS_BWD : FA_PASS_FWD;
         fa_blocks bk;
-        int warps = 4;
-        if (bk_in) { /* the given tiles with the profile's warps (4 when its table has no row) */
+        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0};
+        const fa_tile_row *row = &none;
+        if (bk_in) { /* the given tiles with the profile's warps (4 when its table has no row); the
+                        registers are derived from the placement of these tiles */
             fa_blocks table;
             bk = *bk_in;
-            if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, s, &table, &warps)) warps = 4;
+            if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, s, &table, &row)) row = &none, fa_clear_error();
+            if (row->block_r != bk.block_r || row->block_c != bk.block_c) {
+                static fa_tile_row given;
+                given = *row;
+                given.regs = 0;
+                row = &given;
+            }
         } else {
-            FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &bk, &warps));
+            FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &bk, &row));
         }
+        const int warps = row->warps;
         fa_io_result io;
         FA_TRY(fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, warps * 32, NULL, &io));
         pass_time pt;
@@ -487,7 +541,7 @@ fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, 
         if (prof->algo == FA_ALGO_STANDARD) {
             if (r->has_time) FA_TRY(time_standard(prof, bwd, s, hw, &io.counts, &pt));
         } else {
-            if (has_occ) FA_TRY(place(prof, bwd, s, hw, bk, warps, &io.counts, &r->occ[k]));
+            if (has_occ) FA_TRY(place(prof, bwd, s, hw, bk, warps, row->regs, &io.counts, &r->occ[k]));
             if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, s, hw, bk, &r->occ[k], &io.counts, &pt));
         }
         if (k == 0 || p == FA_PASS_BWD) r->io = io;
@@ -500,6 +554,7 @@ fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, 
         total += pt.time;
         launch += pt.launch;
         mk += pt.makespan;
+        fluid += pt.ctas ? pt.fluid : pt.makespan;
     }
     r->io.pass = p;
     fa_io_times(&r->io, s, hw); /* the roofline of the summed counts, beside the model */
@@ -511,7 +566,7 @@ fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, 
     for (int q = 1; q < FA_NPIPE; q++)
         if (r->busy[q] > r->busy[b]) b = q;
     r->bound = (fa_pipe)b;
-    r->tail = r->makespan_s > 1.1 * r->busy[b] && b < FA_PIPE_L2;
+    r->tail = r->makespan_s > 1.1 * fluid;
     r->tflops = r->time_s > 0 ? r->io.nominal_flops / r->time_s / 1e12 : 0;
     return FA_OK;
 }

@@ -12,109 +12,152 @@
  * S = QK^T, dP = dO V^T, dV += P^T dO, dK += dS^T Q, dQ += dS K. */
 #define FWD(q, k, pp, v) {{q, pp, 0, 0, 0}, {k, v, 0, 0, 0}}
 #define BWD(a0, b0, a1, b1, a2, b2, a3, b3, a4, b4) {{a0, a1, a2, a3, a4}, {b0, b1, b2, b3, b4}}
-#define NT(t) t, (int)(sizeof t / sizeof t[0])
+#define NT(t) .tiles = t, .ntiles = (int)(sizeof t / sizeof t[0])
 
 static const char REGS_FWD[] = "S_ij O_i m_i l_i";
 static const char REGS_BWD[] = "S_ij dP_ij dK_j dV_j dQ_i L_i D_i";
+/* FlashAttention-3's backward: dQ of a step goes through shared memory to a dQ-writer warp that
+ * adds it to dQaccum (hopper/mainloop_bwd_sm90_tma_gmma_ws.hpp) */
+static const char REGS_BWD_WS[] = "S_ij dP_ij dK_j dV_j L_i D_i";
 
-/* FlashAttention-2 (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim64/128;
- * flash_bwd_launch_template.h run_mha_bwd_hdim64/128): H100/H200 take the sm80 branch (not
- * sm8x) with 227 KiB of shared memory per block. */
+/* FlashAttention-2 (Dao-AILab/flash-attention at 0251105a, csrc/flash_attn/src/
+ * flash_fwd_launch_template.h run_mha_fwd_hdim64/128: Flash_fwd_kernel_traits<64, 128, 128, 4>
+ * and <128, 128, 64, 4>; A100 and H100/H200 take the same branch (is_sm8x is sm86/89 only);
+ * flash_bwd_launch_template.h run_mha_bwd_hdim64/128 with >= 144 KB of shared memory per block:
+ * Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4> and <128, 64, 128, 8, 2, 4, 2>).  PyTorch's
+ * SDPA flash backend runs these kernels (Nsight Compute on the H200: <128, 128, 64, 4> at d = 128,
+ * <64, 128, 128, 4> at d = 64). */
 static const fa_tile_row fa2_tiles[] = {
-    {FA_PASS_FWD, 0, 64, 128, 128, 4},  {FA_PASS_FWD, 0, 128, 128, 64, 4},
-    {FA_PASS_FWD, 0, 256, 64, 64, 4},
-    {FA_PASS_BWD, 0, 64, 128, 128, 8},  {FA_PASS_BWD, 0, 128, 64, 128, 8},
-    {FA_PASS_BWD, 0, 256, 64, 64, 8},
+    {FA_PASS_FWD, 0, 64, -1, 128, 128, 4, 255},  {FA_PASS_FWD, 0, 128, -1, 128, 64, 4, 255},
+    {FA_PASS_FWD, 0, 256, -1, 64, 64, 4, 0},
+    {FA_PASS_BWD, 0, 64, -1, 128, 128, 8, 0},  {FA_PASS_BWD, 0, 128, -1, 64, 128, 8, 0},
+    {FA_PASS_BWD, 0, 256, -1, 64, 64, 8, 0},
 };
-/* FlashAttention-1 (flash-attention v1 csrc/flash_attn/fmha_api.cpp: blocksize_c 256 for
- * d <= 64, 128 above; kernel traits STEP = 16 query rows per step, 4 warps along the keys). */
+/* FlashAttention-1 (flash-attention v1.0.9, csrc/flash_attn/fmha_api.cpp: blocksize_c = 256 for
+ * d <= 64, else 128, forward and backward; FMHA_kernel_traits<B_c, d, STEP = 16, 1, WARPS_N>:
+ * 16 query rows a step, 4 warps along the keys (8 in the backward)). */
 static const fa_tile_row fa1_tiles[] = {
-    {FA_PASS_FWD, 0, 64, 16, 256, 4}, {FA_PASS_FWD, 0, 128, 16, 128, 4},
-    {FA_PASS_BWD, 0, 64, 16, 256, 8}, {FA_PASS_BWD, 0, 128, 16, 128, 8},
+    {FA_PASS_FWD, 0, 64, -1, 16, 256, 4, 0}, {FA_PASS_FWD, 0, 128, -1, 16, 128, 4, 0},
+    {FA_PASS_BWD, 0, 64, -1, 16, 256, 8, 0}, {FA_PASS_BWD, 0, 128, -1, 16, 128, 8, 0},
 };
-/* FlashAttention-3 (hopper/tile_size.h tile_size_fwd_sm90 / tile_size_bwd_sm90, bf16): warps =
- * consumer warpgroups x 4 + one producer warpgroup. */
+/* FlashAttention-3 as measured in its paper (the code at 7f67966c, hopper/: d = 64 192 x 128
+ * with 3 consumer warpgroups + 1 producer = 16 warps; d = 128 128 x 176 without a causal mask,
+ * 128 x 128 with one, 2 + 1 warpgroups; backward d = 64 128 x 128, d = 128 80 x 128 (64 x 128
+ * causal), 2 + 1 warpgroups). */
 static const fa_tile_row fa3_tiles[] = {
-    {FA_PASS_FWD, 90, 64, 192, 128, 16}, {FA_PASS_FWD, 90, 128, 128, 128, 12},
-    {FA_PASS_FWD, 90, 256, 128, 80, 12},
-    {FA_PASS_BWD, 90, 64, 128, 128, 12}, {FA_PASS_BWD, 90, 128, 64, 128, 12},
-    {FA_PASS_BWD, 90, 256, 64, 64, 12},
+    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0}, {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
+    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
+    {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
+    {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
 };
 /* cuDNN's Hopper fused attention as Nsight Compute shows it (FACTS.md): a persistent grid of one
- * thread block per SM, 384 threads (3 warpgroups), up to 227 KB of shared memory; the tile sizes
- * are not published: 128 x 128 assumed, as FlashAttention-3's d = 128 tile. */
+ * thread block per SM, 384 threads (3 warpgroups), up to 227 KB of shared memory; its tiles are
+ * not published: FlashAttention-3's d = 128 tile (128 x 128, 2 consumer warpgroups) assumed. */
 static const fa_tile_row cudnn_tiles[] = {
-    {FA_PASS_FWD, 90, 128, 128, 128, 12}, {FA_PASS_FWD, 90, 256, 128, 64, 12},
-    {FA_PASS_BWD, 90, 128, 64, 128, 12}, {FA_PASS_BWD, 90, 256, 64, 64, 12},
+    {FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 0}, {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 0},
+    {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 0}, {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
 };
 /* PyTorch's math path and kernels/ v0: library GEMMs; the tiles only shape fasim's count of
- * the row-block GEMMs (cuBLAS's 128 x 128 CTA tile). */
+ * the row-block GEMMs (cuBLAS's 128 x 128 thread-block tile). */
 static const fa_tile_row math_tiles[] = {
-    {FA_PASS_FWD, 0, 1 << 20, 128, 128, 4}, {FA_PASS_BWD, 0, 1 << 20, 128, 128, 4},
+    {FA_PASS_FWD, 0, 1 << 20, -1, 128, 128, 4, 0}, {FA_PASS_BWD, 0, 1 << 20, -1, 128, 128, 4, 0},
 };
-/* kernels/ (read off the sources; ptxas -v for registers: docs/time-model.md) */
-static const fa_tile_row v1_tiles[] = {{FA_PASS_FWD, 0, 128, 64, 64, 8}};
-static const fa_tile_row v2_tiles[] = {{FA_PASS_FWD, 0, 128, 64, 64, 8}};
-static const fa_tile_row v3_tiles[] = {{FA_PASS_FWD, 0, 128, 128, 64, 8},
-                                       {FA_PASS_BWD, 0, 128, 64, 128, 8}};
-static const fa_tile_row v3_mt2_tiles[] = {{FA_PASS_FWD, 0, 128, 128, 64, 4}};
-static const fa_tile_row v3_mt2_bc32_tiles[] = {{FA_PASS_FWD, 0, 128, 128, 32, 4}};
-static const fa_tile_row v3_br256_tiles[] = {{FA_PASS_FWD, 0, 128, 256, 64, 8}};
-static const fa_tile_row v4_tiles[] = {{FA_PASS_FWD, 90, 128, 128, 128, 8}};
-static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 128, 128, 64, 8}};
+/* kernels/ (read off the sources; registers from ptxas -v agree with Nsight Compute's
+ * occupancy: docs/time-model.md, "Our kernels").  v1's thread block runs 4 Q blocks of one head:
+ * it is timed as flash1 on 256-row slices (analysis/measured/h200/make_compare_input.py). */
+static const fa_tile_row v1_tiles[] = {{FA_PASS_FWD, 0, 128, -1, 64, 64, 8, 128}};
+static const fa_tile_row v2_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 64, 64, 8, 80}, {FA_PASS_FWD, 0, 128, -1, 64, 64, 8, 128}};
+static const fa_tile_row v3_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 128, 64, 8, 128},
+                                       {FA_PASS_FWD, 0, 128, -1, 128, 64, 8, 187},
+                                       {FA_PASS_BWD, 0, 64, -1, 64, 128, 8, 248},
+                                       {FA_PASS_BWD, 0, 128, -1, 64, 128, 8, 255}};
+static const fa_tile_row v3_bwd_bc64_tiles[] = {{FA_PASS_BWD, 0, 64, -1, 64, 64, 4, 240}, {FA_PASS_BWD, 0, 128, -1, 64, 64, 4, 255}};
+static const fa_tile_row v3_mt2_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 128, 64, 4, 231}, {FA_PASS_FWD, 0, 128, -1, 128, 64, 4, 255}};
+static const fa_tile_row v3_mt2_bc32_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 128, 32, 4, 181}, {FA_PASS_FWD, 0, 128, -1, 128, 32, 4, 251}};
+static const fa_tile_row v3_br256_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 256, 64, 8, 219}, {FA_PASS_FWD, 0, 128, -1, 256, 64, 8, 255}};
+static const fa_tile_row v4_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 128, 8, 189}, {FA_PASS_FWD, 90, 128, -1, 128, 128, 8, 216}};
+static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
 const fa_profile fa_profiles[] = {
-    {"paper", "the paper's abstract model: every buffer in one SRAM of M (Theorem 2)", FA_ALGO_FLASH2,
-     FA_MMA_NONE, FA_OVERLAP_NONE, NULL, NULL, 1, 0, 0, 0, 0, 0, FWD(0, 0, 0, 0),
-     BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NULL, 0,
-     "Dao et al. 2022 (arXiv 2205.14135) Algorithm 1 and Theorem 2; tiles from --blocks fit"},
-    {"fa2", "FlashAttention-2 (CUDA, sm80 kernels; also what H100/H200 run)", FA_ALGO_FLASH2, FA_MMA_SYNC,
-     FA_OVERLAP_WARPS, REGS_FWD, REGS_BWD, 1, 1, 0, 0, 32, 0, FWD(1, 4, 0, 4),
-     BWD(4, 2, 4, 2, 2, 4, 2, 4, 2, 4), NT(fa2_tiles),
-     "Dao-AILab/flash-attention csrc/flash_attn/src: flash_fwd_launch_template.h, "
-     "flash_bwd_launch_template.h, kernel_traits.h (S, P, acc_o, row max/sum in registers; Q, K, V "
-     "in shared memory, Q re-read per tile)"},
-    {"fa1", "FlashAttention-1 (the paper's CUDA kernel, fmha)", FA_ALGO_FLASH1, FA_MMA_SYNC, FA_OVERLAP_WARPS,
-     REGS_FWD, "S_ij dP_ij dK_j dV_j", 1, 1, 0, 0, 32, 0, FWD(4, 1, 0, 1),
-     BWD(2, 4, 2, 4, 4, 2, 4, 2, 4, 2), NT(fa1_tiles),
-     "flash-attention v1.0 csrc/flash_attn/fmha_api.cpp (blocksize_c), src/fmha/kernel_traits.h, "
-     "fmha_fprop_kernel_1xN.h (one thread block per head: K/V outer, 16-row Q steps inner)"},
-    {"fa3", "FlashAttention-3 (Hopper: TMA, wgmma, warp specialization, ping-pong)", FA_ALGO_FLASH2,
-     FA_MMA_WGMMA, FA_OVERLAP_PINGPONG, REGS_FWD, REGS_BWD, 2, 1, 1, 1, 24, 0, FWD(0, 0, 0, 0),
-     BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(fa3_tiles),
-     "Shah et al. 2024 (arXiv 2407.08608) Sec. 3.1-3.2; Dao-AILab/flash-attention hopper/tile_size.h"},
-    {"cudnn", "cuDNN fused attention on Hopper (as Nsight Compute sees it)", FA_ALGO_FLASH2, FA_MMA_WGMMA,
-     FA_OVERLAP_PINGPONG, REGS_FWD, REGS_BWD, 2, 1, 1, 1, 24, 0, FWD(0, 0, 0, 0),
-     BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(cudnn_tiles),
-     "Nsight Compute on the lent H200 (shared/FACTS.md): 132 x 384 threads, persistent; tiles assumed"},
-    {"math", "PyTorch's math path (standard attention: GEMM, softmax, GEMM)", FA_ALGO_STANDARD,
-     FA_MMA_LIBRARY, FA_OVERLAP_NONE, NULL, NULL, 1, 0, 0, 0, 0, 0, FWD(0, 0, 0, 0),
-     BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(math_tiles), "torch.nn.functional.scaled_dot_product_attention, SDPBackend.MATH"},
-    {"v0", "kernels/ v0: cuBLAS S = QK^T, softmax kernel, cuBLAS O = PV", FA_ALGO_STANDARD, FA_MMA_LIBRARY,
-     FA_OVERLAP_NONE, NULL, NULL, 1, 0, 0, 0, 0, 0, FWD(0, 0, 0, 0), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-     NT(math_tiles), "kernels/attn_v0_naive.cu"},
-    {"v1", "kernels/ v1: FlashAttention-1 loop order, fp32 SIMT", FA_ALGO_FLASH1, FA_MMA_SIMT,
-     FA_OVERLAP_NONE, REGS_FWD, NULL, 1, 0, 0, 0, 32, 4, FWD(1, 1, 1, 1), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-     NT(v1_tiles), "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
-    {"v2", "kernels/ v2: FlashAttention-2 loop order, fp32 SIMT", FA_ALGO_FLASH2, FA_MMA_SIMT,
-     FA_OVERLAP_NONE, REGS_FWD, NULL, 1, 0, 0, 0, 32, 4, FWD(1, 1, 1, 1), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-     NT(v2_tiles), "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
-    {"v3", "kernels/ v3: FlashAttention-2 on mma.sync (ldmatrix, cp.async, swizzle)", FA_ALGO_FLASH2,
-     FA_MMA_SYNC, FA_OVERLAP_WARPS, REGS_FWD, REGS_BWD, 2, 1, 0, 0, 32, 0, FWD(0, 4, 0, 4),
-     BWD(4, 2, 4, 2, 2, 4, 2, 4, 2, 4), NT(v3_tiles), "kernels/attn_v3_flash2_tc.cu, attn_v3_bwd_tc.cu"},
-    {"v3_mt2", "kernels/ v3_mt2", FA_ALGO_FLASH2, FA_MMA_SYNC, FA_OVERLAP_WARPS, REGS_FWD, NULL, 2, 0, 0, 0,
-     32, 0, FWD(0, 4, 0, 4), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(v3_mt2_tiles), "kernels/attn_v3_flash2_tc.cu"},
-    {"v3_mt2_bc32", "kernels/ v3_mt2_bc32", FA_ALGO_FLASH2, FA_MMA_SYNC, FA_OVERLAP_WARPS, REGS_FWD, NULL, 2,
-     0, 0, 0, 32, 0, FWD(0, 4, 0, 4), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(v3_mt2_bc32_tiles),
-     "kernels/attn_v3_flash2_tc.cu"},
-    {"v3_br256", "kernels/ v3_br256", FA_ALGO_FLASH2, FA_MMA_SYNC, FA_OVERLAP_WARPS, REGS_FWD, NULL, 2, 0, 0,
-     0, 32, 0, FWD(0, 8, 0, 8), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(v3_br256_tiles),
-     "kernels/attn_v3_flash2_tc.cu"},
-    {"v4", "kernels/ v4: FlashAttention-2 forward on wgmma", FA_ALGO_FLASH2, FA_MMA_WGMMA, FA_OVERLAP_WARPS,
-     REGS_FWD, NULL, 2, 0, 0, 0, 32, 0, FWD(0, 0, 0, 0), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(v4_tiles),
-     "kernels/attn_v4_wgmma.cu"},
-    {"v4_bc64", "kernels/ v4_bc64", FA_ALGO_FLASH2, FA_MMA_WGMMA, FA_OVERLAP_WARPS, REGS_FWD, NULL, 2, 0, 0,
-     0, 32, 0, FWD(0, 0, 0, 0), BWD(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NT(v4_bc64_tiles), "kernels/attn_v4_wgmma.cu"},
+    {.key = "paper", .name = "the paper's abstract model: every buffer in one SRAM of M (Theorem 2)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_NONE, .stages = 1,
+     .source = "Dao et al. 2022 (arXiv 2205.14135) Algorithm 1 and Theorem 2; tiles from --blocks fit"},
+    /* FlashAttention-2: S, P, acc_o, row max and sum in registers; Q, K, V in shared memory, Q
+     * re-read by each warp (its rows) every tile, K and V by all 4 warps (kernel_traits.h,
+     * flash_fwd_kernel.h); backward: dK, dV, S, dP in registers, 2 Q buffers, dO, K, V, P and dS
+     * in shared memory; warp grids AtomLayoutMSdP x (8 / it) etc. give the operand reads */
+    {.key = "fa2", .name = "FlashAttention-2 (CUDA; also what PyTorch's flash backend runs on H100/H200)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
+     .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32,
+     .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles),
+     .source = "Dao-AILab/flash-attention csrc/flash_attn/src: flash_fwd_launch_template.h, "
+               "flash_bwd_launch_template.h, kernel_traits.h, flash_fwd_kernel.h, flash_bwd_kernel.h"},
+    /* FlashAttention-1: one thread block per (batch, head); K_j, V_j in shared memory, Q_i steps
+     * of 16 rows read by all 4 warps (each warp owns B_c / 4 keys); S in registers; O_i, l_i, m_i
+     * through HBM every step (fp32 o_tmp) */
+    {.key = "fa1", .name = "FlashAttention-1 (the paper's CUDA kernel, fmha)", .algo = FA_ALGO_FLASH1,
+     .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .regs_bwd = "S_ij dP_ij dK_j dV_j",
+     .stages = 1, .smem_copies_bwd = 1, .base_regs = 32, .reads_fwd = FWD(4, 1, 0, 1),
+     .reads_bwd = BWD(8, 1, 8, 1, 1, 8, 1, 8, 1, 1), NT(fa1_tiles),
+     .source = "flash-attention v1.0.9 csrc/flash_attn/fmha_api.cpp, src/fmha/kernel_traits.h, "
+               "fmha_fprop_kernel_1xN.h, fmha_dgrad_kernel_1xN_loop.h"},
+    /* FlashAttention-3: TMA producer warpgroup, 2 (3 at d = 64) consumer warpgroups, wgmma from
+     * shared memory (the tensor cores read Q, K, V there: in the wgmma rate), P in registers,
+     * two-stage K/V, ping-pong between consumer warpgroups and softmax/GEMM overlap inside one
+     * (the forward; the paper's Sec. 3.1 schedules the backward without ping-pong); persistent,
+     * causal tiles heaviest first */
+    {.key = "fa3", .name = "FlashAttention-3 (Hopper: TMA, wgmma, warp specialization, ping-pong)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
+     .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
+     .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(fa3_tiles),
+     .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3.1-3.2; Dao-AILab/flash-attention hopper/ at 7f67966c"},
+    {.key = "cudnn", .name = "cuDNN fused attention on Hopper (as Nsight Compute sees it)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
+     .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
+     .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(cudnn_tiles),
+     .source = "Nsight Compute on the lent H200 (shared/FACTS.md): 132 x 384 threads, persistent; tiles assumed"},
+    {.key = "math", .name = "PyTorch's math path (standard attention: GEMM, softmax, GEMM)",
+     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, NT(math_tiles),
+     .source = "torch.nn.functional.scaled_dot_product_attention with SDPBackend.MATH"},
+    {.key = "v0", .name = "kernels/ v0: cuBLAS S = QK^T, softmax kernel, cuBLAS O = PV",
+     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, NT(math_tiles),
+     .source = "kernels/attn_v0_naive.cu (two cublasGemmStridedBatchedEx, one softmax kernel)"},
+    /* v1, v2: fp32 SIMT, 8 warps as a 16 x 16 thread grid, 4 x 4 register tiles of S; every warp
+     * reads all of K and V from shared memory (v1: Q, O, l, m through HBM each step) */
+    {.key = "v1", .name = "kernels/ v1: FlashAttention-1 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH1,
+     .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
+     .simt_tile = 4, NT(v1_tiles), .source = "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
+    {.key = "v2", .name = "kernels/ v2: FlashAttention-2 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH2,
+     .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
+     .simt_tile = 4, NT(v2_tiles), .source = "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
+    /* v3: each warp 16 (v3) or 32 (mt2, br256) query rows: its Q rows and all of K and V by
+     * ldmatrix every tile; K, V two-stage cp.async; causal row blocks heaviest first */
+    {.key = "v3", .name = "kernels/ v3: FlashAttention-2 on mma.sync (ldmatrix, cp.async, swizzle)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
+     .regs_bwd = "S_ij dP_ij dK_j dV_j", .stages = 2, .heavy_first = 1, .base_regs = 32,
+     .reads_fwd = FWD(1, 8, 0, 8), .reads_bwd = BWD(8, 1, 8, 1, 0, 8, 0, 8, 3, 4), NT(v3_tiles),
+     .source = "kernels/attn_v3_flash2_tc.cu, kernels/attn_v3_bwd_tc.cu (v3_bwd: dQ by fp32 atomics)"},
+    {.key = "v3_bwd_bc64", .name = "kernels/ v3_bwd_bc64 (4 warps, B_c 64, two blocks per SM)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_bwd = "S_ij dP_ij dK_j dV_j",
+     .stages = 2, .heavy_first = 1, .base_regs = 32, .reads_bwd = BWD(4, 1, 4, 1, 0, 4, 0, 4, 2, 4),
+     NT(v3_bwd_bc64_tiles), .source = "kernels/attn_v3_bwd_tc.cu"},
+    {.key = "v3_mt2", .name = "kernels/ v3_mt2 (4 warps of 32 rows)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
+     .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
+     .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_tiles), .source = "kernels/attn_v3_flash2_tc.cu"},
+    {.key = "v3_mt2_bc32", .name = "kernels/ v3_mt2_bc32 (B_c 32)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
+     .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
+     .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_bc32_tiles), .source = "kernels/attn_v3_flash2_tc.cu"},
+    {.key = "v3_br256", .name = "kernels/ v3_br256 (B_r 256, 8 warps)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
+     .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
+     .reads_fwd = FWD(1, 8, 0, 8), NT(v3_br256_tiles), .source = "kernels/attn_v3_flash2_tc.cu"},
+    /* v4: two warpgroups of 64 rows; wgmma reads Q, K, V from 128-byte-swizzled shared memory
+     * (in the wgmma rate), P from registers; no warp specialization */
+    {.key = "v4", .name = "kernels/ v4: FlashAttention-2 forward on wgmma (B_c 128)", .algo = FA_ALGO_FLASH2,
+     .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
+     .base_regs = 32, NT(v4_tiles), .source = "kernels/attn_v4_wgmma.cu"},
+    {.key = "v4_bc64", .name = "kernels/ v4_bc64 (B_c 64, two blocks per SM)", .algo = FA_ALGO_FLASH2,
+     .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
+     .base_regs = 32, NT(v4_bc64_tiles), .source = "kernels/attn_v4_wgmma.cu"},
 };
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 
@@ -145,17 +188,20 @@ const fa_profile *fa_profile_default(fa_algo a)
 }
 
 fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa_shape *s,
-                           fa_blocks *bk, int *warps)
+                           fa_blocks *bk, const fa_tile_row **row)
 {
     if (!p->tiles)
         FA_FAIL(FA_EINVAL, "profile %s has no tile table (tiles come from --blocks fit or --block-r/--block-c)", p->key);
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];
-        if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max || s->d_v > t->d_max) continue;
+        const int causal = s->causal != FA_CAUSAL_NONE;
+        if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max || s->d_v > t->d_max ||
+            (t->causal >= 0 && t->causal != causal))
+            continue;
         int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
         bk->block_r = t->block_r < cq ? t->block_r : cq;
         bk->block_c = t->block_c < ck ? t->block_c : ck;
-        *warps = t->warps;
+        *row = t;
         return FA_OK;
     }
     FA_FAIL(FA_EINVAL, "profile %s has no %s tile for head dim d = %lld, d_v = %lld on sm_%d%s", p->key,

@@ -5,8 +5,11 @@ against both backends measured in the same device call.
 
     python3 kernels/compare_sdpa.py --csv OUT.csv [--n 512,1024,...] [--d 64,128]
                                     [--causal 0,1] [--reps 20] [--dtype bf16] [--bwd]
+                                    [--shapes B,H,N;...] [--math]
 
-Shapes: hidden 2048 (H = 2048/d), batch * N = 16384 tokens, N_q = N_k = N, layout (B, H, N, d).
+Shapes: hidden 2048 (H = 2048/d), batch * N = 16384 tokens, N_q = N_k = N, layout (B, H, N, d);
+--shapes B,H,N;... times those instead (e.g. one or two heads: a grid that is a fraction of a
+wave); --math adds the math backend (standard attention, S and P through HBM) to the forward.
 With N_q = N_k, PyTorch's top-left causal mask equals fasim's bottom-right one.
 Validation: the same FlashAttention rule as fabench: out_ref = SDPA math backend in fp32 on the
 same (bf16-rounded) inputs, out_naive = math backend in bf16; pass when
@@ -100,25 +103,42 @@ def main():
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     ap.add_argument("--seed", type=int, default=1129)
     ap.add_argument("--bwd", action="store_true")
+    ap.add_argument("--shapes", default="",
+                    help="B,H,N[;B,H,N...]: these shapes (with each --d and --causal) instead of the sweep's")
+    ap.add_argument("--math", action="store_true",
+                    help="also time the math backend (standard attention: S and P in HBM), forward only")
     a = ap.parse_args()
     ns = [int(x) for x in a.n.split(",")]
     ds = [int(x) for x in a.d.split(",")]
     cs = [int(x) for x in a.causal.split(",")]
-    if any(16384 % n for n in ns) or any(2048 % d for d in ds) or any(c not in (0, 1) for c in cs):
-        print("compare_sdpa: --n must divide 16384, --d 2048, --causal in {0,1}", file=sys.stderr)
+    if any(c not in (0, 1) for c in cs):
+        print("compare_sdpa: --causal takes 0 and 1", file=sys.stderr)
+        return 2
+    shapes = []
+    if a.shapes:
+        try:
+            shapes = [tuple(int(x) for x in t.split(",")) for t in a.shapes.split(";") if t]
+        except ValueError:
+            shapes = [()]
+        if any(len(t) != 3 or min(t) < 1 for t in shapes):
+            print("compare_sdpa: --shapes wants B,H,N triples of positive integers separated by ';'", file=sys.stderr)
+            return 2
+    elif any(16384 % n for n in ns) or any(2048 % d for d in ds):
+        print("compare_sdpa: --n must divide 16384, --d 2048", file=sys.stderr)
         return 2
     dt = torch.bfloat16 if a.dtype == "bf16" else torch.float16
     torch.manual_seed(a.seed)
     dev = torch.device("cuda")
     print(f"compare_sdpa: torch {torch.__version__}, {torch.cuda.get_device_name(0)}", file=sys.stderr)
     backends = [("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)]
+    if a.math and not a.bwd:
+        backends.append(("sdpa_math", SDPBackend.MATH))
     fails = 0
     with open(a.csv, "w") as f:
         f.write("kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n")
         for d in ds:
             for c in cs:
-                for n in ns:
-                    B, H = 16384 // n, 2048 // d
+                for B, H, n in (shapes or [(16384 // n, 2048 // d, n) for n in ns]):
                     if a.bwd:
                         fails += run_bwd(f, backends, B, H, n, d, c, dt, a)
                         continue

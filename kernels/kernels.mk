@@ -5,6 +5,8 @@
 #                    FlashAttention-2 sweep to $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
 #                    and the backward sweep to $(BENCH_BWD_CSV)
 #   kernels/run_h200.sh does all of it plus sanitizers, PyTorch SDPA and Nsight Compute.
+#   make ubench      builds $(BUILD)/gpu/ubench_pipes (kernels/ubench_pipes.cu: the pipe-ceiling
+#                    microbenchmarks for the time model), sm_90a only, no GPU needed
 # Neither `all` nor `test` depends on these targets: a machine without nvcc never builds them.
 # fabench links cpu_ref/ and sim/ (for the fp64 oracle) as an archive compiled here
 # without jansson or GSL, so the GPU machine needs no extra packages.
@@ -55,4 +57,13 @@ bench-gpu: $(GPU_DIR)/fabench
 	./$(GPU_DIR)/fabench --sweep --csv $(BENCH_CSV)
 	./$(GPU_DIR)/fabench --sweep --bwd --csv $(BENCH_BWD_CSV)
 
-.PHONY: gpu bench-gpu
+# the pipe-ceiling microbenchmarks: standalone, sm_90a only (wgmma)
+UBENCH_ARCH ?= -gencode arch=compute_90a,code=sm_90a
+
+ubench: $(GPU_DIR)/ubench_pipes
+
+$(GPU_DIR)/ubench_pipes: kernels/ubench_pipes.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCWARN) $(UBENCH_ARCH) $< -o $@
+
+.PHONY: gpu bench-gpu ubench

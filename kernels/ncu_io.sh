@@ -3,7 +3,7 @@
 #   sh kernels/ncu_io.sh FABENCH OUTDIR [N] [d list] [causal list]
 # For each shape (hidden 2048, B * N = 16k tokens; defaults N = 4096, d = 64 128, causal 0 1) it
 # profiles one launch of v1, v2, the v3 variants and v4 (NCU_KERNELS overrides the list) (fabench --no-validate --reps 1 --warmup 0) and,
-# (non-causal only) one call of PyTorch SDPA's flash backend, with the clocks left alone
+# one call of PyTorch SDPA's flash backend, with the clocks left alone
 # (`--clock-control none`).  Metrics:
 #   dram__bytes_read.sum, dram__bytes_write.sum       HBM traffic
 #   lts__t_bytes.sum                                   all L2 traffic (every source)
@@ -31,7 +31,7 @@ for d in $DS; do
           --kernels $k --no-validate --reps 1 --warmup 0 >"$f" 2>"$f.log" \
         || echo "ncu_io: ncu failed for $k N $N d $d causal $c (see $f.log)" >&2
     done
-    if [ "$c" = 0 ] && python3 -c "import torch" 2>/dev/null; then
+    if python3 -c "import torch" 2>/dev/null; then
       f="$OUT/ncu_raw_sdpa_flash_N${N}_d${d}_c${c}.csv"
       $NCU --kernel-name regex:flash --launch-skip 3 --launch-count 1 python3 -c "
 import torch, torch.nn.functional as F

@@ -5,7 +5,8 @@
  * sram_per_block_bytes, sms, l2_bytes, peak_fp16_flops, peak_fp32_flops, source; optional:
  * hbm_capacity_bytes, l2_partitions (1 or 2, default 1: the L2 model's partitions,
  * docs/l2-model.md), and the time model's machine (docs/time-model.md): arch, clock_hz,
- * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, wgmma_flops,
+ * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, mma_sync_clock_hz,
+ * wgmma_clock_hz, wgmma_flops,
  * wgmma_fp8_flops, gemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
  * dram_bytes_per_s, dram_latency_s, launch_s, pipes_source (each range in sim/hw.c's table and
  * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
@@ -49,6 +50,8 @@ typedef struct {
     int threads_per_sm;           /* resident threads per SM (2048) */
     int blocks_per_sm;            /* resident thread blocks per SM (32) */
     double mma_sync_flops;        /* mma.sync m16n8k16 fp16/bf16 -> fp32, FLOP/s, whole GPU */
+    double mma_sync_clock_hz;     /* the SM clock while mma.sync runs flat out (0: clock_hz) */
+    double wgmma_clock_hz;        /* the SM clock while wgmma runs flat out (0: clock_hz) */
     double wgmma_flops;           /* wgmma fp16/bf16 -> fp32 (0: the GPU has none) */
     double wgmma_fp8_flops;       /* wgmma e4m3 -> fp32 (0: none) */
     double gemm_flops;            /* a library GEMM (cuBLAS bf16, large square), FLOP/s */

@@ -61,6 +61,8 @@ static const struct {
     {"threads_per_sm", K_COUNT, 1, 32, 8192, "32 to 8192"},
     {"blocks_per_sm", K_COUNT, 1, 1, 64, "1 to 64"},
     {"mma_sync_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"mma_sync_clock_hz", K_REAL, 1, 1e8, 1e10, "1e8 to 1e10 Hz"},
+    {"wgmma_clock_hz", K_REAL, 1, 1e8, 1e10, "1e8 to 1e10 Hz"},
     {"wgmma_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"wgmma_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"gemm_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
@@ -75,7 +77,7 @@ static const struct {
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
-       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, WGMMA, WGMMA8, GEMM, FMA, EXP,
+       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, FMA, EXP,
        SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, LAUNCH, PIPES_SOURCE };
 
 static char *trim(char *s)
@@ -198,6 +200,8 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case THREADS_SM: hw->threads_per_sm = (int)x; break;
     case BLOCKS_SM: hw->blocks_per_sm = (int)x; break;
     case MMA_SYNC: hw->mma_sync_flops = x; break;
+    case MMA_SYNC_CLOCK: hw->mma_sync_clock_hz = x; break;
+    case WGMMA_CLOCK: hw->wgmma_clock_hz = x; break;
     case WGMMA: hw->wgmma_flops = x; break;
     case WGMMA8: hw->wgmma_fp8_flops = x; break;
     case GEMM: hw->gemm_flops = x; break;

@@ -20,7 +20,7 @@ hw_bad() {
         || fail "hw: $1: expected '...h200-sxm.hw:$3', got: $(cat "$T/err")"
 }
 hw_bad "typo of an optional key" 's/^l2_partitions =/l2_partition =/' "15: unknown key 'l2_partition'"
-hw_bad "key given twice" '$a sms = 100' "22: key sms given twice (first on line 10)"
+hw_bad "key given twice" '$a sms = 100' "$(($(wc -l < "$HW_SRC/h200-sxm.hw") + 1)): key sms given twice (first on line 10)"
 hw_bad "fractional bytes" 's/^sram_per_block_bytes = .*/sram_per_block_bytes = 1000.5/' \
     "9: sram_per_block_bytes = '1000.5' is not a whole number"
 hw_bad "fractional SM count" 's/^sms = .*/sms = 131.5/' "10: sms = '131.5' is not a whole number"

@@ -371,10 +371,10 @@ fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
     case BLOCKS_FIT: return fa_blocks_fit_pass(o->pass, &o->shape, o->sram, bk);
     case BLOCKS_PROFILE: /* per algorithm (cli_run); the FlashAttention-2 forward tiles otherwise */
         {
-            int warps;
+            const fa_tile_row *row;
             const fa_profile *p = o->profile ? o->profile : fa_profile_default(FA_ALGO_FLASH2);
             return fa_profile_tiles(p, o->pass == FA_PASS_BWD ? FA_PASS_BWD : FA_PASS_FWD, o->hw.arch,
-                                    &o->shape, bk, &warps);
+                                    &o->shape, bk, &row);
         }
     }
     return FA_EINVAL;
@@ -385,7 +385,10 @@ fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
     const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
     fa_perf_result pr;
     if (o->blocks == BLOCKS_PROFILE && prof->tiles) {
-        FA_TRY(fa_perf_predict(prof, o->pass, &o->shape, &o->hw, NULL, &pr));
+        fa_hw hw = o->hw; /* --sram: the shared memory a thread block may use */
+        hw.sram_per_block = o->sram;
+        if (hw.sram_per_sm < o->sram) hw.sram_per_sm = o->sram;
+        FA_TRY(fa_perf_predict(prof, o->pass, &o->shape, &hw, NULL, &pr));
         *r = pr.io;
         fa_perf_to_io(&pr, r);
         r->sram_bytes = o->sram;

@@ -41,6 +41,16 @@
     "  --block-r B_r --block-c B_c          explicit tile sizes\n" \
     "  --blocks fit|paper                   tile rule (default fit: largest multiple of 16)\n"
 
+/* kernel profiles and the time model (OPT_PROFILE; docs/time-model.md) */
+#define CLI_HELP_PROFILE \
+    "  --profile KEY                        the kernel whose tiles, placement (registers or shared\n" \
+    "                                       memory) and pipes the time model uses: fa2, fa1, fa3,\n" \
+    "                                       cudnn, math, v0 ... v4_bc64, or paper (the paper's model:\n" \
+    "                                       every buffer in one SRAM of M, tiles by --blocks fit).\n" \
+    "                                       Default: each algorithm's kernel (standard: math, flash1:\n" \
+    "                                       fa1, flash2: fa2) with its tile table; --blocks or\n" \
+    "                                       --block-r/--block-c count in the paper's model\n"
+
 /* inference (OPT_INFER; docs/inference.md) */
 #define CLI_HELP_INFER \
     "inference (docs/inference.md):\n" \

@@ -18,12 +18,17 @@ static const char *const compare_help =
     "  tile sizes beside the measurement:\n"
     "    SRAM<->L2 bytes (the two-level count) vs the measured L2<->SM bytes,\n"
     "    DRAM bytes with the L2 model (fasim io --l2) vs the measured DRAM bytes,\n"
-    "    roofline time vs the measured time.\n"
+    "    the time model's time (docs/time-model.md) vs the measured time, with the pipe that\n"
+    "    bounds it; a summary of the rows within 15 % (time), 10 % (L2) and 20 % (DRAM).\n"
     "  Columns: kernel, B, H, N_q (or N), d (required); H_kv, N_k, d_v, causal (0/1),\n"
     "  dtype (fp32/fp16/bf16/fp8_e4m3/fp8_e5m2), algo (standard/flash1/flash2; default from the kernel name:\n"
     "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default --blocks fit),\n"
     "  blocks_per_sm (the kernel's occupancy, 1..32, e.g. the smallest of Nsight Compute's\n"
     "  launch__occupancy_limit_*; default: estimated from fasim's SRAM need),\n"
+    "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
+    "  profile key, sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
+    "  v3_bwd* -> v3; else the algorithm's), pass (fwd or bwd; a name ending in _bwd or\n"
+    "  starting v3_bwd is a backward; default fwd),\n"
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
@@ -37,7 +42,8 @@ static const char *const compare_help =
     "  refuses such tiles too); fasim's fp32 S_ij, O_i, m_i, l_i may exceed M (a kernel keeps\n"
     "  them in registers).  --block-r, --block-c and --blocks paper are refused: the tile\n"
     "  sizes come from the file.\n"
-    "  The L2 model is skipped (--no-l2) or refused for runs over 2^26 transfers.\n";
+    "  The L2 model replays the rows with measured DRAM bytes (elsewhere '-'); it is skipped\n"
+    "  (--no-l2) or refused for runs over 2^26 transfers.\n";
 
 #define MAXCOL 64
 #define MAXLINE 8192
@@ -109,7 +115,7 @@ typedef struct {
 } col_spec;
 
 enum { C_KERNEL, C_B, C_H, C_HKV, C_NQ, C_NK, C_D, C_DV, C_CAUSAL, C_DTYPE, C_ALGO, C_BR, C_BC, C_OCC,
-       C_MS, C_DR, C_DW, C_LR, C_LW, NSPEC };
+       C_MS, C_DR, C_DW, C_LR, C_LW, C_PROFILE, C_PASS, NSPEC };
 static const col_spec specs[NSPEC] = {
     [C_KERNEL] = {{"kernel", NULL}, COL_TEXT, 0, 0, 1},
     [C_B] = {{"B", "batch", NULL}, COL_WHOLE, 1, DIM_MAX, 1},
@@ -130,6 +136,8 @@ static const col_spec specs[NSPEC] = {
     [C_DW] = {{"dram_write_bytes", "dram__bytes_write.sum", NULL}, COL_REAL, 0, 0, 0},
     [C_LR] = {{"l2_read_bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", NULL}, COL_REAL, 0, 0, 0},
     [C_LW] = {{"l2_write_bytes", "l1tex__m_l1tex2xbar_write_bytes.sum", NULL}, COL_REAL, 0, 0, 0},
+    [C_PROFILE] = {{"profile", NULL}, COL_TEXT, 0, 0, 0},
+    [C_PASS] = {{"pass", NULL}, COL_TEXT, 0, 0, 0},
 };
 
 /* Every name the header may use, for the unknown-column message: "kernel, B or batch, ...". */
@@ -252,6 +260,29 @@ static double ratio(double pred, double meas)
     return isnan(pred) || isnan(meas) || !(meas > 0) ? NAN : pred / meas;
 }
 
+/* The kernel profile of a measured kernel's name: a profile key itself ("v3", "v4_bc64"), PyTorch's
+ * SDPA backends (sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math), v0_low -> v0, the v3
+ * backward configurations (v3_bwd, v3_bwd_det, v3_bwd_occ2 -> v3; v3_bwd_bc64); a name ending in
+ * _bwd is a backward (*bwd = 1).  NULL when the name says nothing (then the algorithm's own). */
+static const fa_profile *profile_of_kernel(const char *k, int *bwd)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s", k);
+    size_t l = strlen(name);
+    *bwd = 0;
+    if (l > 4 && !strcmp(name + l - 4, "_bwd")) *bwd = 1, name[l - 4] = '\0';
+    if (!strncmp(name, "v3_bwd", 6)) {
+        *bwd = 1;
+        return fa_profile_find(!strcmp(name, "v3_bwd_bc64") ? "v3_bwd_bc64" : "v3");
+    }
+    static const char *const alias[][2] = {{"sdpa_flash", "fa2"}, {"sdpa_cudnn", "cudnn"}, {"sdpa_math", "math"},
+                                           {"v0_low", "v0"}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(name, alias[i][0])) return fa_profile_find(alias[i][1]);
+    const fa_profile *p = fa_profile_find(name);
+    return p && p->mma != FA_MMA_NONE ? p : NULL;
+}
+
 /* Prints "fasim: FILE:LINE: <message of st>" and returns the exit status cli_fail would. */
 static int row_fail(const char *path, int lineno, fa_status st)
 {
@@ -272,6 +303,45 @@ static int get_line(char *buf, int n, FILE *f)
         return -1;
     }
     return 1;
+}
+
+/* The validation summary: per quantity, the rows with both numbers, how many lie within the
+ * issue's limits (time 15 %, L2<->SM 10 %, DRAM 20 %), the median and largest |ratio - 1|. */
+#define SUMMARY_MAX 4096
+typedef struct {
+    double err[3][SUMMARY_MAX];
+    int n[3];
+} summary;
+
+static void stat_add(summary *m, double pl2, double ml2, double pdr, double mdr, double pms, double mms)
+{
+    const double p[3] = {pms, pl2, pdr}, q[3] = {mms, ml2, mdr};
+    for (int k = 0; k < 3; k++) {
+        double r = ratio(p[k], q[k]);
+        if (!isnan(r) && m->n[k] < SUMMARY_MAX) m->err[k][m->n[k]++] = fabs(r - 1);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void stat_print(FILE *out, summary *m)
+{
+    static const char *const what[3] = {"time", "SRAM<->L2 bytes", "DRAM bytes"};
+    static const double lim[3] = {0.15, 0.10, 0.20};
+    fprintf(out, "\n");
+    for (int k = 0; k < 3; k++) {
+        if (!m->n[k]) continue;
+        qsort(m->err[k], (size_t)m->n[k], sizeof(double), cmp_double);
+        int in = 0;
+        for (int i = 0; i < m->n[k]; i++) in += m->err[k][i] <= lim[k];
+        double med = m->n[k] % 2 ? m->err[k][m->n[k] / 2] : 0.5 * (m->err[k][m->n[k] / 2 - 1] + m->err[k][m->n[k] / 2]);
+        fprintf(out, "%-16s %4d rows: %4d within %2.0f %%, median |fasim / measured - 1| = %.1f %%, largest %.1f %%\n",
+                what[k], m->n[k], in, 100 * lim[k], 100 * med, 100 * m->err[k][m->n[k] - 1]);
+    }
 }
 
 int cmd_compare(int argc, char **argv)
@@ -363,13 +433,14 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fprintf(out, "%-12s %3s %3s %6s %4s %2s %8s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s\n", "kernel", "B",
-               "H", "N", "d", "c", "algo", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2", "ratio", "DRAM(L2)",
-               "meas DRAM", "ratio", "time ms", "meas ms", "ratio");
+        fprintf(out, "%-14s %3s %3s %6s %4s %2s %3s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %s\n",
+               "kernel", "B", "H", "N", "d", "c", "pas", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
+               "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "bound");
     } else if (o.format == FMT_CSV) {
         fprintf(out, "kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,meas_l2_bytes,"
-               "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms,blocks_per_sm\n");
+               "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms,blocks_per_sm,profile,pass,bound,model_blocks_per_sm\n");
     }
+    summary sum = {0};
     int lineno = 1, rows_seen = 0;
     while (rc == 0 && (got = get_line(line, sizeof line, f)) != 0) {
         lineno++;
@@ -420,11 +491,35 @@ int cmd_compare(int argc, char **argv)
                 rc = EXIT_USAGE;
                 break;
             }
-        } else if (!strncmp(kname, "v0", 2)) {
+        } else if (!strncmp(kname, "v0", 2) || !strcmp(kname, "sdpa_math")) {
             a = FA_ALGO_STANDARD;
         } else if (!strncmp(kname, "v1", 2)) {
             a = FA_ALGO_FLASH1;
         }
+        int bwd = 0;
+        const fa_profile *prof = profile_of_kernel(kname, &bwd);
+        const int ip = idx[C_PROFILE], ips = idx[C_PASS];
+        if (ip >= 0 && *fld[ip] && fa_profile_parse(fld[ip], &prof)) {
+            rc = row_fail(path, lineno, FA_EINVAL);
+            break;
+        }
+        if (ips >= 0 && *fld[ips]) {
+            fa_pass pp;
+            if (fa_pass_parse(fld[ips], &pp) || pp == FA_PASS_FWDBWD) {
+                fprintf(stderr, "fasim: %s:%d: pass '%s' is not fwd or bwd\n", path, lineno, fld[ips]);
+                rc = EXIT_USAGE;
+                break;
+            }
+            bwd = pp == FA_PASS_BWD;
+        }
+        if (!prof) prof = fa_profile_default(a);
+        if (prof->mma != FA_MMA_NONE && prof->algo != a) {
+            fprintf(stderr, "fasim: %s:%d: profile %s is a %s kernel, the row's algo is %s\n", path, lineno, prof->key,
+                    fa_algo_name(prof->algo), fa_algo_name(a));
+            rc = EXIT_USAGE;
+            break;
+        }
+        const fa_pass pass = bwd ? FA_PASS_BWD : FA_PASS_FWD;
         fa_blocks bk;
         if ((w[C_BR] > 0) != (w[C_BC] > 0)) {
             fprintf(stderr, "fasim: %s:%d: block_r = '%s' but block_c = '%s': give both tile sizes, or neither "
@@ -449,22 +544,41 @@ int cmd_compare(int argc, char **argv)
                 rc = EXIT_USAGE;
                 break;
             }
+        } else if (prof->tiles) { /* the profile's tile table */
+            const fa_tile_row *row;
+            if ((st = fa_profile_tiles(prof, pass, o.hw.arch, &s, &bk, &row))) {
+                rc = row_fail(path, lineno, st);
+                break;
+            }
         } else if ((st = fa_blocks_fit(&s, o.sram, &bk))) {
             rc = row_fail(path, lineno, st);
             break;
         }
         int64_t occ = w[C_OCC] > 0 ? w[C_OCC] : 0; /* 0: estimated from the SRAM need */
         uint64_t M = o.sram;
-        uint64_t need = fa_sram_need(a, &s, bk);
+        uint64_t need = fa_sram_need_pass(pass, a, &s, bk);
         if (need > M) M = need; /* the kernel's own tiles: count them even if fasim's buffers are larger */
         fa_io_result r;
-        if ((st = fa_io_run(FA_PASS_FWD, a, &s, bk, M, &o.hw, NULL, &r))) {
+        if ((st = fa_io_run(pass, a, &s, bk, M, &o.hw, NULL, &r))) {
             rc = row_fail(path, lineno, st);
             break;
         }
+        fa_perf_result pr;
+        int timed = 0;
+        if (prof->mma != FA_MMA_NONE) {
+            fa_hw hw = o.hw; /* the kernel's tiles: let fasim's larger buffers fit as above */
+            if (hw.sram_per_block < M) hw.sram_per_block = M;
+            if (hw.sram_per_sm < M) hw.sram_per_sm = M;
+            if ((st = fa_perf_predict(prof, pass, &s, &hw, &bk, &pr))) {
+                rc = row_fail(path, lineno, st);
+                break;
+            }
+            timed = pr.has_time;
+        }
         int l2ok = 0;
-        if (use_l2) {
-            st = fa_io_l2(FA_PASS_FWD, a, &s, bk, M, &o.hw, (int)occ, &r);
+        /* the L2 replay is costly: run it only where the row has DRAM bytes to compare */
+        if (use_l2 && !isnan(x[C_DR] + x[C_DW])) {
+            st = fa_io_l2(pass, a, &s, bk, M, &o.hw, (int)occ, &r);
             if (st == FA_OK) l2ok = 1;
             else if (st != FA_EINVAL) {
                 rc = row_fail(path, lineno, st);
@@ -476,28 +590,32 @@ int cmd_compare(int argc, char **argv)
         double meas_l2 = x[C_LR] + x[C_LW]; /* NAN unless both are given */
         double meas_dram = x[C_DR] + x[C_DW];
         double meas_ms = x[C_MS];
-        /* predicted time: the roofline with the DRAM bytes of the L2 model when there is one */
+        /* predicted time: the time model of the kernel's profile (docs/time-model.md); without
+         * the pipe rates, the roofline with the DRAM bytes of the L2 model when there is one */
         double tmem = (l2ok ? pred_dram : pred_l2) / o.hw.hbm_bandwidth;
-        double pred_ms = 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
+        double pred_ms = timed ? 1e3 * pr.time_s : 1e3 * (r.time_compute_s > tmem ? r.time_compute_s : tmem);
+        const char *bound = timed ? fa_pipe_name(pr.bound) : r.time_compute_s > tmem ? "compute" : "memory";
+        stat_add(&sum, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms);
         const int bps = l2ok ? r.l2_slots / o.hw.sms : 0; /* blocks per SM the L2 model replayed */
         char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
         if (l2ok) snprintf(bps_s, sizeof bps_s, "%d", bps);
         if (o.format == FMT_TABLE) {
             char c[9][32];
-            fprintf(out, "%-12s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %8s %4" PRId64 " %4" PRId64
-                   " %4s | %s %s %s | %s %s %s | %s %s %s\n",
-                   kname, s.batch, s.heads, s.seqlen_q, s.d, s.causal != FA_CAUSAL_NONE, fa_algo_name(a),
-                   bk.block_r, bk.block_c, bps_s, cell(c[0], 32, pred_l2 / 1e6, 9, 1),
+            fprintf(out, "%-14s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %3s %-11s %4" PRId64 " %4" PRId64
+                   " %4s | %s %s %s | %s %s %s | %s %s %s %s\n",
+                   kname, s.batch, s.heads, s.seqlen_q, s.d, s.causal != FA_CAUSAL_NONE, bwd ? "bwd" : "fwd",
+                   prof->key, bk.block_r, bk.block_c, bps_s, cell(c[0], 32, pred_l2 / 1e6, 9, 1),
                    cell(c[1], 32, meas_l2 / 1e6, 9, 1), cell(c[2], 32, ratio(pred_l2, meas_l2), 6, 2),
                    cell(c[3], 32, pred_dram / 1e6, 9, 1), cell(c[4], 32, meas_dram / 1e6, 9, 1),
                    cell(c[5], 32, ratio(pred_dram, meas_dram), 6, 2), cell(c[6], 32, pred_ms, 9, 3),
-                   cell(c[7], 32, meas_ms, 9, 3), cell(c[8], 32, ratio(pred_ms, meas_ms), 6, 2));
+                   cell(c[7], 32, meas_ms, 9, 3), cell(c[8], 32, ratio(pred_ms, meas_ms), 6, 2), bound);
         } else if (o.format == FMT_CSV) {
             fprintf(out, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s\n",
+                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s,%s,%s,%s,%d\n",
                    kname, s.batch, s.heads, s.kv_heads, s.seqlen_q, s.seqlen_k, s.d, s.d_v,
                    s.causal != FA_CAUSAL_NONE, fa_dtype_name(s.dtype), fa_algo_name(a), bk.block_r,
-                   bk.block_c, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms, l2ok ? bps_s : "");
+                   bk.block_c, pred_l2, meas_l2, pred_dram, meas_dram, pred_ms, meas_ms, l2ok ? bps_s : "",
+                   prof->key, bwd ? "bwd" : "fwd", bound, timed ? pr.occ[bwd].occupancy : 0);
         } else {
             json_t *j = json_object();
             json_object_set_new(j, "kernel", json_string(kname));
@@ -517,6 +635,10 @@ int cmd_compare(int argc, char **argv)
             json_object_set_new(j, "pred_ms", json_real(pred_ms));
             json_object_set_new(j, "meas_ms", isnan(meas_ms) ? json_null() : json_real(meas_ms));
             json_object_set_new(j, "blocks_per_sm", l2ok ? json_integer(bps) : json_null());
+            json_object_set_new(j, "profile", json_string(prof->key));
+            json_object_set_new(j, "pass", json_string(bwd ? "bwd" : "fwd"));
+            json_object_set_new(j, "bound", json_string(bound));
+            json_object_set_new(j, "model_blocks_per_sm", timed ? json_integer(pr.occ[bwd].occupancy) : json_null());
             json_array_append_new(arr, j);
         }
     }
@@ -525,6 +647,7 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "fasim: measured file %s has a header but no rows\n", path);
         rc = EXIT_USAGE;
     }
+    if (rc == 0 && o.format == FMT_TABLE) stat_print(out, &sum);
     if (rc == 0 && o.format == FMT_JSON) {
         json_dumpf(arr, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', out);

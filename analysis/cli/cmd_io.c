@@ -16,6 +16,7 @@ static const char *const io_help =
     CLI_HELP_SHAPE
     "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
     CLI_HELP_HW
+    CLI_HELP_PROFILE
     "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
     "  --format table|csv|json              output format (default table)\n"
     "  --breakdown                          bytes per tensor\n"

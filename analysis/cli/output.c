@@ -53,7 +53,7 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                 char tb[32];
                 fprintf(f, " %10s %10s %8.1f %s%s", cli_bytes((double)x->dram_est_bytes, b[7], sizeof b[7]),
                         cli_time(x->perf_time_s, tb, sizeof tb), x->perf_tflops,
-                        fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tail ? " + waves" : "");
+                        fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tail ? " + tail" : "");
             }
             fprintf(f, "\n");
         }
