@@ -1,0 +1,294 @@
+/* test_perf.c -- the time model (analysis/fa_perf.h): buffers placed in registers, occupancy,
+ * each pipe's time and a whole prediction on hand-computed cases, the profiles' tile tables,
+ * and the counts that placement must leave unchanged (docs/time-model.md). */
+#include "testutil.h"
+#include "fa_perf.h"
+
+/* |a - b| <= tol, with both values in the failure message */
+#define assert_near(a, b, tol)                                                                      \
+    do {                                                                                            \
+        double a_ = (a), b_ = (b);                                                                  \
+        if (!(fabs(a_ - b_) <= (tol))) fail_msg("%s = %.12g, expected %.12g (+- %g)", #a, a_, b_, (double)(tol)); \
+    } while (0)
+
+/* A made-up GPU with round rates: one SM, no clock drop under tensor load. */
+static fa_hw round_hw(void)
+{
+    fa_hw hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.name, sizeof hw.name, "round");
+    snprintf(hw.key, sizeof hw.key, "round");
+    hw.sms = 1;
+    hw.sram_per_sm = hw.sram_per_block = 232448;
+    hw.l2_bytes = 1 << 24;
+    hw.l2_partitions = 1;
+    hw.hbm_bandwidth = 1e12;
+    hw.peak_fp16 = 1e12;
+    hw.peak_fp32 = 2e10;
+    hw.arch = 90;
+    hw.clock_hz = 1e9;
+    hw.regs_per_sm = 65536;
+    hw.regs_per_thread = 255;
+    hw.threads_per_sm = 2048;
+    hw.blocks_per_sm = 32;
+    hw.mma_sync_flops = 1e12;
+    hw.fma_flops = 2e10; /* 1e10 fp32 operations per second */
+    hw.exp_per_s = 1e10;
+    hw.smem_bandwidth = 1e11;
+    hw.l2_bandwidth = 1e12;
+    hw.dram_bandwidth = 1e12;
+    hw.dram_latency_s = 1e-6;
+    hw.launch_s = 2e-6;
+    return hw;
+}
+
+static fa_shape bf16_shape(int64_t Nq, int64_t Nk, int64_t d)
+{
+    fa_shape s = fa_shape_default(Nq, d);
+    s.seqlen_k = Nk;
+    s.dtype = FA_DTYPE_BF16;
+    return s;
+}
+
+/* The memory model charges the buffers a placement names to registers, the rest to SRAM. */
+static void test_register_arena(void **st)
+{
+    (void)st;
+    fa_mem *m = fa_mem_alloc(FA_MODE_COUNT, 4096);
+    assert_non_null(m);
+    assert_int_equal(fa_mem_set_registers(m, "S_ij O_i", 10000), FA_OK);
+    fa_buf a, b, c;
+    assert_int_equal(fa_sram_alloc(m, &a, "S_ij", 40, 40, 4), FA_OK); /* 6400 B of registers */
+    assert_int_equal(fa_sram_alloc(m, &b, "K_j", 32, 32, 2), FA_OK);  /* 2048 B of SRAM */
+    assert_int_equal(fa_sram_alloc(m, &c, "O_i", 31, 31, 4), FA_ENOSRAM); /* 3844 > 10000 - 6400 */
+    assert_non_null(strstr(fa_last_error(), "registers"));
+    assert_int_equal(fa_mem_counts(m)->reg_peak_bytes, 6400);
+    assert_int_equal(fa_mem_counts(m)->sram_peak_bytes, 2048);
+    assert_int_equal(fa_mem_sram_used(m), 2048);
+    fa_sram_free(&a);
+    assert_int_equal(fa_sram_alloc(m, &c, "O_i", 31, 31, 4), FA_OK); /* freed registers are reused */
+    fa_sram_free(&b);
+    fa_sram_free(&c);
+    /* "S" is not "S_ij": whole words only */
+    assert_int_equal(fa_mem_set_registers(m, "S", 100), FA_OK);
+    assert_int_equal(fa_sram_alloc(m, &a, "S_ij", 40, 40, 1), FA_OK);
+    assert_int_equal(fa_mem_counts(m)->reg_peak_bytes, 6400);
+    fa_sram_free(&a);
+    assert_int_equal(fa_mem_set_registers(m, "S_ij", 0), FA_EINVAL);
+    fa_mem_free(m);
+}
+
+/* FlashAttention-2's forward at d = 128 with 128 x 64 tiles: Q_i, K_j, V_j in shared memory,
+ * S_ij, O_i, m_i, l_i in registers; the bytes moved are those of the paper's model. */
+static void test_placement_fa2(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(512, 512, 128);
+    const fa_profile *p = fa_profile_find("fa2");
+    assert_non_null(p);
+    fa_io_result placed, paper;
+    fa_blocks bk = {128, 64};
+    assert_int_equal(fa_io_run_placed(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, hw.sram_per_block, &hw, p, 128, NULL,
+                                      &placed), FA_OK);
+    assert_int_equal(placed.counts.sram_peak_bytes, 128 * 128 * 2 + 2 * 64 * 128 * 2); /* 65536 */
+    assert_int_equal(placed.counts.reg_peak_bytes, 128 * 64 * 4 + 128 * 128 * 4 + 2 * 128 * 4); /* 99328 */
+    assert_int_equal(fa_io_run(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, NULL, &paper), FA_OK);
+    assert_int_equal(paper.counts.reg_peak_bytes, 0);
+    assert_int_equal(paper.counts.sram_peak_bytes, 65536 + 99328);
+    assert_int_equal(fa_counts_hbm_bytes(&placed.counts), fa_counts_hbm_bytes(&paper.counts));
+    assert_int_equal(placed.counts.hbm_read_bytes, placed.formula.read_bytes);
+    assert_int_equal(placed.counts.hbm_write_bytes, placed.formula.write_bytes);
+    /* the same 128 x 64 tiles with every buffer in SRAM do not fit the H200's 227 KiB ... */
+    assert_int_equal(fa_io_run(FA_PASS_FWD, FA_ALGO_FLASH2, &s, (fa_blocks){256, 128}, hw.sram_per_block, &hw,
+                               NULL, &paper), FA_ENOSRAM);
+    /* ... but fit with the kernel's placement (registers of 256 threads: 255 x 4 B each) */
+    assert_int_equal(fa_io_run_placed(FA_PASS_FWD, FA_ALGO_FLASH2, &s, (fa_blocks){128, 128}, hw.sram_per_block,
+                                      &hw, p, 256, NULL, &placed), FA_OK);
+}
+
+static fa_occupancy occ_case(int threads, int regs, uint64_t smem)
+{
+    fa_occupancy o;
+    memset(&o, 0, sizeof o);
+    o.threads = threads;
+    o.regs_per_thread = regs;
+    o.smem_bytes = smem;
+    return o;
+}
+
+/* Occupancy on hand-computed cases (65536 registers, 228 KiB, 2048 threads, 32 blocks per SM). */
+static void test_occupancy(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    hw.sram_per_sm = 233472;
+    /* 4 warps x 255 registers: 255 x 32 = 8160 -> 8192 a warp, 32768 a block: 2 by registers
+     * (shared memory would allow 233472 / (65536 + 1024) = 3) */
+    fa_occupancy o = occ_case(128, 255, 65536);
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_OK);
+    assert_int_equal(o.occupancy, 2);
+    assert_string_equal(o.limit, "registers");
+    /* 8 warps x 64 registers = 16384 a block (4); 100000 B: 233472 / 101024 = 2 */
+    o = occ_case(256, 64, 100000);
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_OK);
+    assert_int_equal(o.occupancy, 2);
+    assert_string_equal(o.limit, "shared memory");
+    /* 1024 threads x 16 registers: 16384 a block (4); 2048 / 1024 = 2 threads-wise */
+    o = occ_case(1024, 16, 1024);
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_OK);
+    assert_int_equal(o.occupancy, 2);
+    assert_string_equal(o.limit, "threads");
+    /* 32 threads x 16 registers, 1 KiB: 65536 / 512 = 128, 2048 / 32 = 64, smem 114: the 32 blocks */
+    o = occ_case(32, 16, 1024);
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_OK);
+    assert_int_equal(o.occupancy, 32);
+    assert_string_equal(o.limit, "blocks");
+    /* warp specialization: 8 consumer warps of 240 and 4 producer warps of 24 registers:
+     * 8 x 7680 + 4 x 768 = 64512 <= 65536: one block; 255 each would not fit */
+    o = occ_case(384, 240, 100000);
+    o.producer_warps = 4;
+    o.producer_regs = 24;
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_OK);
+    assert_int_equal(o.occupancy, 1);
+    o = occ_case(384, 255, 100000);
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "98304 registers"));
+    o = occ_case(128, 32, 232449);
+    assert_int_equal(fa_occupancy_compute(&hw, &o), FA_ENOSRAM);
+}
+
+/* A synthetic profile's prediction equals its closed form (docs/time-model.md, worked example):
+ * one SM, one thread block of 4 warps, 64 x 64 bf16 tiles, d = 64, N_q = 64, N_k = 320. */
+static void test_prediction_closed_form(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(64, 320, 64);
+    const fa_profile *p = fa_profile_find("fa2"); /* 4 warps, WARPS overlap, reads {Q 1, K 4, V 4} */
+    fa_perf_result r;
+    fa_blocks bk = {64, 64};
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_true(r.has_time);
+    /* per tile: tensor 2 x 64 x 64 x 128 FLOP / 1e12 = 1.048576 us; smem 2 B x (64 x 64 Q + 4 x
+     * 64 x 64 K + 4 x 64 x 64 V) = 73728 B / 1e11 = 0.73728 us; exp 4096 / 1e10 = 0.4096 us;
+     * fp32 (4.5 x 4096 + 64 x 64) / 1e10 = 2.2528 us.  One warp per scheduler: G = 1.785856 us,
+     * S = 2.6624 us; one block: tile = G + S = 4.448256 us.  Edges: 1 us latency + (Q_i 8192 +
+     * K_j V_j 16384 + O_i 8192 B) / 1e12 = 1.032768 us.  5 tiles + edges + one 2 us launch. */
+    const double tile = 1.048576e-6 + 0.73728e-6 + 0.4096e-6 + 2.2528e-6;
+    const double want = 5 * tile + 1.032768e-6 + 2e-6;
+    assert_near(r.time_s, want, 1e-15);
+    assert_near(r.busy[FA_PIPE_TENSOR], 5 * 1.048576e-6, 1e-15);
+    assert_near(r.busy[FA_PIPE_SMEM], 5 * 0.73728e-6, 1e-15);
+    assert_near(r.busy[FA_PIPE_EXP], 5 * 0.4096e-6, 1e-15);
+    assert_near(r.busy[FA_PIPE_FP32], 5 * 2.2528e-6, 1e-15);
+    assert_int_equal(r.bound, FA_PIPE_FP32);
+    /* L2 -> SM: the two-level count (Q 8192 + K, V 40960 each + O 8192 + LSE 256) at 1e12 B/s */
+    assert_near(r.busy[FA_PIPE_L2], 98560 / 1e12, 1e-18);
+    assert_int_equal(r.ctas[0], 1);
+    /* four such blocks (N_q = 256) on the one SM: they share it, so each one's tiles take the
+     * SM's time 4 times over; the edges do not stretch.  Occupancy by registers: S 64x64x4 +
+     * O 64x64x4 + m, l: 33280 B / 128 threads / 4 B = 65 + 32 base -> 104 registers, 4 warps x
+     * 3328 = 13312 a block: 4 fit; warps per scheduler 4, streams out of step 4 */
+    s.seqlen_q = 256;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_int_equal(r.occ[0].regs_per_thread, 104);
+    const double G4 = 1.048576e-6 + 0.73728e-6 / 4, S4 = 0.4096e-6 + 2.2528e-6;
+    const double tile4 = S4 + G4 / 4;
+    assert_near(r.time_s, 4 * 5 * tile4 + 1.032768e-6 + 2e-6, 1e-15);
+}
+
+/* Each pipe's rate comes from the hardware profile, named when missing. */
+static void test_missing_pipe(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(128, 128, 64);
+    fa_perf_result r;
+    hw.wgmma_flops = 0;
+    assert_int_equal(fa_perf_predict(fa_profile_find("v4"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_false(r.has_time); /* counts and placement only */
+    assert_int_equal(fa_perf_predict(fa_profile_find("paper"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "abstract model"));
+}
+
+/* The tile tables: FlashAttention-2's by head dim, FlashAttention-3's by mask, clamped to N. */
+static void test_tile_tables(void **st)
+{
+    (void)st;
+    const fa_tile_row *row;
+    fa_blocks bk;
+    fa_shape s = bf16_shape(4096, 4096, 64);
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa2"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_r, 128);
+    assert_int_equal(bk.block_c, 128);
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa2"), FA_PASS_BWD, 80, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_r, 128);
+    assert_int_equal(row->warps, 8);
+    s.d = s.d_v = 128;
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa2"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, 64);
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa3"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, 176);
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa3"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, 128);
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa3"), FA_PASS_FWD, 80, &s, &bk, &row), FA_EINVAL);
+    s.seqlen_q = 40; /* clamped to 16 ceil(40 / 16) = 48 */
+    assert_int_equal(fa_profile_tiles(fa_profile_find("fa2"), FA_PASS_FWD, 80, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_r, 48);
+    const fa_profile *p;
+    assert_int_equal(fa_profile_parse("fa9", &p), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "fa2"));
+}
+
+/* Causal: the blocks of the diagonal do half the tiles; the prediction's tensor busy time is
+ * the visited tiles', and the grid's imbalance shows as a tail. */
+static void test_causal_tiles(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(512, 512, 64);
+    const fa_profile *p = fa_profile_find("fa2");
+    fa_blocks bk = {64, 64};
+    fa_perf_result full, causal;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &full), FA_OK);
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &causal), FA_OK);
+    /* 8 x 8 tiles, 36 visited (1 + 2 + ... + 8) */
+    assert_near(causal.busy[FA_PIPE_TENSOR] / full.busy[FA_PIPE_TENSOR], 36.0 / 64.0, 1e-12);
+}
+
+/* The H200 profile: FlashAttention-2 at d = 64 is slower in TFLOP/s than at d = 128 (the exp
+ * unit and fp32 work per score do not shrink with d), and v4 (wgmma) faster than v3 (mma.sync). */
+static void test_h200_orders(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    fa_perf_result r64, r128, v3, v4;
+    fa_shape s = bf16_shape(4096, 4096, 64);
+    s.batch = 4;
+    s.heads = s.kv_heads = 32;
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_FWD, &s, &hw, NULL, &r64), FA_OK);
+    s.d = s.d_v = 128;
+    s.heads = s.kv_heads = 16;
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_FWD, &s, &hw, NULL, &r128), FA_OK);
+    assert_true(r64.tflops < r128.tflops);
+    assert_int_equal(fa_perf_predict(fa_profile_find("v3_mt2"), FA_PASS_FWD, &s, &hw, NULL, &v3), FA_OK);
+    assert_int_equal(fa_perf_predict(fa_profile_find("v4_bc64"), FA_PASS_FWD, &s, &hw, NULL, &v4), FA_OK);
+    assert_true(v4.time_s < v3.time_s);
+    assert_int_equal(r128.occ[0].occupancy, 2); /* 255 registers x 128 threads */
+    assert_int_equal(v3.occ[0].occupancy, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_register_arena),   cmocka_unit_test(test_placement_fa2),
+        cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
+        cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
+        cmocka_unit_test(test_causal_tiles),     cmocka_unit_test(test_h200_orders),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
