@@ -176,6 +176,12 @@ typedef struct {
 fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
                           const fa_blocks *bk, fa_perf_result *r);
 
+/* fa_perf_predict with every count from a count-only run of the memory model (fa_perf_predict
+ * takes the bytes and matmul FLOPs from the closed form where it covers the shape: the same
+ * numbers, tests/test_formula.c, in O(1); fasim io uses this one to set counts beside formulas). */
+fa_status fa_perf_predict_counted(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
+                                  const fa_blocks *bk, fa_perf_result *r);
+
 /* Copies a prediction's summary into the fields of its io result that the command line prints
  * (fa_io_result: profile, has_perf, perf_*, dram_est_bytes, occupancy, ...). */
 void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r);

@@ -348,12 +348,15 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
                 int64_t i = p->heavy_first ? Tr - 1 - k : k;
                 dur[k] = (double)row_tiles(s, bk, i);
             }
-        } else { /* column block j visits the row blocks whose last visible key reaches it */
+        } else { /* column block j visits the row blocks whose last visible key reaches it: row
+                    block i adds one tile to columns 0 .. n_i - 1 (a difference array) */
             for (int64_t j = 0; j < Tc; j++) dur[j] = 0;
             for (int64_t i = 0; i < Tr; i++) {
                 int64_t n = row_tiles(s, bk, i);
-                for (int64_t j = 0; j < n; j++) dur[j] += 1; /* O(T_r T_c) only when causal */
+                if (n > 0) dur[0] += 1;
+                if (n > 0 && n < Tc) dur[n] -= 1;
             }
+            for (int64_t j = 1; j < Tc; j++) dur[j] += dur[j - 1];
             if (p->heavy_first)
                 for (int64_t a = 0, b = Tc - 1; a < b; a++, b--) { double t = dur[a]; dur[a] = dur[b]; dur[b] = t; }
         }
@@ -466,6 +469,56 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
     return fa_io_run_regs(p, a, s, bk, M, hw, regs, cap, trace, r);
 }
 
+/* The counts of one kernel's pass with the profile's placement.  Without masks beyond causal
+ * and without score modifiers the closed form (analysis/formula*.c, equal to the counts:
+ * tests/test_formula.c, test_backward.c) gives the bytes and matmul FLOPs at once, and the
+ * placement's peaks come from a run on the same tiles over at most two of them each way (the
+ * buffers are tile-sized: the peaks do not depend on N); otherwise the whole count-only run. */
+static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
+                             int threads, int counted, fa_io_result *io)
+{
+    const int plain = !counted && !s->window && !s->block_mask && !s->col_mask && !s->dense_mask && !(s->dropout_p > 0) &&
+                      !(s->softcap > 0) && !s->alibi;
+    if (!plain || (s->seqlen_q <= 2 * bk.block_r && s->seqlen_k <= 2 * bk.block_c && s->batch * s->heads <= 1))
+        return fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, threads, NULL, io);
+    fa_shape c = *s;
+    c.batch = c.heads = c.kv_heads = 1;
+    c.seqlen_q = s->seqlen_q < 2 * bk.block_r ? s->seqlen_q : 2 * bk.block_r;
+    c.seqlen_k = s->seqlen_k < 2 * bk.block_c ? s->seqlen_k : 2 * bk.block_c;
+    fa_io_result small;
+    FA_TRY(fa_io_run_placed(kp, prof->algo, &c, bk, hw->sram_per_block, hw, prof, threads, NULL, &small));
+    memset(io, 0, sizeof *io);
+    io->pass = kp;
+    io->algo = prof->algo;
+    io->blocks = bk;
+    io->sram_bytes = hw->sram_per_block;
+    FA_TRY(fa_formula_pass_bytes(kp, prof->algo, s, bk, &io->formula));
+    FA_TRY(fa_hbm_footprint(prof->algo, s, &io->footprint));
+    fa_counts *k = &io->counts;
+    for (int t = 0; t < FA_PASS_TENSORS; t++) {
+        if (!io->formula.read[t] && !io->formula.write[t]) continue;
+        fa_tensor_count *x = &k->tensor[k->n_tensors++];
+        snprintf(x->name, FA_NAME_LEN, "%s", fa_pass_tensor_names[t]);
+        x->read_bytes = io->formula.read[t];
+        x->write_bytes = io->formula.write[t];
+    }
+    k->hbm_read_bytes = io->formula.read_bytes;
+    k->hbm_write_bytes = io->formula.write_bytes;
+    k->flops_matmul = io->formula.matmul_flops;
+    k->sram_peak_bytes = small.counts.sram_peak_bytes;
+    k->reg_peak_bytes = small.counts.reg_peak_bytes;
+    io->sram_need = fa_sram_need_pass(kp, prof->algo, s, bk);
+    io->bound_bytes = fa_bound_pass_bytes(kp, prof->algo, s, hw->sram_per_block);
+    double f = 2.0 * (double)s->batch * (double)s->heads * (double)s->seqlen_q * (double)s->seqlen_k *
+               (double)(s->d + s->d_v);
+    if (s->causal != FA_CAUSAL_NONE) f /= 2;
+    io->nominal_flops = f * (kp == FA_PASS_FWD ? 1.0 : 2.5);
+    uint64_t bytes = fa_counts_hbm_bytes(k);
+    io->intensity = bytes ? (double)k->flops_matmul / (double)bytes : 0;
+    fa_io_times(io, s, hw);
+    return FA_OK;
+}
+
 static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw, fa_blocks bk,
                        int warps, int compiled_regs, const fa_counts *c, fa_occupancy *o)
 {
@@ -492,8 +545,23 @@ static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa
     return fa_occupancy_compute(hw, o);
 }
 
+static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
+                         const fa_blocks *bk_in, int counted, fa_perf_result *r);
+
 fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
                           const fa_blocks *bk_in, fa_perf_result *r)
+{
+    return predict(prof, p, s, hw, bk_in, 0, r);
+}
+
+fa_status fa_perf_predict_counted(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
+                                  const fa_blocks *bk_in, fa_perf_result *r)
+{
+    return predict(prof, p, s, hw, bk_in, 1, r);
+}
+
+static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
+                         const fa_blocks *bk_in, int counted, fa_perf_result *r)
 {
     memset(r, 0, sizeof *r);
     r->profile = prof;
@@ -533,7 +601,7 @@ fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, 
         }
         const int warps = row->warps;
         fa_io_result io;
-        FA_TRY(fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, warps * 32, NULL, &io));
+        FA_TRY(pass_counts(kp, prof, s, bk, hw, warps * 32, counted, &io));
         pass_time pt;
         memset(&pt, 0, sizeof pt);
         r->occ[k].blocks = bk;

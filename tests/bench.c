@@ -3,7 +3,9 @@
  *  2. numeric: flash2 forward at N = 4096, d = 64, one head, beside standard on the same input,
  *     as GFLOP/s of counted FLOPs, with the ratio measured in the same run.
  *  3. count-only forward + backward of the three algorithms at N = 1M, d = 128.
- *  4. numeric backward (flash2, flash1, standard) at N = 4096, d = 64, one head. */
+ *  4. numeric backward (flash2, flash1, standard) at N = 4096, d = 64, one head.
+ *  5. the time model (fa_perf_predict) of every kernel profile, forward + backward where the
+ *     profile has both, at N = 1M, d = 128, causal and not (median of 9). */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <time.h>
 
 #include "fa_analysis.h"
+#include "fa_perf.h"
 
 static double now(void)
 {
@@ -151,6 +154,36 @@ int main(int argc, char **argv)
         fa_mem_free(mem);
     }
     printf("numeric     backward flash2 / standard GFLOP/s ratio (same run): %.2fx\n", bgf[0] / bgf[2]);
+    /* 5. the time model of every profile at N = 1M */
+    for (int causal = 0; causal < 2; causal++) {
+        fa_shape ps = fa_shape_default(1 << 20, 128);
+        ps.dtype = FA_DTYPE_BF16;
+        ps.causal = causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        double t[9];
+        int np = 0;
+        for (int rep = 0; rep < 9; rep++) {
+            double t0 = now();
+            np = 0;
+            for (int i = 0; i < fa_nprofiles; i++) {
+                const fa_profile *p = &fa_profiles[i];
+                if (p->mma == FA_MMA_NONE) continue;
+                fa_blocks tb;
+                const fa_tile_row *row;
+                fa_pass pass = fa_profile_tiles(p, FA_PASS_BWD, hw.arch, &ps, &tb, &row) ? FA_PASS_FWD : FA_PASS_FWDBWD;
+                if (pass == FA_PASS_FWDBWD && fa_profile_tiles(p, FA_PASS_FWD, hw.arch, &ps, &tb, &row)) pass = FA_PASS_BWD;
+                fa_perf_result pr;
+                if (fa_perf_predict(p, pass, &ps, &hw, NULL, &pr)) {
+                    fprintf(stderr, "bench: %s: %s\n", p->key, fa_last_error());
+                    return 1;
+                }
+                np++;
+            }
+            t[rep] = now() - t0;
+        }
+        qsort(t, 9, sizeof t[0], cmp);
+        printf("time model  %d kernel profiles    N=1048576 d=128 %-9s  median %8.3f ms  (min %.3f, max %.3f)\n", np,
+               causal ? "causal" : "no mask", t[4] * 1e3, t[0] * 1e3, t[8] * 1e3);
+    }
     free(dO);
     free(dQ);
     free(dK);

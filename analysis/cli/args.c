@@ -388,7 +388,7 @@ fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
         fa_hw hw = o->hw; /* --sram: the shared memory a thread block may use */
         hw.sram_per_block = o->sram;
         if (hw.sram_per_sm < o->sram) hw.sram_per_sm = o->sram;
-        FA_TRY(fa_perf_predict(prof, o->pass, &o->shape, &hw, NULL, &pr));
+        FA_TRY(fa_perf_predict_counted(prof, o->pass, &o->shape, &hw, NULL, &pr));
         *r = pr.io;
         fa_perf_to_io(&pr, r);
         r->sram_bytes = o->sram;
@@ -408,7 +408,7 @@ fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
     FA_TRY(fa_io_run(o->pass, a, &o->shape, bk, o->sram + over, &o->hw, trace, r));
     r->sram_overflow = over;
     if (prof->mma == FA_MMA_NONE) return FA_OK; /* the paper's model: the roofline alone */
-    fa_status st = fa_perf_predict(prof, o->pass, &o->shape, &o->hw, &bk, &pr);
+    fa_status st = fa_perf_predict_counted(prof, o->pass, &o->shape, &o->hw, &bk, &pr);
     if (st && o->profile) return st; /* asked for: say why it cannot be timed */
     if (!st) {
         fa_perf_to_io(&pr, r);
