@@ -22,7 +22,7 @@ static const char *const compare_help =
     "    bounds it; a summary of the rows within 15 % (time), 10 % (L2) and 20 % (DRAM).\n"
     "  Columns: kernel, B, H, N_q (or N), d (required); H_kv, N_k, d_v, causal (0/1),\n"
     "  dtype (fp32/fp16/bf16/fp8_e4m3/fp8_e5m2), algo (standard/flash1/flash2; default from the kernel name:\n"
-    "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default --blocks fit),\n"
+    "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default: the profile's tile table; --blocks fit without one),\n"
     "  blocks_per_sm (the kernel's occupancy, 1..32, e.g. the smallest of Nsight Compute's\n"
     "  launch__occupancy_limit_*; default: estimated from fasim's SRAM need),\n"
     "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
@@ -528,9 +528,22 @@ int cmd_compare(int argc, char **argv)
             rc = EXIT_USAGE;
             break;
         }
+        int from_table = 0;
         if (w[C_BR] > 0) {
             bk.block_r = w[C_BR];
             bk.block_c = w[C_BC];
+        } else if (prof->tiles) { /* the profile's tile table */
+            const fa_tile_row *row;
+            if ((st = fa_profile_tiles(prof, pass, o.hw.arch, &s, &bk, &row))) {
+                rc = row_fail(path, lineno, st);
+                break;
+            }
+            from_table = 1;
+        } else if ((st = fa_blocks_fit(&s, o.sram, &bk))) {
+            rc = row_fail(path, lineno, st);
+            break;
+        }
+        if (w[C_BR] > 0 || from_table) {
             /* The tiles a kernel must stage in shared memory, Q_i, K_j and V_j in the dtype, must
              * fit M (fasim io refuses the same tiles).  fasim's fp32 buffers (S_ij, O_i, m_i, l_i)
              * may exceed it: a measured kernel keeps them in registers (M is raised below). */
@@ -538,21 +551,14 @@ int cmd_compare(int argc, char **argv)
             const uint64_t ops = ((uint64_t)bk.block_r * (uint64_t)s.d + (uint64_t)bk.block_c * (uint64_t)s.d +
                                   (uint64_t)bk.block_c * (uint64_t)s.d_v) * e;
             if (ops > o.sram) {
-                fprintf(stderr, "fasim: %s:%d: tiles B_r x B_c = %" PRId64 " x %" PRId64 " do not fit SRAM: Q_i, K_j, "
-                                "V_j (d = %" PRId64 ", d_v = %" PRId64 ", %s) need %" PRIu64 " B, M = %" PRIu64 " B\n",
-                        path, lineno, bk.block_r, bk.block_c, s.d, s.d_v, fa_dtype_name(s.dtype), ops, o.sram);
+                fprintf(stderr, "fasim: %s:%d: tiles B_r x B_c = %" PRId64 " x %" PRId64 "%s%s%s do not fit SRAM: Q_i, "
+                                "K_j, V_j (d = %" PRId64 ", d_v = %" PRId64 ", %s) need %" PRIu64 " B, M = %" PRIu64 " B\n",
+                        path, lineno, bk.block_r, bk.block_c, from_table ? " (profile " : "",
+                        from_table ? prof->key : "", from_table ? ")" : "", s.d, s.d_v, fa_dtype_name(s.dtype), ops,
+                        o.sram);
                 rc = EXIT_USAGE;
                 break;
             }
-        } else if (prof->tiles) { /* the profile's tile table */
-            const fa_tile_row *row;
-            if ((st = fa_profile_tiles(prof, pass, o.hw.arch, &s, &bk, &row))) {
-                rc = row_fail(path, lineno, st);
-                break;
-            }
-        } else if ((st = fa_blocks_fit(&s, o.sram, &bk))) {
-            rc = row_fail(path, lineno, st);
-            break;
         }
         int64_t occ = w[C_OCC] > 0 ? w[C_OCC] : 0; /* 0: estimated from the SRAM need */
         uint64_t M = o.sram;
