@@ -281,17 +281,35 @@ typedef struct {
     uint64_t dram, comp;
 } pass_time;
 
-/* Visited K/V tiles of row block i (FlashAttention-2 skips tiles above the causal diagonal). */
+/* The K/V tiles row block i visits, j = *first .. *first + n - 1 (n returned): FlashAttention-2
+ * skips the tiles above the causal diagonal and outside a sliding window (the band
+ * [i + N_k - N_q - left, i + N_k - N_q + right] of the rows' keys).  Other masks: every tile. */
+static int64_t row_span(const fa_shape *s, fa_blocks bk, int64_t i, int64_t *first)
+{
+    const int64_t Tc = fa_cdiv(s->seqlen_k, bk.block_c);
+    int64_t r0 = i * bk.block_r, r1 = (i + 1) * bk.block_r;
+    if (r1 > s->seqlen_q) r1 = s->seqlen_q;
+    int64_t lo = 0, hi = s->seqlen_k - 1; /* the keys some row of the block may see */
+    if (s->causal != FA_CAUSAL_NONE) {
+        int64_t k = r1 - 1 + fa_causal_offset(s);
+        if (k < hi) hi = k;
+    }
+    if (s->window) {
+        const int64_t c = s->seqlen_k - s->seqlen_q;
+        if (s->window_right >= 0 && r1 - 1 + c + s->window_right < hi) hi = r1 - 1 + c + s->window_right;
+        if (s->window_left >= 0 && r0 + c - s->window_left > lo) lo = r0 + c - s->window_left;
+    }
+    *first = 0;
+    if (hi < lo || hi < 0) return 0;
+    *first = lo / bk.block_c;
+    int64_t n = hi / bk.block_c - *first + 1;
+    return n < Tc - *first ? n : Tc - *first;
+}
+
 static int64_t row_tiles(const fa_shape *s, fa_blocks bk, int64_t i)
 {
-    int64_t Tc = fa_cdiv(s->seqlen_k, bk.block_c);
-    if (s->causal == FA_CAUSAL_NONE) return Tc;
-    int64_t last = (i + 1) * bk.block_r;
-    if (last > s->seqlen_q) last = s->seqlen_q;
-    int64_t kmax = last - 1 + fa_causal_offset(s); /* the last key a row of the block may see */
-    if (kmax < 0) return 0;
-    int64_t n = kmax / bk.block_c + 1;
-    return n < Tc ? n : Tc;
+    int64_t first;
+    return row_span(s, bk, i, &first);
 }
 
 static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
@@ -352,9 +370,9 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
                     block i adds one tile to columns 0 .. n_i - 1 (a difference array) */
             for (int64_t j = 0; j < Tc; j++) dur[j] = 0;
             for (int64_t i = 0; i < Tr; i++) {
-                int64_t n = row_tiles(s, bk, i);
-                if (n > 0) dur[0] += 1;
-                if (n > 0 && n < Tc) dur[n] -= 1;
+                int64_t j0, n = row_span(s, bk, i, &j0);
+                if (n > 0) dur[j0] += 1;
+                if (n > 0 && j0 + n < Tc) dur[j0 + n] -= 1;
             }
             for (int64_t j = 1; j < Tc; j++) dur[j] += dur[j - 1];
             if (p->heavy_first)

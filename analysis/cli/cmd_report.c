@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cli_outset.h"
+#include "fa_papers.h"
 
 #ifndef FASIM_MODELS_DIR
 #define FASIM_MODELS_DIR "analysis/models"
@@ -119,6 +120,22 @@ static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw
     return count_pass(FA_PASS_FWD, a, s, M, hw, r);
 }
 
+/* Pass p of algorithm a as its real kernel runs it: the algorithm's kernel profile (standard:
+ * math, flash1: fa1, flash2: fa2), its tile table and placement, and the time model
+ * (docs/time-model.md); r holds the counts with the prediction (fa_perf_to_io). */
+static fa_status kernel_pass(fa_pass p, fa_algo a, const fa_shape *s, const fa_hw *hw, fa_io_result *r)
+{
+    fa_perf_result pr;
+    FA_TRY(fa_perf_predict(fa_profile_default(a), p, s, hw, NULL, &pr));
+    *r = pr.io;
+    fa_perf_to_io(&pr, r);
+    r->sram_bytes = hw->sram_per_block;
+    return FA_OK;
+}
+
+/* The time model's time of a result (the roofline when the profile could not be timed). */
+static double model_time(const fa_io_result *r) { return r->has_perf ? r->perf_time_s : r->time_s; }
+
 static int gnuplot(const char *script, const char *vars);
 
 /* The outputs, opened up front: their indices in os (-1: not written by this run). */
@@ -127,7 +144,7 @@ typedef struct {
     int plots;
     int quiet;
     cli_outset os;
-    int report, mem, mem_png, longctx, decode, n_csv[MAX_MODELS], n_png[MAX_MODELS], sram, sram_png, block,
+    int report, mem, mem_png, longctx, decode, kernels, papers, n_csv[MAX_MODELS], n_png[MAX_MODELS], sram, sram_png, block,
         block_png;
     int n_written;
     char written[64][1100]; /* listed at the end, in the order written */
@@ -276,17 +293,14 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     fa_io_result r[FA_NPASS][FA_NALGO];
     for (int p = 0; p < FA_NPASS; p++)
         for (int a = 0; a < FA_NALGO; a++) {
-            /* one tile size for both passes: the fwd+bwd fit */
-            fa_blocks bk;
-            fa_status st = fa_blocks_fit_pass(FA_PASS_FWDBWD, &s, ph->sram_per_block, &bk);
-            if (!st) st = fa_io_run((fa_pass)p, (fa_algo)a, &s, bk, ph->sram_per_block, ph, NULL, &r[p][a]);
+            fa_status st = kernel_pass((fa_pass)p, (fa_algo)a, &s, ph, &r[p][a]);
             if (st) return cli_fail(st);
         }
     char b[8][32];
     if (!c->quiet) {
         printf("== training: GPT-2 medium attention, B = 64, H = 16, N = 1024, d = 64, fp16, causal; "
-               "one layer, forward + backward on %s (B_r = B_c = %" PRId64 ")\n",
-               ph->name, r[0][0].blocks.block_r);
+               "one layer, forward + backward on %s (each algorithm's kernel profile and tiles: math, fa1, fa2)\n",
+               ph->name);
         printf("%-9s %11s %11s %11s %8s %11s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
                "fwd+bwd HBM", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
         for (int a = 0; a < FA_NALGO; a++) {
@@ -298,7 +312,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                    cli_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), cli_bytes(by, b[2], 32),
                    (double)fa_counts_hbm_bytes(&st->counts) / by,
                    cli_si((double)(fb->counts.flops_matmul + fb->counts.flops_other), b[3], 32), fb->intensity,
-                   cli_time(fb->time_s, b[4], 32), st->time_s / fb->time_s,
+                   cli_time(model_time(fb), b[4], 32), model_time(st) / model_time(fb),
                    cli_bytes((double)fb->footprint.saved, b[5], 32),
                    cli_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
         }
@@ -408,6 +422,102 @@ static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
     return csv_done(c, c->longctx);
 }
 
+/* The kernels of each profile that runs on a GPU, forward (or the report's pass) on each
+ * model's shape: tiles, placement, occupancy, predicted time, TFLOP/s and the bounding pipe
+ * (kernels.csv; docs/time-model.md). */
+static int kernels_table(report_ctx *c, const model_entry *models, int nm, const fa_shape *shapes,
+                         const fa_hw *hw, int nh, fa_pass pass)
+{
+    static const char *const keys[] = {"math", "fa1", "fa2", "fa3", "cudnn"};
+    FILE *f = out_stream(c, c->kernels);
+    fprintf(f, "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
+               "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes\n");
+    for (int k = 0; k < nm; k++) {
+        if (!c->quiet)
+            printf("== kernels: %s, N = %" PRId64 ", %s on each GPU (fasim io --profile KEY; docs/time-model.md)\n"
+                   "%-15s %-6s %9s %5s %9s %4s %9s %12s %8s %8s\n",
+                   models[k].m.name, shapes[k].seqlen_q, fa_pass_name(pass), "hardware", "kernel", "tiles", "warps",
+                   "smem/blk", "regs", "blocks/SM", "time", "TFLOP/s", "bound");
+        for (int h = 0; h < nh; h++)
+            for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+                const fa_profile *p = fa_profile_find(keys[i]);
+                fa_blocks bk;
+                const fa_tile_row *row;
+                fa_pass kp = pass == FA_PASS_BWD ? FA_PASS_BWD : FA_PASS_FWD;
+                if (fa_profile_tiles(p, kp, hw[h].arch, &shapes[k], &bk, &row)) { /* not on this GPU */
+                    fa_clear_error();
+                    continue;
+                }
+                fa_perf_result pr;
+                fa_status st = fa_perf_predict(p, pass, &shapes[k], &hw[h], NULL, &pr);
+                if (st) return cli_fail(st);
+                if (!pr.has_time) continue;
+                const fa_occupancy *oc = &pr.occ[kp == FA_PASS_BWD];
+                char b1[32], b2[32], tiles[32];
+                snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, oc->blocks.block_r, oc->blocks.block_c);
+                if (!c->quiet)
+                    printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", i == 0 ? hw[h].name : "", p->key, tiles,
+                           oc->warps, oc->occupancy ? cli_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-",
+                           oc->regs_per_thread, oc->occupancy, cli_time(pr.time_s, b2, sizeof b2), pr.tflops,
+                           fa_pipe_name(pr.bound));
+                fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", models[k].stem, hw[h].key,
+                        p->key, fa_pass_name(pass), oc->blocks.block_r, oc->blocks.block_c, oc->warps, oc->occupancy,
+                        oc->regs_per_thread, oc->smem_bytes, pr.time_s, pr.tflops, fa_pipe_name(pr.bound));
+                for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", pr.busy[q]);
+                fprintf(f, ",%" PRIu64 "\n", pr.dram_bytes);
+            }
+        if (!c->quiet) printf("\n");
+    }
+    return 0;
+}
+
+/* The papers' figures: FlashAttention Figure 2 (A100), FlashAttention-2 Figure 4 (A100) and
+ * FlashAttention-3 Figures 5-6 (H100) beside the time model (fa_papers.h; papers.csv). */
+static int papers(report_ctx *c)
+{
+    char path[1200];
+    const char *dir = getenv("FASIM_MODELS_DIR");
+    snprintf(path, sizeof path, "%s/../measured/papers/published.csv", dir ? dir : FASIM_MODELS_DIR);
+    fa_hw a100, h100;
+    fa_status st = fa_hw_load("a100", NULL, &a100);
+    if (!st) st = fa_hw_load("h100", NULL, &h100);
+    enum { MAXR = 1024 };
+    fa_paper_row *rows = malloc(MAXR * sizeof *rows);
+    if (!rows) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
+    int n = 0;
+    if (!st) st = fa_papers_reproduce(path, &a100, &h100, rows, MAXR, &n);
+    if (st) {
+        free(rows);
+        return cli_fail(st);
+    }
+    FILE *f = out_stream(c, c->papers);
+    fprintf(f, "source,figure,gpu,kernel,profile,pass,d,causal,N,unit,published,predicted,ratio,time_s,dram_bytes,l2_bytes\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRId64 ",%d,%" PRId64 ",%s,%.6g,%.6g,%.4f,%.6e,%.6e,%.6e\n", rows[i].source,
+                rows[i].figure, rows[i].hw->key, rows[i].kernel, rows[i].profile->key, fa_pass_name(rows[i].pass),
+                rows[i].d, rows[i].causal, rows[i].N, rows[i].unit, rows[i].published, rows[i].predicted, rows[i].ratio,
+                rows[i].time_s, rows[i].dram_bytes, rows[i].l2_bytes);
+    if (!c->quiet) {
+        printf("== the papers, reproduced (published figure vs fasim's time model; ratio = fasim / published; "
+               "papers.csv, docs/results.md)\n");
+        printf("%-14s %-6s %-18s %-6s %4s %2s  %s\n", "figure", "gpu", "kernel", "pass", "d", "c",
+               "N: published -> fasim (ratio)");
+        for (int i = 0; i < n; i++) {
+            if (i > 0 && !strcmp(rows[i].figure, rows[i - 1].figure) && !strcmp(rows[i].kernel, rows[i - 1].kernel) &&
+                rows[i].d == rows[i - 1].d && rows[i].causal == rows[i - 1].causal && rows[i].pass == rows[i - 1].pass &&
+                !strcmp(rows[i].unit, rows[i - 1].unit))
+                printf("  %" PRId64 ": %.4g -> %.4g (%.2f)", rows[i].N, rows[i].published, rows[i].predicted, rows[i].ratio);
+            else
+                printf("%s%-14s %-6s %-18.18s %-6s %4" PRId64 " %2d  %" PRId64 ": %.4g -> %.4g %s (%.2f)", i ? "\n" : "",
+                       rows[i].figure, rows[i].hw->key, rows[i].kernel, fa_pass_name(rows[i].pass), rows[i].d,
+                       rows[i].causal, rows[i].N, rows[i].published, rows[i].predicted, rows[i].unit, rows[i].ratio);
+        }
+        printf("\n\n");
+    }
+    free(rows);
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     model_entry models[MAX_MODELS];
@@ -507,7 +617,7 @@ int cmd_report(int argc, char **argv)
         rows[k].s = s;
         for (int h = 0; h < nh; h++)
             for (int a = 0; a < FA_NALGO; a++) {
-                fa_status st = count_pass(pass, (fa_algo)a, &s, hw[h].sram_per_block, &hw[h], &rows[k].r[h][a]);
+                fa_status st = kernel_pass(pass, (fa_algo)a, &s, &hw[h], &rows[k].r[h][a]);
                 if (st) {
                     free(rows);
                     return cli_fail(st);
@@ -526,6 +636,8 @@ int cmd_report(int argc, char **argv)
     ok = ok && (!c.plots || (c.mem_png = out_file(&c, "memory_vs_n.png", 1)) >= 0);
     ok = ok && (longk < 0 || (c.longctx = out_file(&c, "long_context.csv", 0)) >= 0);
     ok = ok && (c.decode = out_file(&c, "decode.csv", 0)) >= 0;
+    ok = ok && (c.kernels = out_file(&c, "kernels.csv", 0)) >= 0;
+    ok = ok && (c.papers = out_file(&c, "papers.csv", 0)) >= 0;
     for (int k = 0; k < nm && ok; k++) {
         char name[160];
         snprintf(name, sizeof name, "hbm_vs_n_%s.csv", models[k].stem);
@@ -566,20 +678,22 @@ int cmd_report(int argc, char **argv)
                models[k].m.name, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype), wbuf, s->batch,
                s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
                models[k].m.layers, models[k].m.layers == 1 ? "" : "s");
-        printf("%-15s %-9s %5s %5s %12s %9s %12s %8s %12s %9s %8s\n", "hardware", "algo", "B_r", "B_c",
-               "HBM bytes", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "bound");
+        printf("%-15s %-9s %-6s %5s %5s %12s %9s %12s %12s %9s %8s %8s\n", "hardware", "algo", "kernel", "B_r",
+               "B_c", "HBM bytes", "vs std", "DRAM est", "time", "vs std", "TFLOP/s", "bound");
         for (int h = 0; h < nh; h++)
             for (int a = 0; a < FA_NALGO; a++) {
                 const fa_io_result *x = &rows[k].r[h][a], *st = &rows[k].r[h][FA_ALGO_STANDARD];
-                char b1[32], b2[32], b3[32];
+                char b1[32], b3[32], b4[32];
                 double by = (double)fa_counts_hbm_bytes(&x->counts);
                 double sb = (double)fa_counts_hbm_bytes(&st->counts);
-                printf("%-15s %-9s %5" PRId64 " %5" PRId64 " %12s %8.2fx %12s %8.1f %12s %8.2fx %8s\n",
-                       a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->blocks.block_r,
+                printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %8.2fx %12s %12s %8.2fx %8.1f %8s\n",
+                       a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                        x->blocks.block_c, cli_bytes(by, b1, sizeof b1), sb / by,
-                       cli_si((double)(x->counts.flops_matmul + x->counts.flops_other), b2, sizeof b2),
-                       x->intensity, cli_time(x->time_s, b3, sizeof b3), st->time_s / x->time_s,
-                       x->time_compute_s > x->time_memory_s ? "compute" : "memory");
+                       x->has_perf ? cli_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
+                       cli_time(model_time(x), b3, sizeof b3), model_time(st) / model_time(x),
+                       x->has_perf ? x->perf_tflops : x->nominal_flops / x->time_s / 1e12,
+                       x->has_perf ? fa_pipe_name((fa_pipe)x->perf_bound)
+                       : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
             }
         printf("\n");
     }
@@ -589,6 +703,14 @@ int cmd_report(int argc, char **argv)
     /* Long context: a sliding window (Mistral-7B) against full causal attention. */
     if (rc == 0 && longk >= 0) rc = long_context(&c, &models[longk], &hw[nh - 1]);
     /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
+    /* The kernel profiles: predicted time and TFLOP/s of each real kernel per model and GPU. */
+    fa_shape shapes[MAX_MODELS];
+    for (int k = 0; k < nm; k++) shapes[k] = rows[k].s;
+    if (rc == 0) rc = kernels_table(&c, models, nm, shapes, hw, nh, pass);
+    if (rc == 0) rc = csv_done(&c, c.kernels);
+    /* The papers' figures beside the time model (analysis/measured/papers/published.csv). */
+    if (rc == 0) rc = papers(&c);
+    if (rc == 0) rc = csv_done(&c, c.papers);
     if (rc == 0) rc = infer_report(out_stream(&c, c.decode), c.quiet, hw, nh);
     if (rc == 0) rc = csv_done(&c, c.decode);
 
