@@ -146,8 +146,24 @@ typedef struct {
  * or hw has no regs_per_sm / threads_per_sm / blocks_per_sm. */
 fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o);
 
+/* The derivation of one kernel's time (fasim explain prints it; docs/time-model.md): a tile's
+ * work and each pipe's time for it at the SM's rates, the overlap, the waves. */
+typedef struct {
+    double mm, exps, alu, smem;      /* a tile's tensor FLOPs, exponentials, fp32 ops, smem bytes */
+    double tensor_rate, clock_scale; /* the MMA family's rate (FLOP/s, GPU) and the other pipes' clock factor */
+    double t_tensor, t_smem, t_exp, t_fp32; /* their times on one SM, s */
+    double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
+    double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
+    double edge;                     /* a block's prologue + epilogue, s */
+    double tiles;                    /* tiles visited over the whole grid */
+    double blocks_per_sm;            /* blocks that share an SM (occupancy, or fewer for a small grid) */
+    double makespan, fluid;          /* the waves' time, and with every slot busy to the end */
+    double t_l2, t_dram, extra, launch, time; /* L2 and DRAM bounds, small kernels, launches, total */
+} fa_perf_kernel;
+
 /* The prediction of one pass (fwd, bwd or fwdbwd = the sum) of a profile on a shape and GPU. */
 typedef struct {
+    fa_perf_kernel k[2];     /* [0] forward, [1] backward: the derivation (when in the pass) */
     const fa_profile *profile;
     fa_pass pass;
     int has_time;            /* 0: hw lacks a pipe rate the model needs (only counts, occupancy) */

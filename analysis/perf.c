@@ -275,6 +275,7 @@ static uint64_t compulsory(const fa_counts *c, const fa_shape *s)
 typedef struct {
     double time, makespan, launch;
     double fluid; /* the makespan if every slot stayed busy to the end (no tail) */
+    fa_perf_kernel d; /* the derivation */
     double busy[FA_NPIPE];
     int64_t ctas;
     double waves;
@@ -398,6 +399,11 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     free(dur);
     if (st) return st;
 
+    pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
+                             .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
+                             .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ), .G = G, .S = S, .tile = tile,
+                             .edge = edge, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
+                             .fluid = pt->fluid};
     pt->busy[FA_PIPE_TENSOR] = tiles_total * t_tc / sms;
     pt->busy[FA_PIPE_SMEM] = tiles_total * t_sm / sms;
     pt->busy[FA_PIPE_EXP] = tiles_total * t_ex / sms;
@@ -434,6 +440,11 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     if (pt->busy[FA_PIPE_DRAM] > t) t = pt->busy[FA_PIPE_DRAM];
     pt->launch = kernels * hw->launch_s;
     pt->time = t + extra + pt->launch;
+    pt->d.t_l2 = pt->busy[FA_PIPE_L2];
+    pt->d.t_dram = pt->busy[FA_PIPE_DRAM];
+    pt->d.extra = extra;
+    pt->d.launch = pt->launch;
+    pt->d.time = pt->time;
     return FA_OK;
 }
 
@@ -632,6 +643,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         }
         if (k == 0 || p == FA_PASS_BWD) r->io = io;
         else fa_io_result_add(&r->io, &io); /* fwdbwd: the backward's counts beside the forward's */
+        r->k[k] = pt.d;
         r->ctas[k] = pt.ctas;
         r->waves[k] = pt.waves;
         r->dram_bytes += pt.dram;

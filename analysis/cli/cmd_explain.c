@@ -19,6 +19,8 @@ static const char *const explain_help =
     CLI_HELP_SHAPE
     "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
     CLI_HELP_HW
+    "  --profile KEY                        the kernel whose time is derived after the bytes (default:\n"
+    "                                       the algorithm's: math, fa1, fa2; its own tile table)\n"
     "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
     "  --softcap C --alibi --dropout p --seed S  score modifiers, as in fasim io (docs/variants.md)\n"
     "  --window, --block-mask, --col-mask, --doc-mask, --mask: refused (exit 2): explain derives the\n"
@@ -152,6 +154,48 @@ static void bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const f
     }
 }
 
+/* The time model's derivation for the algorithm's kernel profile (--profile, else the
+ * algorithm's own) with the profile's tiles: every number of docs/time-model.md filled in. */
+static void explain_time(FILE *f, const cli_opts *o, fa_algo a)
+{
+    const fa_profile *p = o->profile ? o->profile : fa_profile_default(a);
+    fa_perf_result r;
+    if (p->mma == FA_MMA_NONE || p->algo != a || fa_perf_predict(p, o->pass, &o->shape, &o->hw, NULL, &r) ||
+        !r.has_time) {
+        fa_clear_error();
+        fprintf(f, "  time model: no kernel profile to time on %s (docs/time-model.md)\n", o->hw.name);
+        return;
+    }
+    char b[10][32];
+    fprintf(f, "  time model, profile %s (%s) on %s (docs/time-model.md):\n", p->key, p->name, o->hw.name);
+    for (int k = 0; k < 2; k++) {
+        if ((o->pass == FA_PASS_FWD && k) || (o->pass == FA_PASS_BWD && !k)) continue;
+        const fa_perf_kernel *d = &r.k[k];
+        const fa_occupancy *oc = &r.occ[k];
+        fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "
+                   "%d blocks per SM (limit: %s), %.0f share an SM here\n",
+                k ? "backward" : "forward", oc->blocks.block_r, oc->blocks.block_c, oc->warps,
+                cli_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy, oc->limit,
+                d->blocks_per_sm);
+        if (p->algo == FA_ALGO_STANDARD) continue;
+        fprintf(f, "     a tile: tensor %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
+                   " (the non-tensor pipes at %.3f x their clock)\n",
+                cli_si(d->mm, b[0], 32), cli_si(d->tensor_rate, b[1], 32), o->hw.sms, cli_time(d->t_tensor, b[2], 32),
+                cli_si(d->smem, b[3], 32), cli_time(d->t_smem, b[4], 32), cli_si(d->exps, b[5], 32),
+                cli_time(d->t_exp, b[6], 32), cli_si(d->alu, b[7], 32), cli_time(d->t_fp32, b[8], 32), d->clock_scale);
+        fprintf(f, "     GEMM phase G = max + min / %.3g of (tensor, smem) = %s; softmax S = exp + fp32 = %s; "
+                   "tile = max(G, S) + min(G, S) / %.3g = %s\n",
+                d->w_gemm, cli_time(d->G, b[1], 32), cli_time(d->S, b[2], 32), d->w_phase, cli_time(d->tile, b[3], 32));
+        fprintf(f, "     %.0f tiles in %" PRId64 " blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
+                   "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
+                d->tiles, r.ctas[k], r.waves[k], cli_time(d->edge, b[4], 32), cli_time(d->makespan, b[5], 32),
+                cli_time(d->fluid, b[6], 32), cli_time(d->t_l2, b[7], 32), cli_time(d->t_dram, b[8], 32),
+                cli_time(d->extra, b[9], 32), cli_time(d->launch, b[1], 32), cli_time(d->time, b[2], 32));
+    }
+    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", cli_time(r.time_s, b[0], 32), r.tflops, fa_pipe_name(r.bound),
+            r.tail ? " (the last wave's tail adds over 10 %)" : "");
+}
+
 static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
 {
     const fa_shape *s = &o->shape;
@@ -197,6 +241,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, cli_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
     bound_text(f, o->pass, a, s, &r, bk);
+    explain_time(f, o, a);
     fputc('\n', f);
     if (counted != total)
         fprintf(stderr, "fasim: explain: the derivation (%llu B) and the memory model's count (%llu B) differ\n",
@@ -212,7 +257,10 @@ int cmd_explain(int argc, char **argv)
             return 0;
         }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_MODEL | OPT_PASS, &o, NULL, 0, NULL);
+    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_MODEL | OPT_PASS | OPT_PROFILE, &o, NULL, 0, NULL);
+    /* the byte derivation is the paper's model's (tiles by --blocks fit unless given); the time
+     * model's section takes the kernel profile's own tiles */
+    if (!rc && o.blocks == BLOCKS_PROFILE) o.blocks = BLOCKS_FIT;
     if (rc || (rc = cli_resolve(&o))) return rc;
     if (o.shape.window || o.shape.block_mask || o.shape.col_mask || o.shape.dense_mask) {
         fprintf(stderr, "fasim: explain derives the counts without a mask and with the causal mask; for windows, "
