@@ -95,9 +95,18 @@ $(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(BUILD)/libfasim.a
 plots: all
 	./$(BUILD)/fasim report --quiet
 	@mkdir -p $(BUILD)/plots
+	@sh plots/model_csv.sh tflops ./$(BUILD)/fasim analysis/measured/h200/timemodel_input.csv $(BUILD)/plots/model_tflops.csv
+	@set -e; for d in 64 128; do for c in 0 1; do for p in fwd bwd; do \
+	  gnuplot -e "infile='$(BUILD)/plots/model_tflops.csv'; pass='$$p'; hd=$$d; causal=$$c; outfile='$(BUILD)/plots/model_tflops_d$${d}_causal$${c}_$${p}.png'" plots/tflops_model.gp; \
+	done; done; done
+	@set -e; for d in 64 128; do sh plots/model_csv.sh pipes ./$(BUILD)/fasim $$d $(BUILD)/plots/pipes_d$$d.csv; \
+	  gnuplot -e "infile='$(BUILD)/plots/pipes_d$$d.csv'; hd=$$d; outfile='$(BUILD)/plots/pipes_d$$d.png'" plots/pipes_stack.gp; \
+	done
 	@set -e; for d in 64 128; do for c in 0 1; do \
 	  gnuplot -e "ours='analysis/measured/h200/fabench_sweep.csv'; sdpa='analysis/measured/h200/sdpa_sweep.csv'; hd=$$d; causal=$$c; outfile='$(BUILD)/plots/tflops_d$${d}_causal$${c}.png'" plots/tflops_vs_n.gp; \
-	done; done; echo "plots: build/report/*.png, $(BUILD)/plots/tflops_d*_causal*.png (measured H200 TFLOP/s)"
+	done; done; echo "plots: build/report/*.png, $(BUILD)/plots/tflops_d*_causal*.png (measured H200 TFLOP/s),"; \
+	  echo "  $(BUILD)/plots/model_tflops_d*_causal*_{fwd,bwd}.png (predicted beside measured TFLOP/s, data model_tflops.csv),"; \
+	  echo "  $(BUILD)/plots/pipes_d{64,128}.png (predicted pipe busy times per kernel profile, data pipes_d*.csv)"
 	./$(BUILD)/fasim check --study $(BUILD)/numerics --quiet
 
 # libFuzzer harness of the .npy reader (clang; not part of `make test`).  FUZZ_SECONDS=600 by default.

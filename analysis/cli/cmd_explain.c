@@ -172,12 +172,19 @@ static void explain_time(FILE *f, const cli_opts *o, fa_algo a)
         if ((o->pass == FA_PASS_FWD && k) || (o->pass == FA_PASS_BWD && !k)) continue;
         const fa_perf_kernel *d = &r.k[k];
         const fa_occupancy *oc = &r.occ[k];
+        if (p->algo == FA_ALGO_STANDARD) { /* separate library GEMMs and a softmax kernel */
+            fprintf(f, "   %s: GEMMs %s at %s FLOP/s, %s exponentials, %s of DRAM traffic at %s B/s, kernel by kernel "
+                       "the larger of compute and memory (docs/time-model.md section 6)\n",
+                    k ? "backward" : "forward", cli_si(r.io.counts.flops_matmul, b[0], 32), cli_si(o->hw.gemm_flops, b[1], 32),
+                    cli_si(r.busy[FA_PIPE_EXP] * o->hw.exp_per_s, b[2], 32),
+                    cli_bytes((double)fa_counts_hbm_bytes(&r.io.counts), b[3], 32), cli_si(o->hw.dram_bandwidth, b[4], 32));
+            continue;
+        }
         fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "
                    "%d blocks per SM (limit: %s), %.0f share an SM here\n",
                 k ? "backward" : "forward", oc->blocks.block_r, oc->blocks.block_c, oc->warps,
                 cli_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy, oc->limit,
                 d->blocks_per_sm);
-        if (p->algo == FA_ALGO_STANDARD) continue;
         fprintf(f, "     a tile: tensor %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
                    " (the non-tensor pipes at %.3f x their clock)\n",
                 cli_si(d->mm, b[0], 32), cli_si(d->tensor_rate, b[1], 32), o->hw.sms, cli_time(d->t_tensor, b[2], 32),
