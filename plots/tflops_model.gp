@@ -16,7 +16,7 @@ set title sprintf("%s, d = %d, %s, H200: measured (solid, points) and fasim-pred
                   pass eq "bwd" ? "Backward" : "Forward", hd, causal ? "causal" : "non-causal") noenhanced
 set grid
 # the curves fill the whole graph (fp32 near 25 TFLOP/s, bf16 up to 700): the key goes below it
-set key outside bottom center horizontal maxcols 3 Left reverse box noenhanced spacing 1.1 samplen 2.5 width -1
+set key outside bottom center horizontal maxcols 2 Left reverse box noenhanced spacing 1.1 samplen 2.5 width -1
 
 # every kernel keeps its colour and point type in all eight plots
 all = "v1 v2 v3 v3_mt2 v3_br256 v4 v4_bc64 sdpa_flash sdpa_cudnn v3_bwd v3_bwd_bc64 v3_bwd_occ2 sdpa_flash_bwd sdpa_cudnn_bwd"
