@@ -80,6 +80,9 @@ typedef struct {
                                    dtype) for the transposed GEMMs of the backward */
     int persistent;             /* 1: one wave of SMs x occupancy thread blocks schedules the tiles */
     int heavy_first;            /* 1: causal row blocks with the most tiles run first */
+    int split_kv;               /* 1: a forward whose grid would not fill the GPU splits the keys
+                                   across thread blocks and combines (FlashAttention-2's
+                                   num_splits_heuristic, fa_split_kv_heuristic) */
     int base_regs;              /* registers per thread beside the placed buffers (addresses,
                                    indices, loop state, operand fragments in flight) */
     int producer_warps;         /* warp-specialized kernels: warps that only issue the TMA loads
@@ -167,6 +170,7 @@ typedef struct {
     const fa_profile *profile;
     fa_pass pass;
     int has_time;            /* 0: hw lacks a pipe rate the model needs (only counts, occupancy) */
+    int splits;              /* the forward's split-KV count (1: none) */
     fa_occupancy occ[2];     /* [0] forward kernel, [1] backward kernel (when in the pass) */
     fa_io_result io;         /* the two-level counts with the profile's tiles and placement
                                 (fwdbwd: both passes; the forward's tiles in io.blocks) */
@@ -197,6 +201,15 @@ fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, 
  * numbers, tests/test_formula.c, in O(1); fasim io uses this one to set counts beside formulas). */
 fa_status fa_perf_predict_counted(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
                                   const fa_blocks *bk, fa_perf_result *r);
+
+/* FlashAttention-2's split-KV rule for its forward (csrc/flash_attn/flash_api.cpp,
+ * set_params_splitkv and num_splits_heuristic): with w = B H ceil(N_q / 64) row blocks of 64 on
+ * 2 x sms slots, no split when w >= 0.8 x slots; otherwise the smallest split count q (at most
+ * min(128, 2 sms, n), n = ceil(N_k / 256) at d <= 64, ceil(N_k / 128) at d <= 128, counts with the
+ * same blocks per split as q - 1 skipped) whose wave efficiency w q / slots / ceil(w q / slots)
+ * is at least 0.85 of the best.  When q > 1, bk receives the split kernel's tiles (64 x 256 or
+ * 64 x 128, clamped to N).  1 for profiles without split_kv. */
+int fa_split_kv_heuristic(const fa_profile *prof, const fa_shape *s, int sms, fa_blocks *bk);
 
 /* Copies a prediction's summary into the fields of its io result that the command line prints
  * (fa_io_result: profile, has_perf, perf_*, dram_est_bytes, occupancy, ...). */

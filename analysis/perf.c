@@ -314,7 +314,7 @@ static int64_t row_tiles(const fa_shape *s, fa_blocks bk, int64_t i)
 }
 
 static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
-                            fa_blocks bk, const fa_occupancy *oc, const fa_counts *c, pass_time *pt)
+                            fa_blocks bk, int splits, const fa_occupancy *oc, const fa_counts *c, pass_time *pt)
 {
     double tc_rate;
     FA_TRY(tensor_rate(p, s, hw, &tc_rate));
@@ -337,7 +337,7 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     const int64_t heads = s->batch * s->heads;
     /* blocks that share an SM: the block scheduler spreads a grid over every SM before it
      * doubles up, so a grid of fewer blocks than SMs x occupancy runs fewer per SM */
-    const int64_t grid = heads * (p->algo == FA_ALGO_FLASH2 ? (bwd ? Tc : Tr) : 1);
+    const int64_t grid = heads * (p->algo == FA_ALGO_FLASH2 ? (bwd ? Tc : Tr * splits) : 1);
     int64_t per_sm = (grid + hw->sms - 1) / hw->sms;
     const double occ = per_sm < oc->occupancy ? (double)per_sm : (double)oc->occupancy;
     const fa_overlap ov = bwd ? p->overlap_bwd : p->overlap;
@@ -358,15 +358,19 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     double tiles_total = 0;
     /* thread blocks of one head in launch order and the tiles each visits */
     if (p->algo == FA_ALGO_FLASH2) {
-        per_head = bwd ? Tc : Tr;
+        per_head = bwd ? Tc : Tr * splits;
         period = per_head;
         dur = malloc((size_t)period * sizeof *dur);
         if (!dur) FA_FAIL(FA_ENOMEM, "out of host memory for %lld thread blocks", (long long)period);
-        if (!bwd) {
-            for (int64_t k = 0; k < Tr; k++) {
-                int64_t i = p->heavy_first ? Tr - 1 - k : k;
-                dur[k] = (double)row_tiles(s, bk, i);
-            }
+        if (!bwd) { /* split-KV: split q of row block i takes the tiles [q cs, (q + 1) cs) it sees,
+                       the blocks row block fastest, then split (FlashAttention-2's grid) */
+            const int64_t cs = fa_cdiv(Tc, splits);
+            for (int64_t q = 0; q < splits; q++)
+                for (int64_t k = 0; k < Tr; k++) {
+                    int64_t i = p->heavy_first ? Tr - 1 - k : k, j0, n = row_span(s, bk, i, &j0);
+                    int64_t a = j0 > q * cs ? j0 : q * cs, b = j0 + n < (q + 1) * cs ? j0 + n : (q + 1) * cs;
+                    dur[q * Tr + k] = b > a ? (double)(b - a) : 0;
+                }
         } else { /* column block j visits the row blocks whose last visible key reaches it: row
                     block i adds one tile to columns 0 .. n_i - 1 (a difference array) */
             for (int64_t j = 0; j < Tc; j++) dur[j] = 0;
@@ -427,9 +431,18 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     pt->dram = (uint64_t)dram;
     pt->busy[FA_PIPE_L2] = (double)l2 / hw->l2_bandwidth;
     pt->busy[FA_PIPE_DRAM] = dram / hw->dram_bandwidth;
-    /* the FlashAttention-2 backward's two small kernels: D = rowsum(dO o O) and dQacc -> dQ */
+    /* the FlashAttention-2 backward's two small kernels: D = rowsum(dO o O) and dQacc -> dQ;
+     * split-KV: the splits' fp32 partial O and LSE written, then read by a combine kernel */
     int kernels = 1;
     double extra = 0;
+    if (splits > 1) {
+        const double rows = (double)heads * (double)s->seqlen_q;
+        const double part = rows * (double)splits * (4.0 * (double)s->d_v + 4.0);
+        pt->busy[FA_PIPE_L2] += part / hw->l2_bandwidth;
+        pt->busy[FA_PIPE_DRAM] += part / hw->dram_bandwidth;
+        extra = (part + rows * (double)s->d_v * e) / hw->dram_bandwidth;
+        kernels = 2;
+    }
     if (bwd && p->algo == FA_ALGO_FLASH2) {
         const double rows = (double)heads * (double)s->seqlen_q;
         extra = rows * (2 * s->d_v * e + 4) / hw->dram_bandwidth + rows * s->d * (4 + e) / hw->dram_bandwidth;
@@ -577,6 +590,37 @@ static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa
 static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
                          const fa_blocks *bk_in, int counted, fa_perf_result *r);
 
+int fa_split_kv_heuristic(const fa_profile *prof, const fa_shape *s, int sms, fa_blocks *bk)
+{
+    if (!prof->split_kv || prof->algo != FA_ALGO_FLASH2) return 1;
+    const int64_t block_n = s->d <= 64 ? 256 : s->d <= 128 ? 128 : 64;
+    const int64_t m_blocks = fa_cdiv(s->seqlen_q, 64), n_blocks = fa_cdiv(s->seqlen_k, block_n);
+    const double work = (double)(s->batch * s->heads) * (double)m_blocks, slots = 2.0 * sms;
+    if (work >= 0.8 * slots) return 1; /* enough blocks to (almost) fill the GPU */
+    int64_t max_splits = 128;
+    if (max_splits > 2 * sms) max_splits = 2 * sms;
+    if (max_splits > n_blocks) max_splits = n_blocks;
+    double eff[129] = {0}, best = 0;
+    for (int64_t q = 1; q <= max_splits; q++) {
+        /* a count whose blocks per split equal the previous count's is that count again */
+        if (q > 1 && fa_cdiv(n_blocks, q) == fa_cdiv(n_blocks, q - 1)) continue;
+        double waves = work * (double)q / slots;
+        eff[q] = waves / ceil(waves);
+        if (eff[q] > best) best = eff[q];
+    }
+    for (int64_t q = 1; q <= max_splits; q++) {
+        if (eff[q] > 0 && eff[q] >= 0.85 * best) {
+            if (q > 1) {
+                int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
+                bk->block_r = 64 < cq ? 64 : cq;
+                bk->block_c = block_n < ck ? block_n : ck;
+            }
+            return (int)q;
+        }
+    }
+    return 1;
+}
+
 fa_status fa_perf_predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
                           const fa_blocks *bk_in, fa_perf_result *r)
 {
@@ -628,6 +672,18 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         } else {
             FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &bk, &row));
         }
+        int splits = 1;
+        static fa_tile_row split_row;
+        if (!bk_in && !bwd && prof->split_kv && !(s->dropout_p > 0) && hw->sms > 0) {
+            splits = fa_split_kv_heuristic(prof, s, hw->sms, &bk);
+            if (splits > 1) { /* the split kernel's tiles; its registers from the placement */
+                split_row = *row;
+                split_row.block_r = (int)bk.block_r, split_row.block_c = (int)bk.block_c;
+                split_row.warps = 4, split_row.regs = 0;
+                row = &split_row;
+            }
+        }
+        r->splits = splits;
         const int warps = row->warps;
         fa_io_result io;
         FA_TRY(pass_counts(kp, prof, s, bk, hw, warps * 32, counted, &io));
@@ -639,7 +695,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
             if (r->has_time) FA_TRY(time_standard(prof, bwd, s, hw, &io.counts, &pt));
         } else {
             if (has_occ) FA_TRY(place(prof, bwd, s, hw, bk, warps, row->regs, &io.counts, &r->occ[k]));
-            if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, s, hw, bk, &r->occ[k], &io.counts, &pt));
+            if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, s, hw, bk, bwd ? 1 : splits, &r->occ[k], &io.counts, &pt));
         }
         if (k == 0 || p == FA_PASS_BWD) r->io = io;
         else fa_io_result_add(&r->io, &io); /* fwdbwd: the backward's counts beside the forward's */

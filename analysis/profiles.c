@@ -88,7 +88,7 @@ const fa_profile fa_profiles[] = {
      * in shared memory; warp grids AtomLayoutMSdP x (8 / it) etc. give the operand reads */
     {.key = "fa2", .name = "FlashAttention-2 (CUDA; also what PyTorch's flash backend runs on H100/H200)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
-     .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32,
+     .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32, .split_kv = 1,
      .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles),
      .source = "Dao-AILab/flash-attention csrc/flash_attn/src: flash_fwd_launch_template.h, "
                "flash_bwd_launch_template.h, kernel_traits.h, flash_fwd_kernel.h, flash_bwd_kernel.h"},

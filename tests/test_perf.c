@@ -282,6 +282,40 @@ static void test_h200_orders(void **st)
     assert_int_equal(v3.occ[0].occupancy, 2);
 }
 
+/* FlashAttention-2's split-KV rule (flash_api.cpp num_splits_heuristic) on hand-computed cases. */
+static void test_split_kv(void **st)
+{
+    (void)st;
+    const fa_profile *p = fa_profile_find("fa2");
+    fa_blocks bk = {0, 0};
+    /* B = 1, H = 1, N = 4096, d = 128: 64 row blocks of 64 on 2 x 132 slots (64 < 0.8 x 264);
+     * 32 key blocks of 128; efficiency 64 q / 264 / ceil(64 q / 264): q = 3 -> 0.727, q = 4 ->
+     * 0.970 = the best (also q = 8, 12, 16): the first within 0.85 of it is 4 */
+    fa_shape s = bf16_shape(4096, 4096, 128);
+    assert_int_equal(fa_split_kv_heuristic(p, &s, 132, &bk), 4);
+    assert_int_equal(bk.block_r, 64);
+    assert_int_equal(bk.block_c, 128);
+    /* H = 2, d = 64: 128 row blocks, 16 key blocks of 256: q = 2 -> 256 / 264 = 0.970 */
+    s = bf16_shape(4096, 4096, 64);
+    s.heads = s.kv_heads = 2;
+    assert_int_equal(fa_split_kv_heuristic(p, &s, 132, &bk), 2);
+    assert_int_equal(bk.block_c, 256);
+    /* enough blocks (H = 4: 256 >= 211): no split, tiles untouched */
+    s.heads = s.kv_heads = 4;
+    bk = (fa_blocks){7, 7};
+    assert_int_equal(fa_split_kv_heuristic(p, &s, 132, &bk), 1);
+    assert_int_equal(bk.block_r, 7);
+    assert_int_equal(fa_split_kv_heuristic(fa_profile_find("v3"), &s, 132, &bk), 1); /* no split_kv */
+    /* the prediction takes the split kernel: 4 splits x 64 row blocks = 256 blocks */
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    s = bf16_shape(4096, 4096, 128);
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_int_equal(r.splits, 4);
+    assert_int_equal(r.ctas[0], 256);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
         cmocka_unit_test(test_causal_tiles),     cmocka_unit_test(test_h200_orders),
+        cmocka_unit_test(test_split_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

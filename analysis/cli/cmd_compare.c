@@ -575,7 +575,7 @@ int cmd_compare(int argc, char **argv)
             fa_hw hw = o.hw; /* the kernel's tiles: let fasim's larger buffers fit as above */
             if (hw.sram_per_block < M) hw.sram_per_block = M;
             if (hw.sram_per_sm < M) hw.sram_per_sm = M;
-            if ((st = fa_perf_predict(prof, pass, &s, &hw, &bk, &pr))) {
+            if ((st = fa_perf_predict(prof, pass, &s, &hw, from_table ? NULL : &bk, &pr))) {
                 rc = row_fail(path, lineno, st);
                 break;
             }
