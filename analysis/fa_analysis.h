@@ -177,6 +177,9 @@ typedef struct {
     uint64_t smem_per_block[2];
     int warps[2];
     const char *occ_limit[2];
+    int perf_latency;          /* not a pipe sets the time: 1 the launches, 2 a grid under one wave */
+    int splits;                /* the forward's split-KV count (1: none) */
+    char perf_note[200];       /* why the time model did not run (has_perf 0), or "" */
 } fa_io_result;
 
 /* Runs pass p of algorithm a in count-only mode with SRAM M (trace: optional CSV sink, merging

@@ -170,6 +170,9 @@ typedef struct {
     const fa_profile *profile;
     fa_pass pass;
     int has_time;            /* 0: hw lacks a pipe rate the model needs (only counts, occupancy) */
+    char why[160];           /* when has_time is 0: which key is missing */
+    int latency;             /* not a pipe: 1 the launches take half the time ("launch"), 2 a grid
+                                of less than one wave leaves SMs idle ("grid") */
     int splits;              /* the forward's split-KV count (1: none) */
     fa_occupancy occ[2];     /* [0] forward kernel, [1] backward kernel (when in the pass) */
     fa_io_result io;         /* the two-level counts with the profile's tiles and placement
@@ -185,7 +188,9 @@ typedef struct {
     fa_pipe bound;           /* the pipe with the largest busy time */
     int tail;                /* 1 when the last wave's tail (a grid that does not fill whole waves,
                                 causal imbalance) adds over 10 % to the waves' time */
-    double tflops;           /* nominal FLOPs (FlashAttention-2 convention) / time_s / 1e12 */
+    double tflops;           /* nominal FLOPs (FlashAttention-2 convention) / time_s / 1e12; with a
+                                window, block, column or dense mask or an offset causal diagonal
+                                the visited tiles' matmul FLOPs instead */
 } fa_perf_result;
 
 /* Predicts pass p of profile prof on shape s on hw.  bk: tiles (NULL: the profile's tile table).

@@ -97,6 +97,14 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     const char *key = NULL;
     double r = 0;
     int fp8 = s->dtype == FA_DTYPE_E4M3 || s->dtype == FA_DTYPE_E5M2;
+    const int fp32 = s->dtype == FA_DTYPE_FP32;
+    if (fp32 && (p->mma == FA_MMA_SYNC || p->mma == FA_MMA_WGMMA))
+        FA_FAIL(FA_EINVAL, "profile %s is a %s kernel (fp16/bf16%s inputs), not one for fp32: --dtype bf16, or an "
+                "fp32 kernel (--profile v1, v2) or --profile paper", p->key, p->mma == FA_MMA_SYNC ? "mma.sync" : "wgmma",
+                p->mma == FA_MMA_WGMMA ? ", fp8" : "");
+    if (fp8 && p->mma == FA_MMA_SYNC)
+        FA_FAIL(FA_EINVAL, "profile %s is an mma.sync kernel (fp16/bf16 inputs): fp8 runs on wgmma (--profile fa3, "
+                "cudnn) or --profile paper", p->key);
     switch (p->mma) {
     case FA_MMA_SIMT: r = hw->fma_flops, key = "fma_flops"; break;
     case FA_MMA_SYNC: r = hw->mma_sync_flops, key = "mma_sync_flops"; break;
@@ -104,7 +112,10 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
         if (fp8) r = hw->wgmma_fp8_flops, key = "wgmma_fp8_flops";
         else r = hw->wgmma_flops, key = "wgmma_flops";
         break;
-    case FA_MMA_LIBRARY: r = hw->gemm_flops, key = "gemm_flops"; break;
+    case FA_MMA_LIBRARY: /* cuBLAS: tensor cores for 16-bit inputs, the fp32 pipe for fp32 */
+        if (fp32) r = hw->fma_flops, key = "fma_flops";
+        else r = hw->gemm_flops, key = "gemm_flops";
+        break;
     default: FA_FAIL(FA_EINVAL, "profile %s has no kernel to time (the paper's abstract model)", p->key);
     }
     if (!(r > 0))
@@ -643,11 +654,25 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         FA_FAIL(FA_EINVAL, "profile %s is the paper's abstract model (one SRAM of M): it has no kernel to "
                 "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
     /* the time model needs the pipes: without them only the counts and occupancy are filled */
-    double rate;
-    r->has_time = hw->exp_per_s > 0 && hw->fma_flops > 0 && hw->dram_bandwidth > 0 && hw->launch_s > 0 &&
-                  (prof->algo == FA_ALGO_STANDARD ||
-                   (hw->smem_bandwidth > 0 && hw->l2_bandwidth > 0 && hw->dram_latency_s > 0)) &&
-                  tensor_rate(prof, s, hw, &rate) == FA_OK;
+    double rate = 0;
+    FA_TRY(tensor_rate(prof, s, hw, &rate) == FA_EINVAL && !strstr(fa_last_error(), "does not have") ? FA_EINVAL
+                                                                                                    : FA_OK);
+    const struct { double v; const char *key; int flash_only; } keys[] = {
+        {rate, NULL, 0}, {hw->exp_per_s, "exp_per_s", 0}, {hw->fma_flops, "fma_flops", 0},
+        {hw->dram_bandwidth, "dram_bytes_per_s", 0}, {hw->launch_s, "launch_s", 0},
+        {hw->smem_bandwidth, "smem_bytes_per_s", 1}, {hw->l2_bandwidth, "l2_bytes_per_s", 1},
+        {hw->dram_latency_s, "dram_latency_s", 1}, {hw->regs_per_sm, "regs_per_sm", 1},
+        {hw->regs_per_thread, "regs_per_thread", 1}, {hw->threads_per_sm, "threads_per_sm", 1},
+        {hw->blocks_per_sm, "blocks_per_sm", 1}};
+    r->has_time = 1;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && r->has_time; i++) {
+        if (keys[i].flash_only && prof->algo == FA_ALGO_STANDARD) continue;
+        if (keys[i].v > 0) continue;
+        r->has_time = 0;
+        if (keys[i].key) snprintf(r->why, sizeof r->why, "hardware profile %s has no %s", hw->key, keys[i].key);
+        else snprintf(r->why, sizeof r->why, "%s", fa_last_error());
+    }
+    fa_clear_error();
     const int has_occ = hw->regs_per_sm > 0 && hw->regs_per_thread > 0 && hw->threads_per_sm > 0 &&
                         hw->blocks_per_sm > 0;
     double total = 0, launch = 0, mk = 0, fluid = 0;
@@ -721,7 +746,20 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         if (r->busy[q] > r->busy[b]) b = q;
     r->bound = (fa_pipe)b;
     r->tail = r->makespan_s > 1.1 * fluid;
-    r->tflops = r->time_s > 0 ? r->io.nominal_flops / r->time_s / 1e12 : 0;
+    /* TFLOP/s by the FlashAttention-2 convention where it holds (no mask, or causal with N_q = N_k:
+     * nominal FLOPs); with other masks the matmul FLOPs of the visited tiles (the nominal count
+     * ignores what a window or an offset diagonal skips) */
+    const int plain = !s->window && !s->block_mask && !s->col_mask && !s->dense_mask &&
+                      (s->causal == FA_CAUSAL_NONE || s->seqlen_q == s->seqlen_k);
+    double work = plain ? r->io.nominal_flops : (double)r->io.counts.flops_matmul;
+    r->tflops = r->time_s > 0 ? work / r->time_s / 1e12 : 0;
+    /* not a pipe: the launches take half the time, or a grid smaller than one wave leaves SMs idle
+     * (the pipes' busy times are averages over every SM) */
+    r->latency = 0;
+    if (r->launch_s >= 0.5 * r->time_s) r->latency = 1;
+    else if (r->time_s > 2 * r->busy[b] && ((p != FA_PASS_BWD && r->waves[0] > 0 && r->waves[0] < 1) ||
+                                            (p != FA_PASS_FWD && r->waves[1] > 0 && r->waves[1] < 1)))
+        r->latency = 2;
     return FA_OK;
 }
 
@@ -735,6 +773,9 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->perf_tail = pr->tail;
     for (int q = 0; q < FA_NPIPE; q++) r->perf_busy[q] = pr->busy[q];
     r->perf_tflops = pr->tflops;
+    r->perf_latency = pr->latency;
+    r->splits = pr->splits;
+    snprintf(r->perf_note, sizeof r->perf_note, "%s", pr->has_time ? "" : pr->why);
     r->dram_est_bytes = pr->dram_bytes;
     for (int k = 0; k < 2; k++) {
         r->occupancy[k] = pr->occ[k].occupancy;

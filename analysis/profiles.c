@@ -204,7 +204,21 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         *row = t;
         return FA_OK;
     }
-    FA_FAIL(FA_EINVAL, "profile %s has no %s tile for head dim d = %lld, d_v = %lld on sm_%d%s", p->key,
-            fa_pass_name(pass), (long long)s->d, (long long)s->d_v, arch,
-            arch ? "" : " (the hardware profile gives no arch)");
+    int pass_rows = 0, arch_rows = 0, dmax = 0;
+    for (int i = 0; i < p->ntiles; i++) {
+        const fa_tile_row *t = &p->tiles[i];
+        if (t->pass != pass) continue;
+        pass_rows++;
+        if (t->arch && t->arch != arch) continue;
+        arch_rows++;
+        if (t->d_max > dmax) dmax = t->d_max;
+    }
+    if (!pass_rows)
+        FA_FAIL(FA_EINVAL, "profile %s has no %s kernel (it is a %s-only kernel)", p->key,
+                pass == FA_PASS_BWD ? "backward" : "forward", pass == FA_PASS_BWD ? "forward" : "backward");
+    if (!arch_rows)
+        FA_FAIL(FA_EINVAL, "profile %s runs on sm_90 (Hopper: wgmma); the hardware profile is sm_%d%s", p->key, arch,
+                arch ? "" : " (it gives no arch)");
+    FA_FAIL(FA_EINVAL, "profile %s has no %s tile for head dim d = %lld, d_v = %lld (its kernels take d <= %d)", p->key,
+            fa_pass_name(pass), (long long)s->d, (long long)s->d_v, dmax);
 }

@@ -261,6 +261,14 @@ static fa_status load_file(const char *path, const char *want_key, fa_hw *hw)
                 FA_HW_L2_LINE,
                 (unsigned long long)parts, where, (unsigned long long)(set_bytes * parts));
     }
+    if ((hw->mma_sync_clock_hz > 0 || hw->wgmma_clock_hz > 0) && !(hw->clock_hz > 0))
+        FA_FAIL(FA_EINVAL, "%s: mma_sync_clock_hz / wgmma_clock_hz need clock_hz (the clock the other rates hold at)", path);
+    if (hw->mma_sync_clock_hz > hw->clock_hz || hw->wgmma_clock_hz > hw->clock_hz)
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = %g Hz exceeds clock_hz = %g Hz (line %d): a tensor pipe's clock under load is at "
+                "most the clock the other pipes' rates were measured at", path,
+                hw->mma_sync_clock_hz > hw->clock_hz ? seen[MMA_SYNC_CLOCK] : seen[WGMMA_CLOCK],
+                hw->mma_sync_clock_hz > hw->clock_hz ? "mma_sync_clock_hz" : "wgmma_clock_hz",
+                hw->mma_sync_clock_hz > hw->clock_hz ? hw->mma_sync_clock_hz : hw->wgmma_clock_hz, hw->clock_hz, seen[CLOCK]);
     if (want_key && strcmp(hw->key, want_key) != 0)
         FA_FAIL(FA_EINVAL, "%s:%d: key = '%s' differs from the profile requested, --hw %s (this file is "
                 "read for %s only; the key must be '%s')", path, seen[KEY], hw->key, want_key, want_key,

@@ -384,11 +384,25 @@ fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
 {
     const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
     fa_perf_result pr;
+    char why[200] = "";
     if (o->blocks == BLOCKS_PROFILE && prof->tiles) {
         fa_hw hw = o->hw; /* --sram: the shared memory a thread block may use */
         hw.sram_per_block = o->sram;
         if (hw.sram_per_sm < o->sram) hw.sram_per_sm = o->sram;
-        FA_TRY(fa_perf_predict_counted(prof, o->pass, &o->shape, &hw, NULL, &pr));
+        fa_status st = fa_perf_predict_counted(prof, o->pass, &o->shape, &hw, NULL, &pr);
+        if (st && !o->profile && (st == FA_EINVAL || st == FA_ENOSRAM)) {
+            /* the algorithm's kernel cannot run this shape (no tile for this d or dtype, tiles
+             * that do not fit): count it in the paper's model, and say why */
+            snprintf(why, sizeof why, "%s; counted in the paper's model (--blocks fit)", fa_last_error());
+            fa_clear_error();
+            cli_opts fit = *o;
+            fit.blocks = BLOCKS_FIT;
+            fit.profile = fa_profile_find("paper");
+            FA_TRY(cli_run(&fit, a, trace, r));
+            snprintf(r->perf_note, sizeof r->perf_note, "%s", why);
+            return FA_OK;
+        }
+        FA_TRY(st);
         *r = pr.io;
         fa_perf_to_io(&pr, r);
         r->sram_bytes = o->sram;
@@ -413,7 +427,9 @@ fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
     if (!st) {
         fa_perf_to_io(&pr, r);
         r->blocks_bwd = bk;
-    } else {
+    } else { /* these tiles do not fit the kernel (registers, shared memory): the roofline alone */
+        snprintf(r->perf_note, sizeof r->perf_note, "%s on %" PRId64 " x %" PRId64 " tiles: %s", prof->key, bk.block_r,
+                 bk.block_c, fa_last_error());
         fa_clear_error();
     }
     return FA_OK;

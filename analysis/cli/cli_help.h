@@ -39,7 +39,8 @@
     "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n" \
     "                                       profile's shared memory per thread block)\n" \
     "  --block-r B_r --block-c B_c          explicit tile sizes\n" \
-    "  --blocks fit|paper                   tile rule (default fit: largest multiple of 16)\n"
+    "  --blocks fit|paper                   tile rule in the paper's model (fit: largest multiple of\n" \
+    "                                       16; the default where --profile is not taken)\n"
 
 /* kernel profiles and the time model (OPT_PROFILE; docs/time-model.md) */
 #define CLI_HELP_PROFILE \

@@ -512,6 +512,7 @@ int cmd_compare(int argc, char **argv)
             }
             bwd = pp == FA_PASS_BWD;
         }
+        if (prof && prof->mma != FA_MMA_NONE && !(ia >= 0 && *fld[ia])) a = prof->algo; /* the profile's loop */
         if (!prof) prof = fa_profile_default(a);
         if (prof->mma != FA_MMA_NONE && prof->algo != a) {
             fprintf(stderr, "fasim: %s:%d: profile %s is a %s kernel, the row's algo is %s\n", path, lineno, prof->key,

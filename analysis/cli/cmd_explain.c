@@ -156,14 +156,23 @@ static void bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const f
 
 /* The time model's derivation for the algorithm's kernel profile (--profile, else the
  * algorithm's own) with the profile's tiles: every number of docs/time-model.md filled in. */
-static void explain_time(FILE *f, const cli_opts *o, fa_algo a)
+static int g_profile_tiles; /* no tiles given: take the kernel profile's (cmd_explain) */
+
+static void explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *given)
 {
     const fa_profile *p = o->profile ? o->profile : fa_profile_default(a);
     fa_perf_result r;
-    if (p->mma == FA_MMA_NONE || p->algo != a || fa_perf_predict(p, o->pass, &o->shape, &o->hw, NULL, &r) ||
-        !r.has_time) {
+    if (p->mma == FA_MMA_NONE) {
+        fprintf(f, "  time model: --profile paper is the abstract model, it has no kernel to time\n");
+        return;
+    }
+    if (p->algo != a) {
+        fprintf(f, "  time model: profile %s is a %s kernel, not %s\n", p->key, fa_algo_name(p->algo), fa_algo_name(a));
+        return;
+    }
+    if (fa_perf_predict(p, o->pass, &o->shape, &o->hw, given, &r) || !r.has_time) {
+        fprintf(f, "  time model: profile %s cannot be timed here: %s\n", p->key, r.has_time ? fa_last_error() : r.why);
         fa_clear_error();
-        fprintf(f, "  time model: no kernel profile to time on %s (docs/time-model.md)\n", o->hw.name);
         return;
     }
     char b[10][32];
@@ -181,10 +190,11 @@ static void explain_time(FILE *f, const cli_opts *o, fa_algo a)
             continue;
         }
         fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "
-                   "%d blocks per SM (limit: %s), %.0f share an SM here\n",
+                   "%d block%s per SM (limit: %s), %.0f share%s an SM here%s\n",
                 k ? "backward" : "forward", oc->blocks.block_r, oc->blocks.block_c, oc->warps,
-                cli_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy, oc->limit,
-                d->blocks_per_sm);
+                cli_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy,
+                oc->occupancy == 1 ? "" : "s", oc->limit ? oc->limit : "-", d->blocks_per_sm,
+                d->blocks_per_sm == 1 ? "s" : "", !k && r.splits > 1 ? " (split-KV)" : "");
         fprintf(f, "     a tile: tensor %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
                    " (the non-tensor pipes at %.3f x their clock)\n",
                 cli_si(d->mm, b[0], 32), cli_si(d->tensor_rate, b[1], 32), o->hw.sms, cli_time(d->t_tensor, b[2], 32),
@@ -193,32 +203,47 @@ static void explain_time(FILE *f, const cli_opts *o, fa_algo a)
         fprintf(f, "     GEMM phase G = max + min / %.3g of (tensor, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
                 d->w_gemm, cli_time(d->G, b[1], 32), cli_time(d->S, b[2], 32), d->w_phase, cli_time(d->tile, b[3], 32));
-        fprintf(f, "     %.0f tiles in %" PRId64 " blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
+        fprintf(f, "     %.0f tiles in %" PRId64 " thread blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
                    "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
                 d->tiles, r.ctas[k], r.waves[k], cli_time(d->edge, b[4], 32), cli_time(d->makespan, b[5], 32),
                 cli_time(d->fluid, b[6], 32), cli_time(d->t_l2, b[7], 32), cli_time(d->t_dram, b[8], 32),
                 cli_time(d->extra, b[9], 32), cli_time(d->launch, b[1], 32), cli_time(d->time, b[2], 32));
     }
-    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", cli_time(r.time_s, b[0], 32), r.tflops, fa_pipe_name(r.bound),
-            r.tail ? " (the last wave's tail adds over 10 %)" : "");
+    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", cli_time(r.time_s, b[0], 32), r.tflops,
+            r.latency == 1 ? "the launches (half the time or more)"
+            : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
+                        : fa_pipe_name(r.bound),
+            r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
 }
 
 static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
 {
     const fa_shape *s = &o->shape;
     fa_blocks bk;
-    uint64_t over;
-    fa_status st = cli_blocks(o, &bk, &over);
-    if (st) return cli_fail(st);
+    uint64_t over = 0;
+    fa_status st;
     fa_io_result r;
-    if ((st = fa_io_run(o->pass, a, s, bk, o->sram + over, &o->hw, NULL, &r))) return cli_fail(st);
+    const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
+    const fa_tile_row *row;
+    const char *rule = o->blocks == BLOCKS_EXPLICIT ? "--block-r/--block-c" : o->blocks == BLOCKS_PAPER ? "--blocks paper" : "--blocks fit";
+    char rule_buf[64];
+    if (g_profile_tiles && o->pass != FA_PASS_FWDBWD && prof->tiles && prof->algo == a &&
+        fa_profile_tiles(prof, o->pass, o->hw.arch, s, &bk, &row) == FA_OK &&
+        fa_io_run_placed(o->pass, a, s, bk, o->sram, &o->hw, prof, row->warps * 32, NULL, &r) == FA_OK) {
+        snprintf(rule_buf, sizeof rule_buf, "the %s profile's tile table", prof->key); /* as fasim io */
+        rule = rule_buf;
+    } else {
+        fa_clear_error();
+        if ((st = cli_blocks(o, &bk, &over))) return cli_fail(st);
+        if ((st = fa_io_run(o->pass, a, s, bk, o->sram + over, &o->hw, NULL, &r))) return cli_fail(st);
+    }
     char b1[32], b2[32];
     const uint64_t BH = (uint64_t)(s->batch * s->heads);
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
     fprintf(f, "== %s, %s pass\n", fa_algo_name(a), fa_pass_name(o->pass));
-    fprintf(f, "  B_r = %" PRId64 ", B_c = %" PRId64 " (%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B\n", bk.block_r,
-            bk.block_c, o->blocks == BLOCKS_EXPLICIT ? "--block-r/--block-c" : o->blocks == BLOCKS_PAPER ? "--blocks paper" : "--blocks fit",
-            r.sram_need, r.sram_bytes);
+    fprintf(f, "  B_r = %" PRId64 ", B_c = %" PRId64 " (%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n", bk.block_r,
+            bk.block_c, rule, r.sram_need, r.sram_bytes,
+            r.counts.reg_peak_bytes ? " in the paper's model (the kernel keeps S, O, m, l in registers)" : "");
     fprintf(f, "  T_r = ceil(N_q/B_r) = ceil(%" PRId64 "/%" PRId64 ") = %" PRId64 ", T_c = ceil(N_k/B_c) = ceil(%" PRId64 "/%" PRId64
                ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slices\n",
             s->seqlen_q, bk.block_r, T_r, s->seqlen_k, bk.block_c, T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH);
@@ -248,7 +273,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, cli_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
     bound_text(f, o->pass, a, s, &r, bk);
-    explain_time(f, o, a);
+    explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
     fputc('\n', f);
     if (counted != total)
         fprintf(stderr, "fasim: explain: the derivation (%llu B) and the memory model's count (%llu B) differ\n",
@@ -265,8 +290,9 @@ int cmd_explain(int argc, char **argv)
         }
     cli_opts o;
     int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_MODEL | OPT_PASS | OPT_PROFILE, &o, NULL, 0, NULL);
-    /* the byte derivation is the paper's model's (tiles by --blocks fit unless given); the time
-     * model's section takes the kernel profile's own tiles */
+    /* no tiles given: the algorithm's kernel profile's tiles, as fasim io (one pass; fwdbwd and
+     * a profile without a row for the shape: --blocks fit) */
+    g_profile_tiles = !rc && o.blocks == BLOCKS_PROFILE;
     if (!rc && o.blocks == BLOCKS_PROFILE) o.blocks = BLOCKS_FIT;
     if (rc || (rc = cli_resolve(&o))) return rc;
     if (o.shape.window || o.shape.block_mask || o.shape.col_mask || o.shape.dense_mask) {

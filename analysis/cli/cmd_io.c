@@ -71,6 +71,11 @@ int cmd_io(int argc, char **argv)
     int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS | OPT_INFER | OPT_PROFILE,
                        &o, NULL, 0, NULL);
     if (rc || (rc = cli_resolve(&o))) return rc;
+    if ((o.decode || o.varlen) && o.profile) {
+        fprintf(stderr, "fasim: --profile times the training kernels; --decode and --cu-seqlens have their own model "
+                        "(the wave model of docs/inference.md): leave out --profile\n");
+        return EXIT_USAGE;
+    }
     if (o.decode || o.varlen) return infer_io(&o);
     cli_file tf = {0};
     if (o.trace_path) {

@@ -21,16 +21,17 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
 {
     char b[8][32];
     int any = 0, paper = 0;
-    for (int i = 0; i < n; i++) any |= r[i].has_perf, paper |= !r[i].profile[0];
-    if (paper || !any) {
-        fprintf(f, "model: %s; time = roofline max(FLOPs / peaks, HBM bytes / bandwidth)%s\n",
-                paper || !n || !r[0].profile[0] ? "the paper's (every on-chip buffer in one SRAM of M, Theorem 2)"
-                                                 : "kernel profiles' tiles and placement",
-                any ? "" : o->hw.exp_per_s > 0 ? "" : " (the hardware profile has no pipe rates)");
-        if (!any) return;
-    }
-    fprintf(f, "\ntime model (docs/time-model.md): kernel profiles on %s's pipes (%s)\n", o->hw.name,
-            o->hw.pipes_source[0] ? o->hw.pipes_source : "hardware profile");
+    for (int i = 0; i < n; i++) any |= r[i].has_perf, paper |= !r[i].has_perf;
+    if (paper)
+        fprintf(f, "model: %s%s; time = roofline max(FLOPs / peaks, HBM bytes / bandwidth)\n",
+                any ? "rows without a kernel profile: " : "",
+                "the paper's (every on-chip buffer in one SRAM of M, Theorem 2)");
+    for (int i = 0; i < n; i++)
+        if (r[i].perf_note[0]) fprintf(f, "note: %s: %s\n", fa_algo_name(r[i].algo), r[i].perf_note);
+    if (!any) return;
+    fprintf(f, "\ntime model (docs/time-model.md): kernel profiles on %s's pipes (%s)%s\n", o->hw.name,
+            o->hw.pipes_source[0] ? o->hw.pipes_source : "hardware profile",
+            n && r[0].pass == FA_PASS_FWDBWD ? "; pipe times and time: both kernels together" : "");
     fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
             "tiles", "warps", "smem/blk", "regs", "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
             "DRAM est", "time", "TFLOP/s", "bound");
@@ -40,12 +41,14 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
         for (int k = 0; k < 2; k++) {
             if ((x->pass == FA_PASS_FWD && k == 1) || (x->pass == FA_PASS_BWD && k == 0)) continue;
             fa_blocks bk = k ? x->blocks_bwd : x->blocks;
-            char tiles[32], occ[40];
+            char tiles[32], occ[40], prof[24];
             snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, bk.block_r, bk.block_c);
             if (x->occupancy[k]) snprintf(occ, sizeof occ, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
             else snprintf(occ, sizeof occ, "-");
-            fprintf(f, "%-9s %-11s %9s %5d %9s %4d %-16s", fa_algo_name(x->algo), k ? "  (bwd)" : x->profile, tiles,
-                    x->warps[k], x->occupancy[k] ? cli_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
+            snprintf(prof, sizeof prof, "%s%s%s", x->profile, x->pass == FA_PASS_FWDBWD || k ? (k ? " bwd" : " fwd") : "",
+                     !k && x->splits > 1 ? " split" : "");
+            fprintf(f, "%-9s %-11s %9s %5d %9s %4d %-16s", fa_algo_name(x->algo), prof, tiles, x->warps[k],
+                    x->occupancy[k] ? cli_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
                     x->regs_per_thread[k], occ);
             int last = x->pass != FA_PASS_FWDBWD || k == 1;
             if (last) {
@@ -53,10 +56,14 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                 char tb[32];
                 fprintf(f, " %10s %10s %8.1f %s%s", cli_bytes((double)x->dram_est_bytes, b[7], sizeof b[7]),
                         cli_time(x->perf_time_s, tb, sizeof tb), x->perf_tflops,
-                        fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tail ? " + tail" : "");
+                        x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound),
+                        x->perf_tail && !x->perf_latency ? " + tail" : "");
             }
             fprintf(f, "\n");
         }
+        if (x->splits > 1)
+            fprintf(f, "          (%s: the forward splits the keys %d ways and combines: FlashAttention-2's split-KV "
+                       "rule for a grid that would not fill the GPU)\n", x->profile, x->splits);
     }
 }
 
@@ -86,7 +93,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 cli_bytes(x->bound_bytes, b4, sizeof b4), (double)tot / x->bound_bytes,
                 cli_si(flops, b5, sizeof b5), x->intensity,
                 cli_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
-                x->has_perf ? fa_pipe_name((fa_pipe)x->perf_bound)
+                x->has_perf ? (x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound))
                 : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
         (void)b7;
         if (x->sram_overflow)
@@ -181,7 +188,7 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
         fprintf(f, ",%s", x->profile[0] ? x->profile : "paper");
         if (x->has_perf) {
             fprintf(f, ",%.6e,%s,%.4g,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64, x->perf_time_s,
-                    fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tflops, x->dram_est_bytes, x->blocks_bwd.block_r,
+                    x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound), x->perf_tflops, x->dram_est_bytes, x->blocks_bwd.block_r,
                     x->blocks_bwd.block_c, x->occupancy[0], x->occupancy[1], x->regs_per_thread[x->pass == FA_PASS_BWD],
                     x->smem_per_block[x->pass == FA_PASS_BWD]);
             for (int q = 0; q < 6; q++) fprintf(f, ",%.6e", x->perf_busy[q]);
@@ -261,10 +268,11 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
             json_object_set_new(j, "l2_partitions", json_integer(x->l2_partitions));
         }
         json_object_set_new(j, "profile", json_string(x->profile[0] ? x->profile : "paper"));
+        if (x->perf_note[0]) json_object_set_new(j, "time_model_note", json_string(x->perf_note));
         if (x->has_perf) {
             json_t *tm = json_object();
             json_object_set_new(tm, "time_s", json_real(x->perf_time_s));
-            json_object_set_new(tm, "bound", json_string(fa_pipe_name((fa_pipe)x->perf_bound)));
+            json_object_set_new(tm, "bound", json_string(x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound)));
             json_object_set_new(tm, "waves_add_over_10pct", json_boolean(x->perf_tail));
             json_object_set_new(tm, "tflops", json_real(x->perf_tflops));
             U64("dram_est_bytes", x->dram_est_bytes);
