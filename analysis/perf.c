@@ -683,29 +683,28 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         fa_blocks bk;
         static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0};
         const fa_tile_row *row = &none;
+        fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
         if (bk_in) { /* the given tiles with the profile's warps (4 when its table has no row); the
                         registers are derived from the placement of these tiles */
             fa_blocks table;
             bk = *bk_in;
             if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, s, &table, &row)) row = &none, fa_clear_error();
             if (row->block_r != bk.block_r || row->block_c != bk.block_c) {
-                static fa_tile_row given;
-                given = *row;
-                given.regs = 0;
-                row = &given;
+                local_row = *row;
+                local_row.regs = 0;
+                row = &local_row;
             }
         } else {
             FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &bk, &row));
         }
         int splits = 1;
-        static fa_tile_row split_row;
         if (!bk_in && !bwd && prof->split_kv && !(s->dropout_p > 0) && hw->sms > 0) {
             splits = fa_split_kv_heuristic(prof, s, hw->sms, &bk);
             if (splits > 1) { /* the split kernel's tiles; its registers from the placement */
-                split_row = *row;
-                split_row.block_r = (int)bk.block_r, split_row.block_c = (int)bk.block_c;
-                split_row.warps = 4, split_row.regs = 0;
-                row = &split_row;
+                local_row = *row;
+                local_row.block_r = (int)bk.block_r, local_row.block_c = (int)bk.block_c;
+                local_row.warps = 4, local_row.regs = 0;
+                row = &local_row;
             }
         }
         r->splits = splits;

@@ -339,8 +339,9 @@ static void stat_print(FILE *out, summary *m)
         int in = 0;
         for (int i = 0; i < m->n[k]; i++) in += m->err[k][i] <= lim[k];
         double med = m->n[k] % 2 ? m->err[k][m->n[k] / 2] : 0.5 * (m->err[k][m->n[k] / 2 - 1] + m->err[k][m->n[k] / 2]);
-        fprintf(out, "%-16s %4d rows: %4d within %2.0f %%, median |fasim / measured - 1| = %.1f %%, largest %.1f %%\n",
-                what[k], m->n[k], in, 100 * lim[k], 100 * med, 100 * m->err[k][m->n[k] - 1]);
+        fprintf(out, "%-16s %4d rows%s: %4d within %2.0f %%, median |fasim / measured - 1| = %.1f %%, largest %.1f %%\n",
+                what[k], m->n[k], m->n[k] == SUMMARY_MAX ? " (the first)" : "", in, 100 * lim[k], 100 * med,
+                100 * m->err[k][m->n[k] - 1]);
     }
 }
 
