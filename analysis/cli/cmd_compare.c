@@ -23,8 +23,9 @@ static const char *const compare_help =
     "  Columns: kernel, B, H, N_q (or N), d (required); H_kv, N_k, d_v, causal (0/1),\n"
     "  dtype (fp32/fp16/bf16/fp8_e4m3/fp8_e5m2), algo (standard/flash1/flash2; default from the kernel name:\n"
     "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default: the profile's tile table; --blocks fit without one),\n"
-    "  blocks_per_sm (the kernel's occupancy, 1..32, e.g. the smallest of Nsight Compute's\n"
-    "  launch__occupancy_limit_*; default: estimated from fasim's SRAM need),\n"
+    "  blocks_per_sm (the kernel's occupancy for the L2 replay, 1..32, e.g. the smallest of\n"
+    "  Nsight Compute's launch__occupancy_limit_*; default: the time model's occupancy of the\n"
+    "  profile, else estimated from fasim's SRAM need),\n"
     "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
     "  profile key, sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
     "  v3_bwd* -> v3; else the algorithm's), pass (fwd or bwd; a name ending in _bwd or\n"
@@ -586,6 +587,8 @@ int cmd_compare(int argc, char **argv)
         int l2ok = 0;
         /* the L2 replay is costly: run it only where the row has DRAM bytes to compare */
         if (use_l2 && !isnan(x[C_DR] + x[C_DW])) {
+            /* occupancy: the measured one, else the time model's, else estimated from the SRAM need */
+            if (occ == 0 && timed && pr.occ[bwd].occupancy > 0 && pr.occ[bwd].occupancy <= 32) occ = pr.occ[bwd].occupancy;
             st = fa_io_l2(pass, a, &s, bk, M, &o.hw, (int)occ, &r);
             if (st == FA_OK) l2ok = 1;
             else if (st != FA_EINVAL) {
