@@ -41,7 +41,7 @@ static fa_status alloc_bufs(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2
     return FA_OK;
 }
 
-/* One row block Q_i of slice (b, h): Algorithm 1 lines 4-14. */
+/* One row block Q_i of slice (b, h): FlashAttention-2 Algorithm 1 lines 4-15. */
 static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *B,
                            fa_tensor *Q, fa_tensor *K, fa_tensor *V, fa_tensor *O,
                            fa_tensor *LSE, int64_t b, int64_t h, int64_t i)
@@ -55,7 +55,7 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
     /* one thread block per (batch, head, row block) on a GPU */
     fa_mem_set_program(mem, (b * s->heads + h) * fa_cdiv(s->seqlen_q, Br) + i);
 
-    /* line 6: O_i = 0, l_i = 0, m_i = -inf on chip */
+    /* line 5: O_i = 0, l_i = 0, m_i = -inf on chip */
     if (B->O.data)
         for (int64_t r = 0; r < rows; r++) {
             for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = 0;
@@ -64,27 +64,27 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
         }
     int q_loaded = 0;
 
-    for (int64_t j = lo; j < hi;) { /* line 7 */
+    for (int64_t j = lo; j < hi;) { /* line 6 */
         int64_t w = fa_span_run(mem, j, hi, full_lo, full_hi, T_c - 1);
         const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
         if (fa_span_class(s, j, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
             j += w; /* a tile with no allowed key is never loaded */
             continue;
         }
-        if (!q_loaded) { /* line 5, on the first tile that has work: a row block that sees no */
+        if (!q_loaded) { /* line 4, on the first tile that has work: a row block that sees no */
             FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* key loads nothing */
             q_loaded = 1;
         }
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
-        FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 8 */
+        FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 7 */
         FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
-        /* line 9: S_ij = Q_i K_j^T, then scale, softcap, ALiBi and the mask */
+        /* line 8: S_ij = Q_i K_j^T, then scale, softcap, ALiBi and the mask */
         FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols,
                                   d, 0));
         FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
         FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, NULL, r0, rows, c0, cols));
         fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
-        /* line 10: m_new, P~_ij = exp(S_ij - m_new), l_new, O_i *= exp(m_old - m_new) */
+        /* line 9: m_new, P~_ij = exp(S_ij - m_new), l_new; line 10 begins: O_i *= exp(m_old - m_new) */
         FA_TRY(fa_tile_online_softmax(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
                                       rows, cols, dv));
         fa_tile_round_p(mem, B->S.data, Bc, rows, cols); /* P in the dtype, as the kernel */
