@@ -356,14 +356,18 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     double G = overlap2(t_tc, t_sm, wsched), S = t_ex + t_alu;
     double tile = overlap2(G, S, phase_streams(ov, (int)occ));
     double once = ov == FA_OVERLAP_PINGPONG ? G : ov == FA_OVERLAP_PIPELINED ? S : 0;
-    /* a block's prologue and epilogue: the first loads' latency, its first tiles (Q_i, K_j, V_j;
-     * backward: K_j, V_j, Q_i, dO_i) and its output tile (O_i; dK_j, dV_j) at its SM's share of
-     * the L2 bandwidth, before any compute can hide them */
+    /* a block's prologue and epilogue, which no compute of its own hides: the first load's
+     * latency; the block's own input tile (Q_i; backward K_j, V_j), read once from DRAM, and its
+     * output tile (O_i; dK_j, dV_j) at its SM's share of the DRAM bandwidth; its first shared
+     * tiles (K_j, V_j; backward Q_i, dO_i), which other blocks of the head bring into L2, at its
+     * share of the L2 bandwidth; the blocks that share an SM start and end together (waves) and
+     * split its share */
     const double e = fa_dtype_bytes(s->dtype);
-    const double first = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) + (double)bk.block_r * (s->d + s->d_v)
-                                  : (double)bk.block_r * s->d + (double)bk.block_c * (s->d + s->d_v));
-    const double last = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d_v);
-    const double edge = hw->dram_latency_s + (first + last) / (hw->l2_bandwidth / sms);
+    const double own = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d);
+    const double shared = e * (bwd ? (double)bk.block_r * (s->d + s->d_v) : (double)bk.block_c * (s->d + s->d_v));
+    const double out = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d_v);
+    const double edge = hw->dram_latency_s +
+                        occ * ((own + out) / (hw->dram_bandwidth / sms) + shared / (hw->l2_bandwidth / sms));
     int64_t period, per_head;
     double *dur = NULL;
     double tiles_total = 0;

@@ -174,7 +174,8 @@ static void test_prediction_closed_form(void **st)
      * 64 x 64 K + 4 x 64 x 64 V) = 73728 B / 1e11 = 0.73728 us; exp 4096 / 1e10 = 0.4096 us;
      * fp32 (4.5 x 4096 + 64 x 64) / 1e10 = 2.2528 us.  One warp per scheduler: G = 1.785856 us,
      * S = 2.6624 us; one block: tile = G + S = 4.448256 us.  Edges: 1 us latency + (Q_i 8192 +
-     * K_j V_j 16384 + O_i 8192 B) / 1e12 = 1.032768 us.  5 tiles + edges + one 2 us launch. */
+     * O_i 8192 B at DRAM, K_j V_j 16384 B at L2, both 1e12 B/s here) = 1.032768 us.  5 tiles +
+     * edges + one 2 us launch. */
     const double tile = 1.048576e-6 + 0.73728e-6 + 0.4096e-6 + 2.2528e-6;
     const double want = 5 * tile + 1.032768e-6 + 2e-6;
     assert_near(r.time_s, want, 1e-15);
@@ -187,7 +188,7 @@ static void test_prediction_closed_form(void **st)
     assert_near(r.busy[FA_PIPE_L2], 98560 / 1e12, 1e-18);
     assert_int_equal(r.ctas[0], 1);
     /* four such blocks (N_q = 256) on the one SM: they share it, so each one's tiles take the
-     * SM's time 4 times over; the edges do not stretch.  Occupancy by registers: S 64x64x4 +
+     * SM's time 4 times over, and their edges' bytes share its bandwidth.  Occupancy by registers: S 64x64x4 +
      * O 64x64x4 + m, l: 33280 B / 128 threads / 4 B = 65 + 32 base -> 104 registers, 4 warps x
      * 3328 = 13312 a block: 4 fit; warps per scheduler 4, streams out of step 4 */
     s.seqlen_q = 256;
@@ -195,7 +196,8 @@ static void test_prediction_closed_form(void **st)
     assert_int_equal(r.occ[0].regs_per_thread, 104);
     const double G4 = 1.048576e-6 + 0.73728e-6 / 4, S4 = 0.4096e-6 + 2.2528e-6;
     const double tile4 = S4 + G4 / 4;
-    assert_near(r.time_s, 4 * 5 * tile4 + 1.032768e-6 + 2e-6, 1e-15);
+    /* the four blocks' edges share the SM's bandwidth: 1 us + 4 x 32768 B / 1e12 B/s */
+    assert_near(r.time_s, 4 * 5 * tile4 + 1.131072e-6 + 2e-6, 1e-15);
 }
 
 /* Each pipe's rate comes from the hardware profile, named when missing. */
