@@ -54,3 +54,6 @@ rm -rf "$T/hwp"
     && pass "explain: the fa1 profile's tiles, as io" || fail "explain tiles"
 "$FASIM" explain --profile fa3 --hw a100 --algo flash2 | grep -q "profile fa3 cannot be timed here: .*wgmma" \
     && pass "explain: why fa3 cannot be timed on the A100" || fail "explain fa3 on a100"
+# --blocks fit with a kernel profile: that kernel's tile table (FlashAttention-2 at d = 128: 128 x 64)
+[ "$("$FASIM" io --profile fa2 --blocks fit --seqlen 8192 --batch 2 --heads 16 --headdim 128 --format csv | tail -1 | cut -d, -f14,15)" = "128,64" ] \
+    && pass "--blocks fit --profile fa2: the kernel's tiles" || fail "--blocks fit --profile fa2"

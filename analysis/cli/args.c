@@ -284,6 +284,9 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
     const int paper = o->profile && o->profile->mma == FA_MMA_NONE;
     if ((accept & OPT_PROFILE) && !blocks_given && o->blocks != BLOCKS_EXPLICIT && !paper)
         o->blocks = BLOCKS_PROFILE;
+    /* --blocks fit with a kernel profile: the tiles that kernel fits, its tile table */
+    if ((accept & OPT_PROFILE) && blocks_given && o->blocks == BLOCKS_FIT && o->profile && !paper)
+        o->blocks = BLOCKS_PROFILE;
     if (o->profile && !paper) { /* a kernel profile runs its own loop order */
         for (int k = 0; k < o->n_algos; k++)
             if (o->algos[k] != (int)o->profile->algo)

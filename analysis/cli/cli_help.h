@@ -50,7 +50,8 @@
     "                                       every buffer in one SRAM of M, tiles by --blocks fit).\n" \
     "                                       Default: each algorithm's kernel (standard: math, flash1:\n" \
     "                                       fa1, flash2: fa2) with its tile table; --blocks or\n" \
-    "                                       --block-r/--block-c count in the paper's model\n"
+    "                                       --block-r/--block-c count in the paper's model\n" \
+    "                                       (--blocks fit with --profile KEY: KEY's tile table)\n"
 
 /* inference (OPT_INFER; docs/inference.md) */
 #define CLI_HELP_INFER \
