@@ -366,8 +366,9 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     const double own = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d);
     const double shared = e * (bwd ? (double)bk.block_r * (s->d + s->d_v) : (double)bk.block_c * (s->d + s->d_v));
     const double out = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d_v);
-    const double edge = hw->dram_latency_s +
-                        occ * ((own + out) / (hw->dram_bandwidth / sms) + shared / (hw->l2_bandwidth / sms));
+    const double prologue = hw->dram_latency_s + occ * (own / (hw->dram_bandwidth / sms) + shared / (hw->l2_bandwidth / sms));
+    const double epilogue = occ * out / (hw->dram_bandwidth / sms);
+    const double edge = prologue + epilogue;
     int64_t period, per_head;
     double *dur = NULL;
     double tiles_total = 0;
@@ -410,13 +411,19 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     for (int64_t k = 0; k < period; k++) tiles_total += dur[k];
     tiles_total *= (double)heads;
     for (int64_t k = 0; k < period; k++) /* a slot's time: its share of the SM, and its edges */
-        dur[k] = occ * (dur[k] * tile + (dur[k] > 0 ? once : 0)) + edge;
+        dur[k] = occ * (dur[k] * tile + (dur[k] > 0 ? once : 0)) + (p->persistent ? epilogue : edge);
     pt->ctas = heads * per_head;
     int64_t slots = (int64_t)hw->sms * (int64_t)occ;
     pt->waves = (double)pt->ctas / (double)slots;
     fa_status st = makespan(dur, period, pt->ctas, slots, &pt->makespan, &pt->fluid);
     free(dur);
     if (st) return st;
+    if (p->persistent) { /* a persistent kernel's producer warps load the next work unit's tiles
+                            while the consumers compute: one prologue a slot; the consumers still
+                            write each unit's output tile */
+        pt->makespan += prologue;
+        pt->fluid += prologue;
+    }
 
     pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
