@@ -118,9 +118,10 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
         break;
     default: FA_FAIL(FA_EINVAL, "profile %s has no kernel to time (the paper's abstract model)", p->key);
     }
+    static const char *const pipe[] = {"", "fp32 FMA", "mma.sync", "wgmma", "library GEMMs"};
     if (!(r > 0))
-        FA_FAIL(FA_EINVAL, "profile %s runs on %s, which hardware profile %s does not have (no %s)", p->key,
-                p->mma == FA_MMA_WGMMA ? "wgmma" : "this pipe", hw->key, key);
+        FA_FAIL(FA_EINVAL, "profile %s runs on %s, whose rate hardware profile %s does not give (no %s)", p->key,
+                pipe[p->mma], hw->key, key);
     *rate = r;
     return FA_OK;
 }
@@ -666,7 +667,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
                 "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
     /* the time model needs the pipes: without them only the counts and occupancy are filled */
     double rate = 0;
-    FA_TRY(tensor_rate(prof, s, hw, &rate) == FA_EINVAL && !strstr(fa_last_error(), "does not have") ? FA_EINVAL
+    FA_TRY(tensor_rate(prof, s, hw, &rate) == FA_EINVAL && !strstr(fa_last_error(), "does not give") ? FA_EINVAL
                                                                                                     : FA_OK);
     const struct { double v; const char *key; int flash_only; } keys[] = {
         {rate, NULL, 0}, {hw->exp_per_s, "exp_per_s", 0}, {hw->fma_flops, "fma_flops", 0},
@@ -695,6 +696,11 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0};
         const fa_tile_row *row = &none;
         fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
+        if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA) &&
+            (bk_in->block_r % 16 || bk_in->block_c % 16))
+            FA_FAIL(FA_EINVAL, "profile %s runs tensor-core tiles of multiples of 16 rows and keys, not B_r x B_c = %lld x "
+                    "%lld (--profile paper counts any tiles)", prof->key, (long long)bk_in->block_r,
+                    (long long)bk_in->block_c);
         if (bk_in) { /* the given tiles with the profile's warps (4 when its table has no row); the
                         registers are derived from the placement of these tiles */
             fa_blocks table;
