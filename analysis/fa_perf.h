@@ -80,6 +80,9 @@ typedef struct {
                                    dtype) for the transposed GEMMs of the backward */
     int persistent;             /* 1: one wave of SMs x occupancy thread blocks schedules the tiles */
     int heavy_first;            /* 1: causal row blocks with the most tiles run first */
+    int sync_loads;             /* 1: the kernel loads each tile's operands (and, FlashAttention-1
+                                   order, its O_i, l_i, m_i) without prefetching: the load is a
+                                   third phase of the tile (kernels/ v1, v2) */
     int split_kv;               /* 1: a forward whose grid would not fill the GPU splits the keys
                                    across thread blocks and combines (FlashAttention-2's
                                    num_splits_heuristic, fa_split_kv_heuristic) */

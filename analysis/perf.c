@@ -356,6 +356,19 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     double wsched = occ * oc->warps / 4.0; /* resident warps per scheduler */
     double G = overlap2(t_tc, t_sm, wsched), S = t_ex + t_alu;
     double tile = overlap2(G, S, phase_streams(ov, (int)occ));
+    double t_load = 0;
+    if (p->sync_loads) { /* a third phase: the tile's loads (and stores), not prefetched: a tile's
+                            share of the two-level bytes at the SM's share of L2, after its latency */
+        double visited = 0; /* the tiles of the whole grid, whichever loop visits them */
+        for (int64_t i = 0; i < Tr; i++) visited += (double)row_tiles(s, bk, i);
+        visited *= (double)heads;
+        const double lat = hw->l2_latency_s > 0 ? hw->l2_latency_s : hw->dram_latency_s;
+        if (visited > 0)
+            t_load = lat + (double)fa_counts_hbm_bytes(c) / visited / (hw->l2_bandwidth / sms);
+        double hi = G > S ? G : S;
+        if (t_load > hi) hi = t_load;
+        tile = hi + (G + S + t_load - hi) / phase_streams(ov, (int)occ);
+    }
     double once = ov == FA_OVERLAP_PINGPONG ? G : ov == FA_OVERLAP_PIPELINED ? S : 0;
     /* a block's prologue and epilogue, which no compute of its own hides: the first load's
      * latency; the block's own input tile (Q_i; backward K_j, V_j), read once from DRAM, and its

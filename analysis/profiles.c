@@ -126,10 +126,10 @@ const fa_profile fa_profiles[] = {
      * reads all of K and V from shared memory (v1: Q, O, l, m through HBM each step) */
     {.key = "v1", .name = "kernels/ v1: FlashAttention-1 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH1,
      .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
-     .simt_tile = 4, NT(v1_tiles), .source = "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
+     .simt_tile = 4, .sync_loads = 1, NT(v1_tiles), .source = "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
     {.key = "v2", .name = "kernels/ v2: FlashAttention-2 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
-     .simt_tile = 4, NT(v2_tiles), .source = "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
+     .simt_tile = 4, .sync_loads = 1, NT(v2_tiles), .source = "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
     /* v3: each warp 16 (v3) or 32 (mt2, br256) query rows: its Q rows and all of K and V by
      * ldmatrix every tile; K, V two-stage cp.async; causal row blocks heaviest first */
     {.key = "v3", .name = "kernels/ v3: FlashAttention-2 on mma.sync (ldmatrix, cp.async, swizzle)",

@@ -8,7 +8,7 @@
  * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, mma_sync_clock_hz,
  * wgmma_clock_hz, wgmma_flops,
  * wgmma_fp8_flops, gemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
- * dram_bytes_per_s, dram_latency_s, launch_s, pipes_source (each range in sim/hw.c's table and
+ * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, pipes_source (each range in sim/hw.c's table and
  * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
  * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
  * sram_per_block_bytes 1 KiB..1 GiB; sms 1..1024; l2_bytes 2048..1 GiB, its sets (l2_bytes /
@@ -61,6 +61,7 @@ typedef struct {
     double l2_bandwidth;          /* L2 -> SM bytes/s, whole GPU */
     double dram_bandwidth;        /* sustained DRAM bytes/s (read + write) */
     double dram_latency_s;        /* one dependent DRAM load, s */
+    double l2_latency_s;          /* one dependent load that hits L2, s (0: dram_latency_s) */
     double launch_s;              /* one kernel launch (back to back), s */
     char pipes_source[256];       /* where the pipe rates come from */
 } fa_hw;

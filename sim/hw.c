@@ -72,13 +72,14 @@ static const struct {
     {"l2_bytes_per_s", K_REAL, 1, 1e9, 1e16, "1e9 to 1e16 bytes/s"},
     {"dram_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s"},
     {"dram_latency_s", K_REAL, 1, 1e-8, 1e-3, "1e-8 to 1e-3 s"},
+    {"l2_latency_s", K_REAL, 1, 1e-9, 1e-3, "1e-9 to 1e-3 s"},
     {"launch_s", K_REAL, 1, 1e-8, 1e-2, "1e-8 to 1e-2 s"},
     {"pipes_source", K_TEXT, 1, 0, 0, NULL},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, LAUNCH, PIPES_SOURCE };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, PIPES_SOURCE };
 
 static char *trim(char *s)
 {
@@ -211,6 +212,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case L2_BW: hw->l2_bandwidth = x; break;
     case DRAM_BW: hw->dram_bandwidth = x; break;
     case DRAM_LAT: hw->dram_latency_s = x; break;
+    case L2_LAT: hw->l2_latency_s = x; break;
     case LAUNCH: hw->launch_s = x; break;
     default: break;
     }
