@@ -91,8 +91,11 @@ static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, f
     return w;
 }
 
-/* The rate of the profile's MMA pipe on hw.  Errors: the key missing from the profile. */
-static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw *hw, double *rate)
+/* The rate of the profile's MMA pipe on hw (FLOP/s); *rate = 0 and *why says so when hw does not
+ * give it.  Errors: FA_EINVAL for a dtype the kernel's instruction family does not take and for
+ * the paper's profile (no kernel). */
+static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw *hw, double *rate, char *why,
+                             size_t why_len)
 {
     const char *key = NULL;
     double r = 0;
@@ -119,10 +122,10 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     default: FA_FAIL(FA_EINVAL, "profile %s has no kernel to time (the paper's abstract model)", p->key);
     }
     static const char *const pipe[] = {"", "fp32 FMA", "mma.sync", "wgmma", "library GEMMs"};
-    if (!(r > 0))
-        FA_FAIL(FA_EINVAL, "profile %s runs on %s, whose rate hardware profile %s does not give (no %s)", p->key,
-                pipe[p->mma], hw->key, key);
-    *rate = r;
+    *rate = r > 0 ? r : 0;
+    if (!(r > 0) && why)
+        snprintf(why, why_len, "profile %s runs on %s, whose rate hardware profile %s does not give (no %s)", p->key,
+                 pipe[p->mma], hw->key, key);
     return FA_OK;
 }
 
@@ -133,13 +136,6 @@ static double clock_scale(const fa_profile *p, const fa_hw *hw)
 {
     double c = p->mma == FA_MMA_SYNC ? hw->mma_sync_clock_hz : p->mma == FA_MMA_WGMMA ? hw->wgmma_clock_hz : 0;
     return c > 0 && hw->clock_hz > 0 ? c / hw->clock_hz : 1.0;
-}
-
-static fa_status need(double v, const char *key, const fa_hw *hw)
-{
-    if (!(v > 0))
-        FA_FAIL(FA_EINVAL, "hardware profile %s has no %s: the time model needs it (docs/time-model.md)", hw->key, key);
-    return FA_OK;
 }
 
 /* Two pipes' work a and b, each in w instruction streams that are independent of one another
@@ -221,7 +217,7 @@ static fa_status makespan(const double *dur, int64_t period, int64_t count, int6
         return FA_OK;
     }
     if (count > SCHED_LIMIT) {
-        *out = sum * ((double)count / (double)period) / (double)slots + maxd;
+        *out = *fluid + maxd;
         return FA_OK;
     }
     int64_t n = slots < count ? slots : count;
@@ -328,15 +324,8 @@ static int64_t row_tiles(const fa_shape *s, fa_blocks bk, int64_t i)
 static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
                             fa_blocks bk, int splits, const fa_occupancy *oc, const fa_counts *c, pass_time *pt)
 {
-    double tc_rate;
-    FA_TRY(tensor_rate(p, s, hw, &tc_rate));
-    FA_TRY(need(hw->exp_per_s, "exp_per_s", hw));
-    FA_TRY(need(hw->fma_flops, "fma_flops", hw));
-    FA_TRY(need(hw->smem_bandwidth, "smem_bytes_per_s", hw));
-    FA_TRY(need(hw->l2_bandwidth, "l2_bytes_per_s", hw));
-    FA_TRY(need(hw->dram_bandwidth, "dram_bytes_per_s", hw));
-    FA_TRY(need(hw->dram_latency_s, "dram_latency_s", hw));
-    FA_TRY(need(hw->launch_s, "launch_s", hw));
+    double tc_rate; /* predict checked every rate this needs (r->has_time) */
+    FA_TRY(tensor_rate(p, s, hw, &tc_rate, NULL, 0));
     const double sms = hw->sms;
     const double kc = clock_scale(p, hw); /* the other pipes at the tensor pipe's clock */
     tile_work w = tile_work_of(p, bwd, s, bk);
@@ -502,11 +491,8 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
 static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
                                const fa_counts *c, pass_time *pt)
 {
-    double g;
-    FA_TRY(tensor_rate(p, s, hw, &g));
-    FA_TRY(need(hw->exp_per_s, "exp_per_s", hw));
-    FA_TRY(need(hw->dram_bandwidth, "dram_bytes_per_s", hw));
-    FA_TRY(need(hw->launch_s, "launch_s", hw));
+    double g; /* predict checked every rate this needs (r->has_time) */
+    FA_TRY(tensor_rate(p, s, hw, &g, NULL, 0));
     const double bw = hw->dram_bandwidth;
     const double heads = (double)(s->batch * s->heads), scores = heads * (double)s->seqlen_q * (double)s->seqlen_k;
     double mm = (double)c->flops_matmul, bytes = (double)fa_counts_hbm_bytes(c);
@@ -680,8 +666,8 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
                 "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
     /* the time model needs the pipes: without them only the counts and occupancy are filled */
     double rate = 0;
-    FA_TRY(tensor_rate(prof, s, hw, &rate) == FA_EINVAL && !strstr(fa_last_error(), "does not give") ? FA_EINVAL
-                                                                                                    : FA_OK);
+    char no_rate[160] = "";
+    FA_TRY(tensor_rate(prof, s, hw, &rate, no_rate, sizeof no_rate));
     const struct { double v; const char *key; int flash_only; } keys[] = {
         {rate, NULL, 0}, {hw->exp_per_s, "exp_per_s", 0}, {hw->fma_flops, "fma_flops", 0},
         {hw->dram_bandwidth, "dram_bytes_per_s", 0}, {hw->launch_s, "launch_s", 0},
@@ -695,9 +681,8 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         if (keys[i].v > 0) continue;
         r->has_time = 0;
         if (keys[i].key) snprintf(r->why, sizeof r->why, "hardware profile %s has no %s", hw->key, keys[i].key);
-        else snprintf(r->why, sizeof r->why, "%s", fa_last_error());
+        else snprintf(r->why, sizeof r->why, "%s", no_rate);
     }
-    fa_clear_error();
     const int has_occ = hw->regs_per_sm > 0 && hw->regs_per_thread > 0 && hw->threads_per_sm > 0 &&
                         hw->blocks_per_sm > 0;
     double total = 0, launch = 0, mk = 0, fluid = 0;
