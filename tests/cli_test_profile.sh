@@ -57,3 +57,6 @@ rm -rf "$T/hwp"
 # --blocks fit with a kernel profile: that kernel's tile table (FlashAttention-2 at d = 128: 128 x 64)
 [ "$("$FASIM" io --profile fa2 --blocks fit --seqlen 8192 --batch 2 --heads 16 --headdim 128 --format csv | tail -1 | cut -d, -f14,15)" = "128,64" ] \
     && pass "--blocks fit --profile fa2: the kernel's tiles" || fail "--blocks fit --profile fa2"
+# --l2 with the default profiles' backward tiles: the replay counts the bytes whatever the placement
+"$FASIM" io --l2 --pass bwd --seqlen 1024 --algo flash2 >"$T/out" 2>"$T/err" && grep -q "L2 model" "$T/out" \
+    && pass "--l2 --pass bwd with the fa2 tiles (128 x 128 beyond M in the paper's placement)" || fail "--l2 bwd: $(cat "$T/err")"
