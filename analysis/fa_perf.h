@@ -59,7 +59,7 @@ typedef struct {
 /* Where the GEMM operands of one K/V tile step come from: for each operand, how many warps of
  * the thread block read the whole operand tile from shared memory (0: it is in registers).
  * Forward (2 GEMMs): S = Q K^T, O += P V: {Q, K}, {P, V}.  Backward (5 GEMMs, FlashAttention-2
- * Algorithm 2 lines 11-20): S = Q K^T, dP = dO V^T, dV += P^T dO, dK += dS^T Q, dQ += dS K. */
+ * Algorithm 2, the backward's loop body): S = Q K^T, dP = dO V^T, dV += P^T dO, dK += dS^T Q, dQ += dS K. */
 #define FA_PERF_GEMMS 5
 typedef struct {
     unsigned char a[FA_PERF_GEMMS], b[FA_PERF_GEMMS];
@@ -126,6 +126,8 @@ typedef enum {
     FA_PIPE_DRAM,       /* DRAM bytes (estimated, docs/time-model.md "DRAM") */
     FA_NPIPE
 } fa_pipe;
+/* The pipe's name as the tables print it ("tensor", "smem", "exp", "fp32", "L2", "DRAM"; "?"
+ * for a value out of range). */
 const char *fa_pipe_name(fa_pipe p);
 
 /* Placement and occupancy of one kernel of a profile (docs/time-model.md, "Occupancy"). */

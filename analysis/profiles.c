@@ -104,13 +104,13 @@ const fa_profile fa_profiles[] = {
     /* FlashAttention-3: TMA producer warpgroup, 2 (3 at d = 64) consumer warpgroups, wgmma from
      * shared memory (the tensor cores read Q, K, V there: in the wgmma rate), P in registers,
      * two-stage K/V, ping-pong between consumer warpgroups and softmax/GEMM overlap inside one
-     * (the forward; the paper's Sec. 3.1 schedules the backward without ping-pong); persistent,
+     * (the forward; fasim times the backward without ping-pong: overlap_bwd); persistent,
      * causal tiles heaviest first */
     {.key = "fa3", .name = "FlashAttention-3 (Hopper: TMA, wgmma, warp specialization, ping-pong)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
      .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(fa3_tiles),
-     .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3.1-3.2; Dao-AILab/flash-attention hopper/ at 7f67966c"},
+     .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3 (warp specialization, ping-pong, intra-warpgroup overlap); Dao-AILab/flash-attention hopper/ at 7f67966c"},
     {.key = "cudnn", .name = "cuDNN fused attention on Hopper (as Nsight Compute sees it)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
