@@ -44,6 +44,21 @@ typedef enum {
  *                                      warpgroup; one softmax exposed per thread block)  */
 typedef enum { FA_OVERLAP_NONE = 0, FA_OVERLAP_WARPS, FA_OVERLAP_PINGPONG, FA_OVERLAP_PIPELINED } fa_overlap;
 
+/* The kernels a standard-attention profile (FA_MMA_LIBRARY) launches (docs/time-model.md,
+ * "Standard attention"):
+ *   THREE       GEMM S = Q K^T, one softmax kernel, GEMM O = P V, S and P in the input dtype
+ *               (the FlashAttention papers' PyTorch baseline); the backward as one GEMM term and
+ *               one memory term
+ *   V0          kernels/ v0: the same three, its softmax reading only the keys the causal mask
+ *               allows (attn_v0_naive.cu)
+ *   TORCH_MATH  PyTorch's SDPA math backend (torch >= 2.5, aten/src/ATen/native/transformers/
+ *               attention.cpp, _scaled_dot_product_attention_math): fp16/bf16 inputs cast to
+ *               fp32 (allow_fp16_bf16_reduction_math_sdp = False, the default), Q and K^T
+ *               scaled by sqrt(scale), fp32 GEMMs without TF32, the causal mask built as an
+ *               N_q x N_k fp32 tensor and added, _safe_softmax (softmax, isneginf, all, where),
+ *               the casts of O and of the probabilities back to the input dtype */
+typedef enum { FA_STD_THREE = 0, FA_STD_V0, FA_STD_TORCH_MATH } fa_std_ops;
+
 /* One row of a profile's tile table: the first row whose pass, arch and d_max match is used. */
 typedef struct {
     fa_pass pass;   /* FA_PASS_FWD or FA_PASS_BWD */
@@ -94,6 +109,7 @@ typedef struct {
     int simt_tile;              /* SIMT kernels: each thread computes a t x t register tile of a
                                    GEMM, reading t + t fp32 operands from shared memory per k */
     fa_operand_reads reads_fwd, reads_bwd;
+    fa_std_ops std_ops;         /* standard attention: the kernels it launches */
     const fa_tile_row *tiles;   /* NULL: --blocks fit (the paper's model) */
     int ntiles;
     const char *source;         /* where each fact comes from */
@@ -105,7 +121,8 @@ extern const int fa_nprofiles;
 const fa_profile *fa_profile_find(const char *key);
 /* Parses a --profile value.  Errors: FA_EINVAL naming the value and the known keys. */
 fa_status fa_profile_parse(const char *key, const fa_profile **out);
-/* The profile an algorithm's rows use by default: standard -> "math" (PyTorch's math path),
+/* The profile an algorithm's rows use by default: standard -> "eager" (standard attention in
+ * its input dtype, what fasim counts),
  * flash1 -> "fa1" (the FlashAttention-1 kernel), flash2 -> "fa2" (FlashAttention-2). */
 const fa_profile *fa_profile_default(fa_algo a);
 
@@ -169,9 +186,19 @@ typedef struct {
     double t_l2, t_dram, extra, launch, time; /* L2 and DRAM bounds, small kernels, launches, total */
 } fa_perf_kernel;
 
+/* One kernel of a standard-attention profile's sequence: its GEMM FLOPs at `rate`, its DRAM
+ * bytes, its exponentials, and its time (the largest of the three at the GPU's rates). */
+#define FA_PERF_STD_STEPS 40
+typedef struct {
+    const char *what;  /* "GEMM S = Q K^T (fp32)", "softmax", ... */
+    double flops, rate, bytes, exps, time;
+} fa_std_step;
+
 /* The prediction of one pass (fwd, bwd or fwdbwd = the sum) of a profile on a shape and GPU. */
 typedef struct {
     fa_perf_kernel k[2];     /* [0] forward, [1] backward: the derivation (when in the pass) */
+    fa_std_step steps[2][FA_PERF_STD_STEPS]; /* standard attention: the kernels of each pass */
+    int nsteps[2];
     const fa_profile *profile;
     fa_pass pass;
     int has_time;            /* 0: hw lacks a pipe rate the model needs (only counts, occupancy) */

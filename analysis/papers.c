@@ -13,8 +13,8 @@ static const struct {
     const char *paper_name, *profile;
 } KERNELS[] = {
     {"FlashAttention-2", "fa2"}, {"FlashAttention-3", "fa3"}, {"cuDNN", "cudnn"},
-    {"FlashAttention", "fa1"},   {"standard", "math"},        {"Standard attention", "math"},
-    {"PyTorch", "math"},
+    {"FlashAttention", "fa1"},   {"standard", "eager"},       {"Standard attention", "eager"},
+    {"PyTorch", "eager"},
 };
 
 /* Splits a CSV line in place (no quoted fields in published.csv); returns the field count. */

@@ -115,9 +115,15 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
         if (fp8) r = hw->wgmma_fp8_flops, key = "wgmma_fp8_flops";
         else r = hw->wgmma_flops, key = "wgmma_flops";
         break;
-    case FA_MMA_LIBRARY: /* cuBLAS: tensor cores for 16-bit inputs, the fp32 pipe for fp32 */
-        if (fp32) r = hw->fma_flops, key = "fma_flops";
-        else r = hw->gemm_flops, key = "gemm_flops";
+    case FA_MMA_LIBRARY: /* cuBLAS: tensor cores for 16-bit inputs; fp32 (PyTorch's math path
+                            computes 16-bit inputs in fp32) on the FMA pipe, no TF32 */
+        if (fp32 || p->std_ops == FA_STD_TORCH_MATH) {
+            if (fp8) FA_FAIL(FA_EINVAL, "profile %s: PyTorch's math path takes fp32, fp16 or bf16, not fp8 "
+                             "(--profile eager times standard attention in any dtype)", p->key);
+            r = hw->sgemm_flops > 0 ? hw->sgemm_flops : hw->fma_flops, key = "sgemm_flops or fma_flops";
+        } else {
+            r = hw->gemm_flops, key = "gemm_flops";
+        }
         break;
     default: FA_FAIL(FA_EINVAL, "profile %s has no kernel to time (the paper's abstract model)", p->key);
     }
@@ -486,35 +492,156 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     return FA_OK;
 }
 
-/* Standard attention (PyTorch's math path, kernels/ v0): library GEMMs and a softmax kernel in
- * turn, each bounded by its compute or its DRAM bytes (docs/time-model.md, "Standard"). */
+/* The sequence of kernels of a standard-attention profile, each timed alone: the largest of its
+ * GEMM FLOPs at rate g, its DRAM bytes and its exponentials, plus a launch (docs/time-model.md,
+ * "Standard attention"). */
+typedef struct {
+    pass_time *pt;
+    const fa_hw *hw;
+    fa_std_step *steps;
+    int *n;
+} std_seq;
+
+static void std_step(std_seq *q, const char *what, double flops, double g, double bytes, double exps)
+{
+    const fa_hw *hw = q->hw;
+    double tf = flops > 0 && g > 0 ? flops / g : 0, tb = bytes / hw->dram_bandwidth;
+    double te = exps > 0 && hw->exp_per_s > 0 ? exps / hw->exp_per_s : 0;
+    double t = fmax(tf, fmax(tb, te));
+    q->pt->busy[FA_PIPE_TENSOR] += tf;
+    q->pt->busy[FA_PIPE_DRAM] += tb;
+    q->pt->busy[FA_PIPE_EXP] += te;
+    q->pt->makespan += t;
+    q->pt->launch += hw->launch_s;
+    q->pt->dram += (uint64_t)bytes;
+    if (*q->n < FA_PERF_STD_STEPS) {
+        fa_std_step *x = &q->steps[(*q->n)++];
+        x->what = what, x->flops = flops, x->rate = g, x->bytes = bytes, x->exps = exps, x->time = t;
+    }
+}
+
+/* The scores the mask allows, of B H N_q N_k (bottom-right anchor, the one kernels/ v0 uses). */
+static double allowed_scores(const fa_shape *s)
+{
+    const double heads = (double)(s->batch * s->heads);
+    if (s->causal == FA_CAUSAL_NONE) return heads * (double)s->seqlen_q * (double)s->seqlen_k;
+    const int64_t nq = s->seqlen_q, nk = s->seqlen_k, off = s->causal == FA_CAUSAL_TOP_LEFT ? 0 : nk - nq;
+    double sum = 0; /* row i keeps keys j <= i + off: clamp(i + off + 1, 0, N_k) of them */
+    int64_t lo = -off - 1 > 0 ? -off - 1 : 0; /* rows before lo keep none */
+    int64_t full = nk - off - 1; /* rows from here on keep all N_k */
+    if (full < lo) full = lo;
+    if (full > nq) full = nq;
+    if (lo < full) sum += (double)(full - lo) * (double)(lo + full - 1) / 2 + (double)(full - lo) * (double)(off + 1);
+    if (full < nq) sum += (double)(nq - full) * (double)nk;
+    return heads * sum;
+}
+
+/* PyTorch's SDPA math backend (fa_std_ops TORCH_MATH), forward and the autograd backward, as
+ * the kernels its composite ops launch; e the input element size, fp32 compute. */
+static void torch_math(std_seq *q, int bwd, const fa_shape *s, double g)
+{
+    const fa_hw *hw = q->hw;
+    const double e = (double)fa_dtype_bytes(s->dtype), f = 4;
+    const int up = e < 4;
+    const double BH = (double)(s->batch * s->heads), BHkv = (double)(s->batch * s->kv_heads);
+    const double Nq = (double)s->seqlen_q, Nk = (double)s->seqlen_k, d = (double)s->d, dv = (double)s->d_v;
+    const double nq = BH * Nq * d, nk = BHkv * Nk * d, nv = BHkv * Nk * dv, no = BH * Nq * dv;
+    const double n = BH * Nq * Nk, rows = BH * Nq, m2 = Nq * Nk;
+    const int gqa = s->kv_heads < s->heads;
+    const double nkx = gqa ? BH * Nk * d : nk, nvx = gqa ? BH * Nk * dv : nv;
+    const int causal = s->causal != FA_CAUSAL_NONE, drop = s->dropout_p > 0;
+    if (!bwd) {
+        if (up) {
+            std_step(q, "Q to fp32", 0, g, (e + f) * nq, 0);
+            std_step(q, "K to fp32", 0, g, (e + f) * nk, 0);
+            std_step(q, "V to fp32", 0, g, (e + f) * nv, 0);
+        }
+        std_step(q, "Q * sqrt(scale)", 0, g, 2 * f * nq, 0);
+        std_step(q, "K^T * sqrt(scale)", 0, g, 2 * f * nk, 0);
+        if (gqa) {
+            std_step(q, "K repeat_interleave (GQA)", 0, g, f * (nk + nkx), 0);
+            std_step(q, "V repeat_interleave (GQA)", 0, g, f * (nv + nvx), 0);
+        }
+        std_step(q, "GEMM S = Q K^T (fp32)", 2 * n * d, g, f * (nq + nkx + n), 0);
+        if (causal) { /* ones(L, S, bool).tril(), zeros_like(fp32).masked_fill_(logical_not, -inf) */
+            std_step(q, "mask: ones (bool)", 0, g, m2, 0);
+            std_step(q, "mask: tril", 0, g, 2 * m2, 0);
+            std_step(q, "mask: zeros_like (fp32)", 0, g, f * m2, 0);
+            std_step(q, "mask: logical_not", 0, g, 2 * m2, 0);
+            std_step(q, "mask: masked_fill_ -inf", 0, g, (2 * f + 1) * m2, 0);
+            /* the N_q x N_k mask is broadcast over the B H slices: read once when it fits L2 */
+            const double mask = f * m2 <= (double)hw->l2_bytes ? f * m2 : f * n;
+            std_step(q, "S += mask", 0, g, 2 * f * n + mask, 0);
+        }
+        std_step(q, "softmax", 0, g, 2 * f * n, n);
+        std_step(q, "_safe_softmax: isneginf", 0, g, (f + 1) * n, 0);
+        std_step(q, "_safe_softmax: all (rows)", 0, g, n + rows, 0);
+        std_step(q, "_safe_softmax: where", 0, g, 2 * f * n + rows, 0);
+        if (drop) std_step(q, "dropout", 0, g, (2 * f + 1) * n, 0);
+        std_step(q, "GEMM O = P V (fp32)", 2 * n * dv, g, f * (n + nvx + no), 0);
+        if (up) {
+            std_step(q, "O to the input dtype", 0, g, (f + e) * no, 0);
+            std_step(q, "P to the input dtype (the second output)", 0, g, (f + e) * n, 0);
+        }
+        return;
+    }
+    /* autograd through the same ops (the probabilities saved by the forward, in fp32) */
+    if (up) std_step(q, "dO to fp32", 0, g, (e + f) * no, 0);
+    std_step(q, "GEMM dP = dO V^T (fp32)", 2 * n * dv, g, f * (no + nvx + n), 0);
+    std_step(q, "GEMM dV = P^T dO (fp32)", 2 * n * dv, g, f * (n + no + nvx), 0);
+    if (drop) std_step(q, "dropout backward", 0, g, (2 * f + 1) * n, 0);
+    std_step(q, "where backward", 0, g, 2 * f * n + rows, 0);
+    std_step(q, "softmax backward", 0, g, 3 * f * n, 0);
+    std_step(q, "GEMM dQ = dS K (fp32)", 2 * n * d, g, f * (n + nkx + nq), 0);
+    std_step(q, "GEMM dK = dS^T Q (fp32)", 2 * n * d, g, f * (n + nq + nkx), 0);
+    if (gqa) {
+        std_step(q, "dK sum over the group (GQA)", 0, g, f * (nkx + nk), 0);
+        std_step(q, "dV sum over the group (GQA)", 0, g, f * (nvx + nv), 0);
+    }
+    std_step(q, "dQ * sqrt(scale)", 0, g, 2 * f * nq, 0);
+    std_step(q, "dK * sqrt(scale)", 0, g, 2 * f * nk, 0);
+    if (up) {
+        std_step(q, "dQ to the input dtype", 0, g, (f + e) * nq, 0);
+        std_step(q, "dK to the input dtype", 0, g, (f + e) * nk, 0);
+        std_step(q, "dV to the input dtype", 0, g, (f + e) * nv, 0);
+    }
+}
+
+/* Standard attention (PyTorch's math path, the papers' PyTorch baseline, kernels/ v0): library
+ * GEMMs and memory-bound kernels in turn, each bounded by its compute or its DRAM bytes
+ * (docs/time-model.md, "Standard attention"). */
 static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
-                               const fa_counts *c, pass_time *pt)
+                               const fa_counts *c, pass_time *pt, fa_std_step *steps, int *nsteps)
 {
     double g; /* predict checked every rate this needs (r->has_time) */
     FA_TRY(tensor_rate(p, s, hw, &g, NULL, 0));
-    const double bw = hw->dram_bandwidth;
-    const double heads = (double)(s->batch * s->heads), scores = heads * (double)s->seqlen_q * (double)s->seqlen_k;
-    double mm = (double)c->flops_matmul, bytes = (double)fa_counts_hbm_bytes(c);
+    const double scores = (double)(s->batch * s->heads) * (double)s->seqlen_q * (double)s->seqlen_k;
+    double bytes = (double)fa_counts_hbm_bytes(c);
 #define T(name, rw) (fa_counts_find(c, name) >= 0 ? (double)c->tensor[fa_counts_find(c, name)].rw : 0.0)
     pt->ctas = 0;
     pt->waves = 0;
     pt->comp = compulsory(c, s);
-    pt->dram = (uint64_t)bytes;
-    pt->busy[FA_PIPE_TENSOR] = mm / g;
-    pt->busy[FA_PIPE_EXP] = scores / hw->exp_per_s;
-    pt->busy[FA_PIPE_DRAM] = bytes / bw;
-    if (!bwd) {
+    pt->dram = 0;
+    *nsteps = 0;
+    std_seq q = {pt, hw, steps, nsteps};
+    if (p->std_ops == FA_STD_TORCH_MATH) {
+        torch_math(&q, bwd, s, g);
+    } else if (!bwd) {
+        const double e = (double)fa_dtype_bytes(s->dtype);
         double mm1 = scores * 2 * (double)s->d, mm2 = scores * 2 * (double)s->d_v;
-        double b1 = T("Q", read_bytes) + T("K", read_bytes) + (T("S", write_bytes) < scores * fa_dtype_bytes(s->dtype) ? T("S", write_bytes) : scores * fa_dtype_bytes(s->dtype));
+        double b1 = T("Q", read_bytes) + T("K", read_bytes) + (T("S", write_bytes) < scores * e ? T("S", write_bytes) : scores * e);
         double b3 = T("P", read_bytes) + T("V", read_bytes) + T("O", write_bytes);
         double b2 = bytes - b1 - b3;
-        double k1 = fmax(mm1 / g, b1 / bw), k2 = fmax(scores / hw->exp_per_s, b2 / bw), k3 = fmax(mm2 / g, b3 / bw);
-        pt->makespan = k1 + k2 + k3;
-        pt->launch = 3 * hw->launch_s;
+        if (p->std_ops == FA_STD_V0 && s->causal != FA_CAUSAL_NONE) /* reads only the allowed keys */
+            b2 -= (1 - allowed_scores(s) / scores) * fmin(T("S", read_bytes), scores * e);
+        std_step(&q, "GEMM S = Q K^T", mm1, g, b1, 0);
+        std_step(&q, "softmax", 0, g, b2, scores);
+        std_step(&q, "GEMM O = P V", mm2, g, b3, 0);
     } else {
-        pt->makespan = mm / g + bytes / bw;
-        pt->launch = 5 * hw->launch_s;
+        double mm = (double)c->flops_matmul;
+        std_step(&q, "GEMMs (dV, dP, dQ, dK)", mm, g, 0, 0);
+        std_step(&q, "memory-bound kernels (S, P, dP, dS through DRAM)", 0, g, bytes, 0);
+        pt->launch += 3 * hw->launch_s; /* five kernels in all */
     }
 #undef T
     pt->time = pt->makespan + pt->launch;
@@ -731,7 +858,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         r->occ[k].blocks = bk;
         r->occ[k].warps = warps;
         if (prof->algo == FA_ALGO_STANDARD) {
-            if (r->has_time) FA_TRY(time_standard(prof, bwd, s, hw, &io.counts, &pt));
+            if (r->has_time) FA_TRY(time_standard(prof, bwd, s, hw, &io.counts, &pt, r->steps[k], &r->nsteps[k]));
         } else {
             if (has_occ) FA_TRY(place(prof, bwd, s, hw, bk, warps, row->regs, &io.counts, &r->occ[k]));
             if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, s, hw, bk, bwd ? 1 : splits, &r->occ[k], &io.counts, &pt));

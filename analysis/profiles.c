@@ -116,11 +116,18 @@ const fa_profile fa_profiles[] = {
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
      .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(cudnn_tiles),
      .source = "Nsight Compute on the lent H200 (shared/FACTS.md): 132 x 384 threads, persistent; tiles assumed"},
-    {.key = "math", .name = "PyTorch's math path (standard attention: GEMM, softmax, GEMM)",
-     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, NT(math_tiles),
-     .source = "torch.nn.functional.scaled_dot_product_attention with SDPBackend.MATH"},
+    /* PyTorch's SDPA math backend: fp16/bf16 computed in fp32, composite ops (fa_std_ops) */
+    {.key = "math", .name = "PyTorch's SDPA math backend (standard attention in fp32: casts, GEMM, mask, safe softmax, GEMM)",
+     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_TORCH_MATH, NT(math_tiles),
+     .source = "torch.nn.functional.scaled_dot_product_attention with SDPBackend.MATH: "
+               "aten/src/ATen/native/transformers/attention.cpp (_scaled_dot_product_attention_math, _safe_softmax), "
+               "torch 2.5-2.11; kernel list checked with kernels/math_ops.py and Nsight Compute"},
+    /* the FlashAttention papers' PyTorch baseline: S and P in the input dtype */
+    {.key = "eager", .name = "standard attention in eager PyTorch, input dtype (the FlashAttention papers' baseline)",
+     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_THREE, NT(math_tiles),
+     .source = "Dao-AILab/flash-attention benchmarks (attention_pytorch: baddbmm, softmax, einsum in fp16/bf16)"},
     {.key = "v0", .name = "kernels/ v0: cuBLAS S = QK^T, softmax kernel, cuBLAS O = PV",
-     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, NT(math_tiles),
+     .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_V0, NT(math_tiles),
      .source = "kernels/attn_v0_naive.cu (two cublasGemmStridedBatchedEx, one softmax kernel)"},
     /* v1, v2: fp32 SIMT, 8 warps as a 16 x 16 thread grid, 4 x 4 register tiles of S; every warp
      * reads all of K and V from shared memory (v1: Q, O, l, m through HBM each step) */
@@ -184,7 +191,7 @@ fa_status fa_profile_parse(const char *key, const fa_profile **out)
 
 const fa_profile *fa_profile_default(fa_algo a)
 {
-    return fa_profile_find(a == FA_ALGO_STANDARD ? "math" : a == FA_ALGO_FLASH1 ? "fa1" : "fa2");
+    return fa_profile_find(a == FA_ALGO_STANDARD ? "eager" : a == FA_ALGO_FLASH1 ? "fa1" : "fa2");
 }
 
 fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa_shape *s,

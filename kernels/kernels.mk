@@ -64,6 +64,6 @@ ubench: $(GPU_DIR)/ubench_pipes
 
 $(GPU_DIR)/ubench_pipes: kernels/ubench_pipes.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCWARN) $(UBENCH_ARCH) $< -o $@
+	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCWARN) $(UBENCH_ARCH) $< -lcublas -o $@
 
 .PHONY: gpu bench-gpu ubench

@@ -53,6 +53,10 @@
  *                        wave), the SM time a block-iteration (wall time an iteration / 2) over
  *                        t_G+t_S (law: (max+min/2)/(t_G+t_S), in the note).  dep_o1_nobar: dep_o1
  *                        with no barrier in any of the three loops.  ns an iteration in the notes
+ *   cublas_bf16_gemm, cublas_sgemm  cuBLAS GEMMs 8192^3: bf16 (fp32 accumulation) and fp32 without
+ *                        TF32 (the rate of PyTorch's math attention path): TFLOP/s; the rows
+ *                        cublas_sgemm_qk_d64 and _pv_d64 are the math path's GEMM shapes
+ *                        (diagnostics); clock_mhz empty (cuBLAS's kernels do not record it)
  * Method: every measurement is a warm-up (the calibration launches, then one full-length
  * launch), then 5 launches timed with CUDA events, each long enough to run >= 20 ms (25 ms
  * targeted); the row is the median of the 5.  clock_mhz is the effective SM clock of the same
@@ -67,7 +71,7 @@
  * Build (kernels/kernels.mk, no GPU needed):
  *   make ubench    = nvcc -O3 -std=c++17 -lineinfo -Xcompiler -Wall,-Wextra,-Wno-unused-parameter
  *                    -Werror all-warnings -gencode arch=compute_90a,code=sm_90a
- *                    kernels/ubench_pipes.cu -o build/gpu/ubench_pipes
+ *                    kernels/ubench_pipes.cu -lcublas -o build/gpu/ubench_pipes
  * Run (H100/H200; about 8 s in all on an H200, each test under 1.5 s):
  *   ./build/gpu/ubench_pipes [--csv FILE] [--only NAME,NAME] [--list]
  *   CSV on stdout (and in FILE): pipe,value,unit,clock_mhz,note; the device and progress on
@@ -77,6 +81,7 @@
  * MUFU.EX2, LDSM, BAR.SYNC, SHFL.BFLY, F2FP.BF16).  ptxas merges instructions of equal inputs
  * whatever asm volatile says (k_dep gives each accumulator its own B fragment for that).
  */
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1374,6 +1379,61 @@ static void t_dep()
          tGn, tSn, tDn, tDn / sum);
 }
 
+/* cuBLAS GEMMs, the rate of a library GEMM (standard attention's S = Q K^T and O = P V):
+ * cublas_bf16_gemm  C = A B, 8192^3, bf16 inputs and output, fp32 accumulation (cublasGemmEx)
+ * cublas_sgemm      the same in fp32, CUBLAS_DEFAULT_MATH and CUBLAS_COMPUTE_32F (no TF32: PyTorch's default
+ *                   torch.backends.cuda.matmul.allow_tf32 = False), the rate of PyTorch's math
+ *                   path, which computes fp16/bf16 attention in fp32
+ * cublas_sgemm_qk_d64, cublas_sgemm_pv_d64  diagnostics, not used by the model: batched fp32 GEMMs
+ *                   of the math path's shapes at N = 4096, d = 64, 32 heads (S = Q K^T: 4096 x
+ *                   4096 x 64; O = P V: 4096 x 64 x 4096) */
+static void gemm_row(cublasHandle_t h, const char *name, cudaDataType_t ty, int m, int n, int k, int batch,
+                     const char *what)
+{
+    const size_t es = ty == CUDA_R_32F ? 4 : 2;
+    void *A, *B, *C;
+    CK(cudaMalloc(&A, (size_t)m * k * batch * es));
+    CK(cudaMalloc(&B, (size_t)k * n * batch * es));
+    CK(cudaMalloc(&C, (size_t)m * n * batch * es));
+    CK(cudaMemset(A, 0, (size_t)m * k * batch * es));
+    CK(cudaMemset(B, 0, (size_t)k * n * batch * es));
+    const float one = 1.f, zero = 0.f;
+    bool ok = true;
+    auto launch = [&](long long reps) {
+        for (long long i = 0; i < reps && ok; i++)
+            ok = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A, ty, m,
+                                            (long long)m * k, B, ty, k, (long long)k * n, &zero, C, ty, m,
+                                            (long long)m * n, batch, CUBLAS_COMPUTE_32F,
+                                            CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
+    };
+    const Stat s = measure(launch, 1);
+    if (!ok) {
+        fprintf(stderr, "ubench_pipes: %s: cuBLAS refused the GEMM\n", name);
+        exit(1);
+    }
+    const double flops = 2.0 * m * n * (double)k * batch * (double)s.n;
+    emit(name, flops / (s.ms * 1e-3) / 1e12, "TFLOP/s", s.mhz, "%s: m n k = %d %d %d x %d batches; %.3f ms a GEMM",
+         what, m, n, k, batch, s.ms / (double)s.n);
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+}
+
+static void t_cublas()
+{
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "ubench_pipes: cublasCreate failed\n");
+        exit(1);
+    }
+    cublasSetMathMode(h, CUBLAS_DEFAULT_MATH); /* TF32 only with CUBLAS_TF32_TENSOR_OP_MATH */
+    gemm_row(h, "cublas_bf16_gemm", CUDA_R_16BF, 8192, 8192, 8192, 1, "bf16 in and out; fp32 accumulation");
+    gemm_row(h, "cublas_sgemm", CUDA_R_32F, 8192, 8192, 8192, 1, "fp32; default math (no TF32)");
+    gemm_row(h, "cublas_sgemm_qk_d64", CUDA_R_32F, 4096, 4096, 64, 32, "fp32 S = Q K^T shape (diagnostic)");
+    gemm_row(h, "cublas_sgemm_pv_d64", CUDA_R_32F, 4096, 64, 4096, 32, "fp32 O = P V shape (diagnostic)");
+    cublasDestroy(h);
+}
+
 /* ---------------- main ---------------- */
 
 struct Test {
@@ -1400,6 +1460,7 @@ static const Test TESTS[] = {
     {"shfl_xor_latency", "shfl_xor_latency", t_shfl},
     {"mix", "mix_w1,mix_w2,mix_w4", t_mix},
     {"dep", "dep_o1,dep_o2,dep_o1_nobar", t_dep},
+    {"cublas", "cublas_bf16_gemm,cublas_sgemm,cublas_sgemm_qk_d64,cublas_sgemm_pv_d64", t_cublas},
 };
 static const int NTESTS = (int)(sizeof TESTS / sizeof TESTS[0]);
 

@@ -7,7 +7,7 @@
  * docs/l2-model.md), and the time model's machine (docs/time-model.md): arch, clock_hz,
  * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, mma_sync_clock_hz,
  * wgmma_clock_hz, wgmma_flops,
- * wgmma_fp8_flops, gemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
+ * wgmma_fp8_flops, gemm_flops, sgemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
  * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, pipes_source (each range in sim/hw.c's table and
  * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
  * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
@@ -55,6 +55,8 @@ typedef struct {
     double wgmma_flops;           /* wgmma fp16/bf16 -> fp32 (0: the GPU has none) */
     double wgmma_fp8_flops;       /* wgmma e4m3 -> fp32 (0: none) */
     double gemm_flops;            /* a library GEMM (cuBLAS bf16, large square), FLOP/s */
+    double sgemm_flops;           /* a library fp32 GEMM without TF32 (cuBLAS, large square;
+                                     0: fma_flops), FLOP/s */
     double fma_flops;             /* fp32 FMA pipe (FMA = 2 FLOP), FLOP/s */
     double exp_per_s;             /* ex2.approx.f32 (the MUFU unit), exponentials/s */
     double smem_bandwidth;        /* shared memory (ldmatrix) bytes/s, whole GPU */

@@ -66,6 +66,7 @@ static const struct {
     {"wgmma_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"wgmma_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"gemm_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"sgemm_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"fma_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"exp_per_s", K_REAL, 1, 1e9, 1e16, "1e9 to 1e16 exponentials/s"},
     {"smem_bytes_per_s", K_REAL, 1, 1e9, 1e16, "1e9 to 1e16 bytes/s"},
@@ -78,7 +79,7 @@ static const struct {
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
-       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, FMA, EXP,
+       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
        SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, PIPES_SOURCE };
 
 static char *trim(char *s)
@@ -206,6 +207,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case WGMMA: hw->wgmma_flops = x; break;
     case WGMMA8: hw->wgmma_fp8_flops = x; break;
     case GEMM: hw->gemm_flops = x; break;
+    case SGEMM: hw->sgemm_flops = x; break;
     case FMA: hw->fma_flops = x; break;
     case EXP: hw->exp_per_s = x; break;
     case SMEM_BW: hw->smem_bandwidth = x; break;

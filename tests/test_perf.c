@@ -318,6 +318,72 @@ static void test_split_kv(void **st)
     assert_int_equal(r.ctas[0], 256);
 }
 
+/* PyTorch's math path (TORCH_MATH): the kernels its composite ops launch, each the largest of
+ * its GEMM FLOPs, DRAM bytes and exponentials at the hardware's rates, plus a launch. */
+static void test_math_sequence(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    hw.sgemm_flops = 1e12;
+    fa_shape s = bf16_shape(64, 64, 64); /* B = H = 1: nq = nk = nv = no = n = 4096, 64 rows */
+    const fa_profile *p = fa_profile_find("math");
+    assert_non_null(p);
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_true(r.has_time);
+    /* bytes at 1e12 B/s (ps): casts Q, K, V (2 + 4) x 4096 = 24576 each; Q and K^T scaled 8 x
+     * 4096 = 32768 each; GEMMs 2 x 4096 x 64 FLOP = 524288 ps each (their 4 x 3 x 4096 B take
+     * less); softmax 4096 exp / 1e10 = 409600 ps (its 32768 B less); isneginf 5 x 4096 = 20480;
+     * all 4096 + 64 = 4160; where 8 x 4096 + 64 = 32832; O and P back to bf16 6 x 4096 each */
+    const double ps = 3 * 24576. + 2 * 32768. + 2 * 524288. + 409600 + 20480 + 4160 + 32832 + 2 * 24576.;
+    assert_int_equal(r.nsteps[0], 13);
+    assert_near(r.time_s, ps * 1e-12 + 13 * 2e-6, 1e-15);
+    assert_near(r.busy[FA_PIPE_TENSOR], 2 * 524288e-12, 1e-18);
+    assert_near(r.busy[FA_PIPE_EXP], 409600e-12, 1e-18);
+    /* causal: the mask built once (ones 1, tril 2, zeros 4, logical_not 2, masked_fill 9 bytes a
+     * score: 18 x 4096) and added (8 x 4096 + the mask 4 x 4096, which fits L2): 6 more kernels */
+    s.causal = FA_CAUSAL_TOP_LEFT;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_int_equal(r.nsteps[0], 19);
+    assert_near(r.time_s, (ps + 18 * 4096. + 12 * 4096.) * 1e-12 + 19 * 2e-6, 1e-15);
+    /* a mask larger than the L2 is read again for every (batch, head) slice */
+    hw.l2_bytes = 8192;
+    s.heads = s.kv_heads = 2;
+    fa_perf_result r2;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r2), FA_OK);
+    assert_true(r2.nsteps[0] == 19 && !strcmp(r2.steps[0][11].what, "S += mask"));
+    assert_near(r2.steps[0][11].bytes, 8 * 8192. + 4 * 8192., 1e-9);
+    /* fp8 is not a math-path dtype */
+    s.dtype = FA_DTYPE_E4M3;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r2), FA_EINVAL);
+    fa_clear_error();
+}
+
+/* kernels/ v0's softmax reads only the keys the causal mask allows: its DRAM bytes fall short
+ * of the three-kernel baseline's by (1 - allowed / scores) x the S reads. */
+static void test_v0_causal_reads(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    hw.gemm_flops = 1e12;
+    const fa_profile *v0 = fa_profile_find("v0"), *eager = fa_profile_find("eager");
+    assert_non_null(v0);
+    assert_non_null(eager);
+    /* N_q = 48, N_k = 64, 3072 scores, S read 6144 B: bottom-right row i keeps min(i + 17, 64)
+     * keys (1944 in all), top-left i + 1 (1176) */
+    const struct { fa_causal c; double less; } cases[] = {
+        {FA_CAUSAL_NONE, 0}, {FA_CAUSAL_BOTTOM_RIGHT, 6144 - 6144 * 1944. / 3072}, {FA_CAUSAL_TOP_LEFT, 6144 - 6144 * 1176. / 3072}};
+    for (int i = 0; i < 3; i++) {
+        fa_shape s = bf16_shape(48, 64, 64);
+        s.causal = cases[i].c;
+        fa_perf_result a, b;
+        assert_int_equal(fa_perf_predict(v0, FA_PASS_FWD, &s, &hw, NULL, &a), FA_OK);
+        assert_int_equal(fa_perf_predict(eager, FA_PASS_FWD, &s, &hw, NULL, &b), FA_OK);
+        assert_int_equal(b.nsteps[0], 3);
+        assert_near((double)b.dram_bytes - (double)a.dram_bytes, cases[i].less, 1.0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,7 +391,8 @@ int main(void)
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
         cmocka_unit_test(test_causal_tiles),     cmocka_unit_test(test_h200_orders),
-        cmocka_unit_test(test_split_kv),
+        cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
+        cmocka_unit_test(test_v0_causal_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

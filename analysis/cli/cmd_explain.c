@@ -181,12 +181,19 @@ static void explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks 
         if ((o->pass == FA_PASS_FWD && k) || (o->pass == FA_PASS_BWD && !k)) continue;
         const fa_perf_kernel *d = &r.k[k];
         const fa_occupancy *oc = &r.occ[k];
-        if (p->algo == FA_ALGO_STANDARD) { /* separate library GEMMs and a softmax kernel */
-            fprintf(f, "   %s: GEMMs %s at %s FLOP/s, %s exponentials, %s of DRAM traffic at %s B/s, kernel by kernel "
-                       "the larger of compute and memory (docs/time-model.md section 6)\n",
-                    k ? "backward" : "forward", cli_si(r.io.counts.flops_matmul, b[0], 32), cli_si(o->hw.gemm_flops, b[1], 32),
-                    cli_si(r.busy[FA_PIPE_EXP] * o->hw.exp_per_s, b[2], 32),
-                    cli_bytes((double)fa_counts_hbm_bytes(&r.io.counts), b[3], 32), cli_si(o->hw.dram_bandwidth, b[4], 32));
+        if (p->algo == FA_ALGO_STANDARD) { /* library GEMMs and memory-bound kernels in turn */
+            fprintf(f, "   %s: %d kernels in turn, each the largest of its GEMM FLOPs / rate, its DRAM bytes / %s B/s "
+                       "and its exponentials / %s per s, plus a %s launch (docs/time-model.md, \"Standard attention\"):\n",
+                    k ? "backward" : "forward", r.nsteps[k], cli_si(o->hw.dram_bandwidth, b[0], 32),
+                    cli_si(o->hw.exp_per_s, b[1], 32), cli_time(o->hw.launch_s, b[2], 32));
+            for (int i = 0; i < r.nsteps[k]; i++) {
+                const fa_std_step *x = &r.steps[k][i];
+                fprintf(f, "     %-42s", x->what);
+                if (x->flops > 0) fprintf(f, " %s FLOP at %s FLOP/s;", cli_si(x->flops, b[0], 32), cli_si(x->rate, b[1], 32));
+                fprintf(f, " %s", cli_bytes(x->bytes, b[2], 32));
+                if (x->exps > 0) fprintf(f, "; %s exp", cli_si(x->exps, b[3], 32));
+                fprintf(f, " -> %s\n", cli_time(x->time, b[4], 32));
+            }
             continue;
         }
         fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "

@@ -30,10 +30,10 @@ static const char *const report_help =
     "  The main job.  For each model (default: every config.json in analysis/models/) on\n"
     "  each hardware profile (default a100, h100, h200), counts one causal attention layer's\n"
     "  forward pass with standard, flash1 and flash2, each run as its real kernel (the kernel\n"
-    "  profiles math, fa1, fa2: their tile tables and placement), and prints HBM bytes, the\n"
+    "  profiles eager, fa1, fa2: their tile tables and placement), and prints HBM bytes, the\n"
     "  estimated DRAM bytes, the time model's time, TFLOP/s and bound side by side\n"
     "  (docs/time-model.md).  Then the kernels table: every profile that runs on each GPU\n"
-    "  (math, fa1, fa2, fa3, cudnn) with tiles, placement, occupancy, time and bound\n"
+    "  (eager, math, fa1, fa2, fa3, cudnn) with tiles, placement, occupancy, time and bound\n"
     "  (kernels.csv), and the FlashAttention papers' figures beside the time model (FlashAttention\n"
     "  Figure 2, FlashAttention-2 Figure 4, FlashAttention-3 Figures 5-6: papers.csv).\n"
     "  Writes under DIR (default build/report): report.csv, kernels.csv, papers.csv, and for the plots\n"
@@ -433,7 +433,7 @@ static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
 static int kernels_table(report_ctx *c, const model_entry *models, int nm, const fa_shape *shapes,
                          const fa_hw *hw, int nh, fa_pass pass)
 {
-    static const char *const keys[] = {"math", "fa1", "fa2", "fa3", "cudnn"};
+    static const char *const keys[] = {"eager", "math", "fa1", "fa2", "fa3", "cudnn"};
     FILE *f = out_stream(c, c->kernels);
     fprintf(f, "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
                "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes\n");
