@@ -66,6 +66,7 @@ unit-test: $(TESTS)
 
 cli-test: $(BUILD)/asan/fasim
 	@FASIM=./$(BUILD)/asan/fasim sh tests/cli_test.sh
+	@FASIM=./$(BUILD)/asan/fasim sh tests/cli_golden.sh
 
 # Course exercises (docs/exercises/): `make exercise EX=03` judges the student's file,
 # `make exercise EX=03 FILE=my.c` another one; exercise-test proves every judge right.
