@@ -335,8 +335,14 @@ typedef struct {
     double time_s;             /* time_main_s + time_combine_s */
 } fa_infer_result;
 
-/* Runs the inference kernel of the options in count-only mode and fills r.  hw may be NULL.
- * Errors: those of the kernels and of fa_infer_formula_bytes. */
+/* The times of r from its counts and closed form (r->formula filled): time_roofline_s as
+ * fa_io_times, the wave model's time_main_s = ceil(programs_main / sms) x prog_time_max_s,
+ * time_combine_s likewise, time_s their sum (docs/inference.md, "wave model"); all 0 when hw is
+ * NULL.  Seconds. */
+void fa_infer_times(fa_infer_result *r, const fa_shape *s, const fa_hw *hw);
+
+/* Runs the inference kernel of the options in count-only mode and fills r (analysis/io.c).  hw
+ * may be NULL.  Errors: those of the kernels and of fa_infer_formula_bytes. */
 fa_status fa_infer_io_run(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
                           const fa_varlen *vl, uint64_t M, const fa_hw *hw, fa_infer_result *r);
 

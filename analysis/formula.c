@@ -1,6 +1,8 @@
-/* formula.c -- closed-form HBM bytes, SRAM need, Theta bounds and block-size rules.
+/* formula.c -- closed-form HBM bytes, SRAM need, Theta bounds and the --blocks paper rule of the
+ * forward pass (--blocks fit, which needs the backward's SRAM too, is in formula_bwd.c).
  * Derivations: docs/io-model.md.  These are computed from the formulas, never by running an
- * algorithm, so that tests/test_formula.c can prove counted == closed form. */
+ * algorithm, so that tests/test_formula.c can prove counted == closed form.  A leaf: it calls
+ * no other file of analysis/ (formula_bwd.c and io.c call it, never the reverse). */
 #include <math.h>
 #include <string.h>
 
@@ -168,11 +170,6 @@ double fa_bound_bytes(fa_algo a, const fa_shape *s, uint64_t M)
            Nk = (double)s->seqlen_k, d = (double)s->d, e = fa_dtype_bytes(s->dtype);
     if (a == FA_ALGO_STANDARD) return BH * (Nq * d + Nq * Nk) * e;
     return BH * Nq * Nk * d * d * e * e / (double)M;
-}
-
-fa_status fa_blocks_fit(const fa_shape *s, uint64_t M, fa_blocks *out)
-{
-    return fa_blocks_fit_pass(FA_PASS_FWD, s, M, out);
 }
 
 void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *overflow)

@@ -1,7 +1,9 @@
-/* formula_bwd.c -- closed-form HBM bytes, SRAM need and Theorem 5's bound of the backward pass,
- * HBM footprints, the out-of-memory sequence length, and count-only runs of a pass.
+/* formula_bwd.c -- closed-form HBM bytes, SRAM need and Theorem 5's bound of the backward pass
+ * and of a whole pass, HBM footprints, the out-of-memory sequence length, and --blocks fit.
  * Derivations: docs/io-model-backward.md.  The closed forms are computed from formulas, never by
- * running an algorithm, so that tests/test_backward.c can prove counted == closed form. */
+ * running an algorithm, so that tests/test_backward.c can prove counted == closed form.  Calls
+ * formula.c only (the forward's closed forms); io.c, which runs the algorithms (fa_bwd_run
+ * included), calls this file, never the reverse. */
 #include <math.h>
 #include <string.h>
 
@@ -377,19 +379,38 @@ fa_status fa_oom_seqlen(fa_algo a, const fa_shape *s, fa_pass p, uint64_t hbm_by
     return FA_OK;
 }
 
-/* ---- count-only runs ---- */
+/* ---- --blocks fit: a pass's rule, and the forward's (fa_blocks_fit) ---- */
 
-fa_status fa_bwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
+fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks *out)
 {
-    switch (a) {
-    case FA_ALGO_STANDARD:
-        return fa_standard_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    case FA_ALGO_FLASH1:
-        return fa_flash1_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL);
-    case FA_ALGO_FLASH2:
-        return fa_flash2_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                  NULL);
-    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    int64_t best = 0;
+    for (int64_t B = 16; B <= ((int64_t)1 << 20); B += 16) {
+        fa_blocks t = {B, B};
+        int fits = 1;
+        for (int a = 0; a < FA_NALGO; a++) fits &= fa_sram_need_pass(p, (fa_algo)a, s, t) <= M;
+        if (!fits) break;
+        best = B;
     }
+    if (best == 0) {
+        fa_blocks t = {16, 16};
+        uint64_t need = 0;
+        for (int a = 0; a < FA_NALGO; a++) {
+            uint64_t n = fa_sram_need_pass(p, (fa_algo)a, s, t);
+            if (n > need) need = n;
+        }
+        FA_FAIL(FA_ENOSRAM,
+                "SRAM M = %llu B is too small for the smallest tile of the %s pass: B_r = B_c = 16 "
+                "with d = %lld, d_v = %lld needs %llu B",
+                (unsigned long long)M, fa_pass_name(p), (long long)s->d, (long long)s->d_v,
+                (unsigned long long)need);
+    }
+    int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
+    out->block_r = best < cq ? best : cq;
+    out->block_c = best < ck ? best : ck;
+    return FA_OK;
+}
+
+fa_status fa_blocks_fit(const fa_shape *s, uint64_t M, fa_blocks *out)
+{
+    return fa_blocks_fit_pass(FA_PASS_FWD, s, M, out);
 }

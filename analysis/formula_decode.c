@@ -1,7 +1,8 @@
 /* formula_decode.c -- closed forms of the inference kernels (cpu_ref/fa_infer.h): per thread
  * block of the main kernel and per row of the combine, summed; the wave time model; tile fit;
- * one-call count-only runs.  Derivations and worked numbers: docs/inference.md.  Nothing here
- * runs a kernel except fa_infer_io_run, so tests can prove counted == closed form. */
+ * the best split count.  Derivations and worked numbers: docs/inference.md.  Nothing here runs a
+ * kernel (the count-only run, fa_infer_io_run, is in io.c, which calls this file, never the
+ * reverse), so tests can prove counted == closed form. */
 #include <math.h>
 #include <string.h>
 
@@ -188,7 +189,7 @@ fa_status fa_infer_blocks_fit(const fa_shape *s, const fa_infer_opts *opt, const
     return FA_OK;
 }
 
-static void times(fa_infer_result *r, const fa_shape *s, const fa_hw *hw)
+void fa_infer_times(fa_infer_result *r, const fa_shape *s, const fa_hw *hw)
 {
     r->time_roofline_s = r->time_main_s = r->time_combine_s = r->time_s = 0;
     if (!hw) return;
@@ -200,30 +201,6 @@ static void times(fa_infer_result *r, const fa_shape *s, const fa_hw *hw)
     r->time_main_s = ceil((double)r->formula.programs_main / sms) * r->formula.prog_time_max_s;
     r->time_combine_s = ceil((double)r->formula.programs_combine / sms) * r->formula.combine_prog_time_s;
     r->time_s = r->time_main_s + r->time_combine_s;
-}
-
-fa_status fa_infer_io_run(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
-                          const fa_varlen *vl, uint64_t M, const fa_hw *hw, fa_infer_result *r)
-{
-    memset(r, 0, sizeof *r);
-    r->opt = *opt;
-    r->blocks = bk;
-    r->sram_bytes = M;
-    FA_TRY(fa_infer_formula_bytes(s, bk, opt, vl, hw, &r->formula));
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
-    if (!mem) return FA_ENOMEM;
-    fa_status st;
-    if (vl) st = fa_varlen_forward(mem, s, bk, opt, vl, NULL, NULL, NULL, NULL, NULL);
-    else if (opt->page_size > 0)
-        st = fa_paged_forward(mem, s, bk, opt, NULL, 0, NULL, NULL, NULL, NULL, NULL);
-    else st = fa_decode_forward(mem, s, bk, opt, NULL, NULL, NULL, NULL, NULL);
-    if (st == FA_OK) r->counts = *fa_mem_counts(mem);
-    fa_mem_free(mem);
-    if (st) return st;
-    uint64_t bytes = fa_counts_hbm_bytes(&r->counts);
-    r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
-    times(r, s, hw);
-    return FA_OK;
 }
 
 fa_status fa_infer_best_splits(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
@@ -250,7 +227,7 @@ fa_status fa_infer_best_splits(const fa_shape *s, fa_blocks bk, const fa_infer_o
         FA_TRY(fa_infer_formula_bytes(s, bk, &o, vl, hw, &r.formula));
         r.counts.hbm_read_bytes = r.formula.read_bytes; /* for the roofline term only */
         r.counts.hbm_write_bytes = r.formula.write_bytes;
-        times(&r, s, hw);
+        fa_infer_times(&r, s, hw);
         t[k] = r.time_s;
         if (r.time_s < best_t) best_t = r.time_s;
         hi = k;

@@ -1,4 +1,6 @@
-/* io.c -- one count-only run of an algorithm with its closed form, bound and roofline time. */
+/* io.c -- count-only runs of an algorithm (forward, backward, a pass, the L2 replay, the
+ * inference kernels) with their closed form, bound and roofline time.  It calls the closed forms
+ * of formula.c, formula_bwd.c and formula_decode.c; they never call this file. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -51,6 +53,21 @@ fa_status fa_run_forward(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk
         if (L != LSE) free(L);
         return st;
     }
+    default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
+    }
+}
+
+fa_status fa_bwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
+{
+    switch (a) {
+    case FA_ALGO_STANDARD:
+        return fa_standard_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    case FA_ALGO_FLASH1:
+        return fa_flash1_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL);
+    case FA_ALGO_FLASH2:
+        return fa_flash2_backward(mem, s, bk, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL);
     default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
     }
 }
@@ -193,32 +210,27 @@ void fa_io_result_add(fa_io_result *a, const fa_io_result *b)
     a->intensity = bytes ? (double)(c->flops_matmul + c->flops_other) / (double)bytes : 0;
 }
 
-fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks *out)
+fa_status fa_infer_io_run(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
+                          const fa_varlen *vl, uint64_t M, const fa_hw *hw, fa_infer_result *r)
 {
-    int64_t best = 0;
-    for (int64_t B = 16; B <= ((int64_t)1 << 20); B += 16) {
-        fa_blocks t = {B, B};
-        int fits = 1;
-        for (int a = 0; a < FA_NALGO; a++) fits &= fa_sram_need_pass(p, (fa_algo)a, s, t) <= M;
-        if (!fits) break;
-        best = B;
-    }
-    if (best == 0) {
-        fa_blocks t = {16, 16};
-        uint64_t need = 0;
-        for (int a = 0; a < FA_NALGO; a++) {
-            uint64_t n = fa_sram_need_pass(p, (fa_algo)a, s, t);
-            if (n > need) need = n;
-        }
-        FA_FAIL(FA_ENOSRAM,
-                "SRAM M = %llu B is too small for the smallest tile of the %s pass: B_r = B_c = 16 "
-                "with d = %lld, d_v = %lld needs %llu B",
-                (unsigned long long)M, fa_pass_name(p), (long long)s->d, (long long)s->d_v,
-                (unsigned long long)need);
-    }
-    int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
-    out->block_r = best < cq ? best : cq;
-    out->block_c = best < ck ? best : ck;
+    memset(r, 0, sizeof *r);
+    r->opt = *opt;
+    r->blocks = bk;
+    r->sram_bytes = M;
+    FA_TRY(fa_infer_formula_bytes(s, bk, opt, vl, hw, &r->formula));
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
+    if (!mem) return FA_ENOMEM;
+    fa_status st;
+    if (vl) st = fa_varlen_forward(mem, s, bk, opt, vl, NULL, NULL, NULL, NULL, NULL);
+    else if (opt->page_size > 0)
+        st = fa_paged_forward(mem, s, bk, opt, NULL, 0, NULL, NULL, NULL, NULL, NULL);
+    else st = fa_decode_forward(mem, s, bk, opt, NULL, NULL, NULL, NULL, NULL);
+    if (st == FA_OK) r->counts = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    if (st) return st;
+    uint64_t bytes = fa_counts_hbm_bytes(&r->counts);
+    r->intensity = bytes ? (double)(r->counts.flops_matmul + r->counts.flops_other) / (double)bytes : 0;
+    fa_infer_times(r, s, hw);
     return FA_OK;
 }
 
