@@ -36,6 +36,11 @@ $(1)/tests/%: $(1)/obj/tests/%.o $(1)/libfasim.a
 	@mkdir -p $$(dir $$@)
 	@echo "  LD    $$@"
 	@$$(CC) $$(CFLAGS) $(2) $$^ -lcmocka $$(LDLIBS) -o $$@
+# the command line's own suites (tests/test_cli_*.c) link its objects, all but main()
+$(1)/tests/test_cli_%: $(1)/obj/tests/test_cli_%.o $$(patsubst %.c,$(1)/obj/%.o,$$(filter-out analysis/cli/main.c,$$(CLI_SRC))) $(1)/libfasim.a
+	@mkdir -p $$(dir $$@)
+	@echo "  LD    $$@"
+	@$$(CC) $$(CFLAGS) $(2) $$^ -lcmocka $$(LDLIBS) -o $$@
 endef
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

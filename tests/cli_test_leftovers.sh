@@ -83,5 +83,5 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 
 # ---- report --help says what --quiet does ----
-"$FASIM" report --help | grep -q "\-\-quiet: nothing on stdout" && pass "report --help: --quiet explained" \
+"$FASIM" report --help | grep -q -- "--quiet  *nothing on stdout" && pass "report --help: --quiet explained" \
     || fail "report --help: --quiet not explained"

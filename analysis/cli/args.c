@@ -39,22 +39,6 @@ static int has_blank(const char *text)
     return 0;
 }
 
-int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out)
-{
-    if (!val) return usage_err("%s needs a value%s", opt, "");
-    const char *why = has_blank(val) ? " (digits only: no blanks)" : "";
-    errno = 0;
-    char *end = (char *)val;
-    long long v = *why || !(*val >= '0' && *val <= '9') ? 0 : strtoll(val, &end, 10);
-    if (end == val || errno == ERANGE || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]%s\n", opt, val, lo,
-                hi, why);
-        return EXIT_USAGE;
-    }
-    *out = v;
-    return 0;
-}
-
 static int parse_double(const char *opt, const char *val, double *out)
 {
     if (!val) return usage_err("%s needs a value%s", opt, "");
@@ -196,7 +180,7 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
         } else if ((accept & OPT_HW) && IS("--sram")) {
             const char *s = NEXT();
             if (!s) return usage_err("%s needs a value%s", name, "");
-            if (fa_parse_bytes(s, &o->sram)) {
+            if (cli_parse_bytes(s, &o->sram)) {
                 fprintf(stderr, "fasim: --sram: %s\n", fa_last_error());
                 return EXIT_USAGE;
             }

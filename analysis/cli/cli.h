@@ -16,6 +16,22 @@ typedef enum { FMT_TABLE = 0, FMT_CSV = 1, FMT_JSON = 2 } out_format;
  * the commands that take --profile); the others are the paper's model (one SRAM of M). */
 typedef enum { BLOCKS_FIT = 0, BLOCKS_PAPER = 1, BLOCKS_EXPLICIT = 2, BLOCKS_PROFILE = 3 } blocks_rule;
 
+/* The option table's ids (analysis/cli/options.c): the shared options, then those one command
+ * owns (O_OWN and above: the command's parser callback sets them). */
+enum {
+    O_HELP = 1, O_ALGO, O_BATCH, O_HEADS, O_KV_HEADS, O_SEQLEN, O_SEQLEN_K, O_HEADDIM, O_HEADDIM_V, O_DTYPE,
+    O_CAUSAL, O_SCALE, O_MODEL, O_HW, O_SRAM, O_BLOCK_R, O_BLOCK_C, O_BLOCKS, O_PROFILE, O_PASS, O_FORMAT,
+    O_BREAKDOWN, O_TRACE, O_L2, O_OUT, O_QUIET, O_TOL, O_WINDOW, O_SOFTCAP, O_ALIBI, O_BLOCK_MASK, O_COL_MASK,
+    O_DOC_MASK, O_MASK, O_DROPOUT, O_SEED, O_DECODE, O_KV_LEN, O_SPLITS, O_GQA, O_PAGE_SIZE, O_CU_SEQLENS,
+    O_CU_SEQLENS_K,
+    O_OWN = 100,
+    O_VARY = O_OWN, O_MEASURED, O_NO_L2, O_OUT_DIR, O_DELAY, O_HEATMAP,
+    O_R_MODEL, O_R_HW, O_R_SEQLEN, O_R_BATCH, O_R_PASS, O_R_OUT_DIR, O_R_NO_PLOTS, O_R_QUIET,
+    O_NIDS = 200
+};
+/* The commands, one bit each (which commands take an option). */
+enum { CMD_IO = 1, CMD_SWEEP = 2, CMD_CHECK = 4, CMD_COMPARE = 8, CMD_EXPLAIN = 16, CMD_ANIMATE = 32, CMD_REPORT = 64 };
+
 /* Everything the common options describe.  -1 means "not given". */
 typedef struct {
     fa_shape shape;
@@ -52,7 +68,40 @@ typedef struct {
     int n_docs;
     int algo_given;              /* --algo was on the command line */
     const fa_profile *profile;   /* --profile KEY; NULL: each algorithm's own (fa_profile_default) */
+    unsigned char given[O_NIDS]; /* options given (those whose default depends on it) */
 } cli_opts;
+
+/* A command's parser of the options it owns (ids O_OWN and above): ctx is the command's, val
+ * the value (NULL: none).  Returns 0 or EXIT_USAGE (message printed). */
+typedef int (*cli_own_fn)(void *ctx, cli_opts *o, int id, const char *name, const char *val);
+
+/* Parses argv[2..argc) of command argv[1] through the option table and getopt_long: the shared
+ * options into o (defaults first, cli_defaults), the command's own through own (may be NULL when
+ * it has none).  Refuses options the command does not take, abbreviations, words that are not
+ * options and "--".  Then settles the tile rule (--blocks, --block-r/--block-c, a profile's
+ * table) and the algorithms.  Returns 0 or EXIT_USAGE (message printed). */
+int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own, void *ctx);
+/* The defaults of every option (-1: not given). */
+void cli_defaults(cli_opts *o);
+/* 1 when command cmd ("io", ...) takes option name (without "--"). */
+int cli_takes(const char *cmd, const char *name);
+/* Calls fn for every option command cmd takes: its name and argument kind (0 a flag, 1 a
+ * value, 2 an optional value). */
+void cli_option_names(const char *cmd, void (*fn)(const char *name, int takes_value, void *ctx), void *ctx);
+/* 1 when argv[2..) holds --help or -h. */
+int cli_wants_help(int argc, char **argv);
+/* Prints a command's help: head, the table's lines of the options it takes (in table order,
+ * with the group headings), tail. */
+void cli_help(FILE *f, const char *cmd, const char *head, const char *tail);
+/* Prints "fasim: " + cli_where + the formatted message and a newline to stderr; returns
+ * EXIT_USAGE. */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses a positive finite number (option opt's value).  Returns 0 or EXIT_USAGE (printed). */
+int cli_positive(const char *opt, const char *val, double *out);
+/* A byte size: digits and an optional suffix B, KiB/K, MiB/M, GiB (powers of 1024), KB, MB, GB
+ * (powers of 1000).  Errors: FA_EINVAL for a blank, no digits, an unknown suffix, or more than
+ * 64 bits. */
+fa_status cli_parse_bytes(const char *text, uint64_t *out);
 
 /* The option table entry kinds that commands may accept. */
 enum {

@@ -30,7 +30,7 @@ extern char **environ;
 #define ANIM_MAX_TILES 16   /* T_r and T_c at most */
 #define ANIM_MAX_FRAMES 400 /* transfers of slice (0, 0) */
 
-static const char *const animate_help =
+static const char *const animate_head =
     "usage: fasim animate [--algo flash1|flash2|standard] [shape options] --out-dir DIR\n"
     "       fasim animate --heatmap [shape options] --out-dir DIR\n"
     "  Draws the HBM<->SRAM tile transfers of one forward pass (batch 0, head 0): one PNG per\n"
@@ -42,12 +42,10 @@ static const char *const animate_help =
     "  Frames of an earlier run into DIR numbered past this run's last are removed.\n"
     "  --heatmap: how many times each tile of Q, K, V, O was read and written, flash1 vs flash2\n"
     "  (table on stdout, DIR/heatmap.csv, DIR/heatmap.png).\n"
-    "options: --algo (default flash2), --seqlen --seqlen-k --headdim --headdim-v --dtype --causal,\n"
-    "  --block-r B_r --block-c B_c (default: 4 x 4 tiles) or --blocks fit|paper, --sram, --hw,\n"
-    "  --out-dir DIR (required), --delay CENTISECONDS (GIF frame delay, default 40);\n"
-    "  as in fasim io, drawing only slice (0, 0): --batch --heads --kv-heads --scale, and the masks\n"
-    "  and score modifiers --window L,R --softcap C --alibi --block-mask FILE --col-mask FILE\n"
-    "  --doc-mask L1,L2,... --mask FILE --dropout p --seed S (docs/variants.md).\n"
+    "  Default: --algo flash2, N = 256, d = 64, 4 x 4 tiles (--block-r/--block-c or --blocks\n"
+    "  choose others); the shape and mask options are those of fasim io, drawing only slice (0, 0).\n"
+    "options:\n";
+static const char *const animate_tail =
     "limits: T_r, T_c <= 16, the tiles fit M, at most 400 transfers per animation (exit 2 beyond).\n";
 
 /* Removes DIR/frame_NNNN.png for NNNN = n + 1, n + 2, ... while each is a plain file (an
@@ -257,47 +255,43 @@ static void count_tiles(const recorder *R, fa_blocks bk, tilecount *c)
     }
 }
 
+/* animate's own options */
+typedef struct {
+    const char *out_dir;
+    int64_t delay;
+    int heatmap;
+} anim_args;
+
+static int take_anim(void *ctx, cli_opts *o, int id, const char *name, const char *val)
+{
+    (void)o;
+    anim_args *a = ctx;
+    switch (id) {
+    case O_OUT_DIR:
+        if (!val || !*val) return cli_usage("--out-dir needs a directory");
+        a->out_dir = val;
+        return 0;
+    case O_DELAY: return cli_int(name, val, 1, 1000, &a->delay);
+    case O_HEATMAP: a->heatmap = 1; return 0;
+    }
+    return cli_usage("%s: not an animate option", name);
+}
+
 int cmd_animate(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(animate_help, stdout);
-            return 0;
-        }
-    /* take out the options of this command, pass the rest to the shared parser */
-    char **av = calloc((size_t)argc + 1, sizeof *av);
-    if (!av) return cli_fail(FA_ENOMEM);
-    int ac = 0, heatmap = 0, blocks_given = 0;
-    int64_t delay = 40;
-    const char *out_dir = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (i >= 2 && !strcmp(a, "--heatmap")) heatmap = 1;
-        else if (i >= 2 && !strcmp(a, "--out-dir")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                free(av);
-                fprintf(stderr, "fasim: --out-dir needs a directory\n");
-                return EXIT_USAGE;
-            }
-            out_dir = argv[++i];
-        } else if (i >= 2 && !strcmp(a, "--delay")) {
-            if (cli_int("--delay", i + 1 < argc ? argv[i + 1] : NULL, 1, 1000, &delay)) {
-                free(av);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else {
-            if (!strncmp(a, "--block", 7)) blocks_given = 1;
-            av[ac++] = argv[i];
-        }
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "animate", animate_head, animate_tail);
+        return 0;
     }
+    anim_args aa = {.delay = 40};
     cli_opts o;
-    int rc = cli_parse(ac, av, 2, OPT_SHAPE | OPT_ALGO | OPT_HW, &o, NULL, 0, NULL);
-    int explicit_algo = 0;
-    for (int i = 2; i < ac; i++)
-        if (!strncmp(av[i], "--algo", 6)) explicit_algo = 1;
-    free(av);
+    int rc = cli_parse_cmd(argc, argv, &o, take_anim, &aa);
     if (rc) return rc;
+    const int heatmap = aa.heatmap, explicit_algo = o.algo_given;
+    const int64_t delay = aa.delay;
+    const char *out_dir = aa.out_dir;
+    /* tiles given (a block mask counts: its tiles come from --blocks fit, not 4 x 4) */
+    const int blocks_given = o.block_r > 0 || o.block_c > 0 || o.given[O_BLOCKS] || o.block_mask_path;
     if (o.shape.seqlen_q < 0) o.shape.seqlen_q = 256;
     if (o.shape.d < 0) o.shape.d = 64;
     if ((rc = cli_resolve(&o))) return rc;

@@ -7,24 +7,17 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_help.h"
 
-static const char *const explain_help =
+static const char *const explain_head =
     "usage: fasim explain [options]\n"
     "  Prints the derivation of the HBM bytes of each algorithm on one configuration: T_r, T_c,\n"
     "  each term of the closed form per tensor with the numbers filled in, their sum beside the\n"
-    "  counted bytes, and the Theta bound with the constant the count carries.\n"
-    "options (those of fasim io; --format is not taken: the output is prose):\n"
-    CLI_HELP_ALGO
-    CLI_HELP_SHAPE
-    "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
-    CLI_HELP_HW
-    "  --profile KEY                        the kernel whose time is derived after the bytes (default:\n"
-    "                                       the algorithm's: math, fa1, fa2; its own tile table)\n"
-    "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
-    "  --softcap C --alibi --dropout p --seed S  score modifiers, as in fasim io (docs/variants.md)\n"
-    "  --window, --block-mask, --col-mask, --doc-mask, --mask: refused (exit 2): explain derives the\n"
-    "                                       unmasked and the causal counts; see fasim io --breakdown\n"
+    "  counted bytes, and the Theta bound with the constant the count carries; then the time\n"
+    "  model's derivation for the algorithm's kernel (--profile).\n"
+    "options (those of fasim io but --format, the masks of files and windows, and inference):\n";
+static const char *const explain_tail =
+    "--window, --block-mask, --col-mask, --doc-mask and --mask are not taken: explain derives the\n"
+    "unmasked and the causal counts (see fasim io --breakdown for the others).\n"
     "Derivations: docs/io-model.md (forward), docs/io-model-backward.md (backward).\n";
 
 typedef struct {
@@ -290,24 +283,17 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
 
 int cmd_explain(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(explain_help, stdout);
-            return 0;
-        }
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "explain", explain_head, explain_tail);
+        return 0;
+    }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_MODEL | OPT_PASS | OPT_PROFILE, &o, NULL, 0, NULL);
+    int rc = cli_parse_cmd(argc, argv, &o, NULL, NULL);
     /* no tiles given: the algorithm's kernel profile's tiles, as fasim io (one pass; fwdbwd and
      * a profile without a row for the shape: --blocks fit) */
     g_profile_tiles = !rc && o.blocks == BLOCKS_PROFILE;
     if (!rc && o.blocks == BLOCKS_PROFILE) o.blocks = BLOCKS_FIT;
     if (rc || (rc = cli_resolve(&o))) return rc;
-    if (o.shape.window || o.shape.block_mask || o.shape.col_mask || o.shape.dense_mask) {
-        fprintf(stderr, "fasim: explain derives the counts without a mask and with the causal mask; for windows, "
-                        "block, column and dense masks see `fasim io --breakdown` (its =formula column) and "
-                        "docs/variants.md\n");
-        return EXIT_USAGE;
-    }
     fa_blocks bk;
     uint64_t over;
     fa_status st = cli_blocks(&o, &bk, &over);

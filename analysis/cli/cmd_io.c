@@ -5,27 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_help.h"
 
-static const char *const io_help =
+static const char *const io_head =
     "usage: fasim io [options]\n"
     "  Counts the HBM traffic, FLOPs and peak SRAM of attention algorithms on one shape\n"
     "  (count-only mode: no data, any N), beside the closed form and the Theta bound.\n"
-    "options:\n"
-    CLI_HELP_ALGO
-    CLI_HELP_SHAPE
-    "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
-    CLI_HELP_HW
-    CLI_HELP_PROFILE
-    "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
-    "  --format table|csv|json              output format (default table)\n"
-    "  --breakdown                          bytes per tensor\n"
-    "  --trace FILE                         CSV of every transfer (one algorithm only)\n"
-    "  --l2                                 also predict DRAM bytes with the L2 model (thread\n"
-    "                                       blocks in waves over the SMs, the profile's L2)\n"
-    CLI_HELP_MASKS
-    CLI_HELP_INFER
-    "Counts and formulas are derived in docs/io-model.md.\n";
+    "options:\n";
 
 #define TRACE_LIMIT 50000000.0
 
@@ -65,14 +50,12 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
 
 int cmd_io(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(io_help, stdout);
-            return 0;
-        }
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "io", io_head, "Counts and formulas are derived in docs/io-model.md.\n");
+        return 0;
+    }
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_TRACE | OPT_L2 | OPT_PASS | OPT_INFER | OPT_PROFILE,
-                       &o, NULL, 0, NULL);
+    int rc = cli_parse_cmd(argc, argv, &o, NULL, NULL);
     if (rc || (rc = cli_resolve(&o))) return rc;
     if ((o.decode || o.varlen) && o.profile) {
         fprintf(stderr, "fasim: --profile times the training kernels; --decode and --cu-seqlens have their own model "

@@ -24,7 +24,7 @@
 
 extern char **environ;
 
-static const char *const report_help =
+static const char *const report_head =
     "usage: fasim report [--model FILE ...] [--hw KEY ...] [--seqlen N] [--batch B]\n"
     "                    [--pass fwd|bwd|fwdbwd] [--out-dir DIR] [--no-plots] [--quiet]\n"
     "  The main job.  For each model (default: every config.json in analysis/models/) on\n"
@@ -47,8 +47,7 @@ static const char *const report_help =
     "  N = 4k .. 256k, its window vs full causal attention on the last --hw (long_context.csv).\n"
     "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
     "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n"
-    "  --no-plots: the CSVs only, no PNG (no gnuplot).  --quiet: nothing on stdout -- no tables,\n"
-    "  no \"wrote\" lines -- only the files (errors still go to stderr).\n";
+    "options:\n";
 
 #define MAX_MODELS 16
 #define MAX_HW 3
@@ -523,6 +522,47 @@ static int papers(report_ctx *c)
     return 0;
 }
 
+/* report's options (its own: several models and GPUs) */
+typedef struct {
+    model_entry *models;
+    int nm;
+    const char **hws;
+    int nh;
+    int64_t seqlen, batch;
+    fa_pass pass;
+    report_ctx *c;
+} report_args;
+
+static int take_report(void *ctx, cli_opts *o, int id, const char *name, const char *v)
+{
+    (void)o;
+    report_args *r = ctx;
+    switch (id) {
+    case O_R_MODEL:
+        if (!v || !*v) return cli_usage("--model needs a file");
+        if (r->nm >= MAX_MODELS) return cli_usage("at most %d --model files", MAX_MODELS);
+        snprintf(r->models[r->nm++].path, sizeof r->models[0].path, "%s", v);
+        return 0;
+    case O_R_HW:
+        if (!v) return cli_usage("--hw needs a profile (a100, h100, h200)");
+        if (r->nh >= MAX_HW) return cli_usage("at most %d --hw profiles", MAX_HW);
+        r->hws[r->nh++] = v;
+        return 0;
+    case O_R_SEQLEN: return cli_int(name, v, 1, INT32_MAX, &r->seqlen);
+    case O_R_BATCH: return cli_int(name, v, 1, INT32_MAX, &r->batch);
+    case O_R_OUT_DIR:
+        if (!v || !*v) return cli_usage("--out-dir needs a directory");
+        r->c->dir = v;
+        return 0;
+    case O_R_PASS:
+        if (!v) return cli_usage("--pass needs fwd, bwd or fwdbwd");
+        return fa_pass_parse(v, &r->pass) ? cli_fail(FA_EINVAL) : 0;
+    case O_R_NO_PLOTS: r->c->plots = 0; return 0;
+    case O_R_QUIET: r->c->quiet = 1; return 0;
+    }
+    return cli_usage("%s: not a report option", name);
+}
+
 int cmd_report(int argc, char **argv)
 {
     model_entry models[MAX_MODELS];
@@ -533,45 +573,15 @@ int cmd_report(int argc, char **argv)
     fa_pass pass = FA_PASS_FWD;
     report_ctx c = {.dir = "build/report", .plots = 1};
     memset(models, 0, sizeof models);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(report_help, stdout);
-            return 0;
-        } else if (!strcmp(a, "--model")) {
-            if (!v || !*v) { fprintf(stderr, "fasim: --model needs a file\n"); return EXIT_USAGE; }
-            if (nm >= MAX_MODELS) { fprintf(stderr, "fasim: at most %d --model files\n", MAX_MODELS); return EXIT_USAGE; }
-            snprintf(models[nm++].path, sizeof models[0].path, "%s", v);
-            i++;
-        } else if (!strcmp(a, "--hw")) {
-            if (!v) { fprintf(stderr, "fasim: --hw needs a profile (a100, h100, h200)\n"); return EXIT_USAGE; }
-            if (nh >= MAX_HW) { fprintf(stderr, "fasim: at most %d --hw profiles\n", MAX_HW); return EXIT_USAGE; }
-            hws[nh++] = v;
-            i++;
-        } else if (!strcmp(a, "--seqlen")) {
-            if (cli_int("--seqlen", v, 1, INT32_MAX, &seqlen)) return EXIT_USAGE;
-            i++;
-        } else if (!strcmp(a, "--batch")) {
-            if (cli_int("--batch", v, 1, INT32_MAX, &batch)) return EXIT_USAGE;
-            i++;
-        } else if (!strcmp(a, "--out-dir")) {
-            if (!v || !*v) { fprintf(stderr, "fasim: --out-dir needs a directory\n"); return EXIT_USAGE; }
-            c.dir = v;
-            i++;
-        } else if (!strcmp(a, "--pass")) {
-            if (!v) { fprintf(stderr, "fasim: --pass needs fwd, bwd or fwdbwd\n"); return EXIT_USAGE; }
-            if (fa_pass_parse(v, &pass)) return cli_fail(FA_EINVAL);
-            i++;
-        } else if (!strcmp(a, "--no-plots")) {
-            c.plots = 0;
-        } else if (!strcmp(a, "--quiet")) {
-            c.quiet = 1;
-        } else {
-            fprintf(stderr, "fasim: unknown option '%s' (see fasim report --help)\n", a);
-            return EXIT_USAGE;
-        }
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "report", report_head, "");
+        return 0;
     }
+    report_args ra = {models, 0, hws, 0, -1, 1, FA_PASS_FWD, &c};
+    cli_opts unused;
+    int rc0 = cli_parse_cmd(argc, argv, &unused, take_report, &ra);
+    if (rc0) return rc0;
+    nm = ra.nm, nh = ra.nh, seqlen = ra.seqlen, batch = ra.batch, pass = ra.pass;
     if (strchr(c.dir, '\'')) {
         fprintf(stderr, "fasim: --out-dir '%s' must not contain a quote\n", c.dir);
         return EXIT_USAGE;
@@ -606,7 +616,7 @@ int cmd_report(int argc, char **argv)
     }
     /* Compute the tables first (errors here leave no file behind). */
     typedef struct { fa_shape s; fa_io_result r[MAX_HW][FA_NALGO]; } model_rows;
-    model_rows *rows = calloc((size_t)nm, sizeof *rows);
+    model_rows *rows = calloc(nm > 0 && nm <= MAX_MODELS ? (size_t)nm : 1, sizeof *rows);
     if (!rows) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
     for (int k = 0; k < nm; k++) {
         fa_model *m = &models[k].m;

@@ -6,9 +6,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_help.h"
 
-static const char *const sweep_help =
+static const char *const sweep_head =
     "usage: fasim sweep --vary NAME=RANGE [--vary NAME=RANGE ...] [io options] [--out FILE]\n"
     "  Runs `fasim io` over the cartesian product of the ranges; one CSV row per point and\n"
     "  algorithm (default --format csv; json gives one array).  Progress goes to stderr\n"
@@ -21,19 +20,8 @@ static const char *const sweep_help =
     "headdim-v.  Varying block-r or block-c needs the other one (fixed or varied) too.\n"
     "A varied parameter is not also fixed: --vary seqlen with --seqlen (kv-len with --kv-len,\n"
     "splits with --splits ...) is refused.  An error names the point: \"at seqlen = 512: ...\".\n"
-    "options (those of fasim io, without --trace):\n"
-    CLI_HELP_ALGO
-    CLI_HELP_SHAPE
-    "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"
-    CLI_HELP_HW
-    "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"
-    "  --format csv|json                    output format (default csv)\n"
-    "  --breakdown                          bytes per tensor\n"
-    "  --l2                                 also predict DRAM bytes with the L2 model\n"
-    "  --out FILE                           write the result to FILE (default stdout)\n"
-    "  --quiet                              no progress line on a terminal's stderr\n"
-    CLI_HELP_MASKS
-    CLI_HELP_INFER
+    "options (those of fasim io but --trace and --profile):\n";
+static const char *const sweep_tail =
     "With --decode or --cu-seqlens the inference kernels run (kv-len, splits, page-size vary).\n";
 
 #define MAX_VARY 4
@@ -52,7 +40,7 @@ static const char *const names[] = {"seqlen", "seqlen-k", "headdim", "headdim-v"
 static int parse_value(const char *name, const char *s, uint64_t *out)
 {
     if (!strcmp(name, "sram")) {
-        if (fa_parse_bytes(s, out)) {
+        if (cli_parse_bytes(s, out)) {
             fprintf(stderr, "fasim: --vary sram: %s\n", fa_last_error());
             return EXIT_USAGE;
         }
@@ -208,43 +196,42 @@ static void point(cli_opts *o, const vary *vy, int nv, long p, cli_col *cols)
     }
 }
 
+/* The --vary options, in order (checked once every option is read: a fixed --seqlen may follow). */
+typedef struct {
+    const char *spec[MAX_VARY + 1];
+    int n;
+} vary_args;
+
+static int take_vary(void *ctx, cli_opts *o, int id, const char *name, const char *val)
+{
+    (void)o;
+    vary_args *va = ctx;
+    if (id != O_VARY) return cli_usage("%s: not a sweep option", name);
+    if (!val || !*val) return cli_usage("--vary needs NAME=RANGE (see fasim sweep --help)");
+    if (va->n >= MAX_VARY) return cli_usage("at most %d --vary options", MAX_VARY);
+    va->spec[va->n++] = val;
+    return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(sweep_help, stdout);
-            return 0;
-        }
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "sweep", sweep_head, sweep_tail);
+        return 0;
+    }
     cli_opts base;
-    char *extra[2 * MAX_VARY + 2];
-    int n_extra = 0;
-    /* default format for sweep is CSV: remember whether --format was given */
-    int fmt_given = 0;
-    for (int i = 2; i < argc; i++) fmt_given |= !strncmp(argv[i], "--format", 8);
-    int rc = cli_parse(argc, argv, 2,
-                       OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_MODEL | OPT_OUT | OPT_QUIET | OPT_PASS |
-                           OPT_INFER | OPT_L2 | OPT_BREAKDOWN | OPT_HALF_BLOCK,
-                       &base, extra, 2 * MAX_VARY + 2, &n_extra);
+    vary_args va = {.n = 0};
+    int rc = cli_parse_cmd(argc, argv, &base, take_vary, &va);
     if (rc) return rc;
-    if (!fmt_given) base.format = FMT_CSV;
+    if (!base.given[O_FORMAT]) base.format = FMT_CSV; /* sweep's default */
     if (base.format == FMT_TABLE) {
         fprintf(stderr, "fasim: sweep writes csv or json (--format table is for fasim io)\n");
         return EXIT_USAGE;
     }
     static vary vy[MAX_VARY];
     int nv = 0;
-    for (int i = 0; i < n_extra; i += 2) {
-        char spec[1100];
-        if (strncmp(extra[i], "--vary", 6) != 0) {
-            fprintf(stderr, "fasim: unknown option '%s' (see fasim sweep --help)\n", extra[i]);
-            return EXIT_USAGE;
-        }
-        if (extra[i][6] == '=') snprintf(spec, sizeof spec, "%s", extra[i] + 7);
-        else if (extra[i][6] == '\0' && extra[i + 1]) snprintf(spec, sizeof spec, "%s", extra[i + 1]);
-        else {
-            fprintf(stderr, "fasim: unknown option '%s' (see fasim sweep --help)\n", extra[i]);
-            return EXIT_USAGE;
-        }
+    for (int i = 0; i < va.n; i++) {
+        const char *spec = va.spec[i];
         if (nv >= MAX_VARY) {
             fprintf(stderr, "fasim: at most %d --vary options\n", MAX_VARY);
             return EXIT_USAGE;

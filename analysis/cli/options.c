@@ -1,0 +1,532 @@
+/* options.c -- the command line's one option table: every option of every command, the
+ * commands that take it, its argument, and its help line.  Parsing goes through getopt_long
+ * (with exact names: no abbreviations), so `--opt=value` and `--opt value` both work for every
+ * option that takes a value, an option a command does not use is refused with the command's
+ * name, and each command's --help lists exactly the options it takes (cli_help). */
+#define _GNU_SOURCE /* getopt_long */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fasim: %s", cli_where);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* The commands (argv[1]) by bit. */
+static const char *const CMD_NAMES[] = {"io", "sweep", "check", "compare", "explain", "animate", "report"};
+
+#define SHAPE_CMDS (CMD_IO | CMD_SWEEP | CMD_CHECK | CMD_EXPLAIN | CMD_ANIMATE)
+#define HW_CMDS (CMD_IO | CMD_SWEEP | CMD_CHECK | CMD_EXPLAIN | CMD_ANIMATE | CMD_COMPARE)
+#define INFER_CMDS (CMD_IO | CMD_SWEEP | CMD_CHECK)
+#define MASK_CMDS (SHAPE_CMDS & ~CMD_EXPLAIN) /* explain derives the unmasked and the causal counts */
+
+/* An option's argument: none (a flag; "--flag=x" is refused by its setter), a value, or an
+ * optional value ("--causal", "--causal=top-left" or "--causal top-left"). */
+enum { A_FLAG, A_VALUE, A_OPTIONAL };
+
+/* One row of the table.  name NULL: a heading line of the help (printed before the first
+ * following option a command takes).  help NULL: the option shares the line of the row
+ * above. */
+typedef struct {
+    const char *name;
+    int arg;
+    unsigned cmds;
+    int id;
+    const char *help;
+} cli_option;
+
+#define H_SHAPE_BHK "  --batch B --heads H --kv-heads H_kv  (default 1, 1, H)\n"
+static const cli_option TABLE[] = {
+    {"algo", A_VALUE, SHAPE_CMDS, O_ALGO, "  --algo standard|flash1|flash2|all   algorithms (comma list allowed; default all)\n"},
+    {"batch", A_VALUE, SHAPE_CMDS, O_BATCH, H_SHAPE_BHK},
+    {"heads", A_VALUE, SHAPE_CMDS, O_HEADS, NULL},
+    {"kv-heads", A_VALUE, SHAPE_CMDS, O_KV_HEADS, NULL},
+    {"seqlen", A_VALUE, SHAPE_CMDS, O_SEQLEN, "  --seqlen N_q --seqlen-k N_k          (default 1024, N_q)\n"},
+    {"seqlen-k", A_VALUE, SHAPE_CMDS, O_SEQLEN_K, NULL},
+    {"headdim", A_VALUE, SHAPE_CMDS, O_HEADDIM, "  --headdim d --headdim-v d_v          (default 64, d)\n"},
+    {"headdim-v", A_VALUE, SHAPE_CMDS, O_HEADDIM_V, NULL},
+    {"dtype", A_VALUE, SHAPE_CMDS, O_DTYPE,
+     "  --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2  element size of Q,K,V,O,S,P (default fp16;\n"
+     "                                       fp8 and e4m3 are aliases of fp8_e4m3, e5m2 of fp8_e5m2)\n"},
+    {"causal", A_OPTIONAL, SHAPE_CMDS, O_CAUSAL,
+     "  --causal[=bottom-right|top-left]     causal mask (default anchor bottom-right)\n"},
+    {"scale", A_VALUE, SHAPE_CMDS, O_SCALE, "  --scale X                            softmax scale (default 1/sqrt(d))\n"},
+    {"model", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN, O_MODEL,
+     "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"},
+    {"hw", A_VALUE, HW_CMDS, O_HW,
+     "  --hw a100|h100|h200                  hardware profile (default h200; files in sim/hw or\n"
+     "                                       $FASIM_HW_DIR, docs/conventions.md)\n"},
+    {"sram", A_VALUE, HW_CMDS, O_SRAM,
+     "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
+     "                                       profile's shared memory per thread block)\n"},
+    {"block-r", A_VALUE, HW_CMDS, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes\n"},
+    {"block-c", A_VALUE, HW_CMDS, O_BLOCK_C, NULL},
+    {"blocks", A_VALUE, HW_CMDS, O_BLOCKS,
+     "  --blocks fit|paper                   tile rule in the paper's model (fit: largest multiple of\n"
+     "                                       16; the default where --profile is not taken)\n"},
+    {"profile", A_VALUE, CMD_IO | CMD_EXPLAIN, O_PROFILE,
+     "  --profile KEY                        the kernel whose tiles, placement (registers or shared\n"
+     "                                       memory) and pipes the time model uses: fa2, fa1, fa3,\n"
+     "                                       cudnn, eager, math, v0 ... v4_bc64, or paper (the paper's\n"
+     "                                       model: every buffer in one SRAM of M, tiles by --blocks\n"
+     "                                       fit).  Default: each algorithm's kernel (standard: eager,\n"
+     "                                       flash1: fa1, flash2: fa2) with its tile table; --blocks or\n"
+     "                                       --block-r/--block-c count in the paper's model\n"
+     "                                       (--blocks fit with --profile KEY: KEY's tile table)\n"},
+    {"pass", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN | CMD_CHECK, O_PASS,
+     "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"},
+    {"format", A_VALUE, CMD_IO | CMD_CHECK | CMD_COMPARE, O_FORMAT,
+     "  --format table|csv|json              output format (default table)\n"},
+    {"format", A_VALUE, CMD_SWEEP, O_FORMAT, "  --format csv|json                    output format (default csv)\n"},
+    {"breakdown", A_FLAG, CMD_IO | CMD_SWEEP, O_BREAKDOWN, "  --breakdown                          bytes per tensor\n"},
+    {"trace", A_VALUE, CMD_IO, O_TRACE, "  --trace FILE                         CSV of every transfer (one algorithm only)\n"},
+    {"l2", A_FLAG, CMD_IO | CMD_SWEEP, O_L2,
+     "  --l2                                 also predict DRAM bytes with the L2 model (thread\n"
+     "                                       blocks in waves over the SMs, the profile's L2)\n"},
+    {"out", A_VALUE, CMD_SWEEP, O_OUT, "  --out FILE                           write the result to FILE (default stdout)\n"},
+    {"quiet", A_FLAG, CMD_SWEEP, O_QUIET, "  --quiet                              no progress line on a terminal's stderr\n"},
+    /* sweep */
+    {"vary", A_VALUE, CMD_SWEEP, O_VARY, NULL},
+    /* compare */
+    {"measured", A_VALUE, CMD_COMPARE, O_MEASURED,
+     "  --measured FILE                      the CSV of measured kernels (required; columns above)\n"},
+    {"no-l2", A_FLAG, CMD_COMPARE, O_NO_L2,
+     "  --no-l2                              skip the L2 model's replay (DRAM columns '-')\n"},
+    /* animate */
+    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required)\n"},
+    {"delay", A_VALUE, CMD_ANIMATE, O_DELAY, "  --delay CENTISECONDS                 GIF frame delay (1 to 1000, default 40)\n"},
+    {"heatmap", A_FLAG, CMD_ANIMATE, O_HEATMAP,
+     "  --heatmap                            reads and writes per tile, flash1 vs flash2 (no frames)\n"},
+    /* report: its own meanings (several models and GPUs; N per model) */
+    {"model", A_VALUE, CMD_REPORT, O_R_MODEL, "  --model FILE                         a model's config.json (repeatable; default: analysis/models/)\n"},
+    {"hw", A_VALUE, CMD_REPORT, O_R_HW, "  --hw a100|h100|h200                  a hardware profile (repeatable; default all three)\n"},
+    {"seqlen", A_VALUE, CMD_REPORT, O_R_SEQLEN, "  --seqlen N                           N for every model (default: its max_position_embeddings)\n"},
+    {"batch", A_VALUE, CMD_REPORT, O_R_BATCH, "  --batch B                            (default 1)\n"},
+    {"pass", A_VALUE, CMD_REPORT, O_R_PASS, "  --pass fwd|bwd|fwdbwd                the pass of the tables (default fwd)\n"},
+    {"out-dir", A_VALUE, CMD_REPORT, O_R_OUT_DIR, "  --out-dir DIR                        where the CSV and plots go (default build/report)\n"},
+    {"no-plots", A_FLAG, CMD_REPORT, O_R_NO_PLOTS, "  --no-plots                           the CSVs only, no PNG (no gnuplot)\n"},
+    {"quiet", A_FLAG, CMD_REPORT, O_R_QUIET, "  --quiet                              nothing on stdout (no tables, no \"wrote\" lines): the\n"
+     "                                       files only (errors still go to stderr)\n"},
+    {NULL, 0, SHAPE_CMDS, 0, "masks and score modifiers (docs/variants.md):\n"},
+    {"window", A_VALUE, MASK_CMDS, O_WINDOW,
+     "  --window L,R                         sliding window: keys c-L..c+R of row i, c = i + N_k - N_q\n"
+     "                                       (-1: unbounded on that side)\n"},
+    {"softcap", A_VALUE, SHAPE_CMDS, O_SOFTCAP, "  --softcap C                          S <- C tanh(S / C) after the scale\n"},
+    {"alibi", A_FLAG, SHAPE_CMDS, O_ALIBI, "  --alibi                              ALiBi bias -slope_h |i + N_k - N_q - j|\n"},
+    {"block-mask", A_VALUE, MASK_CMDS, O_BLOCK_MASK,
+     "  --block-mask FILE                    block-sparse mask: \"block_r block_c\", then rows of 0/1\n"},
+    {"col-mask", A_VALUE, MASK_CMDS, O_COL_MASK,
+     "  --col-mask FILE                      FlashMask column mask: N_k lines \"lo1 hi1 [lo2 hi2]\"\n"},
+    {"doc-mask", A_VALUE, MASK_CMDS, O_DOC_MASK,
+     "  --doc-mask L1,L2,...                 causal mask of packed documents (sum of L = N_q = N_k)\n"},
+    {"mask", A_VALUE, MASK_CMDS, O_MASK,
+     "  --mask FILE                          dense 0/1 mask, N_q rows of N_k (read from HBM too)\n"},
+    {"dropout", A_VALUE, SHAPE_CMDS, O_DROPOUT,
+     "  --dropout p --seed S                 dropout probability p in [0, 1), Philox seed (default 42)\n"},
+    {"seed", A_VALUE, SHAPE_CMDS, O_SEED, NULL},
+    {NULL, 0, INFER_CMDS, 0, "inference (docs/inference.md):\n"},
+    {"decode", A_FLAG, INFER_CMDS, O_DECODE,
+     "  --decode --kv-len N                  KV-cache decoding: N_q = --seqlen (default 1), N_k = N\n"},
+    {"kv-len", A_VALUE, INFER_CMDS, O_KV_LEN, NULL},
+    {"splits", A_VALUE, INFER_CMDS, O_SPLITS, "  --splits S|auto                      split-KV chunks (Flash-Decoding; default auto)\n"},
+    {"gqa", A_VALUE, INFER_CMDS, O_GQA, "  --gqa per-head|packed|both           loop order for GQA decoding (default both)\n"},
+    {"page-size", A_VALUE, INFER_CMDS, O_PAGE_SIZE, "  --page-size P                        paged KV cache (PagedAttention), P tokens a page\n"},
+    {"cu-seqlens", A_VALUE, INFER_CMDS, O_CU_SEQLENS,
+     "  --cu-seqlens LIST|FILE [--cu-seqlens-k LIST|FILE]  variable-length batch (0,5,5,37,...)\n"},
+    {"cu-seqlens-k", A_VALUE, INFER_CMDS, O_CU_SEQLENS_K, NULL},
+    {"help", A_FLAG, ~0u, O_HELP, NULL}, /* and -h: each command prints its help before parsing */
+};
+enum { NTABLE = (int)(sizeof TABLE / sizeof TABLE[0]) };
+
+/* 1 when text has a blank (space, tab, newline ...) anywhere: option values are refused with
+ * one rather than trimmed, by every number parser alike. */
+static int has_blank(const char *text)
+{
+    for (const char *p = text; *p; p++)
+        if (isspace((unsigned char)*p)) return 1;
+    return 0;
+}
+
+int cli_int(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!val) return cli_usage("%s needs a value", opt);
+    const char *why = has_blank(val) ? " (digits only: no blanks)" : "";
+    errno = 0;
+    char *end = (char *)val;
+    long long v = *why || !(*val >= '0' && *val <= '9') ? 0 : strtoll(val, &end, 10);
+    if (end == val || errno == ERANGE || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "fasim: %s = '%s' must be an integer in [%" PRId64 ", %" PRId64 "]%s\n", opt, val, lo,
+                hi, why);
+        return EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_positive(const char *opt, const char *val, double *out)
+{
+    if (!val) return cli_usage("%s needs a value", opt);
+    errno = 0;
+    char *end = (char *)val;
+    double v = has_blank(val) ? 0 : strtod(val, &end);
+    if (has_blank(val) || errno || end == val || *end != '\0' || !isfinite(v) || v <= 0) {
+        fprintf(stderr, "fasim: %s = '%s' is not a positive finite number%s\n", opt, val,
+                has_blank(val) ? " (no blanks)" : "");
+        return EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+#define DIM_MAX ((int64_t)INT32_MAX)
+
+fa_status cli_parse_bytes(const char *text, uint64_t *out)
+{
+    const char *p = text;
+    for (const char *q = text; *q; q++) /* refused, not trimmed: as every integer of the command line */
+        if (isspace((unsigned char)*q))
+            FA_FAIL(FA_EINVAL, "byte size '%s' has a blank: give the digits and the suffix alone, e.g. 227KiB", text);
+    if (!isdigit((unsigned char)*p))
+        FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a positive integer, optional KiB/MiB/GiB)", text);
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(p, &end, 10);
+    if (errno == ERANGE) FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
+    static const struct {
+        const char *suf;
+        uint64_t mul;
+    } sufs[] = {{"", 1},     {"B", 1},        {"KiB", 1024},         {"MiB", 1024 * 1024}, {"GiB", 1024ull * 1024 * 1024},
+                {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000ull}, {"K", 1024},          {"M", 1024 * 1024}};
+    for (size_t i = 0; i < sizeof sufs / sizeof sufs[0]; i++) {
+        if (strcmp(end, sufs[i].suf) == 0) {
+            uint64_t r;
+            if (__builtin_mul_overflow((uint64_t)v, sufs[i].mul, &r)) FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
+            *out = r;
+            return FA_OK;
+        }
+    }
+    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use B, KiB or K, MiB or M, GiB, KB, MB, GB)", text, end);
+}
+
+/* Sets one of the shared options (ids below O_OWN) from its value (NULL: none given).
+ * Returns 0 or EXIT_USAGE (message printed). */
+static int set_shared(cli_opts *o, int id, const char *name, const char *val)
+{
+    int64_t v;
+    switch (id) {
+    case O_BATCH: case O_HEADS: case O_KV_HEADS: case O_SEQLEN: case O_SEQLEN_K: case O_HEADDIM: case O_HEADDIM_V:
+        if (cli_int(name, val, 1, DIM_MAX, &v)) return EXIT_USAGE;
+        if (id == O_BATCH) o->shape.batch = v;
+        else if (id == O_HEADS) o->shape.heads = v;
+        else if (id == O_KV_HEADS) o->shape.kv_heads = v;
+        else if (id == O_SEQLEN) o->shape.seqlen_q = v;
+        else if (id == O_SEQLEN_K) o->shape.seqlen_k = v;
+        else if (id == O_HEADDIM) o->shape.d = v;
+        else o->shape.d_v = v;
+        o->given[id] = 1;
+        return 0;
+    case O_CAUSAL:
+        if (!val || strcmp(val, "bottom-right") == 0) o->shape.causal = FA_CAUSAL_BOTTOM_RIGHT;
+        else if (strcmp(val, "top-left") == 0) o->shape.causal = FA_CAUSAL_TOP_LEFT;
+        else return cli_usage("--causal=%s: use --causal, --causal=bottom-right or --causal=top-left", val);
+        return 0;
+    case O_WINDOW: {
+        long long L, R;
+        char junk;
+        if (!val || has_blank(val) || strchr(val, '+') || sscanf(val, "%lld,%lld%c", &L, &R, &junk) != 2 ||
+            L > INT32_MAX || R > INT32_MAX || L < -1 || R < -1 || (L < 0 && R < 0))
+            return cli_usage("--window '%s' must read LEFT,RIGHT: integers >= -1 (-1: unbounded), one of them >= 0",
+                             val ? val : "");
+        o->shape.window = 1;
+        o->shape.window_left = L;
+        o->shape.window_right = R;
+        return 0;
+    }
+    case O_SOFTCAP: return cli_positive(name, val, &o->shape.softcap);
+    case O_SCALE: return cli_positive(name, val, &o->shape.scale);
+    case O_ALIBI: o->shape.alibi = 1; return 0;
+    case O_BLOCK_MASK: case O_COL_MASK: case O_MASK:
+        if (!val || !*val) return cli_usage("%s needs a file", name);
+        if (id == O_BLOCK_MASK) o->block_mask_path = val;
+        else if (id == O_COL_MASK) o->col_mask_path = val;
+        else o->dense_mask_path = val;
+        return 0;
+    case O_DOC_MASK: {
+        if (!val || !*val) return cli_usage("--doc-mask needs document lengths L1,L2,...");
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s", val);
+        size_t bl = strlen(buf);
+        if (buf[0] == ',' || buf[bl - 1] == ',' || strstr(buf, ",,")) return cli_usage("--doc-mask '%s' has an empty item", val);
+        o->n_docs = 0;
+        for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (o->n_docs >= 256) return cli_usage("--doc-mask: at most 256 documents");
+            if (cli_int("--doc-mask", t, 1, INT32_MAX, &o->doc_len[o->n_docs])) return EXIT_USAGE;
+            o->n_docs++;
+        }
+        return 0;
+    }
+    case O_DTYPE: {
+        if (!val) return cli_usage("%s needs a value", name);
+        fa_dtype t;
+        if (fa_dtype_parse(val, &t)) return cli_fail(FA_EINVAL);
+        o->shape.dtype = t;
+        return 0;
+    }
+    case O_ALGO:
+        if (!val) return cli_usage("%s needs a value", name);
+        o->algo_given = 1;
+        if (strcmp(val, "all") == 0) {
+            for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
+            o->n_algos = FA_NALGO;
+        } else { /* a comma-separated list is accepted too */
+            char buf[128];
+            snprintf(buf, sizeof buf, "%s", val);
+            o->n_algos = 0;
+            for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                fa_algo al;
+                if (!strcmp(t, "all")) /* 'all' is a whole value, not a list item */
+                    return cli_usage("--algo '%s': 'all' stands alone (or list the algorithms)", val);
+                if (fa_algo_parse(t, &al)) return cli_fail(FA_EINVAL);
+                int dup = 0;
+                for (int q = 0; q < o->n_algos; q++) dup |= o->algos[q] == (int)al;
+                if (!dup && o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
+            }
+            if (o->n_algos == 0) return cli_usage("--algo '%s' names no algorithm", val);
+        }
+        return 0;
+    case O_HW:
+        if (!val) return cli_usage("%s needs a value", name);
+        snprintf(o->hw_key, sizeof o->hw_key, "%s", val);
+        if (strlen(val) >= sizeof o->hw_key) return cli_usage("unknown hardware profile '%s' (known: a100, h100, h200)", val);
+        return 0;
+    case O_SRAM:
+        if (!val) return cli_usage("%s needs a value", name);
+        if (cli_parse_bytes(val, &o->sram)) {
+            fprintf(stderr, "fasim: --sram: %s\n", fa_last_error());
+            return EXIT_USAGE;
+        }
+        if (o->sram == 0) return cli_usage("--sram = '%s' must be > 0 bytes", val);
+        if (o->sram > (1ull << 40)) /* beyond any chip by far; the bound's arithmetic degrades */
+            return cli_usage("--sram = '%s' is above the limit of 1 TiB", val);
+        o->given[id] = 1;
+        return 0;
+    case O_BLOCK_R: case O_BLOCK_C:
+        if (cli_int(name, val, 1, 1 << 20, &v)) return EXIT_USAGE;
+        if (id == O_BLOCK_R) o->block_r = v;
+        else o->block_c = v;
+        return 0;
+    case O_BLOCKS:
+        if (!val) return cli_usage("%s needs a value", name);
+        if (strcmp(val, "fit") == 0) o->blocks = BLOCKS_FIT;
+        else if (strcmp(val, "paper") == 0) o->blocks = BLOCKS_PAPER;
+        else return cli_usage("--blocks '%s' is not one of fit, paper", val);
+        o->given[id] = 1;
+        return 0;
+    case O_PROFILE:
+        if (!val) return cli_usage("%s needs a value", name);
+        if (fa_profile_parse(val, &o->profile)) return cli_fail(FA_EINVAL);
+        return 0;
+    case O_FORMAT:
+        if (!val) return cli_usage("%s needs a value", name);
+        if (strcmp(val, "table") == 0) o->format = FMT_TABLE;
+        else if (strcmp(val, "csv") == 0) o->format = FMT_CSV;
+        else if (strcmp(val, "json") == 0) o->format = FMT_JSON;
+        else return cli_usage("--format '%s' is not one of table, csv, json", val);
+        o->given[id] = 1;
+        return 0;
+    case O_MODEL:
+        o->model_path = val;
+        if (!val || !*val) return cli_usage("--model needs a file");
+        return 0;
+    case O_TRACE:
+        o->trace_path = val;
+        if (!val || !*val) return cli_usage("--trace needs a file");
+        return 0;
+    case O_BREAKDOWN: o->breakdown = 1; return 0;
+    case O_OUT:
+        o->out_path = val;
+        if (!val || !*val) return cli_usage("--out needs a file");
+        return 0;
+    case O_DROPOUT: {
+        char *end = NULL;
+        double p = val && !has_blank(val) ? strtod(val, &end) : -1;
+        if (!val || has_blank(val) || end == val || *end != '\0' || !(p >= 0 && p < 1))
+            return cli_usage("--dropout '%s' must be a probability p in [0, 1)", val ? val : "");
+        o->shape.dropout_p = p;
+        return 0;
+    }
+    case O_SEED:
+        if (cli_int(name, val, 0, INT32_MAX, &v)) return EXIT_USAGE;
+        o->seed = (unsigned long)v;
+        o->shape.dropout_seed = (uint64_t)v;
+        return 0;
+    case O_TOL: return cli_positive(name, val, &o->tol);
+    case O_PASS:
+        if (!val) return cli_usage("%s needs a value", name);
+        if (fa_pass_parse(val, &o->pass)) return cli_fail(FA_EINVAL);
+        return 0;
+    case O_L2: o->l2 = 1; return 0;
+    case O_QUIET: o->quiet = 1; return 0;
+    case O_DECODE: case O_KV_LEN: case O_SPLITS: case O_GQA: case O_PAGE_SIZE: case O_CU_SEQLENS: case O_CU_SEQLENS_K:
+        return infer_set_opt(o, name, val);
+    }
+    return cli_usage("%s: no parser (an entry of the option table without a case)", name);
+}
+
+static unsigned cmd_bit(const char *cmd)
+{
+    for (int i = 0; i < (int)(sizeof CMD_NAMES / sizeof CMD_NAMES[0]); i++)
+        if (!strcmp(cmd, CMD_NAMES[i])) return 1u << i;
+    return 0;
+}
+
+void cli_defaults(cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->shape = fa_shape_default(-1, -1);
+    o->shape.batch = o->shape.heads = o->shape.kv_heads = -1;
+    o->shape.seqlen_q = o->shape.seqlen_k = o->shape.d = o->shape.d_v = -1;
+    o->shape.dtype = (fa_dtype)-1;
+    o->block_r = o->block_c = -1;
+    o->blocks = BLOCKS_FIT;
+    o->n_algos = 0;
+    snprintf(o->hw_key, sizeof o->hw_key, "h200");
+    o->seed = 42;
+    o->shape.dropout_seed = 42;
+    o->tol = 1e-10;
+}
+
+int cli_takes(const char *cmd, const char *name)
+{
+    unsigned bit = cmd_bit(cmd);
+    for (int i = 0; i < NTABLE; i++)
+        if (TABLE[i].name && (TABLE[i].cmds & bit) && !strcmp(TABLE[i].name, name)) return 1;
+    return 0;
+}
+
+void cli_help(FILE *f, const char *cmd, const char *head, const char *tail)
+{
+    unsigned bit = cmd_bit(cmd);
+    fputs(head, f);
+    for (int i = 0; i < NTABLE; i++) {
+        const cli_option *t = &TABLE[i];
+        if (!(t->cmds & bit) || !t->help) continue;
+        if (!t->name) { /* a heading, when an option of its group follows */
+            int any = 0;
+            for (int j = i + 1; j < NTABLE && TABLE[j].name; j++) any |= (TABLE[j].cmds & bit) != 0;
+            if (!any) continue;
+        }
+        fputs(t->help, f);
+    }
+    fputs(tail, f);
+}
+
+int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *ctx)
+{
+    const char *cmd = argv[1];
+    const unsigned bit = cmd_bit(cmd);
+    cli_defaults(o);
+    /* getopt_long's table: the rows this command takes */
+    struct option lo[NTABLE + 1];
+    int id_of[NTABLE], arg_of[NTABLE], n = 0;
+    for (int i = 0; i < NTABLE; i++)
+        if (TABLE[i].name && (TABLE[i].cmds & bit)) {
+            lo[n] = (struct option){TABLE[i].name, TABLE[i].arg == A_VALUE ? required_argument : optional_argument, NULL, 1000 + n};
+            id_of[n] = TABLE[i].id, arg_of[n] = TABLE[i].arg;
+            n++;
+        }
+    lo[n] = (struct option){NULL, 0, NULL, 0};
+    opterr = 0;
+    optind = 0; /* glibc: start over (commands may parse twice) */
+    const int ac = argc - 1;
+    char **av = argv + 1; /* av[0] = the command: getopt's program name */
+    for (;;) {
+        int at = optind ? optind : 1, li = -1;
+        int c = getopt_long(ac, av, "+:h", lo, &li);
+        if (c == -1) break;
+        const char *tok = av[at];
+        if (c == 'h') continue; /* -h: the commands print their help before parsing */
+        int k = c - 1000;
+        if (c == '?' || c == ':' || k < 0 || k >= n) {
+            /* an unknown option, or one whose value is missing at the end */
+            if (c == ':' && optopt >= 1000 && optopt - 1000 < n) {
+                k = optopt - 1000; /* glibc: the option's val */
+            } else {
+                return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
+            }
+        }
+        /* exact names only: getopt_long also takes unique prefixes */
+        size_t len = strcspn(tok + 2, "=");
+        if (strncmp(tok, "--", 2) != 0 || strlen(lo[k].name) != len || strncmp(tok + 2, lo[k].name, len) != 0)
+            return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
+        const char *val = c == ':' ? NULL : optarg;
+        if (arg_of[k] == A_FLAG && val)
+            return cli_usage("--%s takes no value (got '%s')", lo[k].name, val);
+        if (arg_of[k] == A_OPTIONAL && !val && optind < ac && strncmp(av[optind], "--", 2) != 0)
+            val = av[optind++]; /* "--causal top-left" */
+        char name[80];
+        snprintf(name, sizeof name, "--%s", lo[k].name);
+        int rc;
+        if (id_of[k] == O_HELP) rc = 0;
+        else if (id_of[k] >= O_OWN) rc = own_fn ? own_fn(ctx, o, id_of[k], name, val) : cli_usage("%s: no parser", name);
+        else rc = set_shared(o, id_of[k], name, val);
+        if (rc) return rc;
+    }
+    if (optind < ac) /* a word that is not an option (fasim takes none), or "--" */
+        return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)",
+                         optind > 1 && !strcmp(av[optind - 1], "--") ? "--" : av[optind], cmd);
+    if (optind > 1 && !strcmp(av[optind - 1], "--")) return cli_usage("unknown or incomplete option '--' (see fasim %s --help)", cmd);
+    /* the tiles: --blocks, --block-r/--block-c, a kernel profile's table */
+    const int takes_profile = cli_takes(cmd, "profile");
+    if (o->block_r > 0 || o->block_c > 0) {
+        if (o->given[O_BLOCKS]) return cli_usage("--blocks and --block-r/--block-c exclude each other");
+        if ((o->block_r < 0 || o->block_c < 0) && !(bit & CMD_SWEEP)) /* sweep may vary the other */
+            return cli_usage("give both --block-r and --block-c");
+        o->blocks = BLOCKS_EXPLICIT;
+    }
+    const int paper = o->profile && o->profile->mma == FA_MMA_NONE;
+    if (takes_profile && !o->given[O_BLOCKS] && o->blocks != BLOCKS_EXPLICIT && !paper) o->blocks = BLOCKS_PROFILE;
+    /* --blocks fit with a kernel profile: the tiles that kernel fits, its tile table */
+    if (takes_profile && o->given[O_BLOCKS] && o->blocks == BLOCKS_FIT && o->profile && !paper) o->blocks = BLOCKS_PROFILE;
+    if (o->profile && !paper) { /* a kernel profile runs its own loop order */
+        for (int k = 0; k < o->n_algos; k++)
+            if (o->algos[k] != (int)o->profile->algo)
+                return cli_usage("--profile %s is a %s kernel: leave out --algo or give --algo %s", o->profile->key,
+                                 fa_algo_name(o->profile->algo), fa_algo_name(o->profile->algo));
+        if (o->n_algos == 0) o->algos[o->n_algos++] = (int)o->profile->algo;
+    }
+    if (o->n_algos == 0) {
+        for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
+        o->n_algos = FA_NALGO;
+    }
+    return 0;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+void cli_option_names(const char *cmd, void (*fn)(const char *name, int takes_value, void *ctx), void *ctx)
+{
+    unsigned bit = cmd_bit(cmd);
+    for (int i = 0; i < NTABLE; i++)
+        if (TABLE[i].name && (TABLE[i].cmds & bit)) fn(TABLE[i].name, TABLE[i].arg, ctx);
+}
