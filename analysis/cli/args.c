@@ -337,89 +337,23 @@ int cli_resolve(cli_opts *o)
     return 0;
 }
 
+fa_run_config cli_config(const cli_opts *o)
+{
+    fa_run_config c = {.shape = o->shape, .pass = o->pass, .hw = o->hw, .sram = o->sram, .rule = (fa_tile_rule)o->blocks,
+                       .block_r = o->block_r, .block_c = o->block_c, .profile = o->profile};
+    return c;
+}
+
 fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow)
 {
-    *overflow = 0;
-    switch (o->blocks) {
-    case BLOCKS_EXPLICIT:
-        bk->block_r = o->block_r;
-        bk->block_c = o->block_c;
-        return FA_OK;
-    case BLOCKS_PAPER: {
-        fa_blocks_paper(&o->shape, o->sram, bk, overflow);
-        uint64_t need = 0; /* the pass's largest buffers decide the overflow */
-        for (int a = 0; a < FA_NALGO; a++) {
-            uint64_t n = fa_sram_need_pass(o->pass, (fa_algo)a, &o->shape, *bk);
-            if (n > need) need = n;
-        }
-        *overflow = need > o->sram ? need - o->sram : 0;
-        return FA_OK;
-    }
-    case BLOCKS_FIT: return fa_blocks_fit_pass(o->pass, &o->shape, o->sram, bk);
-    case BLOCKS_PROFILE: /* per algorithm (cli_run); the FlashAttention-2 forward tiles otherwise */
-        {
-            const fa_tile_row *row;
-            const fa_profile *p = o->profile ? o->profile : fa_profile_default(FA_ALGO_FLASH2);
-            return fa_profile_tiles(p, o->pass == FA_PASS_BWD ? FA_PASS_BWD : FA_PASS_FWD, o->hw.arch,
-                                    &o->shape, bk, &row);
-        }
-    }
-    return FA_EINVAL;
+    fa_run_config c = cli_config(o);
+    return fa_run_tiles(&c, bk, overflow);
 }
 
 fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
 {
-    const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
-    fa_perf_result pr;
-    char why[200] = "";
-    if (o->blocks == BLOCKS_PROFILE && prof->tiles) {
-        fa_hw hw = o->hw; /* --sram: the shared memory a thread block may use */
-        hw.sram_per_block = o->sram;
-        if (hw.sram_per_sm < o->sram) hw.sram_per_sm = o->sram;
-        fa_status st = fa_perf_predict_counted(prof, o->pass, &o->shape, &hw, NULL, &pr);
-        if (st && !o->profile && (st == FA_EINVAL || st == FA_ENOSRAM)) {
-            /* the algorithm's kernel cannot run this shape (no tile for this d or dtype, tiles
-             * that do not fit): count it in the paper's model, and say why */
-            snprintf(why, sizeof why, "%s; counted in the paper's model (--blocks fit)", fa_last_error());
-            fa_clear_error();
-            cli_opts fit = *o;
-            fit.blocks = BLOCKS_FIT;
-            fit.profile = fa_profile_find("paper");
-            FA_TRY(cli_run(&fit, a, trace, r));
-            snprintf(r->perf_note, sizeof r->perf_note, "%s", why);
-            return FA_OK;
-        }
-        FA_TRY(st);
-        *r = pr.io;
-        fa_perf_to_io(&pr, r);
-        r->sram_bytes = o->sram;
-        if (trace) { /* the transfers again, into the trace (one pass: one set of tiles) */
-            if (o->pass == FA_PASS_FWDBWD)
-                FA_FAIL(FA_EINVAL, "--trace with --pass fwdbwd needs one set of tiles: the %s profile's "
-                        "forward and backward tiles differ (give --block-r/--block-c, or trace each pass)", prof->key);
-            fa_io_result t;
-            FA_TRY(fa_io_run_placed(o->pass, a, &o->shape, pr.occ[o->pass == FA_PASS_BWD].blocks, o->sram, &o->hw,
-                                    prof, pr.occ[o->pass == FA_PASS_BWD].threads, trace, &t));
-        }
-        return FA_OK;
-    }
-    fa_blocks bk;
-    uint64_t over;
-    FA_TRY(cli_blocks(o, &bk, &over));
-    FA_TRY(fa_io_run(o->pass, a, &o->shape, bk, o->sram + over, &o->hw, trace, r));
-    r->sram_overflow = over;
-    if (prof->mma == FA_MMA_NONE) return FA_OK; /* the paper's model: the roofline alone */
-    fa_status st = fa_perf_predict_counted(prof, o->pass, &o->shape, &o->hw, &bk, &pr);
-    if (st && o->profile) return st; /* asked for: say why it cannot be timed */
-    if (!st) {
-        fa_perf_to_io(&pr, r);
-        r->blocks_bwd = bk;
-    } else { /* these tiles do not fit the kernel (registers, shared memory): the roofline alone */
-        snprintf(r->perf_note, sizeof r->perf_note, "%s on %" PRId64 " x %" PRId64 " tiles: %s", prof->key, bk.block_r,
-                 bk.block_c, fa_last_error());
-        fa_clear_error();
-    }
-    return FA_OK;
+    fa_run_config c = cli_config(o);
+    return fa_run_algo(&c, a, trace, r);
 }
 
 int cli_open(cli_file *cf, const char *path)

@@ -7,6 +7,7 @@
 
 #include "fa_analysis.h"
 #include "fa_perf.h"
+#include "fa_run.h"
 
 /* Exit statuses: 0 ok, 1 failure while running (or a failed check), 2 bad usage or input. */
 enum { EXIT_OK = 0, EXIT_RUN = 1, EXIT_USAGE = 2 };
@@ -14,7 +15,12 @@ enum { EXIT_OK = 0, EXIT_RUN = 1, EXIT_USAGE = 2 };
 typedef enum { FMT_TABLE = 0, FMT_CSV = 1, FMT_JSON = 2 } out_format;
 /* BLOCKS_PROFILE: each algorithm's kernel profile gives its tiles and placement (the default of
  * the commands that take --profile); the others are the paper's model (one SRAM of M). */
-typedef enum { BLOCKS_FIT = 0, BLOCKS_PAPER = 1, BLOCKS_EXPLICIT = 2, BLOCKS_PROFILE = 3 } blocks_rule;
+typedef enum {
+    BLOCKS_FIT = FA_TILES_FIT,
+    BLOCKS_PAPER = FA_TILES_PAPER,
+    BLOCKS_EXPLICIT = FA_TILES_EXPLICIT,
+    BLOCKS_PROFILE = FA_TILES_PROFILE
+} blocks_rule;
 
 /* The option table's ids (analysis/cli/options.c): the shared options, then those one command
  * owns (O_OWN and above: the command's parser callback sets them). */
@@ -132,14 +138,10 @@ int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, ch
  * Returns 0 or EXIT_USAGE (message printed). */
 int cli_resolve(cli_opts *o);
 
-/* Chooses the blocks for the options (fit / paper / explicit).  On --blocks paper fills
- * *overflow with the bytes beyond M.  Returns an fa_status. */
+/* The configuration the options describe (analysis/fa_run.h), and fa_run_tiles / fa_run_algo on
+ * it: the tiles of the options' rule, and the pass of algorithm a counted and timed. */
+fa_run_config cli_config(const cli_opts *o);
 fa_status cli_blocks(const cli_opts *o, fa_blocks *bk, uint64_t *overflow);
-
-/* Counts pass o->pass of algorithm a with the options' tiles and placement and predicts its time
- * with the kernel profile (docs/time-model.md): BLOCKS_PROFILE takes the profile's tile table;
- * other rules count in the paper's model and time the profile on those tiles.  trace: optional
- * CSV sink.  Fills r (r->has_perf when the time model ran).  Returns an fa_status. */
 fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r);
 
 /* Parses a positive 64-bit integer option value; prints "<opt>: ..." on error. */

@@ -1,0 +1,120 @@
+/* test_run.c -- analysis/run.c (fa_run.h): the tile rules on hand-computed cases, and a run's
+ * fallback to the paper's model where the algorithm's kernel cannot run the shape. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fa_run.h"
+
+static fa_run_config config(int64_t N, int64_t d, fa_dtype t)
+{
+    fa_run_config c;
+    memset(&c, 0, sizeof c);
+    c.shape = fa_shape_default(N, d);
+    c.shape.dtype = t;
+    c.pass = FA_PASS_FWD;
+    assert_int_equal(fa_hw_load("h200", NULL, &c.hw), FA_OK);
+    c.sram = c.hw.sram_per_block;
+    return c;
+}
+
+static void test_tile_rules(void **st)
+{
+    (void)st;
+    fa_run_config c = config(1024, 64, FA_DTYPE_FP16);
+    fa_blocks bk;
+    uint64_t over = 1;
+    /* explicit: as given */
+    c.rule = FA_TILES_EXPLICIT, c.block_r = 48, c.block_c = 80;
+    assert_int_equal(fa_run_tiles(&c, &bk, &over), FA_OK);
+    assert_int_equal(bk.block_r, 48);
+    assert_int_equal(bk.block_c, 80);
+    assert_int_equal(over, 0);
+    /* the paper's Algorithm 1 line 1 with M = 65536 B of fp16 (32768 elements): B_c = ceil(M / 4d)
+     * = 128, B_r = min(B_c, d) = 64 */
+    c.rule = FA_TILES_PAPER, c.sram = 65536;
+    assert_int_equal(fa_run_tiles(&c, &bk, &over), FA_OK);
+    assert_int_equal(bk.block_c, 128);
+    assert_int_equal(bk.block_r, 64);
+    uint64_t need = 0;
+    for (int a = 0; a < FA_NALGO; a++) {
+        uint64_t n = fa_sram_need_pass(FA_PASS_FWD, (fa_algo)a, &c.shape, bk);
+        if (n > need) need = n;
+    }
+    assert_int_equal(over, need > 65536 ? need - 65536 : 0);
+    /* fit: the largest square multiple of 16 whose buffers fit M (227 KiB): 160 x 160 (the next,
+     * 176, does not) */
+    c.rule = FA_TILES_FIT, c.sram = c.hw.sram_per_block;
+    assert_int_equal(fa_run_tiles(&c, &bk, &over), FA_OK);
+    assert_int_equal(bk.block_r, 160);
+    assert_int_equal(bk.block_c, 160);
+    assert_true(fa_sram_need_pass(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk) <= c.sram);
+    fa_blocks next = {176, 176};
+    assert_true(fa_sram_need_pass(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, next) > c.sram);
+    /* profile: FlashAttention-2's CUDA tile table (kernel_traits: <64, 128, 128, 4> and
+     * <128, 128, 64, 4> forward; 64 x 128 backward at d = 128) */
+    c.rule = FA_TILES_PROFILE;
+    assert_int_equal(fa_run_tiles(&c, &bk, &over), FA_OK);
+    assert_int_equal(bk.block_r, 128);
+    assert_int_equal(bk.block_c, 128);
+    c.shape.d = c.shape.d_v = 128;
+    assert_int_equal(fa_run_tiles(&c, &bk, &over), FA_OK);
+    assert_int_equal(bk.block_r, 128);
+    assert_int_equal(bk.block_c, 64);
+    c.pass = FA_PASS_BWD;
+    assert_int_equal(fa_run_tiles(&c, &bk, &over), FA_OK);
+    assert_int_equal(bk.block_r, 64);
+    assert_int_equal(bk.block_c, 128);
+}
+
+static void test_fallback(void **st)
+{
+    (void)st;
+    /* fp32 on the default flash2 kernel (mma.sync, 16-bit inputs): counted in the paper's model
+     * with --blocks fit, and the note says so */
+    fa_run_config c = config(256, 64, FA_DTYPE_FP32);
+    c.rule = FA_TILES_PROFILE;
+    fa_io_result r;
+    assert_int_equal(fa_run_algo(&c, FA_ALGO_FLASH2, NULL, &r), FA_OK);
+    assert_non_null(strstr(r.perf_note, "counted in the paper's model"));
+    assert_string_equal(r.profile, "");
+    fa_run_config f = c;
+    f.rule = FA_TILES_FIT;
+    fa_blocks bk;
+    uint64_t over;
+    assert_int_equal(fa_run_tiles(&f, &bk, &over), FA_OK);
+    assert_int_equal(r.blocks.block_r, bk.block_r);
+    assert_int_equal(r.blocks.block_c, bk.block_c);
+    /* the same counts as fa_io_run on those tiles */
+    fa_io_result direct;
+    assert_int_equal(fa_io_run(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk, c.sram, &c.hw, NULL, &direct), FA_OK);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), fa_counts_hbm_bytes(&direct.counts));
+    /* asked for by name, the kernel refuses instead */
+    c.profile = fa_profile_find("fa2");
+    assert_int_equal(fa_run_algo(&c, FA_ALGO_FLASH2, NULL, &r), FA_EINVAL);
+    fa_clear_error();
+    /* bf16 runs the kernel: its tiles and a time (a grid of 16 x 16 x 8 blocks: no split-KV) */
+    c = config(1024, 64, FA_DTYPE_BF16);
+    c.shape.batch = c.shape.heads = c.shape.kv_heads = 16;
+    c.rule = FA_TILES_PROFILE;
+    assert_int_equal(fa_run_algo(&c, FA_ALGO_FLASH2, NULL, &r), FA_OK);
+    assert_true(r.has_perf);
+    assert_string_equal(r.profile, "fa2");
+    assert_int_equal(r.blocks.block_r, 128);
+    assert_int_equal(r.splits, 1);
+    assert_true(r.perf_time_s > 0);
+    /* one head of N = 1024 fills 8 of 2 x 132 slots: FlashAttention-2 splits the keys */
+    c.shape.batch = c.shape.heads = c.shape.kv_heads = 1;
+    assert_int_equal(fa_run_algo(&c, FA_ALGO_FLASH2, NULL, &r), FA_OK);
+    assert_true(r.splits > 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_rules), cmocka_unit_test(test_fallback)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
