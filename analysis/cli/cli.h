@@ -74,7 +74,7 @@ typedef struct {
     int n_docs;
     int algo_given;              /* --algo was on the command line */
     const fa_profile *profile;   /* --profile KEY; NULL: each algorithm's own (fa_profile_default) */
-    unsigned char given[O_NIDS]; /* options given (those whose default depends on it) */
+    unsigned char given[O_NIDS]; /* given[id]: the option was on the command line */
 } cli_opts;
 
 /* A command's parser of the options it owns (ids O_OWN and above): ctx is the command's, val

@@ -238,7 +238,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         else if (id == O_SEQLEN_K) o->shape.seqlen_k = v;
         else if (id == O_HEADDIM) o->shape.d = v;
         else o->shape.d_v = v;
-        o->given[id] = 1;
+
         return 0;
     case O_CAUSAL:
         if (!val || strcmp(val, "bottom-right") == 0) o->shape.causal = FA_CAUSAL_BOTTOM_RIGHT;
@@ -323,7 +323,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         if (o->sram == 0) return cli_usage("--sram = '%s' must be > 0 bytes", val);
         if (o->sram > (1ull << 40)) /* beyond any chip by far; the bound's arithmetic degrades */
             return cli_usage("--sram = '%s' is above the limit of 1 TiB", val);
-        o->given[id] = 1;
+
         return 0;
     case O_BLOCK_R: case O_BLOCK_C:
         if (cli_int(name, val, 1, 1 << 20, &v)) return EXIT_USAGE;
@@ -335,7 +335,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         if (strcmp(val, "fit") == 0) o->blocks = BLOCKS_FIT;
         else if (strcmp(val, "paper") == 0) o->blocks = BLOCKS_PAPER;
         else return cli_usage("--blocks '%s' is not one of fit, paper", val);
-        o->given[id] = 1;
+
         return 0;
     case O_PROFILE:
         if (!val) return cli_usage("%s needs a value", name);
@@ -347,7 +347,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         else if (strcmp(val, "csv") == 0) o->format = FMT_CSV;
         else if (strcmp(val, "json") == 0) o->format = FMT_JSON;
         else return cli_usage("--format '%s' is not one of table, csv, json", val);
-        o->given[id] = 1;
+
         return 0;
     case O_MODEL:
         o->model_path = val;
@@ -482,6 +482,7 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
         char name[80];
         snprintf(name, sizeof name, "--%s", lo[k].name);
         int rc;
+        o->given[id_of[k]] = 1;
         if (id_of[k] == O_HELP) rc = 0;
         else if (id_of[k] >= O_OWN) rc = own_fn ? own_fn(ctx, o, id_of[k], name, val) : cli_usage("%s: no parser", name);
         else rc = set_shared(o, id_of[k], name, val);
