@@ -1,7 +1,6 @@
 /* cmd_check.c -- `fasim check`: the tiled algorithms in numeric mode (fp64 arithmetic) on
- * random inputs, against the fp64 reference. */
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
+ * random inputs, against the fp64 reference (fa_check_fp64, analysis/check.c); its options,
+ * the built-in suite's configurations and the rows printed. */
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_numerics.h"
+#include "fa_check.h"
 
 static const char *const check_help =
     "usage: fasim check [shape options] [--algo ...] [--seed S] [--tol T] [--format table|csv|json]\n"
@@ -47,146 +47,47 @@ static const char *const check_help =
     "  refused (exit 2 naming the option).  --bf16 applies only to these files\n"
     "  --save-npy DIR [--dtype] [shape options] [--layout]: writes a sample problem as .npy files\n";
 
-/* Numeric mode holds S and P for standard: B*H*N_q*N_k doubles each. */
-#define NUMERIC_SP_LIMIT ((int64_t)1 << 25)
-#define NUMERIC_WORK_LIMIT 2e10
-
-typedef struct {
-    double abs_o, rel_o, abs_lse;
-    int pass;
-} check_result;
-
-static double max_abs_diff(const double *a, const double *b, int64_t n, double *maxref)
+/* Prints the row of one algorithm on one configuration, or appends it to arr (JSON). */
+static void check_print(const cli_opts *o, const fa_shape *s, fa_blocks bk, const fa_check_row *r, json_t *arr)
 {
-    double w = 0, mr = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (isinf(a[i]) || isinf(b[i])) {
-            if (a[i] != b[i]) return INFINITY;
-            continue;
-        }
-        double e = fabs(a[i] - b[i]);
-        if (!(e <= w)) w = e; /* NaN propagates */
-        if (fabs(b[i]) > mr) mr = fabs(b[i]);
+    const fa_algo a = r->algo;
+    char cbuf[256];
+    const char *c = s->causal == FA_CAUSAL_NONE && !fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)
+                        ? "none" : cli_check_mask_text(s, cbuf, sizeof cbuf);
+    char lse_txt[32] = "n/a"; /* standard attention computes no LSE */
+    if (a != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
+    if (o->format == FMT_TABLE) {
+        printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
+               " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
+               "  abs %.3e  rel %.3e  lse %-9s  %s\n",
+               fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
+               s->d_v, c, bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
+    } else if (o->format == FMT_CSV) {
+        printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+               fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v);
+        cli_csv_field(stdout, c); /* "causal (bottom-right), window (3, 0)" holds commas: quoted */
+        printf(",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", bk.block_r, bk.block_c, r->abs_o, r->rel_o,
+               r->abs_lse, r->pass ? "pass" : "fail");
+    } else {
+        json_t *j = json_object();
+        json_object_set_new(j, "algo", json_string(fa_algo_name(a)));
+        json_object_set_new(j, "batch", json_integer(s->batch));
+        json_object_set_new(j, "heads", json_integer(s->heads));
+        json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
+        json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
+        json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
+        json_object_set_new(j, "d", json_integer(s->d));
+        json_object_set_new(j, "d_v", json_integer(s->d_v));
+        json_object_set_new(j, "causal", json_string(c));
+        json_object_set_new(j, "block_r", json_integer(bk.block_r));
+        json_object_set_new(j, "block_c", json_integer(bk.block_c));
+        /* NaN or inf errors are JSON null (JSON has no NaN); standard computes no LSE */
+        json_object_set_new(j, "max_abs_err", isfinite(r->abs_o) ? json_real(r->abs_o) : json_null());
+        json_object_set_new(j, "max_rel_err", isfinite(r->rel_o) ? json_real(r->rel_o) : json_null());
+        json_object_set_new(j, "lse_abs_err", a != FA_ALGO_STANDARD && isfinite(r->abs_lse) ? json_real(r->abs_lse) : json_null());
+        json_object_set_new(j, "pass", json_boolean(r->pass));
+        json_array_append_new(arr, j);
     }
-    if (maxref) *maxref = mr;
-    return w;
-}
-
-static fa_status run_one(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, const double *Q,
-                         const double *K, const double *V, double *O, double *L)
-{
-    fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, M);
-    if (!mem) return FA_ENOMEM;
-    fa_status st = fa_run_forward(a, mem, s, bk, Q, K, V, O, L);
-    fa_mem_free(mem);
-    return st;
-}
-
-/* Checks one configuration; prints its rows; returns an exit status (0, 1 on failed check). */
-static int check_config(const cli_opts *o, const fa_shape *s, fa_blocks bk, gsl_rng *rng,
-                        json_t *arr, int *any_fail)
-{
-    int64_t nq = fa_numel_q(s), nk = fa_numel_k(s), nv = fa_numel_v(s), no = fa_numel_o(s),
-            ns = fa_numel_stats(s);
-    double work = (double)s->batch * s->heads * (double)s->seqlen_q * (double)s->seqlen_k *
-                  (double)(s->d + s->d_v);
-    if (work > NUMERIC_WORK_LIMIT) {
-        fprintf(stderr, "fasim: check runs in numeric mode: B*H*N_q*N_k*(d+d_v) = %.3g exceeds the "
-                        "limit %.0e; use a smaller shape (fasim io counts any size)\n", work, NUMERIC_WORK_LIMIT);
-        return EXIT_USAGE;
-    }
-    double *Q = malloc((size_t)nq * sizeof *Q), *K = malloc((size_t)nk * sizeof *K),
-           *V = malloc((size_t)nv * sizeof *V), *Or = malloc((size_t)no * sizeof *Or),
-           *Lr = malloc((size_t)ns * sizeof *Lr), *O = malloc((size_t)no * sizeof *O),
-           *L = malloc((size_t)ns * sizeof *L);
-    int rc = 0;
-    if (!Q || !K || !V || !Or || !Lr || !O || !L) {
-        rc = cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check"));
-        goto out;
-    }
-    for (int64_t i = 0; i < nq; i++) Q[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < nk; i++) K[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < nv; i++) V[i] = gsl_ran_gaussian(rng, 1.0);
-    fa_status st = fa_reference_forward(s, Q, K, V, Or, Lr);
-    if (st) {
-        rc = cli_fail(st);
-        goto out;
-    }
-    for (int k = 0; k < o->n_algos; k++) {
-        fa_algo a = (fa_algo)o->algos[k];
-        if (a == FA_ALGO_STANDARD &&
-            (double)s->batch * s->heads * (double)s->seqlen_q * (double)s->seqlen_k > (double)NUMERIC_SP_LIMIT) {
-            fprintf(stderr, "fasim: check: standard keeps S and P (B*H*N_q*N_k = %.3g elements, limit %" PRId64
-                            ") in host memory; use a smaller shape or --algo flash1,flash2\n",
-                    (double)s->batch * s->heads * (double)s->seqlen_q * (double)s->seqlen_k, NUMERIC_SP_LIMIT);
-            rc = EXIT_USAGE;
-            goto out;
-        }
-        for (int64_t i = 0; i < no; i++) O[i] = NAN; /* poisoned: every element must be written */
-        for (int64_t i = 0; i < ns; i++) L[i] = NAN;
-        st = run_one(a, s, bk, o->sram, Q, K, V, O, L);
-        if (st) {
-            rc = cli_fail(st);
-            goto out;
-        }
-        check_result cr;
-        double maxref = 0;
-        cr.abs_o = max_abs_diff(O, Or, no, &maxref);
-        cr.rel_o = maxref > 0 ? cr.abs_o / maxref : cr.abs_o;
-        double maxlse = 0;
-        cr.abs_lse = a == FA_ALGO_STANDARD ? 0 : max_abs_diff(L, Lr, ns, &maxlse);
-        /* O relative to max|O_ref|; LSE relative to max(1, max|LSE_ref|) */
-        cr.pass = cr.rel_o <= o->tol && cr.abs_lse <= o->tol * fmax(1.0, maxlse);
-        if (isnan(cr.abs_o) || isnan(cr.abs_lse)) cr.pass = 0;
-        if (!cr.pass) *any_fail = 1;
-        char cbuf[256];
-        const char *c = s->causal == FA_CAUSAL_NONE && !fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)
-                            ? "none" : cli_check_mask_text(s, cbuf, sizeof cbuf);
-        char lse_txt[32] = "n/a"; /* standard attention computes no LSE */
-        if (a != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", cr.abs_lse);
-        if (o->format == FMT_TABLE) {
-            printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
-                   " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
-                   "  abs %.3e  rel %.3e  lse %-9s  %s\n",
-                   fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-                   s->d_v, c, bk.block_r, bk.block_c, cr.abs_o, cr.rel_o, lse_txt,
-                   cr.pass ? "PASS" : "FAIL");
-        } else if (o->format == FMT_CSV) {
-            printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
-                   fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v);
-            cli_csv_field(stdout, c); /* "causal (bottom-right), window (3, 0)" holds commas: quoted */
-            printf(",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", bk.block_r, bk.block_c, cr.abs_o, cr.rel_o,
-                   cr.abs_lse, cr.pass ? "pass" : "fail");
-        } else {
-            json_t *j = json_object();
-            json_object_set_new(j, "algo", json_string(fa_algo_name(a)));
-            json_object_set_new(j, "batch", json_integer(s->batch));
-            json_object_set_new(j, "heads", json_integer(s->heads));
-            json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
-            json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
-            json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
-            json_object_set_new(j, "d", json_integer(s->d));
-            json_object_set_new(j, "d_v", json_integer(s->d_v));
-            json_object_set_new(j, "causal", json_string(c));
-            json_object_set_new(j, "block_r", json_integer(bk.block_r));
-            json_object_set_new(j, "block_c", json_integer(bk.block_c));
-            /* NaN or inf errors are JSON null (JSON has no NaN); standard computes no LSE */
-            json_object_set_new(j, "max_abs_err", isfinite(cr.abs_o) ? json_real(cr.abs_o) : json_null());
-            json_object_set_new(j, "max_rel_err", isfinite(cr.rel_o) ? json_real(cr.rel_o) : json_null());
-            json_object_set_new(j, "lse_abs_err", a != FA_ALGO_STANDARD && isfinite(cr.abs_lse) ? json_real(cr.abs_lse) : json_null());
-            json_object_set_new(j, "pass", json_boolean(cr.pass));
-            json_array_append_new(arr, j);
-        }
-    }
-out:
-    free(Q);
-    free(K);
-    free(V);
-    free(Or);
-    free(Lr);
-    free(O);
-    free(L);
-    return rc;
 }
 
 /* --study takes only these options (a value follows each but the flags); every other one would be
@@ -315,15 +216,9 @@ int cmd_check(int argc, char **argv)
     const fa_shape given = o.shape;
     int custom = given.batch > 0 || given.heads > 0 || given.kv_heads > 0 || given.seqlen_q > 0 ||
                  given.seqlen_k > 0 || given.d > 0 || given.d_v > 0;
-    /* the built-in suite: {B, H, H_kv, N_q, N_k, d, d_v, causal, B_r, B_c} */
-    static const int64_t suite[][10] = {
-        {1, 1, 1, 1, 1, 1, 1, 0, 16, 16},     {1, 2, 2, 37, 37, 8, 8, 0, 16, 16},
-        {2, 1, 1, 113, 203, 59, 59, 1, 32, 16}, {1, 1, 1, 203, 113, 59, 59, 1, 16, 32},
-        {1, 1, 1, 1, 239, 32, 32, 1, 16, 64},  {1, 1, 1, 100, 70, 24, 24, 2, 16, 16},
-        {1, 8, 2, 67, 45, 16, 12, 1, 16, 16},  {2, 4, 1, 33, 33, 1, 1, 0, 16, 16},
-        {1, 4, 1, 129, 257, 64, 64, 1, 48, 32},
-    };
-    int nconf = custom ? 1 : (int)(sizeof suite / sizeof suite[0]);
+    int nconf = custom ? 1 : fa_check_suite_fp64_n;
+    fa_algo algos[FA_NALGO];
+    for (int k = 0; k < o.n_algos; k++) algos[k] = (fa_algo)o.algos[k];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, o.seed);
     json_t *arr = json_array();
@@ -333,19 +228,12 @@ int cmd_check(int argc, char **argv)
     for (int c = 0; c < nconf && rc == 0; c++) {
         cli_opts oc = o;
         if (!custom) {
-            const int64_t *x = suite[c];
-            oc.shape.batch = x[0];
-            oc.shape.heads = x[1];
-            oc.shape.kv_heads = x[2];
-            oc.shape.seqlen_q = x[3];
-            oc.shape.seqlen_k = x[4];
-            oc.shape.d = x[5];
-            oc.shape.d_v = x[6];
-            if (given.causal == FA_CAUSAL_NONE) oc.shape.causal = (fa_causal)x[7];
+            const fa_check_case *x = &fa_check_suite_fp64[c];
+            fa_check_case_shape(x, &oc.shape, given.causal != FA_CAUSAL_NONE);
             if (oc.blocks != BLOCKS_EXPLICIT) {
                 oc.blocks = BLOCKS_EXPLICIT;
-                oc.block_r = x[8];
-                oc.block_c = x[9];
+                oc.block_r = x->block_r;
+                oc.block_c = x->block_c;
             }
         }
         if ((rc = cli_resolve(&oc))) break;
@@ -357,7 +245,14 @@ int cmd_check(int argc, char **argv)
             break;
         }
         oc.sram += over;
-        rc = check_config(&oc, &oc.shape, bk, rng, arr, &any_fail);
+        fa_check_row rows[FA_NALGO];
+        int n = 0;
+        st = fa_check_fp64(&oc.shape, bk, oc.sram, algos, o.n_algos, o.tol, rng, rows, &n);
+        for (int i = 0; i < n; i++) {
+            check_print(&oc, &oc.shape, bk, &rows[i], arr);
+            any_fail |= !rows[i].pass;
+        }
+        if (st) rc = cli_fail(st);
     }
     if (rc == 0 && o.format == FMT_JSON) {
         json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
