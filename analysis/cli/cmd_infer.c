@@ -4,8 +4,6 @@
  * docs/inference.md. */
 #include <ctype.h>
 #include <errno.h>
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -14,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "fa_inference.h"
 
 #define MAX_SEQ 65536
 
@@ -225,64 +224,30 @@ int infer_resolve(cli_opts *o)
     return 0;
 }
 
-/* ---- the variants of one configuration ---- */
+/* ---- the variants of one configuration (fa_infer_variants) ---- */
 
-typedef struct {
-    const char *name; /* per-head / packed / varlen */
-    fa_infer_opts opt;
-    int auto_split;   /* S chosen by the wave model */
-    fa_infer_result r;
-} variant;
-
-#define MAX_VAR 4
-
-static fa_status blocks_for(const cli_opts *o, const fa_infer_opts *opt, fa_blocks *bk)
+/* The request of the options: their tiles (--blocks paper refused), splits, pages, GQA modes. */
+static fa_status request_of(const cli_opts *o, fa_infer_req *q, fa_blocks *bk)
 {
-    if (o->blocks == BLOCKS_EXPLICIT) {
-        bk->block_r = o->block_r;
-        bk->block_c = o->block_c;
-        return FA_OK;
-    }
     if (o->blocks == BLOCKS_PAPER)
         FA_FAIL(FA_EINVAL, "--blocks paper is Algorithm 1's rule: use --blocks fit or --block-r/--block-c "
                            "with --decode and --cu-seqlens");
-    return fa_infer_blocks_fit(&o->shape, opt, o->varlen ? &g_vl : NULL, o->sram, bk);
-}
-
-/* Runs every variant the options ask for.  Returns an fa_status. */
-static fa_status run_variants(const cli_opts *o, variant *v, int *n)
-{
-    const fa_varlen *vl = o->varlen ? &g_vl : NULL;
-    int modes[2], nm = 0;
-    if (o->gqa != 2) modes[nm++] = 0;
-    if (o->gqa != 1) modes[nm++] = 1;
-    *n = 0;
-    for (int k = 0; k < nm; k++) {
-        fa_infer_opts base = {.splits = 1, .pack_gqa = modes[k], .page_size = o->paged ? o->page_size : 0};
-        fa_blocks bk;
-        FA_TRY(blocks_for(o, &base, &bk));
-        int64_t S = o->splits;
-        int autos = o->splits_auto || (!o->splits && o->decode);
-        if (autos) FA_TRY(fa_infer_best_splits(&o->shape, bk, &base, vl, o->sram, &o->hw, &S));
-        if (S < 1) S = 1;
-        int64_t list[2] = {1, S};
-        for (int j = 0; j < (S == 1 ? 1 : 2); j++) {
-            variant *x = &v[(*n)++];
-            x->name = o->varlen ? (modes[k] ? "varlen-packed" : "varlen") : modes[k] ? "packed" : "per-head";
-            x->opt = base;
-            x->opt.splits = list[j];
-            x->auto_split = autos && j == 1;
-            FA_TRY(fa_infer_io_run(&o->shape, bk, &x->opt, vl, o->sram, &o->hw, &x->r));
-        }
-    }
+    bk->block_r = o->block_r;
+    bk->block_c = o->block_c;
+    *q = (fa_infer_req){.vl = o->varlen ? &g_vl : NULL, .decode = o->decode, .gqa = o->gqa, .splits = o->splits,
+                        .splits_auto = o->splits_auto, .page_size = o->paged ? o->page_size : 0,
+                        .blocks = o->blocks == BLOCKS_EXPLICIT ? bk : NULL, .M = o->sram, .hw = &o->hw};
     return FA_OK;
 }
 
-static int formula_match(const fa_infer_result *r)
+/* Runs every fa_infer_variant the options ask for.  Returns an fa_status. */
+static fa_status run_variants(const cli_opts *o, fa_infer_variant *v, int *n)
 {
-    return r->formula.read_bytes == r->counts.hbm_read_bytes &&
-           r->formula.write_bytes == r->counts.hbm_write_bytes &&
-           r->formula.matmul_flops == r->counts.flops_matmul && r->formula.other_flops == r->counts.flops_other;
+    fa_infer_req q;
+    fa_blocks bk;
+    *n = 0;
+    FA_TRY(request_of(o, &q, &bk));
+    return fa_infer_variants(&o->shape, &q, v, n);
 }
 
 static const char *csv_cols =
@@ -291,13 +256,7 @@ static const char *csv_cols =
     "formula_match,partial_bytes,block_table_bytes,flops,flops_matmul,flops_other,intensity,"
     "sram_peak_bytes,programs,programs_combine,time_s,time_main_s,time_combine_s,time_roofline_s";
 
-static uint64_t tensor_read(const fa_counts *c, const char *name)
-{
-    int id = fa_counts_find(c, name);
-    return id < 0 ? 0 : c->tensor[id].read_bytes;
-}
-
-static void write_csv_row(FILE *f, const cli_opts *o, const variant *x, const cli_col *cols, int nc)
+static void write_csv_row(FILE *f, const cli_opts *o, const fa_infer_variant *x, const cli_col *cols, int nc)
 {
     const fa_shape *s = &o->shape;
     const fa_infer_result *r = &x->r;
@@ -312,14 +271,14 @@ static void write_csv_row(FILE *f, const cli_opts *o, const variant *x, const cl
             s->causal == FA_CAUSAL_NONE ? "none" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left",
             o->hw.key, r->sram_bytes, r->opt.splits, r->opt.pack_gqa, r->opt.page_size, r->blocks.block_r,
             r->blocks.block_c, r->counts.hbm_read_bytes, r->counts.hbm_write_bytes,
-            fa_counts_hbm_bytes(&r->counts), r->formula.read_bytes + r->formula.write_bytes, formula_match(r),
-            r->formula.partial_bytes, tensor_read(&r->counts, "block_table"),
+            fa_counts_hbm_bytes(&r->counts), r->formula.read_bytes + r->formula.write_bytes, fa_infer_formula_match(r),
+            r->formula.partial_bytes, fa_counts_read_of(&r->counts, "block_table"),
             r->counts.flops_matmul + r->counts.flops_other, r->counts.flops_matmul, r->counts.flops_other,
             r->intensity, r->counts.sram_peak_bytes, r->formula.programs_main, r->formula.programs_combine,
             r->time_s, r->time_main_s, r->time_combine_s, r->time_roofline_s);
 }
 
-static json_t *json_row(const cli_opts *o, const variant *x, const cli_col *cols, int nc)
+static json_t *json_row(const cli_opts *o, const fa_infer_variant *x, const cli_col *cols, int nc)
 {
     const fa_shape *s = &o->shape;
     const fa_infer_result *r = &x->r;
@@ -351,9 +310,9 @@ static json_t *json_row(const cli_opts *o, const variant *x, const cli_col *cols
     U64("hbm_write_bytes", r->counts.hbm_write_bytes);
     U64("hbm_bytes", fa_counts_hbm_bytes(&r->counts));
     U64("formula_bytes", r->formula.read_bytes + r->formula.write_bytes);
-    json_object_set_new(j, "formula_match", json_boolean(formula_match(r)));
+    json_object_set_new(j, "formula_match", json_boolean(fa_infer_formula_match(r)));
     U64("partial_bytes", r->formula.partial_bytes);
-    U64("block_table_bytes", tensor_read(&r->counts, "block_table"));
+    U64("block_table_bytes", fa_counts_read_of(&r->counts, "block_table"));
     U64("flops", r->counts.flops_matmul + r->counts.flops_other);
     U64("flops_matmul", r->counts.flops_matmul);
     U64("flops_other", r->counts.flops_other);
@@ -403,37 +362,16 @@ static int varlen_bwd_io(const cli_opts *o)
 {
     if (o->splits > 1 || o->splits_auto)
         return bad("split-KV is a forward (inference) scheme: drop --splits with --pass bwd%s%s", "", "");
-    fa_infer_opts one = fa_infer_opts_default();
-    fa_blocks bk;
-    fa_status st = FA_OK;
-    if (o->blocks == BLOCKS_EXPLICIT) {
-        bk.block_r = o->block_r;
-        bk.block_c = o->block_c;
-    } else if (o->blocks == BLOCKS_PAPER) {
+    if (o->blocks == BLOCKS_PAPER)
         return bad("--blocks paper is Algorithm 1's rule: use --blocks fit or --block-r/--block-c%s%s", "", "");
-    } else if ((st = fa_blocks_fit_pass(o->pass, &o->shape, o->sram, &bk))) {
-        return cli_fail(st);
-    }
-    uint64_t need = fa_sram_need_bwd(FA_ALGO_FLASH2, &o->shape, bk);
-    if (need > o->sram)
-        return cli_fail(fa_error(FA_ENOSRAM, __FILE__, __LINE__,
-                                 "the backward's buffers with B_r = %lld, B_c = %lld need %llu B, more than M = %llu B "
-                                 "(give smaller --block-r/--block-c)", (long long)bk.block_r, (long long)bk.block_c,
-                                 (unsigned long long)need, (unsigned long long)o->sram));
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, o->sram);
-    if (!mem) return cli_fail(FA_ENOMEM);
-    st = fa_varlen_backward(mem, &o->shape, bk, &g_vl, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    fa_counts cb = *fa_mem_counts(mem);
-    fa_mem_free(mem);
+    const fa_blocks given = {o->block_r, o->block_c};
+    fa_varlen_bwd_io_result res;
+    fa_status st = fa_varlen_bwd_io(o->pass, &o->shape, &g_vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
+                                    &o->hw, &res);
     if (st) return cli_fail(st);
-    fa_pass_formula f;
-    if ((st = fa_formula_varlen_bwd(&o->shape, bk, &g_vl, &f))) return cli_fail(st);
-    int match = cb.hbm_read_bytes == f.read_bytes && cb.hbm_write_bytes == f.write_bytes;
-    fa_infer_result fr;
-    memset(&fr, 0, sizeof fr);
-    if (o->pass == FA_PASS_FWDBWD && (st = fa_infer_io_run(&o->shape, bk, &one, &g_vl, o->sram, &o->hw, &fr)))
-        return cli_fail(st);
-    uint64_t rd = cb.hbm_read_bytes + fr.counts.hbm_read_bytes, wr = cb.hbm_write_bytes + fr.counts.hbm_write_bytes;
+    const fa_blocks bk = res.blocks;
+    const uint64_t rd = res.read_bytes, wr = res.write_bytes, fb = res.formula.read_bytes + res.formula.write_bytes;
+    const int match = res.formula_match;
     if (o->format == FMT_JSON) {
         json_t *j = json_object();
         json_object_set_new(j, "algo", json_string("varlen_flash2"));
@@ -444,9 +382,9 @@ static int varlen_bwd_io(const cli_opts *o)
         json_object_set_new(j, "hbm_read_bytes", json_integer((json_int_t)rd));
         json_object_set_new(j, "hbm_write_bytes", json_integer((json_int_t)wr));
         json_object_set_new(j, "hbm_bytes", json_integer((json_int_t)(rd + wr)));
-        json_object_set_new(j, "bwd_formula_bytes", json_integer((json_int_t)(f.read_bytes + f.write_bytes)));
+        json_object_set_new(j, "bwd_formula_bytes", json_integer((json_int_t)fb));
         json_object_set_new(j, "formula_match", json_boolean(match)); /* the backward's counts */
-        json_object_set_new(j, "sram_peak_bytes", json_integer((json_int_t)cb.sram_peak_bytes));
+        json_object_set_new(j, "sram_peak_bytes", json_integer((json_int_t)res.bwd.sram_peak_bytes));
         json_t *arr = json_array();
         json_array_append_new(arr, j);
         json_dumpf(arr, stdout, JSON_INDENT(2));
@@ -457,7 +395,7 @@ static int varlen_bwd_io(const cli_opts *o)
     if (o->format == FMT_CSV) {
         printf("algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,bwd_formula_match\n");
         printf("varlen_flash2,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
-               fa_pass_name(o->pass), g_vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, f.read_bytes + f.write_bytes, match);
+               fa_pass_name(o->pass), g_vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, fb, match);
         return 0;
     }
     char b[4][32];
@@ -466,14 +404,14 @@ static int varlen_bwd_io(const cli_opts *o)
            "total %s; backward = closed form: %s; SRAM peak %s\n",
            o->pass == FA_PASS_BWD ? "backward" : "forward + backward", g_vl.nseq, bk.block_r, bk.block_c,
            cli_bytes((double)rd, b[0], 32), cli_bytes((double)wr, b[1], 32), cli_bytes((double)(rd + wr), b[2], 32),
-           match ? "yes" : "NO", cli_bytes((double)cb.sram_peak_bytes, b[3], 32));
+           match ? "yes" : "NO", cli_bytes((double)res.bwd.sram_peak_bytes, b[3], 32));
     return 0;
 }
 
 int infer_io(const cli_opts *o)
 {
     if (o->varlen && o->pass != FA_PASS_FWD) return varlen_bwd_io(o);
-    variant v[MAX_VAR];
+    fa_infer_variant v[FA_INFER_MAX_VARIANTS];
     int n = 0;
     fa_status st = run_variants(o, v, &n);
     if (st) return cli_fail(st);
@@ -502,9 +440,9 @@ int infer_io(const cli_opts *o)
         printf("%-13s %5s %5" PRId64 " %5" PRId64 " %9" PRIu64 " %11s %11s %11s %8s %11s %11s %8.1f %10s %9.0f %11s %11s\n",
                v[i].name, sb, r->blocks.block_r, r->blocks.block_c, r->formula.programs_main,
                cli_bytes((double)r->counts.hbm_read_bytes, b[0], 32), cli_bytes((double)r->counts.hbm_write_bytes, b[1], 32),
-               cli_bytes((double)fa_counts_hbm_bytes(&r->counts), b[2], 32), formula_match(r) ? "yes" : "NO",
+               cli_bytes((double)fa_counts_hbm_bytes(&r->counts), b[2], 32), fa_infer_formula_match(r) ? "yes" : "NO",
                cli_bytes((double)r->formula.partial_bytes, b[3], 32),
-               cli_bytes((double)tensor_read(&r->counts, "block_table"), b[4], 32), r->intensity,
+               cli_bytes((double)fa_counts_read_of(&r->counts, "block_table"), b[4], 32), r->intensity,
                cli_bytes((double)r->counts.sram_peak_bytes, b[5], 32), waves, cli_time(r->time_s, b[6], 32),
                cli_time(r->time_roofline_s, b[7], 32));
     }
@@ -519,21 +457,12 @@ int infer_io(const cli_opts *o)
                    100.0 * (double)v[i + 1].r.formula.partial_bytes / (double)fa_counts_hbm_bytes(&v[i].r.counts));
         }
     if (o->varlen && n > 0) { /* what padding every sequence to the longest would move */
-        fa_shape p = o->shape;
-        int64_t mq = 1, mk = 1;
-        for (int64_t b = 0; b < g_vl.nseq; b++) {
-            if (g_vl.cu_q[b + 1] - g_vl.cu_q[b] > mq) mq = g_vl.cu_q[b + 1] - g_vl.cu_q[b];
-            if (g_vl.cu_k[b + 1] - g_vl.cu_k[b] > mk) mk = g_vl.cu_k[b + 1] - g_vl.cu_k[b];
-        }
-        p.batch = g_vl.nseq;
-        p.seqlen_q = mq;
-        p.seqlen_k = mk;
-        fa_infer_opts one = fa_infer_opts_default();
+        fa_shape p;
         fa_infer_result pr;
-        if (fa_infer_io_run(&p, v[0].r.blocks, &one, NULL, o->sram, &o->hw, &pr) == FA_OK) {
+        if (fa_varlen_padded(&o->shape, &g_vl, v[0].r.blocks, o->sram, &o->hw, &p, &pr) == FA_OK) {
             char t1[32];
             printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the packed batch)\n",
-                   g_vl.nseq, mq, mk, cli_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
+                   g_vl.nseq, p.seqlen_q, p.seqlen_k, cli_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
                    (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
         }
     }
@@ -555,7 +484,7 @@ int infer_io(const cli_opts *o)
 
 int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols, int header)
 {
-    variant v[MAX_VAR];
+    fa_infer_variant v[FA_INFER_MAX_VARIANTS];
     int n = 0;
     fa_status st = run_variants(o, v, &n);
     if (st) return cli_fail(st);
@@ -574,86 +503,23 @@ int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *co
 
 /* ---- check: the inference kernels in numeric mode against the fp64 reference ---- */
 
-static double max_err(const double *a, const double *b, int64_t n, double *maxref)
-{
-    double w = 0, mr = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (isinf(a[i]) || isinf(b[i])) {
-            if (a[i] != b[i]) return INFINITY;
-            continue;
-        }
-        double e = fabs(a[i] - b[i]);
-        if (!(e <= w)) w = e;
-        if (fabs(b[i]) > mr) mr = fabs(b[i]);
-    }
-    if (maxref) *maxref = mr;
-    return w;
-}
-
 /* `fasim check --cu-seqlens ... --pass bwd|fwdbwd`: the varlen backward against the per-sequence
  * fp64 reference backward (relative to the largest reference gradient, as the forward check). */
 static int varlen_bwd_check(cli_opts *o)
 {
-    const fa_shape *s = &o->shape;
-    fa_blocks bk;
-    fa_status st;
-    if (o->blocks == BLOCKS_EXPLICIT) {
-        bk.block_r = o->block_r;
-        bk.block_c = o->block_c;
-    } else if ((st = fa_blocks_fit_pass(FA_PASS_BWD, s, o->sram, &bk))) {
-        return cli_fail(st);
-    }
-    int64_t nq = fa_numel_q(s), nk = fa_numel_k(s), nv = fa_numel_v(s), no = fa_numel_o(s), ns = fa_numel_stats(s);
-    double *buf[13] = {0};
-    int64_t sz[13] = {nq, nk, nv, no, no, ns, nq, nk, nv, nq, nk, nv, 0};
-    for (int i = 0; i < 12; i++)
-        if (!(buf[i] = malloc((size_t)(sz[i] > 0 ? sz[i] : 1) * sizeof(double)))) {
-            for (int k = 0; k < i; k++) free(buf[k]);
-            return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check"));
-        }
-    double *Q = buf[0], *K = buf[1], *V = buf[2], *dO = buf[3], *O = buf[4], *L = buf[5], *dQ = buf[6], *dK = buf[7],
-           *dV = buf[8], *rQ = buf[9], *rK = buf[10], *rV = buf[11];
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, o->seed);
-    for (int64_t i = 0; i < nq; i++) Q[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < nk; i++) K[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < nv; i++) V[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < no; i++) dO[i] = gsl_ran_gaussian(rng, 1.0);
-    gsl_rng_free(rng);
-    fa_infer_opts one = fa_infer_opts_default();
-    fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, o->sram);
-    st = mem ? fa_varlen_forward(mem, s, bk, &one, &g_vl, Q, K, V, O, L) : FA_ENOMEM;
-    fa_mem_free(mem);
-    mem = st ? NULL : fa_mem_alloc(FA_MODE_NUMERIC, o->sram);
-    if (!st) st = mem ? fa_varlen_backward(mem, s, bk, &g_vl, Q, K, V, O, L, dO, dQ, dK, dV) : FA_ENOMEM;
-    fa_mem_free(mem);
-    if (!st) st = fa_varlen_reference_backward(s, &g_vl, Q, K, V, dO, rQ, rK, rV);
-    int rc = st ? cli_fail(st) : 0, pass = 1;
-    double err[3] = {0, 0, 0};
-    const double *got[3] = {dQ, dK, dV}, *ref[3] = {rQ, rK, rV};
-    const int64_t n3[3] = {nq, nk, nv};
-    for (int t = 0; !rc && t < 3; t++) {
-        double mx = 0, worst = 0;
-        for (int64_t i = 0; i < n3[t]; i++) {
-            double e = fabs(got[t][i] - ref[t][i]);
-            if (!(e <= worst)) worst = e; /* NaN propagates */
-            if (fabs(ref[t][i]) > mx) mx = fabs(ref[t][i]);
-        }
-        err[t] = mx > 0 ? worst / mx : worst;
-        pass &= err[t] <= o->tol;
-    }
-    if (!rc) {
-        if (o->format == FMT_JSON)
-            printf("[{\"kernel\": \"varlen_flash2\", \"pass\": \"bwd\", \"dq_rel_err\": %.6e, \"dk_rel_err\": %.6e, "
-                   "\"dv_rel_err\": %.6e, \"pass_check\": %s}]\n", err[0], err[1], err[2], pass ? "true" : "false");
-        else
-            printf("varlen FlashAttention-2 backward, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64
-                   ": dQ rel %.3e, dK rel %.3e, dV rel %.3e  %s\n", g_vl.nseq, bk.block_r, bk.block_c, err[0],
-                   err[1], err[2], pass ? "PASS" : "FAIL");
-        if (!pass) rc = EXIT_RUN;
-    }
-    for (int k = 0; k < 12; k++) free(buf[k]);
-    return rc;
+    const fa_blocks given = {o->block_r, o->block_c};
+    fa_varlen_bwd_check_result r;
+    fa_status st = fa_varlen_bwd_check(&o->shape, &g_vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
+                                       o->seed, o->tol, &r);
+    if (st) return cli_fail(st);
+    if (o->format == FMT_JSON)
+        printf("[{\"kernel\": \"varlen_flash2\", \"pass\": \"bwd\", \"dq_rel_err\": %.6e, \"dk_rel_err\": %.6e, "
+               "\"dv_rel_err\": %.6e, \"pass_check\": %s}]\n", r.rel[0], r.rel[1], r.rel[2], r.pass ? "true" : "false");
+    else
+        printf("varlen FlashAttention-2 backward, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64
+               ": dQ rel %.3e, dK rel %.3e, dV rel %.3e  %s\n", g_vl.nseq, r.blocks.block_r, r.blocks.block_c,
+               r.rel[0], r.rel[1], r.rel[2], r.pass ? "PASS" : "FAIL");
+    return r.pass ? 0 : EXIT_RUN;
 }
 
 int infer_check(cli_opts *o)
@@ -662,122 +528,56 @@ int infer_check(cli_opts *o)
     if (rc) return rc;
     if (o->varlen && o->pass != FA_PASS_FWD) return varlen_bwd_check(o);
     const fa_shape *s = &o->shape;
-    double work = (double)(o->varlen ? 1 : s->batch) * s->heads * (double)s->seqlen_q * (double)s->seqlen_k * (double)(s->d + s->d_v);
-    if (work > 2e10) {
-        fprintf(stderr, "fasim: check runs in numeric mode: the work %.3g exceeds the limit 2e10; use a smaller shape\n", work);
-        return EXIT_USAGE;
-    }
-    variant v[MAX_VAR];
-    int n = 0;
-    fa_status st = run_variants(o, v, &n); /* the options' variants (and their checks) */
+    fa_status st = fa_infer_check_size(s, o->varlen);
     if (st) return cli_fail(st);
-    int64_t nq = fa_numel_q(s), nk = fa_numel_k(s), nv = fa_numel_v(s), no = fa_numel_o(s), ns = fa_numel_stats(s);
-    double *Q = malloc((size_t)nq * sizeof *Q), *K = malloc((size_t)nk * sizeof *K), *V = malloc((size_t)nv * sizeof *V),
-           *Or = malloc((size_t)no * sizeof *Or), *Lr = malloc((size_t)ns * sizeof *Lr), *O = malloc((size_t)no * sizeof *O),
-           *L = malloc((size_t)ns * sizeof *L), *Kc = NULL, *Vc = NULL;
-    int32_t *bt = NULL;
-    int64_t P = o->paged ? o->page_size : 0, pps = P ? fa_cdiv(s->seqlen_k, P) : 0, np = s->batch * pps;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    fa_infer_variant v[FA_INFER_MAX_VARIANTS];
+    int n = 0;
+    fa_infer_req q;
+    fa_blocks bk;
+    if ((st = request_of(o, &q, &bk)) || (st = fa_infer_variants(s, &q, v, &n))) /* the options' variants */
+        return cli_fail(st);
+    static fa_infer_check_result res;
+    st = fa_infer_check_run(s, &q, v, n, o->seed, o->tol, &res);
+    if (res.ready && o->format == FMT_CSV)
+        printf("kernel,splits,pack_gqa,page_size,block_r,block_c,max_abs_err,max_rel_err,lse_abs_err,verdict\n");
+    else if (res.ready && o->format == FMT_TABLE)
+        describe(stdout, o);
     json_t *arr = json_array();
     int any_fail = 0;
-    if (!Q || !K || !V || !Or || !Lr || !O || !L) {
-        rc = cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check"));
-        goto out;
-    }
-    gsl_rng_set(rng, o->seed);
-    for (int64_t i = 0; i < nq; i++) Q[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < nk; i++) K[i] = gsl_ran_gaussian(rng, 1.0);
-    for (int64_t i = 0; i < nv; i++) V[i] = gsl_ran_gaussian(rng, 1.0);
-    st = o->varlen ? fa_varlen_reference_forward(s, &g_vl, Q, K, V, Or, Lr) : fa_reference_forward(s, Q, K, V, Or, Lr);
-    if (st) {
-        rc = cli_fail(st);
-        goto out;
-    }
-    if (P) { /* a shuffled page pool */
-        bt = malloc((size_t)np * sizeof *bt);
-        Kc = malloc((size_t)(np * s->kv_heads * P * s->d) * sizeof *Kc);
-        Vc = malloc((size_t)(np * s->kv_heads * P * s->d_v) * sizeof *Vc);
-        if (!bt || !Kc || !Vc) {
-            rc = cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the page pool"));
-            goto out;
-        }
-        for (int64_t i = 0; i < np; i++) bt[i] = (int32_t)i;
-        gsl_ran_shuffle(rng, bt, (size_t)np, sizeof *bt);
-        for (int64_t i = 0; i < np * s->kv_heads * P * s->d; i++) Kc[i] = 0;
-        for (int64_t i = 0; i < np * s->kv_heads * P * s->d_v; i++) Vc[i] = 0;
-        for (int64_t b = 0; b < s->batch; b++)
-            for (int64_t h = 0; h < s->kv_heads; h++)
-                for (int64_t j = 0; j < s->seqlen_k; j++) {
-                    int64_t pg = bt[b * pps + j / P];
-                    memcpy(Kc + ((pg * s->kv_heads + h) * P + j % P) * s->d, K + ((b * s->kv_heads + h) * s->seqlen_k + j) * s->d,
-                           (size_t)s->d * sizeof *Kc);
-                    memcpy(Vc + ((pg * s->kv_heads + h) * P + j % P) * s->d_v, V + ((b * s->kv_heads + h) * s->seqlen_k + j) * s->d_v,
-                           (size_t)s->d_v * sizeof *Vc);
-                }
-    }
-    if (o->format == FMT_CSV) printf("kernel,splits,pack_gqa,page_size,block_r,block_c,max_abs_err,max_rel_err,lse_abs_err,verdict\n");
-    else if (o->format == FMT_TABLE) describe(stdout, o);
-    for (int i = 0; i < n; i++) {
-        for (int64_t k = 0; k < no; k++) O[k] = NAN;
-        for (int64_t k = 0; k < ns; k++) L[k] = NAN;
-        fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, o->sram);
-        if (!mem) {
-            rc = cli_fail(FA_ENOMEM);
-            goto out;
-        }
+    for (int i = 0; i < res.n; i++) {
         const fa_infer_opts *op = &v[i].opt;
-        fa_blocks bk = v[i].r.blocks;
-        if (o->varlen) st = fa_varlen_forward(mem, s, bk, op, &g_vl, Q, K, V, O, L);
-        else if (P) st = fa_paged_forward(mem, s, bk, op, bt, np, Q, Kc, Vc, O, L);
-        else st = fa_decode_forward(mem, s, bk, op, Q, K, V, O, L);
-        fa_mem_free(mem);
-        if (st) {
-            rc = cli_fail(st);
-            goto out;
-        }
-        double mref = 0, mlse = 0, eo = max_err(O, Or, no, &mref), el = max_err(L, Lr, ns, &mlse);
-        double rel = mref > 0 ? eo / mref : eo;
-        int pass = rel <= o->tol && el <= o->tol * fmax(1.0, mlse) && !isnan(eo) && !isnan(el);
-        any_fail |= !pass;
+        const fa_blocks b = v[i].r.blocks;
+        const fa_infer_check_row *r = &res.row[i];
+        any_fail |= !r->pass;
         if (o->format == FMT_TABLE)
             printf("%-13s S=%-4" PRId64 " P=%-4" PRId64 " B_r=%-4" PRId64 " B_c=%-4" PRId64 "  abs %.3e  rel %.3e  lse %.3e  %s\n",
-                   v[i].name, op->splits, op->page_size, bk.block_r, bk.block_c, eo, rel, el, pass ? "PASS" : "FAIL");
+                   v[i].name, op->splits, op->page_size, b.block_r, b.block_c, r->abs_o, r->rel_o, r->abs_lse,
+                   r->pass ? "PASS" : "FAIL");
         else if (o->format == FMT_CSV)
-            printf("%s,%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", v[i].name, op->splits, op->pack_gqa,
-                   op->page_size, bk.block_r, bk.block_c, eo, rel, el, pass ? "pass" : "fail");
+            printf("%s,%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", v[i].name, op->splits,
+                   op->pack_gqa, op->page_size, b.block_r, b.block_c, r->abs_o, r->rel_o, r->abs_lse,
+                   r->pass ? "pass" : "fail");
         else {
             json_t *j = json_object();
             json_object_set_new(j, "kernel", json_string(v[i].name));
             json_object_set_new(j, "splits", json_integer(op->splits));
             json_object_set_new(j, "pack_gqa", json_boolean(op->pack_gqa));
             json_object_set_new(j, "page_size", json_integer(op->page_size));
-            json_object_set_new(j, "block_r", json_integer(bk.block_r));
-            json_object_set_new(j, "block_c", json_integer(bk.block_c));
-            json_object_set_new(j, "max_abs_err", json_real(eo));
-            json_object_set_new(j, "max_rel_err", json_real(rel));
-            json_object_set_new(j, "lse_abs_err", json_real(el));
-            json_object_set_new(j, "pass", json_boolean(pass));
+            json_object_set_new(j, "block_r", json_integer(b.block_r));
+            json_object_set_new(j, "block_c", json_integer(b.block_c));
+            json_object_set_new(j, "max_abs_err", json_real(r->abs_o));
+            json_object_set_new(j, "max_rel_err", json_real(r->rel_o));
+            json_object_set_new(j, "lse_abs_err", json_real(r->abs_lse));
+            json_object_set_new(j, "pass", json_boolean(r->pass));
             json_array_append_new(arr, j);
         }
     }
-    if (o->format == FMT_JSON) {
+    if (!st && o->format == FMT_JSON) {
         json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
     }
-out:
     json_decref(arr);
-    gsl_rng_free(rng);
-    free(Q);
-    free(K);
-    free(V);
-    free(Or);
-    free(Lr);
-    free(O);
-    free(L);
-    free(bt);
-    free(Kc);
-    free(Vc);
-    if (rc) return rc;
+    if (st) return cli_fail(st);
     if (any_fail) {
         fprintf(stderr, "fasim check: FAILED (tolerance %.1e)\n", o->tol);
         return EXIT_RUN;
@@ -790,36 +590,20 @@ out:
 
 int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
 {
-    /* Llama-3-8B (analysis/models/llama-3-8b.json): 32 query heads on 8 kv heads, d = 128, bf16 */
     const fa_hw *ph = &hw[nh - 1];
-    static const int64_t kv[] = {1024, 4096, 16384, 32768, 131072}, bs[] = {1, 64};
-    enum { NKV = 5, NB = 2, NV = 3 };
-    static fa_infer_result R[NB][NKV][NV];
-    static int64_t Sbest[NB][NKV];
-    for (int ib = 0; ib < NB; ib++)
-        for (int ik = 0; ik < NKV; ik++) {
-            fa_shape s = {.batch = bs[ib], .heads = 32, .kv_heads = 8, .seqlen_q = 1, .seqlen_k = kv[ik],
-                          .d = 128, .d_v = 128, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = FA_DTYPE_BF16};
-            for (int k = 0; k < NV; k++) {
-                fa_infer_opts op = {.splits = 1, .pack_gqa = k > 0};
-                fa_blocks bk;
-                fa_status st = fa_infer_blocks_fit(&s, &op, NULL, ph->sram_per_block, &bk);
-                if (!st && k == 2) st = fa_infer_best_splits(&s, bk, &op, NULL, ph->sram_per_block, ph, &op.splits);
-                if (!st) st = fa_infer_io_run(&s, bk, &op, NULL, ph->sram_per_block, ph, &R[ib][ik][k]);
-                if (st) return cli_fail(st);
-                if (k == 2) Sbest[ib][ik] = op.splits;
-            }
-        }
+    static fa_decode_table t;
+    fa_status st = fa_decode_table_run(ph, &t);
+    if (st) return cli_fail(st);
     fprintf(csv, "batch,kv_len,kernel,splits,hbm_bytes,partial_bytes,flops,intensity,programs,time_s,time_roofline_s\n");
-    static const char *const kn[NV] = {"per-head", "packed", "packed-split"};
-    for (int ib = 0; ib < NB; ib++)
-        for (int ik = 0; ik < NKV; ik++)
-            for (int k = 0; k < NV; k++) {
-                const fa_infer_result *r = &R[ib][ik][k];
+    static const char *const kn[FA_DECODE_NV] = {"per-head", "packed", "packed-split"};
+    for (int ib = 0; ib < FA_DECODE_NB; ib++)
+        for (int ik = 0; ik < FA_DECODE_NKV; ik++)
+            for (int k = 0; k < FA_DECODE_NV; k++) {
+                const fa_infer_result *r = &t.r[ib][ik][k];
                 fprintf(csv, "%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64 ",%.6e,%.6e\n",
-                        bs[ib], kv[ik], kn[k], r->opt.splits, fa_counts_hbm_bytes(&r->counts), r->formula.partial_bytes,
-                        r->counts.flops_matmul + r->counts.flops_other, r->intensity, r->formula.programs_main,
-                        r->time_s, r->time_roofline_s);
+                        t.batch[ib], t.kv_len[ik], kn[k], r->opt.splits, fa_counts_hbm_bytes(&r->counts),
+                        r->formula.partial_bytes, r->counts.flops_matmul + r->counts.flops_other, r->intensity,
+                        r->formula.programs_main, r->time_s, r->time_roofline_s);
             }
     if (quiet) return 0;
     printf("== decoding: Llama-3-8B attention (H = 32, H_kv = 8, d = 128, bf16), one layer, one new token (N_q = 1) on %s "
@@ -828,14 +612,14 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
            "GQA-packed, split-KV (best S)", "split", "packed");
     printf("%5s %7s | %10s %6s %10s | %10s %6s %10s | %4s %10s %7s %10s | %7s %7s\n", "batch", "kv-len", "HBM", "FLOP/B",
            "time", "HBM", "FLOP/B", "time", "S", "HBM", "+part.", "time", "gain", "gain");
-    for (int ib = 0; ib < NB; ib++)
-        for (int ik = 0; ik < NKV; ik++) {
-            const fa_infer_result *a = &R[ib][ik][0], *p = &R[ib][ik][1], *x = &R[ib][ik][2];
+    for (int ib = 0; ib < FA_DECODE_NB; ib++)
+        for (int ik = 0; ik < FA_DECODE_NKV; ik++) {
+            const fa_infer_result *a = &t.r[ib][ik][0], *p = &t.r[ib][ik][1], *x = &t.r[ib][ik][2];
             char b[9][32];
             printf("%5" PRId64 " %7" PRId64 " | %10s %6.2f %10s | %10s %6.2f %10s | %4" PRId64 " %10s %6.2f%% %10s | %6.2fx %6.2fx\n",
-                   bs[ib], kv[ik], cli_bytes((double)fa_counts_hbm_bytes(&a->counts), b[0], 32), a->intensity,
+                   t.batch[ib], t.kv_len[ik], cli_bytes((double)fa_counts_hbm_bytes(&a->counts), b[0], 32), a->intensity,
                    cli_time(a->time_s, b[1], 32), cli_bytes((double)fa_counts_hbm_bytes(&p->counts), b[2], 32), p->intensity,
-                   cli_time(p->time_s, b[3], 32), Sbest[ib][ik], cli_bytes((double)fa_counts_hbm_bytes(&x->counts), b[4], 32),
+                   cli_time(p->time_s, b[3], 32), t.best_splits[ib][ik], cli_bytes((double)fa_counts_hbm_bytes(&x->counts), b[4], 32),
                    100.0 * (double)x->formula.partial_bytes / (double)fa_counts_hbm_bytes(&p->counts), cli_time(x->time_s, b[5], 32),
                    p->time_s / x->time_s, a->time_s / p->time_s);
         }
