@@ -28,7 +28,7 @@ double fa_check_abs_diff(const double *a, const double *b, int64_t n, double *ma
             continue;
         }
         double e = fabs(a[i] - b[i]);
-        if (!(e <= w)) w = e; /* NaN propagates */
+        if (!(e <= w) && !isnan(w)) w = e; /* NaN propagates: once w is NaN it stays */
         if (fabs(b[i]) > mr) mr = fabs(b[i]);
     }
     if (maxref) *maxref = mr;

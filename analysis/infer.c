@@ -142,7 +142,7 @@ fa_status fa_varlen_bwd_check(const fa_shape *s, const fa_varlen *vl, const fa_b
         double mx = 0, worst = 0;
         for (int64_t i = 0; i < n3[t]; i++) {
             double e = fabs(got[t][i] - ref[t][i]);
-            if (!(e <= worst)) worst = e; /* NaN propagates */
+            if (!(e <= worst) && !isnan(worst)) worst = e; /* NaN propagates: once NaN it stays */
             if (fabs(ref[t][i]) > mx) mx = fabs(ref[t][i]);
         }
         r->rel[t] = mx > 0 ? worst / mx : worst;
