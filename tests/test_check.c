@@ -1,0 +1,504 @@
+/* test_check.c -- the numerical checks of analysis/check.c (fa_check.h): the error rules on
+ * hand-computed arrays, the size limits, the fp64 check against an independent rerun of the
+ * reference and the algorithm, the low-precision check (standard with the dtype's numerics is
+ * naive attention: ratio exactly 1), the external check on .npy files written here (both
+ * layouts, a planted error found at its index), the sample problem read back, and the study's
+ * points. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "fa_check.h"
+#include "fa_npy.h"
+
+/* ---- errors ---- */
+
+static void test_abs_diff(void **state)
+{
+    (void)state;
+    const double a[] = {1, 2, 3, -4}, b[] = {1.5, 2, 1, -4.25};
+    double mr = -1;
+    assert_true(fa_check_abs_diff(a, b, 4, &mr) == 2.0); /* |3 - 1| */
+    assert_true(mr == 4.25);
+    const double ia[] = {INFINITY, 1}, ib[] = {INFINITY, 3};
+    assert_true(fa_check_abs_diff(ia, ib, 2, &mr) == 2.0); /* matching infinities are skipped */
+    assert_true(mr == 3.0);
+    const double ja[] = {1, -INFINITY}, jb[] = {1, INFINITY};
+    mr = -1;
+    assert_true(isinf(fa_check_abs_diff(ja, jb, 2, &mr)));
+    assert_true(mr == -1); /* left unchanged */
+    const double na[] = {1, NAN, 2}, nb[] = {1, 1, 2};
+    assert_true(isnan(fa_check_abs_diff(na, nb, 3, NULL)));
+}
+
+static void test_err_of(void **state)
+{
+    (void)state;
+    const double a[] = {0.5, NAN, 7, 2, -1}, b[] = {0.25, NAN, 3, -2, INFINITY};
+    fa_err e = fa_err_of(a, b, 3); /* NaN against NaN is 0 */
+    assert_true(e.abs == 4.0);
+    assert_int_equal(e.at, 2);
+    assert_true(e.maxref == 3.0);
+    assert_true(fa_err_rel(e) == 4.0 / 3.0);
+    e = fa_err_of(a, b, 4); /* |2 - (-2)| = 4 ties: the first index stays */
+    assert_int_equal(e.at, 2);
+    e = fa_err_of(a, b, 5); /* -1 against inf */
+    assert_true(isinf(e.abs));
+    assert_int_equal(e.at, 4);
+    assert_true(e.maxref == 3.0); /* inf is not a finite reference */
+    const double c[] = {NAN}, d[] = {1};
+    e = fa_err_of(c, d, 1);
+    assert_true(isinf(e.abs));
+    const double z[] = {0, 0};
+    e = fa_err_of(z, z, 2);
+    assert_true(e.abs == 0 && e.maxref == 0 && e.at == 0 && fa_err_rel(e) == 0);
+}
+
+static void test_size_limits(void **state)
+{
+    (void)state;
+    fa_shape s = fa_shape_default(1 << 14, 32); /* 2^28 * 64 = 1.7e10 <= 2e10 */
+    assert_int_equal(fa_check_size(&s, 0), FA_OK);
+    assert_int_equal(fa_check_size(&s, 1), FA_EINVAL); /* 2^28 scores > 2^25 */
+    assert_non_null(strstr(fa_last_error(), "naive attention keeps S and P"));
+    s.d = s.d_v = 64; /* 3.4e10 */
+    assert_int_equal(fa_check_size(&s, 0), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "exceeds the limit 2e+10"));
+    s = fa_shape_default(1 << 12, 8); /* 2^24 scores */
+    assert_int_equal(fa_check_size(&s, 1), FA_OK);
+}
+
+static void test_case_shape(void **state)
+{
+    (void)state;
+    assert_int_equal(fa_check_suite_fp64_n, 9);
+    assert_int_equal(fa_check_suite_lowprec_n, 6);
+    fa_shape s = fa_shape_default(5, 5);
+    s.causal = FA_CAUSAL_TOP_LEFT;
+    const fa_check_case *c = &fa_check_suite_fp64[6]; /* GQA 8 on 2, d_v != d */
+    fa_check_case_shape(c, &s, 1);
+    assert_int_equal(s.heads, 8);
+    assert_int_equal(s.kv_heads, 2);
+    assert_int_equal(s.seqlen_q, 67);
+    assert_int_equal(s.seqlen_k, 45);
+    assert_int_equal(s.d, 16);
+    assert_int_equal(s.d_v, 12);
+    assert_int_equal(s.causal, FA_CAUSAL_TOP_LEFT); /* kept */
+    fa_check_case_shape(c, &s, 0);
+    assert_int_equal(s.causal, FA_CAUSAL_BOTTOM_RIGHT);
+    for (int i = 0; i < fa_check_suite_fp64_n; i++) { /* every case is a valid shape */
+        fa_shape t = fa_shape_default(1, 1);
+        fa_check_case_shape(&fa_check_suite_fp64[i], &t, 0);
+        assert_int_equal(fa_shape_check(&t), FA_OK);
+    }
+}
+
+/* ---- fp64 ---- */
+
+static void test_fp64_matches_independent_run(void **state)
+{
+    (void)state;
+    fa_shape s = fa_shape_default(45, 12);
+    s.heads = 4, s.kv_heads = 2, s.seqlen_k = 70, s.d_v = 9, s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    const fa_blocks bk = {16, 32};
+    const fa_algo algos[3] = {FA_ALGO_STANDARD, FA_ALGO_FLASH1, FA_ALGO_FLASH2};
+    fa_check_row rows[3];
+    int n = -1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    assert_int_equal(fa_check_fp64(&s, bk, 1u << 30, algos, 3, 1e-10, rng, rows, &n), FA_OK);
+    gsl_rng_free(rng);
+    assert_int_equal(n, 3);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(rows[k].algo, algos[k]);
+        assert_true(rows[k].pass);
+        assert_true(rows[k].abs_o > 0 && rows[k].abs_o < 1e-13); /* fp64 rounding, not zero */
+        assert_true(rows[k].rel_o <= rows[k].abs_o / 0.1); /* max |O_ref| > 0.1 for N(0, 1) inputs */
+    }
+    assert_true(rows[0].abs_lse == 0); /* standard computes no LSE */
+    /* the same inputs drawn here (Q, K, V in that order) and flash2 rerun: the same error */
+    problem p = {.s = s};
+    p.Q = tu_alloc(fa_numel_q(&s)), p.K = tu_alloc(fa_numel_k(&s)), p.V = tu_alloc(fa_numel_v(&s));
+    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    for (int64_t i = 0; i < fa_numel_q(&s); i++) p.Q[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < fa_numel_k(&s); i++) p.K[i] = gsl_ran_gaussian(rng, 1.0);
+    for (int64_t i = 0; i < fa_numel_v(&s); i++) p.V[i] = gsl_ran_gaussian(rng, 1.0);
+    gsl_rng_free(rng);
+    double *Or = tu_alloc(fa_numel_o(&s)), *Lr = tu_alloc(fa_numel_stats(&s)), *O = tu_alloc(fa_numel_o(&s)),
+           *L = tu_alloc(fa_numel_stats(&s));
+    assert_int_equal(fa_reference_forward(&s, p.Q, p.K, p.V, Or, Lr), FA_OK);
+    assert_int_equal(tu_run_numeric(FA_ALGO_FLASH2, &p, bk, 1u << 30, O, L, NULL), FA_OK);
+    double worst = 0, mref = 0, wl = 0;
+    for (int64_t i = 0; i < fa_numel_o(&s); i++) {
+        worst = fmax(worst, fabs(O[i] - Or[i]));
+        mref = fmax(mref, fabs(Or[i]));
+    }
+    for (int64_t i = 0; i < fa_numel_stats(&s); i++) wl = fmax(wl, fabs(L[i] - Lr[i]));
+    assert_true(rows[2].abs_o == worst);
+    assert_true(rows[2].rel_o == worst / mref);
+    assert_true(rows[2].abs_lse == wl);
+    /* an impossible tolerance fails every row with a nonzero error */
+    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    assert_int_equal(fa_check_fp64(&s, bk, 1u << 30, algos, 3, 1e-300, rng, rows, &n), FA_OK);
+    gsl_rng_free(rng);
+    for (int k = 0; k < 3; k++) assert_false(rows[k].pass);
+    free(p.Q), free(p.K), free(p.V), free(Or), free(Lr), free(O), free(L);
+}
+
+static void test_fp64_errors(void **state)
+{
+    (void)state;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    fa_check_row rows[3];
+    int n = -1;
+    const fa_algo both[2] = {FA_ALGO_FLASH2, FA_ALGO_STANDARD};
+    fa_shape big = fa_shape_default(100000, 128);
+    assert_int_equal(fa_check_fp64(&big, (fa_blocks){64, 64}, 1u << 30, both, 2, 1e-10, rng, rows, &n), FA_EINVAL);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(fa_last_error(), "use a smaller shape (fasim io counts any size)"));
+    /* B N^2 = 64 * 725^2 > 2^25: flash2's row is filled, then standard is refused */
+    fa_shape s = fa_shape_default(725, 1);
+    s.batch = 64;
+    assert_int_equal(fa_check_fp64(&s, (fa_blocks){128, 128}, 1u << 30, both, 2, 1e-10, rng, rows, &n), FA_EINVAL);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].algo, FA_ALGO_FLASH2);
+    assert_true(rows[0].pass);
+    assert_non_null(strstr(fa_last_error(), "standard keeps S and P"));
+    /* tiles that do not fit M */
+    fa_shape t = fa_shape_default(64, 64);
+    assert_int_equal(fa_check_fp64(&t, (fa_blocks){64, 64}, 1024, both, 1, 1e-10, rng, rows, &n), FA_ENOSRAM);
+    assert_int_equal(n, 0);
+    gsl_rng_free(rng);
+}
+
+/* ---- low precision ---- */
+
+static void test_lowprec_naive_is_standard(void **state)
+{
+    (void)state;
+    fa_shape s = fa_shape_default(70, 16);
+    s.seqlen_k = 45, s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = FA_DTYPE_BF16;
+    const fa_algo algos[3] = {FA_ALGO_STANDARD, FA_ALGO_FLASH1, FA_ALGO_FLASH2};
+    const fa_lowprec_opts lo = {0};
+    fa_lowprec_row rows[9];
+    int n = -1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 42);
+    assert_int_equal(fa_check_lowprec(&s, (fa_blocks){32, 16}, algos, 3, &lo, rng, rows, &n), FA_OK);
+    assert_int_equal(n, 3);
+    /* standard with the dtype's default numerics is naive attention: the same error, ratio 1 */
+    assert_string_equal(rows[0].tensor, "O");
+    assert_true(rows[0].err.abs == rows[0].naive.abs && rows[0].err.at == rows[0].naive.at);
+    assert_true(rows[0].ratio == 1.0);
+    for (int k = 0; k < 3; k++) {
+        assert_true(rows[k].factor == 2.0);
+        assert_true(rows[k].naive.abs > 1e-4 && rows[k].naive.abs < 0.05); /* bf16: 8 bits of mantissa */
+        assert_true(rows[k].ratio == rows[k].err.abs / rows[k].naive.abs);
+        assert_int_equal(rows[k].pass, rows[k].err.abs <= 2 * rows[k].naive.abs);
+        assert_true(rows[k].pass);
+    }
+    /* fp32: errors near 2^-24, gradients judged 3x */
+    s.dtype = FA_DTYPE_FP32;
+    const fa_lowprec_opts bwd = {.bwd = 1};
+    gsl_rng_set(rng, 42);
+    assert_int_equal(fa_check_lowprec(&s, (fa_blocks){32, 16}, algos, 3, &bwd, rng, rows, &n), FA_OK);
+    assert_int_equal(n, 9);
+    static const char *const names[3] = {"dQ", "dK", "dV"};
+    for (int k = 0; k < 9; k++) {
+        assert_int_equal(rows[k].algo, algos[k / 3]);
+        assert_string_equal(rows[k].tensor, names[k % 3]);
+        assert_true(rows[k].factor == 3.0);
+        assert_true(rows[k].err.abs < 1e-4 * fmax(1.0, rows[k].err.maxref));
+    }
+    for (int t = 0; t < 3; t++) assert_true(rows[t].ratio == 1.0); /* standard's gradients are naive's */
+    gsl_rng_free(rng);
+}
+
+static void test_lowprec_too_big(void **state)
+{
+    (void)state;
+    fa_shape s = fa_shape_default(9000, 8);
+    s.dtype = FA_DTYPE_BF16;
+    const fa_algo a = FA_ALGO_FLASH2;
+    const fa_lowprec_opts lo = {0};
+    fa_lowprec_row rows[3];
+    int n = -1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    assert_int_equal(fa_check_lowprec(&s, (fa_blocks){64, 64}, &a, 1, &lo, rng, rows, &n), FA_EINVAL);
+    assert_int_equal(n, 0);
+    gsl_rng_free(rng);
+}
+
+/* ---- external tensors ---- */
+
+typedef struct {
+    char dir[64];
+    char path[FA_EXT_N][128];
+} tmpfiles;
+
+static void tmp_make(tmpfiles *t)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/fasim_test_check_XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    static const char *const names[FA_EXT_N] = {"q", "k", "v", "o", "lse", "do", "dq", "dk", "dv"};
+    for (int i = 0; i < FA_EXT_N; i++) snprintf(t->path[i], sizeof t->path[i], "%s/%s.npy", t->dir, names[i]);
+}
+
+static void tmp_remove(tmpfiles *t)
+{
+    for (int i = 0; i < FA_EXT_N; i++) unlink(t->path[i]);
+    rmdir(t->dir);
+}
+
+/* Writes x (fasim's (B, H, N, D)) in the layout as an fp32 .npy file. */
+static void write4(const char *path, const double *x, int64_t B, int64_t H, int64_t N, int64_t D, int bnhd)
+{
+    double *y = tu_alloc(B * H * N * D);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t c = 0; c < D; c++)
+                    y[(bnhd ? (b * N + n) * H + h : (b * H + h) * N + n) * D + c] = x[((b * H + h) * N + n) * D + c];
+    int64_t shape[4] = {B, bnhd ? N : H, bnhd ? H : N, D};
+    assert_int_equal(fa_npy_write(path, FA_FMT_FP32, 4, shape, y), FA_OK);
+    free(y);
+}
+
+static void test_external(void **state)
+{
+    (void)state;
+    tmpfiles t;
+    tmp_make(&t);
+    fa_shape s = fa_shape_default(20, 8);
+    s.heads = 2, s.kv_heads = 2, s.seqlen_k = 24, s.d_v = 4, s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = FA_DTYPE_FP32;
+    problem p;
+    problem_init(&p, &s, 3);
+    /* the inputs as fp32 holds them, and the exact reference on those */
+    fa_round_array(p.Q, fa_numel_q(&s), FA_FMT_FP32);
+    fa_round_array(p.K, fa_numel_k(&s), FA_FMT_FP32);
+    fa_round_array(p.V, fa_numel_v(&s), FA_FMT_FP32);
+    assert_int_equal(fa_reference_forward(&s, p.Q, p.K, p.V, p.O_ref, p.LSE_ref), FA_OK);
+    fa_shape given = {.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1, .seqlen_k = -1, .d = -1, .d_v = -1,
+                      .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = FA_DTYPE_FP32};
+    for (int bnhd = 0; bnhd < 2; bnhd++) {
+        write4(t.path[FA_EXT_Q], p.Q, 1, 2, 20, 8, bnhd);
+        write4(t.path[FA_EXT_K], p.K, 1, 2, 24, 8, bnhd);
+        write4(t.path[FA_EXT_V], p.V, 1, 2, 24, 4, bnhd);
+        write4(t.path[FA_EXT_O], p.O_ref, 1, 2, 20, 4, bnhd);
+        int64_t l3[3] = {1, 2, 20};
+        assert_int_equal(fa_npy_write(t.path[FA_EXT_LSE], FA_FMT_FP32, 3, l3, p.LSE_ref), FA_OK);
+        const char *paths[FA_EXT_N] = {t.path[0], t.path[1], t.path[2], t.path[3], t.path[4]};
+        fa_ext x;
+        fa_ext_row rows[FA_EXT_N];
+        int n = -1;
+        assert_int_equal(fa_ext_load(paths, bnhd, 0, &given, 0, &x), FA_OK);
+        assert_int_equal(x.shape.heads, 2);
+        assert_int_equal(x.shape.seqlen_q, 20);
+        assert_int_equal(x.shape.seqlen_k, 24);
+        assert_int_equal(x.shape.d_v, 4);
+        assert_int_equal(x.format, FA_FMT_FP32);
+        assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+        assert_int_equal(n, 2);
+        assert_string_equal(rows[0].name, "O");
+        assert_string_equal(rows[1].name, "LSE");
+        for (int k = 0; k < 2; k++) {
+            assert_true(rows[k].pass);
+            assert_true(rows[k].err.abs <= 0x1p-24 * rows[k].err.maxref); /* the fp32 rounding of the file */
+            assert_true(rows[k].naive.abs > rows[k].err.abs);
+            assert_true(rows[k].bound == 2 * rows[k].naive.abs);
+        }
+        assert_string_equal(rows[0].shape_text, bnhd ? "(1, 20, 2, 4)" : "(1, 2, 20, 4)");
+        fa_ext_free(&x);
+        /* a planted error at O[b = 0, h = 1, i = 7, c = 2] is found there */
+        double *Ow = tu_alloc(fa_numel_o(&s));
+        memcpy(Ow, p.O_ref, (size_t)fa_numel_o(&s) * sizeof *Ow);
+        Ow[(1 * 20 + 7) * 4 + 2] += 0.5;
+        write4(t.path[FA_EXT_O], Ow, 1, 2, 20, 4, bnhd);
+        assert_int_equal(fa_ext_load(paths, bnhd, 0, &given, 0, &x), FA_OK);
+        assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+        assert_false(rows[0].pass);
+        assert_true(fabs(rows[0].err.abs - 0.5) < 1e-6);
+        assert_string_equal(rows[0].index, bnhd ? "(0, 7, 1, 2)" : "(0, 1, 7, 2)");
+        assert_true(rows[0].out == (double)(float)Ow[(1 * 20 + 7) * 4 + 2]); /* the file's fp32 value */
+        assert_true(rows[0].ref == p.O_ref[(1 * 20 + 7) * 4 + 2]);
+        assert_true(rows[1].pass); /* LSE untouched */
+        fa_ext_free(&x);
+        free(Ow);
+    }
+    /* errors: a missing --out, a contradicted dimension, mismatched shapes, half a backward */
+    const char *noout[FA_EXT_N] = {t.path[0], t.path[1], t.path[2]};
+    fa_ext x;
+    assert_int_equal(fa_ext_load(noout, 1, 0, &given, 0, &x), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "needs --q, --k, --v and --out"));
+    fa_ext_free(&x);
+    const char *paths[FA_EXT_N] = {t.path[0], t.path[1], t.path[2], t.path[3]};
+    fa_shape g2 = given;
+    g2.seqlen_q = 21;
+    assert_int_equal(fa_ext_load(paths, 1, 0, &g2, 0, &x), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "--seqlen 21 contradicts the files"));
+    fa_ext_free(&x);
+    g2 = given;
+    g2.seqlen_q = 20; /* repeating the files' value is fine */
+    assert_int_equal(fa_ext_load(paths, 1, 0, &g2, 0, &x), FA_OK);
+    fa_ext_free(&x);
+    const char *swapped[FA_EXT_N] = {t.path[0], t.path[1], t.path[0], t.path[3]}; /* q as v */
+    assert_int_equal(fa_ext_load(swapped, 1, 0, &given, 0, &x), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "shape mismatch: k"));
+    fa_ext_free(&x);
+    const char *half[FA_EXT_N] = {t.path[0], t.path[1], t.path[2], t.path[3], NULL, t.path[3]};
+    assert_int_equal(fa_ext_load(half, 1, 0, &given, 0, &x), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "needs all of --dout, --dq, --dk and --dv"));
+    fa_ext_free(&x);
+    /* the baseline in another precision: --dtype bf16 loosens the bound */
+    assert_int_equal(fa_ext_load(paths, 1, 0, &(fa_shape){.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1,
+                                                              .seqlen_k = -1, .d = -1, .d_v = -1,
+                                                              .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = FA_DTYPE_BF16},
+                                 1, &x), FA_OK);
+    assert_int_equal(x.format, FA_FMT_BF16);
+    assert_int_equal(x.shape.dtype, FA_DTYPE_BF16);
+    fa_ext_free(&x);
+    problem_free(&p);
+    tmp_remove(&t);
+}
+
+/* ---- the sample problem ---- */
+
+static void test_save_sample_checks(void **state)
+{
+    (void)state;
+    tmpfiles t;
+    tmp_make(&t);
+    fa_shape s = fa_shape_default(33, 8);
+    s.heads = 2, s.kv_heads = 2, s.seqlen_k = 47, s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = FA_DTYPE_BF16;
+    const fa_lowprec_opts lo = {0};
+    assert_int_equal(fa_check_save_sample(t.dir, &s, 1, 42, &lo), FA_OK);
+    fa_npy a;
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_Q], 1, &a), FA_OK);
+    assert_int_equal(a.ndim, 4);
+    assert_int_equal(a.shape[1], 33); /* (B, N, H, d) */
+    assert_int_equal(a.shape[2], 2);
+    assert_int_equal(a.format, FA_FMT_BF16);
+    fa_npy_free(&a);
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_LSE], 0, &a), FA_OK);
+    assert_int_equal(a.ndim, 3);
+    assert_int_equal(a.format, FA_FMT_FP32);
+    fa_npy_free(&a);
+    /* fasim's flash2 in bf16 passes the FlashAttention rule, forward and backward */
+    const char *paths[FA_EXT_N];
+    for (int i = 0; i < FA_EXT_N; i++) paths[i] = t.path[i];
+    fa_shape given = {.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1, .seqlen_k = -1, .d = -1, .d_v = -1,
+                      .causal = FA_CAUSAL_BOTTOM_RIGHT};
+    fa_ext x;
+    fa_ext_row rows[FA_EXT_N];
+    int n = -1;
+    assert_int_equal(fa_ext_load(paths, 1, 1, &given, 0, &x), FA_OK);
+    assert_int_equal(x.format, FA_FMT_BF16);
+    assert_true(x.bwd);
+    assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+    assert_int_equal(n, 5);
+    static const char *const names[5] = {"O", "LSE", "dQ", "dK", "dV"};
+    for (int k = 0; k < 5; k++) {
+        assert_string_equal(rows[k].name, names[k]);
+        assert_true(rows[k].pass);
+        assert_true(rows[k].bound == (k < 2 ? 2.0 : 3.0) * rows[k].naive.abs);
+    }
+    fa_ext_free(&x);
+    /* without the causal mask the same files fail */
+    given.causal = FA_CAUSAL_NONE;
+    assert_int_equal(fa_ext_load(paths, 1, 1, &given, 0, &x), FA_OK);
+    assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+    assert_false(rows[0].pass);
+    fa_ext_free(&x);
+    /* errors: fp8 has no .npy type; a file in the directory's place */
+    s.dtype = FA_DTYPE_E4M3;
+    assert_int_equal(fa_check_save_sample(t.dir, &s, 1, 42, &lo), FA_EINVAL);
+    s.dtype = FA_DTYPE_FP16;
+    assert_int_equal(fa_check_save_sample(t.path[FA_EXT_Q], &s, 1, 42, &lo), FA_EIO);
+    assert_non_null(strstr(fa_last_error(), "a file of that name exists"));
+    tmp_remove(&t);
+}
+
+/* ---- studies ---- */
+
+static void test_study_points(void **state)
+{
+    (void)state;
+    assert_int_equal(fa_study_limits(16, 16), FA_OK);
+    assert_int_equal(fa_study_limits(FA_STUDY_MAX_N, FA_STUDY_MAX_D), FA_OK);
+    assert_int_equal(fa_study_limits(15, 64), FA_EINVAL);
+    assert_int_equal(fa_study_limits(FA_STUDY_MAX_N + 1, 64), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "--study --seqlen 4097 is over the limit 4096"));
+    assert_int_equal(fa_study_limits(64, 2048), FA_EINVAL);
+    fa_study_pt p[FA_STUDY_MAX_POINTS];
+    /* N = 16, 32, 64 (<= 100) at d = min(32, 64) = 32, for each of the five dtypes */
+    assert_int_equal(fa_study_points(0, 100, 32, 7, p, FA_STUDY_MAX_POINTS), 15);
+    assert_int_equal(p[0].dtype, FA_DTYPE_FP32);
+    assert_int_equal(p[2].N, 64);
+    assert_int_equal(p[2].d, 32);
+    assert_int_equal(p[2].seed, 7 + 64);
+    assert_int_equal(p[3].dtype, FA_DTYPE_FP16);
+    assert_int_equal(p[14].dtype, FA_DTYPE_E5M2);
+    /* d = 16, 32 at N = min(100, 256) = 100 */
+    assert_int_equal(fa_study_points(1, 100, 32, 7, p, FA_STUDY_MAX_POINTS), 10);
+    assert_int_equal(p[1].N, 100);
+    assert_int_equal(p[1].d, 32);
+    assert_int_equal(p[1].seed, 7 + 32);
+    /* outliers 1, 4, ..., 1024: six a dtype */
+    assert_int_equal(fa_study_points(2, 4096, 1024, 7, p, FA_STUDY_MAX_POINTS), 30);
+    assert_true(p[0].magnitude == 1 && p[5].magnitude == 1024);
+    assert_int_equal(p[5].N, 256);
+    assert_int_equal(p[5].d, 64);
+    assert_int_equal(p[5].seed, 7);
+    /* the largest study fits the table */
+    assert_int_equal(fa_study_points(0, FA_STUDY_MAX_N, 64, 0, p, FA_STUDY_MAX_POINTS), 45);
+    assert_int_equal(fa_study_points(0, 4096, 64, 0, p, 4), 4);
+}
+
+static void test_study_point(void **state)
+{
+    (void)state;
+    fa_study_row r[FA_STUDY_ALGOS];
+    fa_study_pt pt = {.dtype = FA_DTYPE_FP16, .N = 32, .d = 16, .magnitude = 0, .seed = 5};
+    assert_int_equal(fa_study_point(&pt, r), FA_OK);
+    assert_string_equal(r[0].algo, "standard");
+    assert_string_equal(r[3].algo, "flash2_exp2");
+    assert_true(r[0].abs == r[0].naive_abs && r[0].ratio == 1.0); /* standard is the naive baseline */
+    for (int k = 0; k < FA_STUDY_ALGOS; k++) {
+        assert_true(r[k].naive_abs == r[0].naive_abs);
+        assert_true(r[k].abs > 0 && r[k].abs < 0.01); /* fp16 */
+        assert_true(r[k].ratio == r[k].abs / r[k].naive_abs);
+        assert_true(r[k].e2e_rel > 0 && r[k].e2e_rel < 0.01);
+    }
+    /* outliers of 1024 in K make the scores large: naive fp16 attention loses far more */
+    fa_study_pt po = pt;
+    po.magnitude = 1024;
+    fa_study_row ro[FA_STUDY_ALGOS];
+    assert_int_equal(fa_study_point(&po, ro), FA_OK);
+    assert_true(ro[0].naive_abs > r[0].naive_abs);
+    /* magnitude 1 is no outlier: the same inputs as none */
+    po.magnitude = 1;
+    assert_int_equal(fa_study_point(&po, ro), FA_OK);
+    for (int k = 0; k < FA_STUDY_ALGOS; k++) assert_true(ro[k].abs == r[k].abs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abs_diff),
+        cmocka_unit_test(test_err_of),
+        cmocka_unit_test(test_size_limits),
+        cmocka_unit_test(test_case_shape),
+        cmocka_unit_test(test_fp64_matches_independent_run),
+        cmocka_unit_test(test_fp64_errors),
+        cmocka_unit_test(test_lowprec_naive_is_standard),
+        cmocka_unit_test(test_lowprec_too_big),
+        cmocka_unit_test(test_external),
+        cmocka_unit_test(test_save_sample_checks),
+        cmocka_unit_test(test_study_points),
+        cmocka_unit_test(test_study_point),
+    };
+    return cmocka_run_group_tests_name("check", tests, NULL, NULL);
+}
