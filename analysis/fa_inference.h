@@ -29,6 +29,15 @@ typedef struct {
 
 #define FA_INFER_MAX_VARIANTS 4
 
+/* The packed shape of a varlen batch from its offsets: cu_q[0 .. nq) (--cu-seqlens) and cu_k[0 ..
+ * nk) (--cu-seqlens-k; NULL: the keys have the query offsets), nq >= 2.  The dimensions of *s
+ * given (> 0) must agree: batch = nq - 1 sequences, seqlen_q = cu_q[nq - 1] rows, seqlen_k =
+ * cu_k[nk - 1] keys; then s->batch = 1, s->seqlen_q, s->seqlen_k are the totals and *vl points at
+ * the offsets (not copied; not checked for order: fa_varlen_check does that).  Errors: FA_EINVAL
+ * (nk != nq, a dimension that disagrees, no query row or no key in all), naming the options. */
+fa_status fa_varlen_resolve(fa_shape *s, const int64_t *cu_q, int64_t nq, const int64_t *cu_k, int64_t nk,
+                            fa_varlen *vl);
+
 /* One counted run of a configuration. */
 typedef struct {
     const char *name;  /* "per-head", "packed", "varlen" or "varlen-packed" */

@@ -3,6 +3,7 @@
  * inference kernels and the report's decoding table.  docs/inference.md. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,30 @@
 #include "fa_inference.h"
 
 /* ---------------------------------------------------------------- counted runs */
+
+fa_status fa_varlen_resolve(fa_shape *s, const int64_t *cu_q, int64_t nq, const int64_t *cu_k, int64_t nk,
+                            fa_varlen *vl)
+{
+    if (!cu_k) cu_k = cu_q, nk = nq;
+    if (nk != nq) FA_FAIL(FA_EINVAL, "--cu-seqlens has %" PRId64 " offsets but --cu-seqlens-k has %" PRId64, nq, nk);
+    if (s->batch > 0 && s->batch != nq - 1)
+        FA_FAIL(FA_EINVAL, "--batch %" PRId64 " is inconsistent with --cu-seqlens (%" PRId64 " sequences)", s->batch, nq - 1);
+    if (s->seqlen_q > 0 && s->seqlen_q != cu_q[nq - 1])
+        FA_FAIL(FA_EINVAL, "--seqlen %" PRId64 " is inconsistent with --cu-seqlens (total %" PRId64 " rows)", s->seqlen_q,
+                cu_q[nq - 1]);
+    if (s->seqlen_k > 0 && s->seqlen_k != cu_k[nk - 1])
+        FA_FAIL(FA_EINVAL, "--seqlen-k %" PRId64 " is inconsistent with --cu-seqlens-k (total %" PRId64 " keys)",
+                s->seqlen_k, cu_k[nk - 1]);
+    if (cu_q[nq - 1] < 1 || cu_k[nk - 1] < 1)
+        FA_FAIL(FA_EINVAL, "--cu-seqlens: the batch needs at least one query row and one key in total");
+    s->batch = 1;
+    s->seqlen_q = cu_q[nq - 1];
+    s->seqlen_k = cu_k[nk - 1];
+    vl->nseq = nq - 1;
+    vl->cu_q = cu_q;
+    vl->cu_k = cu_k;
+    return FA_OK;
+}
 
 fa_status fa_infer_variants(const fa_shape *s, const fa_infer_req *q, fa_infer_variant *v, int *n)
 {

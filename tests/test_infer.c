@@ -99,6 +99,41 @@ static fa_shape varlen_shape(const int64_t *cu, int64_t nseq)
     return s;
 }
 
+static void test_varlen_resolve(void **state)
+{
+    (void)state;
+    static const int64_t cuk[5] = {0, 9, 20, 20, 91};
+    fa_shape s = fa_shape_default(-1, 24);
+    s.batch = -1, s.seqlen_k = -1;
+    fa_varlen vl;
+    assert_int_equal(fa_varlen_resolve(&s, CU, 5, NULL, -1, &vl), FA_OK); /* keys as queries */
+    assert_int_equal(s.batch, 1);
+    assert_int_equal(s.seqlen_q, 100);
+    assert_int_equal(s.seqlen_k, 100);
+    assert_int_equal(vl.nseq, 4);
+    assert_ptr_equal(vl.cu_k, CU);
+    s.batch = 4, s.seqlen_q = 100, s.seqlen_k = 91; /* repeating the totals is fine */
+    assert_int_equal(fa_varlen_resolve(&s, CU, 5, cuk, 5, &vl), FA_OK);
+    assert_int_equal(s.seqlen_k, 91);
+    assert_int_equal(s.batch, 1);
+    assert_ptr_equal(vl.cu_k, cuk);
+    assert_int_equal(fa_varlen_check(&s, &vl), FA_OK);
+    s.batch = 3;
+    assert_int_equal(fa_varlen_resolve(&s, CU, 5, cuk, 5, &vl), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--batch 3 is inconsistent with --cu-seqlens (4 sequences)");
+    s.batch = -1, s.seqlen_q = 99;
+    assert_int_equal(fa_varlen_resolve(&s, CU, 5, cuk, 5, &vl), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--seqlen 99 is inconsistent with --cu-seqlens (total 100 rows)");
+    s.seqlen_q = -1, s.seqlen_k = 100;
+    assert_int_equal(fa_varlen_resolve(&s, CU, 5, cuk, 5, &vl), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--seqlen-k 100 is inconsistent with --cu-seqlens-k (total 91 keys)");
+    s.seqlen_k = -1;
+    assert_int_equal(fa_varlen_resolve(&s, CU, 5, cuk, 4, &vl), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--cu-seqlens has 5 offsets but --cu-seqlens-k has 4");
+    static const int64_t none[2] = {0, 0};
+    assert_int_equal(fa_varlen_resolve(&s, CU, 2, none, 2, &vl), FA_EINVAL);
+}
+
 static void test_padded(void **state)
 {
     (void)state;
@@ -286,6 +321,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variants_bytes),
         cmocka_unit_test(test_variants_auto_split),
+        cmocka_unit_test(test_varlen_resolve),
         cmocka_unit_test(test_padded),
         cmocka_unit_test(test_varlen_bwd_io),
         cmocka_unit_test(test_varlen_bwd_check),

@@ -187,41 +187,8 @@ int infer_resolve(cli_opts *o)
     }
     if (o->paged) return bad("--page-size is for --decode (a varlen batch reads contiguous K/V)%s%s", "", "");
     if (o->kv_len) return bad("--kv-len needs --decode (a varlen batch takes key lengths from --cu-seqlens-k)%s%s", "", "");
-    int64_t nq = g_n[0], nk = g_n[1] >= 0 ? g_n[1] : g_n[0];
-    const int64_t *cq = g_cu[0], *ck = g_n[1] >= 0 ? g_cu[1] : g_cu[0];
-    if (nk != nq) {
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%" PRId64, nq);
-        snprintf(b, sizeof b, "%" PRId64, nk);
-        return bad("--cu-seqlens has %s offsets but --cu-seqlens-k has %s", a, b);
-    }
-    if (s->batch > 0 && s->batch != nq - 1) {
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%" PRId64, s->batch);
-        snprintf(b, sizeof b, "%" PRId64, nq - 1);
-        return bad("--batch %s is inconsistent with --cu-seqlens (%s sequences)", a, b);
-    }
-    if (s->seqlen_q > 0 && s->seqlen_q != cq[nq - 1]) {
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%" PRId64, s->seqlen_q);
-        snprintf(b, sizeof b, "%" PRId64, cq[nq - 1]);
-        return bad("--seqlen %s is inconsistent with --cu-seqlens (total %s rows)", a, b);
-    }
-    if (s->seqlen_k > 0 && s->seqlen_k != ck[nk - 1]) {
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%" PRId64, s->seqlen_k);
-        snprintf(b, sizeof b, "%" PRId64, ck[nk - 1]);
-        return bad("--seqlen-k %s is inconsistent with --cu-seqlens-k (total %s keys)", a, b);
-    }
-    if (cq[nq - 1] < 1 || ck[nk - 1] < 1)
-        return bad("--cu-seqlens: the batch needs at least one query row and one key in total%s%s", "", "");
-    s->batch = 1;
-    s->seqlen_q = cq[nq - 1];
-    s->seqlen_k = ck[nk - 1];
-    g_vl.nseq = nq - 1;
-    g_vl.cu_q = cq;
-    g_vl.cu_k = ck; /* checked (fa_varlen_check) by every run, after the defaults */
-    return 0;
+    fa_status st = fa_varlen_resolve(s, g_cu[0], g_n[0], g_n[1] >= 0 ? g_cu[1] : NULL, g_n[1], &g_vl);
+    return st ? cli_fail(st) : 0; /* the offsets are checked (fa_varlen_check) by every run, after the defaults */
 }
 
 /* ---- the variants of one configuration (fa_infer_variants) ---- */
