@@ -145,20 +145,21 @@ static fa_status program(fa_mem *mem, infer_eng *E, infer_seq *q, int64_t grp, i
     const int64_t hi_eff = min64(hi, n_visit);
     fa_mem_set_program(mem, E->program++);
 
-    if (E->Oi.data) /* line 6: O_i = 0, l_i = 0, m_i = -inf */
+    if (E->Oi.data) /* line 5: O_i = 0, l_i = 0, m_i = -inf on chip */
         for (int64_t r = 0; r < rows; r++) {
             for (int64_t c = 0; c < dv; c++) E->Oi.data[r * dv + c] = 0;
             E->l.data[r] = 0;
             E->m.data[r] = -INFINITY;
         }
-    if (hi_eff > lo) FA_TRY(move_rows(mem, E, &q->Q, q->b, grp, p0, rows, 0, d, &E->Qi, 0));
-    for (int64_t j = lo; j < hi_eff;) { /* line 7, over this chunk's tiles */
+    if (hi_eff > lo) /* line 4: Q_i (a row block with no tile in this chunk loads nothing) */
+        FA_TRY(move_rows(mem, E, &q->Q, q->b, grp, p0, rows, 0, d, &E->Qi, 0));
+    for (int64_t j = lo; j < hi_eff;) { /* line 6, over this chunk's tiles */
         int64_t w = fa_tile_run(mem, j, hi_eff, n_full, n_visit, T_c - 1);
         const int64_t c0 = j * Bc, cols = min64(Bc, q->Nk - c0);
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
-        FA_TRY(load_kv(mem, E, q, hk, c0, cols)); /* line 8 */
+        FA_TRY(load_kv(mem, E, q, hk, c0, cols)); /* line 7 */
         FA_TRY(fa_tile_matmul_abt(mem, E->S.data, Bc, E->Qi.data, d, E->Kj.data, d, rows, cols,
-                                  d, 0)); /* line 9 */
+                                  d, 0)); /* line 8: S_ij = Q_i K_j^T, then scale and mask */
         FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)cols)); /* scale */
         if (E->S.data)
             for (int64_t r = 0; r < rows; r++)
@@ -167,7 +168,8 @@ static fa_status program(fa_mem *mem, infer_eng *E, infer_seq *q, int64_t grp, i
                     *x = fa_mask_allowed(&q->sh, (p0 + r) / hp, c0 + c) ? *x * scale : -INFINITY;
                 }
         FA_TRY(fa_tile_online_softmax(mem, E->S.data, Bc, E->m.data, E->l.data, E->Oi.data, dv,
-                                      rows, cols, dv)); /* line 10 */
+                                      rows, cols, dv)); /* line 9, and line 10's rescale */
+        /* line 10: O_i += P~_ij V_j */
         FA_TRY(fa_tile_matmul_ab(mem, E->Oi.data, dv, E->S.data, Bc, E->Vj.data, dv, rows, dv,
                                  cols, 1));
         fa_mem_pop_weight(mem);

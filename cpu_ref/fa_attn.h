@@ -32,6 +32,8 @@ typedef enum {
     FA_DTYPE_E5M2 = 4  /* OCP FP8 E5M2 */
 } fa_dtype;
 
+/* ---- dtypes and shapes (cpu_ref/shape.c) ---- */
+
 /* Bytes per element of a dtype in HBM (fp32: 4, fp16/bf16: 2, fp8: 1). */
 int fa_dtype_bytes(fa_dtype t);
 const char *fa_dtype_name(fa_dtype t);
@@ -110,6 +112,8 @@ fa_status fa_blocks_check(fa_blocks bk);
 /* The scale actually used (1/sqrt(d) unless s->scale > 0). */
 double fa_shape_scale(const fa_shape *s);
 
+/* ---- masks, score modifiers and dropout (cpu_ref/modifiers.c) ---- */
+
 /* Offset of the causal diagonal: key j allowed for row i iff j <= i + offset. */
 int64_t fa_causal_offset(const fa_shape *s);
 
@@ -135,7 +139,7 @@ double fa_alibi_slope(const fa_shape *s, int64_t h);
  * softcap, the scale otherwise; 0 when masked). */
 double fa_score(const fa_shape *s, int64_t h, int64_t i, int64_t j, double dot, double *dscore);
 
-
+/* ---- tile spans: classes, spans, runs (cpu_ref/spans.c) ---- */
 
 /* Class of the tile rows [r0, r0+rows) x keys [c0, c0+cols). */
 typedef enum { FA_TILE_SKIP = 0, FA_TILE_PARTIAL = 1, FA_TILE_FULL = 2 } fa_tile_class;
@@ -228,19 +232,22 @@ fa_status fa_tile_mul(fa_mem *mem, double *X, int64_t ldx, const double *F, int6
 void fa_tile_mask(const fa_mem *mem, const fa_shape *s, double *S, int64_t lds, int64_t r0,
                   int64_t rows, int64_t c0, int64_t cols);
 
-/* exp(x - m) with the guard for fully masked rows: 0 when x == -inf (m may be -inf too). */
+/* exp(x - m) with the guard for fully masked rows: 0 when x == -inf (m may be -inf too).
+ * Defined in numerics.c: the default of the hook fa_num_exp (fa_numerics.h). */
 double fa_exp_guarded(double x, double m);
 
-/* FlashAttention-2 online-softmax step (Dao 2023, Alg. 1 lines 8-10) on one S tile:
+/* FlashAttention-2 online-softmax step (Dao 2023, Alg. 1 line 9 and the rescale that opens
+ * line 10) on one S tile, S_ij = Q_i K_j^T already computed (line 8) and scaled and masked:
  * for each row r: m_new = max(m[r], rowmax S[r]); P[r] = exp(S[r] - m_new) in place;
  * l[r] = exp(m[r] - m_new) l[r] + rowsum P[r]; O[r] *= exp(m[r] - m_new); m[r] = m_new.
+ * The rest of line 10, O_i += P~_ij V_j, is the caller's product (fa_tile_matmul_ab).
  * FLOPs (other): 4*rows*cols + 5*rows + rows*dv.  See docs/io-model.md. */
 fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
                                  double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv);
 
-/* The dense mask's HBM side (the IO-expensive path): with s->dense_mask set, a counted
- * tensor "mask" (N_q x N_k bytes) and a B_r x B_c byte buffer in SRAM; every tile that applies
- * the mask loads its mask tile first.  Without a dense mask every call is a no-op. */
+/* The dense mask's HBM side (cpu_ref/modifiers.c; the IO-expensive path): with s->dense_mask
+ * set, a counted tensor "mask" (N_q x N_k bytes) and a B_r x B_c byte buffer in SRAM; every tile
+ * that applies the mask loads its mask tile first.  Without a dense mask every call is a no-op. */
 typedef struct {
     fa_tensor t;
     fa_buf buf;
@@ -283,7 +290,7 @@ fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const 
 fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
                             const double *K, const double *V, double *O, double *LSE);
 
-/* Number of elements of each tensor of a shape. */
+/* Number of elements of each tensor of a shape (cpu_ref/shape.c). */
 int64_t fa_numel_q(const fa_shape *s);
 int64_t fa_numel_k(const fa_shape *s);
 int64_t fa_numel_v(const fa_shape *s);

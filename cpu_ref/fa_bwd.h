@@ -59,16 +59,7 @@ fa_status fa_tile_dsoftmax(fa_mem *mem, double *dP, int64_t ldp, const double *P
 /* X[r, c] *= a for the top-left rows x cols.  FLOPs (other): rows*cols. */
 fa_status fa_tile_scale(fa_mem *mem, double *X, int64_t ldx, int64_t rows, int64_t cols, double a);
 
-/* One row-block GEMM kernel of unfused (standard) attention, for query head (b, h):
- * C = a * A B with A of shape (B, H, N_q, N_k) (P or dS), B of shape (B, H_kv, N_k, n) read at
- * the kv head of h (V or K), C of shape (B, H, N_q, n) (O or dQ).  Per Q block i (a thread
- * block, B_r rows): for each K/V block j load A_ij (B_r x B_c, fp32 in SRAM) and B_j (B_c x n,
- * the dtype), C_i += A_ij B_j; then C_i *= a when a > 0, and store C_i.  drop: A is P, so the
- * dropout mask and the rounding of the P operand to the dtype apply to A_ij before the product.
- * names: the SRAM buffers of A_ij, B_j, C_i.  Sources: Dao et al. 2022, Algorithm 0 line 3
- * (O = P V) and Algorithm 3 line 4 (dQ = tau dS K).  Errors: FA_ENOMEM (the three tiles do not
- * fit M), FA_EINVAL from fa_load/fa_store. */
-/* The other row-block kernel of unfused attention, for query head (b, h): C = X Y^T tile by
+/* A row-block kernel of unfused (standard) attention, for query head (b, h): C = X Y^T tile by
  * tile, with X of shape (B, H, N_q, n) (Q or dO), Y of shape (B, H_kv, N_k, n) at the kv head
  * of h (K or V), C of shape (B, H, N_q, N_k) (S or dP).  Per Q block i (a thread block): load
  * X_i once, then for each K/V block j load Y_j, C_ij = X_i Y_j^T (fp32 in SRAM), post-process
@@ -82,6 +73,15 @@ fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                           fa_tensor *C, int64_t n, const char *const names[3], int64_t b, int64_t h,
                           int scores);
 
+/* The row-block GEMM kernel of unfused (standard) attention, for query head (b, h):
+ * C = a * A B with A of shape (B, H, N_q, N_k) (P or dS), B of shape (B, H_kv, N_k, n) read at
+ * the kv head of h (V or K), C of shape (B, H, N_q, n) (O or dQ).  Per Q block i (a thread
+ * block, B_r rows): for each K/V block j load A_ij (B_r x B_c, fp32 in SRAM) and B_j (B_c x n,
+ * the dtype), C_i += A_ij B_j; then C_i *= a when a > 0, and store C_i.  drop: A is P, so the
+ * dropout mask and the rounding of the P operand to the dtype apply to A_ij before the product.
+ * names: the SRAM buffers of A_ij, B_j, C_i.  Sources: Dao et al. 2022, Algorithm 0 line 3
+ * (O = P V) and Algorithm 3 line 4 (dQ = dS K; here times tau = a).  Errors: FA_ENOMEM (the three tiles do not
+ * fit M), FA_EINVAL from fa_load/fa_store. */
 fa_status fa_std_rows_gemm(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *A, fa_tensor *Bm,
                            fa_tensor *C, int64_t n, double a, const char *const names[3], int64_t b,
                            int64_t h, int drop);

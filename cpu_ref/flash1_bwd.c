@@ -1,10 +1,11 @@
 /* flash1_bwd.c -- FlashAttention backward, Algorithm 4 of Dao et al. 2022 (arXiv 2205.14135),
- * literally (dropout left out): dQ = 0 initialised in HBM; outer loop over K_j, V_j with dK_j,
- * dV_j accumulated in SRAM; inner loop over Q_i that loads Q_i, O_i, dO_i, dQ_i, l_i, m_i,
- * recomputes P_ij from l and m, recomputes D_i = rowsum(dO_i o O_i) on every visit and writes
- * dQ_i back on every visit.  FlashAttention-2 moved D to a pre-pass and P's statistic to the
- * single logsumexp; the counts show what that saves (docs/io-model-backward.md, "flash1").
- * Causal: the K/V tile j visits only the row blocks i_lo..T_r-1 that have an allowed key in it. */
+ * literally, dropout included (lines 14-15 and 18): dQ = 0 initialised in HBM; outer loop over
+ * K_j, V_j with dK_j, dV_j accumulated in SRAM; inner loop over Q_i that loads Q_i, O_i, dO_i,
+ * dQ_i, l_i, m_i, recomputes P_ij from l and m, recomputes D_i = rowsum(dO_i o O_i) on every
+ * visit and writes dQ_i back on every visit.  FlashAttention-2 moved D to a pre-pass and P's
+ * statistic to the single logsumexp; the counts show what that saves
+ * (docs/io-model-backward.md, "flash1").  Causal: the K/V tile j visits only the row blocks
+ * i_lo..T_r-1 that have an allowed key in it. */
 #include <math.h>
 
 #include "fa_bwd.h"
@@ -98,10 +99,10 @@ static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_
     fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
     fa_tile_pad(B->S.data, Bc, Br, rows, cols, -INFINITY);
     FA_TRY(p_from_lm(mem, B, rows, cols)); /* line 13 */
-    /* line 17: dP_ij = dO_i V_j^T */
+    /* line 17: dP_ij^dropped = dO_i V_j^T */
     FA_TRY(fa_tile_matmul_abt(mem, B->dP.data, Bc, B->dOi.data, dv, B->Vj.data, dv, rows, cols,
                               dv, 0));
-    /* dropout: dP_ij o Z_ij / (1 - p), the same keep mask as the forward */
+    /* line 18: dP_ij = dP_ij^dropped o Z_ij, Z_ij = keep / (1 - p), the forward's keep mask */
     FA_TRY(fa_tile_dropout(mem, s, b, h, B->dP.data, Bc, r0, rows, c0, cols));
     /* line 19: D_i = rowsum(dO_i o O_i), recomputed on every visit */
     FA_TRY(fa_tile_rowdot(mem, B->Di.data, B->dOi.data, dv, B->Oi.data, dv, rows, dv));
@@ -110,8 +111,8 @@ static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_
                             s->softcap > 0 ? 1.0 : fa_shape_scale(s)));
     if (s->softcap > 0) /* the chain rule through the softcap: dS *= tau (1 - tanh^2) */
         FA_TRY(fa_tile_mul(mem, B->dP.data, Bc, B->F.data, Bc, rows, cols));
-    /* line 16: dV_j += P_ij^T dO_i -- after dS, which needs the undropped P; with dropout the
-     * P here is Z o P / (1 - p) */
+    /* lines 15-16: P_ij^dropped = P_ij o Z_ij, dV_j += (P_ij^dropped)^T dO_i -- after dS, which
+     * needs the undropped P */
     FA_TRY(fa_tile_dropout(mem, s, b, h, B->S.data, Bc, r0, rows, c0, cols));
     FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
                               rows, 1));

@@ -128,7 +128,8 @@ static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_
     FA_TRY(fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &B->dOi));
     FA_TRY(fa_load(mem, &T->L, b, h, r0, rows, 0, 1, &B->Li));
     FA_TRY(fa_load(mem, &T->D, b, h, r0, rows, 0, 1, &B->Di));
-    /* line 10: S_ij = tau Q_i K_j^T, masked; the pad of a tail tile scores -inf */
+    /* line 10: S_ij = Q_i K_j^T, then the scale tau and the mask (which the paper's line leaves
+     * out); the pad of a tail tile scores -inf */
     FA_TRY(fa_tile_matmul_abt(mem, B->S.data, Bc, B->Qi.data, d, B->Kj.data, d, rows, cols, d, 0));
     FA_TRY(fa_mask_io_load(mem, &B->mk, r0, rows, c0, cols));
     FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, s->softcap > 0 ? &B->F : NULL, r0, rows,
@@ -140,7 +141,8 @@ static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_
     /* line 13: dP_ij = dO_i V_j^T */
     FA_TRY(fa_tile_matmul_abt(mem, B->dP.data, Bc, B->dOi.data, dv, B->Vj.data, dv, rows, cols,
                               dv, 0));
-    /* dropout: dP_ij o Z_ij / (1 - p), the same keep mask as the forward */
+    /* dropout (Algorithm 2 has none; as FlashAttention Alg. 4 line 18): dP_ij o Z_ij, with
+     * Z_ij = keep / (1 - p) from the forward's keep mask */
     FA_TRY(fa_tile_dropout(mem, s, b, h, B->dP.data, Bc, r0, rows, c0, cols));
     /* line 14: dS_ij = P_ij o (dP_ij - D_i), times tau (S = tau Q K^T) */
     FA_TRY(fa_tile_dsoftmax(mem, B->dP.data, Bc, B->S.data, Bc, B->Di.data, rows, cols,
@@ -148,7 +150,7 @@ static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_
     if (s->softcap > 0) /* the chain rule through the softcap: dS *= tau (1 - tanh^2) */
         FA_TRY(fa_tile_mul(mem, B->dP.data, Bc, B->F.data, Bc, rows, cols));
     /* line 12: dV_j += P_ij^T dO_i -- after dS, which needs the undropped P; with dropout the
-     * P here is Z o P / (1 - p) */
+     * P here is Z o P (as FlashAttention Alg. 4 lines 15-16) */
     FA_TRY(fa_tile_dropout(mem, s, b, h, B->S.data, Bc, r0, rows, c0, cols));
     FA_TRY(fa_tile_matmul_atb(mem, B->dVj.data, dv, B->S.data, Bc, B->dOi.data, dv, cols, dv,
                               rows, 1));

@@ -1,8 +1,18 @@
-/* numerics.c -- the low-precision hooks of the algorithms (fa_numerics.h). */
+/* numerics.c -- the low-precision hooks of the algorithms (fa_numerics.h) and the guarded
+ * exponential they default to (fa_exp_guarded, fa_attn.h).  Calls go one way: the tile
+ * operations (tile_ops.c) and the algorithms call these hooks; nothing here calls back. */
 #include <math.h>
 
 #include "fa_attn.h"
 #include "fa_numerics.h"
+
+double fa_exp_guarded(double x, double m)
+{
+    /* Only the exponent is guarded: a masked score (-inf) contributes exactly 0, also while
+     * the running max is still -inf (no real score seen yet). */
+    if (x == -INFINITY) return 0.0;
+    return exp(x - m);
+}
 
 fa_format fa_num_acc(const fa_mem *mem)
 {

@@ -1,10 +1,10 @@
 /* standard.c -- standard attention, Algorithm 0 of Dao et al. 2022 (arXiv 2205.14135), as the
  * three kernels an unfused implementation launches, each tiled under the same SRAM size M:
- *   (1) S = scale Q K^T      per row block Q_i (loaded once): for each K_j, S_ij -> HBM
+ *   (1) S = scale Q K^T      per row block Q_i (loaded once): for each K_j, S_ij -> HBM  (line 1)
  *   (2) P = softmax(S)       per row block: if a row fits one tile (N_k <= B_c), read S_i once;
  *                            otherwise pass 1 reads S_ij for the row max m and sum l, pass 2
- *                            reads S_ij again and writes P_ij = exp(S_ij - m) / l
- *   (3) O = P V              per row block: for each j load P_ij and V_j, accumulate O_i
+ *                            reads S_ij again and writes P_ij = exp(S_ij - m) / l       (line 2)
+ *   (3) O = P V              per row block: for each j load P_ij and V_j, accumulate O_i (line 3)
  * S and P are materialised for every (i, j), masked entries included: the unfused baseline
  * has no tile skipping (as PyTorch's math backend).  The Theta(Nd + N^2) idealisation of
  * Theorem 2 counts S and P once each way; this version also counts the GEMM operand re-reads
@@ -63,7 +63,7 @@ fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     return st;
 }
 
-/* Kernel 2, for slice (b, h): P = softmax(S) row-wise; masked entries are -inf in S. */
+/* Kernel 2, for slice (b, h): line 2, P = softmax(S) row-wise; masked entries are -inf in S. */
 static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tensor *S,
                           fa_tensor *P, int64_t b, int64_t h)
 {
@@ -216,7 +216,7 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
     if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads));
     /* Each kernel runs over all (batch, head) slices before the next one starts. */
     for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 1: S = scale Q K^T */
+        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 1, line 1: S = scale Q K^T */
             static const char *const names[3] = {"Q_i", "K_j", "S_ij"};
             st = fa_std_rows_abt(mem, s, bk, &tQ, &tK, &tS, s->d, names, b, h, 1);
         }
@@ -225,7 +225,7 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
         for (int64_t h = 0; !st && h < nh; h++) st = kernel_p(mem, s, bk, &tS, &tP, b, h);
     fa_mem_kernel_barrier(mem);
     for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 3: O = P V */
+        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 3, line 3: O = P V */
             static const char *const names[3] = {"P_ij", "V_j", "O_i"};
             st = fa_std_rows_gemm(mem, s, bk, &tP, &tV, &tO, s->d_v, 0, names, b, h, 1);
         }

@@ -1,5 +1,5 @@
 /* standard_bwd.c -- standard attention backward, Algorithm 3 of Dao et al. 2022
- * (arXiv 2205.14135, Appendix B.2), as the five kernels an unfused implementation launches,
+ * (arXiv 2205.14135, Appendix B.4), as the five kernels an unfused implementation launches,
  * each tiled under the same SRAM size M with B_r x B_c tiles:
  *   (1) dV = P^T dO        per K/V block j: for each Q block i load P_ij and dO_i    (line 1)
  *   (2) dP = dO V^T        per Q block i (dO_i loaded once): for each j load V_j,

@@ -1,6 +1,8 @@
 /* tile_ops.c -- the tile operations every algorithm shares: products, scale and mask, the
- * online-softmax update.  Each one reports its FLOPs to the memory model and, in count-only
- * mode (NULL data), computes nothing.  FLOP conventions: docs/io-model.md, "FLOPs". */
+ * online-softmax update, and the outer K/V loop of the FlashAttention backwards.  Each one
+ * reports its FLOPs to the memory model and, in count-only mode (NULL data), computes nothing.
+ * They call the low-precision hooks of numerics.c; calls go one way (nothing there calls back
+ * here).  FLOP conventions: docs/io-model.md, "FLOPs". */
 #include <math.h>
 
 #include "fa_attn.h"
@@ -79,15 +81,6 @@ fa_status fa_tile_scale_mask(fa_mem *mem, const fa_shape *s, double *S, int64_t 
         fa_tile_mask(mem, s, S, lds, r0, rows, c0, cols);
     return FA_OK;
 }
-
-double fa_exp_guarded(double x, double m)
-{
-    /* Only the exponent is guarded: a masked score (-inf) contributes exactly 0, also while
-     * the running max is still -inf (no real score seen yet). */
-    if (x == -INFINITY) return 0.0;
-    return exp(x - m);
-}
-
 
 fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
                                  double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv)
@@ -261,6 +254,11 @@ void fa_buf_zero(fa_buf *b)
     for (int64_t k = 0; b->data && k < b->rows * b->cols; k++) b->data[k] = 0;
 }
 
+/* The outer loop both FlashAttention backwards share (fa_bwd.h): FA1 is Dao et al. 2022
+ * Algorithm 4, FA2 is Dao 2023 Algorithm 2; their lines side by side below.  The rest is the
+ * count-only machinery: runs of identical K/V tiles (wj), of row blocks (wi) and of the g query
+ * heads of a GQA group are visited once with a weight, and row blocks are classified against
+ * the tile's span (fa_q_span) so that SKIP blocks are never visited. */
 fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa_bwd_kv_loop *L,
                           int64_t b, int64_t hk)
 {
@@ -268,7 +266,7 @@ fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa
     const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
     const int64_t g = s->heads / s->kv_heads;
     const int merge = fa_mem_may_merge(mem);
-    for (int64_t j = 0; j < T_c;) {
+    for (int64_t j = 0; j < T_c;) { /* FA1 Alg. 4 line 6, FA2 Alg. 2 line 5: for 1 <= j <= T_c */
         int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
         const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
         int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
@@ -279,16 +277,17 @@ fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa
                                 fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) != FA_TILE_SKIP;
         if (L->program_per_tile) fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j);
         FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
-        fa_buf_zero(L->dKj);
+        fa_buf_zero(L->dKj); /* FA1 Alg. 4 line 8, FA2 Alg. 2 line 7: dK_j = dV_j = 0 on chip */
         fa_buf_zero(L->dVj);
         if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
+            /* FA1 Alg. 4 line 7, FA2 Alg. 2 line 6: load K_j, V_j */
             FA_TRY(fa_load(mem, L->K, b, hk, c0, cols, 0, d, L->Kj));
             FA_TRY(fa_load(mem, L->V, b, hk, c0, cols, 0, dv, L->Vj));
             /* the g query heads of the group: identical counts, one visit when merging */
             const int64_t nh = merge ? 1 : g;
             FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
             for (int64_t q = 0; q < nh; q++)
-                for (int64_t i = i_lo; i < i_hi;) {
+                for (int64_t i = i_lo; i < i_hi;) { /* FA1 Alg. 4 line 9, FA2 Alg. 2 line 8 */
                     int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
                     if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br,
                                       fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) == FA_TILE_SKIP) {
@@ -296,12 +295,14 @@ fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa
                         continue;
                     }
                     FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
+                    /* the loop body: FA1 Alg. 4 lines 10-22, FA2 Alg. 2 lines 9-16 */
                     FA_TRY(L->step(mem, L->ctx, b, hk * g + q, i, c0, cols));
                     fa_mem_pop_weight(mem);
                     i += wi;
                 }
             fa_mem_pop_weight(mem);
         }
+        /* FA1 Alg. 4 line 24, FA2 Alg. 2 line 18: write dK_j, dV_j to HBM */
         FA_TRY(fa_store(mem, L->dK, b, hk, c0, cols, 0, d, L->dKj));
         FA_TRY(fa_store(mem, L->dV, b, hk, c0, cols, 0, dv, L->dVj));
         fa_mem_pop_weight(mem);
