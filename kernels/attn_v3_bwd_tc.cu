@@ -5,7 +5,7 @@
  * (P = exp(scale S - LSE), line 11), so only Q, K, V, O, dO, LSE move through HBM.
  *   1. pre-pass (line 4): D_i = rowsum(dO_i * O_i), fp32, and dQ_acc = 0 (fp32).
  *   2. main kernel, one thread block per K/V block j (B_c = 64 or 128 keys, 16 keys a warp) and
- *      kv head: the outer loop of Algorithm 2 (line 6).  dK_j, dV_j stay in registers while the
+ *      kv head: the outer loop of Algorithm 2 (line 5).  dK_j, dV_j stay in registers while the
  *      block walks the Q blocks i (B_r = 64) that can see K_j (causal: from the diagonal on)
  *      and, for GQA, every query head of its group, so dK, dV need no atomics.  Per step, with
  *      the keys as rows (the transposed problem keeps each warp's keys in its own registers):

@@ -4,7 +4,7 @@
  *   m = the largest number seen (-inf before any),
  *   l = sum over the numbers x seen of exp(x - m)       (0 before any).
  * Then logsumexp(seen) = m + log(l), and softmax(x) = exp(x - m) / l.
- * FlashAttention keeps exactly this state per query row (FlashAttention-2, Alg. 1, line 8). */
+ * FlashAttention keeps exactly this state per query row (FlashAttention-2, Alg. 1: initialised on line 5, updated on line 9). */
 #ifndef EX01_H
 #define EX01_H
 
