@@ -165,9 +165,10 @@ typedef struct {
 } fa_ext_row;
 
 /* The check of docs/validate.md on x->shape: the fp64 reference on the inputs as given, naive
- * attention (standard; its LSE as naive_lse rounds it) in x->format, and a row per output given
- * (O, LSE, dQ, dK, dV in that order, at most 5).  Errors: FA_EINVAL (the shape, fa_check_size,
- * a non-finite input), FA_ENOMEM, those of the algorithms. */
+ * attention in x->format (standard on 64 x 64 tiles with that format's default numerics; its LSE
+ * from the scores rounded to the storage format, summed in fp32), and a row per output given (O,
+ * LSE, dQ, dK, dV in that order, at most 5).  Errors: FA_EINVAL (the shape, fa_check_size, a
+ * non-finite input), FA_ENOMEM, those of the algorithms. */
 fa_status fa_ext_check(fa_ext *x, fa_ext_row *rows, int *n_rows);
 
 /* Frees what fa_ext_load read (x may be zeroed). */

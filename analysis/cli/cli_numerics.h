@@ -1,5 +1,6 @@
 /* cli_numerics.h -- `fasim check` in low precision (--dtype), on an external kernel's tensors
- * (--q --k --v --out ...), and the error studies (--study DIR): analysis/cli/cmd_numerics.c. */
+ * (--q --k --v --out ...), and the error studies (--study DIR): their options and output in
+ * analysis/cli/cmd_numerics.c, the checks in analysis/check.c (fa_check.h). */
 #ifndef FA_CLI_NUMERICS_H
 #define FA_CLI_NUMERICS_H
 

@@ -207,7 +207,7 @@ static fa_status request_of(const cli_opts *o, fa_infer_req *q, fa_blocks *bk)
     return FA_OK;
 }
 
-/* Runs every fa_infer_variant the options ask for.  Returns an fa_status. */
+/* Runs every variant the options ask for.  Returns an fa_status. */
 static fa_status run_variants(const cli_opts *o, fa_infer_variant *v, int *n)
 {
     fa_infer_req q;
@@ -503,7 +503,7 @@ int infer_check(cli_opts *o)
     fa_blocks bk;
     if ((st = request_of(o, &q, &bk)) || (st = fa_infer_variants(s, &q, v, &n))) /* the options' variants */
         return cli_fail(st);
-    static fa_infer_check_result res;
+    fa_infer_check_result res;
     st = fa_infer_check_run(s, &q, v, n, o->seed, o->tol, &res);
     if (res.ready && o->format == FMT_CSV)
         printf("kernel,splits,pack_gqa,page_size,block_r,block_c,max_abs_err,max_rel_err,lse_abs_err,verdict\n");
