@@ -29,6 +29,16 @@ typedef struct {
 
 #define FA_INFER_MAX_VARIANTS 4
 
+/* Reads the offsets of a varlen batch (--cu-seqlens, --cu-seqlens-k; opt names the option in
+ * the messages) from text: a list "0,5,5,37" of non-negative integers separated by commas or
+ * spaces or, when text is not such a list, the file of that name (at most 64 KiB) of integers
+ * separated by commas, blanks or newlines.  Writes cu[0 .. *n), at least 2 and at most
+ * max_seq + 1 offsets, each at most 2^31 - 1 (order is checked later, by fa_varlen_check).
+ * Errors: FA_EINVAL (an empty item, junk, too few or too many offsets; a bad item of a file is
+ * named by FILE:LINE:COLUMN and quoted as a short printable excerpt, the file may be binary),
+ * FA_EIO (the file cannot be read, or is a directory), FA_ENOMEM.  *n is unchanged on an error. */
+fa_status fa_cu_seqlens_parse(const char *opt, const char *text, int64_t *cu, int64_t max_seq, int64_t *n);
+
 /* The packed shape of a varlen batch from its offsets: cu_q[0 .. nq) (--cu-seqlens) and cu_k[0 ..
  * nk) (--cu-seqlens-k; NULL: the keys have the query offsets), nq >= 2.  The dimensions of *s
  * given (> 0) must agree: batch = nq - 1 sequences, seqlen_q = cu_q[nq - 1] rows, seqlen_k =

@@ -1,17 +1,96 @@
 /* infer.c -- the inference runs of fasim's commands (fa_inference.h): variants of a decoding or
  * varlen configuration, the padded batch, the varlen backward, the numeric checks of the
  * inference kernels and the report's decoding table.  docs/inference.md. */
+#include <ctype.h>
+#include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fa_check.h"
 #include "fa_inference.h"
 
 /* ---------------------------------------------------------------- counted runs */
+
+fa_status fa_cu_seqlens_parse(const char *opt, const char *text, int64_t *cu, int64_t max_seq, int64_t *n_out)
+{
+    enum { BUF = 1 << 16 };
+    int is_list = 1;
+    for (const char *p = text; *p; p++) is_list &= isdigit((unsigned char)*p) || *p == ',' || *p == ' ';
+    if (!is_list && strchr(text, ',')) /* meant as a list, with junk in it */
+        FA_FAIL(FA_EINVAL, "%s '%s' is not a list of non-negative integers (nor a file)", opt, text);
+    if (is_list && (text[0] == ',' || strstr(text, ",,") || (*text && text[strlen(text) - 1] == ',')))
+        FA_FAIL(FA_EINVAL, "%s '%s' has an empty item", opt, text);
+    struct stat sb;
+    if (!is_list && stat(text, &sb) == 0 && S_ISDIR(sb.st_mode)) FA_FAIL(FA_EIO, "%s: %s is a directory", opt, text);
+    char *buf = malloc(BUF);
+    if (!buf) FA_FAIL(FA_ENOMEM, "%s: out of host memory", opt);
+    fa_status st = FA_OK;
+    size_t len;
+    if (is_list) {
+        snprintf(buf, BUF, "%s", text);
+        len = strlen(buf);
+    } else {
+        FILE *f = fopen(text, "r");
+        if (!f) {
+            st = fa_error(FA_EIO, __FILE__, __LINE__, "%s: cannot read %s: %s", opt, text, strerror(errno));
+            goto out;
+        }
+        len = fread(buf, 1, BUF - 1, f);
+        int big = len == BUF - 1 && fgetc(f) != EOF, err = ferror(f);
+        fclose(f);
+        if (err) st = fa_error(FA_EIO, __FILE__, __LINE__, "%s: cannot read %s", opt, text);
+        else if (big) st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: %s is larger than 64 KiB", opt, text);
+        if (st) goto out;
+    }
+    buf[len] = '\0';
+    int64_t n = 0;
+    int line = 1;
+    size_t bol = 0; /* the offset of the line's first byte */
+    for (size_t i = 0; i < len;) {
+        if (strchr(", \t\r\n", buf[i]) && buf[i]) {
+            if (buf[i] == '\n') line++, bol = i + 1;
+            i++;
+            continue;
+        }
+        size_t j = i; /* the item is buf[i, j): a NUL byte of a binary file belongs to it */
+        while (j < len && !(buf[j] && strchr(", \t\r\n", buf[j]))) j++;
+        if (n > max_seq) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: more than %" PRId64 " sequences", opt, max_seq);
+            goto out;
+        }
+        /* a list's items are digits; a file's may be anything */
+        int ok = is_list || j - i <= 10;
+        for (size_t k = i; k < j && ok; k++) ok = isdigit((unsigned char)buf[k]);
+        errno = 0;
+        long long v = ok ? strtoll(buf + i, NULL, 10) : -1;
+        if (is_list && (errno == ERANGE || v > INT32_MAX)) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s = '%.*s' must be an integer in [0, %d]", opt, (int)(j - i),
+                          buf + i, INT32_MAX);
+            goto out;
+        }
+        if (!ok || v > INT32_MAX) {
+            char ex[FA_EXCERPT_SIZE];
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s: %s:%d:%zu: '%s' is not an integer in [0, %d]", opt, text,
+                          line, i - bol + 1, fa_excerpt(buf + i, j - i, ex), INT32_MAX);
+            goto out;
+        }
+        cu[n++] = v;
+        i = j;
+    }
+    if (n < 2)
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                      "%s '%s' needs at least two offsets (0 and the end of the first sequence)", opt, text);
+    else *n_out = n;
+out:
+    free(buf);
+    return st;
+}
 
 fa_status fa_varlen_resolve(fa_shape *s, const int64_t *cu_q, int64_t nq, const int64_t *cu_k, int64_t nk,
                             fa_varlen *vl)

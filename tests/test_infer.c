@@ -4,6 +4,9 @@
  * form (and, for equal lengths, beside the batched FlashAttention-2 backward's), the numeric
  * checks (a paged cache gives the contiguous errors bit for bit), and the report's decoding
  * table (per head reads g = 4 times the packed K bytes). */
+#include <stdio.h>
+#include <unistd.h>
+
 #include "testutil.h"
 #include "fa_inference.h"
 
@@ -97,6 +100,49 @@ static fa_shape varlen_shape(const int64_t *cu, int64_t nseq)
     fa_shape s = fa_shape_default(cu[nseq], 24);
     s.heads = 4, s.kv_heads = 2, s.causal = FA_CAUSAL_BOTTOM_RIGHT;
     return s;
+}
+
+static void test_cu_seqlens_parse(void **state)
+{
+    (void)state;
+    int64_t cu[8], n = -1;
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,5, 5 37", cu, 6, &n), FA_OK);
+    assert_int_equal(n, 4);
+    assert_int_equal(cu[1], 5);
+    assert_int_equal(cu[3], 37);
+    char path[] = "/tmp/fasim_test_cu_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("0\n9\t20,\r\n20 91\n", f);
+    fclose(f);
+    n = -1;
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens-k", path, cu, 6, &n), FA_OK);
+    assert_int_equal(n, 5);
+    assert_int_equal(cu[4], 91);
+    f = fopen(path, "w");
+    fputs("0\n5\n  x7\n", f);
+    fclose(f);
+    n = -1;
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", path, cu, 6, &n), FA_EINVAL);
+    assert_int_equal(n, -1); /* unchanged */
+    char want[160];
+    snprintf(want, sizeof want, "--cu-seqlens: %s:3:3: 'x7' is not an integer in [0, 2147483647]", path);
+    assert_string_equal(fa_last_error(), want);
+    unlink(path);
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", path, cu, 6, &n), FA_EIO);
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "/tmp", cu, 6, &n), FA_EIO);
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,,5", cu, 6, &n), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--cu-seqlens '0,,5' has an empty item");
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,5x", cu, 6, &n), FA_EINVAL);
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,2147483648", cu, 6, &n), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--cu-seqlens = '2147483648' must be an integer in [0, 2147483647]");
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,2147483647", cu, 6, &n), FA_OK);
+    assert_int_equal(cu[1], INT32_MAX);
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "7", cu, 6, &n), FA_EINVAL); /* one offset */
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,1,2,3", cu, 2, &n), FA_EINVAL); /* 3 sequences > 2 */
+    assert_string_equal(fa_last_error(), "--cu-seqlens: more than 2 sequences");
+    assert_int_equal(fa_cu_seqlens_parse("--cu-seqlens", "0,1,2", cu, 2, &n), FA_OK);
 }
 
 static void test_varlen_resolve(void **state)
@@ -321,6 +367,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variants_bytes),
         cmocka_unit_test(test_variants_auto_split),
+        cmocka_unit_test(test_cu_seqlens_parse),
         cmocka_unit_test(test_varlen_resolve),
         cmocka_unit_test(test_padded),
         cmocka_unit_test(test_varlen_bwd_io),

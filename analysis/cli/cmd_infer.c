@@ -2,14 +2,11 @@
  * decoding (--decode --kv-len --splits --gqa --page-size) and variable-length batches
  * (--cu-seqlens, --cu-seqlens-k).  Kernels: cpu_ref/fa_infer.h; counts and the wave time model:
  * docs/inference.md. */
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "fa_inference.h"
@@ -35,75 +32,6 @@ int infer_opt_kind(const char *name)
                                     "--cu-seqlens-k", NULL};
     for (int i = 0; v[i]; i++)
         if (!strcmp(name, v[i])) return 2;
-    return 0;
-}
-
-/* Reads offsets from a list "0,5,5,37" or, when the text is not a list, from a file of integers
- * separated by commas, spaces or newlines.  A bad item of a file is named by FILE:LINE:COLUMN and
- * quoted as a short printable excerpt (the file may be binary). */
-static int parse_cu(const char *opt, const char *text, int which)
-{
-    static char buf[1 << 16];
-    int is_list = 1;
-    for (const char *p = text; *p; p++) is_list &= isdigit((unsigned char)*p) || *p == ',' || *p == ' ';
-    if (!is_list && strchr(text, ',')) /* meant as a list, with junk in it */
-        return bad("%s '%s' is not a list of non-negative integers (nor a file)", opt, text);
-    if (is_list && (text[0] == ',' || strstr(text, ",,") || (*text && text[strlen(text) - 1] == ',')))
-        return bad("%s '%s' has an empty item", opt, text);
-    struct stat sb;
-    if (!is_list && stat(text, &sb) == 0 && S_ISDIR(sb.st_mode)) return bad("%s: %s is a directory", opt, text);
-    size_t len;
-    if (is_list) {
-        snprintf(buf, sizeof buf, "%s", text);
-        len = strlen(buf);
-    } else {
-        FILE *f = fopen(text, "r");
-        if (!f) {
-            fprintf(stderr, "fasim: %s: cannot read %s: %s\n", opt, text, strerror(errno));
-            return EXIT_USAGE;
-        }
-        len = fread(buf, 1, sizeof buf - 1, f);
-        int big = len == sizeof buf - 1 && fgetc(f) != EOF, err = ferror(f);
-        fclose(f);
-        if (err) return bad("%s: cannot read %s", opt, text);
-        if (big) return bad("%s: %s is larger than 64 KiB", opt, text);
-    }
-    buf[len] = '\0';
-    int64_t n = 0;
-    int line = 1;
-    size_t bol = 0; /* the offset of the line's first byte */
-    for (size_t i = 0; i < len;) {
-        if (strchr(", \t\r\n", buf[i]) && buf[i]) {
-            if (buf[i] == '\n') line++, bol = i + 1;
-            i++;
-            continue;
-        }
-        size_t j = i; /* the item is buf[i, j): a NUL byte of a binary file belongs to it */
-        while (j < len && !(buf[j] && strchr(", \t\r\n", buf[j]))) j++;
-        if (n > MAX_SEQ) return bad("%s: more than %s sequences", opt, "65536");
-        if (is_list) {
-            char save = buf[j];
-            buf[j] = '\0';
-            int rc = cli_int(opt, buf + i, 0, INT32_MAX, &g_cu[which][n]);
-            buf[j] = save;
-            if (rc) return rc;
-        } else {
-            int ok = j - i <= 10;
-            for (size_t k = i; k < j && ok; k++) ok = isdigit((unsigned char)buf[k]);
-            long long v = ok ? strtoll(buf + i, NULL, 10) : -1;
-            if (!ok || v > INT32_MAX) {
-                char ex[FA_EXCERPT_SIZE];
-                fprintf(stderr, "fasim: %s: %s:%d:%zu: '%s' is not an integer in [0, %d]\n", opt, text, line,
-                        i - bol + 1, fa_excerpt(buf + i, j - i, ex), INT32_MAX);
-                return EXIT_USAGE;
-            }
-            g_cu[which][n] = v;
-        }
-        n++;
-        i = j;
-    }
-    if (n < 2) return bad("%s '%s' needs at least two offsets (0 and the end of the first sequence)", opt, text);
-    g_n[which] = n;
     return 0;
 }
 
@@ -146,8 +74,8 @@ int infer_set_opt(cli_opts *o, const char *name, const char *v)
         else return bad("--gqa '%s' is not one of per-head, packed, both%s", v, "");
     } else {
         int which = !strcmp(name, "--cu-seqlens-k");
-        int rc = parse_cu(name, v, which);
-        if (rc) return rc;
+        fa_status st = fa_cu_seqlens_parse(name, v, g_cu[which], MAX_SEQ, &g_n[which]);
+        if (st) return cli_fail(st);
         if (!which) o->varlen = 1;
     }
     return 0;
