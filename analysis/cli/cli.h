@@ -22,6 +22,8 @@ typedef enum {
     BLOCKS_PROFILE = FA_TILES_PROFILE
 } blocks_rule;
 
+#define CLI_MAX_SEQ 65536 /* sequences of --cu-seqlens */
+
 /* The option table's ids (analysis/cli/options.c): the shared options, then those one command
  * owns (O_OWN and above: the command's parser callback sets them). */
 enum {
@@ -33,6 +35,8 @@ enum {
     O_OWN = 100,
     O_VARY = O_OWN, O_MEASURED, O_NO_L2, O_OUT_DIR, O_DELAY, O_HEATMAP,
     O_R_MODEL, O_R_HW, O_R_SEQLEN, O_R_BATCH, O_R_PASS, O_R_OUT_DIR, O_R_NO_PLOTS, O_R_QUIET,
+    O_C_Q, O_C_K, O_C_V, O_C_OUT, O_C_LSE, O_C_DOUT, O_C_DQ, O_C_DK, O_C_DV, O_C_LAYOUT, O_C_BF16, O_C_PASS, O_C_EXP2,
+    O_C_ACC, O_C_STUDY, O_C_NO_PLOTS, O_C_SAVE_NPY,
     O_NIDS = 200
 };
 /* The commands, one bit each (which commands take an option). */
@@ -66,7 +70,10 @@ typedef struct {
     int64_t page_size;    /* --page-size P */
     int paged;            /* --page-size given */
     int gqa;              /* --gqa: 0 both, 1 per-head, 2 packed */
-    int varlen;           /* --cu-seqlens given (the offsets live in cmd_infer.c) */
+    int varlen;           /* --cu-seqlens given */
+    const int64_t *cu[2]; /* --cu-seqlens, --cu-seqlens-k offsets (NULL: not given) */
+    int64_t n_cu[2];      /* their counts (-1: not given) */
+    fa_varlen vl;         /* the varlen batch (cli_resolve, with --cu-seqlens) */
     const char *block_mask_path; /* --block-mask FILE */
     const char *col_mask_path;   /* --col-mask FILE */
     const char *dense_mask_path; /* --mask FILE */
@@ -94,6 +101,8 @@ int cli_takes(const char *cmd, const char *name);
 /* Calls fn for every option command cmd takes: its name and argument kind (0 a flag, 1 a
  * value, 2 an optional value). */
 void cli_option_names(const char *cmd, void (*fn)(const char *name, int takes_value, void *ctx), void *ctx);
+/* The name (without "--") of option id as command cmd spells it ("?" when it takes none). */
+const char *cli_option_name(const char *cmd, int id);
 /* 1 when argv[2..) holds --help or -h. */
 int cli_wants_help(int argc, char **argv);
 /* Prints a command's help: head, the table's lines of the options it takes (in table order,
@@ -108,31 +117,6 @@ int cli_positive(const char *opt, const char *val, double *out);
  * (powers of 1000).  Errors: FA_EINVAL for a blank, no digits, an unknown suffix, or more than
  * 64 bits. */
 fa_status cli_parse_bytes(const char *text, uint64_t *out);
-
-/* The option table entry kinds that commands may accept. */
-enum {
-    OPT_SHAPE = 1 << 0,  /* --batch --heads --kv-heads --seqlen ... --causal --scale --dtype */
-    OPT_ALGO = 1 << 1,   /* --algo */
-    OPT_HW = 1 << 2,     /* --hw --sram --block-r --block-c --blocks */
-    OPT_FORMAT = 1 << 3, /* --format */
-    OPT_MODEL = 1 << 4,  /* --model */
-    OPT_TRACE = 1 << 5,  /* --trace --breakdown */
-    OPT_OUT = 1 << 6,    /* --out FILE */
-    OPT_CHECK = 1 << 7,  /* --seed --tol */
-    OPT_QUIET = 1 << 8,  /* --quiet */
-    OPT_L2 = 1 << 9,     /* --l2 */
-    OPT_PASS = 1 << 10,  /* --pass */
-    OPT_BREAKDOWN = 1 << 11, /* --breakdown alone (sweep: without --trace) */
-    OPT_HALF_BLOCK = 1 << 12, /* --block-r or --block-c may come alone (sweep varies the other) */
-    OPT_PROFILE = 1 << 13, /* --profile (and tiles from the kernel profiles by default) */
-    OPT_INFER = 1 << 20, /* --decode --kv-len --splits --gqa --page-size --cu-seqlens[-k] */
-};
-
-/* Parses argv[first..argc) against the options in `accept`; unknown arguments are collected
- * in extra[] (up to max_extra) when extra is non-NULL, else rejected.  Returns 0 or
- * EXIT_USAGE (message printed on stderr). */
-int cli_parse(int argc, char **argv, int first, unsigned accept, cli_opts *o, char **extra,
-              int max_extra, int *n_extra);
 
 /* Resolves defaults after parsing: model file, hardware profile, M, shape check.
  * Returns 0 or EXIT_USAGE (message printed). */
@@ -184,12 +168,8 @@ int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
-/* Inference options and commands (cmd_infer.c): option kind of a name (0 not ours, 1 a flag,
- * 2 takes a value), setting it, resolving defaults (called by cli_resolve), and the io, check,
- * sweep and report parts for --decode / --cu-seqlens. */
-int infer_opt_kind(const char *name);
-int infer_set_opt(cli_opts *o, const char *name, const char *val);
-int infer_resolve(cli_opts *o);
+/* Inference (cmd_infer.c): the io, check, sweep and report parts of --decode / --cu-seqlens
+ * (their options are checked and resolved by cli_resolve). */
 int infer_io(const cli_opts *o);
 int infer_check(cli_opts *o);
 int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols,

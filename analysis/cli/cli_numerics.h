@@ -20,9 +20,10 @@ typedef struct {
     int layout_given;     /* --layout bhnd|bnhd on the command line */
 } num_opts;
 
-/* Removes the options above from argv (compacting it, updating *argc) into *no.
- * Returns 0, or EXIT_USAGE with a message. */
-int cli_numerics_args(int *argc, char **argv, num_opts *no);
+/* The option table's parser of check's own options (ids O_C_*: the tensors, --layout, --bf16,
+ * --pass, --exp2, --acc, --study, --no-plots, --save-npy) into the num_opts at ctx.  Returns 0 or
+ * EXIT_USAGE (message printed). */
+int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const char *val);
 
 /* 1 when the options ask for a low-precision, external, study or save run. */
 int cli_numerics_wanted(const num_opts *no);
@@ -39,8 +40,8 @@ const char *cli_check_mask_text(const fa_shape *s, char *buf, size_t n);
  * when it holds a comma, a quote or a line break. */
 void cli_csv_field(FILE *f, const char *s);
 
-/* Runs it (argv already stripped of the options above).  Exit status 0, 1 (a check failed) or
- * 2 (bad usage or input). */
-int cmd_check_numerics(int argc, char **argv, const num_opts *no);
+/* Runs it on the parsed options o.  Exit status 0, 1 (a check failed) or 2 (bad usage or
+ * input). */
+int cmd_check_numerics(cli_opts *o, const num_opts *no);
 
 #endif

@@ -11,7 +11,7 @@
 #include "cli_numerics.h"
 #include "fa_check.h"
 
-static const char *const check_help =
+static const char *const check_head =
     "usage: fasim check [shape options] [--algo ...] [--seed S] [--tol T] [--format table|csv|json]\n"
     "  Runs standard, flash1 and flash2 in numeric mode on random N(0,1) inputs (GSL mt19937,\n"
     "  --seed, default 42) and compares O (and LSE) with the fp64 reference computed directly.\n"
@@ -45,7 +45,8 @@ static const char *const check_help =
     "  algorithms, so --algo, --tol, --pass (the backward is checked when --dout ... --dv are given),\n"
     "  --exp2, --acc, --hw, --sram, --block-r, --block-c, --blocks, --quiet and --save-npy are\n"
     "  refused (exit 2 naming the option).  --bf16 applies only to these files\n"
-    "  --save-npy DIR [--dtype] [shape options] [--layout]: writes a sample problem as .npy files\n";
+    "  --save-npy DIR [--dtype] [shape options] [--layout]: writes a sample problem as .npy files\n"
+    "options:\n";
 
 /* Prints the row of one algorithm on one configuration, or appends it to arr (JSON). */
 static void check_print(const cli_opts *o, const fa_shape *s, fa_blocks bk, const fa_check_row *r, json_t *arr)
@@ -90,127 +91,79 @@ static void check_print(const cli_opts *o, const fa_shape *s, fa_blocks bk, cons
     }
 }
 
-/* --study takes only these options (a value follows each but the flags); every other one would be
- * ignored, so it is refused.  Returns 0 or EXIT_USAGE (after one message). */
-static int study_args_ok(int argc, char **argv)
+/* The options each mode of check uses: --study takes only --seqlen, --headdim, --seed,
+ * --no-plots and --quiet; with --q/--k/--v/--out files the options of fasim's own runs would be
+ * ignored, so they are refused naming them and the reason.  Returns 0 or EXIT_USAGE (after one
+ * message). */
+static int mode_options_ok(const cli_opts *o, const num_opts *no)
 {
-    static const char *const with_value[] = {"--study", "--seqlen", "--headdim", "--seed"};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        size_t n = strcspn(a, "=");
-        int ok = !strcmp(a, "--no-plots") || !strcmp(a, "--quiet");
-        for (size_t k = 0; !ok && k < sizeof with_value / sizeof with_value[0]; k++) {
-            if (strlen(with_value[k]) != n || strncmp(a, with_value[k], n) != 0) continue;
-            if (a[n] == '=' && k == 0) break; /* --study takes no --study=DIR */
-            ok = 1;
-            if (a[n] == '\0') i++; /* its value */
+    if (no->study) {
+        static const int ok[] = {O_C_STUDY, O_SEQLEN, O_HEADDIM, O_SEED, O_C_NO_PLOTS, O_QUIET};
+        for (int id = 1; id < O_NIDS; id++) {
+            int fine = !o->given[id];
+            for (size_t k = 0; !fine && k < sizeof ok / sizeof ok[0]; k++) fine = ok[k] == id;
+            if (!fine)
+                return cli_usage("check --study does not use --%s (the study takes only --seqlen MAXN, --headdim MAXD, "
+                                 "--seed S, --no-plots and --quiet; see fasim check --help)", cli_option_name("check", id));
         }
-        if (!ok) {
-            fprintf(stderr, "fasim: check --study does not use %s (the study takes only --seqlen MAXN, --headdim "
-                            "MAXD, --seed S, --no-plots and --quiet; see fasim check --help)\n", a);
-            return EXIT_USAGE;
-        }
+        return 0;
     }
-    return 0;
-}
-
-/* With --q/--k/--v/--out files the options of fasim's own runs would be ignored, so they are
- * refused naming them; the accepted ones are listed too, so that the walk over argv skips their
- * values.  An option in neither list is left to the parser (unknown) or to the --decode /
- * --cu-seqlens check.  Returns 0 or EXIT_USAGE (after one message). */
-static int npy_args_ok(int argc, char **argv)
-{
+    if (!cli_numerics_external(no)) return 0;
     static const char *const no_algos = "fasim runs none of its own algorithms on your tensors",
                              *const own_runs = "it applies to fasim's own runs, not to external tensors",
                              *const baseline = "naive attention runs in the files' precision or --dtype, as a kernel's baseline";
     static const struct {
-        const char *name;
-        int value;       /* a value follows (unless given as --name=value) */
-        const char *why; /* NULL: used by the external check */
-    } opts[] = {
-        {"--q", 1, NULL}, {"--k", 1, NULL}, {"--v", 1, NULL}, {"--out", 1, NULL}, {"--lse", 1, NULL},
-        {"--dout", 1, NULL}, {"--dq", 1, NULL}, {"--dk", 1, NULL}, {"--dv", 1, NULL}, {"--layout", 1, NULL},
-        {"--bf16", 0, NULL}, {"--dtype", 1, NULL}, {"--scale", 1, NULL}, {"--format", 1, NULL},
-        {"--causal", 0, NULL}, {"--batch", 1, NULL}, {"--heads", 1, NULL}, {"--kv-heads", 1, NULL},
-        {"--seqlen", 1, NULL}, {"--seqlen-k", 1, NULL}, {"--headdim", 1, NULL}, {"--headdim-v", 1, NULL},
-        {"--window", 1, NULL}, {"--softcap", 1, NULL}, {"--alibi", 0, NULL}, {"--block-mask", 1, NULL},
-        {"--col-mask", 1, NULL}, {"--doc-mask", 1, NULL}, {"--mask", 1, NULL}, {"--dropout", 1, NULL},
-        {"--seed", 1, NULL},
-        {"--algo", 1, no_algos},
-        {"--tol", 1, "the verdict is max|out - ref| <= 2 x max|naive - ref|, gradients 3x"},
-        {"--pass", 1, "the backward is checked when --dout, --dq, --dk and --dv are given"},
-        {"--exp2", 0, baseline}, {"--acc", 1, baseline}, {"--hw", 1, own_runs}, {"--sram", 1, own_runs},
-        {"--block-r", 1, own_runs}, {"--block-c", 1, own_runs}, {"--blocks", 1, own_runs},
-        {"--quiet", 0, own_runs}, {"--save-npy", 1, own_runs}, {"--no-plots", 0, own_runs},
+        int id;
+        const char *why;
+    } refused[] = {
+        {O_ALGO, no_algos}, {O_TOL, "the verdict is max|out - ref| <= 2 x max|naive - ref|, gradients 3x"},
+        {O_C_PASS, "the backward is checked when --dout, --dq, --dk and --dv are given"},
+        {O_C_EXP2, baseline}, {O_C_ACC, baseline}, {O_HW, own_runs}, {O_SRAM, own_runs}, {O_BLOCK_R, own_runs},
+        {O_BLOCK_C, own_runs}, {O_BLOCKS, own_runs}, {O_QUIET, own_runs}, {O_C_SAVE_NPY, own_runs},
+        {O_C_NO_PLOTS, own_runs},
     };
-    int seed = 0, dropout = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        size_t n = strcspn(a, "="), k = 0;
-        while (k < sizeof opts / sizeof opts[0] && (strlen(opts[k].name) != n || strncmp(a, opts[k].name, n) != 0)) k++;
-        if (k == sizeof opts / sizeof opts[0]) return 0; /* not ours: the parser or the mode check refuses it */
-        if (opts[k].why) {
-            fprintf(stderr, "fasim: check with --q/--k/--v/--out files does not use %.*s (%s; see fasim check --help)\n",
-                    (int)n, a, opts[k].why);
-            return EXIT_USAGE;
-        }
-        seed |= !strcmp(opts[k].name, "--seed");
-        dropout |= !strcmp(opts[k].name, "--dropout");
-        if (opts[k].value && a[n] == '\0') i++; /* its value */
-    }
-    if (seed && !dropout) {
-        fprintf(stderr, "fasim: check with --q/--k/--v/--out files uses --seed only for --dropout (the inputs are "
-                        "the files); add --dropout p or drop --seed\n");
-        return EXIT_USAGE;
-    }
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++)
+        if (o->given[refused[k].id])
+            return cli_usage("check with --q/--k/--v/--out files does not use --%s (%s; see fasim check --help)",
+                             cli_option_name("check", refused[k].id), refused[k].why);
+    if (o->given[O_SEED] && !o->given[O_DROPOUT])
+        return cli_usage("check with --q/--k/--v/--out files uses --seed only for --dropout (the inputs are "
+                         "the files); add --dropout p or drop --seed");
     return 0;
 }
 
 int cmd_check(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(check_help, stdout);
-            return 0;
-        }
-    const int argc0 = argc;
-    char **argv0 = malloc((size_t)(argc + 1) * sizeof *argv0); /* argv before the numerics options go */
-    if (!argv0) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
-    memcpy(argv0, argv, (size_t)(argc + 1) * sizeof *argv0);
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "check", check_head, "");
+        return 0;
+    }
+    cli_opts o;
     num_opts no; /* --dtype, external tensors, studies: cmd_numerics.c */
-    int bad = cli_numerics_args(&argc, argv, &no);
-    if (!bad && no.study) bad = study_args_ok(argc0, argv0);
-    if (!bad && !no.study && cli_numerics_external(&no)) bad = npy_args_ok(argc0, argv0);
-    if (!bad && no.bf16 && !cli_numerics_external(&no)) {
-        fprintf(stderr, "fasim: check --bf16 applies only to .npy files (--q --k --v --out ...: 16-bit data holds "
-                        "bfloat16 bits); to emulate bf16 use --dtype bf16\n");
-        bad = EXIT_USAGE;
-    }
-    if (!bad && no.layout_given && !cli_numerics_external(&no) && !no.save_npy) {
-        fprintf(stderr, "fasim: check --layout applies only to .npy files (--q --k --v --out ..., or --save-npy DIR)\n");
-        bad = EXIT_USAGE;
-    }
-    free(argv0);
-    if (bad) return EXIT_USAGE;
-    if (no.no_plots && !no.study) {
-        fprintf(stderr, "fasim: check --no-plots applies only to --study DIR (the error study); drop it or add --study\n");
-        return EXIT_USAGE;
-    }
-    int varlen_args = 0; /* --cu-seqlens ... --pass bwd: the varlen backward, not the numerics path */
-    for (int i = 2; i < argc; i++) varlen_args |= !strncmp(argv[i], "--cu-seqlens", 12);
+    memset(&no, 0, sizeof no);
+    int rc = cli_parse_cmd(argc, argv, &o, cli_numerics_take, &no);
+    if (rc) return rc;
+    no.dtype_given = o.given[O_DTYPE];
+    if ((rc = mode_options_ok(&o, &no))) return rc;
+    if ((o.block_r > 0) != (o.block_c > 0)) return cli_usage("give both --block-r and --block-c");
+    if (no.bf16 && !cli_numerics_external(&no))
+        return cli_usage("check --bf16 applies only to .npy files (--q --k --v --out ...: 16-bit data holds "
+                         "bfloat16 bits); to emulate bf16 use --dtype bf16");
+    if (no.layout_given && !cli_numerics_external(&no) && !no.save_npy)
+        return cli_usage("check --layout applies only to .npy files (--q --k --v --out ..., or --save-npy DIR)");
+    if (no.no_plots && !no.study)
+        return cli_usage("check --no-plots applies only to --study DIR (the error study); drop it or add --study");
+    /* --cu-seqlens ... --pass bwd: the varlen backward, not the numerics path */
+    const int varlen_args = o.given[O_CU_SEQLENS] || o.given[O_CU_SEQLENS_K], decode_args = o.given[O_DECODE];
     int only_pass = no.bwd && !no.dtype_given && !no.q && !no.k && !no.v && !no.out && !no.study &&
                     !no.save_npy && !no.exp2 && !no.lse && !no.dout;
-    int decode_args = 0;
-    for (int i = 2; i < argc; i++) decode_args |= !strcmp(argv[i], "--decode");
-    if (cli_numerics_wanted(&no) && !(varlen_args && only_pass) && (varlen_args || decode_args)) {
-        fprintf(stderr, "fasim: low-precision emulation (--dtype, --exp2, --acc, .npy files, --study) does not "
-                        "support --decode or --cu-seqlens; drop one of them\n");
-        return EXIT_USAGE;
-    }
-    if (cli_numerics_wanted(&no) && !(varlen_args && only_pass)) return cmd_check_numerics(argc, argv, &no);
-    cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK | OPT_INFER, &o, NULL, 0, NULL);
-    if (rc) return rc;
+    const int numerics = cli_numerics_wanted(&no) && !(varlen_args && only_pass);
+    if (numerics && (varlen_args || decode_args || o.given[O_KV_LEN] || o.given[O_SPLITS] || o.given[O_GQA] ||
+                     o.given[O_PAGE_SIZE]))
+        return cli_usage("low-precision emulation (--dtype, --exp2, --acc, .npy files, --study) does not "
+                         "support --decode or --cu-seqlens; drop one of them");
+    if (numerics) return cmd_check_numerics(&o, &no);
+    if (o.given[O_QUIET]) return cli_usage("check --quiet applies to --study, --dtype and --save-npy runs");
     if (no.bwd) o.pass = FA_PASS_BWD;
     if (o.decode || o.varlen) return infer_check(&o);
     const fa_shape given = o.shape;

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "fa_compare.h"
 
-static const char *const compare_help =
+static const char *const compare_head =
     "usage: fasim compare --measured FILE [--hw a100|h100|h200] [--sram BYTES] [--no-l2]\n"
     "                     [--format table|csv|json] [--blocks fit]\n"
     "  Reads a CSV of measured kernels (one row per kernel and shape; a header names the\n"
@@ -45,7 +45,8 @@ static const char *const compare_help =
     "  them in registers).  --block-r, --block-c and --blocks paper are refused: the tile\n"
     "  sizes come from the file.\n"
     "  The L2 model replays the rows with measured DRAM bytes (elsewhere '-'); it is skipped\n"
-    "  (--no-l2) or refused for runs over 2^26 transfers.\n";
+    "  (--no-l2) or refused for runs over 2^26 transfers.\n"
+    "options:\n";
 
 /* A table cell: the value with prec decimals in width w, or "-" where it is unknown (NAN). */
 static const char *cell(char *buf, size_t n, double v, int w, int prec)
@@ -72,47 +73,44 @@ static void stat_print(FILE *out, fa_cmp_summary *m)
     }
 }
 
+/* compare's own options */
+typedef struct {
+    const char *path;
+    int use_l2;
+} cmp_args;
+
+static int take_compare(void *ctx, cli_opts *o, int id, const char *name, const char *val)
+{
+    (void)o;
+    cmp_args *c = ctx;
+    if (id == O_MEASURED) {
+        if (!val || !*val) return cli_usage("--measured needs a file");
+        c->path = val;
+        return 0;
+    }
+    if (id == O_NO_L2) {
+        c->use_l2 = 0;
+        return 0;
+    }
+    return cli_usage("%s: not a compare option", name);
+}
+
 int cmd_compare(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(compare_help, stdout);
-            return 0;
-        }
-    /* --no-l2 is a flag: take it out before cli_parse, which would read the next argument as
-     * its value */
-    int use_l2 = 1, nargs = 0;
-    char **args = malloc(((size_t)argc + 1) * sizeof *args);
-    if (!args) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
-    for (int i = 0; i < argc; i++) {
-        if (i >= 2 && !strcmp(argv[i], "--no-l2")) use_l2 = 0;
-        else args[nargs++] = argv[i];
+    if (cli_wants_help(argc, argv)) {
+        cli_help(stdout, "compare", compare_head, "");
+        return 0;
     }
-    args[nargs] = NULL;
+    cmp_args ca = {NULL, 1};
     cli_opts o;
-    char *extra[8];
-    int n_extra = 0;
-    int rc = cli_parse(nargs, args, 2, OPT_HW | OPT_FORMAT, &o, extra, 8, &n_extra);
-    free(args);
+    int rc = cli_parse_cmd(argc, argv, &o, take_compare, &ca);
     if (rc) return rc;
-    if (o.blocks != BLOCKS_FIT) {
-        fprintf(stderr, "fasim: compare takes the tile sizes from the file's block_r and block_c columns, "
-                        "not --block-r, --block-c or --blocks paper\n");
-        return EXIT_USAGE;
-    }
-    const char *path = NULL;
-    for (int i = 0; i < n_extra; i += 2) {
-        if (!strcmp(extra[i], "--measured") && extra[i + 1]) path = extra[i + 1];
-        else if (!strncmp(extra[i], "--measured=", 11)) path = extra[i] + 11;
-        else {
-            fprintf(stderr, "fasim: unknown option '%s' (see fasim compare --help)\n", extra[i]);
-            return EXIT_USAGE;
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "fasim: compare needs --measured FILE (see fasim compare --help)\n");
-        return EXIT_USAGE;
-    }
+    if (o.blocks != BLOCKS_FIT)
+        return cli_usage("compare takes the tile sizes from the file's block_r and block_c columns, "
+                         "not --block-r, --block-c or --blocks paper");
+    const char *path = ca.path;
+    const int use_l2 = ca.use_l2;
+    if (!path) return cli_usage("compare needs --measured FILE (see fasim compare --help)");
     fa_status st = fa_hw_load(o.hw_key, NULL, &o.hw);
     if (st) return cli_fail(st);
     if (o.sram == 0) o.sram = o.hw.sram_per_block;

@@ -11,114 +11,6 @@
 #include "cli.h"
 #include "fa_inference.h"
 
-#define MAX_SEQ 65536
-
-/* The offsets of --cu-seqlens (0) and --cu-seqlens-k (1): one process, one batch. */
-static int64_t g_cu[2][MAX_SEQ + 1];
-static int64_t g_n[2] = {-1, -1}; /* number of offsets, -1: not given */
-
-static int bad(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "fasim: %s", cli_where);
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
-    return EXIT_USAGE;
-}
-
-int infer_opt_kind(const char *name)
-{
-    if (!strcmp(name, "--decode")) return 1;
-    static const char *const v[] = {"--kv-len", "--splits", "--page-size", "--gqa", "--cu-seqlens",
-                                    "--cu-seqlens-k", NULL};
-    for (int i = 0; v[i]; i++)
-        if (!strcmp(name, v[i])) return 2;
-    return 0;
-}
-
-int infer_set_opt(cli_opts *o, const char *name, const char *v)
-{
-    int64_t x;
-    if (!strcmp(name, "--decode")) {
-        if (v) return bad("--decode takes no value (got '%s')%s", v, "");
-        o->decode = 1;
-        return 0;
-    }
-    /* a missing value: the next argument is another option (`--gqa --kv-heads 8`) or nothing */
-    const char *allowed = !strcmp(name, "--gqa") ? ": per-head, packed or both" : "";
-    if (!v || (v[0] == '-' && v[1] == '-')) {
-        fprintf(stderr, "fasim: %s needs a value%s%s%s%s\n", name, allowed, v ? " (got the option '" : "",
-                v ? v : "", v ? "')" : "");
-        return EXIT_USAGE;
-    }
-    if (!strcmp(name, "--kv-len")) {
-        if (cli_int(name, v, 1, INT32_MAX, &x)) return EXIT_USAGE;
-        o->kv_len = x;
-    } else if (!strcmp(name, "--splits")) {
-        if (!strcmp(v, "auto")) {
-            o->splits_auto = 1;
-            o->splits = 0;
-            return 0;
-        }
-        if (cli_int(name, v, 1, INT32_MAX, &x)) return EXIT_USAGE;
-        o->splits = x;
-        o->splits_auto = 0;
-    } else if (!strcmp(name, "--page-size")) {
-        if (cli_int(name, v, 0, INT32_MAX, &x)) return EXIT_USAGE;
-        if (x == 0) return bad("--page-size 0: a page holds at least one token%s%s", "", "");
-        o->page_size = x;
-        o->paged = 1;
-    } else if (!strcmp(name, "--gqa")) {
-        if (!strcmp(v, "both")) o->gqa = 0;
-        else if (!strcmp(v, "per-head")) o->gqa = 1;
-        else if (!strcmp(v, "packed")) o->gqa = 2;
-        else return bad("--gqa '%s' is not one of per-head, packed, both%s", v, "");
-    } else {
-        int which = !strcmp(name, "--cu-seqlens-k");
-        fa_status st = fa_cu_seqlens_parse(name, v, g_cu[which], MAX_SEQ, &g_n[which]);
-        if (st) return cli_fail(st);
-        if (!which) o->varlen = 1;
-    }
-    return 0;
-}
-
-static fa_varlen g_vl;
-
-int infer_resolve(cli_opts *o)
-{
-    fa_shape *s = &o->shape;
-    if (g_n[1] >= 0 && !o->varlen) return bad("--cu-seqlens-k needs --cu-seqlens%s%s", "", "");
-    if (!o->decode && !o->varlen) {
-        if (o->kv_len) return bad("--kv-len needs --decode%s%s", "", "");
-        if (o->splits || o->splits_auto) return bad("--splits needs --decode or --cu-seqlens%s%s", "", "");
-        if (o->paged) return bad("--page-size needs --decode%s%s", "", "");
-        if (o->gqa) return bad("--gqa needs --decode or --cu-seqlens%s%s", "", "");
-        return 0;
-    }
-    if (s->window || s->alibi || s->softcap > 0 || s->dropout_p > 0 || o->block_mask_path ||
-        o->col_mask_path || o->n_docs > 0 || o->dense_mask_path)
-        return bad("--decode and --cu-seqlens support the causal mask only (not --window, --alibi, --softcap, "
-                   "--dropout or mask files)%s%s", "", "");
-    if (o->trace_path) return bad("--trace is for the classic algorithms, not --decode or --cu-seqlens%s%s", "", "");
-    if (o->l2) return bad("--l2 is for the classic algorithms, not --decode or --cu-seqlens%s%s", "", "");
-    if (o->algo_given)
-        return bad("--algo does not apply to --decode or --cu-seqlens (their kernel is FlashAttention-2's)%s%s", "", "");
-    if (o->decode && o->pass != FA_PASS_FWD)
-        return bad("decoding is inference: it has no backward (drop --pass)%s%s", "", "");
-    if (o->model_path && s->seqlen_q < 0) s->seqlen_q = o->decode ? 1 : -1; /* not max_positions */
-    if (o->decode && o->varlen) return bad("--decode and --cu-seqlens exclude each other (use one)%s%s", "", "");
-    if (o->decode) {
-        if (!o->kv_len) return bad("--decode needs --kv-len N (the number of cached keys)%s%s", "", "");
-        if (s->seqlen_k > 0) return bad("--decode takes N_k from --kv-len, not --seqlen-k%s%s", "", "");
-        if (s->seqlen_q < 0) s->seqlen_q = 1;
-        s->seqlen_k = o->kv_len;
-        return 0;
-    }
-    if (o->paged) return bad("--page-size is for --decode (a varlen batch reads contiguous K/V)%s%s", "", "");
-    if (o->kv_len) return bad("--kv-len needs --decode (a varlen batch takes key lengths from --cu-seqlens-k)%s%s", "", "");
-    fa_status st = fa_varlen_resolve(s, g_cu[0], g_n[0], g_n[1] >= 0 ? g_cu[1] : NULL, g_n[1], &g_vl);
-    return st ? cli_fail(st) : 0; /* the offsets are checked (fa_varlen_check) by every run, after the defaults */
-}
-
 /* ---- the variants of one configuration (fa_infer_variants) ---- */
 
 /* The request of the options: their tiles (--blocks paper refused), splits, pages, GQA modes. */
@@ -129,7 +21,7 @@ static fa_status request_of(const cli_opts *o, fa_infer_req *q, fa_blocks *bk)
                            "with --decode and --cu-seqlens");
     bk->block_r = o->block_r;
     bk->block_c = o->block_c;
-    *q = (fa_infer_req){.vl = o->varlen ? &g_vl : NULL, .decode = o->decode, .gqa = o->gqa, .splits = o->splits,
+    *q = (fa_infer_req){.vl = o->varlen ? &o->vl : NULL, .decode = o->decode, .gqa = o->gqa, .splits = o->splits,
                         .splits_auto = o->splits_auto, .page_size = o->paged ? o->page_size : 0,
                         .blocks = o->blocks == BLOCKS_EXPLICIT ? bk : NULL, .M = o->sram, .hw = &o->hw};
     return FA_OK;
@@ -161,7 +53,7 @@ static void write_csv_row(FILE *f, const cli_opts *o, const fa_infer_variant *x,
             ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64
             ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
             ",%.6g,%zu,%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e,%.6e\n",
-            x->name, o->varlen ? (int64_t)1 : s->batch, o->varlen ? g_vl.nseq : s->batch, s->heads,
+            x->name, o->varlen ? (int64_t)1 : s->batch, o->varlen ? o->vl.nseq : s->batch, s->heads,
             s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_dtype_name(s->dtype),
             s->causal == FA_CAUSAL_NONE ? "none" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left",
             o->hw.key, r->sram_bytes, r->opt.splits, r->opt.pack_gqa, r->opt.page_size, r->blocks.block_r,
@@ -185,7 +77,7 @@ static json_t *json_row(const cli_opts *o, const fa_infer_variant *x, const cli_
     }
 #define U64(key, v) json_object_set_new(j, key, (v) <= (uint64_t)INT64_MAX ? json_integer((json_int_t)(v)) : json_real((double)(v)))
     json_object_set_new(j, "kernel", json_string(x->name));
-    json_object_set_new(j, "nseq", json_integer(o->varlen ? g_vl.nseq : s->batch));
+    json_object_set_new(j, "nseq", json_integer(o->varlen ? o->vl.nseq : s->batch));
     json_object_set_new(j, "batch", json_integer(o->varlen ? 1 : s->batch));
     json_object_set_new(j, "heads", json_integer(s->heads));
     json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
@@ -241,7 +133,7 @@ static void describe(FILE *f, const cli_opts *o)
     const char *mask = s->causal == FA_CAUSAL_NONE ? "no mask" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "causal (bottom-right)" : "causal (top-left)";
     if (o->varlen)
         fprintf(f, "varlen batch: %" PRId64 " sequences, %" PRId64 " query rows, %" PRId64 " keys in all",
-                g_vl.nseq, s->seqlen_q, s->seqlen_k);
+                o->vl.nseq, s->seqlen_q, s->seqlen_k);
     else
         fprintf(f, "decoding: B=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64 "%s", s->batch, s->seqlen_q,
                 s->seqlen_k, o->paged ? "" : " (contiguous KV cache)");
@@ -256,12 +148,12 @@ static void describe(FILE *f, const cli_opts *o)
 static int varlen_bwd_io(const cli_opts *o)
 {
     if (o->splits > 1 || o->splits_auto)
-        return bad("split-KV is a forward (inference) scheme: drop --splits with --pass bwd%s%s", "", "");
+        return cli_usage("split-KV is a forward (inference) scheme: drop --splits with --pass bwd");
     if (o->blocks == BLOCKS_PAPER)
-        return bad("--blocks paper is Algorithm 1's rule: use --blocks fit or --block-r/--block-c%s%s", "", "");
+        return cli_usage("--blocks paper is Algorithm 1's rule: use --blocks fit or --block-r/--block-c");
     const fa_blocks given = {o->block_r, o->block_c};
     fa_varlen_bwd_io_result res;
-    fa_status st = fa_varlen_bwd_io(o->pass, &o->shape, &g_vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
+    fa_status st = fa_varlen_bwd_io(o->pass, &o->shape, &o->vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
                                     &o->hw, &res);
     if (st) return cli_fail(st);
     const fa_blocks bk = res.blocks;
@@ -271,7 +163,7 @@ static int varlen_bwd_io(const cli_opts *o)
         json_t *j = json_object();
         json_object_set_new(j, "algo", json_string("varlen_flash2"));
         json_object_set_new(j, "pass", json_string(fa_pass_name(o->pass)));
-        json_object_set_new(j, "nseq", json_integer(g_vl.nseq));
+        json_object_set_new(j, "nseq", json_integer(o->vl.nseq));
         json_object_set_new(j, "block_r", json_integer(bk.block_r));
         json_object_set_new(j, "block_c", json_integer(bk.block_c));
         json_object_set_new(j, "hbm_read_bytes", json_integer((json_int_t)rd));
@@ -290,14 +182,14 @@ static int varlen_bwd_io(const cli_opts *o)
     if (o->format == FMT_CSV) {
         printf("algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,bwd_formula_match\n");
         printf("varlen_flash2,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
-               fa_pass_name(o->pass), g_vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, fb, match);
+               fa_pass_name(o->pass), o->vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, fb, match);
         return 0;
     }
     char b[4][32];
     describe(stdout, o);
     printf("varlen FlashAttention-2 %s, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64 ": HBM read %s, written %s, "
            "total %s; backward = closed form: %s; SRAM peak %s\n",
-           o->pass == FA_PASS_BWD ? "backward" : "forward + backward", g_vl.nseq, bk.block_r, bk.block_c,
+           o->pass == FA_PASS_BWD ? "backward" : "forward + backward", o->vl.nseq, bk.block_r, bk.block_c,
            cli_bytes((double)rd, b[0], 32), cli_bytes((double)wr, b[1], 32), cli_bytes((double)(rd + wr), b[2], 32),
            match ? "yes" : "NO", cli_bytes((double)res.bwd.sram_peak_bytes, b[3], 32));
     return 0;
@@ -354,10 +246,10 @@ int infer_io(const cli_opts *o)
     if (o->varlen && n > 0) { /* what padding every sequence to the longest would move */
         fa_shape p;
         fa_infer_result pr;
-        if (fa_varlen_padded(&o->shape, &g_vl, v[0].r.blocks, o->sram, &o->hw, &p, &pr) == FA_OK) {
+        if (fa_varlen_padded(&o->shape, &o->vl, v[0].r.blocks, o->sram, &o->hw, &p, &pr) == FA_OK) {
             char t1[32];
             printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the packed batch)\n",
-                   g_vl.nseq, p.seqlen_q, p.seqlen_k, cli_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
+                   o->vl.nseq, p.seqlen_q, p.seqlen_k, cli_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
                    (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
         }
     }
@@ -404,7 +296,7 @@ static int varlen_bwd_check(cli_opts *o)
 {
     const fa_blocks given = {o->block_r, o->block_c};
     fa_varlen_bwd_check_result r;
-    fa_status st = fa_varlen_bwd_check(&o->shape, &g_vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
+    fa_status st = fa_varlen_bwd_check(&o->shape, &o->vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
                                        o->seed, o->tol, &r);
     if (st) return cli_fail(st);
     if (o->format == FMT_JSON)
@@ -412,7 +304,7 @@ static int varlen_bwd_check(cli_opts *o)
                "\"dv_rel_err\": %.6e, \"pass_check\": %s}]\n", r.rel[0], r.rel[1], r.rel[2], r.pass ? "true" : "false");
     else
         printf("varlen FlashAttention-2 backward, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64
-               ": dQ rel %.3e, dK rel %.3e, dV rel %.3e  %s\n", g_vl.nseq, r.blocks.block_r, r.blocks.block_c,
+               ": dQ rel %.3e, dK rel %.3e, dV rel %.3e  %s\n", o->vl.nseq, r.blocks.block_r, r.blocks.block_c,
                r.rel[0], r.rel[1], r.rel[2], r.pass ? "PASS" : "FAIL");
     return r.pass ? 0 : EXIT_RUN;
 }

@@ -24,56 +24,34 @@ extern char **environ;
 
 /* ---------------------------------------------------------------- options */
 
-int cli_numerics_args(int *argc, char **argv, num_opts *no)
+int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const char *v)
 {
-    memset(no, 0, sizeof *no);
-    int w = 2;
-    for (int i = 2; i < *argc; i++) {
-        const char *a = argv[i];
-        const char **dst = NULL;
-        if (!strcmp(a, "--q")) dst = &no->q;
-        else if (!strcmp(a, "--k")) dst = &no->k;
-        else if (!strcmp(a, "--v")) dst = &no->v;
-        else if (!strcmp(a, "--out")) dst = &no->out;
-        else if (!strcmp(a, "--lse")) dst = &no->lse;
-        else if (!strcmp(a, "--dout")) dst = &no->dout;
-        else if (!strcmp(a, "--dq")) dst = &no->dq;
-        else if (!strcmp(a, "--dk")) dst = &no->dk;
-        else if (!strcmp(a, "--dv")) dst = &no->dv;
-        else if (!strcmp(a, "--study")) dst = &no->study;
-        else if (!strcmp(a, "--save-npy")) dst = &no->save_npy;
-        if (dst) {
-            if (i + 1 >= *argc || !argv[i + 1][0]) {
-                fprintf(stderr, "fasim: %s needs a file or directory\n", a);
-                return EXIT_USAGE;
-            }
-            *dst = argv[++i];
-            continue;
-        }
-        if (!strcmp(a, "--layout") || !strcmp(a, "--acc") || !strcmp(a, "--pass")) {
-            const char *v = i + 1 < *argc ? argv[++i] : "";
-            if (!strcmp(a, "--layout")) no->layout_given = 1;
-            if (!strcmp(a, "--layout") && (!strcmp(v, "bnhd") || !strcmp(v, "bhnd"))) no->bnhd = !strcmp(v, "bnhd");
-            else if (!strcmp(a, "--acc") && (!strcmp(v, "fp32") || !strcmp(v, "fp64"))) no->acc64 = !strcmp(v, "fp64");
-            else if (!strcmp(a, "--pass") && (!strcmp(v, "fwd") || !strcmp(v, "bwd"))) no->bwd = !strcmp(v, "bwd");
-            else {
-                fprintf(stderr, "fasim: %s '%s' is not one of %s\n", a, v,
-                        !strcmp(a, "--layout") ? "bhnd, bnhd" : !strcmp(a, "--acc") ? "fp32, fp64" : "fwd, bwd");
-                return EXIT_USAGE;
-            }
-            continue;
-        }
-        if (!strcmp(a, "--bf16")) no->bf16 = 1;
-        else if (!strcmp(a, "--exp2")) no->exp2 = 1;
-        else if (!strcmp(a, "--no-plots")) no->no_plots = 1;
-        else {
-            if (!strcmp(a, "--dtype") || !strncmp(a, "--dtype=", 8)) no->dtype_given = 1;
-            argv[w++] = argv[i];
-            continue;
-        }
+    (void)o;
+    num_opts *no = ctx;
+    const char **dst = id == O_C_Q ? &no->q : id == O_C_K ? &no->k : id == O_C_V ? &no->v : id == O_C_OUT ? &no->out
+                     : id == O_C_LSE ? &no->lse : id == O_C_DOUT ? &no->dout : id == O_C_DQ ? &no->dq
+                     : id == O_C_DK ? &no->dk : id == O_C_DV ? &no->dv : id == O_C_STUDY ? &no->study
+                     : id == O_C_SAVE_NPY ? &no->save_npy : NULL;
+    if (dst) {
+        if (!v || !*v) return cli_usage("%s needs a file or directory", name);
+        *dst = v;
+        return 0;
     }
-    *argc = w;
-    argv[w] = NULL;
+    if (id == O_C_LAYOUT || id == O_C_ACC || id == O_C_PASS) {
+        if (!v) v = "";
+        if (id == O_C_LAYOUT) no->layout_given = 1;
+        if (id == O_C_LAYOUT && (!strcmp(v, "bnhd") || !strcmp(v, "bhnd"))) no->bnhd = !strcmp(v, "bnhd");
+        else if (id == O_C_ACC && (!strcmp(v, "fp32") || !strcmp(v, "fp64"))) no->acc64 = !strcmp(v, "fp64");
+        else if (id == O_C_PASS && (!strcmp(v, "fwd") || !strcmp(v, "bwd"))) no->bwd = !strcmp(v, "bwd");
+        else
+            return cli_usage("%s '%s' is not one of %s", name, v,
+                             id == O_C_LAYOUT ? "bhnd, bnhd" : id == O_C_ACC ? "fp32, fp64" : "fwd, bwd");
+        return 0;
+    }
+    if (id == O_C_BF16) no->bf16 = 1;
+    else if (id == O_C_EXP2) no->exp2 = 1;
+    else if (id == O_C_NO_PLOTS) no->no_plots = 1;
+    else return cli_usage("%s: not a check option", name);
     return 0;
 }
 
@@ -426,12 +404,9 @@ bad_path: /* its message printed */
 
 /* ---------------------------------------------------------------- entry */
 
-int cmd_check_numerics(int argc, char **argv, const num_opts *no)
+int cmd_check_numerics(cli_opts *po, const num_opts *no)
 {
-    cli_opts o;
-    int rc = cli_parse(argc, argv, 2, OPT_SHAPE | OPT_ALGO | OPT_HW | OPT_FORMAT | OPT_CHECK | OPT_QUIET, &o, NULL,
-                       0, NULL);
-    if (rc) return rc;
+    cli_opts o = *po;
     if (cli_numerics_external(no)) return run_external(&o, no);
     if (no->study) return run_study(&o, no);
     if (no->save_npy) return run_save(&o, no);

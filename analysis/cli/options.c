@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fa_inference.h"
 
 int cli_usage(const char *fmt, ...)
 {
@@ -88,7 +89,7 @@ static const cli_option TABLE[] = {
      "                                       flash1: fa1, flash2: fa2) with its tile table; --blocks or\n"
      "                                       --block-r/--block-c count in the paper's model\n"
      "                                       (--blocks fit with --profile KEY: KEY's tile table)\n"},
-    {"pass", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN | CMD_CHECK, O_PASS,
+    {"pass", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN, O_PASS,
      "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"},
     {"format", A_VALUE, CMD_IO | CMD_CHECK | CMD_COMPARE, O_FORMAT,
      "  --format table|csv|json              output format (default table)\n"},
@@ -102,6 +103,26 @@ static const cli_option TABLE[] = {
     {"quiet", A_FLAG, CMD_SWEEP, O_QUIET, "  --quiet                              no progress line on a terminal's stderr\n"},
     /* sweep */
     {"vary", A_VALUE, CMD_SWEEP, O_VARY, NULL},
+    /* check: tolerance, external tensors, low precision, studies */
+    {"tol", A_VALUE, CMD_CHECK, O_TOL, "  --tol T                              fp64 check: a configuration passes when rel <= T (1e-10)\n"},
+    {"q", A_VALUE, CMD_CHECK, O_C_Q, "  --q FILE --k FILE --v FILE --out FILE  an external kernel's tensors (.npy; docs/validate.md)\n"},
+    {"k", A_VALUE, CMD_CHECK, O_C_K, NULL},
+    {"v", A_VALUE, CMD_CHECK, O_C_V, NULL},
+    {"out", A_VALUE, CMD_CHECK, O_C_OUT, NULL},
+    {"lse", A_VALUE, CMD_CHECK, O_C_LSE, "  --lse FILE --dout FILE --dq FILE --dk FILE --dv FILE  its LSE and its gradients\n"},
+    {"dout", A_VALUE, CMD_CHECK, O_C_DOUT, NULL},
+    {"dq", A_VALUE, CMD_CHECK, O_C_DQ, NULL},
+    {"dk", A_VALUE, CMD_CHECK, O_C_DK, NULL},
+    {"dv", A_VALUE, CMD_CHECK, O_C_DV, NULL},
+    {"layout", A_VALUE, CMD_CHECK, O_C_LAYOUT, "  --layout bhnd|bnhd                   the .npy files' layout (default bhnd)\n"},
+    {"bf16", A_FLAG, CMD_CHECK, O_C_BF16, "  --bf16                               16-bit integer .npy data holds bfloat16 bits\n"},
+    {"pass", A_VALUE, CMD_CHECK, O_C_PASS, "  --pass fwd|bwd                       bwd: check the gradients too (with --dtype; 3x rule)\n"},
+    {"exp2", A_FLAG, CMD_CHECK, O_C_EXP2, "  --exp2                               log2(e) folded into the scale, exp2 in the softmax\n"},
+    {"acc", A_VALUE, CMD_CHECK, O_C_ACC, "  --acc fp32|fp64                      the emulation's accumulator (default fp32)\n"},
+    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above)\n"},
+    {"no-plots", A_FLAG, CMD_CHECK, O_C_NO_PLOTS, "  --no-plots                           with --study: the CSVs only\n"},
+    {"quiet", A_FLAG, CMD_CHECK, O_QUIET, "  --quiet                              with --study: no progress and no \"wrote\" line\n"},
+    {"save-npy", A_VALUE, CMD_CHECK, O_C_SAVE_NPY, "  --save-npy DIR                       write a sample problem as .npy files\n"},
     /* compare */
     {"measured", A_VALUE, CMD_COMPARE, O_MEASURED,
      "  --measured FILE                      the CSV of measured kernels (required; columns above)\n"},
@@ -382,8 +403,41 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         return 0;
     case O_L2: o->l2 = 1; return 0;
     case O_QUIET: o->quiet = 1; return 0;
-    case O_DECODE: case O_KV_LEN: case O_SPLITS: case O_GQA: case O_PAGE_SIZE: case O_CU_SEQLENS: case O_CU_SEQLENS_K:
-        return infer_set_opt(o, name, val);
+    case O_DECODE: o->decode = 1; return 0;
+    case O_KV_LEN: case O_SPLITS: case O_GQA: case O_PAGE_SIZE: case O_CU_SEQLENS: case O_CU_SEQLENS_K: {
+        /* a missing value: the next argument is another option (`--gqa --kv-heads 8`) or nothing */
+        const char *allowed = id == O_GQA ? ": per-head, packed or both" : "";
+        if (!val || (val[0] == '-' && val[1] == '-'))
+            return cli_usage("%s needs a value%s%s%s%s", name, allowed, val ? " (got the option '" : "", val ? val : "",
+                             val ? "')" : "");
+        if (id == O_KV_LEN) return cli_int(name, val, 1, INT32_MAX, &o->kv_len);
+        if (id == O_SPLITS) {
+            o->splits_auto = !strcmp(val, "auto");
+            o->splits = 0;
+            return o->splits_auto ? 0 : cli_int(name, val, 1, INT32_MAX, &o->splits);
+        }
+        if (id == O_PAGE_SIZE) {
+            if (cli_int(name, val, 0, INT32_MAX, &v)) return EXIT_USAGE;
+            if (v == 0) return cli_usage("--page-size 0: a page holds at least one token");
+            o->page_size = v;
+            o->paged = 1;
+            return 0;
+        }
+        if (id == O_GQA) {
+            if (!strcmp(val, "both")) o->gqa = 0;
+            else if (!strcmp(val, "per-head")) o->gqa = 1;
+            else if (!strcmp(val, "packed")) o->gqa = 2;
+            else return cli_usage("--gqa '%s' is not one of per-head, packed, both", val);
+            return 0;
+        }
+        const int which = id == O_CU_SEQLENS_K; /* the offsets live until the process ends */
+        static int64_t cu[2][CLI_MAX_SEQ + 1];
+        fa_status st = fa_cu_seqlens_parse(name, val, cu[which], CLI_MAX_SEQ, &o->n_cu[which]);
+        if (st) return cli_fail(st);
+        o->cu[which] = cu[which];
+        if (!which) o->varlen = 1;
+        return 0;
+    }
     }
     return cli_usage("%s: no parser (an entry of the option table without a case)", name);
 }
@@ -409,6 +463,7 @@ void cli_defaults(cli_opts *o)
     o->seed = 42;
     o->shape.dropout_seed = 42;
     o->tol = 1e-10;
+    o->n_cu[0] = o->n_cu[1] = -1;
 }
 
 int cli_takes(const char *cmd, const char *name)
@@ -496,7 +551,8 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
     const int takes_profile = cli_takes(cmd, "profile");
     if (o->block_r > 0 || o->block_c > 0) {
         if (o->given[O_BLOCKS]) return cli_usage("--blocks and --block-r/--block-c exclude each other");
-        if ((o->block_r < 0 || o->block_c < 0) && !(bit & CMD_SWEEP)) /* sweep may vary the other */
+        /* sweep may vary the other; check first refuses tiles where its mode takes none */
+        if ((o->block_r < 0 || o->block_c < 0) && !(bit & (CMD_SWEEP | CMD_CHECK)))
             return cli_usage("give both --block-r and --block-c");
         o->blocks = BLOCKS_EXPLICIT;
     }
@@ -523,6 +579,14 @@ int cli_wants_help(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
     return 0;
+}
+
+const char *cli_option_name(const char *cmd, int id)
+{
+    unsigned bit = cmd_bit(cmd);
+    for (int i = 0; i < NTABLE; i++)
+        if (TABLE[i].name && TABLE[i].id == id && (TABLE[i].cmds & bit)) return TABLE[i].name;
+    return "?";
 }
 
 void cli_option_names(const char *cmd, void (*fn)(const char *name, int takes_value, void *ctx), void *ctx)
