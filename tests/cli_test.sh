@@ -1,44 +1,13 @@
 #!/bin/sh
 # cli_test.sh -- command-line tests of `fasim`: outputs, exit statuses, bad input, and that a
 # failing run creates or truncates no file.  Run by `make test` with FASIM set to the
-# sanitizer build.  Each check prints one PASS/FAIL line; the script exits 1 on any failure.
+# sanitizer build.  Each check prints one PASS, FAIL or SKIP line (tests/cli_lib.sh); the script
+# exits 1 on any failure.
 FASIM=${FASIM:-./build/fasim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
-n=0
-pass() { n=$((n + 1)); echo "PASS $1"; }
-fail() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $1"; }
-
-# expect_exit CODE NAME -- ARGS: runs fasim, checks the status and (for 2) a message on stderr
-expect_exit() {
-    code=$1; name=$2; shift 3
-    "$FASIM" "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then fail "$name: exit $rc, expected $code ($(head -c 300 "$T/err"))"; return; fi
-    if [ "$code" -eq 2 ] && ! grep -q "fasim: " "$T/err"; then fail "$name: no message on stderr"; return; fi
-    if [ "$code" -eq 2 ] && [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$name: expected one message line, got: $(cat "$T/err")"; return; fi
-    if [ "$code" -eq 2 ] && [ -s "$T/out" ]; then fail "$name: wrote to stdout on error"; return; fi
-    pass "$name"
-}
-
-# expect_msg NAME TEXT -- ARGS: exit 2, one line on stderr that holds TEXT, nothing on stdout;
-# with em_printable=1 also no byte outside printable ASCII and tab in the message (used by the
-# sourced cli_test_*.sh files)
-em_printable=0
-expect_msg() {
-    em_name=$1; em_text=$2; shift 3
-    "$FASIM" "$@" >"$T/out" 2>"$T/err"
-    em_rc=$?
-    if [ "$em_rc" -ne 2 ]; then fail "$em_name: exit $em_rc, expected 2 ($(head -c 300 "$T/err" | od -c | head -3))"; return; fi
-    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$em_name: expected one message line, got: $(od -c "$T/err" | head -5)"; return; fi
-    if [ -s "$T/out" ]; then fail "$em_name: wrote to stdout on error"; return; fi
-    if [ "$em_printable" = 1 ] && [ "$(LC_ALL=C tr -d '\t\n\040-\176' < "$T/err" | wc -c)" -ne 0 ]; then
-        fail "$em_name: non-printable bytes in the message: $(od -c "$T/err" | head -5)"; return
-    fi
-    if ! grep -qF -- "$em_text" "$T/err"; then fail "$em_name: message lacks '$em_text': $(cat "$T/err")"; return; fi
-    pass "$em_name"
-}
+# pass, fail, skip, expect_exit, expect_msg, nothing_in, summary: tests/cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
 
 # ---- bad input: one clear message, exit 2 ----
 expect_exit 2 "N = 0" -- io --seqlen 0
@@ -261,18 +230,14 @@ expect_exit 1 "external: the wrong mask fails" -- check $X --out "$T/npy/o.npy" 
 expect_exit 2 "external: bf16 bits without --bf16" -- check $X --out "$T/npy/o.npy" --layout bnhd
 expect_exit 2 "external: missing file" -- check $X --out "$T/npy/none.npy" --bf16
 printf 'PK\003\004 not a numpy file' > "$T/bad.npy"
-expect_exit 2 "external: bad magic" -- check $X --out "$T/bad.npy" --bf16
-grep -q "bad.npy: not a .npy file (bad magic)" "$T/err" && pass "bad magic names the file" || fail "bad magic message: $(cat "$T/err")"
+expect_msg "external: bad magic names the file" "bad.npy: not a .npy file (bad magic)" -- check $X --out "$T/bad.npy" --bf16
 head -c 150 "$T/npy/o.npy" > "$T/trunc.npy"
-expect_exit 2 "external: truncated data" -- check $X --out "$T/trunc.npy" --bf16 --layout bnhd
-grep -q "trunc.npy: truncated data" "$T/err" && pass "truncation named" || fail "truncation message: $(cat "$T/err")"
+expect_msg "external: truncated data named" "trunc.npy: truncated data" -- check $X --out "$T/trunc.npy" --bf16 --layout bnhd
 printf "\223NUMPY\001\000\106\000{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }            \n0123456789abcdef" > "$T/fortran.npy"
-expect_exit 2 "external: Fortran order" -- check $X --out "$T/fortran.npy" --bf16
-grep -q "Fortran order is not supported" "$T/err" && pass "Fortran order named" || fail "fortran message: $(cat "$T/err")"
+expect_msg "external: Fortran order named" "Fortran order is not supported" -- check $X --out "$T/fortran.npy" --bf16
 printf "\223NUMPY\001\000\032\000{'descr': '<f4', 'shape' }" > "$T/hdr.npy"
 expect_exit 2 "external: malformed header" -- check $X --out "$T/hdr.npy" --bf16
-expect_exit 2 "external: shape mismatch (k for v)" -- check --q "$T/npy/q.npy" --k "$T/npy/k.npy" --v "$T/npy/q.npy" --out "$T/npy/o.npy" --bf16 --layout bnhd
-grep -q "shape mismatch" "$T/err" && pass "shape mismatch named" || fail "shape mismatch message: $(cat "$T/err")"
+expect_msg "external: shape mismatch (k for v) named" "shape mismatch" -- check --q "$T/npy/q.npy" --k "$T/npy/k.npy" --v "$T/npy/q.npy" --out "$T/npy/o.npy" --bf16 --layout bnhd
 expect_exit 2 "external: --dout without --dq" -- check $X --out "$T/npy/o.npy" --dout "$T/npy/do.npy" --bf16
 "$FASIM" check --study "$T/study" --seqlen 32 --headdim 16 --no-plots --quiet \
     && [ "$(wc -l < "$T/study/err_vs_n.csv")" -eq 41 ] && [ "$(wc -l < "$T/study/err_vs_d.csv")" -eq 21 ] \
@@ -313,7 +278,9 @@ echo real > "$T/real.csv"; ln -s "$T/real.csv" "$T/link.csv"
 [ -L "$T/link.csv" ] && head -1 "$T/real.csv" | grep -q '^step,' && pass "--trace through a symlink keeps the link" || fail "--trace symlink"
 "$FASIM" io --algo flash2 --seqlen 20 --trace /dev/stdout | head -1 | grep -q '^step,' && [ -L /dev/stdout ] && pass "--trace /dev/stdout writes in place" || fail "--trace /dev/stdout"
 expect_exit 2 "--trace to a directory" -- io --algo flash2 --trace "$T"
-if [ -w /dev/full ]; then "$FASIM" io > /dev/full 2>"$T/err"; rc=$?; [ $rc -eq 1 ] && grep -q "cannot write standard output" "$T/err" && pass "stdout write error exits 1" || fail "stdout /dev/full: rc $rc"; fi
+# exit 1 and the message with stdout on /dev/full (expect_msg takes stdout itself)
+if [ -w /dev/full ]; then "$FASIM" io > /dev/full 2>"$T/err"; rc=$?; [ $rc -eq 1 ] && grep -q "cannot write standard output" "$T/err" && pass "stdout write error exits 1" || fail "stdout /dev/full: rc $rc"
+else skip "stdout write error exits 1" "no writable /dev/full"; fi
 expect_exit 2 "sweep: vary and fix" -- sweep --vary seqlen=64 --seqlen 128
 expect_exit 2 "sweep: empty list item" -- sweep --vary seqlen=1,,2
 expect_exit 2 "--l2 too large, at once" -- io --l2 --seqlen 1048576 --headdim 128 --heads 32 --kv-heads 8 --algo flash2
@@ -349,7 +316,11 @@ expect_exit 2 "compare: no rows" -- compare --measured "$T/cm3.csv"
 "$FASIM" io --seqlen 128 --softcap 30 --pass bwd --format json 2>/dev/null | jq -e 'length == 2' >/dev/null \
     && pass "softcap backward: standard left out with a note" || fail "softcap bwd algo all"
 expect_exit 2 "softcap backward of standard, asked for" -- io --seqlen 128 --softcap 30 --pass bwd --algo standard
-if "$FASIM" check --save-npy "$T/npy" --seqlen 16 --headdim 8 >/dev/null 2>&1 && [ -f "$T/npy/q.npy" ] && command -v python3 >/dev/null; then
+if ! "$FASIM" check --save-npy "$T/npy" --seqlen 16 --headdim 8 >/dev/null 2>"$T/err" || [ ! -f "$T/npy/q.npy" ]; then
+    fail ".npy check refuses a NaN input: check --save-npy failed: $(cat "$T/err")"
+elif ! command -v python3 >/dev/null; then
+    skip ".npy check refuses a NaN input" "no python3 to write the NaN"
+else
     python3 - "$T/npy/q.npy" "$T/npy/qnan.npy" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -361,10 +332,9 @@ PY
     expect_exit 2 ".npy check refuses a NaN input" -- check --q "$T/npy/qnan.npy" --k "$T/npy/k.npy" --v "$T/npy/v.npy" --out "$T/npy/o.npy"
 fi
 
-# more checks, one file a topic (same helpers: pass, fail, expect_exit, $T, $FASIM)
+# more checks, one file a command or topic, named after it (same helpers and $T, $FASIM)
 for extra in "$(dirname "$0")"/cli_test_*.sh; do
     [ -f "$extra" ] && . "$extra"
 done
 
-echo "cli: $((n - fails))/$n passed"
-[ "$fails" -eq 0 ]
+summary cli

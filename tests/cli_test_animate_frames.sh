@@ -1,6 +1,7 @@
 # cli_test_animate_frames.sh -- `fasim animate` into a directory that holds a longer animation of
 # an earlier run: the frames numbered past this run's last are removed, so DIR holds one
-# animation (the GIF and the PNGs agree).  Sourced by cli_test.sh (pass, fail, $T, $FASIM).
+# animation (the GIF and the PNGs agree).  Sourced by cli_test.sh (tests/cli_lib.sh: pass, fail,
+# skip; $T, $FASIM).
 if command -v gnuplot >/dev/null 2>&1; then
     "$FASIM" animate --algo flash1 --causal --seqlen 64 --headdim 16 --out-dir "$T/o_fr" >"$T/out1" 2>"$T/err" \
         || fail "animate flash1 causal: $(cat "$T/err")"
@@ -20,5 +21,8 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ -f "$T/o_fr/frame_notes.txt" ] && pass "animate leaves files that are not its frames" \
         || fail "animate removed frame_notes.txt"
 else
-    echo "SKIP animate stale frames (no gnuplot: nothing checked)"
+    for af_c in "flash1 causal draws more frames than flash2" "after the second run the directory holds its frames only" \
+                "animate says which stale frames it removed" "animate leaves files that are not its frames"; do
+        skip "$af_c" "no gnuplot"
+    done
 fi

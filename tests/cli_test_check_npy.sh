@@ -1,7 +1,8 @@
-# cli_test_check_npy.sh -- sourced by cli_test.sh (helpers pass, fail, expect_exit, $T, $FASIM):
-# `fasim check` on .npy files applies the masks or refuses the options it would ignore (no false
-# PASS), refuses shape options that contradict the files; `check --format csv` quotes the fields
-# that hold commas (every row has the header's field count); the dropout label is the value given.
+# cli_test_check_npy.sh -- sourced by cli_test.sh (tests/cli_lib.sh: pass, fail, expect_exit,
+# expect_msg; $T, $FASIM): `fasim check` on .npy files applies the masks or refuses the options it
+# would ignore (no false PASS), refuses shape options that contradict the files and a directory
+# given as a file; `check --format csv` quotes the fields that hold commas (every row has the
+# header's field count); the dropout label is the value given.
 
 
 # cn_csv_fields FILE: "ok N" when every line of the CSV has the header's N fields (RFC 4180
@@ -56,6 +57,9 @@ done
 expect_msg "check npy --seed without --dropout" "uses --seed only for --dropout" -- check $CX --causal --seed 3
 expect_msg "check npy: an unknown option stays unknown" "unknown or incomplete option '--causalx'" -- check $CX --causalx
 }
+mkdir -p "$T/p2_dir"
+expect_msg -p "check --q DIRECTORY: is a directory" "$T/p2_dir is a directory" \
+    -- check --q "$T/p2_dir" --k "$T/p2_dir" --v "$T/p2_dir" --out "$T/p2_o.npy"
 expect_msg "check --bf16 without .npy files" "--bf16 applies only to .npy files" -- check --seqlen 16 --headdim 8 --bf16
 expect_msg "check --layout without .npy files" "--layout applies only to .npy files" -- check --seqlen 16 --headdim 8 --layout bnhd
 "$FASIM" check --help > "$T/cn_help"

@@ -1,30 +1,7 @@
-# cli_test_compare.sh -- sourced by cli_test.sh (helpers pass, fail, expect_exit, $T, $FASIM):
-# `fasim compare --measured FILE` refuses bad rows with FILE:LINE and the limit, and `fasim
-# sweep` varies one tile size with the other fixed.
-
-
-# ---- sweep: one tile size varied, the other fixed ----
-"$FASIM" sweep --block-c 64 --vary block-r=16:256:+16 --algo flash2 --quiet > "$T/sw_br.csv"
-v=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "block_r") r = i; if ($i == "block_c") c = i } next }
-             { printf "%s%s:%s", (NR > 2 ? " " : ""), $r, $c }' "$T/sw_br.csv")
-want=$(i=16; s=""; while [ $i -le 256 ]; do s="$s${s:+ }$i:64"; i=$((i + 16)); done; echo "$s")
-[ "$v" = "$want" ] && pass "sweep --block-c 64 --vary block-r=16:256:+16: 16 rows, B_r 16..256, B_c 64" \
-    || fail "sweep vary block-r: got '$v'"
-# a row equals fasim io on the same tiles (B_r = 48, the third point)
-a=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "hbm_bytes") h = i; next } NR == 4 { print $h }' "$T/sw_br.csv")
-b=$("$FASIM" io --block-r 48 --block-c 64 --algo flash2 --format json | jq '.[0].hbm_bytes')
-[ -n "$a" ] && [ "$a" = "$b" ] && pass "sweep row B_r = 48, B_c = 64 equals fasim io ($a B)" || fail "sweep B_r = 48: $a, io $b"
-v=$("$FASIM" sweep --vary block-c=16,32 --block-r 64 --algo flash2 --quiet |
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "block_r") r = i; if ($i == "block_c") c = i } next }
-             { printf "%s%s:%s", (NR > 2 ? " " : ""), $r, $c }')
-[ "$v" = "64:16 64:32" ] && pass "sweep --vary block-c=16,32 --block-r 64" || fail "sweep vary block-c: got '$v'"
-"$FASIM" sweep --vary block-c=16,32 --block-r 64 --format json --quiet | jq -e 'length == 6 and all(.[]; .block_r == 64)' >/dev/null \
-    && pass "sweep json, block-c varied: 2 points x 3 algorithms" || fail "sweep json block-c"
-expect_msg "sweep: vary block-r, no block-c" "needs the other one" -- sweep --vary block-r=16,32
-expect_msg "sweep: --block-r alone" "give both --block-r and --block-c" -- sweep --vary seqlen=64,128 --block-r 16
-expect_msg "sweep: vary block-r and fix it" "vary it or fix it" -- sweep --vary block-r=16,32 --block-r 16 --block-c 16
-expect_msg "sweep: block-r over 2^20" "[1, 1048576]" -- sweep --vary block-r=16,2000000 --block-c 16
-expect_msg "sweep: varied tiles over M" "does not fit" -- sweep --block-c 64 --vary block-r=64,4096
+# cli_test_compare.sh -- `fasim compare --measured FILE`: the tiles must fit M; strict rows and
+# header (FILE:LINE and the limit named); ms > 0 and an empty field read as the column left out;
+# the numbers as printed without the L2 model.  Sourced by tests/cli_test.sh (tests/cli_lib.sh:
+# pass, fail, expect_msg; $T, $FASIM); the header's names in cli_test_compare_header.sh.
 
 # ---- compare: the tiles must fit M ----
 H='kernel,B,H,N_q,d,dtype,block_r,block_c'
@@ -129,7 +106,11 @@ printf 'kernel,B,H,N_q,d,ms,dram_read_bytes,dram_write_bytes\nv3,1,1,1024,64,0.5
 v=$("$FASIM" compare --measured "$T/cc_zero.csv" | tail -1)
 echo "$v" | grep -qiE 'nan|inf' && fail "compare: 0 measured bytes print nan/inf: $v" || pass "compare: 0 measured bytes, no inf"
 
-# ---- sweep: a failing point is named ----
-expect_msg "sweep: tiles over M name the point and algorithm" "at block-r = 512 (standard): SRAM buffer O_i" -- sweep --vary block-r=16:4096:x2 --block-c 64
-expect_msg "sweep --algo flash2: the point and algorithm" "at block-r = 512 (flash2): SRAM buffer O_i" -- sweep --vary block-r=16:4096:x2 --block-c 64 --algo flash2
-expect_msg "sweep: two varied names" "at block-r = 512, seqlen = 1024 (flash1): " -- sweep --vary block-r=16:4096:x2 --vary seqlen=1024 --block-c 64 --algo flash1
+# ---- the numbers as printed: without the L2 model no blocks per SM ('-', not 0), a tiny time in
+# significant digits (not 0.000) ----
+printf 'kernel,B,H,N,d,ms\nv3,1,1,64,64,0.0000005\n' > "$T/tiny.csv"
+"$FASIM" compare --measured "$T/tiny.csv" --no-l2 >"$T/out" 2>"$T/err" || fail "compare tiny --no-l2: $(cat "$T/err")"
+sed -n 3p "$T/out" | grep -q " 64   64    - |" && pass "compare --no-l2: b/SM '-'" || fail "compare --no-l2 row: $(sed -n 3p "$T/out")"
+sed -n 3p "$T/out" | grep -q "5e-07" && pass "compare: a time below 1 us in significant digits" || fail "compare tiny time: $(sed -n 3p "$T/out")"
+"$FASIM" compare --measured "$T/tiny.csv" --no-l2 --format csv 2>/dev/null | tail -1 | cut -d, -f20 | grep -qx '' \
+    && pass "compare --no-l2 csv: blocks_per_sm empty" || fail "compare --no-l2 csv row"

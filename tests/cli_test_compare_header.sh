@@ -1,5 +1,5 @@
-# cli_test_compare_header.sh -- sourced by tests/cli_test.sh (helpers: pass, fail, expect_exit, $T,
-# $FASIM).  `fasim compare --measured FILE` reads the header strictly: a column name it does not
+# cli_test_compare_header.sh -- sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail,
+# expect_msg; $T, $FASIM).  `fasim compare --measured FILE` reads the header strictly: a column name it does not
 # know (a typo such as 'causl', which used to drop the column and compute the row non-causal) is
 # an error naming the column and listing the accepted names; a UTF-8 byte order mark before the
 # header is skipped, not read as part of the first name.

@@ -1,7 +1,9 @@
-# cli_test_hw_help.sh -- sourced by tests/cli_test.sh (helpers: pass, fail, expect_exit, $T, $FASIM).
-# Hardware profiles from $FASIM_HW_DIR and their strict parsing; every option a command accepts
-# is in its --help; the value messages of --gqa; the files `fasim report` writes are named in
-# its --help.
+# cli_test_hw_help.sh -- sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, expect_exit,
+# expect_msg, hw_dir_save/hw_dir_restore; $T, $FASIM).  Hardware profiles from $FASIM_HW_DIR and
+# their strict parsing (numbers are decimal, the key is the --hw key, a key's bytes are escaped in
+# the message, FASIM_HW_DIR= (empty) is unset); every option a command accepts is in its --help;
+# the files `fasim report` writes are named in its --help.  The ranges of the numbers:
+# cli_test_hw_limits.sh.
 HW_SRC=$(dirname "$0")/../sim/hw
 CLI_SRC=$(dirname "$0")/../analysis/cli
 
@@ -15,9 +17,7 @@ sed 's/^name = .*/name = My-H200/' "$HW_SRC/h200-sxm.hw" > "$T/hw/h200-sxm.hw"
 # hw_bad NAME SED-SCRIPT EXPECTED-MESSAGE: h200-sxm.hw edited by SED-SCRIPT must exit 2 with the message
 hw_bad() {
     sed "$2" "$HW_SRC/h200-sxm.hw" > "$T/hw/h200-sxm.hw"
-    expect_exit 2 "hw: $1" -- io --hw h200
-    grep -qF "$T/hw/h200-sxm.hw:$3" "$T/err" && pass "hw: $1: names FILE:LINE, key, value" \
-        || fail "hw: $1: expected '...h200-sxm.hw:$3', got: $(cat "$T/err")"
+    expect_msg "hw: $1: names FILE:LINE, key, value" "$T/hw/h200-sxm.hw:$3" -- io --hw h200
 }
 hw_bad "typo of an optional key" 's/^l2_partitions =/l2_partition =/' "15: unknown key 'l2_partition'"
 hw_bad "key given twice" '$a sms = 100' "$(($(wc -l < "$HW_SRC/h200-sxm.hw") + 1)): key sms given twice (first on line 10)"
@@ -35,12 +35,40 @@ long=$(printf '%01100d' 0)
 hw_bad "very long line" "1i # $long" "1: line longer than 1022 characters"
 cp "$HW_SRC/h200-sxm.hw" "$T/hw/h200-sxm.hw"
 printf 'memory_type = HBM3e\n' >> "$T/hw/h200-sxm.hw"
-expect_exit 2 "hw: unknown key in report" -- report --hw h200 --out-dir "$T/rep_hw" --no-plots --quiet
-grep -q "unknown key 'memory_type'" "$T/err" && pass "hw: report names the unknown key" || fail "hw: report: $(cat "$T/err")"
+expect_msg "hw: unknown key in report, named" "unknown key 'memory_type'" -- report --hw h200 --out-dir "$T/rep_hw" --no-plots --quiet
 rm -f "$T/hw/h200-sxm.hw"
-expect_exit 2 "hw: FASIM_HW_DIR without the profile" -- io --hw h200
-grep -qF "$T/hw/h200-sxm.hw" "$T/err" && pass "hw: missing file named" || fail "hw: missing file: $(cat "$T/err")"
+expect_msg "hw: FASIM_HW_DIR without the profile: missing file named" "$T/hw/h200-sxm.hw" -- io --hw h200
 unset FASIM_HW_DIR
+
+# ---- numbers are decimal; a profile's key is the --hw key; FASIM_HW_DIR= (empty) is unset ----
+LO_HW=$HW_SRC
+mkdir -p "$T/lo_hw"
+cp "$LO_HW"/*.hw "$T/lo_hw/"
+export FASIM_HW_DIR="$T/lo_hw"
+sed 's/^hbm_bandwidth_bytes_per_s = .*/hbm_bandwidth_bytes_per_s = 0x10/' "$LO_HW/h200-sxm.hw" > "$T/lo_hw/h200-sxm.hw"
+expect_msg "hw: hexadecimal number refused: FILE:LINE, key and value named" \
+    "$T/lo_hw/h200-sxm.hw:6: hbm_bandwidth_bytes_per_s = '0x10' is not a decimal number" -- io --hw h200
+sed 's/^sms = .*/sms = 0x84/' "$LO_HW/h200-sxm.hw" > "$T/lo_hw/h200-sxm.hw"
+expect_exit 2 "hw: hexadecimal count refused" -- io --hw h200
+sed 's/^key = .*/key = h100/' "$LO_HW/h200-sxm.hw" > "$T/lo_hw/h200-sxm.hw"
+expect_msg "hw: key differs from --hw: FILE:LINE, value and the expected key named" \
+    "$T/lo_hw/h200-sxm.hw:3: key = 'h100' differs from the profile requested, --hw h200" -- io --hw h200
+expect_exit 2 "hw: report --hw h200 --hw h100 with a mislabelled h200 file" \
+    -- report --hw h200 --hw h100 --out-dir "$T/lo_rep" --no-plots --quiet
+[ ! -e "$T/lo_rep" ] && pass "hw: refused report writes nothing" || fail "hw: refused report left $(ls "$T/lo_rep")"
+export FASIM_HW_DIR=
+expect_exit 0 "hw: FASIM_HW_DIR= (empty) reads sim/hw" -- io --hw h200 --algo flash2
+grep -q "H200-SXM" "$T/out" && pass "hw: empty FASIM_HW_DIR: the shipped profile" || fail "hw: empty FASIM_HW_DIR: $(cat "$T/out")"
+unset FASIM_HW_DIR
+
+# ---- a binary key is escaped in the message ----
+mkdir -p "$T/p2_hw"
+cp "$HW_SRC"/*.hw "$T/p2_hw/"
+printf '\211PNG\001\002 = \377\376\375 long value long value long value long value\n' >> "$T/p2_hw/h200-sxm.hw"
+hw_dir_save
+export FASIM_HW_DIR="$T/p2_hw"
+expect_msg -p "hw profile: a binary key escaped" "unknown key '\\x89PNG\\x01\\x02'" -- io --hw h200
+hw_dir_restore
 
 # ---- every option a command accepts is listed in its --help ----
 # Candidates: every "--option" string of the command-line sources.  Each one that `fasim CMD
@@ -69,18 +97,14 @@ for c in io report sweep check compare explain animate; do
     [ -z "$miss" ] && pass "$c --help lists every option it accepts ($(echo $unlisted | wc -w) others rejected)" \
         || fail "$c accepts options its --help omits:$miss"
 done
-# options the probe cannot see (they are taken only in a mode) and the dtype spellings
+# options the probe cannot see (they are taken only in a mode) and the dtype spellings (what io
+# accepts: cli_test_io_values.sh)
 "$FASIM" check --help | grep -q -- "--quiet" && pass "check --help: --quiet (of --study)" || fail "check --help: --quiet"
 "$FASIM" compare --help | grep -q -- "--no-l2" && pass "compare --help: --no-l2" || fail "compare --help: --no-l2"
 for c in io sweep explain check; do
     "$FASIM" $c --help | grep -q "fp8_e4m3|fp8_e5m2" && "$FASIM" $c --help | grep -q "fp8, e4m3\|fp8 and e4m3" \
         && pass "$c --help: the fp8 dtypes and their aliases" || fail "$c --help: fp8 dtypes"
 done
-for t in fp8 e4m3 fp8_e4m3 e5m2 fp8_e5m2; do
-    "$FASIM" io --dtype $t --algo flash2 --format csv >/dev/null 2>&1 && pass "io --dtype $t" || fail "io --dtype $t"
-done
-expect_exit 2 "io --dtype fp4" -- io --dtype fp4
-grep -q "fp8_e4m3, fp8_e5m2" "$T/err" && pass "bad --dtype lists the dtypes" || fail "bad --dtype: $(cat "$T/err")"
 
 # ---- the files of `fasim report` are named in its --help ----
 "$FASIM" report --help > "$T/probe/rhelp"
@@ -94,16 +118,3 @@ if "$FASIM" report --no-plots --quiet --out-dir "$T/rep_files" >/dev/null 2>"$T/
 else
     fail "report --no-plots: $(cat "$T/err")"
 fi
-
-# ---- --gqa needs a value, and says which ----
-expect_exit 2 "--gqa followed by an option" -- io --decode --kv-len 4096 --gqa --kv-heads 8
-grep -q "\-\-gqa needs a value: per-head, packed or both (got the option '--kv-heads')" "$T/err" \
-    && pass "--gqa: names the missing value and the allowed ones" || fail "--gqa message: $(cat "$T/err")"
-expect_exit 2 "--gqa at the end" -- io --decode --kv-len 4096 --gqa
-grep -q "\-\-gqa needs a value: per-head, packed or both$" "$T/err" && pass "--gqa at the end: message" \
-    || fail "--gqa at the end: $(cat "$T/err")"
-expect_exit 2 "--gqa bad value" -- io --decode --kv-len 4096 --gqa fast
-expect_exit 2 "--kv-len followed by an option" -- io --decode --kv-len --gqa both
-grep -q "\-\-kv-len needs a value (got the option '--gqa')" "$T/err" && pass "--kv-len: missing value named" \
-    || fail "--kv-len message: $(cat "$T/err")"
-expect_exit 0 "--gqa packed" -- io --decode --kv-len 4096 --heads 32 --kv-heads 8 --gqa packed

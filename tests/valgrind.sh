@@ -1,18 +1,22 @@
 #!/bin/sh
 # valgrind.sh -- runs representative fasim commands under valgrind memcheck; fails on any error
-# or leak.  `make valgrind` (also run by `make test` when valgrind is installed).
+# or leak.  `make valgrind`, and `make test`; without valgrind every run is a SKIP.
 FASIM=${FASIM:-./build/fasim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# pass, fail, skip, summary: tests/cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
-fails=0
+have_vg=0
+command -v valgrind >/dev/null 2>&1 && have_vg=1
 run() {
+    if [ $have_vg = 0 ]; then skip "valgrind: fasim $*" "no valgrind"; return; fi
     $VG "$FASIM" "$@" >/dev/null 2>"$T/err"
     rc=$?
     if [ $rc -eq 99 ] || grep -q "==[0-9]*==" "$T/err"; then
-        echo "FAIL valgrind: fasim $*"; cat "$T/err"; fails=$((fails + 1))
+        fail "valgrind: fasim $*"; cat "$T/err"
     else
-        echo "PASS valgrind: fasim $*"
+        pass "valgrind: fasim $*"
     fi
 }
 run io --algo all --seqlen 1000 --causal --breakdown --format json
@@ -27,6 +31,7 @@ run check --seqlen 50 --window 10,0 --dropout 0.2 --heads 2 --headdim 8 --block-
 run io --decode --kv-len 300 --heads 8 --kv-heads 2 --splits 2 --page-size 16 --block-r 16 --block-c 16
 run check --cu-seqlens 0,5,5,37,60 --causal --heads 2 --headdim 8 --pass bwd
 run explain --seqlen 256 --block-r 64 --block-c 64 --causal
+run compare --measured analysis/measured/h200/compare_input.csv --hw h200 --no-l2
 run io --seqlen 0
 run io --model /nonexistent.json
-[ $fails -eq 0 ]
+summary valgrind

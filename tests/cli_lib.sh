@@ -1,0 +1,69 @@
+# cli_lib.sh -- the helpers of the command-line tests, sourced by tests/cli_test.sh (and through
+# it by every tests/cli_test_*.sh) and tests/valgrind.sh.  The sourcing script sets FASIM (the
+# fasim binary) and T (a temporary directory: every run leaves its stdout in $T/out and its
+# stderr in $T/err).  Each check prints one line: PASS NAME, FAIL NAME: why, or SKIP NAME (why).
+
+n=0     # checks run (passed + failed)
+fails=0 # checks failed
+skips=0 # checks not run here (a missing tool)
+
+pass() { n=$((n + 1)); echo "PASS $1"; }
+fail() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $1"; }
+
+# skip WHAT WHY: the check WHAT cannot run here, because of WHY ("no gnuplot"); counted apart
+# from the checks that ran, and reported by summary
+skip() { skips=$((skips + 1)); echo "SKIP $1 ($2)"; }
+
+# summary NAME: prints "NAME: P/N passed, S skipped"; returns 1 when a check failed
+summary() {
+    echo "$1: $((n - fails))/$n passed, $skips skipped"
+    [ "$fails" -eq 0 ]
+}
+
+# expect_exit CODE NAME -- ARGS: runs fasim ARGS; passes when it exits CODE -- for 2 (bad input)
+# also with one line on stderr starting "fasim: " and nothing on stdout.  To check what the
+# message says, use expect_msg.
+expect_exit() {
+    code=$1; name=$2; shift 3
+    "$FASIM" "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then fail "$name: exit $rc, expected $code ($(head -c 300 "$T/err"))"; return; fi
+    if [ "$code" -eq 2 ] && ! grep -q "fasim: " "$T/err"; then fail "$name: no message on stderr"; return; fi
+    if [ "$code" -eq 2 ] && [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$name: expected one message line, got: $(cat "$T/err")"; return; fi
+    if [ "$code" -eq 2 ] && [ -s "$T/out" ]; then fail "$name: wrote to stdout on error"; return; fi
+    pass "$name"
+}
+
+# expect_msg [-p] [-x] NAME TEXT -- ARGS: the one check of a refusal and its message: fasim ARGS
+# exits 2 with one line on stderr that starts "fasim: " and holds TEXT (a fixed string), and
+# nothing on stdout.  -p: the message also holds no byte outside printable ASCII and tab (a
+# message that quotes a file's content must escape it).  -x: the message is "fasim: TEXT" exactly.
+expect_msg() {
+    em_printable=0; em_exact=0
+    while :; do
+        case $1 in -p) em_printable=1; shift ;; -x) em_exact=1; shift ;; *) break ;; esac
+    done
+    em_name=$1; em_text=$2; shift 3
+    "$FASIM" "$@" >"$T/out" 2>"$T/err"
+    em_rc=$?
+    if [ "$em_rc" -ne 2 ]; then fail "$em_name: exit $em_rc, expected 2 ($(head -c 300 "$T/err" | od -c | head -3))"; return; fi
+    if [ "$(wc -l < "$T/err")" -ne 1 ]; then fail "$em_name: expected one message line, got: $(od -c "$T/err" | head -5)"; return; fi
+    if ! grep -q "^fasim: " "$T/err"; then fail "$em_name: the message does not start 'fasim: ': $(cat "$T/err")"; return; fi
+    if [ -s "$T/out" ]; then fail "$em_name: wrote to stdout on error"; return; fi
+    if [ "$em_printable" = 1 ] && [ "$(LC_ALL=C tr -d '\t\n\040-\176' < "$T/err" | wc -c)" -ne 0 ]; then
+        fail "$em_name: non-printable bytes in the message: $(od -c "$T/err" | head -5)"; return
+    fi
+    if [ "$em_exact" = 1 ] && ! grep -qxF -- "fasim: $em_text" "$T/err"; then
+        fail "$em_name: message is not 'fasim: $em_text': $(cat "$T/err")"; return
+    fi
+    if ! grep -qF -- "$em_text" "$T/err"; then fail "$em_name: message lacks '$em_text': $(cat "$T/err")"; return; fi
+    pass "$em_name"
+}
+
+# nothing_in DIR: DIR holds nothing but directories (no file, no temporary left behind)
+nothing_in() { [ -z "$(find "$1" ! -type d 2>/dev/null)" ]; }
+
+# hw_dir_save / hw_dir_restore: keep FASIM_HW_DIR (set, empty or unset) across a check that
+# points it elsewhere
+hw_dir_save() { hw_saved_dir=${FASIM_HW_DIR-}; hw_saved_set=${FASIM_HW_DIR+set}; }
+hw_dir_restore() { if [ "$hw_saved_set" = set ]; then export FASIM_HW_DIR="$hw_saved_dir"; else unset FASIM_HW_DIR; fi; }

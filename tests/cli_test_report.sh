@@ -1,0 +1,24 @@
+# cli_test_report.sh -- `fasim report`: a --hw given twice is refused (each table would be
+# printed twice); --help says what --quiet does; an output directory it cannot write, or a
+# directory where one of its files goes, is exit 2 and leaves the old files as they were.
+# Sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, expect_exit, expect_msg; $T,
+# $FASIM).
+
+expect_msg "report --hw a100 --hw a100: the repeated --hw named" "--hw a100 given twice" \
+    -- report --hw a100 --hw a100 --out-dir "$T/o_rep2" --no-plots
+[ ! -e "$T/o_rep2" ] && pass "refused report creates no directory" || fail "refused report created $T/o_rep2"
+
+"$FASIM" report --help | grep -q -- "--quiet  *nothing on stdout" && pass "report --help: --quiet explained" \
+    || fail "report --help: --quiet not explained"
+
+# ---- an output directory that cannot be written: exit 2 before any work ----
+echo "a file" > "$T/rp_file"
+expect_exit 2 "report --out-dir under a file" -- report --out-dir "$T/rp_file/sub" --no-plots
+[ "$(cat "$T/rp_file")" = "a file" ] && pass "report: the file in the way is untouched" || fail "report changed the file in the way"
+
+# ---- a directory where an output file goes: exit 2, nothing written ----
+mkdir -p "$T/o_rp/decode.csv"
+echo "keep me" > "$T/o_rp/report.csv"
+expect_exit 2 "report: decode.csv is a directory" -- report --out-dir "$T/o_rp"
+[ "$(find "$T/o_rp" ! -type d)" = "$T/o_rp/report.csv" ] && [ "$(cat "$T/o_rp/report.csv")" = "keep me" ] \
+    && pass "failed report writes no file and keeps the old report.csv" || fail "failed report left: $(find "$T/o_rp" ! -type d)"
