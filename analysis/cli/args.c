@@ -1,14 +1,9 @@
-/* args.c -- option parsing shared by the fasim commands, and small output helpers. */
-#define _XOPEN_SOURCE 700 /* realpath */
-#include <ctype.h>
-#include <errno.h>
+/* args.c -- the options resolved (defaults, --model, mask files, the inference options), the
+ * configuration handed to analysis/run.c, output files, and small output helpers. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "fa_inference.h"
@@ -131,100 +126,19 @@ fa_status cli_run(const cli_opts *o, fa_algo a, FILE *trace, fa_io_result *r)
 
 int cli_open(cli_file *cf, const char *path)
 {
-    memset(cf, 0, sizeof *cf);
-    if (!strcmp(path, "-")) { /* not a file named "-" left in the working directory */
-        fprintf(stderr, "fasim: '-' is not an output path (give a file, or /dev/stdout to print)\n");
-        return EXIT_USAGE;
-    }
-    if (strlen(path) >= sizeof cf->path - 32) {
-        fprintf(stderr, "fasim: output path is %zu characters long (limit %zu)\n", strlen(path),
-                sizeof cf->path - 33);
-        return EXIT_USAGE;
-    }
-    /* A symbolic link is followed (the file it names is replaced, the link stays); a device,
-     * FIFO or other non-regular file is written in place (no temporary file, no rename). */
-    char target[PATH_MAX];
-    const char *t = path;
-    struct stat st;
-    if (stat(path, &st) == 0) { /* follows links */
-        if (S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "fasim: cannot write %s: it is a directory\n", path);
-            return EXIT_USAGE;
-        }
-        if (!S_ISREG(st.st_mode)) { /* device, FIFO, /dev/stdout: write through the path */
-            memcpy(cf->path, path, strlen(path) + 1);
-            cf->f = fopen(path, "w");
-            cf->direct = 1;
-            if (!cf->f) {
-                fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(errno));
-                return EXIT_USAGE;
-            }
-            return 0;
-        }
-        struct stat lst;
-        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) { /* replace the file, keep the link */
-            if (!realpath(path, target) || strlen(target) >= sizeof cf->path - 32) {
-                fprintf(stderr, "fasim: cannot resolve the link %s\n", path);
-                return EXIT_USAGE;
-            }
-            t = target;
-        }
-    }
-    memcpy(cf->path, t, strlen(t) + 1);
-    snprintf(cf->tmp, sizeof cf->tmp, "%s.tmp.%ld", cf->path, (long)getpid());
-    cf->f = fopen(cf->tmp, "w");
-    if (!cf->f) {
-        /* The result goes to a temporary file beside the target, renamed at the end: when the
-         * directory exists, the failure is its own (read-only, /proc, no permission), whatever
-         * errno says (ENOENT on /proc). */
-        int e = errno;
-        char dir[sizeof cf->path];
-        const char *slash = strrchr(cf->path, '/');
-        if (!slash) snprintf(dir, sizeof dir, ".");
-        else if (slash == cf->path) snprintf(dir, sizeof dir, "/");
-        else snprintf(dir, sizeof dir, "%.*s", (int)(slash - cf->path), cf->path);
-        struct stat ds;
-        if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode))
-            fprintf(stderr, "fasim: cannot write %s: its directory %s cannot take a temporary file (%s, "
-                            "written first and then renamed)%s%s\n",
-                    path, dir, cf->tmp, e == ENOENT ? "" : ": ", e == ENOENT ? "" : strerror(e));
-        else
-            fprintf(stderr, "fasim: cannot write %s: %s\n", path, strerror(e));
-        return EXIT_USAGE;
-    }
-    return 0;
+    fa_status st = fa_outfile_open(cf, path);
+    return st ? cli_fail(st) : 0;
 }
 
 int cli_commit(cli_file *cf)
 {
-    if (!cf->f) return 0;
-    if (cf->direct) { /* a device or FIFO: nothing to rename */
-        int bad = ferror(cf->f) | (fclose(cf->f) != 0);
-        cf->f = NULL;
-        if (bad) {
-            fprintf(stderr, "fasim: cannot write %s: %s\n", cf->path, strerror(errno));
-            return EXIT_RUN;
-        }
-        return 0;
-    }
-    int bad = ferror(cf->f);
-    if (fclose(cf->f) != 0) bad = 1;
-    cf->f = NULL;
-    if (bad || rename(cf->tmp, cf->path) != 0) {
-        fprintf(stderr, "fasim: cannot write %s: %s\n", cf->path, strerror(errno));
-        remove(cf->tmp);
-        return EXIT_RUN;
-    }
-    return 0;
+    if (!fa_outfile_commit(cf)) return 0;
+    fprintf(stderr, "fasim: %s\n", fa_last_error()); /* a write failed while running: exit 1 */
+    fa_clear_error();
+    return EXIT_RUN;
 }
 
-void cli_abort(cli_file *cf)
-{
-    if (!cf->f) return;
-    fclose(cf->f);
-    cf->f = NULL;
-    if (!cf->direct) remove(cf->tmp);
-}
+void cli_abort(cli_file *cf) { fa_outfile_abort(cf); }
 
 const char *cli_bytes(double b, char *buf, size_t n)
 {

@@ -7,6 +7,7 @@
 
 #include "fa_analysis.h"
 #include "fa_perf.h"
+#include "fa_outfile.h"
 #include "fa_run.h"
 
 /* Exit statuses: 0 ok, 1 failure while running (or a failed check), 2 bad usage or input. */
@@ -138,14 +139,9 @@ int cli_fail(fa_status s);
  * cli_resolve: "at seqlen = 512: " while fasim sweep checks or runs a point; empty otherwise. */
 extern char cli_where[256];
 
-/* Opens path for writing through a temporary file (path.tmp.PID); cli_commit renames it
- * into place, cli_abort removes it, so a failed run never creates or truncates path. */
-typedef struct {
-    FILE *f;
-    char path[1024];
-    char tmp[1060];
-    int direct; /* writing a device or FIFO in place */
-} cli_file;
+/* fa_outfile_open / _commit / _abort with the command line's messages: open returns 0 or
+ * EXIT_USAGE, commit 0 or EXIT_RUN (a failed write while running). */
+typedef fa_outfile cli_file; /* analysis/fa_outfile.h */
 int cli_open(cli_file *cf, const char *path);
 int cli_commit(cli_file *cf);
 void cli_abort(cli_file *cf);

@@ -21,13 +21,7 @@
 
 #include "cli.h"
 
-typedef struct {
-    cli_file *file;   /* the outputs, in the order added */
-    int *dropped;     /* 1: not written after all (cli_outset_drop) */
-    int n, cap;
-    char dir[1024];   /* the directory of cli_outset_mkdir */
-    size_t made_from; /* length of its first component that did not exist (0: none created) */
-} cli_outset;
+typedef fa_outset cli_outset; /* analysis/fa_outfile.h */
 
 /* Creates dir and its missing parents, remembering the ones it made (removed again by
  * cli_outset_abort).  Returns 0, or EXIT_USAGE with one message on stderr. */

@@ -1,0 +1,129 @@
+/* test_outfile.c -- analysis/outfile.c: a file appears only on commit, an abort leaves nothing
+ * behind, bad paths are refused with FA_EIO, and a set of files (with the directories it made)
+ * is written all or nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fa_outfile.h"
+
+static char g_dir[256];
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int setup(void **st)
+{
+    (void)st;
+    snprintf(g_dir, sizeof g_dir, "/tmp/fasim_outfile_XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_one_file(void **st)
+{
+    (void)st;
+    char path[300];
+    snprintf(path, sizeof path, "%s/a.csv", g_dir);
+    fa_outfile f;
+    assert_int_equal(fa_outfile_open(&f, path), FA_OK);
+    assert_false(exists(path)); /* only the temporary so far */
+    assert_true(exists(f.tmp));
+    fputs("x,y\n", f.f);
+    assert_int_equal(fa_outfile_commit(&f), FA_OK);
+    assert_true(exists(path));
+    assert_false(exists(f.tmp));
+    FILE *r = fopen(path, "r");
+    char line[16] = "";
+    assert_non_null(fgets(line, sizeof line, r));
+    fclose(r);
+    assert_string_equal(line, "x,y\n");
+    /* an abort keeps the old file and removes the temporary */
+    assert_int_equal(fa_outfile_open(&f, path), FA_OK);
+    fputs("new\n", f.f);
+    char tmp[sizeof f.tmp];
+    memcpy(tmp, f.tmp, sizeof tmp);
+    fa_outfile_abort(&f);
+    assert_false(exists(tmp));
+    r = fopen(path, "r");
+    assert_non_null(fgets(line, sizeof line, r));
+    fclose(r);
+    assert_string_equal(line, "x,y\n");
+    /* refused: "-", a directory, a missing directory */
+    assert_int_equal(fa_outfile_open(&f, "-"), FA_EIO);
+    assert_non_null(strstr(fa_last_error(), "'-' is not an output path"));
+    assert_int_equal(fa_outfile_open(&f, g_dir), FA_EIO);
+    assert_non_null(strstr(fa_last_error(), "it is a directory"));
+    snprintf(path, sizeof path, "%s/no/such/dir/a.csv", g_dir);
+    assert_int_equal(fa_outfile_open(&f, path), FA_EIO);
+    fa_clear_error();
+}
+
+static void test_set(void **st)
+{
+    (void)st;
+    char dir[300], a[320], b[320];
+    snprintf(dir, sizeof dir, "%s/new/deeper", g_dir);
+    snprintf(a, sizeof a, "%s/a.csv", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    /* aborted: the files and both directories it made are gone */
+    fa_outset os = {0};
+    assert_int_equal(fa_outset_mkdir(&os, dir), FA_OK);
+    assert_true(exists(dir));
+    assert_int_equal(fa_outset_add(&os, a, 1), 0);
+    assert_int_equal(fa_outset_add(&os, b, 0), 1);
+    assert_int_equal(fa_outset_add(&os, a, 1), -1); /* the same path twice */
+    fa_clear_error();
+    fputs("1\n", os.file[0].f);
+    fa_outset_abort(&os);
+    char made[300];
+    snprintf(made, sizeof made, "%s/new", g_dir);
+    assert_false(exists(made));
+    /* committed: every output in place; a dropped one not written */
+    memset(&os, 0, sizeof os);
+    assert_int_equal(fa_outset_mkdir(&os, dir), FA_OK);
+    assert_int_equal(fa_outset_add(&os, a, 1), 0);
+    assert_int_equal(fa_outset_add(&os, b, 0), 1);
+    FILE *g = fopen(fa_outset_target(&os, 1), "w"); /* as gnuplot would */
+    fputs("png", g);
+    fclose(g);
+    fputs("1\n", os.file[0].f);
+    assert_int_equal(fa_outset_commit(&os), FA_OK);
+    assert_true(exists(a));
+    assert_true(exists(b));
+    memset(&os, 0, sizeof os);
+    char c[330];
+    snprintf(c, sizeof c, "%s/c.png", dir);
+    assert_int_equal(fa_outset_mkdir(&os, dir), FA_OK);
+    assert_int_equal(fa_outset_add(&os, c, 0), 0);
+    fa_outset_drop(&os, 0);
+    assert_int_equal(fa_outset_commit(&os), FA_OK);
+    assert_false(exists(c));
+    /* a file in the way of the directory */
+    memset(&os, 0, sizeof os);
+    assert_int_equal(fa_outset_mkdir(&os, a), FA_EIO);
+    fa_clear_error();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_one_file), cmocka_unit_test(test_set)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
