@@ -122,11 +122,11 @@ fb=$("$FASIM" io --pass fwdbwd --seqlen 512 --block-r 32 --block-c 32 --format j
 
 # ---- compare: predictions beside measurements ----
 expect_exit 2 "compare without --measured" -- compare
-expect_exit 2 "compare missing file" -- compare --measured "$T/none.csv"
+expect_msg "compare missing file" "cannot open measured file $T/none.csv" -- compare --measured "$T/none.csv"
 printf 'kernel,B,H\nv2,1,1\n' > "$T/m_bad.csv"
-expect_exit 2 "compare header without N_q, d" -- compare --measured "$T/m_bad.csv"
+expect_msg "compare header without N_q, d" "m_bad.csv: the header needs the columns kernel, B, H, N_q (or N) and d" -- compare --measured "$T/m_bad.csv"
 printf 'kernel,B,H,N_q,d\nv2,1,0,64,64\n' > "$T/m_zero.csv"
-expect_exit 2 "compare row with H = 0" -- compare --measured "$T/m_zero.csv"
+expect_msg "compare row with H = 0" "m_zero.csv:2: column H = '0' must be a whole number from 1 to 2147483647" -- compare --measured "$T/m_zero.csv"
 # flash2, 2 x 4 heads, N = 300, d = 32, fp16 tiles 64 x 32: the L2 holds everything, so the
 # predicted DRAM bytes are Q + K + V + O (153600 B each) + LSE (9600 B) = 624000
 printf 'kernel,B,H,N_q,d,dtype,block_r,block_c,ms,dram_read_bytes,dram_write_bytes\nv3,2,4,300,32,fp16,64,32,0.01,460800,163200\n' > "$T/m.csv"
@@ -137,9 +137,9 @@ printf 'kernel,B,H,N_q,d,dtype,block_r,block_c,blocks_per_sm,dram_read_bytes,dra
 v=$("$FASIM" compare --measured "$T/m3.csv" --format csv | tail -1 | cut -d, -f16,20)
 [ "$v" = "624000,3" ] && pass "compare takes blocks_per_sm" || fail "compare blocks_per_sm: got $v"
 printf 'kernel,B,H,N_q,d,blocks_per_sm\nv3,2,4,300,32,33\n' > "$T/m33.csv"
-expect_exit 2 "compare: blocks_per_sm 33" -- compare --measured "$T/m33.csv"
+expect_msg "compare: blocks_per_sm 33" "m33.csv:2: column blocks_per_sm = '33' must be a whole number from 1 to 32" -- compare --measured "$T/m33.csv"
 printf 'kernel,B,H,N_q,d,blocks_per_sm\nv3,2,4,300,32,1.5\n' > "$T/m15.csv"
-expect_exit 2 "compare: blocks_per_sm 1.5" -- compare --measured "$T/m15.csv"
+expect_msg "compare: blocks_per_sm 1.5" "m15.csv:2: column blocks_per_sm = '1.5' must be a whole number from 1 to 32" -- compare --measured "$T/m15.csv"
 
 # ---- explain: the derivation, numbers filled in ----
 expect_exit 2 "explain N = 0" -- explain --seqlen 0
@@ -162,15 +162,20 @@ expect_exit 2 "animate two algorithms" -- animate --algo flash1,flash2 --out-dir
 expect_exit 2 "animate heatmap with one algo" -- animate --heatmap --algo flash2 --out-dir "$T/anim_h"
 expect_exit 2 "animate too many frames" -- animate --algo standard --seqlen 256 --block-r 16 --block-c 16 --out-dir "$T/anim_f"
 expect_exit 2 "animate bad delay" -- animate --delay 0 --out-dir "$T/anim_d"
-"$FASIM" animate --algo flash2 --seqlen 64 --headdim 16 --out-dir "$T/anim" > "$T/a.txt" 2>"$T/err"
-# flash2 with 4 x 4 tiles: 4 Q + 16 K + 16 V + 4 O + 4 LSE = 44 transfers, one frame each
-[ $? -eq 0 ] && [ -s "$T/anim/anim.gif" ] && [ -s "$T/anim/frame_0044.png" ] && [ ! -e "$T/anim/frame_0045.png" ] && [ ! -s "$T/err" ] \
-    && pass "animate flash2: 44 frames and a GIF" || fail "animate flash2: $(cat "$T/err" "$T/a.txt")"
-"$FASIM" animate --heatmap --seqlen 256 --headdim 16 --out-dir "$T/heat" > "$T/h.txt" 2>"$T/err"
-[ $? -eq 0 ] && [ -s "$T/heat/heatmap.png" ] && grep -A5 '^flash1' "$T/h.txt" | grep -Eq 'O write +5 +5 +5 +5$' \
-    && grep -A5 '^flash2' "$T/h.txt" | grep -Eq 'K read +4 +4 +4 +4$' \
-    && pass "animate --heatmap: flash1 writes each O tile T_c + 1 = 5 times, flash2 reads each K tile T_r = 4 times" \
-    || fail "animate --heatmap: $(cat "$T/err" "$T/h.txt")"
+if command -v gnuplot >/dev/null 2>&1; then
+    "$FASIM" animate --algo flash2 --seqlen 64 --headdim 16 --out-dir "$T/anim" > "$T/a.txt" 2>"$T/err"
+    # flash2 with 4 x 4 tiles: 4 Q + 16 K + 16 V + 4 O + 4 LSE = 44 transfers, one frame each
+    [ $? -eq 0 ] && [ -s "$T/anim/anim.gif" ] && [ -s "$T/anim/frame_0044.png" ] && [ ! -e "$T/anim/frame_0045.png" ] && [ ! -s "$T/err" ] \
+        && pass "animate flash2: 44 frames and a GIF" || fail "animate flash2: $(cat "$T/err" "$T/a.txt")"
+    "$FASIM" animate --heatmap --seqlen 256 --headdim 16 --out-dir "$T/heat" > "$T/h.txt" 2>"$T/err"
+    [ $? -eq 0 ] && [ -s "$T/heat/heatmap.png" ] && grep -A5 '^flash1' "$T/h.txt" | grep -Eq 'O write +5 +5 +5 +5$' \
+        && grep -A5 '^flash2' "$T/h.txt" | grep -Eq 'K read +4 +4 +4 +4$' \
+        && pass "animate --heatmap: flash1 writes each O tile T_c + 1 = 5 times, flash2 reads each K tile T_r = 4 times" \
+        || fail "animate --heatmap: $(cat "$T/err" "$T/h.txt")"
+else
+    skip "animate flash2: 44 frames and a GIF" "no gnuplot"
+    skip "animate --heatmap: flash1 writes each O tile 5 times, flash2 reads each K tile 4 times" "no gnuplot"
+fi
 
 # ---- inference: --decode, --splits, --gqa, --page-size, --cu-seqlens (docs/inference.md) ----
 expect_exit 2 "decode without kv-len" -- io --decode
@@ -304,11 +309,11 @@ expect_exit 2 "doc-mask empty item" -- io --seqlen 128 --doc-mask 64,,64
 expect_exit 2 "block mask is a directory" -- io --block-mask "$T"
 expect_exit 2 "check --decode --dtype" -- check --decode --kv-len 1000 --dtype bf16
 printf 'kernel,B,H,N_q,d,ms\nv2,4,16,256,64,abc\n' > "$T/cm1.csv"
-expect_exit 2 "compare: junk time" -- compare --measured "$T/cm1.csv"
+expect_msg "compare: junk time" "cm1.csv:2: column ms = 'abc' must be a finite number > 0" -- compare --measured "$T/cm1.csv"
 printf 'kernel,B,H,N_q,d,causal\nv2,4,16,256,64,7\n' > "$T/cm2.csv"
-expect_exit 2 "compare: causal 7" -- compare --measured "$T/cm2.csv"
+expect_msg "compare: causal 7" "cm2.csv:2: column causal = '7' must be 0 or 1" -- compare --measured "$T/cm2.csv"
 printf 'kernel,B,H,N_q,d\n' > "$T/cm3.csv"
-expect_exit 2 "compare: no rows" -- compare --measured "$T/cm3.csv"
+expect_msg "compare: no rows" "cm3.csv has a header but no rows" -- compare --measured "$T/cm3.csv"
 "$FASIM" io --seqlen 128 --window 20,0 --alibi --algo flash2 --format json | jq -e '.[0].mask == "window (20, 0), ALiBi"' >/dev/null \
     && pass "json names the mask" || fail "json mask"
 [ "$("$FASIM" io --seqlen 128 --window 20,0 --algo flash2 --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "mask") m = i; next } { print $m }')" = "window (20; 0)" ] \

@@ -114,3 +114,30 @@ sed -n 3p "$T/out" | grep -q " 64   64    - |" && pass "compare --no-l2: b/SM '-
 sed -n 3p "$T/out" | grep -q "5e-07" && pass "compare: a time below 1 us in significant digits" || fail "compare tiny time: $(sed -n 3p "$T/out")"
 "$FASIM" compare --measured "$T/tiny.csv" --no-l2 --format csv 2>/dev/null | tail -1 | cut -d, -f20 | grep -qx '' \
     && pass "compare --no-l2 csv: blocks_per_sm empty" || fail "compare --no-l2 csv row"
+
+# ---- compare: the file itself (analysis/compare.c's fa_cmp_open and fa_cmp_next) ----
+: > "$T/cc_empty.csv"
+expect_msg "compare: an empty file" "measured file $T/cc_empty.csv is empty" -- compare --measured "$T/cc_empty.csv"
+mkdir -p "$T/cc_dir"
+expect_msg "compare: a directory" "measured file $T/cc_dir is a directory" -- compare --measured "$T/cc_dir"
+expect_msg "compare: a missing file, the errno text named" "cannot open measured file $T/cc_none.csv: No such file or directory" \
+    -- compare --measured "$T/cc_none.csv"
+awk 'BEGIN { printf "kernel,B,H,N_q,d"; for (i = 0; i < 5000; i++) printf ",x"; print "" }' > "$T/cc_longh.csv"
+expect_msg "compare: a header over 8190 characters" "cc_longh.csv:1: the header is longer than 8190 characters" \
+    -- compare --measured "$T/cc_longh.csv"
+awk 'BEGIN { print "kernel,B,H,N_q,d"; printf "v3,1,1,64,64"; for (i = 0; i < 9000; i++) printf " "; print "" }' > "$T/cc_longr.csv"
+expect_msg "compare: a row over 8190 characters" "cc_longr.csv:2: the line is longer than 8190 characters" \
+    -- compare --measured "$T/cc_longr.csv"
+awk 'BEGIN { printf "kernel"; for (i = 0; i < 70; i++) printf ",c%d", i; print "" }' > "$T/cc_cols.csv"
+expect_msg "compare: a header of 71 columns" "cc_cols.csv:1: the header has more than 64 columns" -- compare --measured "$T/cc_cols.csv"
+{ echo 'kernel,B,H,N_q,d'; awk 'BEGIN { printf "v3"; for (i = 0; i < 69; i++) printf ",1"; print "" }'; } > "$T/cc_flds.csv"
+expect_msg "compare: a row of 70 fields" "cc_flds.csv:2: over 64 fields, the header has 5" -- compare --measured "$T/cc_flds.csv"
+printf 'kernel,B,H,N_q,d,dtype\nv3,1,1,64,64,fp9\n' > "$T/cc_dt.csv"
+expect_msg "compare: an unknown dtype, the dtypes listed" "cc_dt.csv:2: dtype 'fp9' is not one of fp32, fp16, bf16, fp8_e4m3, fp8_e5m2" \
+    -- compare --measured "$T/cc_dt.csv"
+printf 'kernel,B,H,N_q,d,algo\nv3,1,1,64,64,flash9\n' > "$T/cc_al.csv"
+expect_msg "compare: an unknown algo, the algorithms listed" "cc_al.csv:2: algo 'flash9' is not one of standard, flash1, flash2" \
+    -- compare --measured "$T/cc_al.csv"
+printf 'kernel,B,H,N_q,d\n# a comment\n\n' > "$T/cc_norows.csv"
+expect_msg "compare: comments and blank lines only" "measured file $T/cc_norows.csv has a header but no rows" \
+    -- compare --measured "$T/cc_norows.csv"
