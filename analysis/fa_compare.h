@@ -19,7 +19,7 @@
  *   l2_write_bytes (l1tex__m_l1tex2xbar_write_bytes.sum): optional.
  * Each column once, under one of its names (case-sensitive); any other name is an error; a UTF-8
  * byte order mark before the header is skipped.  Every row has the header's number of fields
- * (at most FA_CMP_MAXCOL; a line at most FA_CMP_MAXLINE - 2 characters, its line end included);
+ * (at most FA_CMP_MAXCOL; a line at most FA_CMP_MAXLINE - 2 characters before its newline);
  * a field may be in double quotes (no quote or comma inside).  B, H, N, d, H_kv, N_k, d_v: whole
  * numbers 1..2^31-1 ("4096", "4096.0", "4.096e3"); block_r, block_c: 1..2^20, both or neither;
  * ms finite and > 0; the byte counts finite and >= 0.  An empty field of an optional column is
