@@ -50,7 +50,7 @@ $(eval $(call flavour,$(BUILD)/asan,$(SAN)))
 TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 
 .PHONY: fuzz all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
-.PHONY: exercise exercise-test tutorial tutorial-test citations-test
+.PHONY: exercise exercise-test tutorial tutorial-test citations-test cycles-test
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/fasim $(BUILD)/libfasim.a
@@ -61,7 +61,7 @@ deps:
 run: all
 	./$(BUILD)/fasim report
 
-test: unit-test cli-test valgrind-test exercise-test tutorial-test citations-test
+test: unit-test cli-test valgrind-test exercise-test tutorial-test citations-test cycles-test
 
 valgrind-test: $(BUILD)/fasim
 	@FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
@@ -90,6 +90,10 @@ tutorial-test: $(BUILD)/fasim
 	@FASIM=./$(BUILD)/fasim sh tests/tutorial.sh
 
 # docs/citations.md lists every paper-line citation of cpu_ref/ and the IO docs (tests/citations.sh)
+# no source file calls back into a file that calls it (the objects' symbols, nm)
+cycles-test: $(BUILD)/fasim
+	@sh tests/file_cycles.sh $(BUILD)
+
 citations-test:
 	@sh tests/citations.sh
 

@@ -8,15 +8,6 @@
 #include "cli.h"
 #include "fa_inference.h"
 
-char cli_where[256];
-
-int cli_fail(fa_status s)
-{
-    const char *msg = fa_last_error();
-    fprintf(stderr, "fasim: %s%s\n", cli_where, msg[0] ? msg : fa_strerror(s));
-    /* bad input (including an unreadable input file) is 2; anything else that fails is 1 */
-    return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
-}
 
 /* The inference options against the others, and their defaults (before cli_resolve's):
  * --decode takes N_k from --kv-len and N_q = 1; --cu-seqlens gives the varlen batch's shape. */

@@ -17,6 +17,16 @@
 #include "cli.h"
 #include "fa_inference.h"
 
+char cli_where[256];
+
+int cli_fail(fa_status s)
+{
+    const char *msg = fa_last_error();
+    fprintf(stderr, "fasim: %s%s\n", cli_where, msg[0] ? msg : fa_strerror(s));
+    /* bad input (including an unreadable input file) is 2; anything else that fails is 1 */
+    return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
+}
+
 int cli_usage(const char *fmt, ...)
 {
     va_list ap;
