@@ -1,14 +1,14 @@
 /* cmd_animate.c -- `fasim animate`: the transfer trace of one algorithm turned into pictures.
  *
- * Runs the forward pass in count-only mode with a sink (sim/fa_sim.h) that records every tile
- * transfer of slice (batch 0, head 0).  One frame per transfer: Q, K, V, O and the statistics as
- * columns of tiles in HBM (the tile just read in blue, just written in red, the last tile of each
- * tensor loaded into SRAM in light blue), the T_r x T_c grid of score tiles (computed: green;
- * skipped under a causal mask: dark grey), and the cumulative HBM bytes per tensor.  gnuplot
- * (plots/anim_frames.gp, plots/anim_draw.gp) renders frame_NNNN.png and anim.gif from frames.dat,
- * labels.dat and bytes.dat, which stay beside them (gnuplot.log, its messages, does not).
- * --heatmap instead counts how often each tile of Q, K, V, O was read and written, flash1 beside
- * flash2, prints the table and draws heatmap.png (plots/anim_heatmap.gp).
+ * analysis/animate.c (fa_animate.h) records the tile transfers of slice (batch 0, head 0) of the
+ * forward pass and computes each transfer's frame: Q, K, V, O and the statistics as columns of
+ * tiles in HBM (the tile just read in blue, just written in red, the last tile of each tensor
+ * loaded into SRAM in light blue), the T_r x T_c grid of score tiles (computed: green; skipped
+ * under a causal mask: dark grey), and the cumulative HBM bytes per tensor.  Here: the options,
+ * the files and gnuplot (plots/anim_frames.gp, plots/anim_draw.gp), which renders frame_NNNN.png
+ * and anim.gif from frames.dat, labels.dat and bytes.dat, which stay beside them (gnuplot.log, its
+ * messages, does not).  --heatmap instead prints how often each tile of Q, K, V, O was read and
+ * written (fa_anim_heatmap), flash1 beside flash2, and draws heatmap.png (plots/anim_heatmap.gp).
  * The tiles must fit the SRAM M (--sram, else the --hw profile's), as in `fasim io`.  Every output
  * is opened before drawing and renamed into place only when all are drawn (cli_outset.h): a
  * failed run leaves no file behind. */
@@ -24,11 +24,9 @@
 
 #include "cli.h"
 #include "cli_outset.h"
+#include "fa_animate.h"
 
 extern char **environ;
-
-#define ANIM_MAX_TILES 16   /* T_r and T_c at most */
-#define ANIM_MAX_FRAMES 400 /* transfers of slice (0, 0) */
 
 static const char *const animate_head =
     "usage: fasim animate [--algo flash1|flash2|standard] [shape options] --out-dir DIR\n"
@@ -61,57 +59,6 @@ static int remove_stale_frames(const char *dir, int n)
         if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0) break;
     }
     return k;
-}
-
-typedef struct {
-    char tensor[FA_NAME_LEN];
-    int write;
-    int64_t row0, rows, col0, cols;
-    uint64_t bytes;
-} rec;
-
-typedef struct {
-    rec *r;
-    int n, cap, overflow;
-} recorder;
-
-static void sink(void *ctx, const fa_transfer *t)
-{
-    recorder *R = ctx;
-    if (t->b != 0 || t->h != 0) return;
-    if (R->n == R->cap) {
-        if (R->cap >= 100000) {
-            R->overflow = 1;
-            return;
-        }
-        int nc = R->cap ? 2 * R->cap : 256;
-        rec *p = realloc(R->r, (size_t)nc * sizeof *p);
-        if (!p) {
-            R->overflow = 1;
-            return;
-        }
-        R->r = p;
-        R->cap = nc;
-    }
-    rec *x = &R->r[R->n++];
-    snprintf(x->tensor, sizeof x->tensor, "%s", t->tensor->name);
-    x->write = t->write;
-    x->row0 = t->row0;
-    x->rows = t->rows;
-    x->col0 = t->col0;
-    x->cols = t->cols;
-    x->bytes = t->bytes;
-}
-
-static fa_status record(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, recorder *R)
-{
-    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, M);
-    if (!mem) return FA_ENOMEM;
-    fa_mem_set_sink(mem, sink, R);
-    fa_status st = fa_run_pass(FA_PASS_FWD, a, mem, s, bk);
-    fa_mem_free(mem);
-    if (!st && R->overflow) FA_FAIL(FA_EINVAL, "animate: too many transfers to record");
-    return st;
 }
 
 /* Runs gnuplot on plots/<script>; its messages go to the file log.  0 on success. */
@@ -149,110 +96,31 @@ static const char *log_tail(const char *log, char *buf, size_t n)
     return buf;
 }
 
-/* Panels: index, name, x of the column, whether its rows are query rows (else key rows). */
-enum { P_Q, P_K, P_V, P_O, P_STAT, NPANEL };
-static const double panel_x[NPANEL] = {0, 1.6, 3.2, 4.8, 6.4};
-
-static int panel_of(const char *t)
+/* Writes the boxes (ft: frames.dat, "x y w h colour" per line), captions (fl: labels.dat) and
+ * cumulative bytes (fb: bytes.dat, "index name read written" per tensor) of every frame, each
+ * frame a block ended by two blank lines, and flushes them.  0, or -1 on a write error. */
+static int write_frames(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F)
 {
-    if (!strcmp(t, "Q")) return P_Q;
-    if (!strcmp(t, "K")) return P_K;
-    if (!strcmp(t, "V")) return P_V;
-    if (!strcmp(t, "O")) return P_O;
-    if (!strcmp(t, "l") || !strcmp(t, "m") || !strcmp(t, "LSE")) return P_STAT;
-    return -1; /* S, P: the score grid */
-}
-
-enum { C_IDLE = 0xdddddd, C_SRAM = 0x9ecae1, C_READ = 0x2171b5, C_WRITE = 0xde2d26, C_DONE = 0xfcbba1,
-       C_COMP = 0xa1d99b, C_SKIP = 0x636363 };
-
-/* Names of the tensors in the byte chart, in a fixed order. */
-static const char *const bar_names[] = {"Q", "K", "V", "O", "S", "P", "l", "m", "LSE"};
-#define NBAR 9
-
-/* Writes the tiles (ft: frames.dat), captions (fl: labels.dat) and cumulative bytes (fb:
- * bytes.dat) of every frame and flushes them.  0, or -1 on a write error. */
-static int write_frames(FILE *ft, FILE *fl, FILE *fb, fa_algo a, const fa_shape *s, fa_blocks bk, const recorder *R,
-                        double *ymax)
-{
-    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
-    int sram[NPANEL], done[NPANEL][ANIM_MAX_TILES];
-    memset(done, 0, sizeof done);
-    for (int p = 0; p < NPANEL; p++) sram[p] = -1;
-    int grid[ANIM_MAX_TILES][ANIM_MAX_TILES];
-    for (int i = 0; i < T_r; i++)
-        for (int j = 0; j < T_c; j++) {
-            int64_t r0 = i * bk.block_r, c0 = j * bk.block_c;
-            int64_t rows = fa_tile_len(r0, s->seqlen_q, bk.block_r);
-            int64_t cols = fa_tile_len(c0, s->seqlen_k, bk.block_c);
-            grid[i][j] = (a != FA_ALGO_STANDARD && fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP) ? C_SKIP : C_IDLE;
-        }
-    uint64_t cum[NBAR][2];
-    memset(cum, 0, sizeof cum);
-    *ymax = 1;
-    int qi = -1, kj = -1;
-    for (int f = 0; f < R->n; f++) {
-        const rec *x = &R->r[f];
-        int p = panel_of(x->tensor);
-        int qside = p == P_Q || p == P_O || p == P_STAT || p < 0;
-        int ti = (int)(x->row0 / (qside ? bk.block_r : bk.block_c));
-        int tj = p < 0 ? (int)(x->col0 / bk.block_c) : 0;
-        for (int b = 0; b < NBAR; b++)
-            if (!strcmp(bar_names[b], x->tensor)) {
-                cum[b][x->write] += x->bytes;
-                if ((double)cum[b][x->write] > *ymax) *ymax = (double)cum[b][x->write];
-            }
-        /* which score tile this step works on */
-        if (p == P_Q) qi = ti;
-        if (p == P_K) kj = ti;
-        if (a == FA_ALGO_FLASH2 && p == P_V && qi >= 0) grid[qi][ti] = C_COMP;
-        if (a == FA_ALGO_FLASH1 && p == P_Q && kj >= 0) grid[ti][kj] = C_COMP;
-        if (p < 0 && x->write) grid[ti][tj] = !strcmp(x->tensor, "S") ? C_COMP : 0x31a354;
-        /* tiles of the columns */
-        for (int q = 0; q < NPANEL; q++) {
-            int n = (q == P_K || q == P_V) ? (int)T_c : (int)T_r;
-            for (int t = 0; t < n; t++) {
-                int c = done[q][t] ? C_DONE : C_IDLE;
-                if (t == sram[q]) c = C_SRAM;
-                if (q == p && t == ti) c = x->write ? C_WRITE : C_READ;
-                fprintf(ft, "%g %g 0.45 0.45 %d\n", panel_x[q] + 0.5, -(t + 0.5), c);
-            }
-        }
-        for (int i = 0; i < T_r; i++)
-            for (int j = 0; j < T_c; j++) {
-                int c = grid[i][j];
-                if (p < 0 && i == ti && j == tj) c = x->write ? C_WRITE : C_READ;
-                fprintf(ft, "%g %g 0.45 0.45 %d\n", 8.0 + j + 0.5, -(i + 0.5), c);
-            }
+    for (int f = 0; f < F->n; f++) {
+        const fa_anim_tile *t = F->tile + (size_t)f * (size_t)F->n_tiles;
+        for (int k = 0; k < F->n_tiles; k++)
+            fprintf(ft, "%g %g %g %g %d\n", t[k].x, t[k].y, t[k].w, t[k].h, t[k].colour);
         fprintf(ft, "\n\n");
-        if (p >= 0) {
-            if (x->write) done[p][ti] = 1;
-            else sram[p] = ti;
-        }
         fprintf(fl, "%g 1.0 \"%s\"\n", 3.5, "");
-        fprintf(fl, "0 0.9 \"step %d/%d: %s tile %d of %s (%" PRIu64 " B)\"\n\n\n", f + 1, R->n,
-                x->write ? "write" : "read", p < 0 ? ti * (int)T_c + tj : ti, x->tensor, x->bytes);
-        for (int b = 0; b < NBAR; b++) fprintf(fb, "%d %s %" PRIu64 " %" PRIu64 "\n", b, bar_names[b], cum[b][0], cum[b][1]);
+        fprintf(fl, "0 0.9 \"%s\"\n\n\n", F->frame[f].caption);
+        for (int b = 0; b < FA_ANIM_NTENSOR; b++)
+            fprintf(fb, "%d %s %" PRIu64 " %" PRIu64 "\n", b, fa_anim_tensor_names[b], F->frame[f].cum[b][0],
+                    F->frame[f].cum[b][1]);
         fprintf(fb, "\n\n");
     }
     int bad = fflush(ft) != 0 || fflush(fl) != 0 || fflush(fb) != 0;
     return bad || ferror(ft) || ferror(fl) || ferror(fb) ? -1 : 0;
 }
 
-/* Per-tile read and write counts of Q, K, V, O (slice 0, 0). */
-typedef struct {
-    int n[4][2][ANIM_MAX_TILES];
-} tilecount;
-
-static void count_tiles(const recorder *R, fa_blocks bk, tilecount *c)
+/* The tiles of a heatmap row: T_c for K and V, T_r for Q and O. */
+static int heat_tiles(const fa_anim_heat *h, int tensor)
 {
-    memset(c, 0, sizeof *c);
-    for (int f = 0; f < R->n; f++) {
-        int p = panel_of(R->r[f].tensor);
-        if (p < 0 || p > P_O) continue;
-        int t = (int)(R->r[f].row0 / ((p == P_K || p == P_V) ? bk.block_c : bk.block_r));
-        if (t < ANIM_MAX_TILES) c->n[p][R->r[f].write][t]++;
-    }
+    return (int)(tensor == FA_ANIM_K || tensor == FA_ANIM_V ? h->t_c : h->t_r);
 }
 
 /* animate's own options */
@@ -310,12 +178,8 @@ int cmd_animate(int argc, char **argv)
         if (st) return cli_fail(st);
     }
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
-    if (T_r > ANIM_MAX_TILES || T_c > ANIM_MAX_TILES) {
-        fprintf(stderr, "fasim: animate draws at most %d x %d tiles; T_r = %" PRId64 ", T_c = %" PRId64
-                        " (use larger --block-r/--block-c or a shorter --seqlen)\n",
-                ANIM_MAX_TILES, ANIM_MAX_TILES, T_r, T_c);
-        return EXIT_USAGE;
-    }
+    fa_status ts = fa_anim_check_tiles(s, bk);
+    if (ts) return cli_fail(ts);
     if (strchr(out_dir, '\'')) { /* the paths go to gnuplot in single quotes */
         fprintf(stderr, "fasim: --out-dir '%s' must not contain a quote\n", out_dir);
         return EXIT_USAGE;
@@ -350,22 +214,19 @@ int cmd_animate(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    recorder R[2] = {{0}, {0}};
+    /* the transfers, then the heatmap's counts or the frames (analysis/animate.c) */
+    fa_anim_record R[2] = {{0}, {0}};
+    fa_anim_heat tc[2];
+    fa_anim_frames F = {0};
     int out = 0;
     cli_outset os = {0};
     for (int k = 0; k < na; k++) {
-        fa_status st = record(algos[k], s, bk, M, &R[k]);
+        fa_status st = fa_anim_record_pass(algos[k], s, bk, M, &R[k]);
+        if (!st) st = heatmap ? fa_anim_heatmap(&R[k], s, bk, &tc[k]) : fa_anim_frames_make(algos[k], s, bk, &R[k], &F);
         if (st) {
             out = cli_fail(st);
             goto done;
         }
-    }
-    if (!heatmap && R[0].n > ANIM_MAX_FRAMES) {
-        fprintf(stderr, "fasim: %s makes %d transfers on this shape; animate draws at most %d frames "
-                        "(use fewer tiles: larger --block-r/--block-c)\n",
-                fa_algo_name(algos[0]), R[0].n, ANIM_MAX_FRAMES);
-        out = EXIT_USAGE;
-        goto done;
     }
     /* Every output opened now, before any drawing: a path that cannot be written is exit 2 and
      * nothing is left; the temporaries are renamed into place only when all are drawn. */
@@ -382,16 +243,13 @@ int cmd_animate(int argc, char **argv)
         snprintf(path, sizeof path, "%s/heatmap.png", out_dir);
         const int i_png = i_csv < 0 ? -1 : cli_outset_add(&os, path, 0);
         if (i_png < 0) goto bad_path;
-        tilecount tc[2];
         static const char *const rowname[] = {"Q read", "K read", "V read", "O read", "O write"};
-        static const int rp[] = {P_Q, P_K, P_V, P_O, P_O}, rw[] = {0, 0, 0, 0, 1};
+        static const int rp[] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O}, rw[] = {0, 0, 0, 0, 1};
         FILE *f = os.file[i_csv].f;
         fprintf(f, "algo,row,tile,count\n");
         for (int k = 0; k < 2; k++) {
-            count_tiles(&R[k], bk, &tc[k]);
             for (int r = 0; r < 5; r++) {
-                int n = (rp[r] == P_K || rp[r] == P_V) ? (int)T_c : (int)T_r;
-                for (int t = 0; t < n; t++)
+                for (int t = 0; t < heat_tiles(&tc[k], rp[r]); t++)
                     fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, tc[k].n[rp[r]][rw[r]][t]);
             }
         }
@@ -415,9 +273,8 @@ int cmd_animate(int argc, char **argv)
         for (int k = 0; k < 2; k++) {
             printf("%s\n", fa_algo_name(algos[k]));
             for (int r = 0; r < 5; r++) {
-                int n = (rp[r] == P_K || rp[r] == P_V) ? (int)T_c : (int)T_r;
                 printf("  %-8s", rowname[r]);
-                for (int t = 0; t < n; t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
+                for (int t = 0; t < heat_tiles(&tc[k], rp[r]); t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
                 printf("\n");
             }
         }
@@ -448,8 +305,7 @@ int cmd_animate(int argc, char **argv)
             goto bad_path;
         }
     }
-    double ymax;
-    if (write_frames(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, algos[0], s, bk, &R[0], &ymax)) {
+    if (write_frames(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, &F)) {
         fprintf(stderr, "fasim: cannot write the frame data under %s: %s\n", out_dir, strerror(errno));
         out = EXIT_RUN;
         goto done;
@@ -459,7 +315,7 @@ int cmd_animate(int argc, char **argv)
              "; tc=%" PRId64 "; delay=%d; "
              "ttl='%s  N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 " %s%s, tiles %" PRId64 "x%" PRId64 ", batch 0 head 0'",
              out_dir, sfx, cli_outset_target(&os, i_gif), cli_outset_target(&os, i_dat[0]),
-             cli_outset_target(&os, i_dat[1]), cli_outset_target(&os, i_dat[2]), R[0].n, ymax, T_r, T_c, (int)delay,
+             cli_outset_target(&os, i_dat[1]), cli_outset_target(&os, i_dat[2]), R[0].n, F.ymax, T_r, T_c, (int)delay,
              fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d, fa_dtype_name(s->dtype), s->causal ? " causal" : "",
              bk.block_r, bk.block_c);
     if (run_gnuplot("anim_frames.gp", vars, log)) {
@@ -470,10 +326,8 @@ int cmd_animate(int argc, char **argv)
     cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
     int stale = remove_stale_frames(out_dir, R[0].n);
-    uint64_t tot = 0;
-    for (int f = 0; f < R[0].n; f++) tot += R[0].r[f].bytes;
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
-           cli_bytes((double)tot, b1, sizeof b1), T_r, T_c);
+           cli_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",
            out_dir, R[0].n);
     if (stale > 0)
@@ -483,7 +337,8 @@ bad_path: /* its message printed */
     out = EXIT_USAGE;
 done:
     if (out) cli_outset_abort(&os);
-    free(R[0].r);
-    free(R[1].r);
+    fa_anim_record_free(&R[0]);
+    fa_anim_record_free(&R[1]);
+    fa_anim_frames_free(&F);
     return out;
 }

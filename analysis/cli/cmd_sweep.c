@@ -1,4 +1,6 @@
-/* cmd_sweep.c -- `fasim sweep`: CSV (or JSON) over ranges of one or more parameters. */
+/* cmd_sweep.c -- `fasim sweep`: CSV (or JSON) over ranges of one or more parameters.  The ranges
+ * are read, checked and enumerated by analysis/sweep.c (fa_sweep.h); here: the options, the byte
+ * sizes of --vary sram, a point's values applied to the options, the runs and the printing. */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -6,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fa_sweep.h"
 
 static const char *const sweep_head =
     "usage: fasim sweep --vary NAME=RANGE [--vary NAME=RANGE ...] [io options] [--out FILE]\n"
@@ -24,106 +27,19 @@ static const char *const sweep_head =
 static const char *const sweep_tail =
     "With --decode or --cu-seqlens the inference kernels run (kv-len, splits, page-size vary).\n";
 
-#define MAX_VARY 4
-#define MAX_POINTS 100000
-
-typedef struct {
-    char name[16];
-    uint64_t v[4096];
-    int n;
-} vary;
-
-static const char *const names[] = {"seqlen", "seqlen-k", "headdim", "headdim-v", "batch",
-                                    "heads", "kv-heads", "sram", "block-r", "block-c",
-                                    "kv-len", "splits", "page-size", NULL};
-
-static int parse_value(const char *name, const char *s, uint64_t *out)
+/* A value of --vary NAME: sram a byte size (cli_parse_bytes: 64KiB, 1MiB ...), the others the
+ * integers of fa_sweep_value. */
+static fa_status sweep_value(void *ctx, const char *name, const char *text, uint64_t *out)
 {
-    if (!strcmp(name, "sram")) {
-        if (cli_parse_bytes(s, out)) {
-            fprintf(stderr, "fasim: --vary sram: %s\n", fa_last_error());
-            return EXIT_USAGE;
-        }
-        if (*out == 0) {
-            fprintf(stderr, "fasim: --vary sram: '%s' is not a positive byte size\n", s);
-            return EXIT_USAGE;
-        }
-        return 0;
+    (void)ctx;
+    if (strcmp(name, "sram")) return fa_sweep_value(name, text, out);
+    if (cli_parse_bytes(text, out)) {
+        char why[1024]; /* a copy: fa_error writes the buffer fa_last_error reads */
+        snprintf(why, sizeof why, "%s", fa_last_error());
+        FA_FAIL(FA_EINVAL, "--vary sram: %s", why);
     }
-    int64_t v;
-    char opt[32];
-    snprintf(opt, sizeof opt, "--vary %s", name);
-    /* the limits of the fixed options: --block-r / --block-c up to 2^20, the rest up to 2^31 - 1 */
-    int64_t hi = !strcmp(name, "block-r") || !strcmp(name, "block-c") ? 1 << 20 : INT32_MAX;
-    if (cli_int(opt, s, 1, hi, &v)) return EXIT_USAGE;
-    *out = (uint64_t)v;
-    return 0;
-}
-
-static int parse_vary(const char *spec, vary *vy)
-{
-    const char *eq = spec ? strchr(spec, '=') : NULL;
-    if (!eq) {
-        fprintf(stderr, "fasim: --vary '%s' must read NAME=RANGE (see fasim sweep --help)\n", spec ? spec : "");
-        return EXIT_USAGE;
-    }
-    snprintf(vy->name, sizeof vy->name, "%.*s", (int)(eq - spec), spec);
-    int known = 0;
-    for (int i = 0; names[i]; i++) known |= !strcmp(names[i], vy->name);
-    if (!known) {
-        fprintf(stderr, "fasim: --vary: unknown parameter '%.*s' (seqlen, seqlen-k, headdim, headdim-v, "
-                        "batch, heads, kv-heads, sram, block-r, block-c, kv-len, splits, page-size)\n",
-                (int)(eq - spec), spec);
-        return EXIT_USAGE;
-    }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", eq + 1);
-    vy->n = 0;
-    char *c1 = strchr(buf, ':');
-    if (!c1) { /* list */
-        size_t bl = strlen(buf);
-        if (bl == 0 || buf[0] == ',' || buf[bl - 1] == ',' || strstr(buf, ",,")) {
-            fprintf(stderr, "fasim: --vary %s=%s: an empty item in the list\n", vy->name, eq + 1);
-            return EXIT_USAGE;
-        }
-        for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (vy->n >= 4096) break;
-            if (parse_value(vy->name, t, &vy->v[vy->n++])) return EXIT_USAGE;
-        }
-        if (vy->n == 0) {
-            fprintf(stderr, "fasim: --vary %s: empty list\n", vy->name);
-            return EXIT_USAGE;
-        }
-        return 0;
-    }
-    *c1 = '\0';
-    char *c2 = strchr(c1 + 1, ':');
-    if (!c2 || (c2[1] != 'x' && c2[1] != '+')) {
-        fprintf(stderr, "fasim: --vary %s=%s: a range reads START:STOP:xFACTOR or START:STOP:+STEP\n",
-                vy->name, eq + 1);
-        return EXIT_USAGE;
-    }
-    *c2 = '\0';
-    uint64_t lo, hi, step;
-    if (parse_value(vy->name, buf, &lo) || parse_value(vy->name, c1 + 1, &hi)) return EXIT_USAGE;
-    int64_t st;
-    if (cli_int(c2[1] == 'x' ? "--vary factor" : "--vary step", c2 + 2, c2[1] == 'x' ? 2 : 1,
-                INT32_MAX, &st))
-        return EXIT_USAGE;
-    step = (uint64_t)st;
-    if (hi < lo) {
-        fprintf(stderr, "fasim: --vary %s: STOP %" PRIu64 " is below START %" PRIu64 "\n", vy->name, hi, lo);
-        return EXIT_USAGE;
-    }
-    for (uint64_t v = lo; v <= hi; v = c2[1] == 'x' ? v * step : v + step) {
-        if (vy->n >= 4096) {
-            fprintf(stderr, "fasim: --vary %s: more than 4096 values\n", vy->name);
-            return EXIT_USAGE;
-        }
-        vy->v[vy->n++] = v;
-        if ((c2[1] == 'x' && v > UINT64_MAX / step) || (c2[1] == '+' && v > UINT64_MAX - step)) break;
-    }
-    return 0;
+    if (*out == 0) FA_FAIL(FA_EINVAL, "--vary sram: '%s' is not a positive byte size", text);
+    return FA_OK;
 }
 
 /* 1 when the option a --vary name stands for was also given as a fixed value. */
@@ -175,16 +91,17 @@ static int point_fail(fa_status s, const cli_col *cols, int nv, const char *algo
     return (s == FA_EINVAL || s == FA_ENOSRAM || s == FA_EOVERFLOW || s == FA_EIO) ? EXIT_USAGE : EXIT_RUN;
 }
 
-/* The point p of the sweep: applies its values to o, names them in cols and in cli_where (so
- * that every message of the point starts "at seqlen = 512, heads = 3: "). */
-static void point(cli_opts *o, const vary *vy, int nv, long p, cli_col *cols)
+/* The point p of the sweep (fa_sweep_point): applies its values to o, names them in cols and in
+ * cli_where (so that every message of the point starts "at seqlen = 512, heads = 3: "). */
+static void point(cli_opts *o, const fa_sweep *sw, long p, cli_col *cols)
 {
+    uint64_t v[FA_SWEEP_MAX_VARY];
+    fa_sweep_point(sw, p, v);
+    const int nv = sw->n;
     for (int k = nv - 1; k >= 0; k--) {
-        uint64_t v = vy[k].v[p % vy[k].n];
-        p /= vy[k].n;
-        apply(o, vy[k].name, v);
-        cols[k].name = vy[k].name;
-        snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v);
+        apply(o, sw->r[k].name, v[k]);
+        cols[k].name = sw->r[k].name;
+        snprintf(cols[k].value, sizeof cols[k].value, "%" PRIu64, v[k]);
     }
     size_t l = 0;
     for (int k = 0; k <= nv; k++) {
@@ -198,7 +115,7 @@ static void point(cli_opts *o, const vary *vy, int nv, long p, cli_col *cols)
 
 /* The --vary options, in order (checked once every option is read: a fixed --seqlen may follow). */
 typedef struct {
-    const char *spec[MAX_VARY + 1];
+    const char *spec[FA_SWEEP_MAX_VARY + 1];
     int n;
 } vary_args;
 
@@ -208,7 +125,7 @@ static int take_vary(void *ctx, cli_opts *o, int id, const char *name, const cha
     vary_args *va = ctx;
     if (id != O_VARY) return cli_usage("%s: not a sweep option", name);
     if (!val || !*val) return cli_usage("--vary needs NAME=RANGE (see fasim sweep --help)");
-    if (va->n >= MAX_VARY) return cli_usage("at most %d --vary options", MAX_VARY);
+    if (va->n >= FA_SWEEP_MAX_VARY) return cli_usage("at most %d --vary options", FA_SWEEP_MAX_VARY);
     va->spec[va->n++] = val;
     return 0;
 }
@@ -228,44 +145,26 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "fasim: sweep writes csv or json (--format table is for fasim io)\n");
         return EXIT_USAGE;
     }
-    static vary vy[MAX_VARY];
-    int nv = 0;
+    static fa_sweep sw; /* 128 KiB of values: not on the stack */
+    sw.n = 0;
     for (int i = 0; i < va.n; i++) {
-        const char *spec = va.spec[i];
-        if (nv >= MAX_VARY) {
-            fprintf(stderr, "fasim: at most %d --vary options\n", MAX_VARY);
+        fa_status as = fa_sweep_add(&sw, va.spec[i], sweep_value, NULL);
+        if (as) return cli_fail(as);
+        const char *name = sw.r[sw.n - 1].name;
+        if (given(&base, name)) {
+            fprintf(stderr, "fasim: --vary %s and --%s both given: vary it or fix it, not both\n", name, name);
             return EXIT_USAGE;
         }
-        if ((rc = parse_vary(spec, &vy[nv]))) return rc;
-        if (given(&base, vy[nv].name)) {
-            fprintf(stderr, "fasim: --vary %s and --%s both given: vary it or fix it, not both\n", vy[nv].name,
-                    vy[nv].name);
-            return EXIT_USAGE;
-        }
-        for (int k = 0; k < nv; k++)
-            if (!strcmp(vy[k].name, vy[nv].name)) {
-                fprintf(stderr, "fasim: --vary %s given twice\n", vy[nv].name);
-                return EXIT_USAGE;
-            }
-        nv++;
     }
+    const int nv = sw.n;
     if (nv == 0) {
         fprintf(stderr, "fasim: sweep needs at least one --vary NAME=RANGE (see fasim sweep --help)\n");
         return EXIT_USAGE;
     }
-    long total = 1;
-    for (int k = 0; k < nv; k++) {
-        total *= vy[k].n;
-        if (total > MAX_POINTS) {
-            fprintf(stderr, "fasim: the sweep has more than %d points\n", MAX_POINTS);
-            return EXIT_USAGE;
-        }
-    }
-    int varies_br = 0, varies_bc = 0;
-    for (int k = 0; k < nv; k++) {
-        varies_br |= !strcmp(vy[k].name, "block-r");
-        varies_bc |= !strcmp(vy[k].name, "block-c");
-    }
+    long total;
+    fa_status cs = fa_sweep_count(&sw, &total);
+    if (cs) return cli_fail(cs);
+    const int varies_br = fa_sweep_varies(&sw, "block-r"), varies_bc = fa_sweep_varies(&sw, "block-c");
     /* OPT_HALF_BLOCK let one of --block-r / --block-c come alone: the other must be varied */
     if ((varies_br && !varies_bc && base.block_c < 0) || (varies_bc && !varies_br && base.block_r < 0)) {
         fprintf(stderr, "fasim: varying block-r or block-c needs the other one (--block-c / --block-r or --vary)\n");
@@ -287,8 +186,8 @@ int cmd_sweep(int argc, char **argv)
     /* Every point is checked (shape, masks, tiles) before anything runs or is printed. */
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
-        cli_col cols[MAX_VARY];
-        point(&o, vy, nv, p, cols);
+        cli_col cols[FA_SWEEP_MAX_VARY];
+        point(&o, &sw, p, cols);
         if ((rc = cli_resolve(&o))) break;
         if (o.decode || o.varlen) continue;
         fa_blocks bk;
@@ -298,8 +197,8 @@ int cmd_sweep(int argc, char **argv)
     }
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
-        cli_col cols[MAX_VARY];
-        point(&o, vy, nv, p, cols);
+        cli_col cols[FA_SWEEP_MAX_VARY];
+        point(&o, &sw, p, cols);
         if (!base.quiet && tty) { /* progress on a terminal only: logs and pipes get the result alone */
             fprintf(stderr, "\rfasim sweep: point %ld/%ld", p + 1, total);
             for (int k = 0; k < nv; k++) fprintf(stderr, " %s=%s", cols[k].name, cols[k].value);

@@ -1,0 +1,210 @@
+/* animate.c -- `fasim animate`'s pictures: the transfers of slice (0, 0) of one forward pass
+ * recorded through the memory model's sink, each transfer's frame (boxes, caption, cumulative
+ * bytes) and the heatmap's per-tile counts (fa_animate.h).  Nothing is written here:
+ * analysis/cli/cmd_animate.c writes the files and runs gnuplot. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fa_animate.h"
+
+const char *const fa_anim_tensor_names[FA_ANIM_NTENSOR] = {"Q", "K", "V", "O", "S", "P", "l", "m", "LSE"};
+
+/* The sink's state: the record grown by doubling, and whether a transfer could not be kept. */
+typedef struct {
+    fa_anim_record *r;
+    int cap;
+    int full, nomem;
+} recorder;
+
+static void sink(void *ctx, const fa_transfer *t)
+{
+    recorder *R = ctx;
+    if (t->b != 0 || t->h != 0 || R->full || R->nomem) return;
+    fa_anim_record *r = R->r;
+    if (r->n == FA_ANIM_MAX_RECORD) {
+        R->full = 1;
+        return;
+    }
+    if (r->n == R->cap) {
+        int nc = R->cap ? 2 * R->cap : 256;
+        fa_anim_transfer *p = realloc(r->t, (size_t)nc * sizeof *p);
+        if (!p) {
+            R->nomem = 1;
+            return;
+        }
+        r->t = p;
+        R->cap = nc;
+    }
+    fa_anim_transfer *x = &r->t[r->n++];
+    snprintf(x->tensor, sizeof x->tensor, "%s", t->tensor->name);
+    x->write = t->write;
+    x->row0 = t->row0;
+    x->rows = t->rows;
+    x->col0 = t->col0;
+    x->cols = t->cols;
+    x->bytes = t->bytes;
+    r->bytes += t->bytes;
+}
+
+fa_status fa_anim_record_pass(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, fa_anim_record *out)
+{
+    memset(out, 0, sizeof *out);
+    recorder R = {.r = out};
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, M);
+    if (!mem) return FA_ENOMEM;
+    fa_mem_set_sink(mem, sink, &R);
+    fa_status st = fa_run_pass(FA_PASS_FWD, a, mem, s, bk);
+    fa_mem_free(mem);
+    if (st) return st;
+    if (R.nomem) FA_FAIL(FA_ENOMEM, "animate: out of memory recording %d transfers", out->n);
+    if (R.full) FA_FAIL(FA_EINVAL, "animate: too many transfers to record");
+    return FA_OK;
+}
+
+void fa_anim_record_free(fa_anim_record *r)
+{
+    if (!r) return;
+    free(r->t);
+    memset(r, 0, sizeof *r);
+}
+
+fa_status fa_anim_check_tiles(const fa_shape *s, fa_blocks bk)
+{
+    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
+    if (T_r > FA_ANIM_MAX_TILES || T_c > FA_ANIM_MAX_TILES)
+        FA_FAIL(FA_EINVAL,
+                "animate draws at most %d x %d tiles; T_r = %" PRId64 ", T_c = %" PRId64
+                " (use larger --block-r/--block-c or a shorter --seqlen)",
+                FA_ANIM_MAX_TILES, FA_ANIM_MAX_TILES, T_r, T_c);
+    return FA_OK;
+}
+
+/* The columns of the picture, and their x (left edge). */
+enum { P_Q, P_K, P_V, P_O, P_STAT, NPANEL };
+static const double panel_x[NPANEL] = {0, 1.6, 3.2, 4.8, 6.4};
+
+/* The column of tensor t; -1 for the score grid (S, P, a dense mask). */
+static int panel_of(const char *t)
+{
+    if (!strcmp(t, "Q")) return P_Q;
+    if (!strcmp(t, "K")) return P_K;
+    if (!strcmp(t, "V")) return P_V;
+    if (!strcmp(t, "O")) return P_O;
+    if (!strcmp(t, "l") || !strcmp(t, "m") || !strcmp(t, "LSE")) return P_STAT;
+    return -1;
+}
+
+static fa_anim_tile box(double x, double y, int colour)
+{
+    return (fa_anim_tile){.x = x, .y = y, .w = 0.45, .h = 0.45, .colour = colour};
+}
+
+fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const fa_anim_record *rec,
+                              fa_anim_frames *out)
+{
+    memset(out, 0, sizeof *out);
+    FA_TRY(fa_anim_check_tiles(s, bk));
+    if (rec->n > FA_ANIM_MAX_FRAMES)
+        FA_FAIL(FA_EINVAL,
+                "%s makes %d transfers on this shape; animate draws at most %d frames "
+                "(use fewer tiles: larger --block-r/--block-c)",
+                fa_algo_name(a), rec->n, FA_ANIM_MAX_FRAMES);
+    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
+    out->t_r = T_r;
+    out->t_c = T_c;
+    out->n_tiles = (int)FA_ANIM_FRAME_TILES(T_r, T_c);
+    out->ymax = 1;
+    if (rec->n > 0) {
+        out->tile = malloc((size_t)rec->n * (size_t)out->n_tiles * sizeof *out->tile);
+        out->frame = calloc((size_t)rec->n, sizeof *out->frame);
+        if (!out->tile || !out->frame) {
+            fa_anim_frames_free(out);
+            FA_FAIL(FA_ENOMEM, "animate: no memory for %d frames", rec->n);
+        }
+    }
+    out->n = rec->n;
+
+    int sram[NPANEL], done[NPANEL][FA_ANIM_MAX_TILES];
+    memset(done, 0, sizeof done);
+    for (int p = 0; p < NPANEL; p++) sram[p] = -1;
+    int grid[FA_ANIM_MAX_TILES][FA_ANIM_MAX_TILES];
+    for (int i = 0; i < T_r; i++)
+        for (int j = 0; j < T_c; j++) {
+            int64_t r0 = i * bk.block_r, c0 = j * bk.block_c;
+            int64_t rows = fa_tile_len(r0, s->seqlen_q, bk.block_r);
+            int64_t cols = fa_tile_len(c0, s->seqlen_k, bk.block_c);
+            grid[i][j] = a != FA_ALGO_STANDARD && fa_tile_classify(s, r0, rows, c0, cols) == FA_TILE_SKIP
+                             ? FA_ANIM_SKIP
+                             : FA_ANIM_IDLE;
+        }
+    uint64_t cum[FA_ANIM_NTENSOR][2];
+    memset(cum, 0, sizeof cum);
+    int qi = -1, kj = -1; /* the last Q and K tiles read: the score tile being worked on */
+    for (int f = 0; f < rec->n; f++) {
+        const fa_anim_transfer *x = &rec->t[f];
+        int p = panel_of(x->tensor);
+        int qside = p == P_Q || p == P_O || p == P_STAT || p < 0;
+        int ti = (int)(x->row0 / (qside ? bk.block_r : bk.block_c));
+        int tj = p < 0 ? (int)(x->col0 / bk.block_c) : 0;
+        for (int b = 0; b < FA_ANIM_NTENSOR; b++)
+            if (!strcmp(fa_anim_tensor_names[b], x->tensor)) {
+                cum[b][x->write] += x->bytes;
+                if ((double)cum[b][x->write] > out->ymax) out->ymax = (double)cum[b][x->write];
+            }
+        if (p == P_Q) qi = ti;
+        if (p == P_K) kj = ti;
+        if (a == FA_ALGO_FLASH2 && p == P_V && qi >= 0) grid[qi][ti] = FA_ANIM_COMP;
+        if (a == FA_ALGO_FLASH1 && p == P_Q && kj >= 0) grid[ti][kj] = FA_ANIM_COMP;
+        if (p < 0 && x->write) grid[ti][tj] = !strcmp(x->tensor, "S") ? FA_ANIM_COMP : FA_ANIM_PDONE;
+        fa_anim_tile *t = out->tile + (size_t)f * (size_t)out->n_tiles;
+        for (int q = 0; q < NPANEL; q++) { /* the columns */
+            int n = (q == P_K || q == P_V) ? (int)T_c : (int)T_r;
+            for (int k = 0; k < n; k++) {
+                int c = done[q][k] ? FA_ANIM_DONE : FA_ANIM_IDLE;
+                if (k == sram[q]) c = FA_ANIM_SRAM;
+                if (q == p && k == ti) c = x->write ? FA_ANIM_WRITE : FA_ANIM_READ;
+                *t++ = box(panel_x[q] + 0.5, -(k + 0.5), c);
+            }
+        }
+        for (int i = 0; i < T_r; i++) /* the score grid */
+            for (int j = 0; j < T_c; j++) {
+                int c = grid[i][j];
+                if (p < 0 && i == ti && j == tj) c = x->write ? FA_ANIM_WRITE : FA_ANIM_READ;
+                *t++ = box(8.0 + j + 0.5, -(i + 0.5), c);
+            }
+        if (p >= 0) {
+            if (x->write) done[p][ti] = 1;
+            else sram[p] = ti;
+        }
+        fa_anim_frame *fr = &out->frame[f];
+        snprintf(fr->caption, sizeof fr->caption, "step %d/%d: %s tile %d of %s (%" PRIu64 " B)", f + 1, rec->n,
+                 x->write ? "write" : "read", p < 0 ? ti * (int)T_c + tj : ti, x->tensor, x->bytes);
+        memcpy(fr->cum, cum, sizeof cum);
+    }
+    return FA_OK;
+}
+
+void fa_anim_frames_free(fa_anim_frames *f)
+{
+    if (!f) return;
+    free(f->tile);
+    free(f->frame);
+    memset(f, 0, sizeof *f);
+}
+
+fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_blocks bk, fa_anim_heat *out)
+{
+    memset(out, 0, sizeof *out);
+    FA_TRY(fa_anim_check_tiles(s, bk));
+    out->t_r = fa_cdiv(s->seqlen_q, bk.block_r);
+    out->t_c = fa_cdiv(s->seqlen_k, bk.block_c);
+    for (int f = 0; f < rec->n; f++) {
+        int p = panel_of(rec->t[f].tensor);
+        if (p < 0 || p > P_O) continue;
+        int64_t t = rec->t[f].row0 / ((p == P_K || p == P_V) ? bk.block_c : bk.block_r);
+        if (t < FA_ANIM_MAX_TILES) out->n[p][rec->t[f].write][t]++;
+    }
+    return FA_OK;
+}

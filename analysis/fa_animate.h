@@ -1,0 +1,128 @@
+/* fa_animate.h -- what `fasim animate` draws, without the files and gnuplot: the tile transfers
+ * of one forward pass recorded for slice (batch 0, head 0), the picture of each transfer (a frame:
+ * tiles as x y w h colour records, a caption, the cumulative HBM bytes per tensor), and the
+ * per-tile read and write counts of the heatmap.  analysis/animate.c; the command line
+ * (analysis/cli/cmd_animate.c) takes the options, writes frames.dat, labels.dat, bytes.dat and
+ * heatmap.csv from these structs and runs gnuplot (plots/anim_frames.gp, plots/anim_heatmap.gp).
+ * Units: bytes; tile indices from 0; T_r = ceil(N_q / B_r), T_c = ceil(N_k / B_c).
+ *
+ * The picture (plot coordinates, y growing upwards; gnuplot draws a tile as a w x h box centred
+ * at x, y): the columns of Q, K, V, O and the statistics (l, m or LSE) in HBM at x = 0.5, 2.1,
+ * 3.7, 5.3, 6.9, tile t at y = -(t + 0.5) (Q, O, statistics: T_r tiles; K, V: T_c tiles), then
+ * the T_r x T_c grid of score tiles, tile (i, j) at x = 8.5 + j, y = -(i + 0.5); every box
+ * 0.45 x 0.45.  Colours (0xRRGGBB) below.  Errors follow fa_status.h. */
+#ifndef FA_ANIMATE_H
+#define FA_ANIMATE_H
+
+#include <stdint.h>
+
+#include "fa_analysis.h"
+
+#define FA_ANIM_MAX_TILES 16        /* T_r and T_c at most */
+#define FA_ANIM_MAX_FRAMES 400      /* transfers of one animation (frames) at most */
+#define FA_ANIM_MAX_RECORD 131072   /* transfers fa_anim_record keeps at most (2^17) */
+#define FA_ANIM_NTENSOR 9           /* tensors of the byte chart */
+/* tiles of one frame: the five columns and the score grid */
+#define FA_ANIM_FRAME_TILES(T_r, T_c) (3 * (T_r) + 2 * (T_c) + (T_r) * (T_c))
+
+/* The colours of the tiles. */
+enum {
+    FA_ANIM_IDLE = 0xdddddd,  /* a tile in HBM not yet written; a score tile not yet computed */
+    FA_ANIM_SRAM = 0x9ecae1,  /* the last tile of the column read into SRAM */
+    FA_ANIM_READ = 0x2171b5,  /* the tile of this frame's transfer, a read (HBM -> SRAM) */
+    FA_ANIM_WRITE = 0xde2d26, /* the tile of this frame's transfer, a write (SRAM -> HBM) */
+    FA_ANIM_DONE = 0xfcbba1,  /* a tile written before */
+    FA_ANIM_COMP = 0xa1d99b,  /* a score tile computed (standard: S written) */
+    FA_ANIM_PDONE = 0x31a354, /* standard: a tile of P written */
+    FA_ANIM_SKIP = 0x636363   /* a score tile a causal or local mask skips (flash1, flash2) */
+};
+
+/* The tensors of the byte chart, in its order: Q K V O S P l m LSE. */
+extern const char *const fa_anim_tensor_names[FA_ANIM_NTENSOR];
+
+/* One tile transfer of slice (0, 0), as the memory model's sink saw it (sim/fa_sim.h). */
+typedef struct {
+    char tensor[FA_NAME_LEN]; /* "Q", "K", "S", "LSE", "mask" ... */
+    int write;                /* 1: SRAM -> HBM, 0: HBM -> SRAM */
+    int64_t row0, rows, col0, cols; /* the tile, in the tensor's rows and columns */
+    uint64_t bytes;           /* rows * cols * the tensor's bytes per element */
+} fa_anim_transfer;
+
+/* The transfers of one pass, in order. */
+typedef struct {
+    fa_anim_transfer *t; /* n of them (malloc'ed; fa_anim_record_free) */
+    int n;
+    uint64_t bytes;      /* their sum */
+} fa_anim_record;
+
+/* Runs the forward pass of algorithm a on shape s with tiles bk and an SRAM of M bytes in
+ * count-only mode and records the transfers of batch 0, head 0 (every other slice runs and is
+ * not kept).  *out is to be freed with fa_anim_record_free, also after an error.  Errors:
+ * FA_ENOMEM; those of the pass (fa_run_pass: a shape or tiles it refuses, FA_ENOSRAM when the
+ * buffers do not fit M); FA_EINVAL past FA_ANIM_MAX_RECORD transfers ("animate: too many
+ * transfers to record"). */
+fa_status fa_anim_record_pass(fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M, fa_anim_record *out);
+void fa_anim_record_free(fa_anim_record *r);
+
+/* Refuses tiles animate cannot draw: FA_EINVAL when T_r or T_c exceeds FA_ANIM_MAX_TILES ("animate
+ * draws at most 16 x 16 tiles; T_r = .., T_c = .. (use larger --block-r/--block-c or a shorter
+ * --seqlen)").  bk must be positive. */
+fa_status fa_anim_check_tiles(const fa_shape *s, fa_blocks bk);
+
+/* One box of a frame. */
+typedef struct {
+    double x, y, w, h; /* centre and size, plot units */
+    int colour;        /* 0xRRGGBB, one of the FA_ANIM_* colours */
+} fa_anim_tile;
+
+/* One frame: the picture after transfer f of the record. */
+typedef struct {
+    char caption[128]; /* "step 3/44: read tile 1 of K (8192 B)" (f + 1 of n; the tile's index
+                          in its column, row-major i T_c + j in the score grid) */
+    uint64_t cum[FA_ANIM_NTENSOR][2]; /* bytes read [0] and written [1] per fa_anim_tensor_names
+                                         tensor by transfers 0..f */
+} fa_anim_frame;
+
+/* The frames of an animation. */
+typedef struct {
+    int n;             /* frames, one per transfer of the record */
+    int64_t t_r, t_c;  /* T_r, T_c */
+    int n_tiles;       /* boxes per frame: FA_ANIM_FRAME_TILES(t_r, t_c) */
+    fa_anim_tile *tile;   /* n * n_tiles boxes: frame f's at tile + f * n_tiles, the columns Q, K,
+                             V, O, statistics top to bottom, then the score grid row by row */
+    fa_anim_frame *frame; /* n frames */
+    double ymax;       /* the largest cumulative byte count of any tensor (at least 1): the chart's
+                          y range */
+} fa_anim_frames;
+
+/* The frames of the record rec of algorithm a (fa_anim_record_pass with the same s and bk).
+ * Colours: a column's tile is READ or WRITE in the frame of its transfer, else SRAM when it is
+ * the column's last tile read, DONE once written, else IDLE.  A score tile starts SKIP when a
+ * mask skips it (flash1, flash2; fa_tile_classify) else IDLE; it turns COMP when flash2 reads the
+ * V tile j for row block i, when flash1 reads Q tile i for key block j, when standard writes S's
+ * tile (PDONE: P's); S's and P's tiles (and a dense mask's) are READ or WRITE in their frame.
+ * *out is to be freed with fa_anim_frames_free, also after an error.  Errors: FA_EINVAL as
+ * fa_anim_check_tiles, and beyond FA_ANIM_MAX_FRAMES transfers ("ALGO makes N transfers on this
+ * shape; animate draws at most 400 frames (use fewer tiles: larger --block-r/--block-c)");
+ * FA_ENOMEM. */
+fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const fa_anim_record *rec,
+                              fa_anim_frames *out);
+void fa_anim_frames_free(fa_anim_frames *f);
+
+/* The heatmap: how often each tile of Q, K, V, O was read and written. */
+enum { FA_ANIM_Q = 0, FA_ANIM_K = 1, FA_ANIM_V = 2, FA_ANIM_O = 3 };
+typedef struct {
+    int64_t t_r, t_c; /* tiles of Q and O (T_r), of K and V (T_c) */
+    int n[4][2][FA_ANIM_MAX_TILES]; /* n[tensor][0 read, 1 write][tile]: transfers of the tile
+                                       (its rows' block: row0 / B_r for Q, O; row0 / B_c for K, V);
+                                       0 past t_r or t_c */
+} fa_anim_heat;
+
+/* Counts the transfers of rec (a record on shape s with tiles bk) per tile of Q, K, V and O.
+ * Closed forms (no mask): flash1 reads each Q tile T_c times, each K and V tile once, reads
+ * each O tile T_c times and writes it T_c + 1 times (line 2's initialization); flash2 reads each
+ * Q tile once, each K and V tile T_r times and writes each O tile once.  Errors: FA_EINVAL as
+ * fa_anim_check_tiles. */
+fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_blocks bk, fa_anim_heat *out);
+
+#endif

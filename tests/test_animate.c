@@ -1,0 +1,288 @@
+/* test_animate.c -- `fasim animate`'s logic (analysis/fa_animate.h): the transfers of a 2 x 2-tile
+ * forward counted by hand (flash2 14, flash1 38, in their order), the heatmap's per-tile counts
+ * equal to their closed forms (flash1 reads each Q tile T_c times, flash2 once; causal: flash2
+ * reads key tile j T_r - j times), the last frame's cumulative bytes equal to the memory model's
+ * per-tensor counts (fa_io_run), the boxes and colours of chosen frames, and the errors. */
+#include "testutil.h"
+#include "fa_animate.h"
+
+#define M_BIG ((uint64_t)1 << 20)
+
+static fa_shape shape(int64_t nq, int64_t nk, int64_t d, fa_causal causal)
+{
+    fa_shape s = {.batch = 1, .heads = 1, .kv_heads = 1, .seqlen_q = nq, .seqlen_k = nk, .d = d, .d_v = d,
+                  .scale = 0, .causal = causal, .dtype = FA_DTYPE_FP16};
+    return s;
+}
+
+static void expect_transfer(const fa_anim_transfer *t, const char *tensor, int write, int64_t row0, uint64_t bytes)
+{
+    assert_string_equal(t->tensor, tensor);
+    assert_int_equal(t->write, write);
+    assert_int_equal(t->row0, row0);
+    assert_int_equal(t->bytes, bytes);
+}
+
+/* N = 128, d = 64, 64 x 64 tiles (T_r = T_c = 2), fp16: a tile of Q, K, V, O is 64 * 64 * 2 =
+ * 8192 B, one of l, m, LSE 64 * 4 = 256 B. */
+static void test_record_by_hand(void **state)
+{
+    (void)state;
+    fa_shape s = shape(128, 128, 64, FA_CAUSAL_NONE);
+    fa_blocks bk = {64, 64};
+    fa_anim_record r;
+    /* flash2 (FA2 Alg. 1): per row block i, Q_i, then K_j, V_j for j = 0, 1, then O_i and LSE_i */
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH2, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(r.n, 2 * (1 + 2 * 2 + 2));
+    static const char *const f2[7] = {"Q", "K", "V", "K", "V", "O", "LSE"};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 7; k++) {
+            int64_t row0 = k == 0 || k >= 5 ? 64 * i : 64 * ((k - 1) / 2);
+            expect_transfer(&r.t[7 * i + k], f2[k], k >= 5, row0, k == 6 ? 256 : 8192);
+        }
+    assert_int_equal(r.bytes, 12 * 8192 + 2 * 256);
+    fa_anim_record_free(&r);
+    /* flash1 (FA1 Alg. 1): line 2 writes O, l, m of both row blocks (6); then per key block j,
+     * K_j and V_j, and per row block Q_i, O_i, l_i, m_i read and O_i, l_i, m_i written */
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH1, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(r.n, 3 * 2 + 2 * (2 + 2 * (4 + 3)));
+    expect_transfer(&r.t[0], "O", 1, 0, 8192);
+    expect_transfer(&r.t[1], "l", 1, 0, 256);
+    expect_transfer(&r.t[5], "m", 1, 64, 256);
+    expect_transfer(&r.t[6], "K", 0, 0, 8192);
+    expect_transfer(&r.t[7], "V", 0, 0, 8192);
+    expect_transfer(&r.t[8], "Q", 0, 0, 8192);
+    expect_transfer(&r.t[22], "K", 0, 64, 8192);
+    expect_transfer(&r.t[37], "m", 1, 64, 256);
+    fa_anim_record_free(&r);
+    /* only slice (0, 0): B = 2, H = 3 record the same transfers */
+    s.batch = 2;
+    s.heads = s.kv_heads = 3;
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH2, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(r.n, 14);
+    fa_anim_record_free(&r);
+}
+
+/* Counts of every tile of a heatmap row against want(t). */
+static void expect_row(const fa_anim_heat *h, int tensor, int write, int64_t n, int64_t (*want)(int64_t t, const fa_anim_heat *h))
+{
+    for (int64_t t = 0; t < FA_ANIM_MAX_TILES; t++)
+        assert_int_equal(h->n[tensor][write][t], t < n ? want(t, h) : 0);
+}
+static int64_t zero(int64_t t, const fa_anim_heat *h) { (void)t, (void)h; return 0; }
+static int64_t one(int64_t t, const fa_anim_heat *h) { (void)t, (void)h; return 1; }
+static int64_t tc(int64_t t, const fa_anim_heat *h) { (void)t; return h->t_c; }
+static int64_t tc1(int64_t t, const fa_anim_heat *h) { (void)t; return h->t_c + 1; }
+static int64_t tr(int64_t t, const fa_anim_heat *h) { (void)t; return h->t_r; }
+static int64_t tr_minus(int64_t t, const fa_anim_heat *h) { return h->t_r - t; }
+static int64_t plus1(int64_t t, const fa_anim_heat *h) { (void)h; return t + 1; }
+static int64_t plus2(int64_t t, const fa_anim_heat *h) { (void)h; return t + 2; }
+
+static void heat(fa_algo a, const fa_shape *s, fa_blocks bk, fa_anim_heat *h)
+{
+    fa_anim_record r;
+    assert_int_equal(fa_anim_record_pass(a, s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(fa_anim_heatmap(&r, s, bk, h), FA_OK);
+    fa_anim_record_free(&r);
+}
+
+static void test_heatmap_closed_form(void **state)
+{
+    (void)state;
+    /* N_q = 180 (tiles 64, 64, 52: T_r = 3), N_k = 250 (64, 64, 64, 58: T_c = 4) */
+    fa_shape s = shape(180, 250, 32, FA_CAUSAL_NONE);
+    fa_blocks bk = {64, 64};
+    fa_anim_heat h;
+    heat(FA_ALGO_FLASH1, &s, bk, &h);
+    assert_int_equal(h.t_r, 3);
+    assert_int_equal(h.t_c, 4);
+    expect_row(&h, FA_ANIM_Q, 0, 3, tc);  /* Q_i once per key block */
+    expect_row(&h, FA_ANIM_K, 0, 4, one); /* K_j, V_j once */
+    expect_row(&h, FA_ANIM_V, 0, 4, one);
+    expect_row(&h, FA_ANIM_O, 0, 3, tc);  /* O_i read per key block ... */
+    expect_row(&h, FA_ANIM_O, 1, 3, tc1); /* ... written per key block and by line 2 */
+    expect_row(&h, FA_ANIM_Q, 1, 3, zero);
+    heat(FA_ALGO_FLASH2, &s, bk, &h);
+    expect_row(&h, FA_ANIM_Q, 0, 3, one); /* Q_i once */
+    expect_row(&h, FA_ANIM_K, 0, 4, tr);  /* K_j, V_j once per row block */
+    expect_row(&h, FA_ANIM_V, 0, 4, tr);
+    expect_row(&h, FA_ANIM_O, 0, 3, zero);
+    expect_row(&h, FA_ANIM_O, 1, 3, one);
+    /* causal, N_q = N_k = 256, 64 x 64 tiles: row block i visits key blocks 0..i */
+    s = shape(256, 256, 64, FA_CAUSAL_BOTTOM_RIGHT);
+    heat(FA_ALGO_FLASH2, &s, bk, &h);
+    expect_row(&h, FA_ANIM_Q, 0, 4, one);
+    expect_row(&h, FA_ANIM_K, 0, 4, tr_minus); /* 4, 3, 2, 1 */
+    expect_row(&h, FA_ANIM_V, 0, 4, tr_minus);
+    heat(FA_ALGO_FLASH1, &s, bk, &h);
+    expect_row(&h, FA_ANIM_Q, 0, 4, plus1); /* 1, 2, 3, 4 */
+    expect_row(&h, FA_ANIM_K, 0, 4, one);
+    expect_row(&h, FA_ANIM_O, 1, 4, plus2); /* 2, 3, 4, 5 */
+}
+
+/* The last frame's cumulative bytes per tensor are the memory model's counts of the pass
+ * (B = H = 1: the slice is the whole run), and ymax their largest. */
+static void test_cumulative_bytes(void **state)
+{
+    (void)state;
+    const fa_algo algos[3] = {FA_ALGO_STANDARD, FA_ALGO_FLASH1, FA_ALGO_FLASH2};
+    for (int causal = 0; causal < 2; causal++)
+        for (int k = 0; k < 3; k++) {
+            fa_shape s = shape(200, 130, 32, causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE);
+            fa_blocks bk = {64, 48};
+            fa_anim_record r;
+            fa_anim_frames F;
+            assert_int_equal(fa_anim_record_pass(algos[k], &s, bk, M_BIG, &r), FA_OK);
+            assert_int_equal(fa_anim_frames_make(algos[k], &s, bk, &r, &F), FA_OK);
+            assert_int_equal(F.n, r.n);
+            assert_int_equal(F.t_r, 4);
+            assert_int_equal(F.t_c, 3);
+            assert_int_equal(F.n_tiles, 3 * 4 + 2 * 3 + 4 * 3);
+            fa_io_result io;
+            assert_int_equal(fa_io_run(FA_PASS_FWD, algos[k], &s, bk, M_BIG, NULL, NULL, &io), FA_OK);
+            const fa_anim_frame *last = &F.frame[F.n - 1];
+            uint64_t sum = 0, max = 1;
+            for (int b = 0; b < FA_ANIM_NTENSOR; b++) {
+                uint64_t rd = 0, wr = 0;
+                for (int t = 0; t < io.counts.n_tensors; t++)
+                    if (!strcmp(io.counts.tensor[t].name, fa_anim_tensor_names[b])) {
+                        rd = io.counts.tensor[t].read_bytes;
+                        wr = io.counts.tensor[t].write_bytes;
+                    }
+                assert_int_equal(last->cum[b][0], rd);
+                assert_int_equal(last->cum[b][1], wr);
+                sum += rd + wr;
+                max = rd > max ? rd : max;
+                max = wr > max ? wr : max;
+            }
+            assert_int_equal(sum, io.counts.hbm_read_bytes + io.counts.hbm_write_bytes);
+            assert_int_equal(sum, r.bytes);
+            assert_true(F.ymax == (double)max);
+            /* the bytes only grow, by the frame's transfer */
+            for (int f = 1; f < F.n; f++) {
+                uint64_t d = 0;
+                for (int b = 0; b < FA_ANIM_NTENSOR; b++)
+                    d += F.frame[f].cum[b][0] + F.frame[f].cum[b][1] - F.frame[f - 1].cum[b][0] - F.frame[f - 1].cum[b][1];
+                assert_int_equal(d, r.t[f].bytes);
+            }
+            fa_anim_frames_free(&F);
+            fa_anim_record_free(&r);
+        }
+}
+
+static void expect_box(const fa_anim_tile *t, double x, double y, int colour)
+{
+    assert_true(t->x == x);
+    assert_true(t->y == y);
+    assert_true(t->w == 0.45 && t->h == 0.45);
+    assert_int_equal(t->colour, colour);
+}
+
+/* flash2, 2 x 2 tiles, causal: the boxes of a frame are Q (2), K (2), V (2), O (2), LSE (2), then
+ * the score grid (0,0) (0,1) (1,0) (1,1). */
+static void test_frames(void **state)
+{
+    (void)state;
+    fa_shape s = shape(128, 128, 64, FA_CAUSAL_BOTTOM_RIGHT);
+    fa_blocks bk = {64, 64};
+    fa_anim_record r;
+    fa_anim_frames F;
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH2, &s, bk, M_BIG, &r), FA_OK);
+    /* causal: row block 0 skips key block 1: Q0 K0 V0 O0 LSE0, Q1 K0 V0 K1 V1 O1 LSE1 */
+    assert_int_equal(r.n, 12);
+    assert_int_equal(fa_anim_frames_make(FA_ALGO_FLASH2, &s, bk, &r, &F), FA_OK);
+    assert_int_equal(F.n_tiles, 14);
+    const fa_anim_tile *t0 = F.tile, *t2 = F.tile + 2 * 14, *t3 = F.tile + 3 * 14;
+    assert_string_equal(F.frame[0].caption, "step 1/12: read tile 0 of Q (8192 B)");
+    expect_box(&t0[0], 0.5, -0.5, FA_ANIM_READ);                  /* Q0 being read */
+    expect_box(&t0[1], 0.5, -1.5, FA_ANIM_IDLE);
+    expect_box(&t0[2], 1.6 + 0.5, -0.5, FA_ANIM_IDLE);            /* K0 */
+    expect_box(&t0[8], 6.4 + 0.5, -0.5, FA_ANIM_IDLE);            /* LSE0 */
+    expect_box(&t0[10], 8.5, -0.5, FA_ANIM_IDLE);                 /* score (0,0) */
+    expect_box(&t0[11], 9.5, -0.5, FA_ANIM_SKIP);                 /* (0,1): above the diagonal */
+    expect_box(&t0[13], 9.5, -1.5, FA_ANIM_IDLE);
+    assert_true(F.frame[0].cum[0][0] == 8192 && F.frame[0].cum[1][0] == 0);
+    assert_string_equal(F.frame[2].caption, "step 3/12: read tile 0 of V (8192 B)");
+    expect_box(&t2[0], 0.5, -0.5, FA_ANIM_SRAM);                  /* Q0 in SRAM */
+    expect_box(&t2[2], 2.1, -0.5, FA_ANIM_SRAM);                  /* K0 in SRAM */
+    expect_box(&t2[4], 3.2 + 0.5, -0.5, FA_ANIM_READ);            /* V0 being read */
+    expect_box(&t2[10], 8.5, -0.5, FA_ANIM_COMP);                 /* S_00 computed */
+    assert_string_equal(F.frame[3].caption, "step 4/12: write tile 0 of O (8192 B)");
+    expect_box(&t3[6], 4.8 + 0.5, -0.5, FA_ANIM_WRITE);
+    const fa_anim_tile *t4 = F.tile + 4 * 14;
+    expect_box(&t4[6], 5.3, -0.5, FA_ANIM_DONE);                  /* O0 written before */
+    assert_string_equal(F.frame[4].caption, "step 5/12: write tile 0 of LSE (256 B)");
+    assert_true(F.frame[11].cum[8][1] == 2 * 256); /* LSE written twice */
+    fa_anim_frames_free(&F);
+    fa_anim_record_free(&r);
+
+    /* standard: S and P tiles in the score grid, row-major index in the caption */
+    s = shape(128, 128, 32, FA_CAUSAL_NONE);
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_STANDARD, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(fa_anim_frames_make(FA_ALGO_STANDARD, &s, bk, &r, &F), FA_OK);
+    /* Q0 K0 S00 K1 S01 Q1 K0 S10 K1 S11, then S and P row by row, then P, V and O */
+    assert_int_equal(r.n, 32);
+    const fa_anim_tile *g2 = F.tile + 2 * 14 + 10, *g3 = F.tile + 3 * 14 + 10, *g4 = F.tile + 4 * 14 + 10;
+    assert_string_equal(F.frame[2].caption, "step 3/32: write tile 0 of S (8192 B)");
+    expect_box(&g2[0], 8.5, -0.5, FA_ANIM_WRITE);
+    expect_box(&g3[0], 8.5, -0.5, FA_ANIM_COMP); /* S_00 written: computed */
+    assert_string_equal(F.frame[4].caption, "step 5/32: write tile 1 of S (8192 B)");
+    expect_box(&g4[1], 9.5, -0.5, FA_ANIM_WRITE);
+    assert_string_equal(F.frame[9].caption, "step 10/32: write tile 3 of S (8192 B)");
+    assert_string_equal(F.frame[12].caption, "step 13/32: read tile 0 of S (8192 B)");
+    expect_box(&F.tile[12 * 14 + 10], 8.5, -0.5, FA_ANIM_READ);
+    assert_string_equal(F.frame[13].caption, "step 14/32: write tile 0 of P (8192 B)");
+    expect_box(&F.tile[14 * 14 + 10], 8.5, -0.5, FA_ANIM_PDONE); /* P_00 written */
+    expect_box(&F.tile[14 * 14 + 11], 9.5, -0.5, FA_ANIM_READ);  /* S_01 read again */
+    const fa_anim_tile *last = F.tile + 31 * 14;
+    for (int k = 10; k < 14; k++) assert_int_equal(last[k].colour, FA_ANIM_PDONE);
+    assert_string_equal(F.frame[31].caption, "step 32/32: write tile 1 of O (4096 B)");
+    assert_int_equal(last[7].colour, FA_ANIM_WRITE); /* O1 */
+    assert_int_equal(last[6].colour, FA_ANIM_DONE);  /* O0 */
+    fa_anim_frames_free(&F);
+    fa_anim_record_free(&r);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    fa_shape s = shape(1024, 2048, 64, FA_CAUSAL_NONE);
+    fa_blocks bk = {64, 64};
+    assert_int_equal(fa_anim_check_tiles(&s, bk), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "animate draws at most 16 x 16 tiles; T_r = 16, T_c = 32 "
+                                         "(use larger --block-r/--block-c or a shorter --seqlen)");
+    bk.block_c = 128;
+    assert_int_equal(fa_anim_check_tiles(&s, bk), FA_OK);
+    fa_anim_heat h;
+    fa_anim_record none = {0};
+    assert_int_equal(fa_anim_heatmap(&none, &s, (fa_blocks){32, 128}, &h), FA_EINVAL);
+    /* 16 x 16 tiles of flash1: 3 * 16 + 16 * (2 + 16 * 7) = 1872 transfers, more than 400 frames */
+    s = shape(256, 256, 64, FA_CAUSAL_NONE);
+    bk = (fa_blocks){16, 16};
+    fa_anim_record r;
+    fa_anim_frames F;
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH1, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(r.n, 1872);
+    assert_int_equal(fa_anim_frames_make(FA_ALGO_FLASH1, &s, bk, &r, &F), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "flash1 makes 1872 transfers on this shape; animate draws at most 400 "
+                                         "frames (use fewer tiles: larger --block-r/--block-c)");
+    assert_null(F.tile);
+    fa_anim_frames_free(&F);
+    fa_anim_record_free(&r);
+    /* tiles that do not fit M: the pass's error, nothing recorded to leak */
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH2, &s, (fa_blocks){64, 64}, 1024, &r), FA_ENOSRAM);
+    fa_anim_record_free(&r);
+    assert_int_equal(r.n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_record_by_hand),
+        cmocka_unit_test(test_heatmap_closed_form),
+        cmocka_unit_test(test_cumulative_bytes),
+        cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
