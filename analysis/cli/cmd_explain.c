@@ -4,9 +4,11 @@
  * Theta bound of Theorem 2 / 5 comes from. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "fa_explain.h"
 
 static const char *const explain_head =
     "usage: fasim explain [options]\n"
@@ -20,108 +22,37 @@ static const char *const explain_tail =
     "unmasked and the causal counts (see fasim io --breakdown for the others).\n"
     "Derivations: docs/io-model.md (forward), docs/io-model-backward.md (backward).\n";
 
-typedef struct {
-    const char *tensor, *dir, *symbol;
-    char numbers[160];
-    uint64_t value; /* per (batch, head) slice */
-} term;
-
-#define MAXT 16
-
-static void add(term *t, int *n, const char *tensor, const char *dir, const char *symbol, uint64_t value,
-                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-#include <stdarg.h>
-#include <stdlib.h>
-static void add(term *t, int *n, const char *tensor, const char *dir, const char *symbol, uint64_t value,
-                const char *fmt, ...)
+/* The forward derivation's prose around the terms (fa_explain_forward). */
+static void forward_prose(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk, const fa_fwd_terms *x)
 {
-    if (*n >= MAXT) return;
-    term *x = &t[(*n)++];
-    x->tensor = tensor;
-    x->dir = dir;
-    x->symbol = symbol;
-    x->value = value;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->numbers, sizeof x->numbers, fmt, ap);
-    va_end(ap);
-}
-
-/* The forward terms of algorithm a per slice; returns the number of terms. */
-static int forward_terms(fa_algo a, const fa_shape *s, fa_blocks bk, term *t, FILE *f)
-{
-    int n = 0;
-    const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype), Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k,
-                   d = (uint64_t)s->d, dv = (uint64_t)s->d_v;
+    const uint64_t Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k;
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
     if (a == FA_ALGO_STANDARD) {
-        const uint64_t p = T_c == 1 ? 1 : 2;
         fprintf(f, "  three kernels (S = scale QK^T, P = softmax(S), O = PV), each tiled B_r x B_c; no tile is\n"
                    "  skipped, masked or not.  p = %" PRIu64 ": the softmax reads S %s.\n",
-                p, p == 1 ? "once (a row fits one tile, T_c = 1)" : "twice (max and sum, then normalise: T_c > 1)");
-        add(t, &n, "Q", "read", "N_q*d*e", Nq * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, d, e);
-        add(t, &n, "K", "read", "T_r*N_k*d*e", (uint64_t)T_r * Nk * d * e, "%" PRId64 "*%" PRIu64 "*%" PRIu64 "*%" PRIu64, T_r, Nk, d, e);
-        add(t, &n, "S", "write", "N_q*N_k*e", Nq * Nk * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, Nk, e);
-        add(t, &n, "S", "read", "p*N_q*N_k*e", p * Nq * Nk * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64 "*%" PRIu64, p, Nq, Nk, e);
-        add(t, &n, "P", "write", "N_q*N_k*e", Nq * Nk * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, Nk, e);
-        add(t, &n, "P", "read", "N_q*N_k*e", Nq * Nk * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, Nk, e);
-        add(t, &n, "V", "read", "T_r*N_k*d_v*e", (uint64_t)T_r * Nk * dv * e, "%" PRId64 "*%" PRIu64 "*%" PRIu64 "*%" PRIu64, T_r, Nk, dv, e);
-        add(t, &n, "O", "write", "N_q*d_v*e", Nq * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, dv, e);
+                x->p, x->p == 1 ? "once (a row fits one tile, T_c = 1)" : "twice (max and sum, then normalise: T_c > 1)");
     } else if (a == FA_ALGO_FLASH1) {
-        /* V_rows: query rows summed over all (i, j) visits */
-        uint64_t vrows = 0, kcols = 0;
-        for (int64_t j = 0; j < T_c; j++) {
-            int64_t c0 = j * bk.block_c, cols = fa_tile_len(c0, s->seqlen_k, bk.block_c), lo, full;
-            fa_q_tiles(s, c0, cols, bk.block_r, &lo, &full);
-            if (lo < T_r) {
-                vrows += Nq - (uint64_t)(lo * bk.block_r);
-                kcols += (uint64_t)cols;
-            }
-        }
         fprintf(f, "  FlashAttention Alg. 1: O, l, m initialised in HBM (line 2); outer loop over the T_c key\n"
                    "  blocks (K_j, V_j loaded once, line 6); inner loop over row blocks loading Q_i, O_i, l_i, m_i\n"
                    "  and storing O_i, l_i, m_i on every visit (lines 8, 12, 13).\n");
         if (s->causal == FA_CAUSAL_NONE)
-            fprintf(f, "  V_rows = query rows over all visits = T_c*N_q = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_c, Nq, vrows);
+            fprintf(f, "  V_rows = query rows over all visits = T_c*N_q = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_c, Nq, x->vrows);
         else
             fprintf(f, "  causal: key block j is visited by row blocks i_lo(j) .. T_r-1 (fa_q_tiles), so\n"
                        "  V_rows = sum_j (N_q - i_lo(j)*B_r) = %" PRIu64 " (instead of T_c*N_q = %" PRIu64 "),\n"
                        "  and only key blocks some row sees are loaded: %" PRIu64 " of %" PRIu64 " keys\n",
-                    vrows, (uint64_t)T_c * Nq, kcols, Nk);
-        add(t, &n, "K", "read", "N_k*d*e", kcols * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, kcols, d, e);
-        add(t, &n, "V", "read", "N_k*d_v*e", kcols * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, kcols, dv, e);
-        add(t, &n, "Q", "read", "V_rows*d*e", vrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, vrows, d, e);
-        add(t, &n, "O", "read", "V_rows*d_v*e", vrows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, vrows, dv, e);
-        add(t, &n, "O", "write", "(N_q + V_rows)*d_v*e", (Nq + vrows) * dv * e, "(%" PRIu64 " + %" PRIu64 ")*%" PRIu64 "*%" PRIu64, Nq, vrows, dv, e);
-        add(t, &n, "l", "read", "4*V_rows", 4 * vrows, "4*%" PRIu64, vrows);
-        add(t, &n, "l", "write", "4*(N_q + V_rows)", 4 * (Nq + vrows), "4*(%" PRIu64 " + %" PRIu64 ")", Nq, vrows);
-        add(t, &n, "m", "read", "4*V_rows", 4 * vrows, "4*%" PRIu64, vrows);
-        add(t, &n, "m", "write", "4*(N_q + V_rows)", 4 * (Nq + vrows), "4*(%" PRIu64 " + %" PRIu64 ")", Nq, vrows);
+                    x->vrows, (uint64_t)T_c * Nq, x->kcols, Nk);
     } else {
-        uint64_t qrows = 0, krows = 0;
-        for (int64_t i = 0; i < T_r; i++) {
-            int64_t r0 = i * bk.block_r, rows = s->seqlen_q - r0 < bk.block_r ? s->seqlen_q - r0 : bk.block_r, nv, nf;
-            fa_kv_tiles(s, r0, rows, bk.block_c, &nv, &nf);
-            if (nv > 0) qrows += (uint64_t)rows;
-            uint64_t k = (uint64_t)(nv * bk.block_c);
-            krows += k < Nk ? k : Nk;
-        }
         fprintf(f, "  FlashAttention-2 Alg. 1: outer loop over the T_r row blocks (Q_i loaded once, O_i, m_i, l_i on\n"
                    "  chip), inner loop over key blocks loading K_j, V_j; O_i and LSE_i stored once.\n");
         if (s->causal == FA_CAUSAL_NONE)
-            fprintf(f, "  K_rows = keys loaded over all row blocks = T_r*N_k = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_r, Nk, krows);
+            fprintf(f, "  K_rows = keys loaded over all row blocks = T_r*N_k = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_r, Nk, x->krows);
         else
             fprintf(f, "  causal: row block i visits n_visit(i) leading key blocks (fa_kv_tiles), so\n"
                        "  K_rows = sum_i min(N_k, n_visit(i)*B_c) = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 ");\n"
                        "  Q rows loaded (blocks that see a key) = %" PRIu64 "\n",
-                    krows, (uint64_t)T_r * Nk, qrows);
-        add(t, &n, "Q", "read", "N_q*d*e", qrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, qrows, d, e);
-        add(t, &n, "K", "read", "K_rows*d*e", krows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, d, e);
-        add(t, &n, "V", "read", "K_rows*d_v*e", krows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, dv, e);
-        add(t, &n, "O", "write", "N_q*d_v*e", Nq * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, dv, e);
-        add(t, &n, "LSE", "write", "4*N_q", 4 * Nq, "4*%" PRIu64, Nq);
+                    x->krows, (uint64_t)T_r * Nk, x->qrows);
     }
-    return n;
 }
 
 static void bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk)
@@ -249,14 +180,14 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
             s->seqlen_q, bk.block_r, T_r, s->seqlen_k, bk.block_c, T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH);
     uint64_t total = 0;
     if (o->pass == FA_PASS_FWD) {
-        term t[MAXT];
-        int n = forward_terms(a, s, bk, t, f);
+        fa_fwd_terms x;
+        if ((st = fa_explain_forward(a, s, bk, &x))) return cli_fail(st);
+        forward_prose(f, a, s, bk, &x);
         fprintf(f, "  per slice:\n");
-        uint64_t slice = 0;
-        for (int k = 0; k < n; k++) {
-            fprintf(f, "    %-4s %-5s  %-22s = %-26s = %15" PRIu64 "\n", t[k].tensor, t[k].dir, t[k].symbol, t[k].numbers, t[k].value);
-            slice += t[k].value;
-        }
+        for (int k = 0; k < x.n; k++)
+            fprintf(f, "    %-4s %-5s  %-22s = %-26s = %15" PRIu64 "\n", x.t[k].tensor, x.t[k].dir, x.t[k].symbol,
+                    x.t[k].numbers, x.t[k].value);
+        const uint64_t slice = x.slice;
         total = slice * BH;
         fprintf(f, "  sum per slice = %" PRIu64 " B; times B*H = %" PRIu64 ": %" PRIu64 " B (%s)\n", slice, BH, total,
                 cli_bytes((double)total, b1, sizeof b1));
