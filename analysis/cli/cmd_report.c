@@ -1,23 +1,19 @@
 /* cmd_report.c -- `fasim report`, the main job: real model shapes on the three hardware
  * profiles.  Tables on stdout; CSV and PNG plots (gnuplot scripts in plots/) under
  * build/report/ (or --out-dir).  Every file is opened before any is written and renamed into
- * place only at the end (cli_outset.h): a failed report leaves no file behind. */
-#include <dirent.h>
+ * place only at the end (cli_outset.h): a failed report leaves no file behind.  The numbers
+ * are computed in analysis/report.c (fa_report.h); this file parses, calls, prints and writes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "cli.h"
 #include "cli_outset.h"
-#include "fa_papers.h"
+#include "fa_report.h"
 
-#ifndef FASIM_MODELS_DIR
-#define FASIM_MODELS_DIR "analysis/models"
-#endif
 #ifndef FASIM_PLOTS_DIR
 #define FASIM_PLOTS_DIR "plots"
 #endif
@@ -49,52 +45,8 @@ static const char *const report_head =
     "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n"
     "options:\n";
 
-#define MAX_MODELS 16
-#define MAX_HW 3
-
-typedef struct {
-    char path[1024];
-    char stem[128];
-    fa_model m;
-} model_entry;
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(((const model_entry *)a)->path, ((const model_entry *)b)->path);
-}
-
-static int list_models(model_entry *ms, int *n)
-{
-    const char *dir = getenv("FASIM_MODELS_DIR");
-    if (!dir) dir = FASIM_MODELS_DIR;
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "fasim: cannot open the models directory %s: %s\n", dir, strerror(errno));
-        return EXIT_RUN;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) && *n < MAX_MODELS) {
-        size_t l = strlen(e->d_name);
-        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
-        snprintf(ms[*n].path, sizeof ms[*n].path, "%s/%s", dir, e->d_name);
-        (*n)++;
-    }
-    closedir(d);
-    qsort(ms, (size_t)*n, sizeof *ms, cmp_str);
-    return 0;
-}
-
-static void stem_of(const char *path, char *out, size_t n)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    snprintf(out, n, "%s", b);
-    char *dot = strrchr(out, '.');
-    if (dot) *dot = '\0';
-    for (char *p = out; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
-            *p = '_';
-}
+#define MAX_MODELS FA_REPORT_MAX_MODELS
+#define MAX_HW FA_REPORT_MAX_HW
 
 /* Runs `gnuplot -e "infile='..'; outfile='..'; ..." plots/<script>`; 0 on success. */
 static int gnuplot(const char *script, const char *vars)
@@ -109,38 +61,6 @@ static int gnuplot(const char *script, const char *vars)
     if (waitpid(pid, &status, 0) < 0) return -1;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
-
-/* Counts pass p of one algorithm on shape s with --blocks fit on M; returns an fa_status. */
-static fa_status count_pass(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw,
-                            fa_io_result *r)
-{
-    fa_blocks bk;
-    FA_TRY(fa_blocks_fit_pass(p, s, M, &bk));
-    return fa_io_run(p, a, s, bk, M, hw, NULL, r);
-}
-
-static fa_status count(fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw, fa_io_result *r)
-{
-    return count_pass(FA_PASS_FWD, a, s, M, hw, r);
-}
-
-/* Pass p of algorithm a as its real kernel runs it: the algorithm's kernel profile (standard:
- * math, flash1: fa1, flash2: fa2), its tile table and placement, and the time model
- * (docs/time-model.md); r holds the counts with the prediction (fa_perf_to_io). */
-static fa_status kernel_pass(fa_pass p, fa_algo a, const fa_shape *s, const fa_hw *hw, fa_io_result *r)
-{
-    fa_perf_result pr;
-    FA_TRY(fa_perf_predict(fa_profile_default(a), p, s, hw, NULL, &pr));
-    *r = pr.io;
-    fa_perf_to_io(&pr, r);
-    r->sram_bytes = hw->sram_per_block;
-    return FA_OK;
-}
-
-/* The time model's time of a result (the roofline when the profile could not be timed). */
-static double model_time(const fa_io_result *r) { return r->has_perf ? r->perf_time_s : r->time_s; }
-
-static int gnuplot(const char *script, const char *vars);
 
 /* The outputs, opened up front: their indices in os (-1: not written by this run). */
 typedef struct {
@@ -194,23 +114,18 @@ static void draw(report_ctx *c, const char *script, const char *vars, int png)
 }
 
 /* hbm_vs_n_<stem>.csv (model k): N, counted bytes of the three algorithms, the two Theta lines. */
-static int sweep_n(report_ctx *c, int k, const model_entry *me, const fa_shape *base, const fa_hw *hw)
+static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_shape *base, const fa_hw *hw)
 {
+    fa_report_n_row rows[FA_REPORT_N_ROWS];
+    int n;
+    fa_status st = fa_report_hbm_vs_n(base, hw, rows, &n);
+    if (st) return cli_fail(st);
     const int csv = c->n_csv[k];
     FILE *f = out_stream(c, csv);
     fprintf(f, "N,standard,flash1,flash2,theta_standard,theta_flash\n");
-    for (int64_t N = 128; N <= ((int64_t)1 << 20); N *= 2) {
-        fa_shape s = *base;
-        s.seqlen_q = s.seqlen_k = N;
-        fa_io_result r[FA_NALGO];
-        for (int a = 0; a < FA_NALGO; a++) {
-            fa_status st = count((fa_algo)a, &s, hw->sram_per_block, hw, &r[a]);
-            if (st) return cli_fail(st);
-        }
-        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", N,
-                fa_counts_hbm_bytes(&r[0].counts), fa_counts_hbm_bytes(&r[1].counts),
-                fa_counts_hbm_bytes(&r[2].counts), r[0].bound_bytes, r[2].bound_bytes);
-    }
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", rows[i].N, rows[i].bytes[0],
+                rows[i].bytes[1], rows[i].bytes[2], rows[i].theta_standard, rows[i].theta_flash);
     int rc = csv_done(c, csv);
     if (rc) return rc;
     if (c->plots) {
@@ -224,21 +139,18 @@ static int sweep_n(report_ctx *c, int k, const model_entry *me, const fa_shape *
     return 0;
 }
 
-/* hbm_vs_sram.csv: M from 16 KiB to 1 MiB for the three algorithms. */
+/* hbm_vs_sram.csv: M from 48 KiB to 4 MiB for the three algorithms. */
 static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
 {
+    fa_report_sram_row rows[FA_REPORT_SRAM_ROWS];
+    int n;
+    fa_status st = fa_report_hbm_vs_sram(s, hw, rows, &n);
+    if (st) return cli_fail(st);
     FILE *f = out_stream(c, c->sram);
     fprintf(f, "M,block,standard,flash1,flash2,theta_flash\n");
-    for (uint64_t M = 48 * 1024; M <= 4u * 1024 * 1024; M = M * 5 / 4) {
-        fa_io_result r[FA_NALGO];
-        fa_status st = FA_OK;
-        for (int a = 0; a < FA_NALGO && !st; a++) st = count((fa_algo)a, s, M, hw, &r[a]);
-        if (st == FA_ENOSRAM) continue; /* too small for 16 x 16 tiles at this d */
-        if (st) return cli_fail(st);
-        fprintf(f, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e\n", M,
-                r[2].blocks.block_r, fa_counts_hbm_bytes(&r[0].counts),
-                fa_counts_hbm_bytes(&r[1].counts), fa_counts_hbm_bytes(&r[2].counts), r[2].bound_bytes);
-    }
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e\n", rows[i].M, rows[i].block,
+                rows[i].bytes[0], rows[i].bytes[1], rows[i].bytes[2], rows[i].theta_flash);
     int rc = csv_done(c, c->sram);
     if (rc) return rc;
     if (c->plots) {
@@ -253,21 +165,15 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
 /* hbm_vs_block.csv: square tiles B_r = B_c = 16, 32, ... as long as they fit M. */
 static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
 {
+    fa_report_block_row rows[FA_REPORT_BLOCK_ROWS];
+    int n;
+    fa_status st = fa_report_hbm_vs_block(s, hw, rows, &n);
+    if (st) return cli_fail(st);
     FILE *f = out_stream(c, c->block);
     fprintf(f, "block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s\n");
-    uint64_t M = hw->sram_per_block;
-    for (int64_t B = 16; B <= 512; B += 16) {
-        fa_blocks bk = {B, B};
-        if (fa_sram_need(FA_ALGO_FLASH2, s, bk) > M) break;
-        fa_io_result r[FA_NALGO];
-        for (int a = 0; a < FA_NALGO; a++) {
-            fa_status st = fa_io_run(FA_PASS_FWD, (fa_algo)a, s, bk, M, hw, NULL, &r[a]);
-            if (st) return cli_fail(st);
-        }
-        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", B,
-                fa_counts_hbm_bytes(&r[1].counts), fa_counts_hbm_bytes(&r[2].counts),
-                fa_counts_hbm_bytes(&r[0].counts), r[1].time_s, r[2].time_s, r[0].time_s);
-    }
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", rows[i].block, rows[i].bytes[1],
+                rows[i].bytes[2], rows[i].bytes[0], rows[i].time_s[1], rows[i].time_s[2], rows[i].time_s[0]);
     int rc = csv_done(c, c->block);
     if (rc) return rc;
     if (c->plots) {
@@ -275,31 +181,18 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", %s (M = %" PRIu64 " B): HBM bytes and roofline time vs B_r = B_c'",
                  cli_outset_target(&c->os, c->block), cli_outset_target(&c->os, c->block_png), name, s->seqlen_q,
-                 hw->name, M);
+                 hw->name, hw->sram_per_block);
         draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
     return 0;
 }
 
-/* GPT-2 medium training shape: B = 64, H = 16, N = 1024, d = 64, fp16, causal. */
-static fa_shape training_shape(void)
-{
-    fa_shape s = {.batch = 64, .heads = 16, .kv_heads = 16, .seqlen_q = 1024, .seqlen_k = 1024,
-                  .d = 64, .d_v = 64, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT,
-                  .dtype = FA_DTYPE_FP16};
-    return s;
-}
-
 static int training(report_ctx *c, const fa_hw *hw, int nh)
 {
-    fa_shape s = training_shape();
     const fa_hw *ph = &hw[nh - 1];
     fa_io_result r[FA_NPASS][FA_NALGO];
-    for (int p = 0; p < FA_NPASS; p++)
-        for (int a = 0; a < FA_NALGO; a++) {
-            fa_status st = kernel_pass((fa_pass)p, (fa_algo)a, &s, ph, &r[p][a]);
-            if (st) return cli_fail(st);
-        }
+    fa_status st = fa_report_training(ph, r);
+    if (st) return cli_fail(st);
     char b[8][32];
     if (!c->quiet) {
         printf("== training: GPT-2 medium attention, B = 64, H = 16, N = 1024, d = 64, fp16, causal; "
@@ -309,57 +202,44 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                "fwd+bwd HBM", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
         for (int a = 0; a < FA_NALGO; a++) {
             const fa_io_result *f = &r[FA_PASS_FWD][a], *bw = &r[FA_PASS_BWD][a], *fb = &r[FA_PASS_FWDBWD][a];
-            const fa_io_result *st = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
+            const fa_io_result *sd = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
             double by = (double)fa_counts_hbm_bytes(&fb->counts);
             printf("%-9s %11s %11s %11s %7.2fx %11s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
                    cli_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
                    cli_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), cli_bytes(by, b[2], 32),
-                   (double)fa_counts_hbm_bytes(&st->counts) / by,
+                   (double)fa_counts_hbm_bytes(&sd->counts) / by,
                    cli_si((double)(fb->counts.flops_matmul + fb->counts.flops_other), b[3], 32), fb->intensity,
-                   cli_time(model_time(fb), b[4], 32), model_time(st) / model_time(fb),
+                   cli_time(fa_report_time(fb), b[4], 32), fa_report_time(sd) / fa_report_time(fb),
                    cli_bytes((double)fb->footprint.saved, b[5], 32),
                    cli_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
         }
         printf("\n");
     }
     /* memory_vs_n.csv: HBM peak of one training step vs N at B x H = 64 x 16 */
+    fa_report_mem_row mrows[FA_REPORT_MEM_ROWS];
+    int nr;
+    if ((st = fa_report_memory_vs_n(mrows, &nr))) return cli_fail(st);
     FILE *f = out_stream(c, c->mem);
     fprintf(f, "N,standard,flash1,flash2");
     for (int h = 0; h < nh; h++) fprintf(f, ",capacity_%s", hw[h].key);
     fprintf(f, "\n");
-    for (int64_t N = 256; N <= 65536; N *= 2) {
-        fa_shape t = s;
-        t.seqlen_q = t.seqlen_k = N;
-        fprintf(f, "%" PRId64, N);
-        for (int a = 0; a < FA_NALGO; a++) {
-            fa_footprint fp;
-            fa_status st = fa_hbm_footprint((fa_algo)a, &t, &fp);
-            if (st) return cli_fail(st);
-            fprintf(f, ",%" PRIu64, fa_footprint_peak(&fp, FA_PASS_FWDBWD));
-        }
+    for (int i = 0; i < nr; i++) {
+        fprintf(f, "%" PRId64, mrows[i].N);
+        for (int a = 0; a < FA_NALGO; a++) fprintf(f, ",%" PRIu64, mrows[i].peak[a]);
         for (int h = 0; h < nh; h++) fprintf(f, ",%" PRIu64, hw[h].hbm_capacity);
         fprintf(f, "\n");
     }
     int rc = csv_done(c, c->mem);
     if (rc) return rc;
     if (!c->quiet) {
-        fa_footprint f2s, f2f, f4s, f4f;
-        fa_shape t = s;
-        t.seqlen_q = t.seqlen_k = 2048;
-        fa_hbm_footprint(FA_ALGO_STANDARD, &t, &f2s);
-        fa_hbm_footprint(FA_ALGO_FLASH2, &t, &f2f);
-        t.seqlen_q = t.seqlen_k = 4096;
-        fa_hbm_footprint(FA_ALGO_STANDARD, &t, &f4s);
-        fa_hbm_footprint(FA_ALGO_FLASH2, &t, &f4f);
+        double at2, at4;
+        if ((st = fa_report_memory_ratio(&at2, &at4))) return cli_fail(st);
         printf("== memory: HBM peak of one training step (fwd + bwd), B x H = 64 x 16, d = 64, fp16\n");
-        printf("standard / flash2: %.1fx at N = 2k, %.1fx at N = 4k (standard keeps P, N x N per head)\n",
-               (double)fa_footprint_peak(&f2s, FA_PASS_FWDBWD) / (double)fa_footprint_peak(&f2f, FA_PASS_FWDBWD),
-               (double)fa_footprint_peak(&f4s, FA_PASS_FWDBWD) / (double)fa_footprint_peak(&f4f, FA_PASS_FWDBWD));
+        printf("standard / flash2: %.1fx at N = 2k, %.1fx at N = 4k (standard keeps P, N x N per head)\n", at2, at4);
         printf("%-15s %12s %14s %14s %14s\n", "hardware", "HBM", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
         for (int h = 0; h < nh; h++) {
-            int64_t n[FA_NALGO] = {0};
-            for (int a = 0; a < FA_NALGO && hw[h].hbm_capacity; a++)
-                if (fa_oom_seqlen((fa_algo)a, &s, FA_PASS_FWDBWD, hw[h].hbm_capacity, &n[a])) return cli_fail(FA_EINVAL);
+            int64_t n[FA_NALGO];
+            if ((st = fa_report_oom(&hw[h], n))) return cli_fail(st);
             char nb[FA_NALGO][24];
             for (int a = 0; a < FA_NALGO; a++) {
                 if (!hw[h].hbm_capacity) snprintf(nb[a], 24, "unknown");
@@ -388,9 +268,12 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
 }
 
 /* The sliding window's savings at long context: flash2, causal, full vs windowed, fwd. */
-static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
+static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *hw)
 {
     const fa_model *m = &me->m;
+    fa_report_long_row rows[FA_REPORT_LONG_ROWS];
+    int n;
+    fa_status st = fa_report_long_context(m, hw, rows, &n); /* on failure, the rows before it */
     FILE *f = out_stream(c, c->longctx);
     fprintf(f, "N,window,full_bytes,window_bytes,full_flops,window_flops,full_time_s,window_time_s\n");
     if (!c->quiet) {
@@ -399,29 +282,21 @@ static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
         printf("%8s %12s %12s %8s %12s %12s %10s %10s %8s\n", "N", "full HBM", "window HBM", "saved",
                "full FLOPs", "win FLOPs", "full time", "win time", "speedup");
     }
-    for (int64_t N = 4096; N <= 262144; N *= 4) {
-        fa_shape s = {.batch = 1, .heads = m->heads, .kv_heads = m->kv_heads, .seqlen_q = N, .seqlen_k = N,
-                      .d = m->head_dim, .d_v = m->head_dim, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = m->dtype};
-        fa_shape w = s;
-        w.window = 1;
-        w.window_left = m->sliding_window - 1;
-        w.window_right = 0;
-        fa_io_result rf, rw;
-        fa_status st = count(FA_ALGO_FLASH2, &s, hw->sram_per_block, hw, &rf);
-        if (!st) st = count(FA_ALGO_FLASH2, &w, hw->sram_per_block, hw, &rw);
-        if (st) return cli_fail(st);
-        double bf = (double)fa_counts_hbm_bytes(&rf.counts), bw = (double)fa_counts_hbm_bytes(&rw.counts);
-        double ff = (double)(rf.counts.flops_matmul + rf.counts.flops_other),
-               fw = (double)(rw.counts.flops_matmul + rw.counts.flops_other);
-        fprintf(f, "%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6e,%.6e\n", N, m->sliding_window, bf, bw, ff,
-                fw, rf.time_s, rw.time_s);
+    for (int i = 0; i < n; i++) {
+        const fa_report_long_row *x = &rows[i];
+        double bf = (double)x->full_bytes, bw = (double)x->window_bytes;
+        double ff = (double)x->full_flops, fw = (double)x->window_flops;
+        fprintf(f, "%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6e,%.6e\n", x->N, m->sliding_window, bf, bw, ff, fw,
+                x->full_time_s, x->window_time_s);
         if (!c->quiet) {
             char b[6][32];
-            printf("%8" PRId64 " %12s %12s %7.1f%% %12s %12s %10s %10s %7.2fx\n", N, cli_bytes(bf, b[0], 32),
+            printf("%8" PRId64 " %12s %12s %7.1f%% %12s %12s %10s %10s %7.2fx\n", x->N, cli_bytes(bf, b[0], 32),
                    cli_bytes(bw, b[1], 32), 100.0 * (1.0 - bw / bf), cli_si(ff, b[2], 32), cli_si(fw, b[3], 32),
-                   cli_time(rf.time_s, b[4], 32), cli_time(rw.time_s, b[5], 32), rf.time_s / rw.time_s);
+                   cli_time(x->full_time_s, b[4], 32), cli_time(x->window_time_s, b[5], 32),
+                   x->full_time_s / x->window_time_s);
         }
     }
+    if (st) return cli_fail(st);
     if (!c->quiet) printf("\n");
     return csv_done(c, c->longctx);
 }
@@ -429,10 +304,9 @@ static int long_context(report_ctx *c, const model_entry *me, const fa_hw *hw)
 /* The kernels of each profile that runs on a GPU, forward (or the report's pass) on each
  * model's shape: tiles, placement, occupancy, predicted time, TFLOP/s and the bounding pipe
  * (kernels.csv; docs/time-model.md). */
-static int kernels_table(report_ctx *c, const model_entry *models, int nm, const fa_shape *shapes,
+static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, const fa_shape *shapes,
                          const fa_hw *hw, int nh, fa_pass pass)
 {
-    static const char *const keys[] = {"eager", "math", "fa1", "fa2", "fa3", "cudnn"};
     FILE *f = out_stream(c, c->kernels);
     fprintf(f, "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
                "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes\n");
@@ -442,34 +316,27 @@ static int kernels_table(report_ctx *c, const model_entry *models, int nm, const
                    "%-15s %-6s %9s %5s %9s %4s %9s %12s %8s %8s\n",
                    models[k].m.name, shapes[k].seqlen_q, fa_pass_name(pass), "hardware", "kernel", "tiles", "warps",
                    "smem/blk", "regs", "blocks/SM", "time", "TFLOP/s", "bound");
-        for (int h = 0; h < nh; h++)
-            for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-                const fa_profile *p = fa_profile_find(keys[i]);
-                fa_blocks bk;
-                const fa_tile_row *row;
-                fa_pass kp = pass == FA_PASS_BWD ? FA_PASS_BWD : FA_PASS_FWD;
-                if (fa_profile_tiles(p, kp, hw[h].arch, &shapes[k], &bk, &row)) { /* not on this GPU */
-                    fa_clear_error();
-                    continue;
-                }
-                fa_perf_result pr;
-                fa_status st = fa_perf_predict(p, pass, &shapes[k], &hw[h], NULL, &pr);
-                if (st) return cli_fail(st);
-                if (!pr.has_time) continue;
-                const fa_occupancy *oc = &pr.occ[kp == FA_PASS_BWD];
-                char b1[32], b2[32], tiles[32];
-                snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, oc->blocks.block_r, oc->blocks.block_c);
-                if (!c->quiet)
-                    printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", i == 0 ? hw[h].name : "", p->key, tiles,
-                           oc->warps, oc->occupancy ? cli_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-",
-                           oc->regs_per_thread, oc->occupancy, cli_time(pr.time_s, b2, sizeof b2), pr.tflops,
-                           fa_pipe_name(pr.bound));
-                fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", models[k].stem, hw[h].key,
-                        p->key, fa_pass_name(pass), oc->blocks.block_r, oc->blocks.block_c, oc->warps, oc->occupancy,
-                        oc->regs_per_thread, oc->smem_bytes, pr.time_s, pr.tflops, fa_pipe_name(pr.bound));
-                for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", pr.busy[q]);
-                fprintf(f, ",%" PRIu64 "\n", pr.dram_bytes);
-            }
+        fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS];
+        int n;
+        fa_status st = fa_report_kernels(&shapes[k], hw, nh, pass, rows, &n); /* on failure, the rows before it */
+        for (int i = 0; i < n; i++) {
+            const fa_report_kernel *x = &rows[i];
+            const fa_occupancy *oc = &x->occ;
+            char b1[32], b2[32], tiles[32];
+            snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, oc->blocks.block_r, oc->blocks.block_c);
+            if (!c->quiet)
+                printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", x->key == 0 ? hw[x->hw].name : "",
+                       x->profile->key, tiles, oc->warps,
+                       oc->occupancy ? cli_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", oc->regs_per_thread,
+                       oc->occupancy, cli_time(x->time_s, b2, sizeof b2), x->tflops, fa_pipe_name(x->bound));
+            fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", models[k].stem,
+                    hw[x->hw].key, x->profile->key, fa_pass_name(pass), oc->blocks.block_r, oc->blocks.block_c,
+                    oc->warps, oc->occupancy, oc->regs_per_thread, oc->smem_bytes, x->time_s, x->tflops,
+                    fa_pipe_name(x->bound));
+            for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", x->busy[q]);
+            fprintf(f, ",%" PRIu64 "\n", x->dram_bytes);
+        }
+        if (st) return cli_fail(st);
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -479,21 +346,11 @@ static int kernels_table(report_ctx *c, const model_entry *models, int nm, const
  * FlashAttention-3 Figures 5-6 (H100) beside the time model (fa_papers.h; papers.csv). */
 static int papers(report_ctx *c)
 {
-    char path[1200];
-    const char *dir = getenv("FASIM_MODELS_DIR");
-    snprintf(path, sizeof path, "%s/../measured/papers/published.csv", dir ? dir : FASIM_MODELS_DIR);
-    fa_hw a100, h100;
-    fa_status st = fa_hw_load("a100", NULL, &a100);
-    if (!st) st = fa_hw_load("h100", NULL, &h100);
-    enum { MAXR = 1024 };
-    fa_paper_row *rows = malloc(MAXR * sizeof *rows);
-    if (!rows) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
-    int n = 0;
-    if (!st) st = fa_papers_reproduce(path, &a100, &h100, rows, MAXR, &n);
-    if (st) {
-        free(rows);
-        return cli_fail(st);
-    }
+    fa_report_paper_set set;
+    fa_status st = fa_report_papers(NULL, &set);
+    if (st) return cli_fail(st);
+    const fa_paper_row *rows = set.rows;
+    const int n = set.n;
     FILE *f = out_stream(c, c->papers);
     fprintf(f, "source,figure,gpu,kernel,profile,pass,d,causal,N,unit,published,predicted,ratio,time_s,dram_bytes,l2_bytes\n");
     for (int i = 0; i < n; i++)
@@ -507,9 +364,7 @@ static int papers(report_ctx *c)
         printf("%-14s %-6s %-18s %-6s %4s %2s  %s\n", "figure", "gpu", "kernel", "pass", "d", "c",
                "N: published -> fasim (ratio)");
         for (int i = 0; i < n; i++) {
-            if (i > 0 && !strcmp(rows[i].figure, rows[i - 1].figure) && !strcmp(rows[i].kernel, rows[i - 1].kernel) &&
-                rows[i].d == rows[i - 1].d && rows[i].causal == rows[i - 1].causal && rows[i].pass == rows[i - 1].pass &&
-                !strcmp(rows[i].unit, rows[i - 1].unit))
+            if (i > 0 && fa_report_same_series(&rows[i - 1], &rows[i]))
                 printf("  %" PRId64 ": %.4g -> %.4g (%.2f)", rows[i].N, rows[i].published, rows[i].predicted, rows[i].ratio);
             else
                 printf("%s%-14s %-6s %-18.18s %-6s %4" PRId64 " %2d  %" PRId64 ": %.4g -> %.4g %s (%.2f)", i ? "\n" : "",
@@ -518,13 +373,13 @@ static int papers(report_ctx *c)
         }
         printf("\n\n");
     }
-    free(rows);
+    fa_report_papers_free(&set);
     return 0;
 }
 
 /* report's options (its own: several models and GPUs) */
 typedef struct {
-    model_entry *models;
+    fa_report_model *models;
     int nm;
     const char **hws;
     int nh;
@@ -565,12 +420,8 @@ static int take_report(void *ctx, cli_opts *o, int id, const char *name, const c
 
 int cmd_report(int argc, char **argv)
 {
-    model_entry models[MAX_MODELS];
-    int nm = 0;
+    fa_report_model models[MAX_MODELS];
     const char *hws[MAX_HW];
-    int nh = 0;
-    int64_t seqlen = -1, batch = 1;
-    fa_pass pass = FA_PASS_FWD;
     report_ctx c = {.dir = "build/report", .plots = 1};
     memset(models, 0, sizeof models);
     if (cli_wants_help(argc, argv)) {
@@ -581,69 +432,46 @@ int cmd_report(int argc, char **argv)
     cli_opts unused;
     int rc0 = cli_parse_cmd(argc, argv, &unused, take_report, &ra);
     if (rc0) return rc0;
-    nm = ra.nm, nh = ra.nh, seqlen = ra.seqlen, batch = ra.batch, pass = ra.pass;
+    int nm = ra.nm, nh = ra.nh;
+    const int64_t seqlen = ra.seqlen, batch = ra.batch;
+    const fa_pass pass = ra.pass;
     if (strchr(c.dir, '\'')) {
         fprintf(stderr, "fasim: --out-dir '%s' must not contain a quote\n", c.dir);
         return EXIT_USAGE;
     }
     int rc;
-    if (nm == 0 && (rc = list_models(models, &nm))) return rc;
+    if (nm == 0) {
+        fa_status st = fa_report_list_models(NULL, models, MAX_MODELS, &nm);
+        if (st) {
+            cli_fail(st);
+            return EXIT_RUN;
+        }
+    }
     if (nm == 0) {
         fprintf(stderr, "fasim: no model files found (give --model FILE)\n");
         return EXIT_USAGE;
     }
-    if (nh == 0) {
-        hws[0] = "a100";
-        hws[1] = "h100";
-        hws[2] = "h200";
-        nh = 3;
-    }
     /* Validate every input before writing anything. */
     fa_hw hw[MAX_HW];
-    for (int h = 0; h < nh; h++) {
-        fa_status st = fa_hw_load(hws[h], NULL, &hw[h]);
-        if (st) return cli_fail(st);
-        for (int g = 0; g < h; g++)
-            if (!strcmp(hw[g].key, hw[h].key)) { /* each table would be printed twice */
-                fprintf(stderr, "fasim: --hw %s given twice (each profile once)\n", hw[h].key);
-                return EXIT_USAGE;
-            }
-    }
+    fa_status st0 = fa_report_load_hw(hws, nh, hw, &nh); /* none given: a100, h100, h200 */
+    if (st0) return cli_fail(st0);
     for (int k = 0; k < nm; k++) {
-        fa_status st = fa_model_load(models[k].path, &models[k].m);
+        fa_status st = fa_report_model_load(&models[k]);
         if (st) return cli_fail(st);
-        stem_of(models[k].path, models[k].stem, sizeof models[k].stem);
     }
     /* Compute the tables first (errors here leave no file behind). */
-    typedef struct { fa_shape s; fa_io_result r[MAX_HW][FA_NALGO]; } model_rows;
-    model_rows *rows = calloc(nm > 0 && nm <= MAX_MODELS ? (size_t)nm : 1, sizeof *rows);
+    fa_report_rows *rows = calloc(nm > 0 && nm <= MAX_MODELS ? (size_t)nm : 1, sizeof *rows);
     if (!rows) return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
     for (int k = 0; k < nm; k++) {
-        fa_model *m = &models[k].m;
-        fa_shape s = {.batch = batch, .heads = m->heads, .kv_heads = m->kv_heads,
-                      .seqlen_q = seqlen > 0 ? seqlen : m->max_positions,
-                      .seqlen_k = seqlen > 0 ? seqlen : m->max_positions, .d = m->head_dim,
-                      .d_v = m->head_dim, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = m->dtype};
-        if (m->sliding_window > 0 && m->sliding_window < s.seqlen_k) { /* e.g. Mistral-7B: W tokens */
-            s.window = 1;
-            s.window_left = m->sliding_window - 1;
-            s.window_right = 0;
+        fa_status st = fa_report_model_rows(&models[k].m, batch, seqlen, pass, hw, nh, &rows[k]);
+        if (st) {
+            free(rows);
+            return cli_fail(st);
         }
-        rows[k].s = s;
-        for (int h = 0; h < nh; h++)
-            for (int a = 0; a < FA_NALGO; a++) {
-                fa_status st = kernel_pass(pass, (fa_algo)a, &s, &hw[h], &rows[k].r[h][a]);
-                if (st) {
-                    free(rows);
-                    return cli_fail(st);
-                }
-            }
     }
     /* Open every output now, before writing any: a path that cannot be written (a directory in
      * the way, no permission) is exit 2 with nothing left behind. */
-    int longk = -1;
-    for (int k = 0; k < nm && longk < 0; k++)
-        if (models[k].m.sliding_window > 0) longk = k;
+    const int longk = fa_report_window_model(models, nm);
     c.mem_png = c.longctx = c.sram_png = c.block_png = -1;
     int ok = cli_outset_mkdir(&c.os, c.dir) == 0;
     ok = ok && (c.report = out_file(&c, "report.csv", 0)) >= 0;
@@ -697,18 +525,16 @@ int cmd_report(int argc, char **argv)
                "B_c", "HBM bytes", "vs std", "DRAM est", "time", "vs std", "TFLOP/s", "bound");
         for (int h = 0; h < nh; h++)
             for (int a = 0; a < FA_NALGO; a++) {
-                const fa_io_result *x = &rows[k].r[h][a], *st = &rows[k].r[h][FA_ALGO_STANDARD];
+                const fa_io_result *x = &rows[k].r[h][a], *sd = &rows[k].r[h][FA_ALGO_STANDARD];
                 char b1[32], b3[32], b4[32];
                 double by = (double)fa_counts_hbm_bytes(&x->counts);
-                double sb = (double)fa_counts_hbm_bytes(&st->counts);
+                double sb = (double)fa_counts_hbm_bytes(&sd->counts);
                 printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %8.2fx %12s %12s %8.2fx %8.1f %8s\n",
                        a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                        x->blocks.block_c, cli_bytes(by, b1, sizeof b1), sb / by,
                        x->has_perf ? cli_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                       cli_time(model_time(x), b3, sizeof b3), model_time(st) / model_time(x),
-                       x->has_perf ? x->perf_tflops : x->nominal_flops / x->time_s / 1e12,
-                       x->has_perf ? fa_pipe_name((fa_pipe)x->perf_bound)
-                       : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
+                       cli_time(fa_report_time(x), b3, sizeof b3), fa_report_time(sd) / fa_report_time(x),
+                       fa_report_tflops(x), fa_report_bound(x));
             }
         printf("\n");
     }
@@ -731,13 +557,8 @@ int cmd_report(int argc, char **argv)
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];
-    for (int k = 0; k < nm && rc == 0; k++) {
-        fa_shape s = rows[k].s;
-        rc = sweep_n(&c, k, &models[k], &s, ph);
-    }
-    int ref = 0;
-    for (int k = 0; k < nm; k++)
-        if (strstr(models[k].stem, "llama")) ref = k;
+    for (int k = 0; k < nm && rc == 0; k++) rc = sweep_n(&c, k, &models[k], &rows[k].s, ph);
+    const int ref = fa_report_plot_model(models, nm);
     fa_shape s = rows[ref].s;
     s.seqlen_q = s.seqlen_k = 8192;
     if (rc == 0) rc = sweep_sram(&c, models[ref].m.name, &s, ph);

@@ -1,0 +1,273 @@
+/* fa_report.h -- the tables of `fasim report`, the main job (analysis/report.c): real model
+ * shapes on the hardware profiles, computed here and printed by analysis/cli/cmd_report.c.
+ *
+ * Every function fills structs and returns an fa_status with a message (fa_last_error), the way
+ * analysis/io.c does: nothing here prints, exits or writes a file.  The inputs: the model
+ * configs (fa_report_list_models, fa_report_model_load) and the GPUs (fa_report_load_hw).  The
+ * sections, in the order the report prints them:
+ *  - per model and GPU, one attention layer of the three algorithms, each run as its real kernel
+ *    (fa_report_model_rows; report.csv);
+ *  - training: GPT-2 medium's shape, forward, backward and both (fa_report_training), the HBM
+ *    footprint vs N (fa_report_memory_vs_n; memory_vs_n.csv) and the N at which each algorithm
+ *    runs out of device memory (fa_report_oom);
+ *  - long context: a sliding window against full causal attention (fa_report_long_context;
+ *    long_context.csv);
+ *  - the kernels table: every profile that runs on each GPU (fa_report_kernels; kernels.csv);
+ *  - the FlashAttention papers' figures beside the time model (fa_report_papers; papers.csv);
+ *  - the plots' data: HBM bytes vs N, vs M and vs the tile size (fa_report_hbm_vs_n,
+ *    fa_report_hbm_vs_sram, fa_report_hbm_vs_block; hbm_vs_*.csv).
+ * The decoding section is fasim's inference code (analysis/infer.c, printed by cmd_infer.c).
+ *
+ * Units: bytes, FLOPs (FMA = 2), seconds, TFLOP/s (the FlashAttention-2 convention).  The
+ * derivations: docs/io-model.md (counts and closed forms), docs/io-model-backward.md (the
+ * footprint), docs/time-model.md (the kernel profiles and the time model). */
+#ifndef FA_REPORT_H
+#define FA_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fa_analysis.h"
+#include "fa_papers.h"
+#include "fa_perf.h"
+
+#define FA_REPORT_MAX_MODELS 16 /* model files one report reads */
+#define FA_REPORT_MAX_HW 3      /* hardware profiles one report compares */
+
+/* ---- the models ---- */
+
+/* One model of the report: its config file, the file's stem (file names of its outputs) and the
+ * shapes read from it. */
+typedef struct {
+    char path[1024];
+    char stem[128];
+    fa_model m;
+} fa_report_model;
+
+/* The directory of the shipped model configs: the environment variable FASIM_MODELS_DIR when
+ * set, else the built-in one (analysis/models of the source tree). */
+const char *fa_report_models_dir(void);
+
+/* Lists the *.json files of directory dir (NULL: fa_report_models_dir()) into ms[0 .. *n), at
+ * most max of them, sorted by path; only path is filled (fa_report_model_load reads them).
+ * Errors: FA_EIO "cannot open the models directory DIR: REASON" (*n = 0). */
+fa_status fa_report_list_models(const char *dir, fa_report_model *ms, int max, int *n);
+
+/* The stem of path: its last component without the extension, every character other than
+ * letters, digits, '-', '_' and '.' replaced by '_' ("analysis/models/llama-3-8b.json" ->
+ * "llama-3-8b"); at most n - 1 characters. */
+void fa_report_stem(const char *path, char *out, size_t n);
+
+/* Reads me->path (fa_model_load) into me->m and sets me->stem.  Errors: those of fa_model_load
+ * (FA_EIO a missing file, FA_EINVAL a malformed one). */
+fa_status fa_report_model_load(fa_report_model *me);
+
+/* The shape of one attention layer of model m: B = batch, H, H_kv and d = d_v from the model,
+ * N_q = N_k = seqlen (seqlen <= 0: the model's max_position_embeddings), causal (bottom-right),
+ * the model's dtype, and its sliding window of W tokens (window_left = W - 1, window_right = 0)
+ * when it has one shorter than N. */
+fa_shape fa_report_model_shape(const fa_model *m, int64_t batch, int64_t seqlen);
+
+/* The model whose shape the hbm_vs_sram / hbm_vs_block plots take: the last of ms[0 .. n) whose
+ * stem contains "llama" (0 when none does). */
+int fa_report_plot_model(const fa_report_model *ms, int n);
+
+/* The model of the long-context section: the first of ms[0 .. n) with a sliding window (-1 when
+ * none has one). */
+int fa_report_window_model(const fa_report_model *ms, int n);
+
+/* ---- the hardware ---- */
+
+/* The report's GPUs when none is asked for: a100, h100, h200. */
+extern const char *const fa_report_default_hw[FA_REPORT_MAX_HW];
+
+/* Loads the hardware profiles keys[0 .. nh) (fa_hw_load from the built-in directory) into
+ * hw[0 .. *n); keys NULL or nh = 0: fa_report_default_hw.  Errors: FA_EINVAL for nh above
+ * FA_REPORT_MAX_HW and for a profile given twice ("--hw KEY given twice (each profile once)":
+ * each table would be printed twice), those of fa_hw_load (the first key that fails). */
+fa_status fa_report_load_hw(const char *const *keys, int nh, fa_hw hw[FA_REPORT_MAX_HW], int *n);
+
+/* ---- running an algorithm ---- */
+
+/* Pass p of algorithm a as its real kernel runs it: the algorithm's kernel profile
+ * (fa_profile_default: standard eager, flash1 fa1, flash2 fa2), its tile table and placement,
+ * and the time model (fa_perf_predict: bytes and matmul FLOPs from the closed form); r holds the
+ * counts with the prediction (fa_perf_to_io) and sram_bytes = hw->sram_per_block.  Errors:
+ * those of fa_perf_predict (FA_EINVAL no tile row for the shape, FA_ENOSRAM the tiles do not
+ * fit); unlike fa_run_algo there is no fallback to the paper's model. */
+fa_status fa_report_kernel_pass(fa_pass p, fa_algo a, const fa_shape *s, const fa_hw *hw, fa_io_result *r);
+
+/* Pass p of algorithm a counted in the paper's model (one SRAM of M bytes, profile "paper") with
+ * the --blocks fit tiles of the pass, timed by the roofline on hw: fa_run_algo with
+ * FA_TILES_FIT.  Errors: those of fa_run_algo (FA_ENOSRAM: not even 16 x 16 tiles fit M). */
+fa_status fa_report_count(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M, const fa_hw *hw, fa_io_result *r);
+
+/* The time of a result as the tables print it, s: the time model's (perf_time_s) when it ran,
+ * else the roofline's (time_s). */
+double fa_report_time(const fa_io_result *r);
+/* Its TFLOP/s: the time model's, else nominal_flops / time_s / 1e12. */
+double fa_report_tflops(const fa_io_result *r);
+/* What bounds it: the time model's pipe (fa_pipe_name), else "compute" or "memory" by the
+ * roofline's two times. */
+const char *fa_report_bound(const fa_io_result *r);
+
+/* ---- per model and GPU: the three algorithms ---- */
+
+/* One model's rows: its layer shape and, per GPU h and algorithm a, the pass r[h][a]. */
+typedef struct {
+    fa_shape s;
+    fa_io_result r[FA_REPORT_MAX_HW][FA_NALGO];
+} fa_report_rows;
+
+/* Fills out for model m: out->s = fa_report_model_shape(m, batch, seqlen), and for each of
+ * hw[0 .. nh) and each algorithm fa_report_kernel_pass(p, ...).  Errors: FA_EINVAL for nh
+ * outside 1 .. FA_REPORT_MAX_HW, those of fa_report_kernel_pass. */
+fa_status fa_report_model_rows(const fa_model *m, int64_t batch, int64_t seqlen, fa_pass p, const fa_hw *hw, int nh,
+                               fa_report_rows *out);
+
+/* ---- training ---- */
+
+/* GPT-2 medium's training shape: B = 64, H = H_kv = 16, N = 1024, d = d_v = 64, fp16, causal
+ * (bottom-right), default scale (the FlashAttention paper's Figure 2 shape, with a mask). */
+fa_shape fa_report_training_shape(void);
+
+/* One training layer on hw: r[p][a] = fa_report_kernel_pass(p, a, training shape, hw) for every
+ * pass (fwd, bwd, fwdbwd) and algorithm.  Errors: those of fa_report_kernel_pass. */
+fa_status fa_report_training(const fa_hw *hw, fa_io_result r[FA_NPASS][FA_NALGO]);
+
+/* memory_vs_n.csv: one row per N = 256, 512, ..., 65536 of the training shape with N_q = N_k = N,
+ * each algorithm's HBM peak of one training step (fa_footprint_peak(.., FA_PASS_FWDBWD), bytes). */
+#define FA_REPORT_MEM_ROWS 9
+typedef struct {
+    int64_t N;
+    uint64_t peak[FA_NALGO];
+} fa_report_mem_row;
+
+/* Fills rows[0 .. *n), *n = FA_REPORT_MEM_ROWS.  Errors: those of fa_hbm_footprint (*n then
+ * counts the rows filled before it). */
+fa_status fa_report_memory_vs_n(fa_report_mem_row rows[FA_REPORT_MEM_ROWS], int *n);
+
+/* The training step's HBM peak of standard over flash2's at N = 2048 (*at_2k) and 4096
+ * (*at_4k): standard keeps P (N x N per head).  Errors: those of fa_hbm_footprint. */
+fa_status fa_report_memory_ratio(double *at_2k, double *at_4k);
+
+/* For each algorithm the smallest N whose training-step peak exceeds hw->hbm_capacity
+ * (fa_oom_seqlen on the training shape, fwd + bwd); n[a] = 0 when every N < 2^31 fits, and
+ * every n[a] = 0 when hw->hbm_capacity is 0 (unknown).  Errors: those of fa_oom_seqlen. */
+fa_status fa_report_oom(const fa_hw *hw, int64_t n[FA_NALGO]);
+
+/* ---- long context ---- */
+
+/* long_context.csv: per N = 4k, 16k, 64k, 256k, flash2 forward of one layer of model m (B = 1,
+ * N_q = N_k = N, causal, the model's H, H_kv, d and dtype) in the paper's model on hw
+ * (fa_report_count with M = hw->sram_per_block), with full causal attention and with the model's
+ * sliding window (window_left = W - 1, window_right = 0): HBM bytes, counted FLOPs (matmul +
+ * other) and roofline time of each. */
+#define FA_REPORT_LONG_ROWS 4
+typedef struct {
+    int64_t N;
+    uint64_t full_bytes, window_bytes;
+    uint64_t full_flops, window_flops;
+    double full_time_s, window_time_s;
+} fa_report_long_row;
+
+/* Fills rows[0 .. *n), *n = FA_REPORT_LONG_ROWS.  Errors: FA_EINVAL when m has no sliding
+ * window; those of fa_report_count (*n then counts the rows filled before it). */
+fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_long_row rows[FA_REPORT_LONG_ROWS],
+                                 int *n);
+
+/* ---- the kernels table ---- */
+
+/* The profiles of the kernels table, in its order: eager, math, fa1, fa2, fa3, cudnn. */
+#define FA_REPORT_NKERNELS 6
+extern const char *const fa_report_kernel_keys[FA_REPORT_NKERNELS];
+
+/* One kernel on one GPU: profile fa_report_kernel_keys[key] on hw[hw], pass p of the shape. */
+typedef struct {
+    int key;                  /* index in fa_report_kernel_keys */
+    int hw;                   /* index in the hw array */
+    const fa_profile *profile;
+    fa_occupancy occ;         /* the pass's kernel: the backward's for p = bwd, else the forward's */
+    double time_s, tflops;    /* fa_perf_result's time_s, tflops */
+    fa_pipe bound;
+    double busy[FA_NPIPE];    /* each pipe's busy time, s */
+    uint64_t dram_bytes;      /* estimated DRAM bytes */
+} fa_report_kernel;
+
+/* For each of hw[0 .. nh) and each profile of fa_report_kernel_keys that has a tile row for the
+ * GPU and shape s (fa_profile_tiles; the others do not run there and are left out), pass p
+ * predicted with the profile's own tiles (fa_perf_predict); rows whose hardware profile lacks
+ * the pipe rates (has_time 0) are left out too.  Fills rows[0 .. *n), GPU-major.  Errors:
+ * FA_EINVAL for nh outside 1 .. FA_REPORT_MAX_HW, those of fa_perf_predict (*n then counts the
+ * rows filled before it). */
+fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass p,
+                            fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS], int *n);
+
+/* ---- the papers ---- */
+
+/* The papers' figures reproduced (fa_papers_reproduce): rows[i].hw points at a100 or h100 of
+ * this struct, so it must not be copied while rows are used. */
+typedef struct {
+    fa_hw a100, h100;
+    fa_paper_row *rows; /* n rows, malloc'd: fa_report_papers_free */
+    int n;
+} fa_report_paper_set;
+
+/* Loads the a100 and h100 hardware profiles and reproduces every row of published (NULL:
+ * fa_report_models_dir()/../measured/papers/published.csv, analysis/measured/papers/).  Errors:
+ * those of fa_hw_load and fa_papers_reproduce (FA_EIO the file), FA_ENOMEM; on failure nothing
+ * is left to free. */
+fa_status fa_report_papers(const char *published, fa_report_paper_set *out);
+void fa_report_papers_free(fa_report_paper_set *set);
+
+/* 1 when row r continues the series of row prev (the same figure, kernel, head dim, mask, pass
+ * and unit: one line of the papers' table, one N after another), else 0. */
+int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r);
+
+/* ---- the plots' data ---- */
+
+/* hbm_vs_n_<stem>.csv: per N = 128, 256, ..., 2^20 (base's shape with N_q = N_k = N), the forward
+ * HBM bytes of the three algorithms counted in the paper's model on hw (fa_report_count,
+ * M = hw->sram_per_block), and the Theta bounds with constant 1 (fa_bound_pass_bytes) of
+ * standard and of flash2. */
+#define FA_REPORT_N_ROWS 14
+typedef struct {
+    int64_t N;
+    uint64_t bytes[FA_NALGO];
+    double theta_standard, theta_flash;
+} fa_report_n_row;
+
+/* Fills rows[0 .. *n), *n = FA_REPORT_N_ROWS.  Errors: those of fa_report_count. */
+fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_row rows[FA_REPORT_N_ROWS], int *n);
+
+/* hbm_vs_sram.csv: per M = 48 KiB, then M * 5 / 4 (integer) up to 4 MiB, the forward of shape s
+ * counted in the paper's model with M (fa_report_count): flash2's tile B_r, the HBM bytes of the
+ * three algorithms and flash2's Theta bound.  An M too small for 16 x 16 tiles (FA_ENOSRAM) is
+ * left out. */
+#define FA_REPORT_SRAM_ROWS 32
+typedef struct {
+    uint64_t M;
+    int64_t block;
+    uint64_t bytes[FA_NALGO];
+    double theta_flash;
+} fa_report_sram_row;
+
+/* Fills rows[0 .. *n).  Errors: those of fa_report_count other than FA_ENOSRAM. */
+fa_status fa_report_hbm_vs_sram(const fa_shape *s, const fa_hw *hw, fa_report_sram_row rows[FA_REPORT_SRAM_ROWS],
+                                int *n);
+
+/* hbm_vs_block.csv: square tiles B_r = B_c = B = 16, 32, ..., 512 while flash2's forward buffers
+ * fit M = hw->sram_per_block (fa_sram_need), the forward of shape s with those tiles in the paper's
+ * model (fa_run_algo, FA_TILES_EXPLICIT): HBM bytes and roofline time of the three algorithms. */
+#define FA_REPORT_BLOCK_ROWS 32
+typedef struct {
+    int64_t block;
+    uint64_t bytes[FA_NALGO];
+    double time_s[FA_NALGO];
+} fa_report_block_row;
+
+/* Fills rows[0 .. *n).  Errors: those of fa_run_algo. */
+fa_status fa_report_hbm_vs_block(const fa_shape *s, const fa_hw *hw, fa_report_block_row rows[FA_REPORT_BLOCK_ROWS],
+                                 int *n);
+
+#endif
