@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "fa_check.h"
+#include "fa_outfile.h"
 #include "fa_numerics.h"
 
 #define M_BYTES ((uint64_t)1 << 40) /* SRAM large enough for any tile: numerics, not capacity */
@@ -584,11 +585,8 @@ done:
 
 /* ---------------------------------------------------------------- a sample problem */
 
-static fa_status save_one(const char *dir, const char *name, fa_format f, const double *x, const int64_t d4[4],
-                          int bnhd)
+static fa_status save_one(const char *path, fa_format f, const double *x, const int64_t d4[4], int bnhd)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     int64_t n = d4[0] * d4[1] * d4[2] * d4[3];
     double *y = malloc((size_t)n * sizeof *y);
     if (!y) FA_FAIL(FA_ENOMEM, "out of host memory");
@@ -605,12 +603,25 @@ fa_status fa_check_save_sample(const char *dir, const fa_shape *s, int bnhd, uns
     fa_format f = fa_dtype_format(s->dtype);
     if (f == FA_FMT_E4M3 || f == FA_FMT_E5M2) FA_FAIL(FA_EINVAL, "--save-npy writes fp32, fp16 or bf16 (.npy has no fp8)");
     FA_TRY(fa_check_size(s, 0));
-    struct stat sb;
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        FA_FAIL(FA_EIO, "cannot create the directory %s (%s)", dir,
-                errno == EEXIST || errno == 0 ? "a file of that name exists" : strerror(errno));
+    /* all or nothing: the directory and every file opened (as temporaries) before any is written */
+    static const char *const names[9] = {"q.npy", "k.npy", "v.npy", "o.npy", "do.npy", "dq.npy", "dk.npy", "dv.npy", "lse.npy"};
+    fa_outset os = {0};
+    FA_TRY(fa_outset_mkdir(&os, dir));
+    for (int i = 0; i < 9; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (fa_outset_add(&os, path, 0) < 0) {
+            fa_status e = FA_EIO; /* the message is set (fa_outfile_open: a path that cannot be written) */
+            fa_outset_abort(&os);
+            return e;
+        }
+    }
     prob p;
-    FA_TRY(prob_alloc(&p, s));
+    fa_status sp = prob_alloc(&p, s);
+    if (sp) {
+        fa_outset_abort(&os);
+        return sp;
+    }
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, seed);
     gauss(rng, p.Q, fa_numel_q(s));
@@ -635,14 +646,14 @@ fa_status fa_check_save_sample(const char *dir, const fa_shape *s, int bnhd, uns
         const int64_t *d4;
     } files[] = {{"q.npy", p.Q, q4}, {"k.npy", p.K, k4}, {"v.npy", p.V, v4}, {"o.npy", O, o4},
                  {"do.npy", p.dO, o4}, {"dq.npy", dQ, q4}, {"dk.npy", dK, k4}, {"dv.npy", dV, v4}};
-    for (size_t i = 0; !st && i < sizeof files / sizeof files[0]; i++)
-        st = save_one(dir, files[i].name, f, files[i].x, files[i].d4, bnhd);
+    for (int i = 0; !st && i < (int)(sizeof files / sizeof files[0]); i++)
+        st = save_one(fa_outset_target(&os, i), f, files[i].x, files[i].d4, bnhd);
     if (!st) {
-        char path[1200];
-        snprintf(path, sizeof path, "%s/lse.npy", dir);
         int64_t l3[3] = {s->batch, s->heads, s->seqlen_q};
-        st = fa_npy_write(path, FA_FMT_FP32, 3, l3, L);
+        st = fa_npy_write(fa_outset_target(&os, 8), FA_FMT_FP32, 3, l3, L);
     }
+    if (st) fa_outset_abort(&os);
+    else st = fa_outset_commit(&os);
     prob_free(&p);
     free(O);
     free(L);

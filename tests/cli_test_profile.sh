@@ -53,8 +53,10 @@ rm -rf "$T/hwp"
 # explain: the time derivation uses the same tiles as fasim io
 "$FASIM" explain --seqlen 4096 --algo flash1 | grep -q "B_r = 16, B_c = 256 (the fa1 profile's tile table)" \
     && pass "explain: the fa1 profile's tiles, as io" || fail "explain tiles"
-"$FASIM" explain --profile fa3 --hw a100 --algo flash2 | grep -q "profile fa3 cannot be timed here: .*wgmma" \
-    && pass "explain: why fa3 cannot be timed on the A100" || fail "explain fa3 on a100"
+expect_msg "explain: --profile fa3 on the A100 refused, saying why" "profile fa3 runs on sm_90 (Hopper: wgmma)" \
+    -- explain --profile fa3 --hw a100 --algo flash2
+"$FASIM" explain --hw a100 --algo flash2 --dtype fp32 | grep -q "profile fa2 cannot be timed here: .*mma.sync" \
+    && pass "explain: the algorithm's own kernel that cannot run fp32 says why in a line" || fail "explain fa2 fp32 note"
 # --blocks fit with a kernel profile: that kernel's tile table (FlashAttention-2 at d = 128: 128 x 64)
 [ "$("$FASIM" io --profile fa2 --blocks fit --seqlen 8192 --batch 2 --heads 16 --headdim 128 --format csv | tail -1 | cut -d, -f14,15)" = "128,64" ] \
     && pass "--blocks fit --profile fa2: the kernel's tiles" || fail "--blocks fit --profile fa2"

@@ -60,7 +60,7 @@ int cli_resolve(cli_opts *o)
         if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m.kv_heads == m.heads ? s->heads : m.kv_heads;
         if (s->heads < 0) s->heads = m.heads;
         if (s->d < 0) s->d = m.head_dim;
-        if (s->d_v < 0) s->d_v = m.head_dim;
+        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m.head_dim; /* --headdim alone moves d_v with it */
         if ((int)s->dtype < 0) s->dtype = m.dtype;
         if (s->seqlen_q < 0) s->seqlen_q = m.max_positions;
     }

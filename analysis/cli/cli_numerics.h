@@ -12,6 +12,7 @@ typedef struct {
     int bf16;             /* --bf16: 16-bit integer .npy data holds bfloat16 bits */
     int exp2;             /* --exp2: log2(e) folded into the scale, exp2 in the softmax */
     int acc64;            /* --acc fp64: accumulate in fp64 instead of fp32 */
+    int acc_given;        /* --acc on the command line (it needs --dtype) */
     int bwd;              /* --pass bwd: check the gradients too */
     const char *study;    /* --study DIR: error-study CSVs and plots */
     const char *save_npy; /* --save-npy DIR: write a sample problem as .npy files */

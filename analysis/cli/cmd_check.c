@@ -155,7 +155,8 @@ int cmd_check(int argc, char **argv)
     if (numerics && (varlen_args || decode_args || o.given[O_KV_LEN] || o.given[O_SPLITS] || o.given[O_GQA] ||
                      o.given[O_PAGE_SIZE]))
         return cli_usage("low-precision emulation (--dtype, --exp2, --acc, .npy files, --study) does not "
-                         "support --decode or --cu-seqlens; drop one of them");
+                         "support the inference options (--decode, --cu-seqlens, --kv-len, --splits, --gqa, --page-size); "
+                         "drop one of them");
     if (numerics) return cmd_check_numerics(&o, &no);
     if (o.given[O_QUIET]) return cli_usage("check --quiet applies to --study, --dtype and --save-npy runs");
     if (no.bwd) o.pass = FA_PASS_BWD;

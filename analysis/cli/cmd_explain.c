@@ -16,7 +16,8 @@ static const char *const explain_head =
     "  each term of the closed form per tensor with the numbers filled in, their sum beside the\n"
     "  counted bytes, and the Theta bound with the constant the count carries; then the time\n"
     "  model's derivation for the algorithm's kernel (--profile).\n"
-    "options (those of fasim io but --format, the masks of files and windows, and inference):\n";
+    "options (those of fasim io but --format, --breakdown, --trace, --l2, the masks of files and\n"
+    "windows, and inference):\n";
 static const char *const explain_tail =
     "--window, --block-mask, --col-mask, --doc-mask and --mask are not taken: explain derives the\n"
     "unmasked and the causal counts (see fasim io --breakdown for the others).\n"
@@ -82,22 +83,32 @@ static void bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const f
  * algorithm's own) with the profile's tiles: every number of docs/time-model.md filled in. */
 static int g_profile_tiles; /* no tiles given: take the kernel profile's (cmd_explain) */
 
-static void explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *given)
+/* Returns 0, or EXIT_USAGE when the profile asked for by name (--profile) cannot run the
+ * configuration (as fasim io refuses it); the algorithm's own kernel says why in a line instead. */
+static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *given)
 {
     const fa_profile *p = o->profile ? o->profile : fa_profile_default(a);
     fa_perf_result r;
+    memset(&r, 0, sizeof r);
     if (p->mma == FA_MMA_NONE) {
         fprintf(f, "  time model: --profile paper is the abstract model, it has no kernel to time\n");
-        return;
+        return 0;
     }
     if (p->algo != a) {
         fprintf(f, "  time model: profile %s is a %s kernel, not %s\n", p->key, fa_algo_name(p->algo), fa_algo_name(a));
-        return;
+        return 0;
     }
-    if (fa_perf_predict(p, o->pass, &o->shape, &o->hw, given, &r) || !r.has_time) {
-        fprintf(f, "  time model: profile %s cannot be timed here: %s\n", p->key, r.has_time ? fa_last_error() : r.why);
+    fa_status st = fa_perf_predict(p, o->pass, &o->shape, &o->hw, given, &r);
+    if (st || !r.has_time) {
+        const char *why = st ? fa_last_error() : r.why;
+        if (o->profile) {
+            fprintf(stderr, "fasim: --profile %s cannot time this configuration: %s\n", p->key, why[0] ? why : fa_strerror(st));
+            fa_clear_error();
+            return EXIT_USAGE;
+        }
+        fprintf(f, "  time model: profile %s cannot be timed here: %s\n", p->key, why[0] ? why : fa_strerror(st));
         fa_clear_error();
-        return;
+        return 0;
     }
     char b[10][32];
     fprintf(f, "  time model, profile %s (%s) on %s (docs/time-model.md):\n", p->key, p->name, o->hw.name);
@@ -145,6 +156,7 @@ static void explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks 
             : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
                         : fa_pipe_name(r.bound),
             r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
+    return 0;
 }
 
 static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
@@ -204,7 +216,8 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, cli_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
     bound_text(f, o->pass, a, s, &r, bk);
-    explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
+    int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
+    if (rt) return rt;
     fputc('\n', f);
     if (counted != total)
         fprintf(stderr, "fasim: explain: the derivation (%llu B) and the memory model's count (%llu B) differ\n",

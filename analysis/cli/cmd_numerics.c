@@ -41,7 +41,7 @@ int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const ch
         if (!v) v = "";
         if (id == O_C_LAYOUT) no->layout_given = 1;
         if (id == O_C_LAYOUT && (!strcmp(v, "bnhd") || !strcmp(v, "bhnd"))) no->bnhd = !strcmp(v, "bnhd");
-        else if (id == O_C_ACC && (!strcmp(v, "fp32") || !strcmp(v, "fp64"))) no->acc64 = !strcmp(v, "fp64");
+        else if (id == O_C_ACC && (!strcmp(v, "fp32") || !strcmp(v, "fp64"))) no->acc64 = !strcmp(v, "fp64"), no->acc_given = 1;
         else if (id == O_C_PASS && (!strcmp(v, "fwd") || !strcmp(v, "bwd"))) no->bwd = !strcmp(v, "bwd");
         else
             return cli_usage("%s '%s' is not one of %s", name, v,
@@ -58,7 +58,7 @@ int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const ch
 int cli_numerics_wanted(const num_opts *no)
 {
     return no->dtype_given || no->q || no->k || no->v || no->out || no->study || no->save_npy ||
-           no->bwd || no->exp2 || no->lse || no->dout;
+           no->bwd || no->exp2 || no->acc_given || no->lse || no->dout;
 }
 
 int cli_numerics_external(const num_opts *no)

@@ -16,6 +16,7 @@ static const char *const sweep_head =
     "  algorithm (default --format csv; json gives one array).  Progress goes to stderr\n"
     "  when it is a terminal.\n"
     "NAME:  seqlen seqlen-k headdim headdim-v batch heads kv-heads sram block-r block-c\n"
+    "       kv-len splits page-size (with --decode or --cu-seqlens)\n"
     "RANGE: START:STOP:xF   geometric (F >= 2), e.g. seqlen=512:1048576:x2\n"
     "       START:STOP:+S   arithmetic,         e.g. block-r=16:256:+16\n"
     "       V1,V2,...       a list,             e.g. sram=64KiB,128KiB,227KiB\n"

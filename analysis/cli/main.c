@@ -48,6 +48,10 @@ static int dispatch(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc > 2 && strncmp(argv[2], "-", 1) != 0) { /* fasim help io: io's help */
+            char *av[] = {argv[0], argv[2], "--help", NULL};
+            return dispatch(3, av);
+        }
         fputs(help, stdout);
         return 0;
     }

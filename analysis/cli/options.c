@@ -63,11 +63,13 @@ typedef struct {
 
 #define H_SHAPE_BHK "  --batch B --heads H --kv-heads H_kv  (default 1, 1, H)\n"
 static const cli_option TABLE[] = {
-    {"algo", A_VALUE, SHAPE_CMDS, O_ALGO, "  --algo standard|flash1|flash2|all   algorithms (comma list allowed; default all)\n"},
+    {"algo", A_VALUE, SHAPE_CMDS & ~CMD_ANIMATE, O_ALGO, "  --algo standard|flash1|flash2|all   algorithms (comma list allowed; default all)\n"},
+    {"algo", A_VALUE, CMD_ANIMATE, O_ALGO, "  --algo standard|flash1|flash2        the algorithm drawn (default flash2)\n"},
     {"batch", A_VALUE, SHAPE_CMDS, O_BATCH, H_SHAPE_BHK},
     {"heads", A_VALUE, SHAPE_CMDS, O_HEADS, NULL},
     {"kv-heads", A_VALUE, SHAPE_CMDS, O_KV_HEADS, NULL},
-    {"seqlen", A_VALUE, SHAPE_CMDS, O_SEQLEN, "  --seqlen N_q --seqlen-k N_k          (default 1024, N_q)\n"},
+    {"seqlen", A_VALUE, SHAPE_CMDS & ~CMD_ANIMATE, O_SEQLEN, "  --seqlen N_q --seqlen-k N_k          (default 1024, N_q)\n"},
+    {"seqlen", A_VALUE, CMD_ANIMATE, O_SEQLEN, "  --seqlen N_q --seqlen-k N_k          (default 256, N_q)\n"},
     {"seqlen-k", A_VALUE, SHAPE_CMDS, O_SEQLEN_K, NULL},
     {"headdim", A_VALUE, SHAPE_CMDS, O_HEADDIM, "  --headdim d --headdim-v d_v          (default 64, d)\n"},
     {"headdim-v", A_VALUE, SHAPE_CMDS, O_HEADDIM_V, NULL},
@@ -85,11 +87,21 @@ static const cli_option TABLE[] = {
     {"sram", A_VALUE, HW_CMDS, O_SRAM,
      "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
      "                                       profile's shared memory per thread block)\n"},
-    {"block-r", A_VALUE, HW_CMDS, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes\n"},
-    {"block-c", A_VALUE, HW_CMDS, O_BLOCK_C, NULL},
-    {"blocks", A_VALUE, HW_CMDS, O_BLOCKS,
-     "  --blocks fit|paper                   tile rule in the paper's model (fit: largest multiple of\n"
-     "                                       16; the default where --profile is not taken)\n"},
+    {"block-r", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes\n"},
+    {"block-c", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_C, NULL},
+    /* compare takes its tiles from the file: it names these options in its refusal */
+    {"block-r", A_VALUE, CMD_COMPARE, O_BLOCK_R, NULL},
+    {"block-c", A_VALUE, CMD_COMPARE, O_BLOCK_C, NULL},
+    {"blocks", A_VALUE, CMD_IO | CMD_EXPLAIN, O_BLOCKS,
+     "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
+     "                                       of 16 that fit M; paper: Algorithm 1 line 1); without it and\n"
+     "                                       --block-r/--block-c, the kernel profile's tile table\n"},
+    {"blocks", A_VALUE, CMD_SWEEP | CMD_CHECK | CMD_ANIMATE, O_BLOCKS,
+     "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
+     "                                       of 16 that fit M, the default; paper: Algorithm 1 line 1)\n"},
+    {"blocks", A_VALUE, CMD_COMPARE, O_BLOCKS,
+     "  --blocks fit                         a row without block_r, block_c whose profile has no tile\n"
+     "                                       table: the largest tiles that fit M (paper is refused)\n"},
     {"profile", A_VALUE, CMD_IO | CMD_EXPLAIN, O_PROFILE,
      "  --profile KEY                        the kernel whose tiles, placement (registers or shared\n"
      "                                       memory) and pipes the time model uses: fa2, fa1, fa3,\n"
@@ -131,7 +143,9 @@ static const cli_option TABLE[] = {
     {"acc", A_VALUE, CMD_CHECK, O_C_ACC, "  --acc fp32|fp64                      the emulation's accumulator (default fp32)\n"},
     {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above)\n"},
     {"no-plots", A_FLAG, CMD_CHECK, O_C_NO_PLOTS, "  --no-plots                           with --study: the CSVs only\n"},
-    {"quiet", A_FLAG, CMD_CHECK, O_QUIET, "  --quiet                              with --study: no progress and no \"wrote\" line\n"},
+    {"quiet", A_FLAG, CMD_CHECK, O_QUIET,
+     "  --quiet                              with --study, --dtype or --save-npy: no progress and no\n"
+     "                                       \"wrote\" line\n"},
     {"save-npy", A_VALUE, CMD_CHECK, O_C_SAVE_NPY, "  --save-npy DIR                       write a sample problem as .npy files\n"},
     /* compare */
     {"measured", A_VALUE, CMD_COMPARE, O_MEASURED,
@@ -501,6 +515,30 @@ void cli_help(FILE *f, const char *cmd, const char *head, const char *tail)
     fputs(tail, f);
 }
 
+/* The refusal of a word that is not one of command cmd's options: an option of another
+ * command is named as such, anything else is unknown. */
+static int refuse(const char *tok, const char *cmd)
+{
+    char name[64];
+    size_t len = strncmp(tok, "--", 2) == 0 ? strcspn(tok + 2, "=") : 0;
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), tok + 2);
+    for (int i = 0; len && i < NTABLE; i++)
+        if (TABLE[i].name && !strcmp(TABLE[i].name, name))
+            return cli_usage("--%s is not an option of fasim %s (see fasim %s --help)", name, cmd, cmd);
+    return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
+}
+
+/* 1 for the options whose value is a file or directory path. */
+static int takes_path(int id)
+{
+    static const int ids[] = {O_MODEL, O_TRACE, O_OUT, O_BLOCK_MASK, O_COL_MASK, O_MASK, O_MEASURED, O_OUT_DIR,
+                              O_R_MODEL, O_R_OUT_DIR, O_C_Q, O_C_K, O_C_V, O_C_OUT, O_C_LSE, O_C_DOUT, O_C_DQ,
+                              O_C_DK, O_C_DV, O_C_STUDY, O_C_SAVE_NPY, O_CU_SEQLENS, O_CU_SEQLENS_K};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (ids[i] == id) return 1;
+    return 0;
+}
+
 int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *ctx)
 {
     const char *cmd = argv[1];
@@ -532,14 +570,19 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
             if (c == ':' && optopt >= 1000 && optopt - 1000 < n) {
                 k = optopt - 1000; /* glibc: the option's val */
             } else {
-                return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
+                return refuse(tok, cmd);
             }
         }
         /* exact names only: getopt_long also takes unique prefixes */
         size_t len = strcspn(tok + 2, "=");
         if (strncmp(tok, "--", 2) != 0 || strlen(lo[k].name) != len || strncmp(tok + 2, lo[k].name, len) != 0)
-            return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
+            return refuse(tok, cmd);
         const char *val = c == ':' ? NULL : optarg;
+        /* a file or directory given as the next word that is another option: its value is missing
+         * (`--out --quiet` would otherwise write a file named --quiet; --out=--quiet is a path) */
+        if (val && val == av[optind - 1] && strchr(tok, '=') == NULL && takes_path(id_of[k]) && !strncmp(val, "--", 2))
+            return cli_usage("--%s needs a value (got the option '%s'; --%s=%s names a path of that name)", lo[k].name, val,
+                             lo[k].name, val);
         if (arg_of[k] == A_FLAG && val)
             return cli_usage("--%s takes no value (got '%s')", lo[k].name, val);
         if (arg_of[k] == A_OPTIONAL && !val && optind < ac && strncmp(av[optind], "--", 2) != 0)
@@ -553,16 +596,16 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
         else rc = set_shared(o, id_of[k], name, val);
         if (rc) return rc;
     }
-    if (optind < ac) /* a word that is not an option (fasim takes none), or "--" */
-        return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)",
-                         optind > 1 && !strcmp(av[optind - 1], "--") ? "--" : av[optind], cmd);
-    if (optind > 1 && !strcmp(av[optind - 1], "--")) return cli_usage("unknown or incomplete option '--' (see fasim %s --help)", cmd);
+    if ((optind > 1 && !strcmp(av[optind - 1], "--")) || (optind < ac && !strcmp(av[optind], "--")))
+        return cli_usage("'--' ends nothing here: fasim %s takes options only (see fasim %s --help)", cmd, cmd);
+    if (optind < ac) /* a word that is not an option */
+        return cli_usage("unexpected argument '%s': fasim %s takes options only (see fasim %s --help)", av[optind], cmd, cmd);
     /* the tiles: --blocks, --block-r/--block-c, a kernel profile's table */
     const int takes_profile = cli_takes(cmd, "profile");
     if (o->block_r > 0 || o->block_c > 0) {
         if (o->given[O_BLOCKS]) return cli_usage("--blocks and --block-r/--block-c exclude each other");
-        /* sweep may vary the other; check first refuses tiles where its mode takes none */
-        if ((o->block_r < 0 || o->block_c < 0) && !(bit & (CMD_SWEEP | CMD_CHECK)))
+        /* sweep may vary the other; check and compare first refuse tiles where they take none */
+        if ((o->block_r < 0 || o->block_c < 0) && !(bit & (CMD_SWEEP | CMD_CHECK | CMD_COMPARE)))
             return cli_usage("give both --block-r and --block-c");
         o->blocks = BLOCKS_EXPLICIT;
     }

@@ -1,0 +1,26 @@
+# cli_test_grammar.sh -- the one option grammar (analysis/cli/options.c) as a user meets it: a
+# path option given another option as its value, an option of another command, stray words,
+# --acc without --dtype, --headdim with --model, fasim help CMD, explain with an explicit
+# profile that cannot run, and check --save-npy all or nothing.  Sourced by cli_test.sh.
+case $FASIM in /*) FG_ABS=$FASIM ;; *) FG_ABS=$PWD/$FASIM ;; esac
+(cd "$T" && "$FG_ABS" sweep --vary seqlen=64 --out --quiet >/dev/null 2>"$T/err"); rc=$?
+[ $rc = 2 ] && grep -q "^fasim: --out needs a value (got the option '--quiet'" "$T/err" && [ ! -e "$T/--quiet" ] \
+    && pass "sweep --out --quiet: the value is missing, no file named --quiet" || fail "sweep --out --quiet: exit $rc, $(cat "$T/err")"
+expect_msg "animate --out-dir followed by an option" "--out-dir needs a value (got the option '--heatmap'" -- animate --out-dir --heatmap
+expect_msg -x "explain --window: an option of other commands, named" \
+    "--window is not an option of fasim explain (see fasim explain --help)" -- explain --window 3,4
+expect_msg -x "explain --window=3,4: the name alone" \
+    "--window is not an option of fasim explain (see fasim explain --help)" -- explain --window=3,4
+expect_msg "a stray word" "unexpected argument 'extra': fasim io takes options only" -- io --seqlen 64 extra
+expect_msg "a bare --" "'--' ends nothing here" -- io -- --seqlen 64
+expect_msg "check --acc without --dtype" "--acc need --dtype" -- check --acc fp64
+expect_msg "check --dtype with --kv-len" "does not support the inference options" -- check --dtype bf16 --kv-len 64
+"$FASIM" io --model analysis/models/gpt2-medium.json --headdim 32 --algo flash2 | head -1 | grep -q " d=32 d_v=32 " \
+    && pass "--headdim with --model moves d_v with it" || fail "--headdim with --model: $("$FASIM" io --model analysis/models/gpt2-medium.json --headdim 32 --algo flash2 | head -1)"
+"$FASIM" help io | head -1 | grep -q "^usage: fasim io" && pass "fasim help io: io's help" || fail "fasim help io"
+expect_msg "explain --profile fa2 --dtype fp32: refused as in io" "--profile fa2 cannot time this configuration" \
+    -- explain --profile fa2 --dtype fp32
+mkdir -p "$T/sn/v.npy" && echo OLD >"$T/sn/q.npy"
+expect_msg "check --save-npy: a file in the way" "cannot write $T/sn/v.npy: it is a directory" -- check --save-npy "$T/sn" --seqlen 16
+[ "$(cat "$T/sn/q.npy")" = OLD ] && [ ! -e "$T/sn/k.npy" ] && [ -z "$(ls "$T/sn" | grep tmp)" ] \
+    && pass "check --save-npy: nothing written when one file cannot be" || fail "check --save-npy wrote part: $(ls "$T/sn")"
