@@ -24,3 +24,8 @@ mkdir -p "$T/sn/v.npy" && echo OLD >"$T/sn/q.npy"
 expect_msg "check --save-npy: a file in the way" "cannot write $T/sn/v.npy: it is a directory" -- check --save-npy "$T/sn" --seqlen 16
 [ "$(cat "$T/sn/q.npy")" = OLD ] && [ ! -e "$T/sn/k.npy" ] && [ -z "$(ls "$T/sn" | grep tmp)" ] \
     && pass "check --save-npy: nothing written when one file cannot be" || fail "check --save-npy wrote part: $(ls "$T/sn")"
+expect_msg -x "a missing value at the end, said alike" "--layout needs a value" -- check --layout
+expect_msg -x "--window at the end" "--window needs a value" -- io --window
+expect_msg "--algo with an empty item" "--algo ',flash1' has an empty item" -- io --algo ,flash1
+expect_msg "check --save-npy with an option it does not use" "check --save-npy does not use --algo" -- check --save-npy "$T/sn2" --algo flash1
+[ ! -e "$T/sn2" ] && pass "check --save-npy refused: no directory made" || fail "check --save-npy refused but made $T/sn2"

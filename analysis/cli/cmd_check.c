@@ -40,6 +40,7 @@ static const char *const check_head =
     "  --exp2, --acc, --hw, --sram, --block-r, --block-c, --blocks, --quiet and --save-npy are\n"
     "  refused (exit 2 naming the option).  --bf16 applies only to these files\n"
     "  --save-npy DIR [--dtype] [shape options] [--layout]: writes a sample problem as .npy files\n"
+    "  (default H = 2, N = 128, bf16; without shape options --dtype runs a built-in suite of 6 shapes)\n"
     "options:\n";
 
 /* Prints the row of one algorithm on one configuration, or appends it to arr (JSON). */
@@ -100,6 +101,14 @@ static int mode_options_ok(const cli_opts *o, const num_opts *no)
                 return cli_usage("check --study does not use --%s (the study takes only --seqlen MAXN, --headdim MAXD, "
                                  "--seed S, --no-plots and --quiet; see fasim check --help)", cli_option_name("check", id));
         }
+        return 0;
+    }
+    if (no->save_npy && !cli_numerics_external(no)) { /* a sample problem: no check runs */
+        static const int unused[] = {O_ALGO, O_TOL, O_FORMAT, O_C_PASS, O_HW, O_SRAM, O_BLOCK_R, O_BLOCK_C, O_BLOCKS};
+        for (size_t k = 0; k < sizeof unused / sizeof unused[0]; k++)
+            if (o->given[unused[k]])
+                return cli_usage("check --save-npy does not use --%s (it writes fasim's flash2 on a sample problem in "
+                                 "--dtype and runs no check; see fasim check --help)", cli_option_name("check", unused[k]));
         return 0;
     }
     if (!cli_numerics_external(no)) return 0;

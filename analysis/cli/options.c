@@ -341,6 +341,9 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         } else { /* a comma-separated list is accepted too */
             char buf[128];
             snprintf(buf, sizeof buf, "%s", val);
+            size_t bl = strlen(buf);
+            if (!bl || buf[0] == ',' || buf[bl - 1] == ',' || strstr(buf, ",,"))
+                return cli_usage("--algo '%s' has an empty item", val);
             o->n_algos = 0;
             for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 fa_algo al;
@@ -528,6 +531,12 @@ static int refuse(const char *tok, const char *cmd)
     return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
 }
 
+/* 1 for the options whose parser has no message of its own for a missing value. */
+static int missing_said_by_parser(int id)
+{
+    return id == O_C_LAYOUT || id == O_C_ACC || id == O_C_PASS || id == O_WINDOW || id == O_DROPOUT || id == O_DELAY;
+}
+
 /* 1 for the options whose value is a file or directory path. */
 static int takes_path(int id)
 {
@@ -578,6 +587,8 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
         if (strncmp(tok, "--", 2) != 0 || strlen(lo[k].name) != len || strncmp(tok + 2, lo[k].name, len) != 0)
             return refuse(tok, cmd);
         const char *val = c == ':' ? NULL : optarg;
+        if (c == ':' && missing_said_by_parser(id_of[k])) /* their parsers would quote an empty value */
+            return cli_usage("--%s needs a value", lo[k].name);
         /* a file or directory given as the next word that is another option: its value is missing
          * (`--out --quiet` would otherwise write a file named --quiet; --out=--quiet is a path) */
         if (val && val == av[optind - 1] && strchr(tok, '=') == NULL && takes_path(id_of[k]) && !strncmp(val, "--", 2))
