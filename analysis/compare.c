@@ -71,8 +71,9 @@ static fa_status at_line(fa_status st, const char *file, int line)
     return fa_error(st, __FILE__, __LINE__, "%s:%d: %s", file, line, msg);
 }
 
-/* Splits one CSV line into at most max fields; returns how many it found (max + 1 when the
- * line has more than max). */
+/* Splits one CSV line into at most max fields (RFC 4180: a field in double quotes may hold
+ * commas and "" for a quote); returns how many it found (max + 1 when the line has more than
+ * max), or -1 when a quoted field is not closed or text follows its closing quote. */
 static int split(char *line, char **f, int max)
 {
     int n = 0;
@@ -83,12 +84,20 @@ static int split(char *line, char **f, int max)
     if (len && line[len - 1] == '\r') line[--len] = '\0';
     for (;;) {
         char *start = p;
-        if (*p == '"') { /* quoted field: no embedded quotes or commas expected */
-            start = ++p;
-            while (*p && *p != '"') p++;
-            if (*p == '"') *p++ = '\0';
+        if (*p == '"') { /* quoted: unescape in place */
+            char *w = start;
+            for (p++;; p++) {
+                if (!*p) return -1; /* not closed */
+                if (*p == '"' && p[1] == '"') *w++ = '"', p++;
+                else if (*p == '"') break;
+                else *w++ = *p;
+            }
+            p++;
+            if (*p && *p != ',') return -1; /* text after the closing quote */
+            *w = '\0';
+        } else {
+            while (*p && *p != ',') p++;
         }
-        while (*p && *p != ',') p++;
         if (n == max) return max + 1;
         f[n++] = start;
         if (!*p) break;
@@ -274,7 +283,10 @@ fa_status fa_cmp_open(const char *path, fa_cmp_reader **out)
         /* a UTF-8 byte order mark (as spreadsheets write it) is not part of the first column's name */
         char *hstart = strncmp(r->hline, "\xEF\xBB\xBF", 3) ? r->hline : r->hline + 3;
         r->n = split(hstart, r->name, FA_CMP_MAXCOL);
-        if (r->n > FA_CMP_MAXCOL)
+        if (r->n < 0)
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:1: a quoted column name is not closed, or text follows "
+                          "its closing quote", path);
+        else if (r->n > FA_CMP_MAXCOL)
             st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:1: the header has more than %d columns", path,
                           FA_CMP_MAXCOL);
         else st = read_header(r);
@@ -306,6 +318,7 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
     r->rows++;
     char *fld[FA_CMP_MAXCOL];
     int nf = split(r->line, fld, FA_CMP_MAXCOL);
+    if (nf < 0) FA_FAIL(FA_EINVAL, "%s:%d: a quoted field is not closed, or text follows its closing quote", path, lineno);
     if (nf != r->n)
         FA_FAIL(FA_EINVAL, "%s:%d: %s%d fields, the header has %d", path, lineno, nf > FA_CMP_MAXCOL ? "over " : "",
                 nf > FA_CMP_MAXCOL ? FA_CMP_MAXCOL : nf, r->n);

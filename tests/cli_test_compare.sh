@@ -141,3 +141,10 @@ expect_msg "compare: an unknown algo, the algorithms listed" "cc_al.csv:2: algo 
 printf 'kernel,B,H,N_q,d\n# a comment\n\n' > "$T/cc_norows.csv"
 expect_msg "compare: comments and blank lines only" "measured file $T/cc_norows.csv has a header but no rows" \
     -- compare --measured "$T/cc_norows.csv"
+# RFC 4180 quoting: a quoted kernel name keeps its comma and quote, and is written back quoted
+printf 'kernel,B,H,N,d,ms\n"v3,""x""",1,1,256,64,0.1\n' > "$T/cq.csv"
+"$FASIM" compare --measured "$T/cq.csv" --format csv --no-l2 | tail -1 | grep -q '^"v3,""x""",1,1,1,256,' \
+    && pass "compare: a quoted kernel name read and written as CSV" || fail "compare: quoted name: $("$FASIM" compare --measured "$T/cq.csv" --format csv --no-l2 2>&1 | tail -1)"
+printf 'kernel,B,H,N,d,ms\n"v3"x,1,1,256,64,0.1\n' > "$T/cq2.csv"
+expect_msg "compare: text after a closing quote" "cq2.csv:2: a quoted field is not closed, or text follows its closing quote" \
+    -- compare --measured "$T/cq2.csv" --no-l2

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_numerics.h" /* cli_csv_field */
 #include "fa_compare.h"
 
 static const char *const compare_head =
@@ -168,9 +169,10 @@ int cmd_compare(int argc, char **argv)
                    cell(c[5], 32, fa_cmp_ratio(p.pred_dram_bytes, p.meas_dram_bytes), 6, 2), cell(c[6], 32, p.pred_ms, 9, 3),
                    cell(c[7], 32, p.meas_ms, 9, 3), cell(c[8], 32, fa_cmp_ratio(p.pred_ms, p.meas_ms), 6, 2), p.bound);
         } else if (o.format == FMT_CSV) {
-            fprintf(out, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+            cli_csv_field(out, row.kernel); /* quoted when it holds a comma or a quote */
+            fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                    ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s,%s,%s,%s,%d\n",
-                   row.kernel, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
+                   s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
                    s->causal != FA_CAUSAL_NONE, fa_dtype_name(s->dtype), fa_algo_name(row.algo), p.blocks.block_r,
                    p.blocks.block_c, p.pred_l2_bytes, p.meas_l2_bytes, p.pred_dram_bytes, p.meas_dram_bytes, p.pred_ms,
                    p.meas_ms, p.l2 ? bps_s : "", row.profile->key, pass_name, p.bound, p.model_blocks_per_sm);
