@@ -212,7 +212,7 @@ printf '0\n5\n5\n37\n100\n' > "$T/cu.txt"
 "$FASIM" check --cu-seqlens "$T/cu.txt" --cu-seqlens-k 0,9,20,20,91 --causal --heads 4 --kv-heads 2 --headdim 24 --splits 2 --block-r 16 --block-c 16 --format json | jq -e 'length == 4 and all(.[]; .pass)' >/dev/null \
     && pass "check --cu-seqlens (file, empty sequences)" || fail "check varlen"
 "$FASIM" io --cu-seqlens 0,5,5,37,1000 --heads 4 --kv-heads 2 --causal --format json | jq -e 'all(.[]; .formula_match and .nseq == 4)' >/dev/null && pass "io --cu-seqlens" || fail "io varlen"
-"$FASIM" sweep --decode --vary kv-len=1024,4096 --vary splits=1,2 --gqa packed --quiet | awk -F, 'NR > 1 && $25 != 1 { bad = 1 } END { exit bad || NR != 7 }' \
+"$FASIM" sweep --decode --vary kv-len=1024,4096 --vary splits=1,2 --gqa packed --quiet | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "formula_match") m = i; next } $m != 1 { bad = 1 } END { exit bad || !m || NR != 7 }' \
     && pass "sweep --decode: 4 points (6 rows), counted == formula" || fail "sweep --decode"
 grep -q "== decoding: Llama-3-8B" "$T/report.txt" && [ -s "$T/rep/decode.csv" ] && pass "report: decoding table" || fail "report decoding table"
 

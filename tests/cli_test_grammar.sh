@@ -29,3 +29,10 @@ expect_msg -x "--window at the end" "--window needs a value" -- io --window
 expect_msg "--algo with an empty item" "--algo ',flash1' has an empty item" -- io --algo ,flash1
 expect_msg "check --save-npy with an option it does not use" "check --save-npy does not use --algo" -- check --save-npy "$T/sn2" --algo flash1
 [ ! -e "$T/sn2" ] && pass "check --save-npy refused: no directory made" || fail "check --save-npy refused but made $T/sn2"
+# sweep's CSV never repeats a column name (a varied batch, heads or splits is the table's own)
+for v in "batch=1,2 --seqlen 64" "heads=1,2 --seqlen 64" "splits=1,2 --decode --kv-len 256"; do
+    # shellcheck disable=SC2086
+    h=$("$FASIM" sweep --vary $v | head -1)
+    [ -z "$(echo "$h" | tr ',' '\n' | sort | uniq -d)" ] && pass "sweep --vary ${v%% *}: no repeated column" \
+        || fail "sweep --vary ${v%% *}: repeated columns $(echo "$h" | tr ',' '\n' | sort | uniq -d | tr '\n' ' ')"
+done

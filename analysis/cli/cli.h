@@ -185,6 +185,9 @@ typedef struct {
  * or one line naming the paper's model when no profile ran. */
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
+/* 1 when cols (a CSV header line) has a column named name: sweep leaves out the varied column
+ * the table already has (batch, heads, splits), so no header repeats a name. */
+int cli_csv_has_col(const char *cols, const char *name);
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header);
 /* Appends JSON objects for the results to the jansson array arr (json_t *). */

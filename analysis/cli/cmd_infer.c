@@ -47,7 +47,8 @@ static void write_csv_row(FILE *f, const cli_opts *o, const fa_infer_variant *x,
 {
     const fa_shape *s = &o->shape;
     const fa_infer_result *r = &x->r;
-    for (int k = 0; k < nc; k++) fprintf(f, "%s,", cols[k].value);
+    for (int k = 0; k < nc; k++)
+        if (!cli_csv_has_col(csv_cols, cols[k].name)) fprintf(f, "%s,", cols[k].value);
     fprintf(f,
             "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
             ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64
@@ -281,7 +282,8 @@ int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *co
         return 0;
     }
     if (header) {
-        for (int k = 0; k < n_cols; k++) fprintf(f, "%s,", c[k].name);
+        for (int k = 0; k < n_cols; k++)
+            if (!cli_csv_has_col(csv_cols, c[k].name)) fprintf(f, "%s,", c[k].name);
         fprintf(f, "%s\n", csv_cols);
     }
     for (int i = 0; i < n; i++) write_csv_row(f, o, &v[i], c, n_cols);

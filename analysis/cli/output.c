@@ -146,11 +146,20 @@ static const char *const csv_cols =
     "blocks_per_sm,blocks_per_sm_bwd,regs_per_thread,smem_per_block,busy_tensor_s,busy_smem_s,busy_exp_s,"
     "busy_fp32_s,busy_l2_s,busy_dram_s";
 
+int cli_csv_has_col(const char *cols, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = cols; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
 void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
                   const cli_col *extra, int n_extra, int header)
 {
     if (header) {
-        for (int k = 0; k < n_extra; k++) fprintf(f, "%s,", extra[k].name);
+        for (int k = 0; k < n_extra; k++) /* a varied column the table has already is not repeated */
+            if (!cli_csv_has_col(csv_cols, extra[k].name)) fprintf(f, "%s,", extra[k].name);
         fprintf(f, "%s", csv_cols);
         if (o->breakdown)
             for (int t = 0; t < FA_PASS_TENSORS; t++)
@@ -160,7 +169,8 @@ void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_res
     }
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
-        for (int k = 0; k < n_extra; k++) fprintf(f, "%s,", extra[k].value);
+        for (int k = 0; k < n_extra; k++)
+            if (!cli_csv_has_col(csv_cols, extra[k].name)) fprintf(f, "%s,", extra[k].value);
         fprintf(f,
                 "%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
