@@ -33,7 +33,8 @@ int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const ch
                      : id == O_C_DK ? &no->dk : id == O_C_DV ? &no->dv : id == O_C_STUDY ? &no->study
                      : id == O_C_SAVE_NPY ? &no->save_npy : NULL;
     if (dst) {
-        if (!v || !*v) return cli_usage("%s needs a file or directory", name);
+        if (!v || !*v)
+            return cli_usage("%s needs a %s", name, id == O_C_STUDY || id == O_C_SAVE_NPY ? "directory" : ".npy file");
         *dst = v;
         return 0;
     }
