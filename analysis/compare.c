@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fa_compare.h"
+#include "fa_file.h"
 
 #define DIM_MAX ((int64_t)INT32_MAX) /* the limit of --batch, --seqlen, --headdim ... */
 #define TILE_MAX ((int64_t)1 << 20)  /* the limit of --block-r / --block-c */
@@ -267,6 +268,11 @@ fa_status fa_cmp_open(const char *path, fa_cmp_reader **out)
         FA_FAIL(FA_ENOMEM, "out of host memory");
     }
     strcpy(r->path, path);
+    fa_status sr = fa_check_regular(path, "measured file");
+    if (sr) {
+        fa_cmp_close(r);
+        return sr;
+    }
     if (!(r->f = fopen(path, "r"))) {
         fa_status st = fa_error(FA_EIO, __FILE__, __LINE__, "cannot open measured file %s: %s", path, strerror(errno));
         fa_cmp_close(r);

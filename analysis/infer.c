@@ -14,6 +14,7 @@
 
 #include "fa_check.h"
 #include "fa_inference.h"
+#include "fa_file.h"
 
 /* ---------------------------------------------------------------- counted runs */
 
@@ -36,6 +37,9 @@ fa_status fa_cu_seqlens_parse(const char *opt, const char *text, int64_t *cu, in
         snprintf(buf, BUF, "%s", text);
         len = strlen(buf);
     } else {
+        char what[64];
+        snprintf(what, sizeof what, "%s file", opt);
+        if ((st = fa_check_regular(text, what))) goto out;
         FILE *f = fopen(text, "r");
         if (!f) {
             st = fa_error(FA_EIO, __FILE__, __LINE__, "%s: cannot read %s: %s", opt, text, strerror(errno));

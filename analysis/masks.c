@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fa_analysis.h"
+#include "fa_file.h"
 
 void fa_mask_store_free(fa_mask_store *m)
 {
@@ -21,6 +22,7 @@ static fa_status slurp(const char *path, char **out)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) FA_FAIL(FA_EINVAL, "mask file %s is a directory", path);
+    FA_TRY(fa_check_regular(path, "mask file"));
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open mask file %s: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;

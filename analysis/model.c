@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "fa_analysis.h"
+#include "fa_file.h"
 
 /* Looks up the first present key of keys.  Integers, and reals with an integral value (8.0),
  * are accepted.  Returns 1 and fills *out, 0 when no key is present, -1 (status set) when the
@@ -40,6 +41,7 @@ fa_status fa_model_load(const char *path, fa_model *m)
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         FA_FAIL(FA_EINVAL, "model file %s is a directory (give its config.json)", path);
     json_error_t err;
+    FA_TRY(fa_check_regular(path, "model file"));
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open model file %s: %s", path, strerror(errno));
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one? */

@@ -1,5 +1,6 @@
 /* npy.c -- a strict reader and a small writer of NumPy .npy files (fa_npy.h). */
 #include "fa_npy.h"
+#include "fa_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -212,6 +213,7 @@ fa_status fa_npy_read(const char *path, int u16_is_bf16, fa_npy *a)
     memset(a, 0, sizeof *a);
     struct stat sb; /* fopen opens a directory; its read fails with EISDIR */
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) FA_FAIL(FA_EIO, "%s is a directory (give a .npy file)", path);
+    FA_TRY(fa_check_regular(path, ".npy file"));
     FILE *f = fopen(path, "rb");
     if (!f) FA_FAIL(FA_EIO, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, len = 0;

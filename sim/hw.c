@@ -9,6 +9,7 @@
  * and a `key` other than the --hw key the file was loaded for are each rejected with FA_EINVAL
  * and a message "FILE:LINE: ..." naming the key, the value and the limit. */
 #include "fa_hw.h"
+#include "fa_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -224,6 +225,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
 /* Reads profile file path; when want_key is not NULL, its `key` must be want_key. */
 static fa_status load_file(const char *path, const char *want_key, fa_hw *hw)
 {
+    FA_TRY(fa_check_regular(path, "hardware profile"));
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open hardware profile %s: %s", path, strerror(errno));
     memset(hw, 0, sizeof *hw);
