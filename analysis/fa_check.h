@@ -119,6 +119,9 @@ typedef struct {
  * does not decide.  ref: n values. */
 double fa_check_atol(const double *ref, int64_t n, fa_format f);
 
+/* The unit roundoff of format f: 2^-53, 2^-24, 2^-11, 2^-8, 2^-4, 2^-3 (fp64 ... e5m2). */
+double fa_unit_roundoff(fa_format f);
+
 /* The precision check of the dtype s->dtype (docs/numerics.md): draws Q, K, V, dO from rng,
  * rounds them to the dtype's storage format, and computes on the rounded inputs the fp64
  * reference (fa_reference_forward, or fa_reference_backward when lo->bwd), naive attention
@@ -168,7 +171,12 @@ typedef struct {
     fa_err err;          /* the file's values against the fp64 reference (err.at: flat index in
                             the file) */
     fa_err naive;        /* naive attention in x->format against the reference */
-    double bound;        /* factor naive.abs, factor 2 (O, LSE) or 3 (gradients) */
+    double bound;        /* factor naive.abs, factor 2 (O, LSE) or 3 (gradients), at most cap */
+    double cap;          /* O and gradients: 16 u max|ref| (u the unit roundoff of x->format): a
+                            correct kernel errs by a few roundings of its dtype, so a baseline whose
+                            own error is beyond that (a collapsed baseline) cannot stretch the bound;
+                            LSE: +inf */
+    int capped;          /* 1: the cap, not factor naive.abs, set the bound */
     double out, ref;     /* the file's value and the reference at err.at */
     char index[96];      /* err.at as the file's indices, "(0, 5, 0, 5)" */
     char shape_text[96]; /* the file's shape, "(1, 33, 2, 8)" */

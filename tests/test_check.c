@@ -523,6 +523,62 @@ static void test_rounding_floor(void **state)
     gsl_rng_free(rng);
 }
 
+/* The collapsed baseline (issue 14): bf16 logits near -2.45e5 all round to one bf16 value (ulp
+ * 2048 there), so naive attention in bf16 returns the plain average of V and errs by about |V|;
+ * 2 x that bound accepted the same wrong O.  The cap 16 u max|ref| rejects it and accepts the
+ * correct O (the reference rounded to bf16). */
+static void test_collapsed_baseline(void **state)
+{
+    (void)state;
+    tmpfiles t;
+    tmp_make(&t);
+    const int64_t Nq = 16, Nk = 64, d = 64, dv = 8;
+    fa_shape s = fa_shape_default(Nq, d);
+    s.seqlen_k = Nk, s.d_v = dv, s.dtype = FA_DTYPE_BF16;
+    double *Q = tu_alloc(Nq * d), *K = tu_alloc(Nk * d), *V = tu_alloc(Nk * dv), *O = tu_alloc(Nq * dv),
+           *avg = tu_alloc(Nq * dv);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    for (int64_t i = 0; i < Nq * d; i++) Q[i] = 1;
+    for (int64_t i = 0; i < Nk * d; i++) K[i] = fa_round(-30625 + 128.0 * (double)((int)gsl_rng_uniform_int(rng, 5) - 2), FA_FMT_BF16);
+    for (int64_t i = 0; i < Nk * dv; i++) V[i] = fa_round(gsl_ran_gaussian(rng, 1), FA_FMT_BF16);
+    gsl_rng_free(rng);
+    assert_int_equal(fa_reference_forward(&s, Q, K, V, O, NULL), FA_OK);
+    for (int64_t i = 0; i < Nq; i++)
+        for (int64_t c = 0; c < dv; c++) {
+            double m = 0;
+            for (int64_t j = 0; j < Nk; j++) m += V[j * dv + c];
+            avg[i * dv + c] = fa_round(m / (double)Nk, FA_FMT_BF16);
+        }
+    fa_round_array(O, Nq * dv, FA_FMT_BF16);
+    write4(t.path[FA_EXT_Q], Q, 1, 1, Nq, d, 0);
+    write4(t.path[FA_EXT_K], K, 1, 1, Nk, d, 0);
+    write4(t.path[FA_EXT_V], V, 1, 1, Nk, dv, 0);
+    fa_shape given = {.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1, .seqlen_k = -1, .d = -1, .d_v = -1,
+                      .dtype = FA_DTYPE_BF16};
+    const char *paths[FA_EXT_N] = {t.path[0], t.path[1], t.path[2], t.path[3]};
+    for (int wrong = 0; wrong < 2; wrong++) {
+        write4(t.path[FA_EXT_O], wrong ? avg : O, 1, 1, Nq, dv, 0);
+        fa_ext x;
+        fa_ext_row rows[FA_EXT_N];
+        int n = -1;
+        assert_int_equal(fa_ext_load(paths, 0, 0, &given, 1, &x), FA_OK);
+        assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+        assert_int_equal(n, 1);
+        assert_true(rows[0].naive.abs > 0.1 * rows[0].naive.maxref); /* the baseline collapsed */
+        assert_true(rows[0].capped);
+        if (wrong) {
+            assert_true(rows[0].err.abs <= 2 * rows[0].naive.abs); /* the bare rule would pass it */
+            assert_false(rows[0].pass);
+        } else {
+            assert_true(rows[0].pass);
+        }
+        fa_ext_free(&x);
+    }
+    free(Q), free(K), free(V), free(O), free(avg);
+    tmp_remove(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,7 +589,7 @@ int main(void)
         cmocka_unit_test(test_fp64_matches_independent_run),
         cmocka_unit_test(test_fp64_errors),
         cmocka_unit_test(test_lowprec_naive_is_standard),
-        cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor),
+        cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline),
         cmocka_unit_test(test_external),
         cmocka_unit_test(test_save_sample_checks),
         cmocka_unit_test(test_study_points),
