@@ -413,6 +413,17 @@ fa_status fa_ext_load(const char *const path[FA_EXT_N], int bnhd, int bf16, cons
             x->path[t] = path[t];
             FA_TRY(fa_npy_read(path[t], bf16, &x->a[t]));
         }
+    if (bf16) { /* an option that changes nothing is refused, not ignored */
+        int any = 0;
+        for (int t = 0; t < FA_EXT_N; t++) any |= path[t] && x->a[t].format == FA_FMT_BF16;
+        if (!any) {
+            fa_status e = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                                   "--bf16 reads 16-bit integer .npy data as bfloat16 bits; none of the files holds 16-bit "
+                                   "integers (%s is %s): drop --bf16", path[FA_EXT_Q], fa_format_name(x->a[FA_EXT_Q].format));
+            fa_ext_free(x);
+            return e;
+        }
+    }
     int64_t *dq4 = x->dims[FA_EXT_Q], *dk4 = x->dims[FA_EXT_K], *dv4 = x->dims[FA_EXT_V], *do4 = x->dims[FA_EXT_O];
     FA_TRY(dims4(x, FA_EXT_Q, dq4));
     FA_TRY(dims4(x, FA_EXT_K, dk4));

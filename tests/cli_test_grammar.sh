@@ -36,3 +36,6 @@ for v in "batch=1,2 --seqlen 64" "heads=1,2 --seqlen 64" "splits=1,2 --decode --
     [ -z "$(echo "$h" | tr ',' '\n' | sort | uniq -d)" ] && pass "sweep --vary ${v%% *}: no repeated column" \
         || fail "sweep --vary ${v%% *}: repeated columns $(echo "$h" | tr ',' '\n' | sort | uniq -d | tr '\n' ' ')"
 done
+"$FASIM" check --save-npy "$T/sv16" --dtype fp16 --seqlen 16 >/dev/null
+expect_msg "check --bf16 with fp16 files: refused, not ignored" "--bf16 reads 16-bit integer .npy data as bfloat16 bits" \
+    -- check --q "$T/sv16/q.npy" --k "$T/sv16/k.npy" --v "$T/sv16/v.npy" --out "$T/sv16/o.npy" --bf16
