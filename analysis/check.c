@@ -611,6 +611,10 @@ fa_status fa_ext_check(fa_ext *x, fa_ext_row *rows, int *n_rows)
         r->pass = r->err.abs <= r->bound && isfinite(r->bound) && !isnan(r->err.abs); /* a vacuous bound never passes */
         r->out = x->a[t].data[r->err.at];
         r->ref = ref[t][r->err.at];
+        r->why = isnan(r->out) ? "the file holds NaN (at the index shown)"
+               : isinf(r->out) ? "the file holds an infinity (at the index shown)"
+               : !isfinite(r->naive.abs) ? "naive attention overflowed in this precision: the rule has no bound"
+               : !isfinite(r->ref) ? "the fp64 reference is not finite there" : NULL;
         index_text(r->index, sizeof r->index, &x->a[t], r->err.at);
         shape_text(r->shape_text, sizeof r->shape_text, &x->a[t]);
     }

@@ -177,6 +177,8 @@ typedef struct {
                             own error is beyond that (a collapsed baseline) cannot stretch the bound;
                             LSE: +inf */
     int capped;          /* 1: the cap, not factor naive.abs, set the bound */
+    const char *why;     /* a failure the numbers alone do not explain: NaN in the file, an output
+                            that overflowed, naive attention that overflowed (no bound); NULL */
     double out, ref;     /* the file's value and the reference at err.at */
     char index[96];      /* err.at as the file's indices, "(0, 5, 0, 5)" */
     char shape_text[96]; /* the file's shape, "(1, 33, 2, 8)" */

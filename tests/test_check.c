@@ -575,6 +575,19 @@ static void test_collapsed_baseline(void **state)
         }
         fa_ext_free(&x);
     }
+    /* a NaN in the file fails saying so, at its index */
+    O[3] = NAN;
+    write4(t.path[FA_EXT_O], O, 1, 1, Nq, dv, 0);
+    fa_ext x;
+    fa_ext_row rows[FA_EXT_N];
+    int n = -1;
+    assert_int_equal(fa_ext_load(paths, 0, 0, &given, 1, &x), FA_OK);
+    assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+    assert_false(rows[0].pass);
+    assert_int_equal(rows[0].err.at, 3);
+    assert_non_null(rows[0].why);
+    assert_non_null(strstr(rows[0].why, "NaN"));
+    fa_ext_free(&x);
     free(Q), free(K), free(V), free(O), free(avg);
     tmp_remove(&t);
 }

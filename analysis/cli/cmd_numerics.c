@@ -266,6 +266,7 @@ static int run_external(const cli_opts *o, const num_opts *no)
             printf("%-4s %-20s %11.3e %10.3e %-22s %12.6g %12.6g %11.3e %11.3e  %s\n", r->name, r->shape_text,
                    r->err.abs, fa_err_rel(r->err), r->index, r->out, r->ref, r->naive.abs, r->bound,
                    r->pass ? "PASS" : "FAIL");
+        if (o->format == FMT_TABLE && r->why && !r->pass) printf("     (%s)\n", r->why);
         if (o->format == FMT_TABLE && r->capped)
             printf("     (the bound is the cap 16 u max|ref|: naive attention's own error, %.3e, is beyond what a "
                    "correct kernel makes in this precision)\n", r->naive.abs);
@@ -284,6 +285,7 @@ static int run_external(const cli_opts *o, const num_opts *no)
             json_object_set_new(j, "naive_abs_err", json_real(r->naive.abs));
             json_object_set_new(j, "bound", json_real(r->bound));
             json_object_set_new(j, "capped", json_boolean(r->capped));
+            if (r->why) json_object_set_new(j, "why", json_string(r->why));
             json_object_set_new(j, "pass", json_boolean(r->pass));
             json_array_append_new(arr, j);
         }
