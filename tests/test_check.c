@@ -592,6 +592,129 @@ static void test_collapsed_baseline(void **state)
     tmp_remove(&t);
 }
 
+/* Planted faults (issue 14): an output with one of the bugs kernels have had -- two query rows
+ * swapped, a wrong softmax scale, the plain average of V, the final 1/l rescale missing, the last
+ * key tile dropped, a wrong GQA head, a causal mask off by one -- fails the .npy check in fp32,
+ * bf16 and fp16, on two shapes; the correct output (the reference rounded to the dtype) passes. */
+static void fault_ref(const fa_shape *s, const double *Q, const double *K, const double *V, double *O)
+{
+    assert_int_equal(fa_reference_forward(s, Q, K, V, O, NULL), FA_OK);
+}
+
+static void test_planted_faults(void **state)
+{
+    (void)state;
+    static const fa_dtype dts[3] = {FA_DTYPE_FP32, FA_DTYPE_BF16, FA_DTYPE_FP16};
+    static const struct { int64_t Nq, Nk, d; } shapes[2] = {{40, 72, 32}, {33, 33, 16}};
+    static const char *const faults[] = {"correct", "swapped rows", "wrong scale", "average of V", "no 1/l",
+                                         "tail tile dropped", "wrong GQA head", "causal off by one"};
+    const int nf = (int)(sizeof faults / sizeof faults[0]);
+    tmpfiles t;
+    tmp_make(&t);
+    int failed = 0, checked = 0;
+    for (int di = 0; di < 3; di++)
+        for (int si = 0; si < 2; si++) {
+            fa_shape s = fa_shape_default(shapes[si].Nq, shapes[si].d);
+            s.seqlen_k = shapes[si].Nk, s.d_v = shapes[si].d, s.heads = 4, s.kv_heads = 2;
+            s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = dts[di];
+            const fa_format f = fa_dtype_format(s.dtype);
+            const int64_t nq = fa_numel_q(&s), nk = fa_numel_k(&s), no = fa_numel_o(&s), H = 4, Nq = s.seqlen_q,
+                          Nk = s.seqlen_k, d = s.d;
+            double *Q = tu_alloc(nq), *K = tu_alloc(nk), *V = tu_alloc(nk), *O = tu_alloc(no), *F = tu_alloc(no);
+            gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+            gsl_rng_set(rng, 11 + (unsigned long)(3 * di + si));
+            for (int64_t i = 0; i < nq; i++) Q[i] = fa_round(gsl_ran_gaussian(rng, 1), f);
+            for (int64_t i = 0; i < nk; i++) K[i] = fa_round(gsl_ran_gaussian(rng, 1), f);
+            for (int64_t i = 0; i < nk; i++) V[i] = fa_round(gsl_ran_gaussian(rng, 1), f);
+            gsl_rng_free(rng);
+            fault_ref(&s, Q, K, V, O);
+            write4(t.path[FA_EXT_Q], Q, 1, H, Nq, d, 0);
+            write4(t.path[FA_EXT_K], K, 1, 2, Nk, d, 0);
+            write4(t.path[FA_EXT_V], V, 1, 2, Nk, d, 0);
+            for (int k = 0; k < nf; k++) {
+                memcpy(F, O, (size_t)no * sizeof *F);
+                if (k == 1) { /* rows 5 and 6 of head 0 swapped */
+                    for (int64_t c = 0; c < d; c++) {
+                        double x = F[5 * d + c];
+                        F[5 * d + c] = F[6 * d + c], F[6 * d + c] = x;
+                    }
+                } else if (k == 2) { /* scale 1/sqrt(d) x 1.25 */
+                    fa_shape w = s;
+                    w.scale = 1.25 / sqrt((double)d);
+                    fault_ref(&w, Q, K, V, F);
+                } else if (k == 3) { /* every row: the mean of its head's V over all keys */
+                    for (int64_t h = 0; h < H; h++)
+                        for (int64_t c = 0; c < d; c++) {
+                            double m = 0;
+                            for (int64_t j = 0; j < Nk; j++) m += V[((h / 2) * Nk + j) * d + c];
+                            for (int64_t i = 0; i < Nq; i++) F[(h * Nq + i) * d + c] = m / (double)Nk;
+                        }
+                } else if (k == 4) { /* O before the final division by l: times l = sum_j exp(S_ij - m_i) */
+                    const double sc = 1 / sqrt((double)d);
+                    for (int64_t h = 0; h < H; h++)
+                        for (int64_t i = 0; i < Nq; i++) {
+                            double m = -INFINITY, l = 0;
+                            const int64_t lim = i + Nk - Nq; /* keys j <= lim */
+                            for (int pass2 = 0; pass2 < 2; pass2++)
+                                for (int64_t j = 0; j <= lim && j < Nk; j++) {
+                                    double sij = 0;
+                                    for (int64_t c = 0; c < d; c++) sij += Q[(h * Nq + i) * d + c] * K[((h / 2) * Nk + j) * d + c];
+                                    sij *= sc;
+                                    if (!pass2) m = fmax(m, sij);
+                                    else l += exp(sij - m);
+                                }
+                            for (int64_t c = 0; c < d; c++) F[(h * Nq + i) * d + c] *= l;
+                        }
+                } else if (k == 5) { /* the last 16 keys never seen */
+                    fa_shape w = s;
+                    w.seqlen_k = Nk - 16;
+                    double *Kt = tu_alloc(2 * w.seqlen_k * d), *Vt = tu_alloc(2 * w.seqlen_k * d);
+                    for (int64_t h = 0; h < 2; h++)
+                        for (int64_t j = 0; j < w.seqlen_k; j++)
+                            for (int64_t c = 0; c < d; c++)
+                                Kt[(h * w.seqlen_k + j) * d + c] = K[(h * Nk + j) * d + c],
+                                Vt[(h * w.seqlen_k + j) * d + c] = V[(h * Nk + j) * d + c];
+                    /* the same diagonal j <= i + Nk - Nq = i + (Nk - 16) - Nq + 16: a window (-1, 16) */
+                    w.causal = FA_CAUSAL_NONE;
+                    w.window = 1, w.window_left = -1, w.window_right = 16;
+                    fault_ref(&w, Q, Kt, Vt, F);
+                    free(Kt), free(Vt);
+                } else if (k == 6) { /* query head h uses kv head 1 - h / 2 */
+                    double *Ks = tu_alloc(nk), *Vs = tu_alloc(nk);
+                    memcpy(Ks, K + Nk * d, (size_t)(Nk * d) * sizeof *Ks), memcpy(Ks + Nk * d, K, (size_t)(Nk * d) * sizeof *Ks);
+                    memcpy(Vs, V + Nk * d, (size_t)(Nk * d) * sizeof *Vs), memcpy(Vs + Nk * d, V, (size_t)(Nk * d) * sizeof *Vs);
+                    fault_ref(&s, Q, Ks, Vs, F);
+                    free(Ks), free(Vs);
+                } else if (k == 7) { /* one key too many: j <= i + Nk - Nq + 1 */
+                    fa_shape w = s;
+                    w.causal = FA_CAUSAL_NONE;
+                    w.window = 1, w.window_left = -1, w.window_right = 1;
+                    fault_ref(&w, Q, K, V, F);
+                }
+                fa_round_array(F, no, f);
+                write4(t.path[FA_EXT_O], F, 1, H, Nq, d, 0);
+                fa_shape given = {.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1, .seqlen_k = -1, .d = -1,
+                                  .d_v = -1, .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = s.dtype};
+                const char *paths[FA_EXT_N] = {t.path[0], t.path[1], t.path[2], t.path[3]};
+                fa_ext x;
+                fa_ext_row rows[FA_EXT_N];
+                int n = -1;
+                assert_int_equal(fa_ext_load(paths, 0, 0, &given, 1, &x), FA_OK);
+                assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+                if (rows[0].pass != (k == 0))
+                    fail_msg("%s, N_q %lld N_k %lld, %s: %s (err %g, bound %g)", fa_dtype_name(s.dtype), (long long)Nq,
+                             (long long)Nk, faults[k], rows[0].pass ? "passed" : "failed", rows[0].err.abs, rows[0].bound);
+                failed += !rows[0].pass;
+                checked++;
+                fa_ext_free(&x);
+            }
+            free(Q), free(K), free(V), free(O), free(F);
+        }
+    assert_int_equal(checked, 3 * 2 * nf);
+    assert_int_equal(failed, 3 * 2 * (nf - 1));
+    tmp_remove(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,7 +725,7 @@ int main(void)
         cmocka_unit_test(test_fp64_matches_independent_run),
         cmocka_unit_test(test_fp64_errors),
         cmocka_unit_test(test_lowprec_naive_is_standard),
-        cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline),
+        cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline), cmocka_unit_test(test_planted_faults),
         cmocka_unit_test(test_external),
         cmocka_unit_test(test_save_sample_checks),
         cmocka_unit_test(test_study_points),
