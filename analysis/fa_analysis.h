@@ -281,9 +281,6 @@ fa_status fa_col_mask_documents(const int64_t *len, int n_docs, int64_t N, fa_ma
  * Errors: FA_EIO, FA_EINVAL. */
 fa_status fa_dense_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m);
 
-/* Parses a byte size: a non-negative integer with optional suffix B, KiB or K, MiB or M, GiB, KB,
- * MB, GB; no sign, no blanks (not even leading or trailing ones).  Errors: FA_EINVAL naming the text. */
-fa_status fa_parse_bytes(const char *text, uint64_t *out);
 
 /* ---- inference: varlen batches, split-KV decoding, paged KV, GQA packing (fa_infer.h) ----
  * Closed forms derived in docs/inference.md, proved equal to the counts by tests/test_decode.c

@@ -234,30 +234,3 @@ fa_status fa_infer_io_run(const fa_shape *s, fa_blocks bk, const fa_infer_opts *
     return FA_OK;
 }
 
-fa_status fa_parse_bytes(const char *text, uint64_t *out)
-{
-    const char *p = text;
-    for (const char *q = text; *q; q++) /* refused, not trimmed: as every integer of the command line */
-        if (isspace((unsigned char)*q))
-            FA_FAIL(FA_EINVAL, "byte size '%s' has a blank: give the digits and the suffix alone, e.g. 227KiB", text);
-    if (!isdigit((unsigned char)*p))
-        FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a positive integer, optional KiB/MiB/GiB)", text);
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(p, &end, 10);
-    if (errno == ERANGE) FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
-    static const struct { const char *suf; uint64_t mul; } sufs[] = {
-        {"", 1}, {"B", 1}, {"KiB", 1024}, {"MiB", 1024 * 1024}, {"GiB", 1024ull * 1024 * 1024},
-        {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000ull}, {"K", 1024}, {"M", 1024 * 1024}};
-    for (size_t i = 0; i < sizeof sufs / sizeof sufs[0]; i++) {
-        if (strcmp(end, sufs[i].suf) == 0) {
-            uint64_t r;
-            if (__builtin_mul_overflow((uint64_t)v, sufs[i].mul, &r))
-                FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
-            *out = r;
-            return FA_OK;
-        }
-    }
-    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use B, KiB or K, MiB or M, GiB, KB, MB, GB)",
-            text, end);
-}

@@ -202,10 +202,15 @@ static void test_bytes(void **st)
         assert_int_equal(cli_parse_bytes(ok[i].text, &v), FA_OK);
         assert_int_equal(v, ok[i].v);
     }
+    /* junk; blanks are refused wherever they are, like +, as the integers of the command line */
     static const char *const bad[] = {"", "KiB", "-1", "1.5KiB", "12 KiB", " 12", "1TiB", "99999999999999999999",
-                                      "18446744073709551615KiB", "1kib"};
+                                      "18446744073709551615KiB", "1kib", "abc", "0x100", "7 ", "\t96", "96\n", "+4",
+                                      "18446744073709551616", "17179869184GiB"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 42;
         if (cli_parse_bytes(bad[i], &v) != FA_EINVAL) fail_msg("'%s' was accepted", bad[i]);
+        assert_int_equal(v, 42);
+        assert_true(strlen(fa_last_error()) > 0);
         fa_clear_error();
     }
 }

@@ -725,39 +725,6 @@ static void test_hw_errors(void **state)
     assert_string_equal(fa_strerror(FA_EIO), "input/output error");
 }
 
-/* ---- byte sizes ---- */
-
-static void test_parse_bytes(void **state)
-{
-    (void)state;
-    uint64_t v = 0;
-    assert_int_equal(fa_parse_bytes("232448", &v), FA_OK);
-    assert_int_equal(v, 232448);
-    assert_int_equal(fa_parse_bytes("227KiB", &v), FA_OK);
-    assert_int_equal(v, 232448);
-    assert_int_equal(fa_parse_bytes("64K", &v), FA_OK);
-    assert_int_equal(v, 65536);
-    assert_int_equal(fa_parse_bytes("2MiB", &v), FA_OK);
-    assert_int_equal(v, 2097152);
-    assert_int_equal(fa_parse_bytes("3GiB", &v), FA_OK);
-    assert_int_equal(v, 3ull << 30);
-    assert_int_equal(fa_parse_bytes("100KB", &v), FA_OK);
-    assert_int_equal(v, 100000);
-    assert_int_equal(fa_parse_bytes("5MB", &v), FA_OK);
-    assert_int_equal(v, 5000000);
-    assert_int_equal(fa_parse_bytes("512B", &v), FA_OK);
-    assert_int_equal(v, 512);
-    /* junk; blanks are refused wherever they are, like +, as the integers of the command line */
-    static const char *const bad[] = {"", "abc", "-5", "12 KiB", "12kib", "1.5MiB", "0x100",
-                                      "7 ", "  96", "\t96", "96\n", "KiB", "+4", "18446744073709551616",
-                                      "17179869184GiB"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        v = 42;
-        if (fa_parse_bytes(bad[i], &v) != FA_EINVAL) fail_msg("'%s' was accepted", bad[i]);
-        assert_int_equal(v, 42);
-        assert_true(strlen(fa_last_error()) > 0);
-    }
-}
 
 int main(void)
 {
@@ -778,7 +745,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hw_strict, hw_setup, hw_teardown),
         cmocka_unit_test_setup_teardown(test_hw_key_and_dir, hw_setup, hw_teardown),
         cmocka_unit_test(test_hw_errors),
-        cmocka_unit_test(test_parse_bytes),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
