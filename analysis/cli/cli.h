@@ -185,6 +185,9 @@ typedef struct {
  * or one line naming the paper's model when no profile ran. */
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
+/* Sets batch (as given: a varlen batch prints 1), heads, kv_heads, seqlen_q, seqlen_k, d, d_v of
+ * shape s on the JSON object obj (a json_t *), in that order. */
+void cli_json_shape(void *obj, const fa_shape *s, int64_t batch);
 /* 1 when cols (a CSV header line) has a column named name: sweep leaves out the varied column
  * the table already has (batch, heads, splits), so no header repeats a name. */
 int cli_csv_has_col(const char *cols, const char *name);

@@ -67,13 +67,7 @@ static void check_print(const cli_opts *o, const fa_shape *s, fa_blocks bk, cons
     } else {
         json_t *j = json_object();
         json_object_set_new(j, "algo", json_string(fa_algo_name(a)));
-        json_object_set_new(j, "batch", json_integer(s->batch));
-        json_object_set_new(j, "heads", json_integer(s->heads));
-        json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
-        json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
-        json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
-        json_object_set_new(j, "d", json_integer(s->d));
-        json_object_set_new(j, "d_v", json_integer(s->d_v));
+        cli_json_shape(j, s, s->batch);
         json_object_set_new(j, "causal", json_string(c));
         json_object_set_new(j, "block_r", json_integer(bk.block_r));
         json_object_set_new(j, "block_c", json_integer(bk.block_c));

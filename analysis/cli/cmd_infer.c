@@ -79,13 +79,7 @@ static json_t *json_row(const cli_opts *o, const fa_infer_variant *x, const cli_
 #define U64(key, v) json_object_set_new(j, key, (v) <= (uint64_t)INT64_MAX ? json_integer((json_int_t)(v)) : json_real((double)(v)))
     json_object_set_new(j, "kernel", json_string(x->name));
     json_object_set_new(j, "nseq", json_integer(o->varlen ? o->vl.nseq : s->batch));
-    json_object_set_new(j, "batch", json_integer(o->varlen ? 1 : s->batch));
-    json_object_set_new(j, "heads", json_integer(s->heads));
-    json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
-    json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
-    json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
-    json_object_set_new(j, "d", json_integer(s->d));
-    json_object_set_new(j, "d_v", json_integer(s->d_v));
+    cli_json_shape(j, s, o->varlen ? 1 : s->batch);
     json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
     json_object_set_new(j, "hw", json_string(o->hw.key));
     json_object_set_new(j, "splits", json_integer(r->opt.splits));

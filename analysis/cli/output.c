@@ -146,6 +146,18 @@ static const char *const csv_cols =
     "blocks_per_sm,blocks_per_sm_bwd,regs_per_thread,smem_per_block,busy_tensor_s,busy_smem_s,busy_exp_s,"
     "busy_fp32_s,busy_l2_s,busy_dram_s";
 
+void cli_json_shape(void *obj, const fa_shape *s, int64_t batch)
+{
+    json_t *j = obj;
+    json_object_set_new(j, "batch", json_integer(batch));
+    json_object_set_new(j, "heads", json_integer(s->heads));
+    json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
+    json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
+    json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
+    json_object_set_new(j, "d", json_integer(s->d));
+    json_object_set_new(j, "d_v", json_integer(s->d_v));
+}
+
 int cli_csv_has_col(const char *cols, const char *name)
 {
     const size_t n = strlen(name);
@@ -234,13 +246,7 @@ void io_append_json(void *arr_, const cli_opts *o, const fa_shape *s, const fa_i
         }
         json_object_set_new(j, "algo", json_string(fa_algo_name(x->algo)));
         json_object_set_new(j, "pass", json_string(fa_pass_name(x->pass)));
-        json_object_set_new(j, "batch", json_integer(s->batch));
-        json_object_set_new(j, "heads", json_integer(s->heads));
-        json_object_set_new(j, "kv_heads", json_integer(s->kv_heads));
-        json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
-        json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
-        json_object_set_new(j, "d", json_integer(s->d));
-        json_object_set_new(j, "d_v", json_integer(s->d_v));
+        cli_json_shape(j, s, s->batch);
         json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
         json_object_set_new(j, "causal", json_string(causal_name(s->causal)));
         {
