@@ -142,26 +142,35 @@ static fa_status parse_header(const char *h, size_t len, const char *name, int u
     return FA_OK;
 }
 
-fa_status fa_npy_parse(const unsigned char *buf, size_t len, const char *name, int u16_is_bf16,
-                       fa_npy *a)
+/* The fixed part: magic, version, header length.  Sets *off (where the header starts) and *hlen.
+ * `have` is how many bytes buf holds; `total` the file's size (the header must fit in it). */
+#define NPY_MAX_HEADER ((size_t)1 << 20) /* numpy writes headers of a few hundred bytes */
+static fa_status preamble(const unsigned char *buf, size_t have, size_t total, const char *name,
+                          size_t *off, size_t *hlen)
 {
-    memset(a, 0, sizeof *a);
-    if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) BAD("%s: not a .npy file (bad magic)", name);
+    if (have < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) BAD("%s: not a .npy file (bad magic)", name);
     int major = buf[6];
-    size_t hlen, off;
     if (major == 1) {
-        hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
-        off = 10;
+        *hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+        *off = 10;
     } else if (major == 2 || major == 3) {
-        if (len < 12) BAD("%s: truncated header", name);
-        hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
-        off = 12;
+        if (have < 12) BAD("%s: truncated header", name);
+        *hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+        *off = 12;
     } else {
         BAD("%s: unsupported .npy version %d.%d (1.0, 2.0 and 3.0 are read)", name, major, buf[7]);
     }
-    if (hlen > len - off) BAD("%s: truncated header (%zu bytes announced, %zu present)", name, hlen, len - off);
-    int elem = 0, swap = 0;
-    fa_status st = parse_header((const char *)buf + off, hlen, name, u16_is_bf16, a, &elem, &swap);
+    if (*hlen > total - *off) BAD("%s: truncated header (%zu bytes announced, %zu present)", name, *hlen, total - *off);
+    if (*hlen > NPY_MAX_HEADER) BAD("%s: a header of %zu bytes (at most %zu are read)", name, *hlen, NPY_MAX_HEADER);
+    return FA_OK;
+}
+
+/* The header at h (hlen bytes) against `have` bytes of data after it: fills a's shape, n and
+ * format (no data), *elem and *swap.  On error *a is zeroed. */
+static fa_status layout(const char *h, size_t hlen, size_t have, const char *name, int u16_is_bf16,
+                        fa_npy *a, int *elem, int *swap)
+{
+    fa_status st = parse_header(h, hlen, name, u16_is_bf16, a, elem, swap);
     if (st) {
         memset(a, 0, sizeof *a);
         return st;
@@ -175,19 +184,24 @@ fa_status fa_npy_parse(const unsigned char *buf, size_t len, const char *name, i
             n *= a->shape[k];
         }
     a->n = n;
-    off += hlen;
-    size_t need = (size_t)n * (size_t)elem, have = len - off;
+    size_t need = (size_t)n * (size_t)*elem;
     if (have != need) {
         memset(a, 0, sizeof *a);
         if (have < need) BAD("%s: truncated data: the shape needs %zu bytes, the file has %zu", name, need, have);
         BAD("%s: %zu bytes of data beyond the %zu the shape needs", name, have - need, need);
     }
+    return FA_OK;
+}
+
+/* a->n elements of `elem` bytes at d, byte-swapped when `swap`, into a->data (allocated here). */
+static fa_status convert(const unsigned char *d, int elem, int swap, const char *name, fa_npy *a)
+{
+    const int64_t n = a->n;
     a->data = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     if (!a->data) {
         memset(a, 0, sizeof *a);
         FA_FAIL(FA_ENOMEM, "%s: out of host memory for %" PRId64 " elements", name, n);
     }
-    const unsigned char *d = buf + off;
     for (int64_t i = 0; i < n; i++) {
         unsigned char b[8];
         for (int k = 0; k < elem; k++) b[k] = d[i * elem + (swap ? elem - 1 - k : k)];
@@ -208,6 +222,25 @@ fa_status fa_npy_parse(const unsigned char *buf, size_t len, const char *name, i
     return FA_OK;
 }
 
+fa_status fa_npy_parse(const unsigned char *buf, size_t len, const char *name, int u16_is_bf16,
+                       fa_npy *a)
+{
+    memset(a, 0, sizeof *a);
+    size_t off, hlen;
+    FA_TRY(preamble(buf, len, len, name, &off, &hlen));
+    int elem = 0, swap = 0;
+    FA_TRY(layout((const char *)buf + off, hlen, len - off - hlen, name, u16_is_bf16, a, &elem, &swap));
+    return convert(buf + off + hlen, elem, swap, name, a);
+}
+
+/* Reads exactly n bytes at the file's current position into buf. */
+static fa_status read_all(FILE *f, unsigned char *buf, size_t n, const char *path)
+{
+    if (fread(buf, 1, n, f) == n) return FA_OK;
+    if (ferror(f)) FA_FAIL(FA_EIO, "%s: read error: %s", path, strerror(errno));
+    FA_FAIL(FA_EIO, "%s: the file became shorter while it was read", path);
+}
+
 fa_status fa_npy_read(const char *path, int u16_is_bf16, fa_npy *a)
 {
     memset(a, 0, sizeof *a);
@@ -216,28 +249,33 @@ fa_status fa_npy_read(const char *path, int u16_is_bf16, fa_npy *a)
     FA_TRY(fa_check_regular(path, ".npy file"));
     FILE *f = fopen(path, "rb");
     if (!f) FA_FAIL(FA_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            FA_FAIL(FA_ENOMEM, "%s: out of host memory", path);
-        }
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap) break;
-        unsigned char *nb = realloc(buf, cap * 2);
-        if (!nb) free(buf);
-        buf = nb;
-        cap *= 2;
+    /* The size comes from the open file: the header is checked against it before any data is
+     * allocated or read, so a header that promises 16 G elements costs nothing. */
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        FA_FAIL(FA_EIO, "%s: not a regular file once opened", path);
     }
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (err) {
-        free(buf);
-        FA_FAIL(FA_EIO, "%s: read error: %s", path, strerror(err));
-    }
-    fa_status st = fa_npy_parse(buf, len, path, u16_is_bf16, a);
+    const size_t total = (size_t)sb.st_size;
+    unsigned char pre[12];
+    size_t have = total < sizeof pre ? total : sizeof pre, off, hlen;
+    unsigned char *buf = NULL;
+    int elem = 0, swap = 0;
+    fa_status st = read_all(f, pre, have, path);
+    if (!st) st = preamble(pre, have, total, path, &off, &hlen);
+    if (!st && !(buf = malloc(hlen > 0 ? hlen : 1))) st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "%s: out of host memory", path);
+    if (!st && fseek(f, (long)off, SEEK_SET) != 0) st = fa_error(FA_EIO, __FILE__, __LINE__, "%s: cannot seek", path);
+    if (!st) st = read_all(f, buf, hlen, path);
+    if (!st) st = layout((const char *)buf, hlen, total - off - hlen, path, u16_is_bf16, a, &elem, &swap);
     free(buf);
+    buf = NULL;
+    size_t need = (size_t)a->n * (size_t)elem;
+    if (!st && !(buf = malloc(need > 0 ? need : 1)))
+        st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "%s: out of host memory for %" PRId64 " elements", path, a->n);
+    if (!st) st = read_all(f, buf, need, path);
+    if (!st) st = convert(buf, elem, swap, path, a);
+    free(buf);
+    fclose(f);
+    if (st) fa_npy_free(a);
     return st;
 }
 

@@ -364,6 +364,55 @@ static void test_external(void **state)
     tmp_remove(&t);
 }
 
+/* A header that promises more data than the file holds is refused from the file's size, before
+ * any data is allocated or read: 2^34 fp64 elements (128 GiB) against 16 bytes. */
+static void write_raw(const char *path, const char *hdr, size_t data_bytes)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    size_t hl = strlen(hdr);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
+    assert_int_equal(fwrite(pre, 1, 10, f), 10);
+    assert_int_equal(fwrite(hdr, 1, hl, f), hl);
+    for (size_t i = 0; i < data_bytes; i++) fputc(0, f);
+    fclose(f);
+}
+
+static void test_npy_size_first(void **state)
+{
+    (void)state;
+    tmpfiles t;
+    tmp_make(&t);
+    fa_npy a;
+    write_raw(t.path[FA_EXT_Q], "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4), }\n", 16);
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_Q], 0, &a), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "truncated data: the shape needs 137438953472 bytes, the file has 16"));
+    assert_null(a.data);
+    /* one byte too many, and the exact size (2 x 3 fp32 = 24 bytes of zeros) */
+    write_raw(t.path[FA_EXT_K], "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 25);
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_K], 0, &a), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "1 bytes of data beyond the 24 the shape needs"));
+    write_raw(t.path[FA_EXT_K], "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 24);
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_K], 0, &a), FA_OK);
+    assert_int_equal(a.n, 6);
+    assert_true(a.data[5] == 0.0);
+    fa_npy_free(&a);
+    /* a header length beyond the file: refused from the 10-byte preamble */
+    FILE *f = fopen(t.path[FA_EXT_V], "wb");
+    assert_non_null(f);
+    fwrite("\x93NUMPY\x01\x00\xff\xff{", 1, 11, f);
+    fclose(f);
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_V], 0, &a), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "truncated header (65535 bytes announced, 1 present)"));
+    /* a file shorter than the preamble */
+    f = fopen(t.path[FA_EXT_O], "wb");
+    fwrite("\x93NUM", 1, 4, f);
+    fclose(f);
+    assert_int_equal(fa_npy_read(t.path[FA_EXT_O], 0, &a), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "bad magic"));
+    tmp_remove(&t);
+}
+
 /* ---- the sample problem ---- */
 
 static void test_save_sample_checks(void **state)
@@ -727,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_lowprec_naive_is_standard),
         cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline), cmocka_unit_test(test_planted_faults),
         cmocka_unit_test(test_external),
+        cmocka_unit_test(test_npy_size_first),
         cmocka_unit_test(test_save_sample_checks),
         cmocka_unit_test(test_study_points),
         cmocka_unit_test(test_study_point),
