@@ -49,7 +49,7 @@ $(eval $(call flavour,$(BUILD)/asan,$(SAN)))
 
 TESTS      := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 
-.PHONY: fuzz all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
+.PHONY: seeds fuzz all deps run test unit-test cli-test valgrind-test bench plots gpu bench-gpu clean valgrind
 .PHONY: exercise exercise-test tutorial tutorial-test citations-test cycles-test
 .DEFAULT_GOAL := all
 
@@ -123,15 +123,37 @@ plots: all
 	  echo "  $(BUILD)/plots/pipes_d{64,128}.png (predicted pipe busy times per kernel profile, data pipes_d*.csv)"
 	./$(BUILD)/fasim check --study $(BUILD)/numerics --quiet
 
-# libFuzzer harness of the .npy reader (clang; not part of `make test`).  FUZZ_SECONDS=600 by default.
-FUZZ_SECONDS ?= 600
+# The built-in check suites over seeds 1..SEEDS (default 100) for every dtype and pass (tests/seeds.sh;
+# about 25 CPU-minutes, so not part of `make test`; results in docs/numerics.md "The verdict").
+seeds: $(BUILD)/fasim
+	@FASIM=./$(BUILD)/fasim sh tests/seeds.sh
+
+# libFuzzer harnesses, one per file reader (tests/fuzz/fuzz_*.c: .npy, masks, --cu-seqlens, model
+# configs, hardware profiles, measured CSVs), each run FUZZ_SECONDS (default 60) from its seeds in
+# tests/fuzz/NAME/ with a 2 s limit per input (a slower input is a hang).  clang; not part of
+# `make test`.  Results: docs/validate.md "Fuzzing".
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES := npy masks cu_seqlens model hw measured
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard sim/*.h cpu_ref/*.h analysis/*.h tests/fuzz/*.h) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CLANG $@"
+	@clang $(CPPFLAGS) -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Itests/fuzz -c $< -o $@
+$(BUILD)/fuzz/libfasim.a: $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
+	@rm -f $@
+	@ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(BUILD)/fuzz/libfasim.a
+	@clang -g $(FUZZ_SAN) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 fuzz: | deps
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)"; exit 2; }
-	@mkdir -p $(BUILD)/fuzz/corpus
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Isim -Ianalysis tests/fuzz/fuzz_npy.c analysis/npy.c \
-	    sim/precision.c sim/status.c -lm -o $(BUILD)/fuzz/fuzz_npy
-	cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
-	cd $(BUILD)/fuzz && ./fuzz_npy -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 corpus
+	@$(MAKE) --no-print-directory $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
+	@set -e; for f in $(FUZZ_NAMES); do \
+	  rm -rf $(BUILD)/fuzz/corpus/$$f; mkdir -p $(BUILD)/fuzz/corpus/$$f; cp tests/fuzz/$$f/* $(BUILD)/fuzz/corpus/$$f/; \
+	  echo "== fuzz_$$f, $(FUZZ_SECONDS) s"; \
+	  ( cd $(BUILD)/fuzz && ./fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=2 -rss_limit_mb=4096 \
+	      -print_final_stats=1 corpus/$$f > fuzz_$$f.log 2>&1 ) || { tail -40 $(BUILD)/fuzz/fuzz_$$f.log; exit 1; }; \
+	  grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)" $(BUILD)/fuzz/fuzz_$$f.log; \
+	done; rm -f /tmp/fasim_fuzz_*
 
 clean:
 	rm -rf $(BUILD)

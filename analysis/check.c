@@ -181,7 +181,13 @@ static fa_status run_bwd(fa_algo a, const prob *p, fa_blocks bk, const fa_numeri
         /* P as the naive forward leaves it in HBM: in the dtype */
         P = malloc((size_t)(s->batch * s->heads * s->seqlen_q * s->seqlen_k) * sizeof *P);
         st = P ? fa_reference_probs(s, p->Q, p->K, P) : FA_ENOMEM;
-        if (!st) fa_round_array(P, s->batch * s->heads * s->seqlen_q * s->seqlen_k, store_fmt(s, nu));
+        /* fp8: the naive forward's P is the fp8 P of its softmax (scaled by 2^p_scale_log2, as
+         * fa_tile_round_p), not the bf16 of its O: the backward then starts from the same
+         * rounding of P as the tiled algorithms' forward, whose O feeds their D_i */
+        const int64_t np = s->batch * s->heads * s->seqlen_q * s->seqlen_k;
+        if (!st && nu->on && nu->p_scale_log2)
+            for (int64_t i = 0; i < np; i++) P[i] = ldexp(fa_round(ldexp(P[i], nu->p_scale_log2), nu->p), -nu->p_scale_log2);
+        else if (!st) fa_round_array(P, np, store_fmt(s, nu));
         if (!st) st = fa_standard_backward(mem, s, bk, p->Q, p->K, p->V, P, p->dO, dQ, dK, dV);
     } else if (!st && a == FA_ALGO_FLASH1) {
         st = fa_flash1_forward(mem, s, bk, p->Q, p->K, p->V, O, l, m);
