@@ -382,6 +382,15 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
         FA_FAIL(FA_EINVAL, "%s:%d: block_r = '%s' but block_c = '%s': give both tile sizes, or neither "
                            "(--blocks fit)", path, lineno, r->idx[C_BR] >= 0 ? fld[r->idx[C_BR]] : "",
                 r->idx[C_BC] >= 0 ? fld[r->idx[C_BC]] : "");
+    static const int pair[2][2] = {{C_DR, C_DW}, {C_LR, C_LW}};
+    for (int k = 0; k < 2; k++) /* fasim compares a read + write sum: one alone would be dropped */
+        if (isnan(x[pair[k][0]]) != isnan(x[pair[k][1]])) {
+            const int given = isnan(x[pair[k][0]]) ? pair[k][1] : pair[k][0];
+            const int missing = pair[k][0] + pair[k][1] - given;
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' but %s is %s: fasim compares the sum of the two, give both or "
+                               "neither", path, lineno, r->name[r->idx[given]], fld[r->idx[given]],
+                    specs[missing].names[0], r->idx[missing] >= 0 ? "empty" : "not a column");
+        }
     row->kernel = kname;
     row->shape = s;
     row->algo = a;

@@ -187,6 +187,10 @@ fa_status fa_col_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_sto
             st = fa_error(FA_EINVAL, __FILE__, __LINE__,
                           "%s:%d: expected 'lo1 hi1 [lo2 hi2]', masked query rows of key %" PRId64 ", each in [0, N_q = %" PRId64 "]",
                           path, lineno, j, Nq);
+        } else if (a > b || (n == 4 && c > d)) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__,
+                          "%s:%d: key %" PRId64 ": the range [%lld, %lld) ends before it starts: lo <= hi (lo = hi masks nothing)",
+                          path, lineno, j, a > b ? a : c, a > b ? b : d);
         } else {
             lo1[j] = (int32_t)a;
             hi1[j] = (int32_t)b;

@@ -265,6 +265,10 @@ expect_exit 2 "doc-mask sum" -- io --seqlen 100 --doc-mask 30,50
 expect_exit 2 "doc-mask with N_q != N_k" -- io --seqlen 100 --seqlen-k 90 --doc-mask 50,50
 printf '0 1\n0 1\n' > "$T/cm_short.txt"
 expect_exit 2 "column mask too short" -- io --seqlen 4 --col-mask "$T/cm_short.txt"
+printf '0 4\n3 1\n0 4\n0 4\n' > "$T/cm_backwards.txt"
+expect_msg "column mask range that ends before it starts" "cm_backwards.txt:2: key 1: the range [3, 1) ends before it starts: lo <= hi (lo = hi masks nothing)" -- io --seqlen 4 --col-mask "$T/cm_backwards.txt"
+printf '0 4\n2 2\n0 4 3 3\n0 4 4 2\n' > "$T/cm_backwards2.txt"
+expect_msg "column mask second range backwards (lo = hi passes)" "cm_backwards2.txt:4: key 3: the range [4, 2) ends before it starts" -- io --seqlen 4 --col-mask "$T/cm_backwards2.txt"
 printf '10\n01\n' > "$T/dm.txt"
 expect_exit 2 "dense mask of the wrong size" -- io --seqlen 3 --mask "$T/dm.txt"
 printf '32 32\n1 0 0\n1 1 0\n0 1 1\n0 0 1\n' > "$T/bm.txt"

@@ -10,6 +10,10 @@ expect_msg "compare: 512 x 512 tiles at d = 128" "cc_512.csv:2: tiles B_r x B_c 
 printf '%s\nv3,1,1,1024,64,bf16,64,64\nv3,1,1,1024,64,bf16,100000,64\n' "$H" > "$T/cc_100k.csv"
 expect_msg "compare: 100000 x 64 tiles (line 3, nothing printed)" "cc_100k.csv:3: tiles B_r x B_c = 100000 x 64" -- compare --measured "$T/cc_100k.csv"
 printf '%s\nv3,1,1,1024,64,bf16,64,64\n' "$H" > "$T/cc_64.csv"
+printf 'kernel,B,H,N_q,d,ms,dram_read_bytes\nv3,1,1,1024,64,0.1,123456\n' > "$T/cc_dr.csv"
+expect_msg "compare: dram_read_bytes without its write column" "cc_dr.csv:2: dram_read_bytes = '123456' but dram_write_bytes is not a column: fasim compares the sum of the two, give both or neither" -- compare --measured "$T/cc_dr.csv"
+printf 'kernel,B,H,N_q,d,ms,l2_read_bytes,l2_write_bytes\nv3,1,1,1024,64,0.1,1e6,2e6\nv3,1,1,1024,64,0.1,,2e6\n' > "$T/cc_lw.csv"
+expect_msg "compare: an l2_write_bytes whose read field is empty (line 3)" "cc_lw.csv:3: l2_write_bytes = '2e6' but l2_read_bytes is empty" -- compare --measured "$T/cc_lw.csv"
 expect_msg "compare: --sram 1KiB with 64 x 64 tiles" "cc_64.csv:2: tiles B_r x B_c = 64 x 64 do not fit SRAM: Q_i, K_j, V_j (d = 64, d_v = 64, bf16) need 24576 B, M = 1024 B" -- compare --measured "$T/cc_64.csv" --sram 1KiB
 printf 'kernel,B,H,N_q,d\nv3,1,1,1024,64\n' > "$T/cc_fit.csv"
 expect_msg "compare: --sram 1KiB, tiles from the profile's table" "cc_fit.csv:2: tiles B_r x B_c = 128 x 64 (profile v3) do not fit SRAM: Q_i, K_j, V_j (d = 64, d_v = 64, bf16) need 32768 B, M = 1024 B" -- compare --measured "$T/cc_fit.csv" --sram 1KiB
