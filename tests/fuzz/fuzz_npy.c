@@ -1,7 +1,7 @@
 /* fuzz_npy.c -- libFuzzer harness for the .npy reader (analysis/npy.c): every input must be
  * either parsed or refused with FA_EINVAL, with no crash, leak or undefined behaviour.
- *   make fuzz                       (clang -fsanitize=fuzzer,address,undefined; FUZZ_SECONDS=600)
- * Seeds: tests/fuzz/corpus/.  Results: docs/validate.md. */
+ *   make fuzz                       (clang -fsanitize=fuzzer,address,undefined; FUZZ_SECONDS=60 by default)
+ * Seeds: tests/fuzz/npy/.  Results: docs/validate.md. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
