@@ -405,8 +405,11 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
                 if (n > 0 && j0 + n < Tc) dur[j0 + n] -= 1;
             }
             for (int64_t j = 1; j < Tc; j++) dur[j] += dur[j - 1];
-            if (p->heavy_first)
-                for (int64_t a = 0, b = Tc - 1; a < b; a++, b--) { double t = dur[a]; dur[a] = dur[b]; dur[b] = t; }
+            /* launch order: column block j = blockIdx.x ascending in every profiled backward
+             * (kernels/attn_v3_bwd_tc.cu kb = blockIdx.x; FlashAttention-2 flash_bwd_kernel.h
+             * n_block = blockIdx.x; FlashAttention-3 SingleTileSchedulerBwd M_idx = blockIdx.x),
+             * which under the causal mask is already heaviest first: column 0 is seen by every
+             * row block.  heavy_first is the forward's row order; it does not reverse this. */
         }
     } else { /* flash1: one thread block per head visits every tile of the head */
         per_head = 1;

@@ -261,6 +261,26 @@ static void test_causal_tiles(void **st)
     assert_near(causal.busy[FA_PIPE_TENSOR] / full.busy[FA_PIPE_TENSOR], 36.0 / 64.0, 1e-12);
 }
 
+/* The backward's launch order: column block j = blockIdx.x ascending (kernels/attn_v3_bwd_tc.cu),
+ * heaviest first under the causal mask.  v3's tiles at d = 64 are 64 x 128: at N = 1024 column j
+ * sees the row blocks i >= 2j, 16 - 2j tiles (16, 14, ..., 2).  On 4 SMs, one block each, the
+ * first four take 16, 14, 12, 10; then 8 joins the 10, 6 the 12, 4 the 14, 2 the 16: every slot
+ * ends at 18 tiles and two edges.  (Launched lightest first it would end at 8 + 16 = 24.) */
+static void test_bwd_launch_order(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    hw.sms = 4;
+    fa_shape s = bf16_shape(1024, 1024, 64);
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(fa_profile_find("v3"), FA_PASS_BWD, &s, &hw, NULL, &r), FA_OK);
+    const fa_perf_kernel *k = &r.k[1];
+    assert_true(k->blocks_per_sm == 1);
+    assert_near(k->tiles, 72, 1e-9); /* 16 + 14 + ... + 2 */
+    assert_near(k->makespan, 18 * k->tile + 2 * k->edge, 1e-9 * k->makespan);
+}
+
 /* The H200 profile: FlashAttention-2 at d = 64 is slower in TFLOP/s than at d = 128 (the exp
  * unit and fp32 work per score do not shrink with d), and v4 (wgmma) faster than v3 (mma.sync). */
 static void test_h200_orders(void **st)
@@ -390,7 +410,7 @@ int main(void)
         cmocka_unit_test(test_register_arena),   cmocka_unit_test(test_placement_fa2),
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
-        cmocka_unit_test(test_causal_tiles),     cmocka_unit_test(test_h200_orders),
+        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),
     };
