@@ -142,7 +142,8 @@ static fa_status program(fa_mem *mem, infer_eng *E, infer_seq *q, int64_t grp, i
     const double scale = fa_shape_scale(s);
     int64_t n_visit = 0, n_full = 0;
     if (q->Nk > 0) fa_kv_tiles(&q->sh, imin, imax - imin + 1, Bc, &n_visit, &n_full);
-    const int64_t hi_eff = min64(hi, n_visit);
+    /* the chunk's tiles some row of the block sees (causal); runs merge where every row sees all */
+    fa_tile_iter j = fa_iter_span(mem, q->Nk, Bc, lo, min64(hi, n_visit), min64(hi, n_full));
     fa_mem_set_program(mem, E->program++);
 
     if (E->Oi.data) /* line 5: O_i = 0, l_i = 0, m_i = -inf on chip */
@@ -151,12 +152,11 @@ static fa_status program(fa_mem *mem, infer_eng *E, infer_seq *q, int64_t grp, i
             E->l.data[r] = 0;
             E->m.data[r] = -INFINITY;
         }
-    if (hi_eff > lo) /* line 4: Q_i (a row block with no tile in this chunk loads nothing) */
+    if (!fa_iter_empty(&j)) /* line 4: Q_i (a row block with no tile in this chunk loads nothing) */
         FA_TRY(move_rows(mem, E, &q->Q, q->b, grp, p0, rows, 0, d, &E->Qi, 0));
-    for (int64_t j = lo; j < hi_eff;) { /* line 6, over this chunk's tiles */
-        int64_t w = fa_tile_run(mem, j, hi_eff, n_full, n_visit, T_c - 1);
-        const int64_t c0 = j * Bc, cols = min64(Bc, q->Nk - c0);
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
+    fa_status st = FA_OK;
+    while (fa_iter_next(&j, &st)) { /* line 6, over this chunk's tiles */
+        const int64_t c0 = j.x0, cols = j.len;
         FA_TRY(load_kv(mem, E, q, hk, c0, cols)); /* line 7 */
         FA_TRY(fa_tile_matmul_abt(mem, E->S.data, Bc, E->Qi.data, d, E->Kj.data, d, rows, cols,
                                   d, 0)); /* line 8: S_ij = Q_i K_j^T, then scale and mask */
@@ -172,9 +172,8 @@ static fa_status program(fa_mem *mem, infer_eng *E, infer_seq *q, int64_t grp, i
         /* line 10: O_i += P~_ij V_j */
         FA_TRY(fa_tile_matmul_ab(mem, E->Oi.data, dv, E->S.data, Bc, E->Vj.data, dv, rows, dv,
                                  cols, 1));
-        fa_mem_pop_weight(mem);
-        j += w;
     }
+    FA_TRY(st);
     /* lines 12-13: O_i = diag(l_i)^-1 O_i, L_i = m_i + log l_i (empty rows: 0 and -inf) */
     FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)dv + 2u * (uint64_t)rows));
     if (E->Oi.data)
@@ -222,34 +221,30 @@ static fa_status alloc_main(fa_mem *mem, infer_eng *E)
     return FA_OK;
 }
 
-/* Sequences of a plain batch are identical: in count-only mode visit one with weight B. */
-static int64_t n_seqs(const infer_eng *E) { return E->vl ? E->vl->nseq : E->s->batch; }
+/* The sequences: a plain batch's are identical (slices: one visit of weight B when merging), a
+ * varlen batch's differ (tiles of one, never merged); sequence number seq(it). */
+static fa_tile_iter seqs(fa_mem *mem, const infer_eng *E)
+{
+    return E->vl ? fa_iter_rows(mem, 1, 1, E->vl->nseq, 1, 0) : fa_iter_slices(mem, E->s->batch, 1);
+}
+static int64_t seq(const infer_eng *E, const fa_tile_iter *it) { return E->vl ? it->t : it->b; }
 
 static fa_status main_kernel(fa_mem *mem, infer_eng *E)
 {
-    const int merge = fa_mem_may_merge(mem) && !E->vl;
-    const int64_t ns = merge ? 1 : n_seqs(E), G = E->s->heads / E->hp;
-    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)E->s->batch));
-    for (int64_t b = 0; b < ns; b++) {
+    const int64_t G = E->s->heads / E->hp;
+    fa_status st = FA_OK;
+    for (fa_tile_iter sq = seqs(mem, E); fa_iter_next(&sq, &st);) {
         infer_seq q;
-        FA_TRY(infer_seq_of(E, b, &q));
+        FA_TRY(infer_seq_of(E, seq(E, &sq), &q));
         if (q.Nq == 0) continue; /* no output rows: nothing to do */
-        /* every head group of a sequence counts the same */
-        int mg = fa_mem_may_merge(mem);
-        if (mg) FA_TRY(fa_mem_push_weight(mem, (uint64_t)G));
-        const int64_t T_r = fa_cdiv(E->hp * q.Nq, E->bk.block_r);
-        for (int64_t grp = 0; grp < (mg ? 1 : G); grp++)
-            for (int64_t i = 0; i < T_r;) { /* parallel over row blocks and chunks on a GPU */
-                int64_t w = E->s->causal == FA_CAUSAL_NONE ? fa_tile_run(mem, i, T_r, 0, 0, T_r - 1) : 1;
-                FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
-                for (int64_t sp = 0; sp < E->opt.splits; sp++) FA_TRY(program(mem, E, &q, grp, i, sp));
-                fa_mem_pop_weight(mem);
-                i += w;
-            }
-        if (mg) fa_mem_pop_weight(mem);
+        /* every head group of a sequence counts the same; parallel over row blocks and chunks */
+        for (fa_tile_iter i = fa_iter_rows(mem, 1, G, E->hp * q.Nq, E->bk.block_r,
+                                           E->s->causal == FA_CAUSAL_NONE);
+             fa_iter_next(&i, &st);)
+            for (int64_t sp = 0; sp < E->opt.splits; sp++) /* the key chunks */
+                FA_TRY(program(mem, E, &q, i.h, i.t, sp));
     }
-    if (merge) fa_mem_pop_weight(mem);
-    return FA_OK;
+    return st;
 }
 
 /* The combine kernel: per (sequence, query head, row block of B_r rows) read LSE_part (rows x S)
@@ -264,49 +259,37 @@ static fa_status combine_kernel(fa_mem *mem, infer_eng *E)
     FA_TRY(fa_sram_alloc(mem, &E->Lc, "LSE_c", Br, 1, 4));
     fa_mem_kernel_barrier(mem);
     E->program = 0;
-    const int merge = fa_mem_may_merge(mem) && !E->vl;
-    const int64_t ns = merge ? 1 : n_seqs(E);
-    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)s->batch));
-    for (int64_t b = 0; b < ns; b++) {
+    fa_status st = FA_OK;
+    for (fa_tile_iter sq = seqs(mem, E); fa_iter_next(&sq, &st);) {
         infer_seq q;
-        FA_TRY(infer_seq_of(E, b, &q));
+        FA_TRY(infer_seq_of(E, seq(E, &sq), &q));
         if (q.Nq == 0) continue;
-        int mg = fa_mem_may_merge(mem);
-        if (mg) FA_TRY(fa_mem_push_weight(mem, (uint64_t)s->heads));
-        const int64_t T_r = fa_cdiv(q.Nq, Br);
-        for (int64_t h = 0; h < (mg ? 1 : s->heads); h++)
-            for (int64_t i = 0; i < T_r;) {
-                int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-                const int64_t r0 = i * Br, rows = min64(Br, q.Nq - r0);
-                FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
-                fa_mem_set_program(mem, E->program++);
-                FA_TRY(fa_load(mem, &q.Lp, q.b, h, r0, rows, 0, S, &E->Ls));
-                FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (4u * (uint64_t)S + 2u)));
-                if (E->Ls.data)
-                    for (int64_t r = 0; r < rows; r++) {
-                        E->Lc.data[r] = lse_sum(S, E->Ls.data + r * S, 1);
-                        for (int64_t c = 0; c < dv; c++) E->Oc.data[r * dv + c] = 0;
-                    }
-                for (int64_t sp = 0; sp < S; sp++) {
-                    FA_TRY(fa_load(mem, &q.Op, q.b, h, r0, rows, sp * dv, dv, &E->Os));
-                    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (2u + 2u * (uint64_t)dv)));
-                    if (E->Os.data)
-                        for (int64_t r = 0; r < rows; r++) {
-                            double wt = fa_exp_guarded(E->Ls.data[r * S + sp], E->Lc.data[r]);
-                            if (wt == 0) continue; /* an empty partial (0, -inf) adds nothing */
-                            for (int64_t c = 0; c < dv; c++)
-                                E->Oc.data[r * dv + c] += wt * E->Os.data[r * dv + c];
-                        }
+        for (fa_tile_iter i = fa_iter_rows(mem, 1, s->heads, q.Nq, Br, 1); fa_iter_next(&i, &st);) {
+            const int64_t h = i.h, r0 = i.x0, rows = i.len;
+            fa_mem_set_program(mem, E->program++);
+            FA_TRY(fa_load(mem, &q.Lp, q.b, h, r0, rows, 0, S, &E->Ls));
+            FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (4u * (uint64_t)S + 2u)));
+            if (E->Ls.data)
+                for (int64_t r = 0; r < rows; r++) {
+                    E->Lc.data[r] = lse_sum(S, E->Ls.data + r * S, 1);
+                    for (int64_t c = 0; c < dv; c++) E->Oc.data[r * dv + c] = 0;
                 }
-                FA_TRY(fa_store(mem, &q.O, q.b, h, r0, rows, 0, dv, &E->Oc));
-                FA_TRY(fa_store(mem, &q.L, q.b, h, r0, rows, 0, 1, &E->Lc));
-                fa_mem_pop_weight(mem);
-                i += w;
+            for (int64_t sp = 0; sp < S; sp++) {
+                FA_TRY(fa_load(mem, &q.Op, q.b, h, r0, rows, sp * dv, dv, &E->Os));
+                FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (2u + 2u * (uint64_t)dv)));
+                if (E->Os.data)
+                    for (int64_t r = 0; r < rows; r++) {
+                        double wt = fa_exp_guarded(E->Ls.data[r * S + sp], E->Lc.data[r]);
+                        if (wt == 0) continue; /* an empty partial (0, -inf) adds nothing */
+                        for (int64_t c = 0; c < dv; c++)
+                            E->Oc.data[r * dv + c] += wt * E->Os.data[r * dv + c];
+                    }
             }
-        if (mg) fa_mem_pop_weight(mem);
+            FA_TRY(fa_store(mem, &q.O, q.b, h, r0, rows, 0, dv, &E->Oc));
+            FA_TRY(fa_store(mem, &q.L, q.b, h, r0, rows, 0, 1, &E->Lc));
+        }
     }
-    if (merge) fa_mem_pop_weight(mem);
-    return FA_OK;
+    return st;
 }
 
 fa_status infer_run(fa_mem *mem, infer_eng *E)

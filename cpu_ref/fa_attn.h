@@ -157,12 +157,6 @@ void fa_kv_tiles(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c, i
 void fa_q_tiles(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *i_lo,
                 int64_t *i_full);
 
-/* Length of the run of identical tiles starting at index t of a loop over [t, hi).
- * Tiles in [single_lo, single_hi) and the tile `tail` are each a run of their own; the others
- * merge when fa_mem_may_merge(mem).  Returns 1 in numeric mode. */
-int64_t fa_tile_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t single_lo,
-                    int64_t single_hi, int64_t tail);
-
 /* The K/V tiles row block [r0, r0+rows) may visit: [*lo, *hi), of which those in
  * [*full_lo, *full_hi) are FULL; the others must be classified (fa_tile_classify) and may be
  * SKIP.  Without a mask: lo = full_lo = 0, hi = full_hi = T_c. */
@@ -182,14 +176,61 @@ void fa_kv_span_sum(const fa_shape *s, int64_t r0, int64_t rows, int64_t block_c
 void fa_q_span_sum(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int64_t *blocks,
                    int64_t *qrows);
 
-/* The class of tile t of a span: FULL inside [full_lo, full_hi), else fa_tile_classify. */
-fa_tile_class fa_span_class(const fa_shape *s, int64_t t, int64_t full_lo, int64_t full_hi,
-                            int64_t r0, int64_t rows, int64_t c0, int64_t cols);
+/* ---- tile iterators (cpu_ref/spans.c): the count-only machinery of the tiled loops ----
+ * A tiled loop visits identical slices (the (b, h) pairs of a tensor, or the g query heads of a
+ * GQA group) and in each the tiles t in [lo, hi) of one axis: row blocks i of B_r rows, or K/V
+ * tiles j of B_c keys.  An iterator yields the visits, so that a loop body is the paper's lines:
+ *     fa_status st = FA_OK;
+ *     for (fa_tile_iter j = fa_iter_kv(mem, s, r0, rows, B_c); fa_iter_next(&j, &st);)
+ *         ... K_j, V_j: keys [j.x0, j.x0 + j.len) ...
+ *     FA_TRY(st);
+ * Yields: the slice (b, h), the tile t, its first row or key x0 and its length len (B, or the
+ * shorter tail), in order: slice by slice (b major), tiles ascending.  Tiles the mask leaves
+ * SKIP (fa_tile_classify) are never yielded.
+ * Weights: where fa_mem_may_merge(mem) (count-only mode, no trace, no sink), the slices are one
+ * visit (b = h = 0) of weight (number of slices), and a run of w identical tiles (it.w = w) is one
+ * visit, tile t, of weight w: inside a span's FULL core the tiles up to the tail tile (a run of
+ * its own); with merge = 0 every tile is its own run.  Otherwise every slice and tile is visited
+ * and w = 1.  fa_iter_next pushes the weight of the visit it yields (fa_mem_push_weight, only
+ * weights above 1; the slices' weight with the first visit) and pops it on the next call.
+ * Errors: fa_iter_next returns 0 when the tiles are done, or when *st is not FA_OK on entry (a
+ * failed body ends the loop); a weight that cannot be pushed is stored in *st (FA_EINVAL,
+ * FA_EOVERFLOW).  A body that returns early leaves its weights pushed: every algorithm's entry
+ * point restores the depth (fa_mem_restore_weight). */
+typedef struct {
+    int64_t b, h;    /* the slice: batch and head (query head, or head of the GQA group) */
+    int64_t t;       /* the tile: row block i or K/V tile j */
+    int64_t x0, len; /* its first row or key and its length */
+    int64_t w;       /* this visit stands for tiles t .. t + w - 1 */
+    /* private */
+    fa_mem *mem;
+    const fa_shape *s;          /* classifies the tiles outside the core (NULL: none is SKIP) */
+    int kv;                     /* 1: K/V tiles of the row block [f0, f0 + flen); 0: row blocks */
+    int64_t f0, flen, n, B;     /* ... of the key tile [f0, f0 + flen); the axis: length, tile */
+    int64_t lo, hi, full_lo, full_hi; /* the span and its FULL core (runs merge in it) */
+    int64_t heads, slices, slice, sw; /* heads per batch; slices visited, the current; weight */
+    int phase, pushed;          /* 0: not started, 1: visiting, 2: done; a tile weight pushed */
+} fa_tile_iter;
 
-/* Merging rule for a span loop: tiles in [full_lo, full_hi) merge (except `tail`); every other
- * tile is its own run.  Returns 1 in numeric mode. */
-int64_t fa_span_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t full_lo, int64_t full_hi,
-                    int64_t tail);
+/* The tiles of [0, n) in tiles of B (row blocks, or K/V tiles without a span) of each of the
+ * batch x heads slices; merge = 0: no runs (a mask makes tiles differ). */
+fa_tile_iter fa_iter_rows(fa_mem *mem, int64_t batch, int64_t heads, int64_t n, int64_t B,
+                          int merge);
+/* The batch x heads slices alone (t = 0, one tile each). */
+fa_tile_iter fa_iter_slices(fa_mem *mem, int64_t batch, int64_t heads);
+/* The K/V tiles (of B_c keys) row block [r0, r0 + rows) sees: fa_kv_span, SKIP tiles left out. */
+fa_tile_iter fa_iter_kv(fa_mem *mem, const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc);
+/* The row blocks (of B_r rows) of each of `heads` query heads that see the key tile
+ * [c0, c0 + cols): fa_q_span, SKIP blocks left out. */
+fa_tile_iter fa_iter_q(fa_mem *mem, const fa_shape *s, int64_t heads, int64_t c0, int64_t cols,
+                       int64_t Br);
+/* The tiles [lo, hi) of [0, n) in tiles of B, none SKIP, of which [lo, full_hi) merge. */
+fa_tile_iter fa_iter_span(fa_mem *mem, int64_t n, int64_t B, int64_t lo, int64_t hi,
+                          int64_t full_hi);
+/* 1 if a fresh iterator will yield nothing (no tile of its span has an allowed key). */
+int fa_iter_empty(const fa_tile_iter *it);
+/* Advances to the next visit (see above); 1 if there is one. */
+int fa_iter_next(fa_tile_iter *it, fa_status *st);
 
 /* ceil(a / b) for a >= 0, b > 0. */
 static inline int64_t fa_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -80,48 +80,35 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
                            fa_tensor *M, int64_t b, int64_t h)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
-    const int64_t Nq = s->seqlen_q, Nk = s->seqlen_k, hk = h / (s->heads / s->kv_heads);
-    const int64_t T_r = fa_cdiv(Nq, Br), T_c = fa_cdiv(Nk, Bc);
+    const int64_t hk = h / (s->heads / s->kv_heads);
     fa_mem_set_program(mem, b * s->heads + h); /* one thread block per (batch, head) */
+    fa_status st = FA_OK;
 
     /* line 2: O = 0, l = 0, m = -inf in HBM (written tile by tile from SRAM) */
-    for (int64_t i = 0; i < T_r;) {
-        int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, Nq, Br);
+    for (fa_tile_iter i = fa_iter_rows(mem, 1, 1, s->seqlen_q, Br, 1); fa_iter_next(&i, &st);) {
+        const int64_t r0 = i.x0, rows = i.len;
         if (B->O.data)
             for (int64_t r = 0; r < rows; r++) {
                 for (int64_t c = 0; c < dv; c++) B->O.data[r * dv + c] = 0;
                 B->l.data[r] = 0;
                 B->m.data[r] = -INFINITY;
             }
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
         FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O));
         FA_TRY(fa_store(mem, L, b, h, r0, rows, 0, 1, &B->l));
         FA_TRY(fa_store(mem, M, b, h, r0, rows, 0, 1, &B->m));
-        fa_mem_pop_weight(mem);
-        i += w;
     }
 
-    for (int64_t j = 0; j < T_c;) { /* line 5 */
-        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, Nk, Bc);
-        int64_t lo, hi, full_lo, full_hi; /* the row blocks that may see this K/V tile */
-        fa_q_span(s, c0, cols, Br, &lo, &hi, &full_lo, &full_hi);
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
-        int kv_loaded = 0;
-        for (int64_t i = lo; i < hi;) { /* line 7 */
-            int64_t wi = fa_span_run(mem, i, hi, full_lo, full_hi, T_r - 1);
-            const int64_t r0 = i * Br, rows = fa_tile_len(r0, Nq, Br);
-            if (fa_span_class(s, i, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
-                i += wi; /* nothing allowed in this tile: not visited */
-                continue;
-            }
-            if (!kv_loaded) { /* line 6, at the first visit: a K/V tile no row sees is never loaded */
-                FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj));
-                FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
-                kv_loaded = 1;
-            }
-            FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
+    /* line 5: for 1 <= j <= T_c */
+    for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, !fa_has_mask(s));
+         fa_iter_next(&j, &st);) {
+        const int64_t c0 = j.x0, cols = j.len;
+        fa_tile_iter i = fa_iter_q(mem, s, 1, c0, cols, Br); /* the row blocks that see K_j */
+        if (!fa_iter_empty(&i)) { /* line 6: a K/V tile no row sees is never loaded */
+            FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj));
+            FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
+        }
+        while (fa_iter_next(&i, &st)) { /* line 7 */
+            const int64_t r0 = i.x0, rows = i.len;
             FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* line 8 */
             FA_TRY(fa_load(mem, O, b, h, r0, rows, 0, dv, &B->O));
             FA_TRY(fa_load(mem, L, b, h, r0, rows, 0, 1, &B->l));
@@ -136,13 +123,9 @@ static fa_status run_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash1_
             FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, &B->O)); /* line 12 */
             FA_TRY(fa_store(mem, L, b, h, r0, rows, 0, 1, &B->l));  /* line 13 */
             FA_TRY(fa_store(mem, M, b, h, r0, rows, 0, 1, &B->m));
-            fa_mem_pop_weight(mem);
-            i += wi;
         }
-        fa_mem_pop_weight(mem);
-        j += wj;
     }
-    return FA_OK;
+    return st;
 }
 
 fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
@@ -170,12 +153,8 @@ fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const 
     flash1_bufs B = {0};
     int depth = fa_mem_weight_depth(mem);
     fa_status st = alloc_bufs(mem, s, bk, &B);
-    int merge = fa_mem_may_merge(mem);
-    int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads;
-    if (st == FA_OK && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads));
-    for (int64_t b = 0; st == FA_OK && b < nb; b++)
-        for (int64_t h = 0; st == FA_OK && h < nh; h++)
-            st = run_slice(mem, s, bk, &B, &tQ, &tK, &tV, &tO, &tl, &tm, b, h);
+    for (fa_tile_iter bh = fa_iter_slices(mem, s->batch, s->heads); fa_iter_next(&bh, &st);)
+        st = run_slice(mem, s, bk, &B, &tQ, &tK, &tV, &tO, &tl, &tm, bh.b, bh.h);
     fa_mem_restore_weight(mem, depth);
     free_bufs(&B);
     return st;

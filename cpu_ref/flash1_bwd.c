@@ -123,22 +123,17 @@ static fa_status inner_step(fa_mem *mem, void *ctx, int64_t b, int64_t h, int64_
     return fa_tile_matmul_atb(mem, B->dKj.data, d, B->dP.data, Bc, B->Qi.data, d, cols, d, rows, 1);
 }
 
-/* Line 5 for query head (b, h): dQ = 0 in HBM, written tile by tile from SRAM. */
-static fa_status init_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensors *T,
-                         f1_bufs *B, int64_t b, int64_t h)
+/* Line 5: dQ = 0 in HBM, written tile by tile from SRAM, for every query head. */
+static fa_status init_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, f1_tensors *T, f1_bufs *B)
 {
-    const int64_t Br = bk.block_r, T_r = fa_cdiv(s->seqlen_q, Br);
-    fa_mem_set_program(mem, b * s->heads + h);
+    fa_status st = FA_OK;
     fa_buf_zero(&B->dQi);
-    for (int64_t i = 0; i < T_r;) {
-        int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
-        FA_TRY(fa_store(mem, &T->dQ, b, h, r0, rows, 0, s->d, &B->dQi));
-        fa_mem_pop_weight(mem);
-        i += w;
+    for (fa_tile_iter i = fa_iter_rows(mem, s->batch, s->heads, s->seqlen_q, bk.block_r, 1);
+         fa_iter_next(&i, &st);) {
+        fa_mem_set_program(mem, i.b * s->heads + i.h);
+        FA_TRY(fa_store(mem, &T->dQ, i.b, i.h, i.x0, i.len, 0, s->d, &B->dQi));
     }
-    return FA_OK;
+    return st;
 }
 
 /* Lines 6-25 for kv head (b, hk), one thread block: its K/V tiles, each visited by the row
@@ -181,17 +176,12 @@ fa_status fa_flash1_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const
 #undef IN
     f1_bufs Bf = {0};
     const int depth = fa_mem_weight_depth(mem);
-    const int merge = fa_mem_may_merge(mem);
-    const int64_t nb = merge ? 1 : B, nh = merge ? 1 : H, nkv = merge ? 1 : Hk;
     fa_status st = alloc_bufs(mem, s, bk, &Bf);
-    if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(B * H));
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) st = init_dq(mem, s, bk, &T, &Bf, b, h);
+    if (!st) st = init_dq(mem, s, bk, &T, &Bf);
     fa_mem_restore_weight(mem, depth);
     fa_mem_kernel_barrier(mem);
-    if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(B * Hk));
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t hk = 0; !st && hk < nkv; hk++) st = kv_slice(mem, s, bk, &T, &Bf, b, hk);
+    for (fa_tile_iter bh = fa_iter_slices(mem, B, Hk); fa_iter_next(&bh, &st);)
+        st = kv_slice(mem, s, bk, &T, &Bf, bh.b, bh.h);
     fa_mem_restore_weight(mem, depth);
     free_bufs(&Bf);
     return st;

@@ -49,9 +49,7 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
     const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
     const int64_t hk = h / (s->heads / s->kv_heads);
     const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-    const int64_t T_c = fa_cdiv(s->seqlen_k, Bc);
-    int64_t lo, hi, full_lo, full_hi; /* the K/V tiles this row block may see (the mask) */
-    fa_kv_span(s, r0, rows, Bc, &lo, &hi, &full_lo, &full_hi);
+    fa_tile_iter j = fa_iter_kv(mem, s, r0, rows, Bc); /* the K/V tiles this row block sees */
     /* one thread block per (batch, head, row block) on a GPU */
     fa_mem_set_program(mem, (b * s->heads + h) * fa_cdiv(s->seqlen_q, Br) + i);
 
@@ -62,20 +60,11 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
             B->l.data[r] = 0;
             B->m.data[r] = -INFINITY;
         }
-    int q_loaded = 0;
-
-    for (int64_t j = lo; j < hi;) { /* line 6 */
-        int64_t w = fa_span_run(mem, j, hi, full_lo, full_hi, T_c - 1);
-        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-        if (fa_span_class(s, j, full_lo, full_hi, r0, rows, c0, cols) == FA_TILE_SKIP) {
-            j += w; /* a tile with no allowed key is never loaded */
-            continue;
-        }
-        if (!q_loaded) { /* line 4, on the first tile that has work: a row block that sees no */
-            FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi)); /* key loads nothing */
-            q_loaded = 1;
-        }
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
+    if (!fa_iter_empty(&j)) /* line 4: a row block that sees no key loads nothing */
+        FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi));
+    fa_status st = FA_OK;
+    while (fa_iter_next(&j, &st)) { /* line 6 */
+        const int64_t c0 = j.x0, cols = j.len;
         FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 7 */
         FA_TRY(fa_load(mem, V, b, hk, c0, cols, 0, dv, &B->Vj));
         /* line 8: S_ij = Q_i K_j^T, then scale, softcap, ALiBi and the mask */
@@ -93,9 +82,8 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
         /* line 10: O_i += P~_ij V_j */
         FA_TRY(fa_tile_matmul_ab(mem, B->O.data, dv, B->S.data, Bc, B->Vj.data, dv, rows, dv,
                                  cols, 1));
-        fa_mem_pop_weight(mem);
-        j += w;
     }
+    FA_TRY(st);
     /* line 12: O_i = diag(l_i)^-1 O_i;  line 13: L_i = m_i + log(l_i) (rows*dv + 2*rows FLOPs) */
     FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)dv + 2u * (uint64_t)rows));
     if (B->O.data)
@@ -112,23 +100,13 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
 static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_bufs *B, fa_tensor *Q,
                      fa_tensor *K, fa_tensor *V, fa_tensor *O, fa_tensor *LSE)
 {
-    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r);
-    /* In count-only mode every (batch, head) slice counts the same: visit one, weight B*H. */
-    int merge = fa_mem_may_merge(mem);
-    int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads;
-    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
-    for (int64_t b = 0; b < nb; b++)
-        for (int64_t h = 0; h < nh; h++)
-            for (int64_t i = 0; i < T_r;) { /* line 3: parallel over row blocks on a GPU */
-                int64_t w = !fa_has_mask(s) ? fa_tile_run(mem, i, T_r, 0, 0, T_r - 1) : 1;
-                FA_TRY(fa_mem_push_weight(mem, (uint64_t)w));
-                fa_status st = row_block(mem, s, bk, B, Q, K, V, O, LSE, b, h, i);
-                fa_mem_pop_weight(mem);
-                if (st) return st;
-                i += w;
-            }
-    if (merge) fa_mem_pop_weight(mem);
-    return FA_OK;
+    fa_status st = FA_OK;
+    /* line 3: for 1 <= i <= T_r, every (batch, head); parallel over row blocks on a GPU */
+    for (fa_tile_iter i = fa_iter_rows(mem, s->batch, s->heads, s->seqlen_q, bk.block_r,
+                                       !fa_has_mask(s));
+         fa_iter_next(&i, &st);)
+        FA_TRY(row_block(mem, s, bk, B, Q, K, V, O, LSE, i.b, i.h, i.t));
+    return st;
 }
 
 fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,

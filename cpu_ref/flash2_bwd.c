@@ -24,9 +24,8 @@ typedef struct {
     fa_mask_io mk; /* dense mask tiles, when there is one */
 } f2_bufs;
 
-/* Pre-pass over the row blocks of query head (b, h): lines 3-4. */
-static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T, int64_t b,
-                          int64_t h)
+/* Pre-pass over the row blocks of every query head: lines 3-4. */
+static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T)
 {
     const int64_t Br = bk.block_r, d = s->d, dv = s->d_v, T_r = fa_cdiv(s->seqlen_q, Br);
     const int e = fa_dtype_bytes(s->dtype);
@@ -36,20 +35,17 @@ static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tenso
     if (!st) st = fa_sram_alloc(mem, &Di, "D_i", Br, 1, 4);
     if (!st) st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
     fa_buf_zero(&dQi);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)w);
-        if (!st) st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
+    for (fa_tile_iter i = fa_iter_rows(mem, s->batch, s->heads, s->seqlen_q, Br, 1);
+         fa_iter_next(&i, &st);) {
+        const int64_t b = i.b, h = i.h, r0 = i.x0, rows = i.len;
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i.t); /* a thread block per row block */
+        st = fa_load(mem, &T->dO, b, h, r0, rows, 0, dv, &dOi);
         if (!st) st = fa_load(mem, &T->O, b, h, r0, rows, 0, dv, &Oi);
         /* line 4: D_i = rowsum(dO_i o O_i) */
         if (!st) st = fa_tile_rowdot(mem, Di.data, dOi.data, dv, Oi.data, dv, rows, dv);
         if (!st) st = fa_store(mem, &T->D, b, h, r0, rows, 0, 1, &Di);
         /* line 3: dQ = 0 in HBM (here the fp32 accumulator) */
         if (!st) st = fa_store(mem, &T->dQacc, b, h, r0, rows, 0, d, &dQi);
-        fa_mem_pop_weight(mem);
-        i += w;
     }
     fa_sram_free(&dOi);
     fa_sram_free(&Oi);
@@ -58,22 +54,17 @@ static fa_status pre_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tenso
     return st;
 }
 
-/* Post-pass over the row blocks of query head (b, h): dQ = dQacc, converted to the dtype. */
-static fa_status post_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T,
-                           int64_t b, int64_t h)
+/* Post-pass over the row blocks of every query head: dQ = dQacc, converted to the dtype. */
+static fa_status post_pass(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T)
 {
     const int64_t Br = bk.block_r, d = s->d, T_r = fa_cdiv(s->seqlen_q, Br);
     fa_buf dQi = {0};
     fa_status st = fa_sram_alloc(mem, &dQi, "dQ_i", Br, d, 4);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t w = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i);
-        st = fa_mem_push_weight(mem, (uint64_t)w);
-        if (!st) st = fa_load(mem, &T->dQacc, b, h, r0, rows, 0, d, &dQi);
-        if (!st) st = fa_store(mem, &T->dQ, b, h, r0, rows, 0, d, &dQi);
-        fa_mem_pop_weight(mem);
-        i += w;
+    for (fa_tile_iter i = fa_iter_rows(mem, s->batch, s->heads, s->seqlen_q, Br, 1);
+         fa_iter_next(&i, &st);) {
+        fa_mem_set_program(mem, (i.b * s->heads + i.h) * T_r + i.t);
+        st = fa_load(mem, &T->dQacc, i.b, i.h, i.x0, i.len, 0, d, &dQi);
+        if (!st) st = fa_store(mem, &T->dQ, i.b, i.h, i.x0, i.len, 0, d, &dQi);
     }
     fa_sram_free(&dQi);
     return st;
@@ -175,33 +166,22 @@ static fa_status main_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_ten
 
 static fa_status run(fa_mem *mem, const fa_shape *s, fa_blocks bk, f2_tensors *T)
 {
-    /* In count-only mode every slice counts the same: visit one with the weight of all. */
-    const int merge = fa_mem_may_merge(mem);
-    const int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads,
-                  nkv = merge ? 1 : s->kv_heads;
-    fa_status st = FA_OK;
     int depth = fa_mem_weight_depth(mem);
-
-    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) st = pre_pass(mem, s, bk, T, b, h);
+    fa_status st = pre_pass(mem, s, bk, T);
     fa_mem_restore_weight(mem, depth);
     if (st) return st;
     fa_mem_kernel_barrier(mem);
 
     f2_bufs B = {0};
     st = alloc_main(mem, s, bk, &B);
-    if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->kv_heads));
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t hk = 0; !st && hk < nkv; hk++) st = main_slice(mem, s, bk, T, &B, b, hk);
+    for (fa_tile_iter bh = fa_iter_slices(mem, s->batch, s->kv_heads); fa_iter_next(&bh, &st);)
+        st = main_slice(mem, s, bk, T, &B, bh.b, bh.h);
     fa_mem_restore_weight(mem, depth);
     free_main(&B);
     if (st) return st;
     fa_mem_kernel_barrier(mem);
 
-    if (merge) FA_TRY(fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads)));
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) st = post_pass(mem, s, bk, T, b, h);
+    st = post_pass(mem, s, bk, T);
     fa_mem_restore_weight(mem, depth);
     return st;
 }

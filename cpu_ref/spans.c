@@ -1,7 +1,8 @@
 /* spans.c -- the tile geometry a mask implies: the class of a tile (SKIP, PARTIAL, FULL), the
  * K/V tiles a row block visits and the row blocks a K/V tile is visited by (spans with a FULL
- * core), the runs of identical tiles count-only mode merges, and the span sums of the closed
- * forms.  Declarations: fa_attn.h; the mask itself: modifiers.c. */
+ * core), the span sums of the closed forms, and the tile iterators every tiled loop runs on
+ * (the runs of identical tiles count-only mode merges, with their weights).  Declarations:
+ * fa_attn.h; the mask itself: modifiers.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,16 +182,6 @@ void fa_q_tiles(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, in
     if (*i_full < *i_lo) *i_full = *i_lo;
 }
 
-int64_t fa_tile_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t single_lo,
-                    int64_t single_hi, int64_t tail)
-{
-    if (!fa_mem_may_merge(mem) || t == tail || (t >= single_lo && t < single_hi)) return 1;
-    int64_t end = hi;
-    if (single_lo > t && single_lo < end) end = single_lo;
-    if (tail > t && tail < end) end = tail;
-    return end - t;
-}
-
 static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 /* floor(a / b) for any a, b > 0 */
@@ -277,22 +268,6 @@ void fa_q_span(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r, int
     *full_hi = fh;
 }
 
-fa_tile_class fa_span_class(const fa_shape *s, int64_t t, int64_t full_lo, int64_t full_hi,
-                            int64_t r0, int64_t rows, int64_t c0, int64_t cols)
-{
-    if (t >= full_lo && t < full_hi) return FA_TILE_FULL;
-    return fa_tile_classify(s, r0, rows, c0, cols);
-}
-
-int64_t fa_span_run(const fa_mem *mem, int64_t t, int64_t hi, int64_t full_lo, int64_t full_hi,
-                    int64_t tail)
-{
-    if (!fa_mem_may_merge(mem) || t == tail || t < full_lo || t >= full_hi) return 1;
-    int64_t end = full_hi < hi ? full_hi : hi;
-    if (tail > t && tail < end) end = tail;
-    return end - t;
-}
-
 /* Over a span [lo, hi) of tiles of width B along an axis of length n, with FULL core [fl, fh)
  * (fl <= fh): how many tiles are visited and how many elements (keys or rows) they hold.  The
  * core is summed in closed form, the tiles before and after it are classified one by one.
@@ -327,4 +302,124 @@ void fa_q_span_sum(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r,
     int64_t lo, hi, fl, fh;
     fa_q_span(s, c0, cols, block_r, &lo, &hi, &fl, &fh);
     span_sum(s, 0, c0, cols, block_r, s->seqlen_q, lo, hi, fl, fh, blocks, qrows);
+}
+
+/* ---- tile iterators ---- */
+
+static fa_tile_iter iter_make(fa_mem *mem, int64_t batch, int64_t heads, int64_t n, int64_t B)
+{
+    const int merge = fa_mem_may_merge(mem);
+    fa_tile_iter it = {.mem = mem, .n = n, .B = B, .hi = fa_cdiv(n, B), .heads = heads,
+                       .slices = merge ? 1 : batch * heads, .sw = merge ? batch * heads : 1};
+    return it;
+}
+
+/* 1 if tile t of the span is SKIP: only tiles outside the FULL core are classified */
+static int iter_skip(const fa_tile_iter *it, int64_t t)
+{
+    if (!it->s || (t >= it->full_lo && t < it->full_hi)) return 0;
+    const int64_t x0 = t * it->B, len = fa_tile_len(x0, it->n, it->B);
+    return (it->kv ? fa_tile_classify(it->s, it->f0, it->flen, x0, len)
+                   : fa_tile_classify(it->s, x0, len, it->f0, it->flen)) == FA_TILE_SKIP;
+}
+
+/* positions the iterator on the first tile of the span that is not SKIP */
+static fa_tile_iter iter_first(fa_tile_iter it)
+{
+    it.t = it.lo;
+    while (it.t < it.hi && iter_skip(&it, it.t)) it.t++;
+    return it;
+}
+
+fa_tile_iter fa_iter_rows(fa_mem *mem, int64_t batch, int64_t heads, int64_t n, int64_t B,
+                          int merge)
+{
+    fa_tile_iter it = iter_make(mem, batch, heads, n, B);
+    it.full_hi = merge ? it.hi : 0;
+    return iter_first(it);
+}
+
+fa_tile_iter fa_iter_slices(fa_mem *mem, int64_t batch, int64_t heads)
+{
+    return fa_iter_rows(mem, batch, heads, 1, 1, 0);
+}
+
+fa_tile_iter fa_iter_kv(fa_mem *mem, const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc)
+{
+    fa_tile_iter it = iter_make(mem, 1, 1, s->seqlen_k, Bc);
+    it.s = s;
+    it.kv = 1;
+    it.f0 = r0;
+    it.flen = rows;
+    fa_kv_span(s, r0, rows, Bc, &it.lo, &it.hi, &it.full_lo, &it.full_hi);
+    return iter_first(it);
+}
+
+fa_tile_iter fa_iter_q(fa_mem *mem, const fa_shape *s, int64_t heads, int64_t c0, int64_t cols,
+                       int64_t Br)
+{
+    fa_tile_iter it = iter_make(mem, 1, heads, s->seqlen_q, Br);
+    it.s = s;
+    it.f0 = c0;
+    it.flen = cols;
+    fa_q_span(s, c0, cols, Br, &it.lo, &it.hi, &it.full_lo, &it.full_hi);
+    return iter_first(it);
+}
+
+fa_tile_iter fa_iter_span(fa_mem *mem, int64_t n, int64_t B, int64_t lo, int64_t hi,
+                          int64_t full_hi)
+{
+    fa_tile_iter it = iter_make(mem, 1, 1, n, B);
+    it.lo = it.full_lo = lo;
+    it.hi = hi;
+    it.full_hi = full_hi;
+    return iter_first(it);
+}
+
+int fa_iter_empty(const fa_tile_iter *it) { return it->phase == 0 && it->t >= it->hi; }
+
+/* Length of the run that starts at tile t: the FULL core merges (up to the tail tile, a run of
+ * its own), every other tile is a run of one; 1 unless count-only mode may merge. */
+static int64_t iter_run(const fa_tile_iter *it, int64_t t)
+{
+    const int64_t tail = fa_cdiv(it->n, it->B) - 1;
+    if (!fa_mem_may_merge(it->mem) || t == tail || t < it->full_lo || t >= it->full_hi) return 1;
+    int64_t end = it->full_hi < it->hi ? it->full_hi : it->hi;
+    if (tail > t && tail < end) end = tail;
+    return end - t;
+}
+
+int fa_iter_next(fa_tile_iter *it, fa_status *st)
+{
+    if (it->pushed) fa_mem_pop_weight(it->mem);
+    it->pushed = 0;
+    if (it->phase == 1) it->t += it->w;
+    if (*st != FA_OK || it->phase == 2) return 0;
+    if (it->phase == 0) {
+        if (it->t >= it->hi) { /* every slice has the same span: nothing to visit */
+            it->phase = 2;
+            return 0;
+        }
+        if (it->sw > 1 && (*st = fa_mem_push_weight(it->mem, (uint64_t)it->sw)) != FA_OK) return 0;
+        it->phase = 1;
+    }
+    while (it->t < it->hi && iter_skip(it, it->t)) it->t++;
+    if (it->t >= it->hi) { /* the slice is done: the next one, or the end */
+        if (++it->slice >= it->slices) {
+            if (it->sw > 1) fa_mem_pop_weight(it->mem);
+            it->phase = 2;
+            return 0;
+        }
+        *it = iter_first(*it);
+    }
+    it->b = it->slice / it->heads;
+    it->h = it->slice % it->heads;
+    it->x0 = it->t * it->B;
+    it->len = fa_tile_len(it->x0, it->n, it->B);
+    it->w = iter_run(it, it->t);
+    if (it->w > 1) {
+        if ((*st = fa_mem_push_weight(it->mem, (uint64_t)it->w)) != FA_OK) return 0;
+        it->pushed = 1;
+    }
+    return 1;
 }

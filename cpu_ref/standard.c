@@ -21,7 +21,7 @@ fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                           int scores)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br);
     const int64_t hk = h / (s->heads / s->kv_heads);
     const int e = fa_dtype_bytes(s->dtype);
     fa_buf Xi = {0}, Yj = {0}, Cij = {0};
@@ -30,16 +30,12 @@ fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     if (!st) st = fa_sram_alloc(mem, &Yj, names[1], Bc, n, e);
     if (!st) st = fa_sram_alloc(mem, &Cij, names[2], Br, Bc, 4);
     if (!st && scores) st = fa_mask_io_init(mem, s, bk, &mk);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)wi);
+    for (fa_tile_iter i = fa_iter_rows(mem, 1, 1, s->seqlen_q, Br, 1); fa_iter_next(&i, &st);) {
+        const int64_t r0 = i.x0, rows = i.len;
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i.t); /* a thread block per row block */
         if (!st) st = fa_load(mem, X, b, h, r0, rows, 0, n, &Xi);
-        for (int64_t j = 0; !st && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
+        for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1); fa_iter_next(&j, &st);) {
+            const int64_t c0 = j.x0, cols = j.len;
             if (!st) st = fa_load(mem, Y, b, hk, c0, cols, 0, n, &Yj);
             if (!st) st = fa_tile_matmul_abt(mem, Cij.data, Bc, Xi.data, n, Yj.data, n, rows, cols, n, 0);
             if (scores) {
@@ -50,11 +46,7 @@ fa_status fa_std_rows_abt(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                 st = fa_tile_dropout(mem, s, b, h, Cij.data, Bc, r0, rows, c0, cols);
             }
             if (!st) st = fa_store(mem, C, b, h, r0, rows, c0, cols, &Cij);
-            fa_mem_pop_weight(mem);
-            j += wj;
         }
-        fa_mem_pop_weight(mem);
-        i += wi;
     }
     fa_sram_free(&Xi);
     fa_sram_free(&Yj);
@@ -73,21 +65,18 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
     fa_status st = fa_sram_alloc(mem, &Sij, "S_ij", Br, Bc, 4);
     if (!st) st = fa_sram_alloc(mem, &m, "m_i", Br, 1, 4);
     if (!st) st = fa_sram_alloc(mem, &l, "l_i", Br, 1, 4);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)wi);
+    for (fa_tile_iter i = fa_iter_rows(mem, 1, 1, s->seqlen_q, Br, 1); fa_iter_next(&i, &st);) {
+        const int64_t r0 = i.x0, rows = i.len;
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i.t); /* a thread block per row block */
         if (!st && m.data)
             for (int64_t r = 0; r < rows; r++) {
                 m.data[r] = -INFINITY;
                 l.data[r] = 0;
             }
         /* pass 1 (only when a row spans several tiles): running max and sum over S_i */
-        for (int64_t j = 0; !st && T_c > 1 && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
+        for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1);
+             T_c > 1 && fa_iter_next(&j, &st);) {
+            const int64_t c0 = j.x0, cols = j.len;
             if (!st) st = fa_load(mem, S, b, h, r0, rows, c0, cols, &Sij);
             /* rowmax r*c, exp(S - m) 2*r*c, sum r*c; rescale of l: 2 exp-subs + mul + add = 4r */
             if (!st) st = fa_count_flops(mem, 0, 4u * (uint64_t)rows * (uint64_t)cols + 4u * (uint64_t)rows);
@@ -100,14 +89,10 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                 l.data[r] = fa_num_exp(mem, m.data[r], mx) * l.data[r] + sum;
                 m.data[r] = mx;
             }
-            fa_mem_pop_weight(mem);
-            j += wj;
         }
         /* pass 2 (the only pass when T_c == 1): P_ij = exp(S_ij - m) / l */
-        for (int64_t j = 0; !st && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
+        for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1); fa_iter_next(&j, &st);) {
+            const int64_t c0 = j.x0, cols = j.len;
             if (!st) st = fa_load(mem, S, b, h, r0, rows, c0, cols, &Sij);
             if (!st && T_c == 1) { /* one pass: max and sum from this very tile */
                 st = fa_count_flops(mem, 0, 4u * (uint64_t)rows * (uint64_t)cols);
@@ -128,11 +113,7 @@ static fa_status kernel_p(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tenso
                     row[c] = l.data[r] != 0 ? fa_num_exp(mem, row[c], m.data[r]) / l.data[r] : 0.0;
             }
             if (!st) st = fa_store(mem, P, b, h, r0, rows, c0, cols, &Sij);
-            fa_mem_pop_weight(mem);
-            j += wj;
         }
-        fa_mem_pop_weight(mem);
-        i += wi;
     }
     fa_sram_free(&Sij);
     fa_sram_free(&m);
@@ -145,34 +126,26 @@ fa_status fa_std_rows_gemm(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa_tens
                            int64_t h, int drop)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t T_r = fa_cdiv(s->seqlen_q, Br);
     const int64_t hk = h / (s->heads / s->kv_heads);
     const int e = fa_dtype_bytes(s->dtype);
     fa_buf Aij = {0}, Bj = {0}, Ci = {0};
     fa_status st = fa_sram_alloc(mem, &Aij, names[0], Br, Bc, 4);
     if (!st) st = fa_sram_alloc(mem, &Bj, names[1], Bc, n, e);
     if (!st) st = fa_sram_alloc(mem, &Ci, names[2], Br, n, 4);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)wi);
-        for (int64_t j = 0; !st && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
+    for (fa_tile_iter i = fa_iter_rows(mem, 1, 1, s->seqlen_q, Br, 1); fa_iter_next(&i, &st);) {
+        const int64_t r0 = i.x0, rows = i.len;
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i.t); /* a thread block per row block */
+        for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1); fa_iter_next(&j, &st);) {
+            const int64_t c0 = j.x0, cols = j.len;
             if (!st) st = fa_load(mem, A, b, h, r0, rows, c0, cols, &Aij);
             if (!st && drop) st = fa_tile_dropout(mem, s, b, h, Aij.data, Bc, r0, rows, c0, cols);
             if (!st) st = fa_load(mem, Bm, b, hk, c0, cols, 0, n, &Bj);
             if (!st && drop) fa_tile_round_p(mem, Aij.data, Bc, rows, cols); /* P operand in the dtype */
-            if (!st) st = fa_tile_matmul_ab(mem, Ci.data, n, Aij.data, Bc, Bj.data, n, rows, n, cols, j > 0);
-            fa_mem_pop_weight(mem);
-            j += wj;
+            if (!st) st = fa_tile_matmul_ab(mem, Ci.data, n, Aij.data, Bc, Bj.data, n, rows, n, cols, j.t > 0);
         }
         if (!st && a > 0) st = fa_tile_scale(mem, Ci.data, n, rows, n, a);
         if (!st) st = fa_store(mem, C, b, h, r0, rows, 0, n, &Ci);
-        fa_mem_pop_weight(mem);
-        i += wi;
     }
     fa_sram_free(&Aij);
     fa_sram_free(&Bj);
@@ -211,24 +184,19 @@ fa_status fa_standard_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, cons
     if (!st) st = fa_tensor_make(mem, &tS, "S", s->batch, s->heads, s->seqlen_q, s->seqlen_k, e, Sd);
     if (!st) st = fa_tensor_make(mem, &tP, "P", s->batch, s->heads, s->seqlen_q, s->seqlen_k, e, Pd);
     int depth = fa_mem_weight_depth(mem);
-    int merge = fa_mem_may_merge(mem);
-    int64_t nb = merge ? 1 : s->batch, nh = merge ? 1 : s->heads;
-    if (!st && merge) st = fa_mem_push_weight(mem, (uint64_t)(s->batch * s->heads));
+    static const char *const names_s[3] = {"Q_i", "K_j", "S_ij"};
+    static const char *const names_o[3] = {"P_ij", "V_j", "O_i"};
     /* Each kernel runs over all (batch, head) slices before the next one starts. */
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 1, line 1: S = scale Q K^T */
-            static const char *const names[3] = {"Q_i", "K_j", "S_ij"};
-            st = fa_std_rows_abt(mem, s, bk, &tQ, &tK, &tS, s->d, names, b, h, 1);
-        }
+    /* kernel 1, line 1: S = scale Q K^T */
+    for (fa_tile_iter bh = fa_iter_slices(mem, s->batch, s->heads); fa_iter_next(&bh, &st);)
+        st = fa_std_rows_abt(mem, s, bk, &tQ, &tK, &tS, s->d, names_s, bh.b, bh.h, 1);
     fa_mem_kernel_barrier(mem);
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) st = kernel_p(mem, s, bk, &tS, &tP, b, h);
+    for (fa_tile_iter bh = fa_iter_slices(mem, s->batch, s->heads); fa_iter_next(&bh, &st);)
+        st = kernel_p(mem, s, bk, &tS, &tP, bh.b, bh.h);
     fa_mem_kernel_barrier(mem);
-    for (int64_t b = 0; !st && b < nb; b++)
-        for (int64_t h = 0; !st && h < nh; h++) { /* kernel 3, line 3: O = P V */
-            static const char *const names[3] = {"P_ij", "V_j", "O_i"};
-            st = fa_std_rows_gemm(mem, s, bk, &tP, &tV, &tO, s->d_v, 0, names, b, h, 1);
-        }
+    /* kernel 3, line 3: O = P V */
+    for (fa_tile_iter bh = fa_iter_slices(mem, s->batch, s->heads); fa_iter_next(&bh, &st);)
+        st = fa_std_rows_gemm(mem, s, bk, &tP, &tV, &tO, s->d_v, 0, names_o, bh.b, bh.h, 1);
     fa_mem_restore_weight(mem, depth);
     free(Sd);
     free(Pd);

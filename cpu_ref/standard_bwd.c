@@ -29,40 +29,27 @@ static fa_status kernel_grad_kv(fa_mem *mem, const fa_shape *s, fa_blocks bk, fa
                                 const char *const names[3], int64_t b, int64_t hk, int drop)
 {
     const int64_t Br = bk.block_r, Bc = bk.block_c;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    const int64_t g = s->heads / s->kv_heads;
-    const int e = fa_dtype_bytes(s->dtype), merge = fa_mem_may_merge(mem);
+    const int64_t T_c = fa_cdiv(s->seqlen_k, Bc), g = s->heads / s->kv_heads;
+    const int e = fa_dtype_bytes(s->dtype);
     fa_buf Aij = {0}, Xi = {0}, Gj = {0};
     fa_status st = fa_sram_alloc(mem, &Aij, names[0], Br, Bc, 4);
     if (!st) st = fa_sram_alloc(mem, &Xi, names[1], Br, xcols, e);
     if (!st) st = fa_sram_alloc(mem, &Gj, names[2], Bc, xcols, 4);
-    for (int64_t j = 0; !st && j < T_c;) {
-        int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-        fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j); /* a thread block per K/V block */
-        st = fa_mem_push_weight(mem, (uint64_t)wj);
+    for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1); fa_iter_next(&j, &st);) {
+        const int64_t c0 = j.x0, cols = j.len;
+        fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j.t); /* a block per K/V tile */
         for (int64_t k = 0; Gj.data && k < Bc * xcols; k++) Gj.data[k] = 0;
-        if (!st) st = fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u);
-        for (int64_t q = 0; !st && q < (merge ? 1 : g); q++) {
-            const int64_t h = hk * g + q;
-            for (int64_t i = 0; !st && i < T_r;) {
-                int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-                const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-                st = fa_mem_push_weight(mem, (uint64_t)wi);
-                if (!st) st = fa_load(mem, A, b, h, r0, rows, c0, cols, &Aij);
-                if (!st && drop) st = fa_tile_dropout(mem, s, b, h, Aij.data, Bc, r0, rows, c0, cols);
-                if (!st) st = fa_load(mem, X, b, h, r0, rows, 0, xcols, &Xi);
-                if (!st) st = fa_tile_matmul_atb(mem, Gj.data, xcols, Aij.data, Bc, Xi.data, xcols,
-                                                 cols, xcols, rows, 1);
-                fa_mem_pop_weight(mem);
-                i += wi;
-            }
+        /* the row blocks of the group's g query heads */
+        for (fa_tile_iter i = fa_iter_rows(mem, 1, g, s->seqlen_q, Br, 1); fa_iter_next(&i, &st);) {
+            const int64_t h = hk * g + i.h, r0 = i.x0, rows = i.len;
+            st = fa_load(mem, A, b, h, r0, rows, c0, cols, &Aij);
+            if (!st && drop) st = fa_tile_dropout(mem, s, b, h, Aij.data, Bc, r0, rows, c0, cols);
+            if (!st) st = fa_load(mem, X, b, h, r0, rows, 0, xcols, &Xi);
+            if (!st) st = fa_tile_matmul_atb(mem, Gj.data, xcols, Aij.data, Bc, Xi.data, xcols,
+                                             cols, xcols, rows, 1);
         }
-        fa_mem_pop_weight(mem);
         if (!st && a > 0) st = fa_tile_scale(mem, Gj.data, xcols, cols, xcols, a);
         if (!st) st = fa_store(mem, G, b, hk, c0, cols, 0, xcols, &Gj);
-        fa_mem_pop_weight(mem);
-        j += wj;
     }
     fa_sram_free(&Aij);
     fa_sram_free(&Xi);
@@ -91,38 +78,27 @@ static fa_status kernel_ds(fa_mem *mem, const fa_shape *s, fa_blocks bk, std_ten
     fa_status st = fa_sram_alloc(mem, &Pij, "P_ij", Br, Bc, 4);
     if (!st) st = fa_sram_alloc(mem, &dPij, "dP_ij", Br, Bc, 4);
     if (!st) st = fa_sram_alloc(mem, &Di, "D_i", Br, 1, 4);
-    for (int64_t i = 0; !st && i < T_r;) {
-        int64_t wi = fa_tile_run(mem, i, T_r, 0, 0, T_r - 1);
-        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
-        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i); /* a thread block per row block */
-        st = fa_mem_push_weight(mem, (uint64_t)wi);
+    for (fa_tile_iter i = fa_iter_rows(mem, 1, 1, s->seqlen_q, Br, 1); fa_iter_next(&i, &st);) {
+        const int64_t r0 = i.x0, rows = i.len;
+        fa_mem_set_program(mem, (b * s->heads + h) * T_r + i.t); /* a thread block per row block */
         for (int64_t r = 0; Di.data && r < Br; r++) Di.data[r] = 0;
         /* pass 1 (only when a row spans several tiles): D_i = sum_j rowsum(P_ij o dP_ij) */
-        for (int64_t j = 0; !st && T_c > 1 && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
+        for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1);
+             T_c > 1 && fa_iter_next(&j, &st);) {
+            const int64_t c0 = j.x0, cols = j.len;
             if (!st) st = fa_load(mem, &T->P, b, h, r0, rows, c0, cols, &Pij);
             if (!st) st = fa_load(mem, &T->dP, b, h, r0, rows, c0, cols, &dPij);
             if (!st) st = rowdot_acc(mem, &Di, &Pij, &dPij, rows, cols);
-            fa_mem_pop_weight(mem);
-            j += wj;
         }
         /* pass 2 (the only pass when T_c == 1): dS_ij = P_ij o (dP_ij - D_i) */
-        for (int64_t j = 0; !st && j < T_c;) {
-            int64_t wj = fa_tile_run(mem, j, T_c, 0, 0, T_c - 1);
-            const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-            st = fa_mem_push_weight(mem, (uint64_t)wj);
+        for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, Bc, 1); fa_iter_next(&j, &st);) {
+            const int64_t c0 = j.x0, cols = j.len;
             if (!st) st = fa_load(mem, &T->P, b, h, r0, rows, c0, cols, &Pij);
             if (!st) st = fa_load(mem, &T->dP, b, h, r0, rows, c0, cols, &dPij);
             if (!st && T_c == 1) st = rowdot_acc(mem, &Di, &Pij, &dPij, rows, cols);
             if (!st) st = fa_tile_dsoftmax(mem, dPij.data, Bc, Pij.data, Bc, Di.data, rows, cols, 1.0);
             if (!st) st = fa_store(mem, &T->dS, b, h, r0, rows, c0, cols, &dPij);
-            fa_mem_pop_weight(mem);
-            j += wj;
         }
-        fa_mem_pop_weight(mem);
-        i += wi;
     }
     fa_sram_free(&Pij);
     fa_sram_free(&dPij);
@@ -175,35 +151,28 @@ fa_status fa_standard_backward(fa_mem *mem, const fa_shape *s, fa_blocks bk, con
     static const char *const names_dp[3] = {"dO_i", "V_j", "dP_ij"};
     static const char *const names_dq[3] = {"dS_ij", "K_j", "dQ_i"};
     const int depth = fa_mem_weight_depth(mem);
-    const int merge = fa_mem_may_merge(mem);
-    const int64_t nb = merge ? 1 : B, nh = merge ? 1 : H, nkv = merge ? 1 : Hk;
-    const uint64_t wq = merge ? (uint64_t)(B * H) : 1u, wkv = merge ? (uint64_t)(B * Hk) : 1u;
     /* Each kernel runs over all slices before the next one starts (Algorithm 3, lines 1-5). */
-    if (!st) st = fa_mem_push_weight(mem, wkv);
-    for (int64_t b = 0; !st && b < nb; b++) /* line 1: dV = P^T dO */
-        for (int64_t hk = 0; !st && hk < nkv; hk++)
-            st = kernel_grad_kv(mem, s, bk, &T.P, &T.dO, &T.dV, dv, 0.0, names_dv, b, hk, 1);
-    fa_mem_restore_weight(mem, depth);
+    /* line 1: dV = P^T dO */
+    for (fa_tile_iter bh = fa_iter_slices(mem, B, Hk); fa_iter_next(&bh, &st);)
+        st = kernel_grad_kv(mem, s, bk, &T.P, &T.dO, &T.dV, dv, 0.0, names_dv, bh.b, bh.h, 1);
     fa_mem_kernel_barrier(mem);
-    if (!st) st = fa_mem_push_weight(mem, wq);
-    for (int64_t b = 0; !st && b < nb; b++) /* line 2: dP = dO V^T */
-        for (int64_t h = 0; !st && h < nh; h++)
-            st = fa_std_rows_abt(mem, s, bk, &T.dO, &T.V, &T.dP, dv, names_dp, b, h, 0);
+    /* line 2: dP = dO V^T */
+    for (fa_tile_iter bh = fa_iter_slices(mem, B, H); fa_iter_next(&bh, &st);)
+        st = fa_std_rows_abt(mem, s, bk, &T.dO, &T.V, &T.dP, dv, names_dp, bh.b, bh.h, 0);
     fa_mem_kernel_barrier(mem);
-    for (int64_t b = 0; !st && b < nb; b++) /* line 3: dS = P o (dP - D) */
-        for (int64_t h = 0; !st && h < nh; h++) st = kernel_ds(mem, s, bk, &T, b, h);
+    /* line 3: dS = P o (dP - D) */
+    for (fa_tile_iter bh = fa_iter_slices(mem, B, H); fa_iter_next(&bh, &st);)
+        st = kernel_ds(mem, s, bk, &T, bh.b, bh.h);
     fa_mem_kernel_barrier(mem);
-    for (int64_t b = 0; !st && b < nb; b++) /* line 4: dQ = tau dS K */
-        for (int64_t h = 0; !st && h < nh; h++)
-            st = fa_std_rows_gemm(mem, s, bk, &T.dS, &T.K, &T.dQ, d, fa_shape_scale(s), names_dq, b,
-                                  h, 0);
-    fa_mem_restore_weight(mem, depth);
+    /* line 4: dQ = tau dS K */
+    for (fa_tile_iter bh = fa_iter_slices(mem, B, H); fa_iter_next(&bh, &st);)
+        st = fa_std_rows_gemm(mem, s, bk, &T.dS, &T.K, &T.dQ, d, fa_shape_scale(s), names_dq, bh.b,
+                              bh.h, 0);
     fa_mem_kernel_barrier(mem);
-    if (!st) st = fa_mem_push_weight(mem, wkv);
-    for (int64_t b = 0; !st && b < nb; b++) /* line 5: dK = tau dS^T Q */
-        for (int64_t hk = 0; !st && hk < nkv; hk++)
-            st = kernel_grad_kv(mem, s, bk, &T.dS, &T.Q, &T.dK, d, fa_shape_scale(s), names_dk,
-                                b, hk, 0);
+    /* line 5: dK = tau dS^T Q */
+    for (fa_tile_iter bh = fa_iter_slices(mem, B, Hk); fa_iter_next(&bh, &st);)
+        st = kernel_grad_kv(mem, s, bk, &T.dS, &T.Q, &T.dK, d, fa_shape_scale(s), names_dk, bh.b,
+                            bh.h, 0);
     fa_mem_restore_weight(mem, depth);
     free(dPd);
     free(dSd);

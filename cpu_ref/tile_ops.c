@@ -255,58 +255,36 @@ void fa_buf_zero(fa_buf *b)
 }
 
 /* The outer loop both FlashAttention backwards share (fa_bwd.h): FA1 is Dao et al. 2022
- * Algorithm 4, FA2 is Dao 2023 Algorithm 2; their lines side by side below.  The rest is the
- * count-only machinery: runs of identical K/V tiles (wj), of row blocks (wi) and of the g query
- * heads of a GQA group are visited once with a weight, and row blocks are classified against
- * the tile's span (fa_q_span) so that SKIP blocks are never visited. */
+ * Algorithm 4, FA2 is Dao 2023 Algorithm 2; their lines side by side below.  The iterators
+ * (fa_attn.h) merge the runs of identical K/V tiles and row blocks and the g query heads of a
+ * GQA group, and leave out the row blocks that see nothing of the tile (fa_q_span). */
 fa_status fa_bwd_kv_slice(fa_mem *mem, const fa_shape *s, fa_blocks bk, const fa_bwd_kv_loop *L,
                           int64_t b, int64_t hk)
 {
-    const int64_t Br = bk.block_r, Bc = bk.block_c, d = s->d, dv = s->d_v;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
-    const int64_t g = s->heads / s->kv_heads;
-    const int merge = fa_mem_may_merge(mem);
-    for (int64_t j = 0; j < T_c;) { /* FA1 Alg. 4 line 6, FA2 Alg. 2 line 5: for 1 <= j <= T_c */
-        int64_t wj = !fa_has_mask(s) ? fa_tile_run(mem, j, T_c, 0, 0, T_c - 1) : 1;
-        const int64_t c0 = j * Bc, cols = fa_tile_len(c0, s->seqlen_k, Bc);
-        int64_t i_lo, i_hi, i_full_lo, i_full_hi; /* the row blocks that may see this tile */
-        fa_q_span(s, c0, cols, Br, &i_lo, &i_hi, &i_full_lo, &i_full_hi);
-        int any = 0; /* does any row block have an allowed key in it? (usually the first) */
-        for (int64_t i = i_lo; i < i_hi && !any; i++)
-            any = fa_span_class(s, i, i_full_lo, i_full_hi, i * Br,
-                                fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) != FA_TILE_SKIP;
-        if (L->program_per_tile) fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j);
-        FA_TRY(fa_mem_push_weight(mem, (uint64_t)wj));
+    const int64_t d = s->d, dv = s->d_v, g = s->heads / s->kv_heads;
+    const int64_t T_c = fa_cdiv(s->seqlen_k, bk.block_c);
+    fa_status st = FA_OK;
+    /* FA1 Alg. 4 line 6, FA2 Alg. 2 line 5: for 1 <= j <= T_c */
+    for (fa_tile_iter j = fa_iter_rows(mem, 1, 1, s->seqlen_k, bk.block_c, !fa_has_mask(s));
+         fa_iter_next(&j, &st);) {
+        const int64_t c0 = j.x0, cols = j.len;
+        /* the row blocks of the group's g query heads that see K_j */
+        fa_tile_iter i = fa_iter_q(mem, s, g, c0, cols, bk.block_r);
+        if (L->program_per_tile) fa_mem_set_program(mem, (b * s->kv_heads + hk) * T_c + j.t);
         fa_buf_zero(L->dKj); /* FA1 Alg. 4 line 8, FA2 Alg. 2 line 7: dK_j = dV_j = 0 on chip */
         fa_buf_zero(L->dVj);
-        if (any) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
+        if (!fa_iter_empty(&i)) { /* a K/V tile no row may see is never loaded: dK_j = dV_j = 0 */
             /* FA1 Alg. 4 line 7, FA2 Alg. 2 line 6: load K_j, V_j */
             FA_TRY(fa_load(mem, L->K, b, hk, c0, cols, 0, d, L->Kj));
             FA_TRY(fa_load(mem, L->V, b, hk, c0, cols, 0, dv, L->Vj));
-            /* the g query heads of the group: identical counts, one visit when merging */
-            const int64_t nh = merge ? 1 : g;
-            FA_TRY(fa_mem_push_weight(mem, merge ? (uint64_t)g : 1u));
-            for (int64_t q = 0; q < nh; q++)
-                for (int64_t i = i_lo; i < i_hi;) { /* FA1 Alg. 4 line 9, FA2 Alg. 2 line 8 */
-                    int64_t wi = fa_span_run(mem, i, i_hi, i_full_lo, i_full_hi, T_r - 1);
-                    if (fa_span_class(s, i, i_full_lo, i_full_hi, i * Br,
-                                      fa_tile_len(i * Br, s->seqlen_q, Br), c0, cols) == FA_TILE_SKIP) {
-                        i += wi;
-                        continue;
-                    }
-                    FA_TRY(fa_mem_push_weight(mem, (uint64_t)wi));
-                    /* the loop body: FA1 Alg. 4 lines 10-22, FA2 Alg. 2 lines 9-16 */
-                    FA_TRY(L->step(mem, L->ctx, b, hk * g + q, i, c0, cols));
-                    fa_mem_pop_weight(mem);
-                    i += wi;
-                }
-            fa_mem_pop_weight(mem);
         }
+        while (fa_iter_next(&i, &st)) /* FA1 Alg. 4 line 9, FA2 Alg. 2 line 8 */
+            /* the loop body: FA1 Alg. 4 lines 10-22, FA2 Alg. 2 lines 9-16 */
+            FA_TRY(L->step(mem, L->ctx, b, hk * g + i.h, i.t, c0, cols));
+        FA_TRY(st);
         /* FA1 Alg. 4 line 24, FA2 Alg. 2 line 18: write dK_j, dV_j to HBM */
         FA_TRY(fa_store(mem, L->dK, b, hk, c0, cols, 0, d, L->dKj));
         FA_TRY(fa_store(mem, L->dV, b, hk, c0, cols, 0, dv, L->dVj));
-        fa_mem_pop_weight(mem);
-        j += wj;
     }
-    return FA_OK;
+    return st;
 }

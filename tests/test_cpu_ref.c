@@ -116,6 +116,66 @@ static void test_count_only_equals_numeric(void **state)
     }
 }
 
+/* The tile iterators (fa_attn.h): which visits they yield, with which weights, and their errors. */
+static void test_tile_iter(void **state)
+{
+    (void)state;
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, BIG_M);
+    fa_status st = FA_OK;
+    /* 2 x 3 slices of 7 row blocks (the tail 4 rows): merged, two visits of weight 6 x 6, 6 x 1 */
+    int64_t got[4][5], n = 0;
+    for (fa_tile_iter i = fa_iter_rows(mem, 2, 3, 100, 16, 1); fa_iter_next(&i, &st); n++) {
+        assert_true(n < 4);
+        int64_t v[5] = {i.b * 10 + i.h, i.t, i.w, i.len, fa_mem_weight_depth(mem)};
+        memcpy(got[n], v, sizeof v);
+    }
+    assert_int_equal(st, FA_OK);
+    assert_int_equal(n, 2);
+    const int64_t want[2][5] = {{0, 0, 6, 16, 2}, {0, 6, 1, 4, 1}};
+    assert_memory_equal(got, want, sizeof want);
+    assert_int_equal(fa_mem_weight_depth(mem), 0);
+    /* without merging every slice and tile is visited once, b major, weight 1 */
+    fa_mem_set_merge(mem, 0);
+    n = 0;
+    int64_t last = -1;
+    for (fa_tile_iter i = fa_iter_rows(mem, 2, 3, 100, 16, 1); fa_iter_next(&i, &st); n++) {
+        assert_int_equal(i.w, 1);
+        assert_true((i.b * 3 + i.h) * 7 + i.t == last + 1);
+        last = (i.b * 3 + i.h) * 7 + i.t;
+    }
+    assert_int_equal(n, 42);
+    fa_mem_set_merge(mem, 1);
+    /* causal N = 64, B = 16: row block 2 sees K/V tiles 0-1 (FULL, one run) and 2 (PARTIAL) */
+    fa_shape s = fa_shape_default(64, 16);
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    fa_tile_iter j = fa_iter_kv(mem, &s, 32, 16, 16);
+    assert_false(fa_iter_empty(&j));
+    assert_true(fa_iter_next(&j, &st) && j.t == 0 && j.w == 2 && j.x0 == 0);
+    assert_true(fa_iter_next(&j, &st) && j.t == 2 && j.w == 1 && j.x0 == 32);
+    assert_false(fa_iter_next(&j, &st));
+    /* key tile 3 is seen by row block 3 alone, of each of 4 heads: one visit of weight 4 */
+    fa_tile_iter q = fa_iter_q(mem, &s, 4, 48, 16, 16);
+    assert_true(fa_iter_next(&q, &st) && q.t == 3 && q.h == 0 && fa_mem_weight_depth(mem) == 1);
+    assert_false(fa_iter_next(&q, &st));
+    /* N_q = 5, N_k = 2: rows 0-2 see no key, so row block [0, 2) has no tile (nothing pushed) */
+    s.seqlen_q = 5;
+    s.seqlen_k = 2;
+    j = fa_iter_kv(mem, &s, 0, 2, 2);
+    assert_true(fa_iter_empty(&j));
+    assert_false(fa_iter_next(&j, &st));
+    assert_int_equal(fa_mem_weight_depth(mem), 0);
+    /* errors: a failed body ends the loop; a weight that overflows is reported in st */
+    st = FA_EINVAL;
+    fa_tile_iter e = fa_iter_slices(mem, 2, 2);
+    assert_false(fa_iter_next(&e, &st));
+    st = FA_OK;
+    assert_int_equal(fa_mem_push_weight(mem, UINT64_MAX / 3), FA_OK);
+    e = fa_iter_slices(mem, 2, 2);
+    assert_false(fa_iter_next(&e, &st));
+    assert_int_equal(st, FA_EOVERFLOW);
+    fa_mem_free(mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -123,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_algorithms_match_reference),
         cmocka_unit_test(test_empty_rows),
         cmocka_unit_test(test_count_only_equals_numeric),
+        cmocka_unit_test(test_tile_iter),
     };
     return cmocka_run_group_tests_name("cpu_ref", tests, NULL, NULL);
 }
