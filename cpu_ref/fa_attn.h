@@ -194,9 +194,9 @@ void fa_q_span_sum(const fa_shape *s, int64_t c0, int64_t cols, int64_t block_r,
  * and w = 1.  fa_iter_next pushes the weight of the visit it yields (fa_mem_push_weight, only
  * weights above 1; the slices' weight with the first visit) and pops it on the next call.
  * Errors: fa_iter_next returns 0 when the tiles are done, or when *st is not FA_OK on entry (a
- * failed body ends the loop); a weight that cannot be pushed is stored in *st (FA_EINVAL,
- * FA_EOVERFLOW).  A body that returns early leaves its weights pushed: every algorithm's entry
- * point restores the depth (fa_mem_restore_weight). */
+ * body that failed into *st ends the loop, its weights popped); a weight that cannot be pushed
+ * is stored in *st (FA_EINVAL, FA_EOVERFLOW).  A body that returns early (FA_TRY) leaves its
+ * weights pushed: every algorithm's entry point restores the depth (fa_mem_restore_weight). */
 typedef struct {
     int64_t b, h;    /* the slice: batch and head (query head, or head of the GQA group) */
     int64_t t;       /* the tile: row block i or K/V tile j */

@@ -389,27 +389,29 @@ static int64_t iter_run(const fa_tile_iter *it, int64_t t)
     return end - t;
 }
 
+/* ends the loop: pops the slices' weight (if pushed); returns 0 */
+static int iter_end(fa_tile_iter *it)
+{
+    if (it->phase == 1 && it->sw > 1) fa_mem_pop_weight(it->mem);
+    it->phase = 2;
+    return 0;
+}
+
 int fa_iter_next(fa_tile_iter *it, fa_status *st)
 {
     if (it->pushed) fa_mem_pop_weight(it->mem);
     it->pushed = 0;
     if (it->phase == 1) it->t += it->w;
-    if (*st != FA_OK || it->phase == 2) return 0;
+    if (*st != FA_OK || it->phase == 2) return iter_end(it);
     if (it->phase == 0) {
-        if (it->t >= it->hi) { /* every slice has the same span: nothing to visit */
-            it->phase = 2;
-            return 0;
-        }
-        if (it->sw > 1 && (*st = fa_mem_push_weight(it->mem, (uint64_t)it->sw)) != FA_OK) return 0;
+        if (it->t >= it->hi) return iter_end(it); /* every slice has the same span: nothing */
+        if (it->sw > 1 && (*st = fa_mem_push_weight(it->mem, (uint64_t)it->sw)) != FA_OK)
+            return iter_end(it);
         it->phase = 1;
     }
     while (it->t < it->hi && iter_skip(it, it->t)) it->t++;
     if (it->t >= it->hi) { /* the slice is done: the next one, or the end */
-        if (++it->slice >= it->slices) {
-            if (it->sw > 1) fa_mem_pop_weight(it->mem);
-            it->phase = 2;
-            return 0;
-        }
+        if (++it->slice >= it->slices) return iter_end(it);
         *it = iter_first(*it);
     }
     it->b = it->slice / it->heads;
@@ -417,9 +419,8 @@ int fa_iter_next(fa_tile_iter *it, fa_status *st)
     it->x0 = it->t * it->B;
     it->len = fa_tile_len(it->x0, it->n, it->B);
     it->w = iter_run(it, it->t);
-    if (it->w > 1) {
-        if ((*st = fa_mem_push_weight(it->mem, (uint64_t)it->w)) != FA_OK) return 0;
-        it->pushed = 1;
-    }
+    if (it->w > 1 && (*st = fa_mem_push_weight(it->mem, (uint64_t)it->w)) != FA_OK)
+        return iter_end(it);
+    it->pushed = it->w > 1;
     return 1;
 }

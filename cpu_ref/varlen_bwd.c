@@ -21,9 +21,8 @@ static fa_status zero_dq(fa_mem *mem, const fa_shape *s, fa_blocks bk, int64_t n
     FA_TRY(fa_tensor_make(mem, &t, "dQ", 1, s->heads, n, s->d, e, dQ_rows));
     FA_TRY(fa_sram_alloc(mem, &z, "dQ_i", bk.block_r, s->d, 4));
     fa_status st = FA_OK;
-    for (int64_t h = 0; h < s->heads && !st; h++)
-        for (int64_t r0 = 0; r0 < n && !st; r0 += bk.block_r)
-            st = fa_store(mem, &t, 0, h, r0, n - r0 < bk.block_r ? n - r0 : bk.block_r, 0, s->d, &z);
+    for (fa_tile_iter i = fa_iter_rows(mem, 1, s->heads, n, bk.block_r, 1); fa_iter_next(&i, &st);)
+        st = fa_store(mem, &t, 0, i.h, i.x0, i.len, 0, s->d, &z);
     fa_sram_free(&z);
     return st;
 }

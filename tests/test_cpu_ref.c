@@ -169,6 +169,12 @@ static void test_tile_iter(void **state)
     fa_tile_iter e = fa_iter_slices(mem, 2, 2);
     assert_false(fa_iter_next(&e, &st));
     st = FA_OK;
+    e = fa_iter_slices(mem, 2, 2);
+    assert_true(fa_iter_next(&e, &st) && fa_mem_weight_depth(mem) == 1);
+    st = FA_EINVAL; /* the body failed into st: the loop ends, its weights popped */
+    assert_false(fa_iter_next(&e, &st));
+    assert_int_equal(fa_mem_weight_depth(mem), 0);
+    st = FA_OK;
     assert_int_equal(fa_mem_push_weight(mem, UINT64_MAX / 3), FA_OK);
     e = fa_iter_slices(mem, 2, 2);
     assert_false(fa_iter_next(&e, &st));
