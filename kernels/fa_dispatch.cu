@@ -6,7 +6,7 @@
 
 static const char *const k_names[FA_K_COUNT] = {"v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256",
                                                          "v3_lazy", "v3_bc128", "v3_mt2_bc48",
-                                                         "v4", "v4_bc64"};
+                                                         "v4", "v4_bc64", "v5"};
 
 extern "C" const char *fa_kernel_name(fa_kernel_id k)
 {
@@ -17,14 +17,14 @@ extern "C" fa_gpu_dtype fa_kernel_dtype(fa_kernel_id k, fa_gpu_dtype low)
 {
     return (k == FA_K_V0_LOW || k == FA_K_V3 || k == FA_K_V3_MT2 || k == FA_K_V3_MT2_BC32 ||
             k == FA_K_V3_BR256 || k == FA_K_V3_LAZY || k == FA_K_V3_BC128 ||
-            k == FA_K_V3_MT2_BC48 || k == FA_K_V4 || k == FA_K_V4_BC64)
+            k == FA_K_V3_MT2_BC48 || k == FA_K_V4 || k == FA_K_V4_BC64 || k == FA_K_V5)
                ? low : FA_GPU_FP32;
 }
 
 extern "C" const char *fa_gpu_arch_check(fa_kernel_id k)
 {
     static char msg[160];
-    if (k != FA_K_V4 && k != FA_K_V4_BC64) return NULL;
+    if (k != FA_K_V4 && k != FA_K_V4_BC64 && k != FA_K_V5) return NULL;
     int dev = 0, major = 0, minor = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
@@ -106,6 +106,7 @@ extern "C" cudaError_t fa_gpu_forward(fa_kernel_id k, const fa_gpu_shape *s, fa_
     case FA_K_V3_MT2_BC48: return fa_v3_forward(s, dt, 7, Q, K, V, O, LSE, st);
     case FA_K_V4: return fa_v4_forward(s, dt, 0, Q, K, V, O, LSE, st);
     case FA_K_V4_BC64: return fa_v4_forward(s, dt, 1, Q, K, V, O, LSE, st);
+    case FA_K_V5: return fa_v5_forward(s, dt, 0, Q, K, V, O, LSE, st);
     default: return cudaErrorInvalidValue;
     }
 }

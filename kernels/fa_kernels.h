@@ -15,6 +15,8 @@
  *   v3 backward  attn_v3_bwd_tc.cu  FlashAttention-2 backward on tensor cores (dQ by atomics or
  *                                    deterministic)
  *   v4  attn_v4_wgmma.cu    the v3 forward on Hopper's wgmma.mma_async (sm_90a only)
+ *   v5  attn_v5_fa3.cu      FlashAttention-3's forward structure: TMA, warp specialization,
+ *                           ping-pong and intra-warpgroup overlap (sm_90a only)
  *
  * Every launcher returns cudaSuccess or the error of its launch; it validates nothing itself:
  * call fa_gpu_check first (it returns a message for a shape the kernel cannot run). */
@@ -52,7 +54,9 @@ typedef enum {
     FA_K_V3_MT2_BC48 = 10, /* 4 warps x 32 rows, B_c = 48 (fewer S registers; spills as much) */
     FA_K_V4 = 11,         /* Hopper wgmma (sm_90a): 2 warpgroups x 64 rows (B_r 128), B_c 128 */
     FA_K_V4_BC64 = 12,    /* as v4 with B_c 64 and two thread blocks per SM */
-    FA_K_COUNT = 13
+    FA_K_V5 = 13,         /* FlashAttention-3 style (sm_90a): TMA, producer warp + 2 consumer
+                             warpgroups, ping-pong, softmax under P V; B_r 128, B_c 128 */
+    FA_K_COUNT = 14
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -96,6 +100,9 @@ cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
 /* v4 (attn_v4_wgmma.cu), sm_90a only (cudaErrorInvalidDeviceFunction elsewhere):
  * variant 0: B_c 128; 1: B_c 64, two blocks per SM. */
 cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
+                          const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
+/* v5 (attn_v5_fa3.cu), sm_90a only; variant unused (0). */
+cudaError_t fa_v5_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
  * forward's LSE.  ws: fa_v3_bwd_workspace_bytes bytes (D = rowsum(dO o O) and the fp32 dQ

@@ -8,7 +8,7 @@
  *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
  *                                      small, fp64), then timed
  *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_bc128,
- *                      v3_mt2_bc48,v4,v4_bc64 (v4*: sm_90a only)
+ *                      v3_mt2_bc48,v4,v4_bc64,v5 (v4*, v5: sm_90a only)
  *            --dtype bf16|fp16   --reps R (default 20)   --help
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
@@ -743,7 +743,7 @@ int main(int argc, char **argv)
                 memcpy(name, t, len);
                 name[len] = 0;
                 const int k = parse_kernel(name);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64)", name);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64, v5)", name);
                 if (o.nk >= FA_K_COUNT) usage_error("--kernels lists more kernels than there are", val);
                 o.kernels[o.nk++] = k;
                 if (!c) break;
@@ -812,7 +812,7 @@ int main(int argc, char **argv)
                    "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
                    "         --no-time  --csv FILE  --seed S\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
-                   "         v4 v4_bc64 (sm_90a only); backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
+                   "         v4 v4_bc64 v5 (sm_90a only); backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
                    "         v3_bwd_occ2 (d = 64) v3_bwd_ma\n"
                    "details: the comment at the top of kernels/fabench.cu\n");
             return 0;
@@ -843,7 +843,7 @@ int main(int argc, char **argv)
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
                            FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
-                           FA_K_V4, FA_K_V4_BC64};
+                           FA_K_V4, FA_K_V4_BC64, FA_K_V5};
         for (int k : all) o.kernels[o.nk++] = k;
         o.default_kernels = 1;
     }

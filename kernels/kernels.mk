@@ -14,14 +14,14 @@
 NVCC        ?= nvcc
 GPU_DIR     := $(BUILD)/gpu
 GPU_ARCH    ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
-# v4 uses wgmma, which exists only in the arch-specific sm_90a; its object gets sm_80 (a stub
+# v4 and v5 use wgmma (v5 also setmaxnreg), which exist only in the arch-specific sm_90a; its object gets sm_80 (a stub
 # that traps; the launcher refuses other devices first) and sm_90a, and no plain sm_90 cubin,
 # so an H100/H200 can only load the sm_90a one
 GPU_ARCH_V4 ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a
 NVCCWARN    := -Xcompiler -Wall,-Wextra,-Wno-unused-parameter -Werror all-warnings
 NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(NVCCWARN)
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
-               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu \
+               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu kernels/attn_v5_fa3.cu \
                kernels/fa_dispatch.cu \
                kernels/fabench.cu
 GPU_REF_C   := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c)
@@ -36,7 +36,7 @@ $(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/
                 kernels/wgmma.cuh
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
-	@$(NVCC) $(NVCCFLAGS) $(if $(findstring attn_v4,$<),$(GPU_ARCH_V4),$(GPU_ARCH)) \
+	@$(NVCC) $(NVCCFLAGS) $(if $(findstring attn_v4,$<)$(findstring attn_v5,$<),$(GPU_ARCH_V4),$(GPU_ARCH)) \
 	    -Ikernels -Isim -Icpu_ref -c $< -o $@
 
 $(GPU_DIR)/ref/%.o: %.c

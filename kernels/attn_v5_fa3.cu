@@ -1,0 +1,364 @@
+/* attn_v5_fa3.cu -- version 5: a FlashAttention-3-style forward on Hopper (sm_90a): TMA loads into
+ * an mbarrier ring, a producer warp and two consumer warpgroups (warp specialization with
+ * setmaxnreg), ping-pong between the consumers, and each consumer's softmax under its own P V.
+ *
+ * What changed from v4 (FlashAttention-3 paper, Shah et al. 2024, section 3.1-3.2):
+ *   - loads: v4's 256 threads each copied 16-byte pieces with cp.async and then waited at a
+ *     __syncthreads for the whole tile.  Here one thread of a producer warpgroup issues
+ *     cp.async.bulk.tensor (TMA) copies of whole tiles -- Q once, then K_j and V_j into a ring of
+ *     two stages each -- that complete on mbarriers ("full"); the consumers release a stage with
+ *     an arrive on its "empty" mbarrier when their wgmma have read it.  No thread block barrier
+ *     is left in the main loop.  The TMA writes the 128-byte-swizzled layout wgmma reads
+ *     (CU_TENSOR_MAP_SWIZZLE_128B, boxes of 64 columns = one 128-byte row), and its
+ *     out-of-bounds rows come back as zeros, so tails need no per-row tests in the copy;
+ *   - registers: the producer warpgroup gives its registers away (setmaxnreg.dec to 40) and the
+ *     two consumer warpgroups take them (setmaxnreg.inc to 232): 128 x 40 + 256 x 232 = 64512
+ *     of the 65536 registers of an SM;
+ *   - ping-pong (inter-warpgroup overlap): the consumers issue their GEMMs in turns, ordered by
+ *     two named barriers, so that one's softmax runs while the other's wgmma use the tensor
+ *     cores;
+ *   - intra-warpgroup overlap: in iteration j a consumer issues S_next = Q K_j^T and
+ *     O += P_{j-1} V_{j-1} together, waits for S_next only, runs the softmax of tile j while its
+ *     P V is still on the tensor cores, and rescales O by exp(m_old - m_new) when the P V is done.
+ * The math is v4's: B_r = 128 (64 rows a consumer warpgroup), B_c = 128, the online softmax in
+ * base 2 (FlashAttention-2 Alg. 1 lines 8-10), O and LSE written as in v4 (through the Q tile).
+ * Causal rows run heaviest first; the mask is applied only on tiles that cross the diagonal or
+ * the end of the keys.  Needs sm_90a (H100/H200): other devices get
+ * cudaErrorInvalidDeviceFunction. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "fa_kernels.h"
+#include "tc_common.cuh"
+#include "wgmma.cuh"
+
+/* ---- mbarrier, TMA, named barriers, setmaxnreg (PTX ISA 8.x) ---- */
+
+__device__ __forceinline__ void mbar_init(uint64_t *bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+/* the producer's arrive that also announces `bytes` of TMA transactions on the barrier */
+__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+/* waits until the phase of parity `parity` has completed */
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    asm volatile("{\n.reg .pred p;\nV5_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra V5_WAIT;\n}\n" ::"r"(smem_u32(bar)),
+                 "r"(parity)
+                 : "memory");
+}
+/* one box of a 3-d tensor map (coordinates innermost first) into shared memory at dst */
+__device__ __forceinline__ void tma_load3(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+                     smem_u32(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+__device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void named_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+template <int N> __device__ __forceinline__ void reg_dealloc()
+{
+#if FA_HAVE_WGMMA
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+template <int N> __device__ __forceinline__ void reg_alloc()
+{
+#if FA_HAVE_WGMMA
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+/* keeps the compiler from moving uses of wgmma accumulators across a wgmma wait */
+template <int N> __device__ __forceinline__ void fence_regs(float (&x)[N][4])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) asm volatile("" : "+f"(x[i][e])::"memory");
+}
+
+/* Element offset of (row r, column c) of a (ROWS, D) tile in wgmma's K-major 128-byte-swizzle
+ * layout (v4's sw128: D / 64 slabs of (ROWS, 64), each row 128 bytes, chunk c at c ^ (r % 8)),
+ * which is what a TMA box of 64 columns with CU_TENSOR_MAP_SWIZZLE_128B writes. */
+template <int ROWS> struct V5Layout {
+    __device__ __forceinline__ int operator()(int r, int c) const
+    {
+        return (c >> 6) * ROWS * 64 + r * 64 + ((((c >> 3) & 7) ^ (r & 7)) << 3) + (c & 7);
+    }
+    static constexpr int row_stride = 64;
+};
+
+struct V5Maps {
+    CUtensorMap q, k, v; /* (d, N, B x heads), boxes (64, B_r or B_c, 1) */
+};
+
+enum { V5_STAGES = 2, V5_BR = 128, V5_BC = 128, V5_THREADS = 384 };
+
+template <int D, typename T>
+__global__ void __launch_bounds__(V5_THREADS, 1)
+    fa_v5_fwd_kernel(const __grid_constant__ V5Maps maps, T *__restrict__ O, float *__restrict__ LSE,
+                     fa_gpu_shape sh, float scale_log2)
+{
+#if FA_HAVE_WGMMA
+    constexpr int BR = V5_BR, BC = V5_BC, S = V5_STAGES;
+    constexpr int NB = BC / 8, DB = D / 8, SLABS = D / 64;
+    constexpr uint32_t Q_BYTES = BR * D * 2, KV_BYTES = BC * D * 2;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    unsigned char *base = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
+    T *Qs = reinterpret_cast<T *>(base);
+    T *Ks = Qs + BR * D; /* S stages */
+    T *Vs = Ks + S * BC * D;
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Vs + S * BC * D);
+    uint64_t *barQ = bar, *fullK = bar + 1, *fullV = fullK + S, *emptyK = fullV + S, *emptyV = emptyK + S;
+
+    const int b = blockIdx.z, h = blockIdx.y;
+    const int T_r = (sh.N_q + BR - 1) / BR;
+    const int qb = sh.causal ? T_r - 1 - (int)blockIdx.x : (int)blockIdx.x; /* heavy first */
+    const int r0 = qb * BR;
+    const int hk = h / (sh.H / sh.H_kv);
+    const int n_kv = fwd_kv_tiles(sh, r0, BR, BC);
+    const int wg = threadIdx.x / 128; /* 0: producer, 1 and 2: consumers */
+
+    if (threadIdx.x == 0) {
+        mbar_init(barQ, 1);
+        for (int s = 0; s < S; s++) {
+            mbar_init(&fullK[s], 1);
+            mbar_init(&fullV[s], 1);
+            mbar_init(&emptyK[s], 8); /* one arrive per consumer warp */
+            mbar_init(&emptyV[s], 8);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* ---- producer ---- */
+        reg_dealloc<40>();
+        if (threadIdx.x == 0 && n_kv > 0) {
+            const int qrow = b * sh.H + h, krow = b * sh.H_kv + hk;
+            mbar_expect_tx(barQ, Q_BYTES);
+#pragma unroll
+            for (int sl = 0; sl < SLABS; sl++) tma_load3(Qs + sl * BR * 64, &maps.q, barQ, sl * 64, r0, qrow);
+            for (int j = 0; j < n_kv; j++) {
+                const int s = j % S;
+                const uint32_t ph = (j / S) & 1;
+                mbar_wait(&emptyK[s], ph ^ 1);
+                mbar_expect_tx(&fullK[s], KV_BYTES);
+#pragma unroll
+                for (int sl = 0; sl < SLABS; sl++)
+                    tma_load3(Ks + s * BC * D + sl * BC * 64, &maps.k, &fullK[s], sl * 64, j * BC, krow);
+                mbar_wait(&emptyV[s], ph ^ 1);
+                mbar_expect_tx(&fullV[s], KV_BYTES);
+#pragma unroll
+                for (int sl = 0; sl < SLABS; sl++)
+                    tma_load3(Vs + s * BC * D + sl * BC * 64, &maps.v, &fullV[s], sl * 64, j * BC, krow);
+            }
+        }
+        return;
+    }
+
+    /* ---- consumers: warpgroup cw = 0, 1 takes rows 64 cw .. 64 cw + 63 of the Q tile ---- */
+    reg_alloc<232>();
+    const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int g = lane >> 2, t4 = lane & 3;
+    const int wrow = cw * 64 + warp * 16; /* first row of this warp inside the Q tile */
+    const int off = sh.N_k - sh.N_q;
+    const int my_bar = 1 + cw, other_bar = 2 - cw; /* named barriers 1, 2: whose turn to issue */
+    T *o_g = O + ((long long)b * sh.H + h) * sh.N_q * D;
+    float *lse = LSE + ((long long)b * sh.H + h) * sh.N_q;
+
+    float o[DB][4], s[NB][4];
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, alpha[2];
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) o[db][e] = 0.f;
+    uint32_t pa[BC / 16][4];
+
+    const uint32_t q_addr = smem_u32(Qs) + cw * 64 * 128;
+    const uint32_t k_addr = smem_u32(Ks), v_addr = smem_u32(Vs);
+    constexpr uint32_t SLAB_Q = BR * 128, SLAB_KV = BC * 128, STAGE = BC * D * 2;
+    constexpr uint32_t V_LBO = SLAB_KV, V_SBO = 1024;
+
+    auto issue_s = [&](int st) { /* S = Q_i K_j^T: d / 16 wgmma m64 x B_c x k16 */
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            const uint32_t kof = (kk & 3) * 32;
+            const uint64_t da = wg_desc(q_addr + (kk >> 2) * SLAB_Q + kof, 16, 1024);
+            const uint64_t dk = wg_desc(k_addr + st * STAGE + (kk >> 2) * SLAB_KV + kof, 16, 1024);
+            wg_mma_ss<BC, T>(&s[0][0], da, dk, kk > 0);
+        }
+        wg_commit();
+    };
+    auto issue_pv = [&](int st) { /* O += P V_j, P from registers */
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < BC / 16; kc++) {
+            const uint64_t dv = wg_desc(v_addr + st * STAGE + kc * 16 * 128, V_LBO, V_SBO);
+            wg_mma_rs_tb<D, T>(&o[0][0], pa[kc], dv);
+        }
+        wg_commit();
+    };
+    auto softmax_tile = [&](int j) { /* mask (tiles crossing the diagonal or N_k), then lines 9-10 */
+        const int c0 = j * BC;
+        if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
+        softmax_m16<NB, DB, false>(s, o, m, l, alpha, scale_log2);
+#pragma unroll
+        for (int kc = 0; kc < BC / 16; kc++) p_fragment<T, NB>(pa[kc], s, kc);
+    };
+
+    if (n_kv > 0) {
+        if (cw == 1) named_arrive(1, 256); /* the first consumer issues first */
+        mbar_wait(barQ, 0);
+        /* tile 0: S alone */
+        mbar_wait(&fullK[0], 0);
+        named_sync(my_bar, 256);
+        issue_s(0);
+        named_arrive(other_bar, 256);
+        wg_wait<0>();
+        fence_regs(s);
+        if (lane == 0) mbar_arrive(&emptyK[0]);
+        softmax_tile(0);
+        for (int j = 1; j < n_kv; j++) {
+            const int st = j % S, sp = (j - 1) % S;
+            mbar_wait(&fullK[st], (j / S) & 1);
+            mbar_wait(&fullV[sp], ((j - 1) / S) & 1);
+            named_sync(my_bar, 256);
+            issue_s(st);  /* S_next = Q K_j^T */
+            issue_pv(sp); /* O += P_{j-1} V_{j-1} */
+            named_arrive(other_bar, 256);
+            wg_wait<1>(); /* S_next done, the P V may still run */
+            fence_regs(s);
+            if (lane == 0) mbar_arrive(&emptyK[st]);
+            const int c0 = j * BC;
+            if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off))
+                mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
+            softmax_m16<NB, DB, false>(s, o, m, l, alpha, scale_log2); /* O untouched */
+            wg_wait<0>(); /* P_{j-1} V_{j-1} done: O, pa and V_{j-1}'s stage are free */
+            fence_regs(o);
+            if (lane == 0) mbar_arrive(&emptyV[sp]);
+#pragma unroll
+            for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
+                o[db][0] *= alpha[0];
+                o[db][1] *= alpha[0];
+                o[db][2] *= alpha[1];
+                o[db][3] *= alpha[1];
+            }
+#pragma unroll
+            for (int kc = 0; kc < BC / 16; kc++) p_fragment<T, NB>(pa[kc], s, kc);
+        }
+        const int sl = (n_kv - 1) % S;
+        mbar_wait(&fullV[sl], ((n_kv - 1) / S) & 1);
+        named_sync(my_bar, 256);
+        issue_pv(sl);
+        if (cw == 0) named_arrive(other_bar, 256); /* the second's last arrive has no partner */
+        wg_wait<0>();
+        fence_regs(o);
+        if (lane == 0) mbar_arrive(&emptyV[sl]);
+    }
+
+    /* epilogue (lines 12-13): O / l through this warp's own rows of the Q tile, LSE */
+    const V5Layout<BR> lay;
+    epilogue_m16<DB, T>(o, m, l, Qs, lay, wrow, r0, lse, sh.N_q, scale_log2, g, t4);
+    __syncwarp();
+    store_rows<D, 16, T>(o_g, Qs, lay, wrow, r0, sh.N_q, lane);
+#else
+    __trap(); /* built without sm_90a: the launcher refuses other devices before we get here */
+#endif
+}
+
+/* ---- host: tensor maps (driver entry point, no -lcuda) and the launch ---- */
+
+static PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
+    if (!fn) {
+        cudaDriverEntryPointQueryResult q;
+        void *p = NULL;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+    }
+    return fn;
+}
+
+/* (d, N, heads x B) of 2-byte elements, boxes of (64, rows, 1), 128-byte swizzle, zeros out of bounds */
+static int make_map(CUtensorMap *map, const void *ptr, int d, int N, int BH, int rows, CUtensorMapDataType t)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+    if (!fn) return 1;
+    const cuuint64_t dims[3] = {(cuuint64_t)d, (cuuint64_t)N, (cuuint64_t)BH};
+    const cuuint64_t strides[2] = {(cuuint64_t)d * 2, (cuuint64_t)N * d * 2};
+    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1}, estr[3] = {1, 1, 1};
+    CUresult r = fn(map, t, 3, const_cast<void *>(ptr), dims, strides, box, estr,
+                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r != CUDA_SUCCESS;
+}
+
+template <int D, typename T>
+static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K, const void *V, void *O,
+                             float *LSE, cudaStream_t st)
+{
+    constexpr int BR = V5_BR, BC = V5_BC, S = V5_STAGES;
+    const int bytes = (BR * D + 2 * S * BC * D) * (int)sizeof(T) + (1 + 4 * S) * 8 + 1024;
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fwd_kernel<D, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    /* the maps depend on the pointers and the shape: rebuilt only when those change */
+    static V5Maps maps;
+    static const void *last[3] = {NULL, NULL, NULL};
+    static fa_gpu_shape last_s;
+    if (last[0] != Q || last[1] != K || last[2] != V || memcmp(&last_s, s, sizeof *s) != 0) {
+        const CUtensorMapDataType t =
+            std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        if (make_map(&maps.q, Q, D, s->N_q, s->B * s->H, BR, t) || make_map(&maps.k, K, D, s->N_k, s->B * s->H_kv, BC, t) ||
+            make_map(&maps.v, V, D, s->N_k, s->B * s->H_kv, BC, t)) {
+            last[0] = NULL;
+            return cudaErrorInvalidValue;
+        }
+        last[0] = Q, last[1] = K, last[2] = V, last_s = *s;
+    }
+    dim3 grid((s->N_q + BR - 1) / BR, s->H, s->B);
+    const float scale_log2 = s->scale * 1.44269504088896341f;
+    fa_v5_fwd_kernel<D, T><<<grid, V5_THREADS, bytes, st>>>(maps, (T *)O, LSE, *s, scale_log2);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t fa_v5_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
+                                     const void *K, const void *V, void *O, float *LSE, cudaStream_t st)
+{
+    static int cc = -1;
+    if (cc < 0) {
+        int dev = 0, major = 0, minor = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+            return cudaErrorNoDevice;
+        cc = 10 * major + minor;
+    }
+    if (cc != 90) return cudaErrorInvalidDeviceFunction;
+    (void)variant;
+    if (dt == FA_GPU_BF16 && s->d == 64) return launch_v5<64, __nv_bfloat16>(s, Q, K, V, O, LSE, st);
+    if (dt == FA_GPU_BF16 && s->d == 128) return launch_v5<128, __nv_bfloat16>(s, Q, K, V, O, LSE, st);
+    if (dt == FA_GPU_FP16 && s->d == 64) return launch_v5<64, __half>(s, Q, K, V, O, LSE, st);
+    if (dt == FA_GPU_FP16 && s->d == 128) return launch_v5<128, __half>(s, Q, K, V, O, LSE, st);
+    return cudaErrorInvalidValue;
+}
