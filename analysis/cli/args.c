@@ -131,69 +131,12 @@ int cli_commit(cli_file *cf)
 
 void cli_abort(cli_file *cf) { fa_outfile_abort(cf); }
 
-const char *cli_bytes(double b, char *buf, size_t n)
-{
-    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int k = 0;
-    while (b >= 1024 && k < 6) {
-        b /= 1024;
-        k++;
-    }
-    if (k > 0 && k < 6 && b >= 1023.95) { /* "%.4g" would print 1024 of this unit */
-        b /= 1024;
-        k++;
-    }
-    if (k == 0) snprintf(buf, n, b < 1 && b > 0 ? "%.3g B" : "%.0f B", b);
-    else snprintf(buf, n, "%.4g %s", b, u[k]);
-    return buf;
-}
-
-const char *cli_si(double x, char *buf, size_t n)
-{
-    static const char *const u[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
-    int k = 0;
-    while (fabs(x) >= 1000 && k < 7) {
-        x /= 1000;
-        k++;
-    }
-    snprintf(buf, n, "%.4g%s%s", x, k ? " " : "", u[k]);
-    return buf;
-}
-
-const char *cli_time(double t, char *buf, size_t n)
-{
-    if (t >= 1) snprintf(buf, n, "%.4g s", t);
-    else if (t >= 1e-3) snprintf(buf, n, "%.4g ms", t * 1e3);
-    else if (t >= 1e-6) snprintf(buf, n, "%.4g us", t * 1e6);
-    else snprintf(buf, n, "%.4g ns", t * 1e9);
-    return buf;
-}
-
-const char *cli_mask_text(const fa_shape *s, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    size_t l = 0;
-#define ADD(...) (l += (size_t)snprintf(buf + l, l < n ? n - l : 0, __VA_ARGS__))
-    if (s->causal == FA_CAUSAL_BOTTOM_RIGHT) ADD("%scausal (bottom-right)", l ? ", " : "");
-    if (s->causal == FA_CAUSAL_TOP_LEFT) ADD("%scausal (top-left)", l ? ", " : "");
-    if (s->window) ADD("%swindow (%" PRId64 ", %" PRId64 ")", l ? ", " : "", s->window_left, s->window_right);
-    if (s->block_mask) ADD("%sblock-sparse %" PRId64 "x%" PRId64, l ? ", " : "", s->block_mask->block_r, s->block_mask->block_c);
-    if (s->col_mask) ADD("%scolumn mask", l ? ", " : "");
-    if (s->dense_mask) ADD("%sdense mask", l ? ", " : "");
-    if (s->softcap > 0) ADD("%ssoftcap %g", l ? ", " : "", s->softcap);
-    if (s->alibi) ADD("%sALiBi", l ? ", " : "");
-    if (s->dropout_p > 0) ADD("%sdropout %g", l ? ", " : "", s->dropout_p);
-    if (!l) ADD("no mask");
-#undef ADD
-    return buf;
-}
-
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {
     char mb[32], mt[256];
-    const char *mask = cli_mask_text(s, mt, sizeof mt);
+    const char *mask = fa_mask_text(s, 0, mt, sizeof mt);
     fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64
                " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s)\n",
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
-            fa_dtype_name(s->dtype), mask, o->hw.name, o->sram, cli_bytes((double)o->sram, mb, sizeof mb));
+            fa_dtype_name(s->dtype), mask, o->hw.name, o->sram, fa_fmt_bytes((double)o->sram, mb, sizeof mb));
 }

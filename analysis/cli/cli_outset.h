@@ -45,4 +45,8 @@ int cli_outset_commit(cli_outset *os);
 /* Removes every temporary and the directories this set created; frees the set. */
 void cli_outset_abort(cli_outset *os);
 
+/* Runs `gnuplot -e VARS DIR/script`, DIR being $FASIM_PLOTS_DIR or plots/; its messages go to
+ * the file log (NULL: to fasim's stderr).  Returns 0 when gnuplot ran and exited 0, else -1. */
+int cli_gnuplot(const char *script, const char *vars, const char *log);
+
 #endif

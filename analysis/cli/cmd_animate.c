@@ -13,20 +13,15 @@
  * is opened before drawing and renamed into place only when all are drawn (cli_outset.h): a
  * failed run leaves no file behind. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_outset.h"
 #include "fa_animate.h"
-
-extern char **environ;
 
 static const char *const animate_head =
     "usage: fasim animate [--algo flash1|flash2|standard] [shape options] --out-dir DIR\n"
@@ -59,25 +54,6 @@ static int remove_stale_frames(const char *dir, int n)
         if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0) break;
     }
     return k;
-}
-
-/* Runs gnuplot on plots/<script>; its messages go to the file log.  0 on success. */
-static int run_gnuplot(const char *script, const char *vars, const char *log)
-{
-    char path[1200];
-    const char *dir = getenv("FASIM_PLOTS_DIR");
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : FASIM_PLOTS_DIR, script);
-    char *argv[] = {"gnuplot", "-e", (char *)vars, path, NULL};
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa)) return -1;
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int bad = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ) != 0;
-    posix_spawn_file_actions_destroy(&fa);
-    if (bad) return -1;
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* The last non-empty line of gnuplot's log (for the one-line error message). */
@@ -209,8 +185,8 @@ int cmd_animate(int argc, char **argv)
             fprintf(stderr, "fasim: %s's tiles B_r = %" PRId64 ", B_c = %" PRId64 " need %" PRIu64 " B (%s) of SRAM, "
                             "more than M = %" PRIu64 " B (%s)%s (use smaller --block-r/--block-c, a shorter --seqlen "
                             "or a larger --sram)\n",
-                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, cli_bytes((double)need, b2, sizeof b2), M,
-                    cli_bytes((double)M, b3, sizeof b3), blocks_given ? "" : "; by default 4 x 4 tiles");
+                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, fa_fmt_bytes((double)need, b2, sizeof b2), M,
+                    fa_fmt_bytes((double)M, b3, sizeof b3), blocks_given ? "" : "; by default 4 x 4 tiles");
             return EXIT_USAGE;
         }
     }
@@ -260,7 +236,7 @@ int cmd_animate(int argc, char **argv)
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", cli_outset_target(&os, i_csv),
                  cli_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
-        if (run_gnuplot("anim_heatmap.gp", vars, log)) {
+        if (cli_gnuplot("anim_heatmap.gp", vars, log)) {
             fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, log_tail(log, msg, sizeof msg));
             out = EXIT_RUN;
             goto done;
@@ -318,7 +294,7 @@ int cmd_animate(int argc, char **argv)
              cli_outset_target(&os, i_dat[1]), cli_outset_target(&os, i_dat[2]), R[0].n, F.ymax, T_r, T_c, (int)delay,
              fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d, fa_dtype_name(s->dtype), s->causal ? " causal" : "",
              bk.block_r, bk.block_c);
-    if (run_gnuplot("anim_frames.gp", vars, log)) {
+    if (cli_gnuplot("anim_frames.gp", vars, log)) {
         fprintf(stderr, "fasim: gnuplot could not draw the frames under %s: %s\n", out_dir, log_tail(log, msg, sizeof msg));
         out = EXIT_RUN;
         goto done;
@@ -327,7 +303,7 @@ int cmd_animate(int argc, char **argv)
     if ((out = cli_outset_commit(&os))) goto done;
     int stale = remove_stale_frames(out_dir, R[0].n);
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
-           cli_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
+           fa_fmt_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",
            out_dir, R[0].n);
     if (stale > 0)

@@ -94,12 +94,11 @@ int cmd_io(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         io_write_table(stdout, &o, &o.shape, r, n);
     } else if (o.format == FMT_CSV) {
-        io_write_csv(stdout, &o, &o.shape, r, n, NULL, 0, 1);
+        fa_io_csv(stdout, &o.shape, o.hw.key, o.breakdown, r, n, NULL, 0, 1);
     } else {
         json_t *arr = json_array();
-        io_append_json(arr, &o, &o.shape, r, n, NULL, 0);
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
+        fa_io_json(arr, &o.shape, o.hw.key, r, n, NULL, 0);
+        cli_dump_json(arr, stdout);
         json_decref(arr);
     }
     return 0;
