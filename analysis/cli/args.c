@@ -52,41 +52,14 @@ int cli_resolve(cli_opts *o)
     fa_shape *s = &o->shape;
     int rci = resolve_infer(o); /* --decode, --cu-seqlens: before the defaults */
     if (rci) return rci;
+    fa_model m;
     if (o->model_path) {
-        fa_model m;
         fa_status st = fa_model_load(o->model_path, &m);
         if (st) return cli_fail(st);
-        /* --heads alone on a multi-head (MHA) model keeps it MHA; a GQA model keeps its kv heads */
-        if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m.kv_heads == m.heads ? s->heads : m.kv_heads;
-        if (s->heads < 0) s->heads = m.heads;
-        if (s->d < 0) s->d = m.head_dim;
-        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m.head_dim; /* --headdim alone moves d_v with it */
-        if ((int)s->dtype < 0) s->dtype = m.dtype;
-        if (s->seqlen_q < 0) s->seqlen_q = m.max_positions;
     }
-    if (s->batch < 0) s->batch = 1;
-    if (s->heads < 0) s->heads = s->kv_heads > 0 ? s->kv_heads : 1;
-    if (s->kv_heads < 0) s->kv_heads = s->heads;
-    if (s->seqlen_q < 0) s->seqlen_q = 1024;
-    if (s->seqlen_k < 0) s->seqlen_k = s->seqlen_q;
-    if (s->d < 0) s->d = 64;
-    if (s->d_v < 0) s->d_v = s->d;
-    if ((int)s->dtype < 0) s->dtype = FA_DTYPE_FP16;
-    /* masks from files: N_q and N_k are known now; the arrays live until the process ends */
-    static fa_mask_store masks;
-    fa_status st = FA_OK;
-    if (o->n_docs > 0 && o->col_mask_path) return cli_usage("--doc-mask and --col-mask exclude each other");
-    if (o->block_mask_path && !(st = fa_block_mask_load(o->block_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
-        s->block_mask = &masks.block;
-    if (!st && o->col_mask_path && !(st = fa_col_mask_load(o->col_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
-        s->col_mask = &masks.col;
-    if (!st && o->n_docs > 0) {
-        if (s->seqlen_q != s->seqlen_k)
-            return cli_usage("--doc-mask needs N_q = N_k (one packed sequence)");
-        if (!(st = fa_col_mask_documents(o->doc_len, o->n_docs, s->seqlen_q, &masks))) s->col_mask = &masks.col;
-    }
-    if (!st && o->dense_mask_path && !(st = fa_dense_mask_load(o->dense_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
-        s->dense_mask = masks.dense;
+    fa_shape_fill(s, o->model_path ? &m : NULL);
+    static fa_mask_store masks; /* the arrays live until the process ends */
+    fa_status st = fa_masks_load(s, o->block_mask_path, o->col_mask_path, o->doc_len, o->n_docs, o->dense_mask_path, &masks);
     if (st) return cli_fail(st);
     st = fa_shape_check(s);
     if (st) return cli_fail(st);
