@@ -72,33 +72,6 @@ static const char *log_tail(const char *log, char *buf, size_t n)
     return buf;
 }
 
-/* Writes the boxes (ft: frames.dat, "x y w h colour" per line), captions (fl: labels.dat) and
- * cumulative bytes (fb: bytes.dat, "index name read written" per tensor) of every frame, each
- * frame a block ended by two blank lines, and flushes them.  0, or -1 on a write error. */
-static int write_frames(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F)
-{
-    for (int f = 0; f < F->n; f++) {
-        const fa_anim_tile *t = F->tile + (size_t)f * (size_t)F->n_tiles;
-        for (int k = 0; k < F->n_tiles; k++)
-            fprintf(ft, "%g %g %g %g %d\n", t[k].x, t[k].y, t[k].w, t[k].h, t[k].colour);
-        fprintf(ft, "\n\n");
-        fprintf(fl, "%g 1.0 \"%s\"\n", 3.5, "");
-        fprintf(fl, "0 0.9 \"%s\"\n\n\n", F->frame[f].caption);
-        for (int b = 0; b < FA_ANIM_NTENSOR; b++)
-            fprintf(fb, "%d %s %" PRIu64 " %" PRIu64 "\n", b, fa_anim_tensor_names[b], F->frame[f].cum[b][0],
-                    F->frame[f].cum[b][1]);
-        fprintf(fb, "\n\n");
-    }
-    int bad = fflush(ft) != 0 || fflush(fl) != 0 || fflush(fb) != 0;
-    return bad || ferror(ft) || ferror(fl) || ferror(fb) ? -1 : 0;
-}
-
-/* The tiles of a heatmap row: T_c for K and V, T_r for Q and O. */
-static int heat_tiles(const fa_anim_heat *h, int tensor)
-{
-    return (int)(tensor == FA_ANIM_K || tensor == FA_ANIM_V ? h->t_c : h->t_r);
-}
-
 /* animate's own options */
 typedef struct {
     const char *out_dir;
@@ -212,7 +185,7 @@ int cmd_animate(int argc, char **argv)
     const int i_log = cli_outset_add(&os, path, 0);
     if (i_log < 0) goto bad_path;
     char log[1100]; /* a copy: adding outputs moves os.file */
-    snprintf(log, sizeof log, "%s", cli_outset_target(&os, i_log));
+    snprintf(log, sizeof log, "%s", fa_outset_target(&os, i_log));
     if (heatmap) {
         snprintf(path, sizeof path, "%s/heatmap.csv", out_dir);
         const int i_csv = cli_outset_add(&os, path, 1);
@@ -222,26 +195,20 @@ int cmd_animate(int argc, char **argv)
         static const char *const rowname[] = {"Q read", "K read", "V read", "O read", "O write"};
         static const int rp[] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O}, rw[] = {0, 0, 0, 0, 1};
         FILE *f = os.file[i_csv].f;
-        fprintf(f, "algo,row,tile,count\n");
-        for (int k = 0; k < 2; k++) {
-            for (int r = 0; r < 5; r++) {
-                for (int t = 0; t < heat_tiles(&tc[k], rp[r]); t++)
-                    fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, tc[k].n[rp[r]][rw[r]][t]);
-            }
-        }
+        fa_anim_heat_csv(f, tc, algos, 2);
         if (fflush(f) != 0 || ferror(f)) {
             fprintf(stderr, "fasim: cannot write %s/heatmap.csv: %s\n", out_dir, strerror(errno));
             out = EXIT_RUN;
             goto done;
         }
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", cli_outset_target(&os, i_csv),
-                 cli_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", fa_outset_target(&os, i_csv),
+                 fa_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
         if (cli_gnuplot("anim_heatmap.gp", vars, log)) {
             fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, log_tail(log, msg, sizeof msg));
             out = EXIT_RUN;
             goto done;
         }
-        cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
+        fa_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
         if ((out = cli_outset_commit(&os))) goto done;
         printf("tile reads and writes, batch 0 head 0: N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 ", tiles %" PRId64 " x %" PRId64
                " (T_r = %" PRId64 ", T_c = %" PRId64 ")%s\n",
@@ -250,7 +217,7 @@ int cmd_animate(int argc, char **argv)
             printf("%s\n", fa_algo_name(algos[k]));
             for (int r = 0; r < 5; r++) {
                 printf("  %-8s", rowname[r]);
-                for (int t = 0; t < heat_tiles(&tc[k], rp[r]); t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
+                for (int t = 0; t < fa_anim_heat_tiles(&tc[k], rp[r]); t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
                 printf("\n");
             }
         }
@@ -276,12 +243,12 @@ int cmd_animate(int argc, char **argv)
         int i = cli_outset_add(&os, path, 0);
         if (i < 0) goto bad_path;
         snprintf(want, sizeof want, "%s%s", path, sfx);
-        if (strcmp(cli_outset_target(&os, i), want) != 0) {
+        if (strcmp(fa_outset_target(&os, i), want) != 0) {
             fprintf(stderr, "fasim: cannot write %s: it is a link or a device (animate writes its frames as plain files)\n", path);
             goto bad_path;
         }
     }
-    if (write_frames(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, &F)) {
+    if (fa_anim_write_dat(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, &F)) {
         fprintf(stderr, "fasim: cannot write the frame data under %s: %s\n", out_dir, strerror(errno));
         out = EXIT_RUN;
         goto done;
@@ -290,8 +257,8 @@ int cmd_animate(int argc, char **argv)
              "dir='%s'; sfx='%s'; gif='%s'; fdat='%s'; ldat='%s'; bdat='%s'; nframes=%d; ymax=%.0f; tr=%" PRId64
              "; tc=%" PRId64 "; delay=%d; "
              "ttl='%s  N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 " %s%s, tiles %" PRId64 "x%" PRId64 ", batch 0 head 0'",
-             out_dir, sfx, cli_outset_target(&os, i_gif), cli_outset_target(&os, i_dat[0]),
-             cli_outset_target(&os, i_dat[1]), cli_outset_target(&os, i_dat[2]), R[0].n, F.ymax, T_r, T_c, (int)delay,
+             out_dir, sfx, fa_outset_target(&os, i_gif), fa_outset_target(&os, i_dat[0]),
+             fa_outset_target(&os, i_dat[1]), fa_outset_target(&os, i_dat[2]), R[0].n, F.ymax, T_r, T_c, (int)delay,
              fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d, fa_dtype_name(s->dtype), s->causal ? " causal" : "",
              bk.block_r, bk.block_c);
     if (cli_gnuplot("anim_frames.gp", vars, log)) {
@@ -299,7 +266,7 @@ int cmd_animate(int argc, char **argv)
         out = EXIT_RUN;
         goto done;
     }
-    cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
+    fa_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
     int stale = remove_stale_frames(out_dir, R[0].n);
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
@@ -312,7 +279,7 @@ int cmd_animate(int argc, char **argv)
 bad_path: /* its message printed */
     out = EXIT_USAGE;
 done:
-    if (out) cli_outset_abort(&os);
+    if (out) fa_outset_abort(&os);
     fa_anim_record_free(&R[0]);
     fa_anim_record_free(&R[1]);
     fa_anim_frames_free(&F);

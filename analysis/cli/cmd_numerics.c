@@ -269,21 +269,21 @@ static int run_study(const cli_opts *o, const num_opts *no)
         if (!st && (fflush(f) != 0 || ferror(f))) {
             if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
             fprintf(stderr, "fasim: cannot write %s/%s: %s\n", no->study, csv[part], strerror(errno));
-            cli_outset_abort(&os);
+            fa_outset_abort(&os);
             return EXIT_RUN;
         }
     }
     if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
     if (st) {
-        cli_outset_abort(&os);
+        fa_outset_abort(&os);
         return cli_fail(st);
     }
     int plotted = 0;
     for (int part = 0; part < 3 && !no->no_plots; part++) {
         char vars[3000];
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'", cli_outset_target(&os, ic[part]), cli_outset_target(&os, ip[part]));
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'", fa_outset_target(&os, ic[part]), fa_outset_target(&os, ip[part]));
         if (cli_gnuplot(gp[part], vars, NULL) == 0) plotted++;
-        else cli_outset_drop(&os, ip[part]); /* no PNG, as before: the CSVs are the result */
+        else fa_outset_drop(&os, ip[part]); /* no PNG, as before: the CSVs are the result */
     }
     int rc = cli_outset_commit(&os);
     if (rc) return rc;
@@ -292,7 +292,7 @@ static int run_study(const cli_opts *o, const num_opts *no)
                plotted == 3 ? " and .png" : no->no_plots ? "" : " (gnuplot failed: no PNG)");
     return 0;
 bad_path: /* its message printed */
-    cli_outset_abort(&os);
+    fa_outset_abort(&os);
     return EXIT_USAGE;
 }
 

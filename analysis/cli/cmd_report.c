@@ -87,7 +87,7 @@ static void draw(report_ctx *c, const char *script, const char *vars, int png)
         note_written(c, png);
     } else {
         fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", c->os.file[png].path);
-        cli_outset_drop(&c->os, png);
+        fa_outset_drop(&c->os, png);
     }
 }
 
@@ -106,7 +106,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
         char vars[4000];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s: HBM bytes of one attention layer vs N (%s, causal, B=%" PRId64 ")'",
-                 cli_outset_target(&c->os, csv), cli_outset_target(&c->os, c->n_png[k]), me->m.name, hw->name,
+                 fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), me->m.name, hw->name,
                  base->batch);
         draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
     }
@@ -126,7 +126,7 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
     if (c->plots) {
         char vars[4000];
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
-                 cli_outset_target(&c->os, c->sram), cli_outset_target(&c->os, c->sram_png), name, s->seqlen_q);
+                 fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png), name, s->seqlen_q);
         draw(c, "hbm_vs_sram.gp", vars, c->sram_png);
     }
     return 0;
@@ -146,7 +146,7 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
         char vars[4000];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", %s (M = %" PRIu64 " B): HBM bytes and roofline time vs B_r = B_c'",
-                 cli_outset_target(&c->os, c->block), cli_outset_target(&c->os, c->block_png), name, s->seqlen_q,
+                 fa_outset_target(&c->os, c->block), fa_outset_target(&c->os, c->block_png), name, s->seqlen_q,
                  hw->name, hw->sram_per_block);
         draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
@@ -218,7 +218,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
                  "(B x H = 64 x 16, d = 64, fp16): standard keeps P, FlashAttention keeps O and LSE'",
-                 cli_outset_target(&c->os, c->mem), cli_outset_target(&c->os, c->mem_png), nh, names);
+                 fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
     return 0;
@@ -436,7 +436,7 @@ int cmd_report(int argc, char **argv)
     ok = ok && (c.block = out_file(&c, "hbm_vs_block.csv", 0)) >= 0;
     ok = ok && (!c.plots || (c.block_png = out_file(&c, "hbm_vs_block.png", 1)) >= 0);
     if (!ok) { /* the message printed */
-        cli_outset_abort(&c.os);
+        fa_outset_abort(&c.os);
         free(rows);
         return EXIT_USAGE;
     }
@@ -504,7 +504,7 @@ int cmd_report(int argc, char **argv)
     if (rc == 0) rc = sweep_block(&c, models[ref].m.name, &s, ph);
     free(rows);
     if (rc) {
-        cli_outset_abort(&c.os);
+        fa_outset_abort(&c.os);
         return rc;
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;

@@ -29,10 +29,6 @@ int cli_outset_add(cli_outset *os, const char *path, int keep_open)
     return i;
 }
 
-const char *cli_outset_target(const cli_outset *os, int i) { return fa_outset_target(os, i); }
-
-void cli_outset_drop(cli_outset *os, int i) { fa_outset_drop(os, i); }
-
 int cli_outset_commit(cli_outset *os)
 {
     if (!fa_outset_commit(os)) return 0;
@@ -41,7 +37,6 @@ int cli_outset_commit(cli_outset *os)
     return EXIT_RUN;
 }
 
-void cli_outset_abort(cli_outset *os) { fa_outset_abort(os); }
 
 int cli_gnuplot(const char *script, const char *vars, const char *log)
 {
