@@ -79,7 +79,7 @@ exercise: $(BUILD)/libfasim.a
 	@CC="$(CC)" LIB=$(BUILD)/libfasim.a EXOUT=$(BUILD)/exercises sh docs/exercises/judge.sh "$(EX)" $(FILE)
 
 exercise-test: $(BUILD)/asan/libfasim.a
-	@CC="$(CC)" sh tests/exercises.sh
+	@CC="$(CC)" LIB=$(BUILD)/asan/libfasim.a EXOUT=$(BUILD)/asan/exercises sh tests/exercises.sh
 
 # docs/tutorial.md: `make tutorial` reruns its commands and rewrites their outputs;
 # tutorial-test fails when the committed outputs differ from a fresh run.

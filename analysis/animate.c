@@ -208,3 +208,36 @@ fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_block
     }
     return FA_OK;
 }
+
+int fa_anim_heat_tiles(const fa_anim_heat *h, int tensor)
+{
+    return (int)(tensor == FA_ANIM_K || tensor == FA_ANIM_V ? h->t_c : h->t_r);
+}
+
+void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n)
+{
+    static const int rp[] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O}, rw[] = {0, 0, 0, 0, 1};
+    fprintf(f, "algo,row,tile,count\n");
+    for (int k = 0; k < n; k++)
+        for (int r = 0; r < 5; r++)
+            for (int t = 0; t < fa_anim_heat_tiles(&h[k], rp[r]); t++)
+                fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, h[k].n[rp[r]][rw[r]][t]);
+}
+
+int fa_anim_write_dat(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F)
+{
+    for (int f = 0; f < F->n; f++) {
+        const fa_anim_tile *t = F->tile + (size_t)f * (size_t)F->n_tiles;
+        for (int k = 0; k < F->n_tiles; k++)
+            fprintf(ft, "%g %g %g %g %d\n", t[k].x, t[k].y, t[k].w, t[k].h, t[k].colour);
+        fprintf(ft, "\n\n");
+        fprintf(fl, "%g 1.0 \"%s\"\n", 3.5, "");
+        fprintf(fl, "0 0.9 \"%s\"\n\n\n", F->frame[f].caption);
+        for (int b = 0; b < FA_ANIM_NTENSOR; b++)
+            fprintf(fb, "%d %s %" PRIu64 " %" PRIu64 "\n", b, fa_anim_tensor_names[b], F->frame[f].cum[b][0],
+                    F->frame[f].cum[b][1]);
+        fprintf(fb, "\n\n");
+    }
+    int bad = fflush(ft) != 0 || fflush(fl) != 0 || fflush(fb) != 0;
+    return bad || ferror(ft) || ferror(fl) || ferror(fb) ? -1 : 0;
+}

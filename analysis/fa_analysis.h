@@ -252,6 +252,13 @@ typedef struct {
  * without head_dim, heads not a multiple of kv heads, an unknown dtype). */
 fa_status fa_model_load(const char *path, fa_model *m);
 
+/* Fills the fields of s that are not given (-1) from model m (NULL: none), then from fasim's
+ * defaults.  From m: H_kv (--heads alone on a multi-head model keeps it multi-head: H_kv = H; a
+ * GQA model keeps its H_kv), H, d, d_v (= d when d is given: --headdim alone moves d_v with it),
+ * dtype and N_q = max_positions.  Then B = 1, H = H_kv (else 1), H_kv = H, N_q = 1024, N_k = N_q,
+ * d = 64, d_v = d, fp16.  Checks nothing (fa_shape_check does). */
+void fa_shape_fill(fa_shape *s, const fa_model *m);
+
 /* Masks read from files (the command line's --block-mask, --col-mask, --doc-mask, --mask).
  * The store owns the arrays that the fa_shape mask pointers point to. */
 typedef struct {
@@ -280,6 +287,14 @@ fa_status fa_col_mask_documents(const int64_t *len, int n_docs, int64_t N, fa_ma
 /* Dense mask file: N_q rows of N_k characters 0 or 1 (1 = allowed).  At most 1e8 entries.
  * Errors: FA_EIO, FA_EINVAL. */
 fa_status fa_dense_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_store *m);
+
+/* The masks of the command line's files on shape s (its N_q and N_k known): block_path
+ * (--block-mask), col_path (--col-mask), the n_docs document lengths doc_len (--doc-mask) and
+ * dense_path (--mask), each NULL / 0 when not given, read into m and pointed to by s.  Errors:
+ * FA_EINVAL when documents and a column mask are both given or documents with N_q != N_k, and
+ * those of the four readers (the first that fails; s keeps the masks read before it). */
+fa_status fa_masks_load(fa_shape *s, const char *block_path, const char *col_path, const int64_t *doc_len, int n_docs,
+                        const char *dense_path, fa_mask_store *m);
 
 
 /* ---- inference: varlen batches, split-KV decoding, paged KV, GQA packing (fa_infer.h) ----

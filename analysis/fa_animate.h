@@ -125,4 +125,17 @@ typedef struct {
  * fa_anim_check_tiles. */
 fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_blocks bk, fa_anim_heat *out);
 
+/* The tiles of tensor (FA_ANIM_Q .. FA_ANIM_O) in a heatmap row: T_c for K and V, T_r for Q, O. */
+int fa_anim_heat_tiles(const fa_anim_heat *h, int tensor);
+
+/* heatmap.csv: "algo,row,tile,count", then for each of the n heatmaps h[k] (algorithm algos[k])
+ * its five rows in order Q read, K read, V read, O read, O write (row 0 .. 4), one line per tile. */
+void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n);
+
+/* gnuplot's input of frames F, each frame a block ended by two blank lines: ft (frames.dat) the
+ * boxes "x y w h colour", fl (labels.dat) the captions, fb (bytes.dat) the cumulative bytes
+ * "index name read written" per tensor; then flushes the three.  Returns 0, or -1 on a write
+ * error (errno from the stream). */
+int fa_anim_write_dat(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F);
+
 #endif

@@ -46,4 +46,11 @@ fa_status fa_run_tiles(const fa_run_config *c, fa_blocks *bk, uint64_t *overflow
  * time model ran).  Errors: those of fa_io_run and fa_perf_predict, FA_EINVAL as above. */
 fa_status fa_run_algo(const fa_run_config *c, fa_algo a, FILE *trace, fa_io_result *r);
 
+/* Adds the L2 model's DRAM bytes (fa_io_l2) to r, a result of fa_run_algo(c, a): one set of
+ * tiles replayed, the forward's (the backward's for bwd), with M grown to the pass's SRAM need
+ * in the paper's placement (a kernel's register buffers may exceed M; the bytes do not depend on
+ * where the buffers live) and the kernel's occupancy of that pass.  Errors: FA_EINVAL for fwdbwd
+ * with a profile whose forward and backward tiles differ (nothing replayed), those of fa_io_l2. */
+fa_status fa_run_l2(const fa_run_config *c, fa_algo a, fa_io_result *r);
+
 #endif

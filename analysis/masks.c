@@ -256,3 +256,27 @@ fa_status fa_dense_mask_load(const char *path, int64_t Nq, int64_t Nk, fa_mask_s
     free(text);
     return st;
 }
+
+fa_status fa_masks_load(fa_shape *s, const char *block_path, const char *col_path, const int64_t *doc_len, int n_docs,
+                        const char *dense_path, fa_mask_store *m)
+{
+    if (n_docs > 0 && col_path) FA_FAIL(FA_EINVAL, "--doc-mask and --col-mask exclude each other");
+    if (block_path) {
+        FA_TRY(fa_block_mask_load(block_path, s->seqlen_q, s->seqlen_k, m));
+        s->block_mask = &m->block;
+    }
+    if (col_path) {
+        FA_TRY(fa_col_mask_load(col_path, s->seqlen_q, s->seqlen_k, m));
+        s->col_mask = &m->col;
+    }
+    if (n_docs > 0) {
+        if (s->seqlen_q != s->seqlen_k) FA_FAIL(FA_EINVAL, "--doc-mask needs N_q = N_k (one packed sequence)");
+        FA_TRY(fa_col_mask_documents(doc_len, n_docs, s->seqlen_q, m));
+        s->col_mask = &m->col;
+    }
+    if (dense_path) {
+        FA_TRY(fa_dense_mask_load(dense_path, s->seqlen_q, s->seqlen_k, m));
+        s->dense_mask = m->dense;
+    }
+    return FA_OK;
+}

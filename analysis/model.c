@@ -130,3 +130,23 @@ done:
     json_decref(root);
     return st;
 }
+
+void fa_shape_fill(fa_shape *s, const fa_model *m)
+{
+    if (m) {
+        if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m->kv_heads == m->heads ? s->heads : m->kv_heads;
+        if (s->heads < 0) s->heads = m->heads;
+        if (s->d < 0) s->d = m->head_dim;
+        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim;
+        if ((int)s->dtype < 0) s->dtype = m->dtype;
+        if (s->seqlen_q < 0) s->seqlen_q = m->max_positions;
+    }
+    if (s->batch < 0) s->batch = 1;
+    if (s->heads < 0) s->heads = s->kv_heads > 0 ? s->kv_heads : 1;
+    if (s->kv_heads < 0) s->kv_heads = s->heads;
+    if (s->seqlen_q < 0) s->seqlen_q = 1024;
+    if (s->seqlen_k < 0) s->seqlen_k = s->seqlen_q;
+    if (s->d < 0) s->d = 64;
+    if (s->d_v < 0) s->d_v = s->d;
+    if ((int)s->dtype < 0) s->dtype = FA_DTYPE_FP16;
+}

@@ -91,3 +91,15 @@ fa_status fa_run_algo(const fa_run_config *o, fa_algo a, FILE *trace, fa_io_resu
     return FA_OK;
 }
 
+
+fa_status fa_run_l2(const fa_run_config *c, fa_algo a, fa_io_result *r)
+{
+    const fa_blocks bk = c->pass == FA_PASS_BWD && r->blocks_bwd.block_r ? r->blocks_bwd : r->blocks;
+    if (c->pass == FA_PASS_FWDBWD && r->blocks_bwd.block_r &&
+        (r->blocks_bwd.block_r != bk.block_r || r->blocks_bwd.block_c != bk.block_c))
+        FA_FAIL(FA_EINVAL, "--l2 with --pass fwdbwd replays one set of tiles: the %s profile's forward and backward "
+                           "tiles differ (give --block-r/--block-c, or one pass)", r->profile);
+    const uint64_t need = fa_sram_need_pass(c->pass, a, &c->shape, bk);
+    return fa_io_l2(c->pass, a, &c->shape, bk, need > r->sram_bytes ? need : r->sram_bytes, &c->hw,
+                    r->occupancy[c->pass == FA_PASS_BWD], r);
+}

@@ -275,6 +275,59 @@ static void test_errors(void **state)
     assert_int_equal(r.n, 0);
 }
 
+/* What the files animate writes hold: heatmap.csv's rows for flash2 on N_q = 180, N_k = 250
+ * (T_r = 3, T_c = 4: K_j read 3 times, O_i written once, 3 + 4 + 4 + 3 + 3 = 17 rows), and the
+ * three .dat files of the 12 frames of test_frames' causal run (14 boxes, 2 caption lines and
+ * FA_ANIM_NTENSOR byte lines a frame, each block ended by two blank lines). */
+static int lines_of(const char *buf)
+{
+    int n = 0;
+    for (; *buf; buf++) n += *buf == '\n';
+    return n;
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    fa_shape s = shape(180, 250, 32, FA_CAUSAL_NONE);
+    fa_blocks bk = {64, 64};
+    fa_anim_heat h;
+    heat(FA_ALGO_FLASH2, &s, bk, &h);
+    assert_int_equal(fa_anim_heat_tiles(&h, FA_ANIM_K), 4);
+    assert_int_equal(fa_anim_heat_tiles(&h, FA_ANIM_O), 3);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const fa_algo a = FA_ALGO_FLASH2;
+    fa_anim_heat_csv(f, &h, &a, 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(lines_of(buf), 1 + 17);
+    assert_true(!strncmp(buf, "algo,row,tile,count\nflash2,0,0,1\n", strlen("algo,row,tile,count\nflash2,0,0,1\n")));
+    assert_non_null(strstr(buf, "\nflash2,1,3,3\n"));  /* K tile 3: once per row block */
+    assert_non_null(strstr(buf, "\nflash2,3,2,0\n"));  /* O is not read back */
+    assert_non_null(strstr(buf, "\nflash2,4,2,1\n"));  /* O_2 written once */
+    free(buf);
+
+    s = shape(128, 128, 64, FA_CAUSAL_BOTTOM_RIGHT);
+    fa_anim_record r;
+    fa_anim_frames F;
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH2, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(fa_anim_frames_make(FA_ALGO_FLASH2, &s, bk, &r, &F), FA_OK);
+    char *bt = NULL, *bl = NULL, *bb = NULL;
+    size_t lt, ll, lb;
+    FILE *ft = open_memstream(&bt, &lt), *fl = open_memstream(&bl, &ll), *fb = open_memstream(&bb, &lb);
+    assert_int_equal(fa_anim_write_dat(ft, fl, fb, &F), 0);
+    assert_int_equal(fclose(ft) | fclose(fl) | fclose(fb), 0);
+    assert_int_equal(lines_of(bt), 12 * (14 + 2));
+    assert_int_equal(lines_of(bl), 12 * (2 + 2));
+    assert_int_equal(lines_of(bb), 12 * (FA_ANIM_NTENSOR + 2));
+    assert_non_null(strstr(bl, "0 0.9 \"step 1/12: read tile 0 of Q (8192 B)\"\n"));
+    assert_true(!strncmp(bb, "0 Q 8192 0\n", strlen("0 Q 8192 0\n"))); /* after frame 1: Q_0 read */
+    free(bt), free(bl), free(bb);
+    fa_anim_frames_free(&F);
+    fa_anim_record_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_cumulative_bytes),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,10 +253,53 @@ static void test_model_strict_values(void **state)
     rmdir(dir);
 }
 
+/* fa_shape_fill: a model's fields, the --heads rule of a multi-head model and of a GQA one,
+ * --headdim moving d_v, and fasim's defaults without a model. */
+static void test_shape_fill(void **state)
+{
+    (void)state;
+    fa_model mha = {.heads = 16, .kv_heads = 16, .head_dim = 64, .max_positions = 1024, .dtype = FA_DTYPE_FP16};
+    fa_model gqa = {.heads = 32, .kv_heads = 8, .head_dim = 128, .max_positions = 8192, .dtype = FA_DTYPE_BF16};
+    const fa_shape unset = {.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1, .seqlen_k = -1, .d = -1, .d_v = -1,
+                            .dtype = (fa_dtype)-1};
+    fa_shape s = unset;
+    fa_shape_fill(&s, &gqa);
+    assert_int_equal(s.batch, 1);
+    assert_int_equal(s.heads, 32);
+    assert_int_equal(s.kv_heads, 8);
+    assert_int_equal(s.seqlen_q, 8192);
+    assert_int_equal(s.seqlen_k, 8192);
+    assert_int_equal(s.d, 128);
+    assert_int_equal(s.d_v, 128);
+    assert_int_equal(s.dtype, FA_DTYPE_BF16);
+    s = unset, s.heads = 4; /* --heads 4 on a multi-head model: still multi-head */
+    fa_shape_fill(&s, &mha);
+    assert_int_equal(s.kv_heads, 4);
+    s = unset, s.heads = 4; /* on a GQA model: its 8 kv heads stay (fa_shape_check refuses 4 / 8) */
+    fa_shape_fill(&s, &gqa);
+    assert_int_equal(s.kv_heads, 8);
+    s = unset, s.d = 96; /* --headdim alone moves d_v with it */
+    fa_shape_fill(&s, &gqa);
+    assert_int_equal(s.d_v, 96);
+    s = unset, s.kv_heads = 2, s.seqlen_q = 77; /* no model: H follows H_kv, N_k follows N_q */
+    fa_shape_fill(&s, NULL);
+    assert_int_equal(s.heads, 2);
+    assert_int_equal(s.seqlen_k, 77);
+    assert_int_equal(s.d, 64);
+    assert_int_equal(s.d_v, 64);
+    assert_int_equal(s.dtype, FA_DTYPE_FP16);
+    s = unset;
+    fa_shape_fill(&s, NULL);
+    assert_int_equal(s.heads, 1);
+    assert_int_equal(s.kv_heads, 1);
+    assert_int_equal(s.seqlen_q, 1024);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model_strict_values),
+        cmocka_unit_test(test_shape_fill),
         cmocka_unit_test(test_gpt2_medium),
         cmocka_unit_test(test_llama3_8b),
         cmocka_unit_test(test_mistral_7b),

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -113,8 +114,36 @@ static void test_fallback(void **st)
     assert_true(r.splits > 1);
 }
 
+/* fa_run_l2 replays the forward's tiles with M at least the paper's SRAM need, as fa_io_l2 on
+ * the same arguments; fwdbwd with a forward and a backward tile that differ is refused. */
+static void test_l2(void **st)
+{
+    (void)st;
+    fa_run_config c = config(2048, 64, FA_DTYPE_FP16);
+    c.rule = FA_TILES_EXPLICIT, c.block_r = 128, c.block_c = 64;
+    fa_io_result r, x;
+    assert_int_equal(fa_run_algo(&c, FA_ALGO_FLASH2, NULL, &r), FA_OK);
+    x = r;
+    assert_int_equal(fa_run_l2(&c, FA_ALGO_FLASH2, &r), FA_OK);
+    const fa_blocks bk = {128, 64};
+    const uint64_t need = fa_sram_need_pass(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk, need > x.sram_bytes ? need : x.sram_bytes, &c.hw,
+                              x.occupancy[0], &x), FA_OK);
+    assert_int_equal(r.has_l2, 1);
+    assert_int_equal(r.dram_read_bytes, x.dram_read_bytes);
+    assert_int_equal(r.dram_write_bytes, x.dram_write_bytes);
+    /* every byte of O and LSE reaches DRAM once: N d_v e + 4 N */
+    assert_true(r.dram_write_bytes >= 2048ull * 64 * 2 + 4 * 2048);
+    c.pass = FA_PASS_FWDBWD;
+    r.blocks = (fa_blocks){128, 64}, r.blocks_bwd = (fa_blocks){64, 128};
+    snprintf(r.profile, sizeof r.profile, "fa2");
+    assert_int_equal(fa_run_l2(&c, FA_ALGO_FLASH2, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "the fa2 profile's forward and backward tiles differ"));
+    fa_clear_error();
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_rules), cmocka_unit_test(test_fallback)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_rules), cmocka_unit_test(test_fallback), cmocka_unit_test(test_l2)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,6 +277,38 @@ static void test_document_mask(void **state)
     fa_mask_store_free(&ms);
 }
 
+/* fa_masks_load: the documents become the shape's column mask (the hand-checked one above);
+ * documents with a column mask, or with N_q != N_k, are refused naming why; a missing file
+ * is FA_EIO and leaves the shape without that mask. */
+static void test_masks_load(void **state)
+{
+    (void)state;
+    const int64_t len[] = {40, 7, 60, 21};
+    fa_mask_store ms = {0};
+    fa_shape s = base(128, 128, 16);
+    assert_int_equal(fa_masks_load(&s, NULL, NULL, len, 4, NULL, &ms), FA_OK);
+    assert_ptr_equal(s.col_mask, &ms.col);
+    assert_null(s.block_mask);
+    assert_null(s.dense_mask);
+    assert_int_equal(fa_mask_allowed(&s, 46, 40), 1); /* document 1 sees its own first key */
+    assert_int_equal(fa_mask_allowed(&s, 47, 46), 0); /* document 2 does not see document 1 */
+    fa_shape t = base(128, 128, 16);
+    assert_int_equal(fa_masks_load(&t, NULL, "cols.txt", len, 4, NULL, &ms), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--doc-mask and --col-mask exclude each other");
+    t = base(128, 64, 16);
+    assert_int_equal(fa_masks_load(&t, NULL, NULL, len, 4, NULL, &ms), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--doc-mask needs N_q = N_k (one packed sequence)");
+    assert_null(t.col_mask);
+    t = base(128, 128, 16);
+    assert_int_equal(fa_masks_load(&t, "/nonexistent/block.txt", NULL, NULL, 0, NULL, &ms), FA_EIO);
+    assert_null(t.block_mask);
+    t = base(128, 128, 16);
+    assert_int_equal(fa_masks_load(&t, NULL, NULL, NULL, 0, NULL, &ms), FA_OK); /* nothing given: no mask */
+    assert_int_equal(fa_has_mask(&t), 0);
+    fa_mask_store_free(&ms);
+    fa_clear_error();
+}
+
 /* Dense masks: every tile loads its mask tile (N_q x N_k bytes per head for standard, the
  * visited tiles for flash) and nothing is skipped by it. */
 static void test_dense_mask(void **state)
@@ -376,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_philox_known_answers),
         cmocka_unit_test(test_dropout),
         cmocka_unit_test(test_bad_masks),
+        cmocka_unit_test(test_masks_load),
     };
     return cmocka_run_group_tests_name("variants", tests, NULL, NULL);
 }

@@ -52,41 +52,14 @@ int cli_resolve(cli_opts *o)
     fa_shape *s = &o->shape;
     int rci = resolve_infer(o); /* --decode, --cu-seqlens: before the defaults */
     if (rci) return rci;
+    fa_model m;
     if (o->model_path) {
-        fa_model m;
         fa_status st = fa_model_load(o->model_path, &m);
         if (st) return cli_fail(st);
-        /* --heads alone on a multi-head (MHA) model keeps it MHA; a GQA model keeps its kv heads */
-        if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m.kv_heads == m.heads ? s->heads : m.kv_heads;
-        if (s->heads < 0) s->heads = m.heads;
-        if (s->d < 0) s->d = m.head_dim;
-        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m.head_dim; /* --headdim alone moves d_v with it */
-        if ((int)s->dtype < 0) s->dtype = m.dtype;
-        if (s->seqlen_q < 0) s->seqlen_q = m.max_positions;
     }
-    if (s->batch < 0) s->batch = 1;
-    if (s->heads < 0) s->heads = s->kv_heads > 0 ? s->kv_heads : 1;
-    if (s->kv_heads < 0) s->kv_heads = s->heads;
-    if (s->seqlen_q < 0) s->seqlen_q = 1024;
-    if (s->seqlen_k < 0) s->seqlen_k = s->seqlen_q;
-    if (s->d < 0) s->d = 64;
-    if (s->d_v < 0) s->d_v = s->d;
-    if ((int)s->dtype < 0) s->dtype = FA_DTYPE_FP16;
-    /* masks from files: N_q and N_k are known now; the arrays live until the process ends */
-    static fa_mask_store masks;
-    fa_status st = FA_OK;
-    if (o->n_docs > 0 && o->col_mask_path) return cli_usage("--doc-mask and --col-mask exclude each other");
-    if (o->block_mask_path && !(st = fa_block_mask_load(o->block_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
-        s->block_mask = &masks.block;
-    if (!st && o->col_mask_path && !(st = fa_col_mask_load(o->col_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
-        s->col_mask = &masks.col;
-    if (!st && o->n_docs > 0) {
-        if (s->seqlen_q != s->seqlen_k)
-            return cli_usage("--doc-mask needs N_q = N_k (one packed sequence)");
-        if (!(st = fa_col_mask_documents(o->doc_len, o->n_docs, s->seqlen_q, &masks))) s->col_mask = &masks.col;
-    }
-    if (!st && o->dense_mask_path && !(st = fa_dense_mask_load(o->dense_mask_path, s->seqlen_q, s->seqlen_k, &masks)))
-        s->dense_mask = masks.dense;
+    fa_shape_fill(s, o->model_path ? &m : NULL);
+    static fa_mask_store masks; /* the arrays live until the process ends */
+    fa_status st = fa_masks_load(s, o->block_mask_path, o->col_mask_path, o->doc_len, o->n_docs, o->dense_mask_path, &masks);
     if (st) return cli_fail(st);
     st = fa_shape_check(s);
     if (st) return cli_fail(st);
@@ -131,69 +104,12 @@ int cli_commit(cli_file *cf)
 
 void cli_abort(cli_file *cf) { fa_outfile_abort(cf); }
 
-const char *cli_bytes(double b, char *buf, size_t n)
-{
-    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int k = 0;
-    while (b >= 1024 && k < 6) {
-        b /= 1024;
-        k++;
-    }
-    if (k > 0 && k < 6 && b >= 1023.95) { /* "%.4g" would print 1024 of this unit */
-        b /= 1024;
-        k++;
-    }
-    if (k == 0) snprintf(buf, n, b < 1 && b > 0 ? "%.3g B" : "%.0f B", b);
-    else snprintf(buf, n, "%.4g %s", b, u[k]);
-    return buf;
-}
-
-const char *cli_si(double x, char *buf, size_t n)
-{
-    static const char *const u[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
-    int k = 0;
-    while (fabs(x) >= 1000 && k < 7) {
-        x /= 1000;
-        k++;
-    }
-    snprintf(buf, n, "%.4g%s%s", x, k ? " " : "", u[k]);
-    return buf;
-}
-
-const char *cli_time(double t, char *buf, size_t n)
-{
-    if (t >= 1) snprintf(buf, n, "%.4g s", t);
-    else if (t >= 1e-3) snprintf(buf, n, "%.4g ms", t * 1e3);
-    else if (t >= 1e-6) snprintf(buf, n, "%.4g us", t * 1e6);
-    else snprintf(buf, n, "%.4g ns", t * 1e9);
-    return buf;
-}
-
-const char *cli_mask_text(const fa_shape *s, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    size_t l = 0;
-#define ADD(...) (l += (size_t)snprintf(buf + l, l < n ? n - l : 0, __VA_ARGS__))
-    if (s->causal == FA_CAUSAL_BOTTOM_RIGHT) ADD("%scausal (bottom-right)", l ? ", " : "");
-    if (s->causal == FA_CAUSAL_TOP_LEFT) ADD("%scausal (top-left)", l ? ", " : "");
-    if (s->window) ADD("%swindow (%" PRId64 ", %" PRId64 ")", l ? ", " : "", s->window_left, s->window_right);
-    if (s->block_mask) ADD("%sblock-sparse %" PRId64 "x%" PRId64, l ? ", " : "", s->block_mask->block_r, s->block_mask->block_c);
-    if (s->col_mask) ADD("%scolumn mask", l ? ", " : "");
-    if (s->dense_mask) ADD("%sdense mask", l ? ", " : "");
-    if (s->softcap > 0) ADD("%ssoftcap %g", l ? ", " : "", s->softcap);
-    if (s->alibi) ADD("%sALiBi", l ? ", " : "");
-    if (s->dropout_p > 0) ADD("%sdropout %g", l ? ", " : "", s->dropout_p);
-    if (!l) ADD("no mask");
-#undef ADD
-    return buf;
-}
-
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {
     char mb[32], mt[256];
-    const char *mask = cli_mask_text(s, mt, sizeof mt);
+    const char *mask = fa_mask_text(s, 0, mt, sizeof mt);
     fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64
                " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s)\n",
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
-            fa_dtype_name(s->dtype), mask, o->hw.name, o->sram, cli_bytes((double)o->sram, mb, sizeof mb));
+            fa_dtype_name(s->dtype), mask, o->hw.name, o->sram, fa_fmt_bytes((double)o->sram, mb, sizeof mb));
 }

@@ -8,6 +8,7 @@
 #include "fa_analysis.h"
 #include "fa_perf.h"
 #include "fa_outfile.h"
+#include "fa_records.h"
 #include "fa_run.h"
 
 /* Exit statuses: 0 ok, 1 failure while running (or a failed check), 2 bad usage or input. */
@@ -146,14 +147,6 @@ int cli_open(cli_file *cf, const char *path);
 int cli_commit(cli_file *cf);
 void cli_abort(cli_file *cf);
 
-/* Human-readable sizes ("12.6 MiB") and counts ("3.2 G"). */
-const char *cli_bytes(double b, char *buf, size_t n);
-const char *cli_si(double x, char *buf, size_t n);
-const char *cli_time(double seconds, char *buf, size_t n);
-
-/* The masks and score modifiers of a shape in words ("causal (bottom-right), window (255, 0)"). */
-const char *cli_mask_text(const fa_shape *s, char *buf, size_t n);
-
 /* One line describing the configuration (shape, dtype, mask, hardware, M). */
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s);
 
@@ -168,33 +161,17 @@ int cmd_compare(int argc, char **argv);
  * (their options are checked and resolved by cli_resolve). */
 int infer_io(const cli_opts *o);
 int infer_check(cli_opts *o);
-int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols,
-                      int header);
+int infer_sweep_point(const cli_opts *o, FILE *f, json_t *json_arr, const fa_col *cols, int n_cols, int header);
 int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh); /* writes decode.csv to csv */
 int cmd_explain(int argc, char **argv); /* cmd_explain.c */
 int cmd_animate(int argc, char **argv); /* cmd_animate.c */
 
-/* Writes results (one per algorithm) in the chosen format to f.  `extra` columns (name,value
- * pairs) are prepended to every CSV/JSON record (used by sweep).  header: print CSV header. */
-typedef struct {
-    const char *name;
-    char value[32];
-} cli_col;
 /* The time model's section of the table: per algorithm its profile, tiles, placement and
  * occupancy per kernel, each pipe's busy time, the estimated DRAM bytes, the time and its bound;
  * or one line naming the paper's model when no profile ran. */
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
-/* Sets batch (as given: a varlen batch prints 1), heads, kv_heads, seqlen_q, seqlen_k, d, d_v of
- * shape s on the JSON object obj (a json_t *), in that order. */
-void cli_json_shape(void *obj, const fa_shape *s, int64_t batch);
-/* 1 when cols (a CSV header line) has a column named name: sweep leaves out the varied column
- * the table already has (batch, heads, splits), so no header repeats a name. */
-int cli_csv_has_col(const char *cols, const char *name);
-void io_write_csv(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
-                  const cli_col *extra, int n_extra, int header);
-/* Appends JSON objects for the results to the jansson array arr (json_t *). */
-void io_append_json(void *arr, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n,
-                    const cli_col *extra, int n_extra);
+/* Writes the JSON array arr to f, indented by 2, reals with 10 significant digits, and a newline. */
+void cli_dump_json(const json_t *arr, FILE *f);
 
 #endif

@@ -32,15 +32,6 @@ int cli_numerics_wanted(const num_opts *no);
 /* 1 when the options name an external kernel's tensors (--q --k --v --out --lse --dout ...). */
 int cli_numerics_external(const num_opts *no);
 
-/* The masks and score modifiers of a shape in words, as cli_mask_text, but with the softcap and
- * the dropout probability printed with as many digits as they need to read back as the same
- * double (0.9999999999999, not 1).  Returns buf. */
-const char *cli_check_mask_text(const fa_shape *s, char *buf, size_t n);
-
-/* Writes s to f as one CSV field (RFC 4180): as it is, or in double quotes (a quote doubled)
- * when it holds a comma, a quote or a line break. */
-void cli_csv_field(FILE *f, const char *s);
-
 /* Runs it on the parsed options o.  Exit status 0, 1 (a check failed) or 2 (bad usage or
  * input). */
 int cmd_check_numerics(cli_opts *o, const num_opts *no);

@@ -13,20 +13,15 @@
  * is opened before drawing and renamed into place only when all are drawn (cli_outset.h): a
  * failed run leaves no file behind. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_outset.h"
 #include "fa_animate.h"
-
-extern char **environ;
 
 static const char *const animate_head =
     "usage: fasim animate [--algo flash1|flash2|standard] [shape options] --out-dir DIR\n"
@@ -61,25 +56,6 @@ static int remove_stale_frames(const char *dir, int n)
     return k;
 }
 
-/* Runs gnuplot on plots/<script>; its messages go to the file log.  0 on success. */
-static int run_gnuplot(const char *script, const char *vars, const char *log)
-{
-    char path[1200];
-    const char *dir = getenv("FASIM_PLOTS_DIR");
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : FASIM_PLOTS_DIR, script);
-    char *argv[] = {"gnuplot", "-e", (char *)vars, path, NULL};
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa)) return -1;
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int bad = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ) != 0;
-    posix_spawn_file_actions_destroy(&fa);
-    if (bad) return -1;
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
 /* The last non-empty line of gnuplot's log (for the one-line error message). */
 static const char *log_tail(const char *log, char *buf, size_t n)
 {
@@ -94,33 +70,6 @@ static const char *log_tail(const char *log, char *buf, size_t n)
     }
     fclose(f);
     return buf;
-}
-
-/* Writes the boxes (ft: frames.dat, "x y w h colour" per line), captions (fl: labels.dat) and
- * cumulative bytes (fb: bytes.dat, "index name read written" per tensor) of every frame, each
- * frame a block ended by two blank lines, and flushes them.  0, or -1 on a write error. */
-static int write_frames(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F)
-{
-    for (int f = 0; f < F->n; f++) {
-        const fa_anim_tile *t = F->tile + (size_t)f * (size_t)F->n_tiles;
-        for (int k = 0; k < F->n_tiles; k++)
-            fprintf(ft, "%g %g %g %g %d\n", t[k].x, t[k].y, t[k].w, t[k].h, t[k].colour);
-        fprintf(ft, "\n\n");
-        fprintf(fl, "%g 1.0 \"%s\"\n", 3.5, "");
-        fprintf(fl, "0 0.9 \"%s\"\n\n\n", F->frame[f].caption);
-        for (int b = 0; b < FA_ANIM_NTENSOR; b++)
-            fprintf(fb, "%d %s %" PRIu64 " %" PRIu64 "\n", b, fa_anim_tensor_names[b], F->frame[f].cum[b][0],
-                    F->frame[f].cum[b][1]);
-        fprintf(fb, "\n\n");
-    }
-    int bad = fflush(ft) != 0 || fflush(fl) != 0 || fflush(fb) != 0;
-    return bad || ferror(ft) || ferror(fl) || ferror(fb) ? -1 : 0;
-}
-
-/* The tiles of a heatmap row: T_c for K and V, T_r for Q and O. */
-static int heat_tiles(const fa_anim_heat *h, int tensor)
-{
-    return (int)(tensor == FA_ANIM_K || tensor == FA_ANIM_V ? h->t_c : h->t_r);
 }
 
 /* animate's own options */
@@ -209,8 +158,8 @@ int cmd_animate(int argc, char **argv)
             fprintf(stderr, "fasim: %s's tiles B_r = %" PRId64 ", B_c = %" PRId64 " need %" PRIu64 " B (%s) of SRAM, "
                             "more than M = %" PRIu64 " B (%s)%s (use smaller --block-r/--block-c, a shorter --seqlen "
                             "or a larger --sram)\n",
-                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, cli_bytes((double)need, b2, sizeof b2), M,
-                    cli_bytes((double)M, b3, sizeof b3), blocks_given ? "" : "; by default 4 x 4 tiles");
+                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, fa_fmt_bytes((double)need, b2, sizeof b2), M,
+                    fa_fmt_bytes((double)M, b3, sizeof b3), blocks_given ? "" : "; by default 4 x 4 tiles");
             return EXIT_USAGE;
         }
     }
@@ -236,7 +185,7 @@ int cmd_animate(int argc, char **argv)
     const int i_log = cli_outset_add(&os, path, 0);
     if (i_log < 0) goto bad_path;
     char log[1100]; /* a copy: adding outputs moves os.file */
-    snprintf(log, sizeof log, "%s", cli_outset_target(&os, i_log));
+    snprintf(log, sizeof log, "%s", fa_outset_target(&os, i_log));
     if (heatmap) {
         snprintf(path, sizeof path, "%s/heatmap.csv", out_dir);
         const int i_csv = cli_outset_add(&os, path, 1);
@@ -246,26 +195,20 @@ int cmd_animate(int argc, char **argv)
         static const char *const rowname[] = {"Q read", "K read", "V read", "O read", "O write"};
         static const int rp[] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O}, rw[] = {0, 0, 0, 0, 1};
         FILE *f = os.file[i_csv].f;
-        fprintf(f, "algo,row,tile,count\n");
-        for (int k = 0; k < 2; k++) {
-            for (int r = 0; r < 5; r++) {
-                for (int t = 0; t < heat_tiles(&tc[k], rp[r]); t++)
-                    fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, tc[k].n[rp[r]][rw[r]][t]);
-            }
-        }
+        fa_anim_heat_csv(f, tc, algos, 2);
         if (fflush(f) != 0 || ferror(f)) {
             fprintf(stderr, "fasim: cannot write %s/heatmap.csv: %s\n", out_dir, strerror(errno));
             out = EXIT_RUN;
             goto done;
         }
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", cli_outset_target(&os, i_csv),
-                 cli_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
-        if (run_gnuplot("anim_heatmap.gp", vars, log)) {
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", fa_outset_target(&os, i_csv),
+                 fa_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
+        if (cli_gnuplot("anim_heatmap.gp", vars, log)) {
             fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, log_tail(log, msg, sizeof msg));
             out = EXIT_RUN;
             goto done;
         }
-        cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
+        fa_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
         if ((out = cli_outset_commit(&os))) goto done;
         printf("tile reads and writes, batch 0 head 0: N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 ", tiles %" PRId64 " x %" PRId64
                " (T_r = %" PRId64 ", T_c = %" PRId64 ")%s\n",
@@ -274,7 +217,7 @@ int cmd_animate(int argc, char **argv)
             printf("%s\n", fa_algo_name(algos[k]));
             for (int r = 0; r < 5; r++) {
                 printf("  %-8s", rowname[r]);
-                for (int t = 0; t < heat_tiles(&tc[k], rp[r]); t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
+                for (int t = 0; t < fa_anim_heat_tiles(&tc[k], rp[r]); t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
                 printf("\n");
             }
         }
@@ -300,12 +243,12 @@ int cmd_animate(int argc, char **argv)
         int i = cli_outset_add(&os, path, 0);
         if (i < 0) goto bad_path;
         snprintf(want, sizeof want, "%s%s", path, sfx);
-        if (strcmp(cli_outset_target(&os, i), want) != 0) {
+        if (strcmp(fa_outset_target(&os, i), want) != 0) {
             fprintf(stderr, "fasim: cannot write %s: it is a link or a device (animate writes its frames as plain files)\n", path);
             goto bad_path;
         }
     }
-    if (write_frames(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, &F)) {
+    if (fa_anim_write_dat(os.file[i_dat[0]].f, os.file[i_dat[1]].f, os.file[i_dat[2]].f, &F)) {
         fprintf(stderr, "fasim: cannot write the frame data under %s: %s\n", out_dir, strerror(errno));
         out = EXIT_RUN;
         goto done;
@@ -314,20 +257,20 @@ int cmd_animate(int argc, char **argv)
              "dir='%s'; sfx='%s'; gif='%s'; fdat='%s'; ldat='%s'; bdat='%s'; nframes=%d; ymax=%.0f; tr=%" PRId64
              "; tc=%" PRId64 "; delay=%d; "
              "ttl='%s  N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 " %s%s, tiles %" PRId64 "x%" PRId64 ", batch 0 head 0'",
-             out_dir, sfx, cli_outset_target(&os, i_gif), cli_outset_target(&os, i_dat[0]),
-             cli_outset_target(&os, i_dat[1]), cli_outset_target(&os, i_dat[2]), R[0].n, F.ymax, T_r, T_c, (int)delay,
+             out_dir, sfx, fa_outset_target(&os, i_gif), fa_outset_target(&os, i_dat[0]),
+             fa_outset_target(&os, i_dat[1]), fa_outset_target(&os, i_dat[2]), R[0].n, F.ymax, T_r, T_c, (int)delay,
              fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d, fa_dtype_name(s->dtype), s->causal ? " causal" : "",
              bk.block_r, bk.block_c);
-    if (run_gnuplot("anim_frames.gp", vars, log)) {
+    if (cli_gnuplot("anim_frames.gp", vars, log)) {
         fprintf(stderr, "fasim: gnuplot could not draw the frames under %s: %s\n", out_dir, log_tail(log, msg, sizeof msg));
         out = EXIT_RUN;
         goto done;
     }
-    cli_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
+    fa_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
     int stale = remove_stale_frames(out_dir, R[0].n);
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
-           cli_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
+           fa_fmt_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",
            out_dir, R[0].n);
     if (stale > 0)
@@ -336,7 +279,7 @@ int cmd_animate(int argc, char **argv)
 bad_path: /* its message printed */
     out = EXIT_USAGE;
 done:
-    if (out) cli_outset_abort(&os);
+    if (out) fa_outset_abort(&os);
     fa_anim_record_free(&R[0]);
     fa_anim_record_free(&R[1]);
     fa_anim_frames_free(&F);

@@ -46,38 +46,18 @@ static const char *const check_head =
 /* Prints the row of one algorithm on one configuration, or appends it to arr (JSON). */
 static void check_print(const cli_opts *o, const fa_shape *s, fa_blocks bk, const fa_check_row *r, json_t *arr)
 {
-    const fa_algo a = r->algo;
-    char cbuf[256];
-    const char *c = s->causal == FA_CAUSAL_NONE && !fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)
-                        ? "none" : cli_check_mask_text(s, cbuf, sizeof cbuf);
-    char lse_txt[32] = "n/a"; /* standard attention computes no LSE */
-    if (a != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
-    if (o->format == FMT_TABLE) {
+    char c[256], lse_txt[32] = "n/a"; /* standard attention computes no LSE */
+    if (r->algo != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
+    if (o->format == FMT_TABLE)
         printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
                " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
                "  abs %.3e  rel %.3e  lse %-9s  %s\n",
-               fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-               s->d_v, c, bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
-    } else if (o->format == FMT_CSV) {
-        printf("%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
-               fa_algo_name(a), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v);
-        cli_csv_field(stdout, c); /* "causal (bottom-right), window (3, 0)" holds commas: quoted */
-        printf(",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", bk.block_r, bk.block_c, r->abs_o, r->rel_o,
-               r->abs_lse, r->pass ? "pass" : "fail");
-    } else {
-        json_t *j = json_object();
-        json_object_set_new(j, "algo", json_string(fa_algo_name(a)));
-        cli_json_shape(j, s, s->batch);
-        json_object_set_new(j, "causal", json_string(c));
-        json_object_set_new(j, "block_r", json_integer(bk.block_r));
-        json_object_set_new(j, "block_c", json_integer(bk.block_c));
-        /* NaN or inf errors are JSON null (JSON has no NaN); standard computes no LSE */
-        json_object_set_new(j, "max_abs_err", isfinite(r->abs_o) ? json_real(r->abs_o) : json_null());
-        json_object_set_new(j, "max_rel_err", isfinite(r->rel_o) ? json_real(r->rel_o) : json_null());
-        json_object_set_new(j, "lse_abs_err", a != FA_ALGO_STANDARD && isfinite(r->abs_lse) ? json_real(r->abs_lse) : json_null());
-        json_object_set_new(j, "pass", json_boolean(r->pass));
-        json_array_append_new(arr, j);
-    }
+               fa_algo_name(r->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
+               fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
+    else if (o->format == FMT_CSV)
+        fa_check_csv_row(stdout, s, bk, r);
+    else
+        json_array_append_new(arr, fa_check_json(s, bk, r));
 }
 
 /* The options each mode of check uses: --study takes only --seqlen, --headdim, --seed,
@@ -175,7 +155,7 @@ int cmd_check(int argc, char **argv)
     json_t *arr = json_array();
     int any_fail = 0;
     if (o.format == FMT_CSV)
-        printf("algo,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,causal,block_r,block_c,max_abs_err,max_rel_err,lse_abs_err,verdict\n");
+        fputs(fa_check_csv_header, stdout);
     for (int c = 0; c < nconf && rc == 0; c++) {
         cli_opts oc = o;
         if (!custom) {
@@ -206,8 +186,7 @@ int cmd_check(int argc, char **argv)
         if (st) rc = cli_fail(st);
     }
     if (rc == 0 && o.format == FMT_JSON) {
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
+        cli_dump_json(arr, stdout);
     }
     json_decref(arr);
     gsl_rng_free(rng);

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_numerics.h" /* cli_csv_field */
 #include "fa_compare.h"
 
 static const char *const compare_head =
@@ -134,8 +133,7 @@ int cmd_compare(int argc, char **argv)
                "kernel", "B", "H", "N", "d", "c", "pas", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "bound");
     } else if (o.format == FMT_CSV) {
-        fprintf(out, "kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,meas_l2_bytes,"
-               "pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms,blocks_per_sm,profile,pass,bound,model_blocks_per_sm\n");
+        fputs(fa_cmp_csv_header, out);
     }
     static fa_cmp_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -154,8 +152,7 @@ int cmd_compare(int argc, char **argv)
         }
         fa_cmp_summary_add(&sum, &p);
         const fa_shape *s = &row.shape;
-        const int bwd = row.pass == FA_PASS_BWD;
-        const char *pass_name = bwd ? "bwd" : "fwd";
+        const char *pass_name = row.pass == FA_PASS_BWD ? "bwd" : "fwd";
         char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
         if (p.l2) snprintf(bps_s, sizeof bps_s, "%d", p.blocks_per_sm);
         if (o.format == FMT_TABLE) {
@@ -169,44 +166,15 @@ int cmd_compare(int argc, char **argv)
                    cell(c[5], 32, fa_cmp_ratio(p.pred_dram_bytes, p.meas_dram_bytes), 6, 2), cell(c[6], 32, p.pred_ms, 9, 3),
                    cell(c[7], 32, p.meas_ms, 9, 3), cell(c[8], 32, fa_cmp_ratio(p.pred_ms, p.meas_ms), 6, 2), p.bound);
         } else if (o.format == FMT_CSV) {
-            cli_csv_field(out, row.kernel); /* quoted when it holds a comma or a quote */
-            fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                   ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s,%s,%s,%s,%d\n",
-                   s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
-                   s->causal != FA_CAUSAL_NONE, fa_dtype_name(s->dtype), fa_algo_name(row.algo), p.blocks.block_r,
-                   p.blocks.block_c, p.pred_l2_bytes, p.meas_l2_bytes, p.pred_dram_bytes, p.meas_dram_bytes, p.pred_ms,
-                   p.meas_ms, p.l2 ? bps_s : "", row.profile->key, pass_name, p.bound, p.model_blocks_per_sm);
+            fa_cmp_csv_row(out, &row, &p);
         } else {
-            json_t *j = json_object();
-            json_object_set_new(j, "kernel", json_string(row.kernel));
-            json_object_set_new(j, "algo", json_string(fa_algo_name(row.algo)));
-            json_object_set_new(j, "batch", json_integer(s->batch));
-            json_object_set_new(j, "heads", json_integer(s->heads));
-            json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
-            json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
-            json_object_set_new(j, "d", json_integer(s->d));
-            json_object_set_new(j, "causal", json_boolean(s->causal != FA_CAUSAL_NONE));
-            json_object_set_new(j, "block_r", json_integer(p.blocks.block_r));
-            json_object_set_new(j, "block_c", json_integer(p.blocks.block_c));
-            json_object_set_new(j, "pred_l2_bytes", json_real(p.pred_l2_bytes));
-            json_object_set_new(j, "meas_l2_bytes", isnan(p.meas_l2_bytes) ? json_null() : json_real(p.meas_l2_bytes));
-            json_object_set_new(j, "pred_dram_bytes", isnan(p.pred_dram_bytes) ? json_null() : json_real(p.pred_dram_bytes));
-            json_object_set_new(j, "meas_dram_bytes", isnan(p.meas_dram_bytes) ? json_null() : json_real(p.meas_dram_bytes));
-            json_object_set_new(j, "pred_ms", json_real(p.pred_ms));
-            json_object_set_new(j, "meas_ms", isnan(p.meas_ms) ? json_null() : json_real(p.meas_ms));
-            json_object_set_new(j, "blocks_per_sm", p.l2 ? json_integer(p.blocks_per_sm) : json_null());
-            json_object_set_new(j, "profile", json_string(row.profile->key));
-            json_object_set_new(j, "pass", json_string(pass_name));
-            json_object_set_new(j, "bound", json_string(p.bound));
-            json_object_set_new(j, "model_blocks_per_sm", p.timed ? json_integer(p.model_blocks_per_sm) : json_null());
-            json_array_append_new(arr, j);
+            json_array_append_new(arr, fa_cmp_json(&row, &p));
         }
     }
     fa_cmp_close(rd);
     if (rc == 0 && o.format == FMT_TABLE) stat_print(out, &sum);
     if (rc == 0 && o.format == FMT_JSON) {
-        json_dumpf(arr, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', out);
+        cli_dump_json(arr, out);
     }
     fclose(out);
     if (rc == 0) fwrite(obuf, 1, olen, stdout);

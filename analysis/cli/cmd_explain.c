@@ -64,13 +64,13 @@ static void bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const f
     const char *thm = p == FA_PASS_FWD ? "Theorem 2" : p == FA_PASS_BWD ? "Theorem 5" : "Theorems 2 + 5";
     if (a == FA_ALGO_STANDARD) {
         fprintf(f, "  Theta bound (%s, constant 1): B*H*(N_q*d + N_q*N_k)*e%s = %.0f B (%s)\n", thm,
-                p == FA_PASS_FWDBWD ? ", once per pass" : "", r->bound_bytes, cli_bytes(r->bound_bytes, b1, sizeof b1));
+                p == FA_PASS_FWDBWD ? ", once per pass" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
         fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (S, P written and read) carry the constant; they do\n"
                    "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes);
     } else {
         fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f%s = %.1f B (%s)\n",
                 thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", s->seqlen_q, s->seqlen_k, s->d, e, M,
-                s->batch * s->heads > 1 ? " (per head)" : "", r->bound_bytes, cli_bytes(r->bound_bytes, b1, sizeof b1));
+                s->batch * s->heads > 1 ? " (per head)" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
         fprintf(f, "  where it comes from: the re-read term moves the other operand once per tile of the loop, about\n"
                    "  N_q*N_k*(d + d_v)*e / B bytes with B = %s = %" PRId64 "; the paper's proof lets B grow like\n"
                    "  M/(4*d*e) (Alg. 1 line 1), which turns it into Theta(N^2 d^2 e^2 / M).  Here B is limited by\n"
@@ -119,39 +119,39 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         if (p->algo == FA_ALGO_STANDARD) { /* library GEMMs and memory-bound kernels in turn */
             fprintf(f, "   %s: %d kernels in turn, each the largest of its GEMM FLOPs / rate, its DRAM bytes / %s B/s "
                        "and its exponentials / %s per s, plus a %s launch (docs/time-model.md, \"Standard attention\"):\n",
-                    k ? "backward" : "forward", r.nsteps[k], cli_si(o->hw.dram_bandwidth, b[0], 32),
-                    cli_si(o->hw.exp_per_s, b[1], 32), cli_time(o->hw.launch_s, b[2], 32));
+                    k ? "backward" : "forward", r.nsteps[k], fa_fmt_si(o->hw.dram_bandwidth, b[0], 32),
+                    fa_fmt_si(o->hw.exp_per_s, b[1], 32), fa_fmt_time(o->hw.launch_s, b[2], 32));
             for (int i = 0; i < r.nsteps[k]; i++) {
                 const fa_std_step *x = &r.steps[k][i];
                 fprintf(f, "     %-42s", x->what);
-                if (x->flops > 0) fprintf(f, " %s FLOP at %s FLOP/s;", cli_si(x->flops, b[0], 32), cli_si(x->rate, b[1], 32));
-                fprintf(f, " %s", cli_bytes(x->bytes, b[2], 32));
-                if (x->exps > 0) fprintf(f, "; %s exp", cli_si(x->exps, b[3], 32));
-                fprintf(f, " -> %s\n", cli_time(x->time, b[4], 32));
+                if (x->flops > 0) fprintf(f, " %s FLOP at %s FLOP/s;", fa_fmt_si(x->flops, b[0], 32), fa_fmt_si(x->rate, b[1], 32));
+                fprintf(f, " %s", fa_fmt_bytes(x->bytes, b[2], 32));
+                if (x->exps > 0) fprintf(f, "; %s exp", fa_fmt_si(x->exps, b[3], 32));
+                fprintf(f, " -> %s\n", fa_fmt_time(x->time, b[4], 32));
             }
             continue;
         }
         fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "
                    "%d block%s per SM (limit: %s), %.0f share%s an SM here%s\n",
                 k ? "backward" : "forward", oc->blocks.block_r, oc->blocks.block_c, oc->warps,
-                cli_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy,
+                fa_fmt_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy,
                 oc->occupancy == 1 ? "" : "s", oc->limit ? oc->limit : "-", d->blocks_per_sm,
                 d->blocks_per_sm == 1 ? "s" : "", !k && r.splits > 1 ? " (split-KV)" : "");
         fprintf(f, "     a tile: tensor %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
                    " (the non-tensor pipes at %.3f x their clock)\n",
-                cli_si(d->mm, b[0], 32), cli_si(d->tensor_rate, b[1], 32), o->hw.sms, cli_time(d->t_tensor, b[2], 32),
-                cli_si(d->smem, b[3], 32), cli_time(d->t_smem, b[4], 32), cli_si(d->exps, b[5], 32),
-                cli_time(d->t_exp, b[6], 32), cli_si(d->alu, b[7], 32), cli_time(d->t_fp32, b[8], 32), d->clock_scale);
+                fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
+                fa_fmt_si(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
+                fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale);
         fprintf(f, "     GEMM phase G = max + min / %.3g of (tensor, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
-                d->w_gemm, cli_time(d->G, b[1], 32), cli_time(d->S, b[2], 32), d->w_phase, cli_time(d->tile, b[3], 32));
+                d->w_gemm, fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
         fprintf(f, "     %.0f tiles in %" PRId64 " thread blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
                    "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
-                d->tiles, r.ctas[k], r.waves[k], cli_time(d->edge, b[4], 32), cli_time(d->makespan, b[5], 32),
-                cli_time(d->fluid, b[6], 32), cli_time(d->t_l2, b[7], 32), cli_time(d->t_dram, b[8], 32),
-                cli_time(d->extra, b[9], 32), cli_time(d->launch, b[1], 32), cli_time(d->time, b[2], 32));
+                d->tiles, r.ctas[k], r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
+                fa_fmt_time(d->fluid, b[6], 32), fa_fmt_time(d->t_l2, b[7], 32), fa_fmt_time(d->t_dram, b[8], 32),
+                fa_fmt_time(d->extra, b[9], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(d->time, b[2], 32));
     }
-    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", cli_time(r.time_s, b[0], 32), r.tflops,
+    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", fa_fmt_time(r.time_s, b[0], 32), r.tflops,
             r.latency == 1 ? "the launches (half the time or more)"
             : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
                         : fa_pipe_name(r.bound),
@@ -202,7 +202,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
         const uint64_t slice = x.slice;
         total = slice * BH;
         fprintf(f, "  sum per slice = %" PRIu64 " B; times B*H = %" PRIu64 ": %" PRIu64 " B (%s)\n", slice, BH, total,
-                cli_bytes((double)total, b1, sizeof b1));
+                fa_fmt_bytes((double)total, b1, sizeof b1));
     } else {
         fprintf(f, "  per tensor, the closed form of docs/io-model-backward.md (sections 4-6):\n");
         for (int k = 0; k < FA_PASS_TENSORS; k++) {
@@ -210,10 +210,10 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
             fprintf(f, "    %-6s read %15" PRIu64 "  written %15" PRIu64 "\n", fa_pass_tensor_names[k], r.formula.read[k], r.formula.write[k]);
         }
         total = r.formula.read_bytes + r.formula.write_bytes;
-        fprintf(f, "  sum: %" PRIu64 " B (%s)\n", total, cli_bytes((double)total, b1, sizeof b1));
+        fprintf(f, "  sum: %" PRIu64 " B (%s)\n", total, fa_fmt_bytes((double)total, b1, sizeof b1));
     }
     uint64_t counted = fa_counts_hbm_bytes(&r.counts);
-    fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, cli_bytes((double)counted, b2, sizeof b2),
+    fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
     bound_text(f, o->pass, a, s, &r, bk);
     int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);

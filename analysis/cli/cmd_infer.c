@@ -37,89 +37,8 @@ static fa_status run_variants(const cli_opts *o, fa_infer_variant *v, int *n)
     return fa_infer_variants(&o->shape, &q, v, n);
 }
 
-static const char *csv_cols =
-    "kernel,batch,nseq,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,splits,"
-    "pack_gqa,page_size,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,"
-    "formula_match,partial_bytes,block_table_bytes,flops,flops_matmul,flops_other,intensity,"
-    "sram_peak_bytes,programs,programs_combine,time_s,time_main_s,time_combine_s,time_roofline_s";
-
-static void write_csv_row(FILE *f, const cli_opts *o, const fa_infer_variant *x, const cli_col *cols, int nc)
-{
-    const fa_shape *s = &o->shape;
-    const fa_infer_result *r = &x->r;
-    for (int k = 0; k < nc; k++)
-        if (!cli_csv_has_col(csv_cols, cols[k].name)) fprintf(f, "%s,", cols[k].value);
-    fprintf(f,
-            "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-            ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%.6g,%zu,%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e,%.6e\n",
-            x->name, o->varlen ? (int64_t)1 : s->batch, o->varlen ? o->vl.nseq : s->batch, s->heads,
-            s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_dtype_name(s->dtype),
-            s->causal == FA_CAUSAL_NONE ? "none" : s->causal == FA_CAUSAL_BOTTOM_RIGHT ? "bottom-right" : "top-left",
-            o->hw.key, r->sram_bytes, r->opt.splits, r->opt.pack_gqa, r->opt.page_size, r->blocks.block_r,
-            r->blocks.block_c, r->counts.hbm_read_bytes, r->counts.hbm_write_bytes,
-            fa_counts_hbm_bytes(&r->counts), r->formula.read_bytes + r->formula.write_bytes, fa_infer_formula_match(r),
-            r->formula.partial_bytes, fa_counts_read_of(&r->counts, "block_table"),
-            r->counts.flops_matmul + r->counts.flops_other, r->counts.flops_matmul, r->counts.flops_other,
-            r->intensity, r->counts.sram_peak_bytes, r->formula.programs_main, r->formula.programs_combine,
-            r->time_s, r->time_main_s, r->time_combine_s, r->time_roofline_s);
-}
-
-static json_t *json_row(const cli_opts *o, const fa_infer_variant *x, const cli_col *cols, int nc)
-{
-    const fa_shape *s = &o->shape;
-    const fa_infer_result *r = &x->r;
-    json_t *j = json_object();
-    for (int k = 0; k < nc; k++) {
-        char *end;
-        double v = strtod(cols[k].value, &end);
-        json_object_set_new(j, cols[k].name, *end == '\0' && end != cols[k].value ? json_real(v) : json_string(cols[k].value));
-    }
-#define U64(key, v) json_object_set_new(j, key, (v) <= (uint64_t)INT64_MAX ? json_integer((json_int_t)(v)) : json_real((double)(v)))
-    json_object_set_new(j, "kernel", json_string(x->name));
-    json_object_set_new(j, "nseq", json_integer(o->varlen ? o->vl.nseq : s->batch));
-    cli_json_shape(j, s, o->varlen ? 1 : s->batch);
-    json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
-    json_object_set_new(j, "hw", json_string(o->hw.key));
-    json_object_set_new(j, "splits", json_integer(r->opt.splits));
-    json_object_set_new(j, "splits_auto", json_boolean(x->auto_split));
-    json_object_set_new(j, "pack_gqa", json_boolean(r->opt.pack_gqa));
-    json_object_set_new(j, "page_size", json_integer(r->opt.page_size));
-    json_object_set_new(j, "block_r", json_integer(r->blocks.block_r));
-    json_object_set_new(j, "block_c", json_integer(r->blocks.block_c));
-    U64("hbm_read_bytes", r->counts.hbm_read_bytes);
-    U64("hbm_write_bytes", r->counts.hbm_write_bytes);
-    U64("hbm_bytes", fa_counts_hbm_bytes(&r->counts));
-    U64("formula_bytes", r->formula.read_bytes + r->formula.write_bytes);
-    json_object_set_new(j, "formula_match", json_boolean(fa_infer_formula_match(r)));
-    U64("partial_bytes", r->formula.partial_bytes);
-    U64("block_table_bytes", fa_counts_read_of(&r->counts, "block_table"));
-    U64("flops", r->counts.flops_matmul + r->counts.flops_other);
-    U64("flops_matmul", r->counts.flops_matmul);
-    U64("flops_other", r->counts.flops_other);
-    json_object_set_new(j, "intensity", json_real(r->intensity));
-    U64("sram_peak_bytes", (uint64_t)r->counts.sram_peak_bytes);
-    U64("programs", r->formula.programs_main);
-    U64("programs_combine", r->formula.programs_combine);
-    json_object_set_new(j, "time_s", json_real(r->time_s));
-    json_object_set_new(j, "time_main_s", json_real(r->time_main_s));
-    json_object_set_new(j, "time_combine_s", json_real(r->time_combine_s));
-    json_object_set_new(j, "time_roofline_s", json_real(r->time_roofline_s));
-    json_t *tens = json_object();
-    for (int t = 0; t < r->counts.n_tensors; t++) {
-        const fa_tensor_count *c = &r->counts.tensor[t];
-        json_t *tj = json_object();
-        json_object_set_new(tj, "read_bytes", json_integer((json_int_t)c->read_bytes));
-        json_object_set_new(tj, "write_bytes", json_integer((json_int_t)c->write_bytes));
-        json_object_set_new(tj, "loads", json_integer((json_int_t)c->loads));
-        json_object_set_new(tj, "stores", json_integer((json_int_t)c->stores));
-        json_object_set_new(tens, c->name, tj);
-    }
-    json_object_set_new(j, "tensors", tens);
-#undef U64
-    return j;
-}
+/* The varlen batch of the options (NULL: decoding), as the records take it. */
+static const fa_varlen *vl_of(const cli_opts *o) { return o->varlen ? &o->vl : NULL; }
 
 static void describe(FILE *f, const cli_opts *o)
 {
@@ -135,7 +54,7 @@ static void describe(FILE *f, const cli_opts *o)
     if (o->paged) fprintf(f, " (paged, P = %" PRId64 " tokens)", o->page_size);
     fprintf(f, " | H=%" PRId64 " H_kv=%" PRId64 " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s), %d SMs\n",
             s->heads, s->kv_heads, s->d, s->d_v, fa_dtype_name(s->dtype), mask, o->hw.name, o->sram,
-            cli_bytes((double)o->sram, mb, sizeof mb), o->hw.sms);
+            fa_fmt_bytes((double)o->sram, mb, sizeof mb), o->hw.sms);
 }
 
 /* `fasim io --cu-seqlens ... --pass bwd|fwdbwd`: the varlen backward (fa_varlen_backward) beside
@@ -169,8 +88,7 @@ static int varlen_bwd_io(const cli_opts *o)
         json_object_set_new(j, "sram_peak_bytes", json_integer((json_int_t)res.bwd.sram_peak_bytes));
         json_t *arr = json_array();
         json_array_append_new(arr, j);
-        json_dumpf(arr, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
+        cli_dump_json(arr, stdout);
         json_decref(arr);
         return 0;
     }
@@ -185,8 +103,8 @@ static int varlen_bwd_io(const cli_opts *o)
     printf("varlen FlashAttention-2 %s, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64 ": HBM read %s, written %s, "
            "total %s; backward = closed form: %s; SRAM peak %s\n",
            o->pass == FA_PASS_BWD ? "backward" : "forward + backward", o->vl.nseq, bk.block_r, bk.block_c,
-           cli_bytes((double)rd, b[0], 32), cli_bytes((double)wr, b[1], 32), cli_bytes((double)(rd + wr), b[2], 32),
-           match ? "yes" : "NO", cli_bytes((double)res.bwd.sram_peak_bytes, b[3], 32));
+           fa_fmt_bytes((double)rd, b[0], 32), fa_fmt_bytes((double)wr, b[1], 32), fa_fmt_bytes((double)(rd + wr), b[2], 32),
+           match ? "yes" : "NO", fa_fmt_bytes((double)res.bwd.sram_peak_bytes, b[3], 32));
     return 0;
 }
 
@@ -198,15 +116,14 @@ int infer_io(const cli_opts *o)
     fa_status st = run_variants(o, v, &n);
     if (st) return cli_fail(st);
     if (o->format == FMT_CSV) {
-        printf("%s\n", csv_cols);
-        for (int i = 0; i < n; i++) write_csv_row(stdout, o, &v[i], NULL, 0);
+        fa_infer_csv_header(stdout, NULL, 0);
+        for (int i = 0; i < n; i++) fa_infer_csv_row(stdout, &o->shape, vl_of(o), o->hw.key, &v[i], NULL, 0);
         return 0;
     }
     if (o->format == FMT_JSON) {
         json_t *arr = json_array();
-        for (int i = 0; i < n; i++) json_array_append_new(arr, json_row(o, &v[i], NULL, 0));
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
+        for (int i = 0; i < n; i++) json_array_append_new(arr, fa_infer_json(&o->shape, vl_of(o), o->hw.key, &v[i], NULL, 0));
+        cli_dump_json(arr, stdout);
         json_decref(arr);
         return 0;
     }
@@ -221,12 +138,12 @@ int infer_io(const cli_opts *o)
         double waves = ceil((double)r->formula.programs_main / (o->hw.sms > 0 ? o->hw.sms : 1));
         printf("%-13s %5s %5" PRId64 " %5" PRId64 " %9" PRIu64 " %11s %11s %11s %8s %11s %11s %8.1f %10s %9.0f %11s %11s\n",
                v[i].name, sb, r->blocks.block_r, r->blocks.block_c, r->formula.programs_main,
-               cli_bytes((double)r->counts.hbm_read_bytes, b[0], 32), cli_bytes((double)r->counts.hbm_write_bytes, b[1], 32),
-               cli_bytes((double)fa_counts_hbm_bytes(&r->counts), b[2], 32), fa_infer_formula_match(r) ? "yes" : "NO",
-               cli_bytes((double)r->formula.partial_bytes, b[3], 32),
-               cli_bytes((double)fa_counts_read_of(&r->counts, "block_table"), b[4], 32), r->intensity,
-               cli_bytes((double)r->counts.sram_peak_bytes, b[5], 32), waves, cli_time(r->time_s, b[6], 32),
-               cli_time(r->time_roofline_s, b[7], 32));
+               fa_fmt_bytes((double)r->counts.hbm_read_bytes, b[0], 32), fa_fmt_bytes((double)r->counts.hbm_write_bytes, b[1], 32),
+               fa_fmt_bytes((double)fa_counts_hbm_bytes(&r->counts), b[2], 32), fa_infer_formula_match(r) ? "yes" : "NO",
+               fa_fmt_bytes((double)r->formula.partial_bytes, b[3], 32),
+               fa_fmt_bytes((double)fa_counts_read_of(&r->counts, "block_table"), b[4], 32), r->intensity,
+               fa_fmt_bytes((double)r->counts.sram_peak_bytes, b[5], 32), waves, fa_fmt_time(r->time_s, b[6], 32),
+               fa_fmt_time(r->time_roofline_s, b[7], 32));
     }
     for (int i = 0; i + 1 < n; i++)
         if (v[i].opt.pack_gqa == v[i + 1].opt.pack_gqa && v[i + 1].opt.splits > 1) {
@@ -234,7 +151,7 @@ int infer_io(const cli_opts *o)
             printf("%s: split-KV S = %" PRId64 "%s: %" PRIu64 " -> %" PRIu64 " thread blocks on %d SMs, %s -> %s (%.2fx), "
                    "partials add %.2f%% bytes\n", v[i].name, v[i + 1].opt.splits, v[i + 1].auto_split ? " (auto)" : "",
                    v[i].r.formula.programs_main, v[i + 1].r.formula.programs_main, o->hw.sms,
-                   cli_time(v[i].r.time_s, t1, 32), cli_time(v[i + 1].r.time_s, t2, 32),
+                   fa_fmt_time(v[i].r.time_s, t1, 32), fa_fmt_time(v[i + 1].r.time_s, t2, 32),
                    v[i].r.time_s / v[i + 1].r.time_s,
                    100.0 * (double)v[i + 1].r.formula.partial_bytes / (double)fa_counts_hbm_bytes(&v[i].r.counts));
         }
@@ -244,7 +161,7 @@ int infer_io(const cli_opts *o)
         if (fa_varlen_padded(&o->shape, &o->vl, v[0].r.blocks, o->sram, &o->hw, &p, &pr) == FA_OK) {
             char t1[32];
             printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the packed batch)\n",
-                   o->vl.nseq, p.seqlen_q, p.seqlen_k, cli_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
+                   o->vl.nseq, p.seqlen_q, p.seqlen_k, fa_fmt_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
                    (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
         }
     }
@@ -264,23 +181,16 @@ int infer_io(const cli_opts *o)
     return 0;
 }
 
-int infer_sweep_point(const cli_opts *o, FILE *f, void *json_arr, const void *cols, int n_cols, int header)
+int infer_sweep_point(const cli_opts *o, FILE *f, json_t *json_arr, const fa_col *cols, int n_cols, int header)
 {
     fa_infer_variant v[FA_INFER_MAX_VARIANTS];
     int n = 0;
     fa_status st = run_variants(o, v, &n);
     if (st) return cli_fail(st);
-    const cli_col *c = cols;
-    if (json_arr) {
-        for (int i = 0; i < n; i++) json_array_append_new((json_t *)json_arr, json_row(o, &v[i], c, n_cols));
-        return 0;
-    }
-    if (header) {
-        for (int k = 0; k < n_cols; k++)
-            if (!cli_csv_has_col(csv_cols, c[k].name)) fprintf(f, "%s,", c[k].name);
-        fprintf(f, "%s\n", csv_cols);
-    }
-    for (int i = 0; i < n; i++) write_csv_row(f, o, &v[i], c, n_cols);
+    if (header && !json_arr) fa_infer_csv_header(f, cols, n_cols);
+    for (int i = 0; i < n; i++)
+        if (json_arr) json_array_append_new(json_arr, fa_infer_json(&o->shape, vl_of(o), o->hw.key, &v[i], cols, n_cols));
+        else fa_infer_csv_row(f, &o->shape, vl_of(o), o->hw.key, &v[i], cols, n_cols);
     return 0;
 }
 
@@ -322,7 +232,7 @@ int infer_check(cli_opts *o)
     fa_infer_check_result res;
     st = fa_infer_check_run(s, &q, v, n, o->seed, o->tol, &res);
     if (res.ready && o->format == FMT_CSV)
-        printf("kernel,splits,pack_gqa,page_size,block_r,block_c,max_abs_err,max_rel_err,lse_abs_err,verdict\n");
+        fputs(fa_infer_check_csv_header, stdout);
     else if (res.ready && o->format == FMT_TABLE)
         describe(stdout, o);
     json_t *arr = json_array();
@@ -337,27 +247,12 @@ int infer_check(cli_opts *o)
                    v[i].name, op->splits, op->page_size, b.block_r, b.block_c, r->abs_o, r->rel_o, r->abs_lse,
                    r->pass ? "PASS" : "FAIL");
         else if (o->format == FMT_CSV)
-            printf("%s,%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%s\n", v[i].name, op->splits,
-                   op->pack_gqa, op->page_size, b.block_r, b.block_c, r->abs_o, r->rel_o, r->abs_lse,
-                   r->pass ? "pass" : "fail");
-        else {
-            json_t *j = json_object();
-            json_object_set_new(j, "kernel", json_string(v[i].name));
-            json_object_set_new(j, "splits", json_integer(op->splits));
-            json_object_set_new(j, "pack_gqa", json_boolean(op->pack_gqa));
-            json_object_set_new(j, "page_size", json_integer(op->page_size));
-            json_object_set_new(j, "block_r", json_integer(b.block_r));
-            json_object_set_new(j, "block_c", json_integer(b.block_c));
-            json_object_set_new(j, "max_abs_err", json_real(r->abs_o));
-            json_object_set_new(j, "max_rel_err", json_real(r->rel_o));
-            json_object_set_new(j, "lse_abs_err", json_real(r->abs_lse));
-            json_object_set_new(j, "pass", json_boolean(r->pass));
-            json_array_append_new(arr, j);
-        }
+            fa_infer_check_csv_row(stdout, &v[i], r);
+        else
+            json_array_append_new(arr, fa_infer_check_json(&v[i], r));
     }
     if (!st && o->format == FMT_JSON) {
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
+        cli_dump_json(arr, stdout);
     }
     json_decref(arr);
     if (st) return cli_fail(st);
@@ -377,17 +272,7 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
     static fa_decode_table t;
     fa_status st = fa_decode_table_run(ph, &t);
     if (st) return cli_fail(st);
-    fprintf(csv, "batch,kv_len,kernel,splits,hbm_bytes,partial_bytes,flops,intensity,programs,time_s,time_roofline_s\n");
-    static const char *const kn[FA_DECODE_NV] = {"per-head", "packed", "packed-split"};
-    for (int ib = 0; ib < FA_DECODE_NB; ib++)
-        for (int ik = 0; ik < FA_DECODE_NKV; ik++)
-            for (int k = 0; k < FA_DECODE_NV; k++) {
-                const fa_infer_result *r = &t.r[ib][ik][k];
-                fprintf(csv, "%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64 ",%.6e,%.6e\n",
-                        t.batch[ib], t.kv_len[ik], kn[k], r->opt.splits, fa_counts_hbm_bytes(&r->counts),
-                        r->formula.partial_bytes, r->counts.flops_matmul + r->counts.flops_other, r->intensity,
-                        r->formula.programs_main, r->time_s, r->time_roofline_s);
-            }
+    fa_decode_table_csv(csv, &t);
     if (quiet) return 0;
     printf("== decoding: Llama-3-8B attention (H = 32, H_kv = 8, d = 128, bf16), one layer, one new token (N_q = 1) on %s "
            "(%d SMs); time: wave model, docs/inference.md\n", ph->name, ph->sms);
@@ -400,10 +285,10 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
             const fa_infer_result *a = &t.r[ib][ik][0], *p = &t.r[ib][ik][1], *x = &t.r[ib][ik][2];
             char b[9][32];
             printf("%5" PRId64 " %7" PRId64 " | %10s %6.2f %10s | %10s %6.2f %10s | %4" PRId64 " %10s %6.2f%% %10s | %6.2fx %6.2fx\n",
-                   t.batch[ib], t.kv_len[ik], cli_bytes((double)fa_counts_hbm_bytes(&a->counts), b[0], 32), a->intensity,
-                   cli_time(a->time_s, b[1], 32), cli_bytes((double)fa_counts_hbm_bytes(&p->counts), b[2], 32), p->intensity,
-                   cli_time(p->time_s, b[3], 32), t.best_splits[ib][ik], cli_bytes((double)fa_counts_hbm_bytes(&x->counts), b[4], 32),
-                   100.0 * (double)x->formula.partial_bytes / (double)fa_counts_hbm_bytes(&p->counts), cli_time(x->time_s, b[5], 32),
+                   t.batch[ib], t.kv_len[ik], fa_fmt_bytes((double)fa_counts_hbm_bytes(&a->counts), b[0], 32), a->intensity,
+                   fa_fmt_time(a->time_s, b[1], 32), fa_fmt_bytes((double)fa_counts_hbm_bytes(&p->counts), b[2], 32), p->intensity,
+                   fa_fmt_time(p->time_s, b[3], 32), t.best_splits[ib][ik], fa_fmt_bytes((double)fa_counts_hbm_bytes(&x->counts), b[4], 32),
+                   100.0 * (double)x->formula.partial_bytes / (double)fa_counts_hbm_bytes(&p->counts), fa_fmt_time(x->time_s, b[5], 32),
                    p->time_s / x->time_s, a->time_s / p->time_s);
         }
     printf("(split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"

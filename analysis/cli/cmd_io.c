@@ -28,20 +28,9 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
         }
         fa_status st = cli_run(o, a, trace, &r[*n]);
         if (st) return cli_fail(st);
-        if (o->l2) { /* one set of tiles through the L2 replay: the forward's (the backward's for bwd) */
-            fa_blocks bk = o->pass == FA_PASS_BWD && r[*n].blocks_bwd.block_r ? r[*n].blocks_bwd : r[*n].blocks;
-            if (o->pass == FA_PASS_FWDBWD && r[*n].blocks_bwd.block_r &&
-                (r[*n].blocks_bwd.block_r != bk.block_r || r[*n].blocks_bwd.block_c != bk.block_c)) {
-                fprintf(stderr, "fasim: --l2 with --pass fwdbwd replays one set of tiles: the %s profile's forward "
-                                "and backward tiles differ (give --block-r/--block-c, or one pass)\n", r[*n].profile);
-                return EXIT_USAGE;
-            }
-            /* the replay runs the paper's placement: a kernel's register buffers may exceed M there
-             * (the bytes do not depend on where the buffers live), as fasim compare does */
-            uint64_t M = r[*n].sram_bytes, need = fa_sram_need_pass(o->pass, a, &o->shape, bk);
-            if (need > M) M = need;
-            if ((st = fa_io_l2(o->pass, a, &o->shape, bk, M, &o->hw, r[*n].occupancy[o->pass == FA_PASS_BWD], &r[*n])))
-                return cli_fail(st);
+        if (o->l2) { /* one set of tiles through the L2 replay (fa_run_l2) */
+            fa_run_config c = cli_config(o);
+            if ((st = fa_run_l2(&c, a, &r[*n]))) return cli_fail(st);
         }
         (*n)++;
     }
@@ -94,12 +83,11 @@ int cmd_io(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         io_write_table(stdout, &o, &o.shape, r, n);
     } else if (o.format == FMT_CSV) {
-        io_write_csv(stdout, &o, &o.shape, r, n, NULL, 0, 1);
+        fa_io_csv(stdout, &o.shape, o.hw.key, o.breakdown, r, n, NULL, 0, 1);
     } else {
         json_t *arr = json_array();
-        io_append_json(arr, &o, &o.shape, r, n, NULL, 0);
-        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
+        fa_io_json(arr, &o.shape, o.hw.key, r, n, NULL, 0);
+        cli_dump_json(arr, stdout);
         json_decref(arr);
     }
     return 0;

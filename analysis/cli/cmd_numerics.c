@@ -11,16 +11,12 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "cli_numerics.h"
 #include "cli_outset.h"
 #include "fa_check.h"
-
-extern char **environ;
 
 /* ---------------------------------------------------------------- options */
 
@@ -67,108 +63,23 @@ int cli_numerics_external(const num_opts *no)
     return no->q || no->k || no->v || no->out || no->lse || no->dout || no->dq || no->dk || no->dv;
 }
 
-/* ---------------------------------------------------------------- helpers */
-
-/* v with the fewest digits (6 at least, as %g) that read back as v */
-static const char *num_exact(double v, char *buf, size_t n)
-{
-    for (int p = 6; p <= 17; p++) {
-        snprintf(buf, n, "%.*g", p, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    return buf;
-}
-
-/* In buf (a mask text), "<label><v as %g>" becomes "<label><v exactly>" when the two differ. */
-static void exact_in(char *buf, size_t n, const char *label, double v)
-{
-    char g[64], e[64], num[40];
-    snprintf(g, sizeof g, "%s%g", label, v);
-    snprintf(e, sizeof e, "%s%s", label, num_exact(v, num, sizeof num));
-    if (!strcmp(g, e)) return;
-    const size_t lg = strlen(g);
-    for (char *p = strstr(buf, g); p; p = strstr(p + 1, g))
-        if (p[lg] == '\0' || p[lg] == ',') {
-            char tail[256];
-            snprintf(tail, sizeof tail, "%s", p + lg);
-            const size_t off = (size_t)(p - buf);
-            snprintf(buf + off, n - off, "%s%s", e, tail);
-            return;
-        }
-}
-
-const char *cli_check_mask_text(const fa_shape *s, char *buf, size_t n)
-{
-    cli_mask_text(s, buf, n);
-    if (s->softcap > 0) exact_in(buf, n, "softcap ", s->softcap);
-    if (s->dropout_p > 0) exact_in(buf, n, "dropout ", s->dropout_p);
-    return buf;
-}
-
-void cli_csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* The mask and modifiers of a shape in words ("none" when there are none). */
-static const char *mask_name_of(const fa_shape *s)
-{
-    static _Thread_local char buf[256];
-    if (!fa_has_mask(s) && !s->alibi && !(s->softcap > 0) && !(s->dropout_p > 0)) return "none";
-    return cli_check_mask_text(s, buf, sizeof buf);
-}
-
-static void dump_json(json_t *arr)
-{
-    json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    fputc('\n', stdout);
-}
-
 /* ---------------------------------------------------------------- --dtype: fasim's algorithms */
 
 static void lowprec_print(const cli_opts *o, const num_opts *no, const fa_shape *s, const fa_lowprec_row *r,
                           json_t *arr)
 {
+    char mb[256];
     if (o->format == FMT_TABLE) {
         printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
                " d=%-3" PRId64 " %-12s %-8s err %.3e (rel %.2e)  naive %.3e  ratio %5.2f <= %.0f + atol %.1e  %s%s\n",
                fa_algo_name(r->algo), r->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-               mask_name_of(s), fa_dtype_name(s->dtype), r->err.abs, fa_err_rel(r->err), r->naive.abs, r->ratio,
+               fa_mask_name(s, mb, sizeof mb), fa_dtype_name(s->dtype), r->err.abs, fa_err_rel(r->err), r->naive.abs, r->ratio,
                r->factor, r->atol, r->pass ? "PASS" : "FAIL",
                r->by_floor ? " (by the rounding floor: both errors at the dtype's rounding level)" : "");
     } else if (o->format == FMT_CSV) {
-        printf("%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
-               fa_algo_name(r->algo), r->tensor, fa_dtype_name(s->dtype), s->batch, s->heads, s->kv_heads, s->seqlen_q,
-               s->seqlen_k, s->d, s->d_v);
-        cli_csv_field(stdout, mask_name_of(s)); /* "window (3, 0)" holds a comma: quoted */
-        printf(",%d,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s\n", no->exp2, no->acc64 ? "fp64" : "fp32", r->err.abs,
-               fa_err_rel(r->err), r->naive.abs, r->ratio, r->atol, r->pass ? "pass" : "fail");
+        fa_lowprec_csv_row(stdout, s, no->exp2, no->acc64, r);
     } else {
-        json_t *j = json_object();
-        json_object_set_new(j, "algo", json_string(fa_algo_name(r->algo)));
-        json_object_set_new(j, "tensor", json_string(r->tensor));
-        json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
-        json_object_set_new(j, "seqlen_q", json_integer(s->seqlen_q));
-        json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
-        json_object_set_new(j, "d", json_integer(s->d));
-        json_object_set_new(j, "causal", json_string(mask_name_of(s)));
-        json_object_set_new(j, "max_abs_err", json_real(r->err.abs));
-        json_object_set_new(j, "max_rel_err", json_real(fa_err_rel(r->err)));
-        json_object_set_new(j, "naive_abs_err", json_real(r->naive.abs));
-        json_object_set_new(j, "factor", json_real(r->factor));
-        json_object_set_new(j, "atol", json_real(r->atol));
-        json_object_set_new(j, "by_floor", json_boolean(r->by_floor));
-        json_object_set_new(j, "pass", json_boolean(r->pass));
-        json_array_append_new(arr, j);
+        json_array_append_new(arr, fa_lowprec_json(s, r));
     }
 }
 
@@ -187,8 +98,7 @@ static int run_lowprec(const cli_opts *o0, const num_opts *no)
     json_t *arr = json_array();
     int any_fail = 0, rc = 0;
     if (o.format == FMT_CSV)
-        printf("algo,tensor,dtype,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,causal,exp2,acc,max_abs_err,"
-               "max_rel_err,naive_abs_err,ratio,atol,verdict\n");
+        fputs(fa_lowprec_csv_header, stdout);
     if (o.format == FMT_TABLE)
         printf("emulated %s (fp32 accumulation%s%s) vs the fp64 reference on the same rounded inputs; "
                "naive = standard attention in %s; rule: err <= %d x naive err + atol (the dtype's rounding floor)\n",
@@ -210,7 +120,7 @@ static int run_lowprec(const cli_opts *o0, const num_opts *no)
         }
         if (st) rc = cli_fail(st);
     }
-    if (rc == 0 && o.format == FMT_JSON) dump_json(arr);
+    if (rc == 0 && o.format == FMT_JSON) cli_dump_json(arr, stdout);
     json_decref(arr);
     gsl_rng_free(rng);
     if (rc) return rc;
@@ -244,20 +154,21 @@ static int run_external(const cli_opts *o, const num_opts *no)
         goto done;
     }
     const fa_shape *s = &x.shape;
+    char mb[256];
     int any_fail = 0;
     json_t *arr = json_array();
     if (o->format == FMT_TABLE) {
         printf("external tensors: B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64
                " d=%" PRId64 " d_v=%" PRId64 ", layout %s, %s inputs, mask %s, scale %.6g\n",
                s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_ext_layout_name(x.bnhd),
-               fa_format_name(x.a[FA_EXT_Q].format), mask_name_of(s), fa_shape_scale(s));
+               fa_format_name(x.a[FA_EXT_Q].format), fa_mask_name(s, mb, sizeof mb), fa_shape_scale(s));
         printf("reference: fp64 on the inputs as given; naive: standard attention in %s; rule: max|out - ref| <= "
                "2 x max|naive - ref| (gradients 3 x), at most 16 u max|ref| (u = %.3g)\n", fa_format_name(x.format),
                fa_unit_roundoff(x.format));
         printf("%-4s %-20s %11s %10s %-22s %12s %12s %11s %11s  %s\n", "", "shape", "max|out-ref|", "rel", "worst at",
                "out", "ref", "naive err", "bound", "verdict");
     } else if (o->format == FMT_CSV) {
-        printf("tensor,file,max_abs_err,max_rel_err,worst_index,out,ref,naive_abs_err,bound,verdict\n");
+        fputs(fa_ext_csv_header, stdout);
     }
     for (int i = 0; i < n; i++) {
         const fa_ext_row *r = &rows[i];
@@ -270,27 +181,12 @@ static int run_external(const cli_opts *o, const num_opts *no)
         if (o->format == FMT_TABLE && r->capped)
             printf("     (the bound is the cap 16 u max|ref|: naive attention's own error, %.3e, is beyond what a "
                    "correct kernel makes in this precision)\n", r->naive.abs);
-        else if (o->format == FMT_CSV) {
-            printf("%s,", r->name);
-            cli_csv_field(stdout, r->path); /* a path may hold a comma or a quote */
-            printf(",%.6e,%.6e,\"%s\",%.9g,%.9g,%.6e,%.6e,%s\n", r->err.abs, fa_err_rel(r->err), r->index, r->out,
-                   r->ref, r->naive.abs, r->bound, r->pass ? "pass" : "fail");
-        } else {
-            json_t *j = json_object();
-            json_object_set_new(j, "tensor", json_string(r->name));
-            json_object_set_new(j, "file", json_string(r->path));
-            json_object_set_new(j, "max_abs_err", json_real(r->err.abs));
-            json_object_set_new(j, "max_rel_err", json_real(fa_err_rel(r->err)));
-            json_object_set_new(j, "worst_index", json_string(r->index));
-            json_object_set_new(j, "naive_abs_err", json_real(r->naive.abs));
-            json_object_set_new(j, "bound", json_real(r->bound));
-            json_object_set_new(j, "capped", json_boolean(r->capped));
-            if (r->why) json_object_set_new(j, "why", json_string(r->why));
-            json_object_set_new(j, "pass", json_boolean(r->pass));
-            json_array_append_new(arr, j);
-        }
+        else if (o->format == FMT_CSV)
+            fa_ext_csv_row(stdout, r);
+        else
+            json_array_append_new(arr, fa_ext_json(r));
     }
-    if (o->format == FMT_JSON) dump_json(arr);
+    if (o->format == FMT_JSON) cli_dump_json(arr, stdout);
     json_decref(arr);
     if (o->format == FMT_TABLE) printf("verdict: %s\n", any_fail ? "FAIL" : "PASS");
     rc = any_fail ? EXIT_RUN : 0;
@@ -320,21 +216,6 @@ static int run_save(const cli_opts *o0, const num_opts *no)
 }
 
 /* ---------------------------------------------------------------- --study: error studies */
-
-/* gnuplot plots/<script> from infile to outfile; 0 on success. */
-static int plot(const char *script, const char *infile, const char *outfile)
-{
-    char vars[3000], path[1200];
-    snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'", infile, outfile);
-    const char *pd = getenv("FASIM_PLOTS_DIR");
-    snprintf(path, sizeof path, "%s/%s", pd ? pd : FASIM_PLOTS_DIR, script);
-    char *argv[] = {"gnuplot", "-e", vars, path, NULL};
-    pid_t pid;
-    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) return -1;
-    int ws;
-    if (waitpid(pid, &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) return -1;
-    return 0;
-}
 
 static int run_study(const cli_opts *o, const num_opts *no)
 {
@@ -388,19 +269,21 @@ static int run_study(const cli_opts *o, const num_opts *no)
         if (!st && (fflush(f) != 0 || ferror(f))) {
             if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
             fprintf(stderr, "fasim: cannot write %s/%s: %s\n", no->study, csv[part], strerror(errno));
-            cli_outset_abort(&os);
+            fa_outset_abort(&os);
             return EXIT_RUN;
         }
     }
     if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
     if (st) {
-        cli_outset_abort(&os);
+        fa_outset_abort(&os);
         return cli_fail(st);
     }
     int plotted = 0;
     for (int part = 0; part < 3 && !no->no_plots; part++) {
-        if (plot(gp[part], cli_outset_target(&os, ic[part]), cli_outset_target(&os, ip[part])) == 0) plotted++;
-        else cli_outset_drop(&os, ip[part]); /* no PNG, as before: the CSVs are the result */
+        char vars[3000];
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'", fa_outset_target(&os, ic[part]), fa_outset_target(&os, ip[part]));
+        if (cli_gnuplot(gp[part], vars, NULL) == 0) plotted++;
+        else fa_outset_drop(&os, ip[part]); /* no PNG, as before: the CSVs are the result */
     }
     int rc = cli_outset_commit(&os);
     if (rc) return rc;
@@ -409,7 +292,7 @@ static int run_study(const cli_opts *o, const num_opts *no)
                plotted == 3 ? " and .png" : no->no_plots ? "" : " (gnuplot failed: no PNG)");
     return 0;
 bad_path: /* its message printed */
-    cli_outset_abort(&os);
+    fa_outset_abort(&os);
     return EXIT_USAGE;
 }
 

@@ -5,20 +5,12 @@
  * are computed in analysis/report.c (fa_report.h); this file parses, calls, prints and writes. */
 #include <errno.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "cli.h"
 #include "cli_outset.h"
 #include "fa_report.h"
-
-#ifndef FASIM_PLOTS_DIR
-#define FASIM_PLOTS_DIR "plots"
-#endif
-
-extern char **environ;
 
 static const char *const report_head =
     "usage: fasim report [--model FILE ...] [--hw KEY ...] [--seqlen N] [--batch B]\n"
@@ -47,20 +39,6 @@ static const char *const report_head =
 
 #define MAX_MODELS FA_REPORT_MAX_MODELS
 #define MAX_HW FA_REPORT_MAX_HW
-
-/* Runs `gnuplot -e "infile='..'; outfile='..'; ..." plots/<script>`; 0 on success. */
-static int gnuplot(const char *script, const char *vars)
-{
-    char path[1200];
-    const char *dir = getenv("FASIM_PLOTS_DIR");
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : FASIM_PLOTS_DIR, script);
-    char *argv[] = {"gnuplot", "-e", (char *)vars, path, NULL};
-    pid_t pid;
-    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) return -1;
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
 
 /* The outputs, opened up front: their indices in os (-1: not written by this run). */
 typedef struct {
@@ -105,11 +83,11 @@ static int csv_done(report_ctx *c, int i)
  * failure a warning and no PNG (the CSV stands). */
 static void draw(report_ctx *c, const char *script, const char *vars, int png)
 {
-    if (gnuplot(script, vars) == 0) {
+    if (cli_gnuplot(script, vars, NULL) == 0) {
         note_written(c, png);
     } else {
         fprintf(stderr, "fasim: warning: gnuplot could not render %s\n", c->os.file[png].path);
-        cli_outset_drop(&c->os, png);
+        fa_outset_drop(&c->os, png);
     }
 }
 
@@ -121,18 +99,14 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
     fa_status st = fa_report_hbm_vs_n(base, hw, rows, &n);
     if (st) return cli_fail(st);
     const int csv = c->n_csv[k];
-    FILE *f = out_stream(c, csv);
-    fprintf(f, "N,standard,flash1,flash2,theta_standard,theta_flash\n");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", rows[i].N, rows[i].bytes[0],
-                rows[i].bytes[1], rows[i].bytes[2], rows[i].theta_standard, rows[i].theta_flash);
+    fa_report_n_csv(out_stream(c, csv), rows, n);
     int rc = csv_done(c, csv);
     if (rc) return rc;
     if (c->plots) {
         char vars[4000];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s: HBM bytes of one attention layer vs N (%s, causal, B=%" PRId64 ")'",
-                 cli_outset_target(&c->os, csv), cli_outset_target(&c->os, c->n_png[k]), me->m.name, hw->name,
+                 fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), me->m.name, hw->name,
                  base->batch);
         draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
     }
@@ -146,17 +120,13 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
     int n;
     fa_status st = fa_report_hbm_vs_sram(s, hw, rows, &n);
     if (st) return cli_fail(st);
-    FILE *f = out_stream(c, c->sram);
-    fprintf(f, "M,block,standard,flash1,flash2,theta_flash\n");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e\n", rows[i].M, rows[i].block,
-                rows[i].bytes[0], rows[i].bytes[1], rows[i].bytes[2], rows[i].theta_flash);
+    fa_report_sram_csv(out_stream(c, c->sram), rows, n);
     int rc = csv_done(c, c->sram);
     if (rc) return rc;
     if (c->plots) {
         char vars[4000];
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
-                 cli_outset_target(&c->os, c->sram), cli_outset_target(&c->os, c->sram_png), name, s->seqlen_q);
+                 fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png), name, s->seqlen_q);
         draw(c, "hbm_vs_sram.gp", vars, c->sram_png);
     }
     return 0;
@@ -169,18 +139,14 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
     int n;
     fa_status st = fa_report_hbm_vs_block(s, hw, rows, &n);
     if (st) return cli_fail(st);
-    FILE *f = out_stream(c, c->block);
-    fprintf(f, "block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s\n");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", rows[i].block, rows[i].bytes[1],
-                rows[i].bytes[2], rows[i].bytes[0], rows[i].time_s[1], rows[i].time_s[2], rows[i].time_s[0]);
+    fa_report_block_csv(out_stream(c, c->block), rows, n);
     int rc = csv_done(c, c->block);
     if (rc) return rc;
     if (c->plots) {
         char vars[4000];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", %s (M = %" PRIu64 " B): HBM bytes and roofline time vs B_r = B_c'",
-                 cli_outset_target(&c->os, c->block), cli_outset_target(&c->os, c->block_png), name, s->seqlen_q,
+                 fa_outset_target(&c->os, c->block), fa_outset_target(&c->os, c->block_png), name, s->seqlen_q,
                  hw->name, hw->sram_per_block);
         draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
@@ -205,13 +171,13 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             const fa_io_result *sd = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
             double by = (double)fa_counts_hbm_bytes(&fb->counts);
             printf("%-9s %11s %11s %11s %7.2fx %11s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
-                   cli_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
-                   cli_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), cli_bytes(by, b[2], 32),
+                   fa_fmt_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
+                   fa_fmt_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), fa_fmt_bytes(by, b[2], 32),
                    (double)fa_counts_hbm_bytes(&sd->counts) / by,
-                   cli_si((double)(fb->counts.flops_matmul + fb->counts.flops_other), b[3], 32), fb->intensity,
-                   cli_time(fa_report_time(fb), b[4], 32), fa_report_time(sd) / fa_report_time(fb),
-                   cli_bytes((double)fb->footprint.saved, b[5], 32),
-                   cli_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
+                   fa_fmt_si((double)(fb->counts.flops_matmul + fb->counts.flops_other), b[3], 32), fb->intensity,
+                   fa_fmt_time(fa_report_time(fb), b[4], 32), fa_report_time(sd) / fa_report_time(fb),
+                   fa_fmt_bytes((double)fb->footprint.saved, b[5], 32),
+                   fa_fmt_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
         }
         printf("\n");
     }
@@ -219,16 +185,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     fa_report_mem_row mrows[FA_REPORT_MEM_ROWS];
     int nr;
     if ((st = fa_report_memory_vs_n(mrows, &nr))) return cli_fail(st);
-    FILE *f = out_stream(c, c->mem);
-    fprintf(f, "N,standard,flash1,flash2");
-    for (int h = 0; h < nh; h++) fprintf(f, ",capacity_%s", hw[h].key);
-    fprintf(f, "\n");
-    for (int i = 0; i < nr; i++) {
-        fprintf(f, "%" PRId64, mrows[i].N);
-        for (int a = 0; a < FA_NALGO; a++) fprintf(f, ",%" PRIu64, mrows[i].peak[a]);
-        for (int h = 0; h < nh; h++) fprintf(f, ",%" PRIu64, hw[h].hbm_capacity);
-        fprintf(f, "\n");
-    }
+    fa_report_mem_csv(out_stream(c, c->mem), mrows, nr, hw, nh);
     int rc = csv_done(c, c->mem);
     if (rc) return rc;
     if (!c->quiet) {
@@ -246,7 +203,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                 else if (n[a] == 0) snprintf(nb[a], 24, "none < 2^31");
                 else snprintf(nb[a], 24, "%" PRId64, n[a]);
             }
-            printf("%-15s %12s %14s %14s %14s\n", hw[h].name, cli_bytes((double)hw[h].hbm_capacity, b[7], 32),
+            printf("%-15s %12s %14s %14s %14s\n", hw[h].name, fa_fmt_bytes((double)hw[h].hbm_capacity, b[7], 32),
                    nb[0], nb[1], nb[2]);
         }
         printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory)\n\n");
@@ -261,7 +218,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
                  "(B x H = 64 x 16, d = 64, fp16): standard keeps P, FlashAttention keeps O and LSE'",
-                 cli_outset_target(&c->os, c->mem), cli_outset_target(&c->os, c->mem_png), nh, names);
+                 fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
     return 0;
@@ -274,8 +231,7 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
     fa_report_long_row rows[FA_REPORT_LONG_ROWS];
     int n;
     fa_status st = fa_report_long_context(m, hw, rows, &n); /* on failure, the rows before it */
-    FILE *f = out_stream(c, c->longctx);
-    fprintf(f, "N,window,full_bytes,window_bytes,full_flops,window_flops,full_time_s,window_time_s\n");
+    fa_report_long_csv(out_stream(c, c->longctx), rows, n, m->sliding_window);
     if (!c->quiet) {
         printf("== long context: %s with its sliding window of %" PRId64 " tokens vs full causal attention; "
                "flash2 forward, one layer, B = 1, on %s\n", m->name, m->sliding_window, hw->name);
@@ -286,13 +242,11 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
         const fa_report_long_row *x = &rows[i];
         double bf = (double)x->full_bytes, bw = (double)x->window_bytes;
         double ff = (double)x->full_flops, fw = (double)x->window_flops;
-        fprintf(f, "%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6e,%.6e\n", x->N, m->sliding_window, bf, bw, ff, fw,
-                x->full_time_s, x->window_time_s);
         if (!c->quiet) {
             char b[6][32];
-            printf("%8" PRId64 " %12s %12s %7.1f%% %12s %12s %10s %10s %7.2fx\n", x->N, cli_bytes(bf, b[0], 32),
-                   cli_bytes(bw, b[1], 32), 100.0 * (1.0 - bw / bf), cli_si(ff, b[2], 32), cli_si(fw, b[3], 32),
-                   cli_time(x->full_time_s, b[4], 32), cli_time(x->window_time_s, b[5], 32),
+            printf("%8" PRId64 " %12s %12s %7.1f%% %12s %12s %10s %10s %7.2fx\n", x->N, fa_fmt_bytes(bf, b[0], 32),
+                   fa_fmt_bytes(bw, b[1], 32), 100.0 * (1.0 - bw / bf), fa_fmt_si(ff, b[2], 32), fa_fmt_si(fw, b[3], 32),
+                   fa_fmt_time(x->full_time_s, b[4], 32), fa_fmt_time(x->window_time_s, b[5], 32),
                    x->full_time_s / x->window_time_s);
         }
     }
@@ -308,8 +262,7 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                          const fa_hw *hw, int nh, fa_pass pass)
 {
     FILE *f = out_stream(c, c->kernels);
-    fprintf(f, "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
-               "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes\n");
+    fputs(fa_report_kernels_csv_header, f);
     for (int k = 0; k < nm; k++) {
         if (!c->quiet)
             printf("== kernels: %s, N = %" PRId64 ", %s on each GPU (fasim io --profile KEY; docs/time-model.md)\n"
@@ -327,14 +280,9 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             if (!c->quiet)
                 printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", x->key == 0 ? hw[x->hw].name : "",
                        x->profile->key, tiles, oc->warps,
-                       oc->occupancy ? cli_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", oc->regs_per_thread,
-                       oc->occupancy, cli_time(x->time_s, b2, sizeof b2), x->tflops, fa_pipe_name(x->bound));
-            fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", models[k].stem,
-                    hw[x->hw].key, x->profile->key, fa_pass_name(pass), oc->blocks.block_r, oc->blocks.block_c,
-                    oc->warps, oc->occupancy, oc->regs_per_thread, oc->smem_bytes, x->time_s, x->tflops,
-                    fa_pipe_name(x->bound));
-            for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", x->busy[q]);
-            fprintf(f, ",%" PRIu64 "\n", x->dram_bytes);
+                       oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", oc->regs_per_thread,
+                       oc->occupancy, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_pipe_name(x->bound));
+            fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, x);
         }
         if (st) return cli_fail(st);
         if (!c->quiet) printf("\n");
@@ -351,13 +299,7 @@ static int papers(report_ctx *c)
     if (st) return cli_fail(st);
     const fa_paper_row *rows = set.rows;
     const int n = set.n;
-    FILE *f = out_stream(c, c->papers);
-    fprintf(f, "source,figure,gpu,kernel,profile,pass,d,causal,N,unit,published,predicted,ratio,time_s,dram_bytes,l2_bytes\n");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s,%s,%s,%s,%s,%s,%" PRId64 ",%d,%" PRId64 ",%s,%.6g,%.6g,%.4f,%.6e,%.6e,%.6e\n", rows[i].source,
-                rows[i].figure, rows[i].hw->key, rows[i].kernel, rows[i].profile->key, fa_pass_name(rows[i].pass),
-                rows[i].d, rows[i].causal, rows[i].N, rows[i].unit, rows[i].published, rows[i].predicted, rows[i].ratio,
-                rows[i].time_s, rows[i].dram_bytes, rows[i].l2_bytes);
+    fa_report_papers_csv(out_stream(c, c->papers), rows, n);
     if (!c->quiet) {
         printf("== the papers, reproduced (published figure vs fasim's time model; ratio = fasim / published; "
                "papers.csv, docs/results.md)\n");
@@ -494,20 +436,17 @@ int cmd_report(int argc, char **argv)
     ok = ok && (c.block = out_file(&c, "hbm_vs_block.csv", 0)) >= 0;
     ok = ok && (!c.plots || (c.block_png = out_file(&c, "hbm_vs_block.png", 1)) >= 0);
     if (!ok) { /* the message printed */
-        cli_outset_abort(&c.os);
+        fa_outset_abort(&c.os);
         free(rows);
         return EXIT_USAGE;
     }
     /* report.csv: every (model, hw, algo) row in the io CSV columns */
     for (int k = 0; k < nm; k++)
         for (int h = 0; h < nh; h++) {
-            cli_opts o;
-            memset(&o, 0, sizeof o);
-            o.hw = hw[h];
-            cli_col col[2] = {{.name = "model"}, {.name = "layers"}};
+            fa_col col[2] = {{.name = "model"}, {.name = "layers"}};
             snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
             snprintf(col[1].value, sizeof col[1].value, "%" PRId64, models[k].m.layers);
-            io_write_csv(out_stream(&c, c.report), &o, &rows[k].s, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
+            fa_io_csv(out_stream(&c, c.report), &rows[k].s, hw[h].key, 0, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
         }
     rc = csv_done(&c, c.report);
 
@@ -531,9 +470,9 @@ int cmd_report(int argc, char **argv)
                 double sb = (double)fa_counts_hbm_bytes(&sd->counts);
                 printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %8.2fx %12s %12s %8.2fx %8.1f %8s\n",
                        a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
-                       x->blocks.block_c, cli_bytes(by, b1, sizeof b1), sb / by,
-                       x->has_perf ? cli_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                       cli_time(fa_report_time(x), b3, sizeof b3), fa_report_time(sd) / fa_report_time(x),
+                       x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), sb / by,
+                       x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
+                       fa_fmt_time(fa_report_time(x), b3, sizeof b3), fa_report_time(sd) / fa_report_time(x),
                        fa_report_tflops(x), fa_report_bound(x));
             }
         printf("\n");
@@ -565,7 +504,7 @@ int cmd_report(int argc, char **argv)
     if (rc == 0) rc = sweep_block(&c, models[ref].m.name, &s, ph);
     free(rows);
     if (rc) {
-        cli_outset_abort(&c.os);
+        fa_outset_abort(&c.os);
         return rc;
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;

@@ -82,7 +82,7 @@ static void apply(cli_opts *o, const char *name, uint64_t v)
 
 /* Like cli_fail, but the message names the sweep point (and the algorithm, when one ran):
  * "fasim: at block-r = 512 (flash2): SRAM buffer O_i ... does not fit ...". */
-static int point_fail(fa_status s, const cli_col *cols, int nv, const char *algo)
+static int point_fail(fa_status s, const fa_col *cols, int nv, const char *algo)
 {
     const char *msg = fa_last_error();
     fprintf(stderr, "fasim: at ");
@@ -94,7 +94,7 @@ static int point_fail(fa_status s, const cli_col *cols, int nv, const char *algo
 
 /* The point p of the sweep (fa_sweep_point): applies its values to o, names them in cols and in
  * cli_where (so that every message of the point starts "at seqlen = 512, heads = 3: "). */
-static void point(cli_opts *o, const fa_sweep *sw, long p, cli_col *cols)
+static void point(cli_opts *o, const fa_sweep *sw, long p, fa_col *cols)
 {
     uint64_t v[FA_SWEEP_MAX_VARY];
     fa_sweep_point(sw, p, v);
@@ -187,7 +187,7 @@ int cmd_sweep(int argc, char **argv)
     /* Every point is checked (shape, masks, tiles) before anything runs or is printed. */
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
-        cli_col cols[FA_SWEEP_MAX_VARY];
+        fa_col cols[FA_SWEEP_MAX_VARY];
         point(&o, &sw, p, cols);
         if ((rc = cli_resolve(&o))) break;
         if (o.decode || o.varlen) continue;
@@ -198,7 +198,7 @@ int cmd_sweep(int argc, char **argv)
     }
     for (long p = 0; p < total && rc == 0; p++) {
         cli_opts o = base;
-        cli_col cols[FA_SWEEP_MAX_VARY];
+        fa_col cols[FA_SWEEP_MAX_VARY];
         point(&o, &sw, p, cols);
         if (!base.quiet && tty) { /* progress on a terminal only: logs and pipes get the result alone */
             fprintf(stderr, "\rfasim sweep: point %ld/%ld", p + 1, total);
@@ -227,14 +227,13 @@ int cmd_sweep(int argc, char **argv)
             r[n++].sram_overflow = over;
         }
         if (rc) break;
-        if (arr) io_append_json(arr, &o, &o.shape, r, n, cols, nv);
-        else io_write_csv(mf, &o, &o.shape, r, n, cols, nv, p == 0);
+        if (arr) fa_io_json(arr, &o.shape, o.hw.key, r, n, cols, nv);
+        else fa_io_csv(mf, &o.shape, o.hw.key, o.breakdown, r, n, cols, nv, p == 0);
     }
     cli_where[0] = '\0';
     if (!base.quiet && tty) fputc('\n', stderr);
     if (arr && rc == 0) {
-        json_dumpf(arr, mf, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', mf);
+        cli_dump_json(arr, mf);
     }
     if (arr) json_decref(arr);
     fclose(mf);

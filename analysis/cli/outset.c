@@ -1,6 +1,17 @@
 /* outset.c -- the command line's side of an all-or-nothing set of output files
  * (analysis/outfile.c): the messages and exit statuses. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
 #include "cli_outset.h"
+
+#ifndef FASIM_PLOTS_DIR
+#define FASIM_PLOTS_DIR "plots"
+#endif
+
+extern char **environ;
 
 int cli_outset_mkdir(cli_outset *os, const char *dir)
 {
@@ -18,10 +29,6 @@ int cli_outset_add(cli_outset *os, const char *path, int keep_open)
     return i;
 }
 
-const char *cli_outset_target(const cli_outset *os, int i) { return fa_outset_target(os, i); }
-
-void cli_outset_drop(cli_outset *os, int i) { fa_outset_drop(os, i); }
-
 int cli_outset_commit(cli_outset *os)
 {
     if (!fa_outset_commit(os)) return 0;
@@ -30,4 +37,20 @@ int cli_outset_commit(cli_outset *os)
     return EXIT_RUN;
 }
 
-void cli_outset_abort(cli_outset *os) { fa_outset_abort(os); }
+
+int cli_gnuplot(const char *script, const char *vars, const char *log)
+{
+    char path[1200];
+    const char *dir = getenv("FASIM_PLOTS_DIR");
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : FASIM_PLOTS_DIR, script);
+    char *argv[] = {"gnuplot", "-e", (char *)vars, path, NULL};
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa)) return -1;
+    if (log) posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int bad = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ) != 0;
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    if (bad || waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
