@@ -6,7 +6,7 @@
 
 static const char *const k_names[FA_K_COUNT] = {"v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256",
                                                          "v3_lazy", "v3_bc128", "v3_mt2_bc48",
-                                                         "v4", "v4_bc64", "v5"};
+                                                         "v4", "v4_bc64", "v5", "v5_bc176", "v5_wg3", "v5_nopp", "v5_pers", "v5_pers_wg3", "v5_bc128", "v5_pers_bc160"};
 
 extern "C" const char *fa_kernel_name(fa_kernel_id k)
 {
@@ -17,14 +17,14 @@ extern "C" fa_gpu_dtype fa_kernel_dtype(fa_kernel_id k, fa_gpu_dtype low)
 {
     return (k == FA_K_V0_LOW || k == FA_K_V3 || k == FA_K_V3_MT2 || k == FA_K_V3_MT2_BC32 ||
             k == FA_K_V3_BR256 || k == FA_K_V3_LAZY || k == FA_K_V3_BC128 ||
-            k == FA_K_V3_MT2_BC48 || k == FA_K_V4 || k == FA_K_V4_BC64 || k == FA_K_V5)
+            k == FA_K_V3_MT2_BC48 || k == FA_K_V4 || k == FA_K_V4_BC64 || k >= FA_K_V5)
                ? low : FA_GPU_FP32;
 }
 
 extern "C" const char *fa_gpu_arch_check(fa_kernel_id k)
 {
     static char msg[160];
-    if (k != FA_K_V4 && k != FA_K_V4_BC64 && k != FA_K_V5) return NULL;
+    if (k != FA_K_V4 && k != FA_K_V4_BC64 && k < FA_K_V5) return NULL;
     int dev = 0, major = 0, minor = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
@@ -65,6 +65,9 @@ extern "C" const char *fa_gpu_check_shape(fa_kernel_id k, const fa_gpu_shape *s)
                  fa_kernel_name(k));
         return msg;
     }
+    if ((k == FA_K_V5_WG3 || k == FA_K_V5_PERS_WG3) && s->d != 64)
+        return "runs d = 64 only (three consumer warpgroups at d = 128 would not fit their registers)";
+    if (k == FA_K_V5_PERS_BC160 && s->d != 128) return "runs d = 128 only";
     if ((k == FA_K_V0 || k == FA_K_V0_LOW) &&
         (long long)s->B * s->H * s->N_q > 0x7fffffffLL)
         return "v0: B * H * N_q must be < 2^31 (one softmax block per row)";
@@ -106,7 +109,14 @@ extern "C" cudaError_t fa_gpu_forward(fa_kernel_id k, const fa_gpu_shape *s, fa_
     case FA_K_V3_MT2_BC48: return fa_v3_forward(s, dt, 7, Q, K, V, O, LSE, st);
     case FA_K_V4: return fa_v4_forward(s, dt, 0, Q, K, V, O, LSE, st);
     case FA_K_V4_BC64: return fa_v4_forward(s, dt, 1, Q, K, V, O, LSE, st);
-    case FA_K_V5: return fa_v5_forward(s, dt, 0, Q, K, V, O, LSE, st);
+    case FA_K_V5: return fa_v5_forward(s, dt, -1, Q, K, V, O, LSE, st);
+    case FA_K_V5_BC128: return fa_v5_forward(s, dt, 0, Q, K, V, O, LSE, st);
+    case FA_K_V5_PERS_BC160: return fa_v5_forward(s, dt, 6, Q, K, V, O, LSE, st);
+    case FA_K_V5_BC176: return fa_v5_forward(s, dt, 1, Q, K, V, O, LSE, st);
+    case FA_K_V5_WG3: return fa_v5_forward(s, dt, 2, Q, K, V, O, LSE, st);
+    case FA_K_V5_NOPP: return fa_v5_forward(s, dt, 3, Q, K, V, O, LSE, st);
+    case FA_K_V5_PERS: return fa_v5_forward(s, dt, 4, Q, K, V, O, LSE, st);
+    case FA_K_V5_PERS_WG3: return fa_v5_forward(s, dt, 5, Q, K, V, O, LSE, st);
     default: return cudaErrorInvalidValue;
     }
 }

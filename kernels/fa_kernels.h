@@ -54,9 +54,17 @@ typedef enum {
     FA_K_V3_MT2_BC48 = 10, /* 4 warps x 32 rows, B_c = 48 (fewer S registers; spills as much) */
     FA_K_V4 = 11,         /* Hopper wgmma (sm_90a): 2 warpgroups x 64 rows (B_r 128), B_c 128 */
     FA_K_V4_BC64 = 12,    /* as v4 with B_c 64 and two thread blocks per SM */
-    FA_K_V5 = 13,         /* FlashAttention-3 style (sm_90a): TMA, producer warp + 2 consumer
-                             warpgroups, ping-pong, softmax under P V; B_r 128, B_c 128 */
-    FA_K_COUNT = 14
+    FA_K_V5 = 13,         /* FlashAttention-3 style (sm_90a): TMA, a producer warpgroup and
+                             consumer warpgroups, ping-pong, softmax under P V; the variant
+                             below chosen by head dim and causal (attn_v5_fa3.cu, v5_pick) */
+    FA_K_V5_BC176 = 14,   /* as v5_bc128 with B_c 176 (FlashAttention-3's non-causal d = 128 tile) */
+    FA_K_V5_WG3 = 15,     /* 3 consumer warpgroups (B_r 192), B_c 128, d = 64 only */
+    FA_K_V5_NOPP = 16,    /* as v5_bc128 without the ping-pong turns (to measure what they give) */
+    FA_K_V5_PERS = 17,    /* as v5_bc128 on a persistent grid (a block per SM takes units in turn) */
+    FA_K_V5_PERS_WG3 = 18, /* as v5_wg3 on a persistent grid, d = 64 only */
+    FA_K_V5_BC128 = 19,   /* 2 consumer warpgroups (B_r 128), B_c 128, one block per row block */
+    FA_K_V5_PERS_BC160 = 20, /* B_c 160 on a persistent grid, d = 128 only */
+    FA_K_COUNT = 21
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -101,7 +109,9 @@ cudaError_t fa_v3_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
  * variant 0: B_c 128; 1: B_c 64, two blocks per SM. */
 cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
-/* v5 (attn_v5_fa3.cu), sm_90a only; variant unused (0). */
+/* v5 (attn_v5_fa3.cu), sm_90a only: variant -1 v5 (chosen by d and causal), 0 v5_bc128,
+ * 1 v5_bc176, 2 v5_wg3 (d = 64), 3 v5_nopp, 4 v5_pers, 5 v5_pers_wg3 (d = 64),
+ * 6 v5_pers_bc160 (d = 128). */
 cudaError_t fa_v5_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the

@@ -8,7 +8,7 @@
  *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
  *                                      small, fp64), then timed
  *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_bc128,
- *                      v3_mt2_bc48,v4,v4_bc64,v5 (v4*, v5: sm_90a only)
+ *                      v3_mt2_bc48,v4,v4_bc64,v5,v5_bc128,v5_bc176,v5_wg3,v5_nopp,v5_pers,v5_pers_wg3,v5_pers_bc160 (v4*, v5*: sm_90a)
  *            --dtype bf16|fp16   --reps R (default 20)   --help
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
@@ -115,6 +115,8 @@ typedef struct {
     int kernels[FA_K_COUNT];
     int default_kernels; /* no --kernels: drop those the device cannot run (v4 off Hopper) */
     int nk;
+    int many; /* --check, --sweep: a kernel that cannot run one of the shapes skips it (noted);
+                 so does a default kernel in any mode */
     fa_gpu_dtype low;
     int reps, warmup, validate, time, bwd;
     char bwd_only[256]; /* empty: every backward configuration */
@@ -276,20 +278,26 @@ static int is_small(const fa_gpu_shape *s)
     return (double)s->B * s->H * s->N_q * s->N_k * s->d <= 6e8;
 }
 
-static void run_case(const fa_gpu_shape *s, const opts *o)
+static void run_case(const fa_gpu_shape *s, const opts *o_all)
 {
+    opts o_run = *o_all; /* the kernels that can run this shape */
+    const opts *o = &o_run;
+    o_run.nk = 0;
     static unsigned long long case_no = 0;
     case_no++;
     const fa_gpu_dtype low = o->low;
     const char *lowname = low == FA_GPU_BF16 ? "bf16" : "fp16";
     size_t nq = (size_t)s->B * s->H * s->N_q * s->d, nk = (size_t)s->B * s->H_kv * s->N_k * s->d;
     size_t nl = (size_t)s->B * s->H * s->N_q;
-    for (int i = 0; i < o->nk; i++) {
-        const char *why = fa_gpu_check((fa_kernel_id)o->kernels[i], s);
-        if (why) {
-            fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o->kernels[i]), why);
+    for (int i = 0; i < o_all->nk; i++) {
+        const char *why = fa_gpu_check((fa_kernel_id)o_all->kernels[i], s);
+        const char *arch = fa_gpu_arch_check((fa_kernel_id)o_all->kernels[i]);
+        if (why && !o_all->default_kernels && (!o_all->many || arch)) {
+            fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o_all->kernels[i]), why);
             exit(2);
         }
+        if (why) printf("  skip %s on this shape: %s\n", fa_kernel_name((fa_kernel_id)o_all->kernels[i]), why);
+        else o_run.kernels[o_run.nk++] = o_all->kernels[i];
     }
     bufs b;
     memset(&b, 0, sizeof b);
@@ -697,6 +705,7 @@ int main(int argc, char **argv)
 {
     opts o;
     o.nk = 0;
+    o.many = 0;
     o.default_kernels = 0;
     o.low = FA_GPU_BF16;
     o.reps = 20;
@@ -743,7 +752,7 @@ int main(int argc, char **argv)
                 memcpy(name, t, len);
                 name[len] = 0;
                 const int k = parse_kernel(name);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64, v5)", name);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64, v5, v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers, v5_pers_wg3, v5_pers_bc160)", name);
                 if (o.nk >= FA_K_COUNT) usage_error("--kernels lists more kernels than there are", val);
                 o.kernels[o.nk++] = k;
                 if (!c) break;
@@ -812,7 +821,9 @@ int main(int argc, char **argv)
                    "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
                    "         --no-time  --csv FILE  --seed S\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
-                   "         v4 v4_bc64 v5 (sm_90a only); backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
+                   "         v4 v4_bc64 v5 v5_bc128 v5_bc176 v5_wg3 v5_nopp v5_pers v5_pers_wg3 v5_pers_bc160\n"
+                   "         (v4*, v5*: sm_90a only);\n"
+                   "         backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
                    "         v3_bwd_occ2 (d = 64) v3_bwd_ma\n"
                    "details: the comment at the top of kernels/fabench.cu\n");
             return 0;
@@ -843,7 +854,8 @@ int main(int argc, char **argv)
     if (o.nk == 0) {
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
                            FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
-                           FA_K_V4, FA_K_V4_BC64, FA_K_V5};
+                           FA_K_V4, FA_K_V4_BC64, FA_K_V5, FA_K_V5_BC128, FA_K_V5_BC176, FA_K_V5_WG3, FA_K_V5_NOPP, FA_K_V5_PERS,
+                           FA_K_V5_PERS_WG3, FA_K_V5_PERS_BC160};
         for (int k : all) o.kernels[o.nk++] = k;
         o.default_kernels = 1;
     }
@@ -902,6 +914,7 @@ int main(int argc, char **argv)
             {1, 3, 3, 1023, 1024, 128, 1}, {2, 4, 4, 256, 512, 128, 0}, {1, 6, 2, 77, 300, 64, 1},
             {1, 4, 1, 1024, 1023, 64, 1}, {1, 2, 2, 300, 77, 128, 0}};
         o.time = o.time && o.reps > 0;
+        o.many = 1;
         for (auto &sh : shapes) {
             fa_gpu_shape s = mk(sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], sh[6]);
             fprintf(stderr, "shape B %d H %d H_kv %d N_q %d N_k %d d %d causal %d\n", s.B, s.H,
@@ -910,6 +923,7 @@ int main(int argc, char **argv)
             else run_case(&s, &o);
         }
     } else if (mode == 2) {
+        o.many = 1;
         for (int d : o.ds)
             for (int c : o.causals)
                 for (int n : o.ns) {
