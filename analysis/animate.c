@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fa_animate.h"
+#include "fa_records.h"
 
 const char *const fa_anim_tensor_names[FA_ANIM_NTENSOR] = {"Q", "K", "V", "O", "S", "P", "l", "m", "LSE"};
 
@@ -78,6 +81,48 @@ fa_status fa_anim_check_tiles(const fa_shape *s, fa_blocks bk)
                 "animate draws at most %d x %d tiles; T_r = %" PRId64 ", T_c = %" PRId64
                 " (use larger --block-r/--block-c or a shorter --seqlen)",
                 FA_ANIM_MAX_TILES, FA_ANIM_MAX_TILES, T_r, T_c);
+    return FA_OK;
+}
+
+fa_status fa_anim_tiles(const fa_run_config *c, int tiles_given, fa_blocks *bk, uint64_t *M)
+{
+    uint64_t over = 0;
+    if (!tiles_given) { /* 4 x 4 tiles by default: a picture, not a tuning */
+        bk->block_r = fa_cdiv(c->shape.seqlen_q, 4);
+        bk->block_c = fa_cdiv(c->shape.seqlen_k, 4);
+    } else {
+        FA_TRY(fa_run_tiles(c, bk, &over));
+    }
+    *M = c->sram + over; /* --blocks paper: M enlarged to fit, as in fasim io */
+    return fa_anim_check_tiles(&c->shape, *bk);
+}
+
+fa_status fa_anim_algos(int heatmap, int n_given, fa_algo first, fa_algo out[2], int *n)
+{
+    *n = 0;
+    if (heatmap) {
+        if (n_given == 1) FA_FAIL(FA_EINVAL, "--heatmap compares flash1 and flash2; leave out --algo");
+        out[(*n)++] = FA_ALGO_FLASH1;
+        out[(*n)++] = FA_ALGO_FLASH2;
+        return FA_OK;
+    }
+    if (n_given > 1) FA_FAIL(FA_EINVAL, "animate draws one algorithm: --algo flash1, flash2 or standard");
+    out[(*n)++] = n_given ? first : FA_ALGO_FLASH2;
+    return FA_OK;
+}
+
+fa_status fa_anim_check_sram(const fa_algo *algos, int n, const fa_shape *s, fa_blocks bk, uint64_t M, int tiles_given)
+{
+    for (int k = 0; k < n; k++) {
+        uint64_t need = fa_sram_need(algos[k], s, bk);
+        char b2[32], b3[32];
+        if (need > M)
+            FA_FAIL(FA_ENOSRAM, "%s's tiles B_r = %" PRId64 ", B_c = %" PRId64 " need %" PRIu64 " B (%s) of SRAM, more than "
+                                "M = %" PRIu64 " B (%s)%s (use smaller --block-r/--block-c, a shorter --seqlen or a "
+                                "larger --sram)",
+                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, fa_fmt_bytes((double)need, b2, sizeof b2), M,
+                    fa_fmt_bytes((double)M, b3, sizeof b3), tiles_given ? "" : "; by default 4 x 4 tiles");
+    }
     return FA_OK;
 }
 
@@ -240,4 +285,16 @@ int fa_anim_write_dat(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F)
     }
     int bad = fflush(ft) != 0 || fflush(fl) != 0 || fflush(fb) != 0;
     return bad || ferror(ft) || ferror(fl) || ferror(fb) ? -1 : 0;
+}
+
+int fa_anim_remove_stale(const char *dir, int n)
+{
+    int k = 0;
+    for (int f = n + 1; f <= 9999; f++, k++) {
+        char path[1200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/frame_%04d.png", dir, f);
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0) break;
+    }
+    return k;
 }

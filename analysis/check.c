@@ -95,6 +95,40 @@ void fa_check_case_shape(const fa_check_case *c, fa_shape *s, int keep_causal)
     if (!keep_causal) s->causal = c->causal;
 }
 
+fa_status fa_check_suite(const fa_check_suite_req *q, const fa_shape *given, int *stopped, int *any_fail)
+{
+    const int custom = given->batch > 0 || given->heads > 0 || given->kv_heads > 0 || given->seqlen_q > 0 ||
+                       given->seqlen_k > 0 || given->d > 0 || given->d_v > 0;
+    const fa_check_case *suite = q->lowprec ? fa_check_suite_lowprec : fa_check_suite_fp64;
+    const int n_conf = custom ? 1 : q->lowprec ? fa_check_suite_lowprec_n : fa_check_suite_fp64_n;
+    *stopped = *any_fail = 0;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng) return FA_ENOMEM;
+    gsl_rng_set(rng, q->seed);
+    fa_status st = FA_OK;
+    for (int c = 0; c < n_conf && !st; c++) {
+        fa_shape s = *given;
+        fa_blocks bk = {0, 0};
+        uint64_t M = 0;
+        if (!custom) {
+            fa_check_case_shape(&suite[c], &s, given->causal != FA_CAUSAL_NONE);
+            bk = (fa_blocks){suite[c].block_r, suite[c].block_c};
+        }
+        if ((*stopped = q->prepare(q->ctx, &s, &bk, &M))) break;
+        fa_check_row r64[FA_NALGO];
+        fa_lowprec_row rlp[3 * FA_NALGO];
+        int n = 0;
+        st = q->lowprec ? fa_check_lowprec(&s, bk, q->algos, q->n_algos, &q->lo, rng, rlp, &n)
+                        : fa_check_fp64(&s, bk, M, q->algos, q->n_algos, q->tol, rng, r64, &n);
+        for (int i = 0; i < n; i++) {
+            q->row(q->ctx, &s, bk, q->lowprec ? NULL : &r64[i], q->lowprec ? &rlp[i] : NULL);
+            *any_fail |= !(q->lowprec ? rlp[i].pass : r64[i].pass);
+        }
+    }
+    gsl_rng_free(rng);
+    return st;
+}
+
 /* ---------------------------------------------------------------- problems */
 
 /* Q, K, V, dO of one problem (rounded to the dtype where the check says so) */
@@ -808,4 +842,29 @@ fa_status fa_study_point(const fa_study_pt *pt, fa_study_row rows[FA_STUDY_ALGOS
     free(nai);
     free(out);
     return st;
+}
+
+fa_status fa_study_csv(FILE *f, int part, int64_t maxn, int64_t maxd, unsigned long seed, FILE *progress)
+{
+    static const char *const lead_col[3] = {"fixed_d,", "fixed_n,", "outlier,"};
+    fputs(lead_col[part], f);
+    fputs("dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n", f);
+    fa_study_pt pts[FA_STUDY_MAX_POINTS];
+    const int npts = fa_study_points(part, maxn, maxd, seed, pts, FA_STUDY_MAX_POINTS);
+    for (int i = 0; i < npts; i++) {
+        const fa_study_pt *p = &pts[i];
+        const char *t = fa_dtype_name(p->dtype);
+        char lead[32];
+        if (part == 2) snprintf(lead, sizeof lead, "%g", p->magnitude);
+        else snprintf(lead, sizeof lead, "%" PRId64, part == 0 ? p->d : p->N);
+        if (progress && part == 2) fprintf(progress, "\rstudy: %s outlier %g      ", t, p->magnitude);
+        else if (progress) fprintf(progress, "\rstudy: %s %s = %" PRId64 "      ", t, part ? "d" : "N", part ? p->d : p->N);
+        fa_study_row rows[FA_STUDY_ALGOS];
+        fa_status st = fa_study_point(p, rows);
+        if (st) return st;
+        for (int k = 0; k < FA_STUDY_ALGOS; k++)
+            fprintf(f, "%s,%s,%s,%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%.6e,%.6e\n", lead, t, rows[k].algo, p->N, p->d,
+                    rows[k].abs, rows[k].rel, rows[k].naive_abs, rows[k].ratio, rows[k].e2e_rel);
+    }
+    return FA_OK;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "fa_analysis.h"
+#include "fa_run.h"
 
 #define FA_ANIM_MAX_TILES 16        /* T_r and T_c at most */
 #define FA_ANIM_MAX_FRAMES 400      /* transfers of one animation (frames) at most */
@@ -68,6 +69,26 @@ void fa_anim_record_free(fa_anim_record *r);
  * draws at most 16 x 16 tiles; T_r = .., T_c = .. (use larger --block-r/--block-c or a shorter
  * --seqlen)").  bk must be positive. */
 fa_status fa_anim_check_tiles(const fa_shape *s, fa_blocks bk);
+
+/* The tiles animate draws on c->shape and the SRAM *M (bytes) they run in.  Without tiles given
+ * (tiles_given 0; the caller counts a block mask as given: its tiles are --blocks fit's) 4 x 4
+ * tiles, B_r = ceil(N_q / 4), B_c = ceil(N_k / 4), and M = c->sram: a picture, not a tuning;
+ * else the tiles of c's rule (fa_run_tiles) and M = c->sram plus the paper rule's overflow.  Then
+ * fa_anim_check_tiles.  Errors: those of fa_run_tiles (FA_ENOSRAM) and fa_anim_check_tiles. */
+fa_status fa_anim_tiles(const fa_run_config *c, int tiles_given, fa_blocks *bk, uint64_t *M);
+
+/* The algorithms drawn into out[0 .. *n): the heatmap compares flash1 and flash2 (*n = 2); a
+ * picture draws one, first when n_given (the algorithms the command line named; 0: none) is 1,
+ * else flash2.  Errors: FA_EINVAL "--heatmap compares flash1 and flash2; leave out --algo" (heatmap
+ * with one algorithm named), "animate draws one algorithm: --algo flash1, flash2 or standard" (a
+ * picture with several). */
+fa_status fa_anim_algos(int heatmap, int n_given, fa_algo first, fa_algo out[2], int *n);
+
+/* FA_OK when the buffers of each of algos[0 .. n) on tiles bk (fa_sram_need, bytes) fit M: animate
+ * counts in the paper's model, where exceeding M is an error.  Errors: FA_ENOSRAM "ALGO's tiles
+ * B_r = .., B_c = .. need N B (..) of SRAM, more than M = .. B (..)", with "; by default 4 x 4
+ * tiles" when !tiles_given, and the options that help. */
+fa_status fa_anim_check_sram(const fa_algo *algos, int n, const fa_shape *s, fa_blocks bk, uint64_t M, int tiles_given);
 
 /* One box of a frame. */
 typedef struct {
@@ -137,5 +158,11 @@ void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int 
  * "index name read written" per tensor; then flushes the three.  Returns 0, or -1 on a write
  * error (errno from the stream). */
 int fa_anim_write_dat(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F);
+
+/* Removes dir/frame_NNNN.png for NNNN = n + 1, n + 2, ... (up to 9999) while each is a plain
+ * file: the frames of an earlier, longer animation into dir, so that dir holds one animation.  It
+ * stops at the first that is missing or not a plain file (a link, a directory: left alone).
+ * Returns how many it removed. */
+int fa_anim_remove_stale(const char *dir, int n);
 
 #endif

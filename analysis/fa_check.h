@@ -134,6 +134,35 @@ fa_status fa_check_lowprec(const fa_shape *s, fa_blocks bk, const fa_algo *algos
                            const fa_lowprec_opts *lo, gsl_rng *rng, fa_lowprec_row *rows,
                            int *n_rows);
 
+/* ---- a run of the check: the built-in suite or one configuration ---- */
+
+/* What fa_check_suite runs, and the caller's two parts of it. */
+typedef struct {
+    int lowprec;            /* 0: fa_check_fp64 with tol; 1: fa_check_lowprec with lo, in the shape's dtype */
+    const fa_algo *algos;   /* the algorithms, n_algos of them */
+    int n_algos;
+    double tol;
+    fa_lowprec_opts lo;
+    unsigned long seed;     /* one mt19937 seeded once: each configuration draws after the one before */
+    /* Settles configuration *s before it runs (the caller's defaults and mask files) with its tiles
+     * *bk (on entry the suite case's, {0, 0} for the given shape) and, for the fp64 check, the SRAM
+     * *M (bytes; 0 on entry).  Returns 0, or a nonzero value that ends the run there. */
+    int (*prepare)(void *ctx, fa_shape *s, fa_blocks *bk, uint64_t *M);
+    /* Each row in order, on configuration s with tiles bk: r64 (fp64) or rlp (lowprec), the other NULL. */
+    void (*row)(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check_row *r64, const fa_lowprec_row *rlp);
+    void *ctx;
+} fa_check_suite_req;
+
+/* The check of fasim check: given alone when it names any of the seven dimensions (one > 0),
+ * else each case of the built-in suite (fa_check_suite_fp64, or _lowprec when q->lowprec) on
+ * given's masks and modifiers with the case's dimensions and tiles (its causal mask unless given
+ * has one, fa_check_case_shape).  Configuration by configuration: q->prepare, the check, q->row for
+ * each row filled.  *stopped receives prepare's nonzero value (nothing after it runs; FA_OK is
+ * returned), *any_fail 1 when a row failed (every configuration still runs).  Errors: FA_ENOMEM,
+ * those of fa_check_fp64 / fa_check_lowprec (the run ends after the rows filled before the
+ * error are reported). */
+fa_status fa_check_suite(const fa_check_suite_req *q, const fa_shape *given, int *stopped, int *any_fail);
+
 /* ---- external tensors (.npy; docs/validate.md) ---- */
 
 enum {
@@ -254,5 +283,15 @@ typedef struct {
  * on min(N, 64)-square tiles.  Fills rows[0 .. FA_STUDY_ALGOS).  Errors: FA_ENOMEM, those of the
  * algorithms. */
 fa_status fa_study_point(const fa_study_pt *pt, fa_study_row rows[FA_STUDY_ALGOS]);
+
+/* Part part (0, 1, 2: error vs N, vs d, with outliers) of the study as CSV on f: the header
+ * "LEAD,dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err"
+ * (LEAD fixed_d, fixed_n or outlier), then for each point of fa_study_points(part, maxn, maxd,
+ * seed) in order one row per algorithm of fa_study_point: LEAD's value (the point's d, its N, or
+ * its magnitude as %g), the dtype's name, the algorithm, N, d, then the errors (%.6e).  progress
+ * (NULL: none) gets "\rstudy: DTYPE N = 16" (d = .., outlier ..) before each point runs.  A write
+ * error on f is left for the caller to find (ferror).  Errors: those of fa_study_point (the rows
+ * before the failing point are written). */
+fa_status fa_study_csv(FILE *f, int part, int64_t maxn, int64_t maxd, unsigned long seed, FILE *progress);
 
 #endif

@@ -4,7 +4,10 @@
 #ifndef FA_EXPLAIN_H
 #define FA_EXPLAIN_H
 
+#include <stdio.h>
+
 #include "fa_analysis.h"
+#include "fa_run.h"
 
 #define FA_EXPLAIN_TERMS 16
 
@@ -29,5 +32,28 @@ typedef struct {
  * Alg. 1: Q once, K, V per visited key block, O, LSE once).  B H x slice equals the memory
  * model's count (tests/test_explain.c).  Errors: FA_EINVAL for tiles below 1. */
 fa_status fa_explain_forward(fa_algo a, const fa_shape *s, fa_blocks bk, fa_fwd_terms *out);
+
+/* The counts fasim explain derives for algorithm a on configuration c, and their tiles, as fasim
+ * io chooses them: with c->rule FA_TILES_PROFILE the kernel profile's tile table (c->profile, else
+ * a's own, fa_profile_default) and its buffers' placement, for one pass (not fwdbwd); where that
+ * profile has no table, is another algorithm's kernel, has no row for the shape or cannot run it,
+ * and for the other rules, c's tiles in the paper's model (FA_TILES_PROFILE counts as --blocks fit;
+ * --blocks paper grows M by the tiles' overflow).  Fills *bk, *r and rule (n bytes): "the KEY
+ * profile's tile table", "--block-r/--block-c", "--blocks paper" or "--blocks fit".  Errors: those
+ * of fa_run_tiles (FA_ENOSRAM: no tile fits M) and fa_io_run. */
+fa_status fa_explain_run(const fa_run_config *c, fa_algo a, fa_blocks *bk, fa_io_result *r, char *rule, size_t n);
+
+/* The prose of fasim explain's forward derivation around the terms x (fa_explain_forward of a, s,
+ * bk), to f: the loops of the algorithm's paper lines and the numbers they visit -- standard: p,
+ * the softmax's reads of S; flash1: V_rows = T_c N_q (unmasked) or the causal sum, and the keys
+ * loaded; flash2: K_rows = T_r N_k (unmasked) or the causal sum, and the query rows loaded. */
+void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk, const fa_fwd_terms *x);
+
+/* Where the Theta bound of r (a count of pass p of algorithm a on s, tiles bk) comes from, to f:
+ * Theorem 2 (forward), 5 (backward) or both, constant 1; standard: B H (N_q d + N_q N_k) e, whose
+ * N_q N_k terms no M changes; flash1, flash2: B H N_q N_k d^2 e^2 / M with the numbers, and the
+ * counted / Theta ratio, the hidden constant of the tile the fp32 S tile limits (B_c for flash1,
+ * B_r for flash2). */
+void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk);
 
 #endif

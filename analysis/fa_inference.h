@@ -39,6 +39,32 @@ typedef struct {
  * FA_EIO (the file cannot be read, or is a directory), FA_ENOMEM.  *n is unchanged on an error. */
 fa_status fa_cu_seqlens_parse(const char *opt, const char *text, int64_t *cu, int64_t max_seq, int64_t *n);
 
+/* The inference options of fasim io, sweep and check as given, to be checked against each other
+ * and against the rest (fa_infer_resolve).  0: not given. */
+typedef struct {
+    int decode;        /* --decode */
+    int varlen;        /* --cu-seqlens */
+    int cu_k;          /* --cu-seqlens-k */
+    int64_t kv_len;    /* --kv-len N_k */
+    int splits;        /* --splits (a number or auto) */
+    int paged;         /* --page-size */
+    int gqa;           /* --gqa per-head or packed (both: 0) */
+    int mask_files;    /* --block-mask, --col-mask, --doc-mask or --mask */
+    int trace, l2, algo_given, model_given; /* --trace, --l2, --algo, --model */
+    fa_pass pass;      /* --pass (FA_PASS_FWD by default) */
+} fa_infer_args;
+
+/* Checks a's options against each other and the rest, in this order, and settles the inference
+ * defaults of *s (before the other defaults, fa_shape_fill): --cu-seqlens-k needs --cu-seqlens;
+ * without --decode and --cu-seqlens, --kv-len, --splits, --page-size and --gqa are refused and *s
+ * is left as it is; with either, the masks and modifiers of *s but causal (window, ALiBi, softcap,
+ * dropout) and mask files, --trace, --l2, --algo, and a backward of --decode are refused; with
+ * --model and no N_q, N_q = 1 for decoding (not the model's max_positions; varlen takes N_q from
+ * the offsets); --decode and --cu-seqlens exclude each other; --decode needs --kv-len, which is N_k
+ * (a given N_k is refused), and N_q defaults to 1; --cu-seqlens refuses --page-size and --kv-len.
+ * The varlen batch itself is fa_varlen_resolve's.  Errors: FA_EINVAL naming the options. */
+fa_status fa_infer_resolve(const fa_infer_args *a, fa_shape *s);
+
 /* The packed shape of a varlen batch from its offsets: cu_q[0 .. nq) (--cu-seqlens) and cu_k[0 ..
  * nk) (--cu-seqlens-k; NULL: the keys have the query offsets), nq >= 2.  The dimensions of *s
  * given (> 0) must agree: batch = nq - 1 sequences, seqlen_q = cu_q[nq - 1] rows, seqlen_k =

@@ -62,4 +62,9 @@ fa_status fa_outset_commit(fa_outset *os);
 /* Removes every temporary and the directories this set created; frees the set. */
 void fa_outset_abort(fa_outset *os);
 
+/* The last non-empty line of the file at path (a program's log, for a one-line message), without
+ * its line break, into buf (n bytes; cut to fit, and to 511 bytes a line); "no message" when the
+ * file cannot be read or has no such line.  Returns buf. */
+const char *fa_file_last_line(const char *path, char *buf, size_t n);
+
 #endif

@@ -90,6 +90,15 @@ void fa_infer_csv_row(FILE *f, const fa_shape *s, const fa_varlen *vl, const cha
 json_t *fa_infer_json(const fa_shape *s, const fa_varlen *vl, const char *hw_key, const fa_infer_variant *x,
                       const fa_col *cols, int n);
 
+/* The varlen backward's record (fasim io --cu-seqlens --pass bwd|fwdbwd) of r, a result of
+ * fa_varlen_bwd_io for pass p on a batch of nseq sequences: algo varlen_flash2, the pass, nseq,
+ * the tiles, the HBM bytes read, written and both (the two passes with fwdbwd), the backward's
+ * closed form (bytes read + written) and whether the backward's count equals it (CSV 1 or 0,
+ * JSON formula_match true or false); JSON adds the backward's SRAM peak (sram_peak_bytes). */
+extern const char fa_varlen_bwd_csv_header[];
+void fa_varlen_bwd_csv_row(FILE *f, fa_pass p, int64_t nseq, const fa_varlen_bwd_io_result *r);
+json_t *fa_varlen_bwd_json(fa_pass p, int64_t nseq, const fa_varlen_bwd_io_result *r);
+
 /* ---- checks (fasim check) ---- */
 
 /* The fp64 check's header and its row of one algorithm on shape s with tiles bk.  Errors that
@@ -124,6 +133,10 @@ json_t *fa_cmp_json(const fa_cmp_row *w, const fa_cmp_pred *p);
 
 /* ---- the files of fasim report (fa_report.h's tables, header line first) ---- */
 
+/* report.csv: for each model k of models[0 .. nm) and GPU h of hw[0 .. nh), the records of
+ * rows[k].r[h] (fa_io_csv, the FA_NALGO algorithms on rows[k].s, hw[h].key) after the leading
+ * columns model (the file's stem) and layers; the header once, first. */
+void fa_report_csv(FILE *f, const fa_report_model *models, const fa_report_rows *rows, int nm, const fa_hw *hw, int nh);
 /* hbm_vs_n_<model>.csv: N, the three algorithms' HBM bytes, the Theta lines of standard and flash. */
 void fa_report_n_csv(FILE *f, const fa_report_n_row *rows, int n);
 /* hbm_vs_sram.csv: M (bytes), flash2's tile, the three algorithms' HBM bytes, flash2's Theta. */

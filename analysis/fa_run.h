@@ -53,4 +53,19 @@ fa_status fa_run_algo(const fa_run_config *c, fa_algo a, FILE *trace, fa_io_resu
  * with a profile whose forward and backward tiles differ (nothing replayed), those of fa_io_l2. */
 fa_status fa_run_l2(const fa_run_config *c, fa_algo a, fa_io_result *r);
 
+/* Counts pass c->pass of algorithm a in the paper's model alone (no time model: fasim sweep's
+ * point) on the tiles of c's rule (fa_run_tiles; FA_TILES_PROFILE is not for it), M grown by the
+ * paper rule's overflow (r->sram_overflow, bytes); with l2 also the L2 model's DRAM bytes of that
+ * run (fa_io_l2 at the same M, the occupancy estimated).  Errors: those of fa_run_tiles, fa_io_run
+ * and fa_io_l2. */
+fa_status fa_run_counts(const fa_run_config *c, fa_algo a, int l2, fa_io_result *r);
+
+/* The transfers a --trace file may hold: about 8 per tile, B H T_r T_c on the tiles of c's rule. */
+#define FA_TRACE_LIMIT 50000000.0
+
+/* FA_OK when a trace of configuration c stays within FA_TRACE_LIMIT.  Errors: those of
+ * fa_run_tiles; FA_EINVAL "--trace would hold about 1.2e+08 transfers (limit 50000000): use a
+ * smaller shape". */
+fa_status fa_run_trace_check(const fa_run_config *c);
+
 #endif

@@ -80,6 +80,12 @@ fa_status fa_sweep_add(fa_sweep *sw, const char *spec, fa_sweep_value_fn parse, 
 /* 1 when one of sw's ranges varies parameter name, else 0. */
 int fa_sweep_varies(const fa_sweep *sw, const char *name);
 
+/* FA_OK when every point of sw has both tiles: B_r and B_c each fixed (block_r_given,
+ * block_c_given) or varied.  Errors: FA_EINVAL "varying block-r or block-c needs the other one
+ * (--block-c / --block-r or --vary)" when one is varied and the other neither fixed nor varied;
+ * "give both --block-r and --block-c (or --vary the other one)" when one is fixed alone. */
+fa_status fa_sweep_check_tiles(const fa_sweep *sw, int block_r_given, int block_c_given);
+
 /* The number of points of sw's cartesian product, the product of the ranges' counts (1 for no
  * range) into *total.  Errors: FA_EINVAL beyond FA_SWEEP_MAX_POINTS ("the sweep has more than
  * 100000 points"). */

@@ -96,6 +96,38 @@ out:
     return st;
 }
 
+fa_status fa_infer_resolve(const fa_infer_args *a, fa_shape *s)
+{
+    if (a->cu_k && !a->varlen) FA_FAIL(FA_EINVAL, "--cu-seqlens-k needs --cu-seqlens");
+    if (!a->decode && !a->varlen) {
+        if (a->kv_len) FA_FAIL(FA_EINVAL, "--kv-len needs --decode");
+        if (a->splits) FA_FAIL(FA_EINVAL, "--splits needs --decode or --cu-seqlens");
+        if (a->paged) FA_FAIL(FA_EINVAL, "--page-size needs --decode");
+        if (a->gqa) FA_FAIL(FA_EINVAL, "--gqa needs --decode or --cu-seqlens");
+        return FA_OK;
+    }
+    if (s->window || s->alibi || s->softcap > 0 || s->dropout_p > 0 || a->mask_files)
+        FA_FAIL(FA_EINVAL, "--decode and --cu-seqlens support the causal mask only (not --window, --alibi, --softcap, "
+                           "--dropout or mask files)");
+    if (a->trace) FA_FAIL(FA_EINVAL, "--trace is for the classic algorithms, not --decode or --cu-seqlens");
+    if (a->l2) FA_FAIL(FA_EINVAL, "--l2 is for the classic algorithms, not --decode or --cu-seqlens");
+    if (a->algo_given)
+        FA_FAIL(FA_EINVAL, "--algo does not apply to --decode or --cu-seqlens (their kernel is FlashAttention-2's)");
+    if (a->decode && a->pass != FA_PASS_FWD) FA_FAIL(FA_EINVAL, "decoding is inference: it has no backward (drop --pass)");
+    if (a->model_given && s->seqlen_q < 0) s->seqlen_q = a->decode ? 1 : -1; /* not max_positions */
+    if (a->decode && a->varlen) FA_FAIL(FA_EINVAL, "--decode and --cu-seqlens exclude each other (use one)");
+    if (a->decode) {
+        if (!a->kv_len) FA_FAIL(FA_EINVAL, "--decode needs --kv-len N (the number of cached keys)");
+        if (s->seqlen_k > 0) FA_FAIL(FA_EINVAL, "--decode takes N_k from --kv-len, not --seqlen-k");
+        if (s->seqlen_q < 0) s->seqlen_q = 1;
+        s->seqlen_k = a->kv_len;
+        return FA_OK;
+    }
+    if (a->paged) FA_FAIL(FA_EINVAL, "--page-size is for --decode (a varlen batch reads contiguous K/V)");
+    if (a->kv_len) FA_FAIL(FA_EINVAL, "--kv-len needs --decode (a varlen batch takes key lengths from --cu-seqlens-k)");
+    return FA_OK;
+}
+
 fa_status fa_varlen_resolve(fa_shape *s, const int64_t *cu_q, int64_t nq, const int64_t *cu_k, int64_t nk,
                             fa_varlen *vl)
 {

@@ -300,3 +300,18 @@ fa_status fa_outset_commit(fa_outset *os)
     release(os);
     return rc;
 }
+
+const char *fa_file_last_line(const char *path, char *buf, size_t n)
+{
+    snprintf(buf, n, "no message");
+    FILE *f = fopen(path, "r");
+    if (!f) return buf;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        size_t l = strcspn(line, "\r\n");
+        line[l] = '\0';
+        if (l > 0) snprintf(buf, n, "%s", line);
+    }
+    fclose(f);
+    return buf;
+}

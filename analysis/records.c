@@ -404,6 +404,36 @@ json_t *fa_infer_json(const fa_shape *s, const fa_varlen *vl, const char *hw_key
     return j;
 }
 
+/* ---------------------------------------------------------------- the varlen backward */
+
+const char fa_varlen_bwd_csv_header[] =
+    "algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,bwd_formula_match\n";
+
+void fa_varlen_bwd_csv_row(FILE *f, fa_pass p, int64_t nseq, const fa_varlen_bwd_io_result *r)
+{
+    const uint64_t fb = r->formula.read_bytes + r->formula.write_bytes;
+    fprintf(f, "varlen_flash2,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
+            fa_pass_name(p), nseq, r->blocks.block_r, r->blocks.block_c, r->read_bytes, r->write_bytes,
+            r->read_bytes + r->write_bytes, fb, r->formula_match);
+}
+
+json_t *fa_varlen_bwd_json(fa_pass p, int64_t nseq, const fa_varlen_bwd_io_result *r)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "algo", json_string("varlen_flash2"));
+    json_object_set_new(j, "pass", json_string(fa_pass_name(p)));
+    json_object_set_new(j, "nseq", json_integer(nseq));
+    json_object_set_new(j, "block_r", json_integer(r->blocks.block_r));
+    json_object_set_new(j, "block_c", json_integer(r->blocks.block_c));
+    set_u64(j, "hbm_read_bytes", r->read_bytes);
+    set_u64(j, "hbm_write_bytes", r->write_bytes);
+    set_u64(j, "hbm_bytes", r->read_bytes + r->write_bytes);
+    set_u64(j, "bwd_formula_bytes", r->formula.read_bytes + r->formula.write_bytes);
+    json_object_set_new(j, "formula_match", json_boolean(r->formula_match)); /* the backward's counts */
+    set_u64(j, "sram_peak_bytes", r->bwd.sram_peak_bytes);
+    return j;
+}
+
 /* ---------------------------------------------------------------- checks */
 
 /* an error as JSON: null when NaN or infinite (JSON has no NaN) */
@@ -579,6 +609,17 @@ json_t *fa_cmp_json(const fa_cmp_row *w, const fa_cmp_pred *p)
 }
 
 /* ---------------------------------------------------------------- the files of fasim report */
+
+void fa_report_csv(FILE *f, const fa_report_model *models, const fa_report_rows *rows, int nm, const fa_hw *hw, int nh)
+{
+    for (int k = 0; k < nm; k++)
+        for (int h = 0; h < nh; h++) {
+            fa_col col[2] = {{.name = "model"}, {.name = "layers"}};
+            snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
+            snprintf(col[1].value, sizeof col[1].value, "%" PRId64, models[k].m.layers);
+            fa_io_csv(f, &rows[k].s, hw[h].key, 0, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
+        }
+}
 
 void fa_report_n_csv(FILE *f, const fa_report_n_row *rows, int n)
 {

@@ -103,3 +103,27 @@ fa_status fa_run_l2(const fa_run_config *c, fa_algo a, fa_io_result *r)
     return fa_io_l2(c->pass, a, &c->shape, bk, need > r->sram_bytes ? need : r->sram_bytes, &c->hw,
                     r->occupancy[c->pass == FA_PASS_BWD], r);
 }
+
+fa_status fa_run_counts(const fa_run_config *c, fa_algo a, int l2, fa_io_result *r)
+{
+    fa_blocks bk;
+    uint64_t over;
+    FA_TRY(fa_run_tiles(c, &bk, &over));
+    FA_TRY(fa_io_run(c->pass, a, &c->shape, bk, c->sram + over, &c->hw, NULL, r));
+    if (l2) FA_TRY(fa_io_l2(c->pass, a, &c->shape, bk, c->sram + over, &c->hw, 0, r));
+    r->sram_overflow = over;
+    return FA_OK;
+}
+
+fa_status fa_run_trace_check(const fa_run_config *c)
+{
+    fa_blocks bk;
+    uint64_t over;
+    FA_TRY(fa_run_tiles(c, &bk, &over));
+    const double tiles = (double)c->shape.batch * (double)c->shape.heads * (double)fa_cdiv(c->shape.seqlen_q, bk.block_r) *
+                         (double)fa_cdiv(c->shape.seqlen_k, bk.block_c);
+    if (tiles * 8 > FA_TRACE_LIMIT)
+        FA_FAIL(FA_EINVAL, "--trace would hold about %.3g transfers (limit %.0f): use a smaller shape", tiles * 8,
+                FA_TRACE_LIMIT);
+    return FA_OK;
+}

@@ -132,3 +132,13 @@ void fa_sweep_point(const fa_sweep *sw, long p, uint64_t values[FA_SWEEP_MAX_VAR
         p /= sw->r[k].n;
     }
 }
+
+fa_status fa_sweep_check_tiles(const fa_sweep *sw, int block_r_given, int block_c_given)
+{
+    const int br = fa_sweep_varies(sw, "block-r"), bc = fa_sweep_varies(sw, "block-c");
+    if ((br && !bc && !block_c_given) || (bc && !br && !block_r_given))
+        FA_FAIL(FA_EINVAL, "varying block-r or block-c needs the other one (--block-c / --block-r or --vary)");
+    if ((block_r_given && !block_c_given && !bc) || (block_c_given && !block_r_given && !br))
+        FA_FAIL(FA_EINVAL, "give both --block-r and --block-c (or --vary the other one)");
+    return FA_OK;
+}

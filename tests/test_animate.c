@@ -3,6 +3,10 @@
  * equal to their closed forms (flash1 reads each Q tile T_c times, flash2 once; causal: flash2
  * reads key tile j T_r - j times), the last frame's cumulative bytes equal to the memory model's
  * per-tensor counts (fa_io_run), the boxes and colours of chosen frames, and the errors. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "testutil.h"
 #include "fa_animate.h"
 
@@ -328,6 +332,98 @@ static void test_files(void **state)
     fa_anim_record_free(&r);
 }
 
+/* animate's choices before it records: the tiles (4 x 4 by default: ceil(256 / 4) = 64,
+ * ceil(100 / 4) = 25), the algorithms drawn, and the SRAM check on 64 x 64 tiles, d = 64, fp16:
+ * flash1 and flash2 hold Q_i, K_j, V_j (3 x 64 x 64 x 2 = 24576 B), S_ij and O_i in fp32 (2 x 16384)
+ * and m_i, l_i (512): 57856 B; standard's largest kernel P_ij, V_j, O_i 16384 + 8192 + 16384 = 40960 B. */
+static void test_choices(void **state)
+{
+    (void)state;
+    fa_run_config c;
+    memset(&c, 0, sizeof c);
+    c.shape = shape(256, 100, 64, FA_CAUSAL_NONE);
+    c.sram = 70000;
+    fa_blocks bk;
+    uint64_t M = 0;
+    assert_int_equal(fa_anim_tiles(&c, 0, &bk, &M), FA_OK);
+    assert_true(bk.block_r == 64 && bk.block_c == 25 && M == 70000);
+    c.rule = FA_TILES_EXPLICIT, c.block_r = 32, c.block_c = 50;
+    assert_int_equal(fa_anim_tiles(&c, 1, &bk, &M), FA_OK);
+    assert_true(bk.block_r == 32 && bk.block_c == 50 && M == 70000);
+    c.block_r = 8; /* T_r = 32: more than animate draws */
+    assert_int_equal(fa_anim_tiles(&c, 1, &bk, &M), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "T_r = 32, T_c = 2"));
+    /* the algorithms */
+    fa_algo a[2];
+    int n = -1;
+    assert_int_equal(fa_anim_algos(1, 0, FA_ALGO_STANDARD, a, &n), FA_OK);
+    assert_true(n == 2 && a[0] == FA_ALGO_FLASH1 && a[1] == FA_ALGO_FLASH2);
+    assert_int_equal(fa_anim_algos(1, 3, FA_ALGO_STANDARD, a, &n), FA_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(fa_anim_algos(1, 1, FA_ALGO_FLASH1, a, &n), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--heatmap compares flash1 and flash2; leave out --algo");
+    assert_int_equal(fa_anim_algos(0, 0, FA_ALGO_STANDARD, a, &n), FA_OK);
+    assert_true(n == 1 && a[0] == FA_ALGO_FLASH2);
+    assert_int_equal(fa_anim_algos(0, 1, FA_ALGO_STANDARD, a, &n), FA_OK);
+    assert_true(n == 1 && a[0] == FA_ALGO_STANDARD);
+    assert_int_equal(fa_anim_algos(0, 2, FA_ALGO_STANDARD, a, &n), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "animate draws one algorithm: --algo flash1, flash2 or standard");
+    /* the SRAM: exactly the need fits, a byte less does not */
+    const fa_shape s = shape(256, 256, 64, FA_CAUSAL_NONE);
+    const fa_algo both[2] = {FA_ALGO_FLASH1, FA_ALGO_FLASH2}, std = FA_ALGO_STANDARD;
+    const fa_blocks b64 = {64, 64};
+    assert_int_equal(fa_anim_check_sram(both, 2, &s, b64, 57856, 1), FA_OK);
+    assert_int_equal(fa_anim_check_sram(both, 2, &s, b64, 57855, 0), FA_ENOSRAM);
+    assert_non_null(strstr(fa_last_error(), "flash1's tiles B_r = 64, B_c = 64 need 57856 B (56.5 KiB) of SRAM, "
+                                            "more than M = 57855 B (56.5 KiB); by default 4 x 4 tiles (use smaller"));
+    assert_int_equal(fa_anim_check_sram(both + 1, 1, &s, b64, 57855, 1), FA_ENOSRAM);
+    assert_non_null(strstr(fa_last_error(), "flash2's tiles"));
+    assert_null(strstr(fa_last_error(), "by default"));
+    assert_int_equal(fa_anim_check_sram(&std, 1, &s, b64, 40960, 1), FA_OK);
+    assert_int_equal(fa_anim_check_sram(&std, 1, &s, b64, 40959, 1), FA_ENOSRAM);
+    fa_clear_error();
+}
+
+/* An earlier run's frames past this run's last: frames 4, 5, 6 of a 6-frame run removed after a
+ * 3-frame one; it stops at a gap (8 stays) and at a frame that is a directory (after 10). */
+static void touch(const char *dir, int f)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/frame_%04d.png", dir, f);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fclose(fp);
+}
+
+static int has_frame(const char *dir, int f)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/frame_%04d.png", dir, f);
+    return access(path, F_OK) == 0;
+}
+
+static void test_remove_stale(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/fasim_anim_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (int f = 1; f <= 6; f++) touch(dir, f);
+    touch(dir, 8);
+    assert_int_equal(fa_anim_remove_stale(dir, 3), 3);
+    assert_true(has_frame(dir, 3) && !has_frame(dir, 4) && !has_frame(dir, 6) && has_frame(dir, 8));
+    assert_int_equal(fa_anim_remove_stale(dir, 8), 0);
+    touch(dir, 9);
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/frame_0010.png", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    touch(dir, 11);
+    assert_int_equal(fa_anim_remove_stale(dir, 8), 1); /* 9; 10 is a directory */
+    assert_true(has_frame(dir, 8) && !has_frame(dir, 9) && has_frame(dir, 10) && has_frame(dir, 11));
+    char cmd[320];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_cumulative_bytes),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_remove_stale),
         cmocka_unit_test(test_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

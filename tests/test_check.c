@@ -533,6 +533,151 @@ static void test_study_point(void **state)
     for (int k = 0; k < FA_STUDY_ALGOS; k++) assert_true(ro[k].abs == r[k].abs);
 }
 
+/* fa_check_suite: the given shape alone is one fa_check_fp64 run (the same rows as a direct run
+ * with the same seed); no dimension given runs the 9 fp64 cases (6 low-precision ones), each with
+ * its dimensions and tiles handed to prepare (case 2: B = 2, N_q = 113, N_k = 203, d = 59,
+ * 32 x 16 tiles, causal), one generator through the whole suite, and prepare's nonzero value ends
+ * it there. */
+typedef struct {
+    int prepared, rows, failed, stop_at;
+    fa_shape s[16];
+    fa_blocks bk[16];
+    fa_check_row r64[64];
+    fa_lowprec_row rlp[64];
+} suite_log;
+
+static int log_prepare(void *ctx, fa_shape *s, fa_blocks *bk, uint64_t *M)
+{
+    suite_log *g = ctx;
+    if (g->prepared == g->stop_at) return 7;
+    if (bk->block_r == 0) *bk = (fa_blocks){16, 16}; /* the given shape: the caller's tiles */
+    *M = 1u << 30;
+    g->s[g->prepared] = *s, g->bk[g->prepared] = *bk;
+    g->prepared++;
+    return 0;
+}
+
+static void log_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check_row *r64, const fa_lowprec_row *rlp)
+{
+    (void)s, (void)bk;
+    suite_log *g = ctx;
+    assert_true((r64 == NULL) != (rlp == NULL));
+    if (r64) g->r64[g->rows] = *r64, g->failed |= !r64->pass;
+    else g->rlp[g->rows] = *rlp, g->failed |= !rlp->pass;
+    g->rows++;
+}
+
+static void test_suite(void **state)
+{
+    (void)state;
+    const fa_algo algos[2] = {FA_ALGO_FLASH1, FA_ALGO_FLASH2};
+    static suite_log g;
+    memset(&g, 0, sizeof g);
+    g.stop_at = -1;
+    fa_check_suite_req q = {.lowprec = 0, .algos = algos, .n_algos = 2, .tol = 1e-10, .seed = 11,
+                            .prepare = log_prepare, .row = log_row, .ctx = &g};
+    fa_shape given = fa_shape_default(45, 12);
+    given.seqlen_k = 70;
+    int stopped = -1, any_fail = -1;
+    assert_int_equal(fa_check_suite(&q, &given, &stopped, &any_fail), FA_OK);
+    assert_true(stopped == 0 && any_fail == 0);
+    assert_int_equal(g.prepared, 1);
+    assert_int_equal(g.rows, 2);
+    fa_check_row rows[2];
+    int n = 0;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    assert_int_equal(fa_check_fp64(&given, (fa_blocks){16, 16}, 1u << 30, algos, 2, 1e-10, rng, rows, &n), FA_OK);
+    gsl_rng_free(rng);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(g.r64[k].algo, algos[k]);
+        assert_true(g.r64[k].abs_o == rows[k].abs_o && g.r64[k].abs_lse == rows[k].abs_lse);
+    }
+    /* a tolerance below fp64's rounding: every row fails, and every configuration still runs */
+    memset(&g, 0, sizeof g);
+    g.stop_at = -1;
+    q.tol = 1e-300;
+    assert_int_equal(fa_check_suite(&q, &given, &stopped, &any_fail), FA_OK);
+    assert_true(any_fail == 1 && g.failed == 1 && g.rows == 2);
+    /* the suite: no dimension given */
+    fa_shape none = fa_shape_default(-1, -1);
+    none.batch = none.heads = none.kv_heads = none.seqlen_q = none.seqlen_k = none.d = none.d_v = -1;
+    memset(&g, 0, sizeof g);
+    g.stop_at = -1;
+    q.tol = 1e-10;
+    assert_int_equal(fa_check_suite(&q, &none, &stopped, &any_fail), FA_OK);
+    assert_int_equal(g.prepared, fa_check_suite_fp64_n);
+    assert_int_equal(g.rows, 2 * fa_check_suite_fp64_n);
+    assert_true(g.s[2].batch == 2 && g.s[2].seqlen_q == 113 && g.s[2].seqlen_k == 203 && g.s[2].d == 59);
+    assert_int_equal(g.s[2].causal, FA_CAUSAL_BOTTOM_RIGHT);
+    assert_true(g.bk[2].block_r == 32 && g.bk[2].block_c == 16);
+    assert_int_equal(any_fail, 0);
+    /* prepare ends it: 3 configurations ran */
+    memset(&g, 0, sizeof g);
+    g.stop_at = 3;
+    assert_int_equal(fa_check_suite(&q, &none, &stopped, &any_fail), FA_OK);
+    assert_int_equal(stopped, 7);
+    assert_true(g.prepared == 3 && g.rows == 6);
+    /* low precision: one row per algorithm and tensor, 3 tensors with the backward */
+    memset(&g, 0, sizeof g);
+    g.stop_at = -1;
+    q.lowprec = 1, q.lo = (fa_lowprec_opts){.bwd = 1};
+    given.dtype = FA_DTYPE_BF16;
+    assert_int_equal(fa_check_suite(&q, &given, &stopped, &any_fail), FA_OK);
+    assert_int_equal(g.rows, 6);
+    assert_string_equal(g.rlp[0].tensor, "dQ");
+    assert_string_equal(g.rlp[5].tensor, "dV");
+    assert_int_equal(g.rlp[3].algo, FA_ALGO_FLASH2);
+}
+
+/* The study's CSV: at MAXN = MAXD = 16 part 0 is one point a dtype (N = 16, d = 16, seed 3 + 16)
+ * and part 2 six (magnitudes 1, 4, ..., 1024 at N = d = 16, seed 3): the header, 4 rows a point,
+ * each row the point's values of fa_study_point, and a progress line per point. */
+static void test_study_csv(void **state)
+{
+    (void)state;
+    char *buf = NULL, *prog = NULL;
+    size_t len = 0, plen = 0;
+    FILE *f = open_memstream(&buf, &len), *pf = open_memstream(&prog, &plen);
+    assert_int_equal(fa_study_csv(f, 0, 16, 16, 3, pf), FA_OK);
+    fclose(f);
+    fclose(pf);
+    const char *hdr = "fixed_d,dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n";
+    assert_memory_equal(buf, hdr, strlen(hdr));
+    int lines = 0;
+    for (const char *p = buf; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 1 + FA_STUDY_DTYPES * FA_STUDY_ALGOS);
+    /* the bf16 point (the third dtype): its rows as fa_study_point computes them */
+    fa_study_pt pt = {.dtype = FA_DTYPE_BF16, .N = 16, .d = 16, .magnitude = 0, .seed = 19};
+    fa_study_row r[FA_STUDY_ALGOS];
+    assert_int_equal(fa_study_point(&pt, r), FA_OK);
+    for (int k = 0; k < FA_STUDY_ALGOS; k++) {
+        char want[256];
+        snprintf(want, sizeof want, "\n16,bf16,%s,16,16,%.6e,%.6e,%.6e,%.6e,%.6e\n", r[k].algo, r[k].abs, r[k].rel,
+                 r[k].naive_abs, r[k].ratio, r[k].e2e_rel);
+        assert_non_null(strstr(buf, want));
+    }
+    assert_string_equal(prog, "\rstudy: fp32 N = 16      \rstudy: fp16 N = 16      \rstudy: bf16 N = 16      "
+                              "\rstudy: fp8_e4m3 N = 16      \rstudy: fp8_e5m2 N = 16      ");
+    free(buf);
+    free(prog);
+    /* part 2: the magnitude leads (%g), no progress without a stream */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(fa_study_csv(f, 2, 16, 16, 3, NULL), FA_OK);
+    fclose(f);
+    lines = 0;
+    for (const char *p = buf; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 1 + FA_STUDY_DTYPES * 6 * FA_STUDY_ALGOS);
+    assert_int_equal(strncmp(buf, "outlier,dtype,", 14), 0);
+    pt = (fa_study_pt){.dtype = FA_DTYPE_FP32, .N = 16, .d = 16, .magnitude = 1024, .seed = 3};
+    assert_int_equal(fa_study_point(&pt, r), FA_OK);
+    char want[256];
+    snprintf(want, sizeof want, "\n1024,fp32,flash2,16,16,%.6e,", r[2].abs);
+    assert_non_null(strstr(buf, want));
+    free(buf);
+}
+
 /* The rounding floor (fa_check_atol): FlashAttention's tests' 2 max|fl(fl(r + 0.3) - 0.3) - r|; and
  * the fp32 backward suite's hardest shapes pass over 100 seeds with it (12 of seeds 1-100 failed
  * the bare 3x rule), while a planted fault (a gradient scaled by 1.01) still fails. */
@@ -809,7 +954,7 @@ int main(void)
         cmocka_unit_test(test_npy_size_first),
         cmocka_unit_test(test_save_sample_checks),
         cmocka_unit_test(test_study_points),
-        cmocka_unit_test(test_study_point),
+        cmocka_unit_test(test_study_point), cmocka_unit_test(test_study_csv), cmocka_unit_test(test_suite),
     };
     return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

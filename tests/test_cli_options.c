@@ -151,6 +151,98 @@ static void test_refusals(void **st)
     assert_true(refused > 40); /* report and compare take few of the shared options */
 }
 
+/* The message of a refused parse of argv (argc words), read from stderr; the own options'
+ * parser's calls in *seen. */
+static int parse_msg(int argc, char **argv, own_seen *seen, char *msg, size_t n)
+{
+    cli_opts o;
+    memset(seen, 0, sizeof *seen);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *saved = stderr, *mem = open_memstream(&buf, &len);
+    assert_non_null(mem);
+    stderr = mem;
+    int rc = cli_parse_cmd(argc, argv, &o, take_any, seen);
+    stderr = saved;
+    fclose(mem);
+    snprintf(msg, n, "%s", buf);
+    free(buf);
+    return rc;
+}
+
+/* A value missing at the end of the words: one check before any option's parser, "--NAME needs
+ * WHAT" (a file, a directory, a .npy file, a value ...), for every option of every command that
+ * takes one; an empty value (--NAME=) is missing for the paths and lists only. */
+typedef struct {
+    const char *cmd;
+    int checked;
+} missing_walk;
+static void missing(const char *name, int arg, void *ctx)
+{
+    missing_walk *w = ctx;
+    if (arg != 1) return; /* flags and --causal's optional value */
+    char opt[96], msg[512], want[160];
+    snprintf(opt, sizeof opt, "--%s", name);
+    char *av[] = {"fasim", (char *)w->cmd, opt, NULL};
+    own_seen seen;
+    if (parse_msg(3, av, &seen, msg, sizeof msg) != EXIT_USAGE) fail_msg("fasim %s %s: not refused", w->cmd, opt);
+    snprintf(want, sizeof want, "fasim: --%s needs ", name);
+    if (strncmp(msg, want, strlen(want)) != 0) fail_msg("fasim %s %s: '%s'", w->cmd, opt, msg);
+    if (seen.n) fail_msg("fasim %s %s: the command's parser ran without a value", w->cmd, opt);
+    w->checked++;
+}
+
+static void test_missing_values(void **st)
+{
+    (void)st;
+    int checked = 0;
+    for (int c = 0; c < NCMD; c++) {
+        missing_walk w = {CMDS[c], 0};
+        cli_option_names(CMDS[c], missing, &w);
+        assert_true(w.checked > 0);
+        checked += w.checked;
+    }
+    assert_true(checked > 100);
+    static const struct {
+        const char *cmd, *word, *msg; /* msg NULL: parsed (the value's own check comes later) */
+    } cases[] = {
+        {"io", "--model", "fasim: --model needs a file\n"},
+        {"io", "--model=", "fasim: --model needs a file\n"},
+        {"io", "--doc-mask=", "fasim: --doc-mask needs document lengths L1,L2,...\n"},
+        {"io", "--gqa", "fasim: --gqa needs a value: per-head, packed or both\n"},
+        {"io", "--hw", "fasim: --hw needs a value\n"},
+        {"io", "--hw=", NULL},
+        {"io", "--cu-seqlens", "fasim: --cu-seqlens needs a value\n"},
+        {"check", "--q=", "fasim: --q needs a .npy file\n"},
+        {"check", "--study", "fasim: --study needs a directory\n"},
+        {"check", "--layout", "fasim: --layout needs a value\n"},
+        {"report", "--hw", "fasim: --hw needs a profile (a100, h100, h200)\n"},
+        {"report", "--hw=", NULL},
+        {"report", "--pass", "fasim: --pass needs fwd, bwd or fwdbwd\n"},
+        {"sweep", "--vary=", "fasim: --vary needs NAME=RANGE (see fasim sweep --help)\n"},
+        {"animate", "--out-dir=", "fasim: --out-dir needs a directory\n"},
+        {"compare", "--measured", "fasim: --measured needs a file\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *av[] = {"fasim", (char *)cases[i].cmd, (char *)cases[i].word, NULL};
+        own_seen seen;
+        char msg[512];
+        int rc = parse_msg(3, av, &seen, msg, sizeof msg);
+        if (!cases[i].msg) {
+            assert_int_equal(rc, 0);
+            continue;
+        }
+        assert_int_equal(rc, EXIT_USAGE);
+        assert_string_equal(msg, cases[i].msg);
+    }
+    /* a path given as the next option's name is missing too: --out --quiet writes no file "--quiet" */
+    char *av[] = {"fasim", "check", "--q", "--k", NULL};
+    own_seen seen;
+    char msg[512];
+    assert_int_equal(parse_msg(4, av, &seen, msg, sizeof msg), EXIT_USAGE);
+    assert_string_equal(msg, "fasim: --q needs a value (got the option '--k'; --q=--k names a path of that name)\n");
+}
+
 static void test_grammar(void **st)
 {
     (void)st;
@@ -221,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_both_forms),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_grammar),
+        cmocka_unit_test(test_missing_values),
         cmocka_unit_test(test_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -68,8 +70,109 @@ static void test_hand_computed(void **st)
     fa_clear_error();
 }
 
+/* fa_explain_run's tiles and counts, FlashAttention-2's forward at N = 256, d = 64, fp16, one slice:
+ * Q read once, K and V T_r times, O written once, LSE (4 B a row) once, so T_r = 4 (B_r = 64) moves
+ * 32768 + 2 x 4 x 32768 + 32768 + 1024 = 328704 B and T_r = 2 (the fa2 profile's 128 x 128 on the
+ * H200) 32768 + 2 x 2 x 32768 + 32768 + 1024 = 197632 B. */
+static void test_explain_run(void **st)
+{
+    (void)st;
+    fa_run_config c;
+    memset(&c, 0, sizeof c);
+    c.shape = fa_shape_default(256, 64);
+    c.shape.dtype = FA_DTYPE_FP16;
+    c.pass = FA_PASS_FWD;
+    assert_int_equal(fa_hw_load("h200", NULL, &c.hw), FA_OK);
+    c.sram = c.hw.sram_per_block;
+    fa_blocks bk;
+    fa_io_result r;
+    char rule[64];
+    c.rule = FA_TILES_EXPLICIT, c.block_r = 64, c.block_c = 64;
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_string_equal(rule, "--block-r/--block-c");
+    assert_true(bk.block_r == 64 && bk.block_c == 64);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 328704);
+    /* the profile's table: fa2 runs 128 x 128 tiles at d = 64 on the H200 */
+    c.rule = FA_TILES_PROFILE;
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_string_equal(rule, "the fa2 profile's tile table");
+    assert_true(bk.block_r == 128 && bk.block_c == 128);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 197632);
+    /* fwdbwd has no one table: --blocks fit's tiles in the paper's model */
+    c.pass = FA_PASS_FWDBWD;
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_string_equal(rule, "--blocks fit");
+    assert_int_equal(r.counts.reg_peak_bytes, 0);
+    /* --blocks paper: B_c = ceil(M / 4d) = 908, clamped to N = 256; B_r = min(B_c, d) = 64: T_r = 4 again */
+    c.pass = FA_PASS_FWD, c.rule = FA_TILES_PAPER;
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_string_equal(rule, "--blocks paper");
+    assert_true(bk.block_r == 64 && bk.block_c == 256);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 328704);
+    /* tiles over M: the paper's model refuses them */
+    c.rule = FA_TILES_EXPLICIT, c.sram = 4096;
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_ENOSRAM);
+    fa_clear_error();
+}
+
+/* The derivation's prose at N = 256, d = 64, fp16, 64 x 64 tiles (T_r = T_c = 4): unmasked, flash1
+ * visits T_c N_q = 1024 query rows and flash2 loads T_r N_k = 1024 keys; causal (bottom-right, N_q =
+ * N_k), key block j is seen by row blocks j .. 3 and row block i sees i + 1 key blocks, so both are
+ * 256 + 192 + 128 + 64 = 640.  The bounds: standard's B H (N_q d + N_q N_k) e = (16384 + 65536) 2 =
+ * 163840 B against a count of 983040 B (Q 32768, K and V 4 x 32768 each, S written once and read
+ * twice, P written and read, 131072 each, O 32768): 6; flash2's N_q N_k d^2 e^2 / M = 256^2 64^2 2^2
+ * / 232448 = 4619.3 B against 328704 B: 71.2. */
+static char *text_of(fa_algo a, fa_causal causal, int bound)
+{
+    fa_shape s = fa_shape_default(256, 64);
+    s.dtype = FA_DTYPE_FP16;
+    s.causal = causal;
+    const fa_blocks bk = {64, 64};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    if (bound) {
+        fa_hw hw;
+        fa_io_result r;
+        assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+        assert_int_equal(fa_io_run(FA_PASS_FWD, a, &s, bk, 232448, &hw, NULL, &r), FA_OK);
+        fa_explain_bound_text(f, FA_PASS_FWD, a, &s, &r, bk);
+    } else {
+        fa_fwd_terms x;
+        assert_int_equal(fa_explain_forward(a, &s, bk, &x), FA_OK);
+        fa_explain_forward_text(f, a, &s, bk, &x);
+    }
+    fclose(f);
+    return buf;
+}
+
+static void expect_text(fa_algo a, fa_causal causal, int bound, const char *want)
+{
+    char *t = text_of(a, causal, bound);
+    if (!strstr(t, want)) fprintf(stderr, "missing \"%s\" in:\n%s", want, t);
+    assert_non_null(strstr(t, want));
+    free(t);
+}
+
+static void test_prose(void **st)
+{
+    (void)st;
+    expect_text(FA_ALGO_STANDARD, FA_CAUSAL_NONE, 0, "p = 2: the softmax reads S twice");
+    expect_text(FA_ALGO_FLASH1, FA_CAUSAL_NONE, 0, "V_rows = query rows over all visits = T_c*N_q = 4*256 = 1024");
+    expect_text(FA_ALGO_FLASH1, FA_CAUSAL_BOTTOM_RIGHT, 0, "V_rows = sum_j (N_q - i_lo(j)*B_r) = 640 (instead of T_c*N_q = 1024)");
+    expect_text(FA_ALGO_FLASH1, FA_CAUSAL_BOTTOM_RIGHT, 0, "are loaded: 256 of 256 keys");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 0, "K_rows = keys loaded over all row blocks = T_r*N_k = 4*256 = 1024");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_BOTTOM_RIGHT, 0, "K_rows = sum_i min(N_k, n_visit(i)*B_c) = 640 (instead of T_r*N_k = 1024)");
+    expect_text(FA_ALGO_STANDARD, FA_CAUSAL_NONE, 1, "B*H*(N_q*d + N_q*N_k)*e = 163840 B (160 KiB)");
+    expect_text(FA_ALGO_STANDARD, FA_CAUSAL_NONE, 1, "counted / Theta = 6:");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "= 256*256*64^2*2^2/232448 = 4619.3 B (4.511 KiB)");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "with B = B_r = 64;");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "counted / Theta = 71.2 is the hidden constant");
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_equals_counts), cmocka_unit_test(test_hand_computed)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_equals_counts), cmocka_unit_test(test_explain_run), cmocka_unit_test(test_prose), cmocka_unit_test(test_hand_computed)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,12 +362,68 @@ static void test_decode_table(void **state)
     assert_true(t.r[0][4][2].time_s < t.r[0][4][1].time_s);
 }
 
+/* The inference options against each other and the rest (fa_infer_resolve): the defaults they
+ * settle (--decode: N_q 1, N_k = --kv-len) and each refusal's message. */
+static fa_status resolve(fa_infer_args a, fa_shape *s)
+{
+    fa_clear_error();
+    return fa_infer_resolve(&a, s);
+}
+
+static void expect_refused(fa_infer_args a, fa_shape s, const char *msg)
+{
+    assert_int_equal(resolve(a, &s), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), msg));
+}
+
+static void test_infer_resolve(void **state)
+{
+    (void)state;
+    fa_shape s = fa_shape_default(-1, 64), given = s;
+    /* neither --decode nor --cu-seqlens: nothing changes */
+    assert_int_equal(resolve((fa_infer_args){.pass = FA_PASS_BWD, .l2 = 1}, &s), FA_OK);
+    assert_memory_equal(&s, &given, sizeof s);
+    /* decoding: N_q = 1, N_k = 4096 */
+    assert_int_equal(resolve((fa_infer_args){.decode = 1, .kv_len = 4096, .splits = 1, .paged = 1, .gqa = 2}, &s), FA_OK);
+    assert_int_equal(s.seqlen_q, 1);
+    assert_int_equal(s.seqlen_k, 4096);
+    /* a given N_q stays; --model leaves N_q unset for varlen (the offsets give it) */
+    s = given, s.seqlen_q = 4;
+    assert_int_equal(resolve((fa_infer_args){.decode = 1, .kv_len = 77, .model_given = 1}, &s), FA_OK);
+    assert_true(s.seqlen_q == 4 && s.seqlen_k == 77);
+    s = given;
+    assert_int_equal(resolve((fa_infer_args){.varlen = 1, .model_given = 1, .splits = 1}, &s), FA_OK);
+    assert_true(s.seqlen_q == -1 && s.seqlen_k == given.seqlen_k);
+    expect_refused((fa_infer_args){.cu_k = 1, .decode = 1}, given, "--cu-seqlens-k needs --cu-seqlens");
+    expect_refused((fa_infer_args){.kv_len = 8}, given, "--kv-len needs --decode");
+    expect_refused((fa_infer_args){.splits = 1}, given, "--splits needs --decode or --cu-seqlens");
+    expect_refused((fa_infer_args){.paged = 1}, given, "--page-size needs --decode");
+    expect_refused((fa_infer_args){.gqa = 1}, given, "--gqa needs --decode or --cu-seqlens");
+    fa_shape w = given;
+    w.softcap = 30;
+    expect_refused((fa_infer_args){.decode = 1, .kv_len = 8}, w, "support the causal mask only");
+    expect_refused((fa_infer_args){.varlen = 1, .mask_files = 1}, given, "support the causal mask only");
+    expect_refused((fa_infer_args){.varlen = 1, .trace = 1}, given, "--trace is for the classic algorithms");
+    expect_refused((fa_infer_args){.varlen = 1, .l2 = 1}, given, "--l2 is for the classic algorithms");
+    expect_refused((fa_infer_args){.decode = 1, .algo_given = 1}, given, "--algo does not apply");
+    expect_refused((fa_infer_args){.decode = 1, .kv_len = 8, .pass = FA_PASS_BWD}, given, "it has no backward");
+    expect_refused((fa_infer_args){.decode = 1, .varlen = 1, .kv_len = 8}, given, "exclude each other");
+    expect_refused((fa_infer_args){.decode = 1}, given, "--decode needs --kv-len N");
+    fa_shape k = given;
+    k.seqlen_k = 100;
+    expect_refused((fa_infer_args){.decode = 1, .kv_len = 8}, k, "not --seqlen-k");
+    expect_refused((fa_infer_args){.varlen = 1, .paged = 1}, given, "--page-size is for --decode");
+    expect_refused((fa_infer_args){.varlen = 1, .kv_len = 8}, given, "takes key lengths from --cu-seqlens-k");
+    fa_clear_error();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variants_bytes),
         cmocka_unit_test(test_variants_auto_split),
         cmocka_unit_test(test_cu_seqlens_parse),
+        cmocka_unit_test(test_infer_resolve),
         cmocka_unit_test(test_varlen_resolve),
         cmocka_unit_test(test_padded),
         cmocka_unit_test(test_varlen_bwd_io),

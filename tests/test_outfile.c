@@ -122,8 +122,28 @@ static void test_set(void **st)
     fa_clear_error();
 }
 
+/* A log's last non-empty line, without its line break; "no message" for none or no file. */
+static void test_last_line(void **st)
+{
+    (void)st;
+    char path[300], buf[64];
+    snprintf(path, sizeof path, "%s/gnuplot.log", g_dir);
+    assert_string_equal(fa_file_last_line(path, buf, sizeof buf), "no message"); /* no file */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("line 1\n\"x.gp\" line 7: undefined variable: tr\r\n\n\n", f);
+    fclose(f);
+    assert_string_equal(fa_file_last_line(path, buf, sizeof buf), "\"x.gp\" line 7: undefined variable: tr");
+    assert_string_equal(fa_file_last_line(path, buf, 8), "\"x.gp\" "); /* cut to 7 bytes */
+    f = fopen(path, "w");
+    fputs("\n\n", f);
+    fclose(f);
+    assert_string_equal(fa_file_last_line(path, buf, sizeof buf), "no message");
+    unlink(path);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_one_file), cmocka_unit_test(test_set)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_one_file), cmocka_unit_test(test_set), cmocka_unit_test(test_last_line)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -239,6 +239,51 @@ static void test_cmp_records(void **state)
     assert_int_equal(fields(fa_cmp_csv_header), 24);
 }
 
+/* The varlen backward's record: bytes made up so that each column is a different number
+ * (read 1000 + written 24 = 1024; closed form 600 + 400 = 1000, not the count: no match). */
+static void write_varlen_bwd(FILE *f, void *ctx)
+{
+    fputs(fa_varlen_bwd_csv_header, f);
+    fa_varlen_bwd_csv_row(f, FA_PASS_FWDBWD, 3, ctx);
+}
+
+static void test_varlen_bwd_records(void **state)
+{
+    (void)state;
+    fa_varlen_bwd_io_result r;
+    memset(&r, 0, sizeof r);
+    r.blocks = (fa_blocks){32, 16};
+    r.read_bytes = 1000, r.write_bytes = 24;
+    r.formula.read_bytes = 600, r.formula.write_bytes = 400;
+    r.formula_match = 0;
+    r.bwd.sram_peak_bytes = 12288;
+    char *csv = captured(write_varlen_bwd, &r);
+    assert_string_equal(csv, "algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,"
+                             "bwd_formula_match\nvarlen_flash2,fwdbwd,3,32,16,1000,24,1024,1000,0\n");
+    free(csv);
+    json_t *j = fa_varlen_bwd_json(FA_PASS_BWD, 3, &r);
+    assert_string_equal(json_string_value(json_object_get(j, "algo")), "varlen_flash2");
+    assert_string_equal(json_string_value(json_object_get(j, "pass")), "bwd");
+    assert_int_equal(json_integer_value(json_object_get(j, "nseq")), 3);
+    assert_int_equal(json_integer_value(json_object_get(j, "block_r")), 32);
+    assert_int_equal(json_integer_value(json_object_get(j, "block_c")), 16);
+    assert_int_equal(json_integer_value(json_object_get(j, "hbm_read_bytes")), 1000);
+    assert_int_equal(json_integer_value(json_object_get(j, "hbm_write_bytes")), 24);
+    assert_int_equal(json_integer_value(json_object_get(j, "hbm_bytes")), 1024);
+    assert_int_equal(json_integer_value(json_object_get(j, "bwd_formula_bytes")), 1000);
+    assert_true(json_is_false(json_object_get(j, "formula_match")));
+    assert_int_equal(json_integer_value(json_object_get(j, "sram_peak_bytes")), 12288);
+    assert_int_equal(json_object_size(j), 11);
+    json_decref(j);
+    /* a count above 2^63 - 1 is a real, as every byte count of the records */
+    r.read_bytes = (uint64_t)1 << 63, r.formula_match = 1;
+    j = fa_varlen_bwd_json(FA_PASS_BWD, 3, &r);
+    assert_true(json_is_real(json_object_get(j, "hbm_read_bytes")));
+    assert_true(json_real_value(json_object_get(j, "hbm_read_bytes")) == 9223372036854775808.0);
+    assert_true(json_is_true(json_object_get(j, "formula_match")));
+    json_decref(j);
+}
+
 static void write_decode(FILE *f, void *ctx) { fa_decode_table_csv(f, ctx); }
 
 static void test_decode_csv(void **state)
@@ -264,7 +309,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mask_text),   cmocka_unit_test(test_units),       cmocka_unit_test(test_csv_pieces),
         cmocka_unit_test(test_io_records),  cmocka_unit_test(test_check_records), cmocka_unit_test(test_cmp_records),
-        cmocka_unit_test(test_decode_csv),
+        cmocka_unit_test(test_decode_csv),  cmocka_unit_test(test_varlen_bwd_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "fa_records.h"
 #include "fa_report.h"
 #include "fa_run.h"
 
@@ -214,6 +215,45 @@ static void test_rows_equal_predictions(void **state)
     /* the hardware count is checked */
     assert_int_equal(fa_report_model_rows(&m, 1, 1024, FA_PASS_FWD, hw, 0, rows), FA_EINVAL);
     assert_int_equal(fa_report_model_rows(&m, 1, 1024, FA_PASS_FWD, hw, FA_REPORT_MAX_HW + 1, rows), FA_EINVAL);
+    free(rows);
+}
+
+/* report.csv: one header, then a row per GPU and algorithm of each model, model and layers
+ * leading, its bytes those of the rows (Mistral on the A100 and the H200: 1 + 2 x 3 lines). */
+static void test_report_csv(void **state)
+{
+    (void)state;
+    fa_hw hw[2] = {load_hw("a100"), load_hw("h200")};
+    fa_report_model md;
+    memset(&md, 0, sizeof md);
+    md.m = mistral();
+    md.m.layers = 32;
+    snprintf(md.stem, sizeof md.stem, "mistral");
+    fa_report_rows *rows = calloc(1, sizeof *rows);
+    assert_non_null(rows);
+    assert_int_equal(fa_report_model_rows(&md.m, 1, 4096, FA_PASS_FWD, hw, 2, rows), FA_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fa_report_csv(f, &md, rows, 1, hw, 2);
+    fclose(f);
+    assert_int_equal(strncmp(buf, "model,layers,algo,pass,batch,", 29), 0);
+    int lines = 0;
+    for (const char *p = buf; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 1 + 2 * FA_NALGO);
+    char want[160];
+    for (int h = 0; h < 2; h++)
+        for (int a = 0; a < FA_NALGO; a++) { /* ...,hbm_read_bytes,hbm_write_bytes,hbm_bytes,... */
+            const fa_io_result *r = &rows->r[h][a];
+            snprintf(want, sizeof want, "\nmistral,32,%s,fwd,1,", fa_algo_name((fa_algo)a));
+            assert_non_null(strstr(buf, want));
+            snprintf(want, sizeof want, ",%s,%llu,", hw[h].key, (unsigned long long)hw[h].sram_per_block);
+            assert_non_null(strstr(buf, want));
+            snprintf(want, sizeof want, ",%llu,%llu,%llu,", (unsigned long long)r->counts.hbm_read_bytes,
+                     (unsigned long long)r->counts.hbm_write_bytes, (unsigned long long)hbm(r));
+            assert_non_null(strstr(buf, want));
+        }
+    free(buf);
     free(rows);
 }
 
@@ -575,7 +615,7 @@ int main(void)
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_stem),
         cmocka_unit_test(test_load_hw),
-        cmocka_unit_test(test_rows_equal_predictions),
+        cmocka_unit_test(test_rows_equal_predictions), cmocka_unit_test(test_report_csv),
         cmocka_unit_test(test_count_and_roofline),
         cmocka_unit_test(test_training),
         cmocka_unit_test(test_memory),

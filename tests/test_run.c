@@ -142,8 +142,56 @@ static void test_l2(void **st)
     fa_clear_error();
 }
 
+/* fasim sweep's counts (fa_run_counts): FlashAttention-2's forward at N = 256, d = 64, fp16 on
+ * 64 x 64 tiles moves Q once, K and V T_r = 4 times, O and LSE once: 32768 + 2 x 4 x 32768 + 32768
+ * + 1024 = 328704 B.  --blocks paper at M = 4096: B_c = ceil(M / 4de) = ceil(4096 / 512) = 8,
+ * B_r = min(8, d) = 8, so T_r = 32 (32768 + 2 x 32 x 32768 + 32768 + 1024 = 2163712 B), and the
+ * pass's largest buffers (flash1's and flash2's: Q_i, K_j, V_j 3 x 1024, S_ij 256, O_i 2048, m_i,
+ * l_i 64: 5440 B) exceed M by 1344 B. */
+static void test_counts(void **st)
+{
+    (void)st;
+    fa_run_config c = config(256, 64, FA_DTYPE_FP16);
+    c.rule = FA_TILES_EXPLICIT, c.block_r = 64, c.block_c = 64;
+    fa_io_result r;
+    assert_int_equal(fa_run_counts(&c, FA_ALGO_FLASH2, 0, &r), FA_OK);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 328704);
+    assert_int_equal(r.sram_overflow, 0);
+    assert_false(r.has_perf);
+    assert_false(r.has_l2);
+    c.rule = FA_TILES_PAPER, c.sram = 4096;
+    assert_int_equal(fa_run_counts(&c, FA_ALGO_FLASH2, 1, &r), FA_OK);
+    assert_true(r.blocks.block_r == 8 && r.blocks.block_c == 8);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 2163712);
+    assert_int_equal(r.sram_overflow, 1344);
+    assert_true(r.has_l2);
+    assert_true(r.dram_write_bytes >= 32768 + 1024); /* O and LSE reach DRAM */
+    /* tiles over M without the paper rule's growth: refused */
+    c.rule = FA_TILES_EXPLICIT;
+    assert_int_equal(fa_run_counts(&c, FA_ALGO_FLASH2, 0, &r), FA_ENOSRAM);
+    fa_clear_error();
+}
+
+/* --trace's limit: 8 transfers a tile, 16 x 16 tiles: N = 40000 gives 2500^2 tiles, 5e7 transfers
+ * (the limit itself); N = 40001 2501^2 of them, over it. */
+static void test_trace_check(void **st)
+{
+    (void)st;
+    fa_run_config c = config(40000, 64, FA_DTYPE_FP16);
+    c.rule = FA_TILES_EXPLICIT, c.block_r = 16, c.block_c = 16;
+    assert_int_equal(fa_run_trace_check(&c), FA_OK);
+    c.shape.seqlen_q = c.shape.seqlen_k = 40001;
+    assert_int_equal(fa_run_trace_check(&c), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "--trace would hold about 5e+07 transfers (limit 50000000): use a smaller shape");
+    c.shape.batch = 2; /* twice the tiles */
+    assert_int_equal(fa_run_trace_check(&c), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "about 1e+08 transfers"));
+    fa_clear_error();
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_rules), cmocka_unit_test(test_fallback), cmocka_unit_test(test_l2)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_rules), cmocka_unit_test(test_fallback), cmocka_unit_test(test_l2),
+                                       cmocka_unit_test(test_counts), cmocka_unit_test(test_trace_check)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

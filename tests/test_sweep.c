@@ -184,6 +184,29 @@ static void test_product(void **state)
     assert_string_equal(fa_last_error(), "the sweep has more than 100000 points");
 }
 
+/* Both tiles at every point: each fixed or varied. */
+static void test_check_tiles(void **state)
+{
+    (void)state;
+    static fa_sweep sw;
+    sw.n = 0;
+    assert_int_equal(fa_sweep_check_tiles(&sw, 0, 0), FA_OK); /* the rule's tiles */
+    assert_int_equal(fa_sweep_check_tiles(&sw, 1, 1), FA_OK);
+    assert_int_equal(fa_sweep_check_tiles(&sw, 1, 0), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "give both --block-r and --block-c (or --vary the other one)");
+    assert_int_equal(fa_sweep_add(&sw, "block-r=16,32", NULL, NULL), FA_OK);
+    assert_int_equal(fa_sweep_check_tiles(&sw, 0, 1), FA_OK); /* B_r varied, B_c fixed */
+    assert_int_equal(fa_sweep_check_tiles(&sw, 0, 0), FA_EINVAL);
+    assert_string_equal(fa_last_error(), "varying block-r or block-c needs the other one (--block-c / --block-r or --vary)");
+    assert_int_equal(fa_sweep_add(&sw, "block-c=16:64:x2", NULL, NULL), FA_OK);
+    assert_int_equal(fa_sweep_check_tiles(&sw, 0, 0), FA_OK); /* both varied */
+    sw.n = 0;
+    assert_int_equal(fa_sweep_add(&sw, "block-c=16", NULL, NULL), FA_OK);
+    assert_int_equal(fa_sweep_check_tiles(&sw, 1, 0), FA_OK);
+    assert_int_equal(fa_sweep_check_tiles(&sw, 0, 0), FA_EINVAL);
+    fa_clear_error();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_reader),
         cmocka_unit_test(test_product),
+        cmocka_unit_test(test_check_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,42 +9,20 @@
 #include "fa_inference.h"
 
 
-/* The inference options against the others, and their defaults (before cli_resolve's):
- * --decode takes N_k from --kv-len and N_q = 1; --cu-seqlens gives the varlen batch's shape. */
+/* The inference options against the others, and their defaults (fa_infer_resolve; before
+ * cli_resolve's): --decode takes N_k from --kv-len and N_q = 1; --cu-seqlens gives the varlen
+ * batch's shape. */
 static int resolve_infer(cli_opts *o)
 {
-    fa_shape *s = &o->shape;
-    if (o->n_cu[1] >= 0 && !o->varlen) return cli_usage("--cu-seqlens-k needs --cu-seqlens");
-    if (!o->decode && !o->varlen) {
-        if (o->kv_len) return cli_usage("--kv-len needs --decode");
-        if (o->splits || o->splits_auto) return cli_usage("--splits needs --decode or --cu-seqlens");
-        if (o->paged) return cli_usage("--page-size needs --decode");
-        if (o->gqa) return cli_usage("--gqa needs --decode or --cu-seqlens");
-        return 0;
-    }
-    if (s->window || s->alibi || s->softcap > 0 || s->dropout_p > 0 || o->block_mask_path ||
-        o->col_mask_path || o->n_docs > 0 || o->dense_mask_path)
-        return cli_usage("--decode and --cu-seqlens support the causal mask only (not --window, --alibi, --softcap, "
-                   "--dropout or mask files)");
-    if (o->trace_path) return cli_usage("--trace is for the classic algorithms, not --decode or --cu-seqlens");
-    if (o->l2) return cli_usage("--l2 is for the classic algorithms, not --decode or --cu-seqlens");
-    if (o->algo_given)
-        return cli_usage("--algo does not apply to --decode or --cu-seqlens (their kernel is FlashAttention-2's)");
-    if (o->decode && o->pass != FA_PASS_FWD)
-        return cli_usage("decoding is inference: it has no backward (drop --pass)");
-    if (o->model_path && s->seqlen_q < 0) s->seqlen_q = o->decode ? 1 : -1; /* not max_positions */
-    if (o->decode && o->varlen) return cli_usage("--decode and --cu-seqlens exclude each other (use one)");
-    if (o->decode) {
-        if (!o->kv_len) return cli_usage("--decode needs --kv-len N (the number of cached keys)");
-        if (s->seqlen_k > 0) return cli_usage("--decode takes N_k from --kv-len, not --seqlen-k");
-        if (s->seqlen_q < 0) s->seqlen_q = 1;
-        s->seqlen_k = o->kv_len;
-        return 0;
-    }
-    if (o->paged) return cli_usage("--page-size is for --decode (a varlen batch reads contiguous K/V)");
-    if (o->kv_len) return cli_usage("--kv-len needs --decode (a varlen batch takes key lengths from --cu-seqlens-k)");
-    fa_status st = fa_varlen_resolve(s, o->cu[0], o->n_cu[0], o->n_cu[1] >= 0 ? o->cu[1] : NULL, o->n_cu[1], &o->vl);
-    return st ? cli_fail(st) : 0; /* the offsets are checked (fa_varlen_check) by every run, after the defaults */
+    const fa_infer_args a = {.decode = o->decode, .varlen = o->varlen, .cu_k = o->n_cu[1] >= 0, .kv_len = o->kv_len,
+                             .splits = o->splits || o->splits_auto, .paged = o->paged, .gqa = o->gqa,
+                             .mask_files = o->block_mask_path || o->col_mask_path || o->n_docs > 0 || o->dense_mask_path,
+                             .trace = o->trace_path != NULL, .l2 = o->l2, .algo_given = o->algo_given,
+                             .model_given = o->model_path != NULL, .pass = o->pass};
+    fa_status st = fa_infer_resolve(&a, &o->shape);
+    if (!st && o->varlen) /* the offsets are checked (fa_varlen_check) by every run, after the defaults */
+        st = fa_varlen_resolve(&o->shape, o->cu[0], o->n_cu[0], o->n_cu[1] >= 0 ? o->cu[1] : NULL, o->n_cu[1], &o->vl);
+    return st ? cli_fail(st) : 0;
 }
 
 int cli_resolve(cli_opts *o)

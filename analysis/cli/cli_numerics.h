@@ -32,6 +32,11 @@ int cli_numerics_wanted(const num_opts *no);
 /* 1 when the options name an external kernel's tensors (--q --k --v --out --lse --dout ...). */
 int cli_numerics_external(const num_opts *no);
 
+/* fasim check on fasim's algorithms: the fp64 check (no NULL) or, with no, the emulated --dtype
+ * (fa_check_suite: the built-in suite without shape options), its rows printed in o->format.
+ * Exit status 0, 1 (a row failed) or 2 (bad usage or input). */
+int cli_check_suite(const cli_opts *o, const num_opts *no);
+
 /* Runs it on the parsed options o.  Exit status 0, 1 (a check failed) or 2 (bad usage or
  * input). */
 int cmd_check_numerics(cli_opts *o, const num_opts *no);

@@ -16,7 +16,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -41,37 +40,6 @@ static const char *const animate_head =
 static const char *const animate_tail =
     "limits: T_r, T_c <= 16, the tiles fit M, at most 400 transfers per animation (exit 2 beyond).\n";
 
-/* Removes DIR/frame_NNNN.png for NNNN = n + 1, n + 2, ... while each is a plain file (an
- * earlier, longer animation into the same directory), so that DIR holds one animation.
- * Returns how many were removed. */
-static int remove_stale_frames(const char *dir, int n)
-{
-    int k = 0;
-    for (int f = n + 1; f <= 9999; f++, k++) {
-        char path[1200];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/frame_%04d.png", dir, f);
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0) break;
-    }
-    return k;
-}
-
-/* The last non-empty line of gnuplot's log (for the one-line error message). */
-static const char *log_tail(const char *log, char *buf, size_t n)
-{
-    snprintf(buf, n, "no message");
-    FILE *f = fopen(log, "r");
-    if (!f) return buf;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        size_t l = strcspn(line, "\r\n");
-        line[l] = '\0';
-        if (l > 0) snprintf(buf, n, "%s", line);
-    }
-    fclose(f);
-    return buf;
-}
-
 /* animate's own options */
 typedef struct {
     const char *out_dir;
@@ -85,7 +53,6 @@ static int take_anim(void *ctx, cli_opts *o, int id, const char *name, const cha
     anim_args *a = ctx;
     switch (id) {
     case O_OUT_DIR:
-        if (!val || !*val) return cli_usage("--out-dir needs a directory");
         a->out_dir = val;
         return 0;
     case O_DELAY: return cli_int(name, val, 1, 1000, &a->delay);
@@ -118,51 +85,20 @@ int cmd_animate(int argc, char **argv)
     }
     fa_shape *s = &o.shape;
     fa_blocks bk;
-    uint64_t over = 0;
-    if (!blocks_given) { /* 4 x 4 tiles by default: a picture, not a tuning */
-        bk.block_r = fa_cdiv(s->seqlen_q, 4);
-        bk.block_c = fa_cdiv(s->seqlen_k, 4);
-    } else {
-        fa_status st = cli_blocks(&o, &bk, &over);
-        if (st) return cli_fail(st);
-    }
+    uint64_t M;
+    const fa_run_config c = cli_config(&o);
+    fa_status st = fa_anim_tiles(&c, blocks_given, &bk, &M);
+    if (st) return cli_fail(st);
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
-    fa_status ts = fa_anim_check_tiles(s, bk);
-    if (ts) return cli_fail(ts);
     if (strchr(out_dir, '\'')) { /* the paths go to gnuplot in single quotes */
         fprintf(stderr, "fasim: --out-dir '%s' must not contain a quote\n", out_dir);
         return EXIT_USAGE;
     }
-    uint64_t M = o.sram + over; /* --blocks paper: M enlarged to fit, as in fasim io */
     fa_algo algos[2];
     int na = 0;
-    if (heatmap) {
-        if (explicit_algo && o.n_algos == 1) {
-            fprintf(stderr, "fasim: --heatmap compares flash1 and flash2; leave out --algo\n");
-            return EXIT_USAGE;
-        }
-        algos[na++] = FA_ALGO_FLASH1;
-        algos[na++] = FA_ALGO_FLASH2;
-    } else {
-        if (explicit_algo && o.n_algos != 1) {
-            fprintf(stderr, "fasim: animate draws one algorithm: --algo flash1, flash2 or standard\n");
-            return EXIT_USAGE;
-        }
-        algos[na++] = explicit_algo ? (fa_algo)o.algos[0] : FA_ALGO_FLASH2;
-    }
-    /* the SRAM must hold the tiles of every algorithm drawn (README: exceeding M is an error) */
-    for (int k = 0; k < na; k++) {
-        uint64_t need = fa_sram_need(algos[k], s, bk);
-        if (need > M) {
-            char b2[32], b3[32];
-            fprintf(stderr, "fasim: %s's tiles B_r = %" PRId64 ", B_c = %" PRId64 " need %" PRIu64 " B (%s) of SRAM, "
-                            "more than M = %" PRIu64 " B (%s)%s (use smaller --block-r/--block-c, a shorter --seqlen "
-                            "or a larger --sram)\n",
-                    fa_algo_name(algos[k]), bk.block_r, bk.block_c, need, fa_fmt_bytes((double)need, b2, sizeof b2), M,
-                    fa_fmt_bytes((double)M, b3, sizeof b3), blocks_given ? "" : "; by default 4 x 4 tiles");
-            return EXIT_USAGE;
-        }
-    }
+    if ((st = fa_anim_algos(heatmap, explicit_algo ? o.n_algos : 0, (fa_algo)o.algos[0], algos, &na)) ||
+        (st = fa_anim_check_sram(algos, na, s, bk, M, blocks_given)))
+        return cli_fail(st);
     /* the transfers, then the heatmap's counts or the frames (analysis/animate.c) */
     fa_anim_record R[2] = {{0}, {0}};
     fa_anim_heat tc[2];
@@ -170,7 +106,7 @@ int cmd_animate(int argc, char **argv)
     int out = 0;
     cli_outset os = {0};
     for (int k = 0; k < na; k++) {
-        fa_status st = fa_anim_record_pass(algos[k], s, bk, M, &R[k]);
+        st = fa_anim_record_pass(algos[k], s, bk, M, &R[k]);
         if (!st) st = heatmap ? fa_anim_heatmap(&R[k], s, bk, &tc[k]) : fa_anim_frames_make(algos[k], s, bk, &R[k], &F);
         if (st) {
             out = cli_fail(st);
@@ -204,7 +140,7 @@ int cmd_animate(int argc, char **argv)
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", fa_outset_target(&os, i_csv),
                  fa_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
         if (cli_gnuplot("anim_heatmap.gp", vars, log)) {
-            fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, log_tail(log, msg, sizeof msg));
+            fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, fa_file_last_line(log, msg, sizeof msg));
             out = EXIT_RUN;
             goto done;
         }
@@ -262,13 +198,13 @@ int cmd_animate(int argc, char **argv)
              fa_algo_name(algos[0]), s->seqlen_q, s->seqlen_k, s->d, fa_dtype_name(s->dtype), s->causal ? " causal" : "",
              bk.block_r, bk.block_c);
     if (cli_gnuplot("anim_frames.gp", vars, log)) {
-        fprintf(stderr, "fasim: gnuplot could not draw the frames under %s: %s\n", out_dir, log_tail(log, msg, sizeof msg));
+        fprintf(stderr, "fasim: gnuplot could not draw the frames under %s: %s\n", out_dir, fa_file_last_line(log, msg, sizeof msg));
         out = EXIT_RUN;
         goto done;
     }
     fa_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
-    int stale = remove_stale_frames(out_dir, R[0].n);
+    int stale = fa_anim_remove_stale(out_dir, R[0].n);
     printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
            fa_fmt_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",

@@ -1,6 +1,8 @@
-/* cmd_check.c -- `fasim check`: the tiled algorithms in numeric mode (fp64 arithmetic) on
- * random inputs, against the fp64 reference (fa_check_fp64, analysis/check.c); its options,
- * the built-in suite's configurations and the rows printed. */
+/* cmd_check.c -- `fasim check`: its help and options, and which run they ask for: the tiled
+ * algorithms in numeric mode (fp64 arithmetic) on random inputs against the fp64 reference (the
+ * built-in suite or one shape: fa_check_suite, analysis/check.c, its rows printed by
+ * cli_check_suite in cmd_numerics.c), the inference kernels (cmd_infer.c), or the numerics of
+ * cmd_numerics.c. */
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -42,23 +44,6 @@ static const char *const check_head =
     "  --save-npy DIR [--dtype] [shape options] [--layout]: writes a sample problem as .npy files\n"
     "  (default H = 2, N = 128, bf16; without shape options --dtype runs a built-in suite of 6 shapes)\n"
     "options:\n";
-
-/* Prints the row of one algorithm on one configuration, or appends it to arr (JSON). */
-static void check_print(const cli_opts *o, const fa_shape *s, fa_blocks bk, const fa_check_row *r, json_t *arr)
-{
-    char c[256], lse_txt[32] = "n/a"; /* standard attention computes no LSE */
-    if (r->algo != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
-    if (o->format == FMT_TABLE)
-        printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
-               " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
-               "  abs %.3e  rel %.3e  lse %-9s  %s\n",
-               fa_algo_name(r->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
-               fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
-    else if (o->format == FMT_CSV)
-        fa_check_csv_row(stdout, s, bk, r);
-    else
-        json_array_append_new(arr, fa_check_json(s, bk, r));
-}
 
 /* The options each mode of check uses: --study takes only --seqlen, --headdim, --seed,
  * --no-plots and --quiet; with --q/--k/--v/--out files the options of fasim's own runs would be
@@ -144,57 +129,5 @@ int cmd_check(int argc, char **argv)
     if (o.given[O_QUIET]) return cli_usage("check --quiet applies to --study, --dtype and --save-npy runs");
     if (no.bwd) o.pass = FA_PASS_BWD;
     if (o.decode || o.varlen) return infer_check(&o);
-    const fa_shape given = o.shape;
-    int custom = given.batch > 0 || given.heads > 0 || given.kv_heads > 0 || given.seqlen_q > 0 ||
-                 given.seqlen_k > 0 || given.d > 0 || given.d_v > 0;
-    int nconf = custom ? 1 : fa_check_suite_fp64_n;
-    fa_algo algos[FA_NALGO];
-    for (int k = 0; k < o.n_algos; k++) algos[k] = (fa_algo)o.algos[k];
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, o.seed);
-    json_t *arr = json_array();
-    int any_fail = 0;
-    if (o.format == FMT_CSV)
-        fputs(fa_check_csv_header, stdout);
-    for (int c = 0; c < nconf && rc == 0; c++) {
-        cli_opts oc = o;
-        if (!custom) {
-            const fa_check_case *x = &fa_check_suite_fp64[c];
-            fa_check_case_shape(x, &oc.shape, given.causal != FA_CAUSAL_NONE);
-            if (oc.blocks != BLOCKS_EXPLICIT) {
-                oc.blocks = BLOCKS_EXPLICIT;
-                oc.block_r = x->block_r;
-                oc.block_c = x->block_c;
-            }
-        }
-        if ((rc = cli_resolve(&oc))) break;
-        fa_blocks bk;
-        uint64_t over;
-        fa_status st = cli_blocks(&oc, &bk, &over);
-        if (st) {
-            rc = cli_fail(st);
-            break;
-        }
-        oc.sram += over;
-        fa_check_row rows[FA_NALGO];
-        int n = 0;
-        st = fa_check_fp64(&oc.shape, bk, oc.sram, algos, o.n_algos, o.tol, rng, rows, &n);
-        for (int i = 0; i < n; i++) {
-            check_print(&oc, &oc.shape, bk, &rows[i], arr);
-            any_fail |= !rows[i].pass;
-        }
-        if (st) rc = cli_fail(st);
-    }
-    if (rc == 0 && o.format == FMT_JSON) {
-        cli_dump_json(arr, stdout);
-    }
-    json_decref(arr);
-    gsl_rng_free(rng);
-    if (rc) return rc;
-    if (any_fail) {
-        fprintf(stderr, "fasim check: FAILED (tolerance %.1e)\n", o.tol);
-        return EXIT_RUN;
-    }
-    if (o.format == FMT_TABLE) printf("all passed (tolerance %.1e relative to max|O_ref|)\n", o.tol);
-    return 0;
+    return cli_check_suite(&o, NULL);
 }

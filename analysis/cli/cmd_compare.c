@@ -84,7 +84,6 @@ static int take_compare(void *ctx, cli_opts *o, int id, const char *name, const 
     (void)o;
     cmp_args *c = ctx;
     if (id == O_MEASURED) {
-        if (!val || !*val) return cli_usage("--measured needs a file");
         c->path = val;
         return 0;
     }

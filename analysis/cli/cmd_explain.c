@@ -23,66 +23,8 @@ static const char *const explain_tail =
     "unmasked and the causal counts (see fasim io --breakdown for the others).\n"
     "Derivations: docs/io-model.md (forward), docs/io-model-backward.md (backward).\n";
 
-/* The forward derivation's prose around the terms (fa_explain_forward). */
-static void forward_prose(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk, const fa_fwd_terms *x)
-{
-    const uint64_t Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k;
-    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
-    if (a == FA_ALGO_STANDARD) {
-        fprintf(f, "  three kernels (S = scale QK^T, P = softmax(S), O = PV), each tiled B_r x B_c; no tile is\n"
-                   "  skipped, masked or not.  p = %" PRIu64 ": the softmax reads S %s.\n",
-                x->p, x->p == 1 ? "once (a row fits one tile, T_c = 1)" : "twice (max and sum, then normalise: T_c > 1)");
-    } else if (a == FA_ALGO_FLASH1) {
-        fprintf(f, "  FlashAttention Alg. 1: O, l, m initialised in HBM (line 2); outer loop over the T_c key\n"
-                   "  blocks (K_j, V_j loaded once, line 6); inner loop over row blocks loading Q_i, O_i, l_i, m_i\n"
-                   "  and storing O_i, l_i, m_i on every visit (lines 8, 12, 13).\n");
-        if (s->causal == FA_CAUSAL_NONE)
-            fprintf(f, "  V_rows = query rows over all visits = T_c*N_q = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_c, Nq, x->vrows);
-        else
-            fprintf(f, "  causal: key block j is visited by row blocks i_lo(j) .. T_r-1 (fa_q_tiles), so\n"
-                       "  V_rows = sum_j (N_q - i_lo(j)*B_r) = %" PRIu64 " (instead of T_c*N_q = %" PRIu64 "),\n"
-                       "  and only key blocks some row sees are loaded: %" PRIu64 " of %" PRIu64 " keys\n",
-                    x->vrows, (uint64_t)T_c * Nq, x->kcols, Nk);
-    } else {
-        fprintf(f, "  FlashAttention-2 Alg. 1: outer loop over the T_r row blocks (Q_i loaded once, O_i, m_i, l_i on\n"
-                   "  chip), inner loop over key blocks loading K_j, V_j; O_i and LSE_i stored once.\n");
-        if (s->causal == FA_CAUSAL_NONE)
-            fprintf(f, "  K_rows = keys loaded over all row blocks = T_r*N_k = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_r, Nk, x->krows);
-        else
-            fprintf(f, "  causal: row block i visits n_visit(i) leading key blocks (fa_kv_tiles), so\n"
-                       "  K_rows = sum_i min(N_k, n_visit(i)*B_c) = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 ");\n"
-                       "  Q rows loaded (blocks that see a key) = %" PRIu64 "\n",
-                    x->krows, (uint64_t)T_r * Nk, x->qrows);
-    }
-}
-
-static void bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk)
-{
-    char b1[32];
-    const double e = fa_dtype_bytes(s->dtype), M = (double)r->sram_bytes;
-    const double tot = (double)fa_counts_hbm_bytes(&r->counts);
-    const char *thm = p == FA_PASS_FWD ? "Theorem 2" : p == FA_PASS_BWD ? "Theorem 5" : "Theorems 2 + 5";
-    if (a == FA_ALGO_STANDARD) {
-        fprintf(f, "  Theta bound (%s, constant 1): B*H*(N_q*d + N_q*N_k)*e%s = %.0f B (%s)\n", thm,
-                p == FA_PASS_FWDBWD ? ", once per pass" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
-        fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (S, P written and read) carry the constant; they do\n"
-                   "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes);
-    } else {
-        fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f%s = %.1f B (%s)\n",
-                thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", s->seqlen_q, s->seqlen_k, s->d, e, M,
-                s->batch * s->heads > 1 ? " (per head)" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
-        fprintf(f, "  where it comes from: the re-read term moves the other operand once per tile of the loop, about\n"
-                   "  N_q*N_k*(d + d_v)*e / B bytes with B = %s = %" PRId64 "; the paper's proof lets B grow like\n"
-                   "  M/(4*d*e) (Alg. 1 line 1), which turns it into Theta(N^2 d^2 e^2 / M).  Here B is limited by\n"
-                   "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %.3g is the hidden constant.\n",
-                a == FA_ALGO_FLASH2 ? "B_r" : "B_c", a == FA_ALGO_FLASH2 ? bk.block_r : bk.block_c, tot / r->bound_bytes);
-    }
-}
-
 /* The time model's derivation for the algorithm's kernel profile (--profile, else the
  * algorithm's own) with the profile's tiles: every number of docs/time-model.md filled in. */
-static int g_profile_tiles; /* no tiles given: take the kernel profile's (cmd_explain) */
-
 /* Returns 0, or EXIT_USAGE when the profile asked for by name (--profile) cannot run the
  * configuration (as fasim io refuses it); the algorithm's own kernel says why in a line instead. */
 static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *given)
@@ -163,23 +105,11 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
 {
     const fa_shape *s = &o->shape;
     fa_blocks bk;
-    uint64_t over = 0;
     fa_status st;
     fa_io_result r;
-    const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
-    const fa_tile_row *row;
-    const char *rule = o->blocks == BLOCKS_EXPLICIT ? "--block-r/--block-c" : o->blocks == BLOCKS_PAPER ? "--blocks paper" : "--blocks fit";
-    char rule_buf[64];
-    if (g_profile_tiles && o->pass != FA_PASS_FWDBWD && prof->tiles && prof->algo == a &&
-        fa_profile_tiles(prof, o->pass, o->hw.arch, s, &bk, &row) == FA_OK &&
-        fa_io_run_placed(o->pass, a, s, bk, o->sram, &o->hw, prof, row->warps * 32, NULL, &r) == FA_OK) {
-        snprintf(rule_buf, sizeof rule_buf, "the %s profile's tile table", prof->key); /* as fasim io */
-        rule = rule_buf;
-    } else {
-        fa_clear_error();
-        if ((st = cli_blocks(o, &bk, &over))) return cli_fail(st);
-        if ((st = fa_io_run(o->pass, a, s, bk, o->sram + over, &o->hw, NULL, &r))) return cli_fail(st);
-    }
+    char rule[64];
+    const fa_run_config c = cli_config(o);
+    if ((st = fa_explain_run(&c, a, &bk, &r, rule, sizeof rule))) return cli_fail(st);
     char b1[32], b2[32];
     const uint64_t BH = (uint64_t)(s->batch * s->heads);
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
@@ -194,7 +124,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     if (o->pass == FA_PASS_FWD) {
         fa_fwd_terms x;
         if ((st = fa_explain_forward(a, s, bk, &x))) return cli_fail(st);
-        forward_prose(f, a, s, bk, &x);
+        fa_explain_forward_text(f, a, s, bk, &x);
         fprintf(f, "  per slice:\n");
         for (int k = 0; k < x.n; k++)
             fprintf(f, "    %-4s %-5s  %-22s = %-26s = %15" PRIu64 "\n", x.t[k].tensor, x.t[k].dir, x.t[k].symbol,
@@ -215,7 +145,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     uint64_t counted = fa_counts_hbm_bytes(&r.counts);
     fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
-    bound_text(f, o->pass, a, s, &r, bk);
+    fa_explain_bound_text(f, o->pass, a, s, &r, bk);
     int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
     if (rt) return rt;
     fputc('\n', f);
@@ -233,14 +163,14 @@ int cmd_explain(int argc, char **argv)
     }
     cli_opts o;
     int rc = cli_parse_cmd(argc, argv, &o, NULL, NULL);
-    /* no tiles given: the algorithm's kernel profile's tiles, as fasim io (one pass; fwdbwd and
-     * a profile without a row for the shape: --blocks fit) */
-    g_profile_tiles = !rc && o.blocks == BLOCKS_PROFILE;
-    if (!rc && o.blocks == BLOCKS_PROFILE) o.blocks = BLOCKS_FIT;
     if (rc || (rc = cli_resolve(&o))) return rc;
+    /* no tiles given: the algorithm's kernel profile's tiles, as fasim io (fa_explain_run); the
+     * paper's tiles must fit M, the fallback where a profile cannot run */
+    fa_run_config c = cli_config(&o);
+    if (c.rule == FA_TILES_PROFILE) c.rule = FA_TILES_FIT;
     fa_blocks bk;
     uint64_t over;
-    fa_status st = cli_blocks(&o, &bk, &over);
+    fa_status st = fa_run_tiles(&c, &bk, &over);
     if (st) return cli_fail(st);
     /* everything is computed before anything is printed: a failure leaves stdout empty */
     char *buf = NULL;

@@ -70,41 +70,27 @@ static int varlen_bwd_io(const cli_opts *o)
     fa_status st = fa_varlen_bwd_io(o->pass, &o->shape, &o->vl, o->blocks == BLOCKS_EXPLICIT ? &given : NULL, o->sram,
                                     &o->hw, &res);
     if (st) return cli_fail(st);
-    const fa_blocks bk = res.blocks;
-    const uint64_t rd = res.read_bytes, wr = res.write_bytes, fb = res.formula.read_bytes + res.formula.write_bytes;
-    const int match = res.formula_match;
     if (o->format == FMT_JSON) {
-        json_t *j = json_object();
-        json_object_set_new(j, "algo", json_string("varlen_flash2"));
-        json_object_set_new(j, "pass", json_string(fa_pass_name(o->pass)));
-        json_object_set_new(j, "nseq", json_integer(o->vl.nseq));
-        json_object_set_new(j, "block_r", json_integer(bk.block_r));
-        json_object_set_new(j, "block_c", json_integer(bk.block_c));
-        json_object_set_new(j, "hbm_read_bytes", json_integer((json_int_t)rd));
-        json_object_set_new(j, "hbm_write_bytes", json_integer((json_int_t)wr));
-        json_object_set_new(j, "hbm_bytes", json_integer((json_int_t)(rd + wr)));
-        json_object_set_new(j, "bwd_formula_bytes", json_integer((json_int_t)fb));
-        json_object_set_new(j, "formula_match", json_boolean(match)); /* the backward's counts */
-        json_object_set_new(j, "sram_peak_bytes", json_integer((json_int_t)res.bwd.sram_peak_bytes));
         json_t *arr = json_array();
-        json_array_append_new(arr, j);
+        json_array_append_new(arr, fa_varlen_bwd_json(o->pass, o->vl.nseq, &res));
         cli_dump_json(arr, stdout);
         json_decref(arr);
         return 0;
     }
     if (o->format == FMT_CSV) {
-        printf("algo,pass,nseq,block_r,block_c,hbm_read_bytes,hbm_write_bytes,hbm_bytes,bwd_formula_bytes,bwd_formula_match\n");
-        printf("varlen_flash2,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
-               fa_pass_name(o->pass), o->vl.nseq, bk.block_r, bk.block_c, rd, wr, rd + wr, fb, match);
+        fputs(fa_varlen_bwd_csv_header, stdout);
+        fa_varlen_bwd_csv_row(stdout, o->pass, o->vl.nseq, &res);
         return 0;
     }
+    const fa_blocks bk = res.blocks;
+    const uint64_t rd = res.read_bytes, wr = res.write_bytes;
     char b[4][32];
     describe(stdout, o);
     printf("varlen FlashAttention-2 %s, %" PRId64 " sequences, B_r = %" PRId64 ", B_c = %" PRId64 ": HBM read %s, written %s, "
            "total %s; backward = closed form: %s; SRAM peak %s\n",
            o->pass == FA_PASS_BWD ? "backward" : "forward + backward", o->vl.nseq, bk.block_r, bk.block_c,
            fa_fmt_bytes((double)rd, b[0], 32), fa_fmt_bytes((double)wr, b[1], 32), fa_fmt_bytes((double)(rd + wr), b[2], 32),
-           match ? "yes" : "NO", fa_fmt_bytes((double)res.bwd.sram_peak_bytes, b[3], 32));
+           res.formula_match ? "yes" : "NO", fa_fmt_bytes((double)res.bwd.sram_peak_bytes, b[3], 32));
     return 0;
 }
 

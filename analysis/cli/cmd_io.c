@@ -12,8 +12,6 @@ static const char *const io_head =
     "  (count-only mode: no data, any N), beside the closed form and the Theta bound.\n"
     "options:\n";
 
-#define TRACE_LIMIT 50000000.0
-
 /* Runs every algorithm of the options; fills r[0..n).  Returns an exit status. */
 static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
 {
@@ -58,18 +56,9 @@ int cmd_io(int argc, char **argv)
             fprintf(stderr, "fasim: --trace needs exactly one --algo (got %d algorithms)\n", o.n_algos);
             return EXIT_USAGE;
         }
-        fa_blocks bk;
-        uint64_t over;
-        fa_status st = cli_blocks(&o, &bk, &over);
+        const fa_run_config c = cli_config(&o);
+        fa_status st = fa_run_trace_check(&c);
         if (st) return cli_fail(st);
-        double tiles = (double)o.shape.batch * (double)o.shape.heads *
-                       (double)fa_cdiv(o.shape.seqlen_q, bk.block_r) *
-                       (double)fa_cdiv(o.shape.seqlen_k, bk.block_c);
-        if (tiles * 8 > TRACE_LIMIT) {
-            fprintf(stderr, "fasim: --trace would hold about %.3g transfers (limit %.0f): use a smaller shape\n",
-                    tiles * 8, TRACE_LIMIT);
-            return EXIT_USAGE;
-        }
         if ((rc = cli_open(&tf, o.trace_path))) return rc;
     }
     fa_io_result r[FA_NALGO];

@@ -6,6 +6,7 @@
  *   --study DIR        error vs N, vs d and with outliers, for every dtype: CSV + gnuplot PNGs
  *                      (fa_study_point; all files written or none);
  *   --save-npy DIR     a sample problem written as .npy files (fa_check_save_sample).
+ * and the rows of the fp64 and --dtype suites (cli_check_suite, fa_check_suite).
  * The checks themselves: analysis/check.c. */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,13 +30,10 @@ int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const ch
                      : id == O_C_DK ? &no->dk : id == O_C_DV ? &no->dv : id == O_C_STUDY ? &no->study
                      : id == O_C_SAVE_NPY ? &no->save_npy : NULL;
     if (dst) {
-        if (!v || !*v)
-            return cli_usage("%s needs a %s", name, id == O_C_STUDY || id == O_C_SAVE_NPY ? "directory" : ".npy file");
         *dst = v;
         return 0;
     }
     if (id == O_C_LAYOUT || id == O_C_ACC || id == O_C_PASS) {
-        if (!v) v = "";
         if (id == O_C_LAYOUT) no->layout_given = 1;
         if (id == O_C_LAYOUT && (!strcmp(v, "bnhd") || !strcmp(v, "bhnd"))) no->bnhd = !strcmp(v, "bnhd");
         else if (id == O_C_ACC && (!strcmp(v, "fp32") || !strcmp(v, "fp64"))) no->acc64 = !strcmp(v, "fp64"), no->acc_given = 1;
@@ -63,72 +61,92 @@ int cli_numerics_external(const num_opts *no)
     return no->q || no->k || no->v || no->out || no->lse || no->dout || no->dq || no->dk || no->dv;
 }
 
-/* ---------------------------------------------------------------- --dtype: fasim's algorithms */
+/* ---------------------------------------------------------------- the suites: fp64 and --dtype */
 
-static void lowprec_print(const cli_opts *o, const num_opts *no, const fa_shape *s, const fa_lowprec_row *r,
-                          json_t *arr)
+typedef struct {
+    const cli_opts *o;
+    const num_opts *no; /* NULL: the fp64 check */
+    json_t *arr;
+} suite_ctx;
+
+/* A configuration's shape resolved as the options' (defaults, mask files) and its tiles: the
+ * options' --block-r/--block-c, else the suite case's, else the rule's (fp64, M grown by --blocks
+ * paper's overflow) or 64 x 64 (--dtype). */
+static int suite_prepare(void *ctx, fa_shape *s, fa_blocks *bk, uint64_t *M)
 {
-    char mb[256];
-    if (o->format == FMT_TABLE) {
-        printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
-               " d=%-3" PRId64 " %-12s %-8s err %.3e (rel %.2e)  naive %.3e  ratio %5.2f <= %.0f + atol %.1e  %s%s\n",
-               fa_algo_name(r->algo), r->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-               fa_mask_name(s, mb, sizeof mb), fa_dtype_name(s->dtype), r->err.abs, fa_err_rel(r->err), r->naive.abs, r->ratio,
-               r->factor, r->atol, r->pass ? "PASS" : "FAIL",
-               r->by_floor ? " (by the rounding floor: both errors at the dtype's rounding level)" : "");
-    } else if (o->format == FMT_CSV) {
-        fa_lowprec_csv_row(stdout, s, no->exp2, no->acc64, r);
-    } else {
-        json_array_append_new(arr, fa_lowprec_json(s, r));
+    const suite_ctx *x = ctx;
+    cli_opts oc = *x->o;
+    oc.shape = *s;
+    int rc = cli_resolve(&oc);
+    if (rc) return rc;
+    *s = oc.shape;
+    if (oc.blocks == BLOCKS_EXPLICIT) *bk = (fa_blocks){oc.block_r, oc.block_c};
+    if (x->no) {
+        if (bk->block_r == 0) *bk = (fa_blocks){64, 64};
+        return 0;
     }
+    if (bk->block_r > 0) oc.blocks = BLOCKS_EXPLICIT, oc.block_r = bk->block_r, oc.block_c = bk->block_c;
+    uint64_t over;
+    fa_status st = cli_blocks(&oc, bk, &over);
+    *M = oc.sram + over;
+    return st ? cli_fail(st) : 0;
 }
 
-static int run_lowprec(const cli_opts *o0, const num_opts *no)
+/* Prints the row of one algorithm on one configuration, or appends it to the JSON array. */
+static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check_row *r, const fa_lowprec_row *lp)
 {
-    cli_opts o = *o0;
-    const fa_shape given = o.shape;
-    int custom = given.batch > 0 || given.heads > 0 || given.kv_heads > 0 || given.seqlen_q > 0 ||
-                 given.seqlen_k > 0 || given.d > 0 || given.d_v > 0;
-    int nconf = custom ? 1 : fa_check_suite_lowprec_n;
-    const fa_lowprec_opts lo = {.exp2 = no->exp2, .acc64 = no->acc64, .bwd = no->bwd};
+    const suite_ctx *x = ctx;
+    const out_format fmt = x->o->format;
+    char c[256], lse_txt[32] = "n/a"; /* standard attention computes no LSE */
+    if (r && r->algo != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
+    if (r && fmt == FMT_TABLE)
+        printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
+               " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
+               "  abs %.3e  rel %.3e  lse %-9s  %s\n",
+               fa_algo_name(r->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
+               fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
+    else if (r && fmt == FMT_CSV)
+        fa_check_csv_row(stdout, s, bk, r);
+    else if (r)
+        json_array_append_new(x->arr, fa_check_json(s, bk, r));
+    else if (fmt == FMT_TABLE)
+        printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
+               " d=%-3" PRId64 " %-12s %-8s err %.3e (rel %.2e)  naive %.3e  ratio %5.2f <= %.0f + atol %.1e  %s%s\n",
+               fa_algo_name(lp->algo), lp->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
+               fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs, fa_err_rel(lp->err), lp->naive.abs,
+               lp->ratio, lp->factor, lp->atol, lp->pass ? "PASS" : "FAIL",
+               lp->by_floor ? " (by the rounding floor: both errors at the dtype's rounding level)" : "");
+    else if (fmt == FMT_CSV)
+        fa_lowprec_csv_row(stdout, s, x->no->exp2, x->no->acc64, lp);
+    else
+        json_array_append_new(x->arr, fa_lowprec_json(s, lp));
+}
+
+int cli_check_suite(const cli_opts *o, const num_opts *no)
+{
     fa_algo algos[FA_NALGO];
-    for (int k = 0; k < o.n_algos; k++) algos[k] = (fa_algo)o.algos[k];
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, o.seed);
-    json_t *arr = json_array();
-    int any_fail = 0, rc = 0;
-    if (o.format == FMT_CSV)
-        fputs(fa_lowprec_csv_header, stdout);
-    if (o.format == FMT_TABLE)
+    for (int k = 0; k < o->n_algos; k++) algos[k] = (fa_algo)o->algos[k];
+    suite_ctx x = {o, no, json_array()};
+    fa_check_suite_req q = {.lowprec = no != NULL, .algos = algos, .n_algos = o->n_algos, .tol = o->tol, .seed = o->seed,
+                            .prepare = suite_prepare, .row = suite_row, .ctx = &x};
+    if (no) q.lo = (fa_lowprec_opts){.exp2 = no->exp2, .acc64 = no->acc64, .bwd = no->bwd};
+    const char *dt = fa_dtype_name(o->shape.dtype);
+    if (o->format == FMT_CSV) fputs(no ? fa_lowprec_csv_header : fa_check_csv_header, stdout);
+    if (no && o->format == FMT_TABLE)
         printf("emulated %s (fp32 accumulation%s%s) vs the fp64 reference on the same rounded inputs; "
                "naive = standard attention in %s; rule: err <= %d x naive err + atol (the dtype's rounding floor)\n",
-               fa_dtype_name(o.shape.dtype), no->acc64 ? " -> fp64" : "", no->exp2 ? ", exp2 softmax" : "",
-               fa_dtype_name(o.shape.dtype), no->bwd ? 3 : 2);
-    for (int c = 0; c < nconf && rc == 0; c++) {
-        cli_opts oc = o;
-        if (!custom) fa_check_case_shape(&fa_check_suite_lowprec[c], &oc.shape, given.causal != FA_CAUSAL_NONE);
-        if ((rc = cli_resolve(&oc))) break;
-        fa_blocks bk = {64, 64};
-        if (oc.blocks == BLOCKS_EXPLICIT) bk.block_r = oc.block_r, bk.block_c = oc.block_c;
-        else if (!custom) bk.block_r = fa_check_suite_lowprec[c].block_r, bk.block_c = fa_check_suite_lowprec[c].block_c;
-        fa_lowprec_row rows[3 * FA_NALGO];
-        int n = 0;
-        fa_status st = fa_check_lowprec(&oc.shape, bk, algos, o.n_algos, &lo, rng, rows, &n);
-        for (int i = 0; i < n; i++) {
-            lowprec_print(&oc, no, &oc.shape, &rows[i], arr);
-            any_fail |= !rows[i].pass;
-        }
-        if (st) rc = cli_fail(st);
-    }
-    if (rc == 0 && o.format == FMT_JSON) cli_dump_json(arr, stdout);
-    json_decref(arr);
-    gsl_rng_free(rng);
+               dt, no->acc64 ? " -> fp64" : "", no->exp2 ? ", exp2 softmax" : "", dt, no->bwd ? 3 : 2);
+    int rc, any_fail;
+    fa_status st = fa_check_suite(&q, &o->shape, &rc, &any_fail);
+    if (!rc && st) rc = cli_fail(st);
+    if (rc == 0 && o->format == FMT_JSON) cli_dump_json(x.arr, stdout);
+    json_decref(x.arr);
     if (rc) return rc;
-    if (any_fail) {
-        fprintf(stderr, "fasim check: FAILED (FlashAttention rule, %s)\n", fa_dtype_name(o.shape.dtype));
-        return EXIT_RUN;
-    }
-    if (o.format == FMT_TABLE) printf("all passed the FlashAttention rule in %s\n", fa_dtype_name(o.shape.dtype));
+    if (any_fail && no) fprintf(stderr, "fasim check: FAILED (FlashAttention rule, %s)\n", dt);
+    else if (any_fail) fprintf(stderr, "fasim check: FAILED (tolerance %.1e)\n", o->tol);
+    if (any_fail) return EXIT_RUN;
+    if (no && o->format == FMT_TABLE) printf("all passed the FlashAttention rule in %s\n", dt);
+    else if (o->format == FMT_TABLE) printf("all passed (tolerance %.1e relative to max|O_ref|)\n", o->tol);
     return 0;
 }
 
@@ -229,8 +247,6 @@ static int run_study(const cli_opts *o, const num_opts *no)
     }
     /* Every output opened before the work (an unwritable path: exit 2 at once), renamed into
      * place only when all are written (cli_outset.h). */
-    static const char *const hdr = "dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n";
-    static const char *const lead_col[3] = {"fixed_d,", "fixed_n,", "outlier,"};
     static const char *const csv[3] = {"err_vs_n.csv", "err_vs_d.csv", "err_outliers.csv"};
     static const char *const png[3] = {"err_vs_n.png", "err_vs_d.png", "err_outliers.png"};
     static const char *const gp[3] = {"numerics_vs_n.gp", "numerics_vs_d.gp", "numerics_outliers.gp"};
@@ -247,25 +263,7 @@ static int run_study(const cli_opts *o, const num_opts *no)
     }
     for (int part = 0; part < 3 && !st; part++) {
         FILE *f = os.file[ic[part]].f;
-        fputs(lead_col[part], f);
-        fputs(hdr, f);
-        fa_study_pt pts[FA_STUDY_MAX_POINTS];
-        const int npts = fa_study_points(part, maxn, maxd, o->seed, pts, FA_STUDY_MAX_POINTS);
-        for (int i = 0; i < npts && !st; i++) {
-            const fa_study_pt *p = &pts[i];
-            const char *t = fa_dtype_name(p->dtype);
-            char lead[32];
-            if (part == 2) snprintf(lead, sizeof lead, "%g", p->magnitude);
-            else snprintf(lead, sizeof lead, "%" PRId64, part == 0 ? p->d : p->N);
-            if (!o->quiet && part == 2) fprintf(stderr, "\rstudy: %s outlier %g      ", t, p->magnitude);
-            else if (!o->quiet)
-                fprintf(stderr, "\rstudy: %s %s = %" PRId64 "      ", t, part ? "d" : "N", part ? p->d : p->N);
-            fa_study_row rows[FA_STUDY_ALGOS];
-            st = fa_study_point(p, rows);
-            for (int k = 0; !st && k < FA_STUDY_ALGOS; k++)
-                fprintf(f, "%s,%s,%s,%" PRId64 ",%" PRId64 ",%.6e,%.6e,%.6e,%.6e,%.6e\n", lead, t, rows[k].algo, p->N,
-                        p->d, rows[k].abs, rows[k].rel, rows[k].naive_abs, rows[k].ratio, rows[k].e2e_rel);
-        }
+        st = fa_study_csv(f, part, maxn, maxd, o->seed, o->quiet ? NULL : stderr);
         if (!st && (fflush(f) != 0 || ferror(f))) {
             if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
             fprintf(stderr, "fasim: cannot write %s/%s: %s\n", no->study, csv[part], strerror(errno));
@@ -308,5 +306,5 @@ int cmd_check_numerics(cli_opts *po, const num_opts *no)
         fprintf(stderr, "fasim: --pass bwd, --exp2 and --acc need --dtype (the precision to emulate; --dtype fp32 checks the gradients of every algorithm and mask in fp32 against the fp64 reference)\n");
         return EXIT_USAGE;
     }
-    return run_lowprec(&o, no);
+    return cli_check_suite(&o, no);
 }

@@ -336,23 +336,19 @@ static int take_report(void *ctx, cli_opts *o, int id, const char *name, const c
     report_args *r = ctx;
     switch (id) {
     case O_R_MODEL:
-        if (!v || !*v) return cli_usage("--model needs a file");
         if (r->nm >= MAX_MODELS) return cli_usage("at most %d --model files", MAX_MODELS);
         snprintf(r->models[r->nm++].path, sizeof r->models[0].path, "%s", v);
         return 0;
     case O_R_HW:
-        if (!v) return cli_usage("--hw needs a profile (a100, h100, h200)");
         if (r->nh >= MAX_HW) return cli_usage("at most %d --hw profiles", MAX_HW);
         r->hws[r->nh++] = v;
         return 0;
     case O_R_SEQLEN: return cli_int(name, v, 1, INT32_MAX, &r->seqlen);
     case O_R_BATCH: return cli_int(name, v, 1, INT32_MAX, &r->batch);
     case O_R_OUT_DIR:
-        if (!v || !*v) return cli_usage("--out-dir needs a directory");
         r->c->dir = v;
         return 0;
     case O_R_PASS:
-        if (!v) return cli_usage("--pass needs fwd, bwd or fwdbwd");
         return fa_pass_parse(v, &r->pass) ? cli_fail(FA_EINVAL) : 0;
     case O_R_NO_PLOTS: r->c->plots = 0; return 0;
     case O_R_QUIET: r->c->quiet = 1; return 0;
@@ -441,13 +437,7 @@ int cmd_report(int argc, char **argv)
         return EXIT_USAGE;
     }
     /* report.csv: every (model, hw, algo) row in the io CSV columns */
-    for (int k = 0; k < nm; k++)
-        for (int h = 0; h < nh; h++) {
-            fa_col col[2] = {{.name = "model"}, {.name = "layers"}};
-            snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
-            snprintf(col[1].value, sizeof col[1].value, "%" PRId64, models[k].m.layers);
-            fa_io_csv(out_stream(&c, c.report), &rows[k].s, hw[h].key, 0, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
-        }
+    fa_report_csv(out_stream(&c, c.report), models, rows, nm, hw, nh);
     rc = csv_done(&c, c.report);
 
     /* Tables. */

@@ -125,7 +125,6 @@ static int take_vary(void *ctx, cli_opts *o, int id, const char *name, const cha
     (void)o;
     vary_args *va = ctx;
     if (id != O_VARY) return cli_usage("%s: not a sweep option", name);
-    if (!val || !*val) return cli_usage("--vary needs NAME=RANGE (see fasim sweep --help)");
     if (va->n >= FA_SWEEP_MAX_VARY) return cli_usage("at most %d --vary options", FA_SWEEP_MAX_VARY);
     va->spec[va->n++] = val;
     return 0;
@@ -165,16 +164,8 @@ int cmd_sweep(int argc, char **argv)
     long total;
     fa_status cs = fa_sweep_count(&sw, &total);
     if (cs) return cli_fail(cs);
-    const int varies_br = fa_sweep_varies(&sw, "block-r"), varies_bc = fa_sweep_varies(&sw, "block-c");
-    /* OPT_HALF_BLOCK let one of --block-r / --block-c come alone: the other must be varied */
-    if ((varies_br && !varies_bc && base.block_c < 0) || (varies_bc && !varies_br && base.block_r < 0)) {
-        fprintf(stderr, "fasim: varying block-r or block-c needs the other one (--block-c / --block-r or --vary)\n");
-        return EXIT_USAGE;
-    }
-    if ((base.block_r > 0 && base.block_c < 0 && !varies_bc) || (base.block_c > 0 && base.block_r < 0 && !varies_br)) {
-        fprintf(stderr, "fasim: give both --block-r and --block-c (or --vary the other one)\n");
-        return EXIT_USAGE;
-    }
+    /* cli_parse_cmd lets one of --block-r / --block-c come alone: the other must be varied */
+    if ((cs = fa_sweep_check_tiles(&sw, base.block_r > 0, base.block_c > 0))) return cli_fail(cs);
 
     /* Output is buffered and only written once every point succeeded. */
     char *buf = NULL;
@@ -215,16 +206,13 @@ int cmd_sweep(int argc, char **argv)
         for (int k = 0; k < o.n_algos && rc == 0; k++) {
             if (o.algos[k] == FA_ALGO_STANDARD && o.pass != FA_PASS_FWD && o.shape.softcap > 0 && !o.algo_given)
                 continue; /* no standard backward with a softcap (fasim io says so) */
-            fa_blocks bk;
-            uint64_t over;
-            fa_status st = cli_blocks(&o, &bk, &over);
-            if (!st) st = fa_io_run(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, NULL, &r[n]);
-            if (!st && o.l2) st = fa_io_l2(o.pass, (fa_algo)o.algos[k], &o.shape, bk, o.sram + over, &o.hw, 0, &r[n]);
+            const fa_run_config c = cli_config(&o);
+            fa_status st = fa_run_counts(&c, (fa_algo)o.algos[k], o.l2, &r[n]);
             if (st) {
                 rc = point_fail(st, cols, nv, fa_algo_name((fa_algo)o.algos[k]));
                 break;
             }
-            r[n++].sram_overflow = over;
+            n++;
         }
         if (rc) break;
         if (arr) fa_io_json(arr, &o.shape, o.hw.key, r, n, cols, nv);

@@ -306,13 +306,11 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
     case O_SCALE: return cli_positive(name, val, &o->shape.scale);
     case O_ALIBI: o->shape.alibi = 1; return 0;
     case O_BLOCK_MASK: case O_COL_MASK: case O_MASK:
-        if (!val || !*val) return cli_usage("%s needs a file", name);
         if (id == O_BLOCK_MASK) o->block_mask_path = val;
         else if (id == O_COL_MASK) o->col_mask_path = val;
         else o->dense_mask_path = val;
         return 0;
     case O_DOC_MASK: {
-        if (!val || !*val) return cli_usage("--doc-mask needs document lengths L1,L2,...");
         char buf[4096];
         snprintf(buf, sizeof buf, "%s", val);
         size_t bl = strlen(buf);
@@ -326,14 +324,12 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         return 0;
     }
     case O_DTYPE: {
-        if (!val) return cli_usage("%s needs a value", name);
         fa_dtype t;
         if (fa_dtype_parse(val, &t)) return cli_fail(FA_EINVAL);
         o->shape.dtype = t;
         return 0;
     }
     case O_ALGO:
-        if (!val) return cli_usage("%s needs a value", name);
         o->algo_given = 1;
         if (strcmp(val, "all") == 0) {
             for (int k = 0; k < FA_NALGO; k++) o->algos[k] = k;
@@ -358,12 +354,10 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         }
         return 0;
     case O_HW:
-        if (!val) return cli_usage("%s needs a value", name);
         snprintf(o->hw_key, sizeof o->hw_key, "%s", val);
         if (strlen(val) >= sizeof o->hw_key) return cli_usage("unknown hardware profile '%s' (known: a100, h100, h200)", val);
         return 0;
     case O_SRAM:
-        if (!val) return cli_usage("%s needs a value", name);
         if (cli_parse_bytes(val, &o->sram)) {
             fprintf(stderr, "fasim: --sram: %s\n", fa_last_error());
             return EXIT_USAGE;
@@ -379,18 +373,15 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         else o->block_c = v;
         return 0;
     case O_BLOCKS:
-        if (!val) return cli_usage("%s needs a value", name);
         if (strcmp(val, "fit") == 0) o->blocks = BLOCKS_FIT;
         else if (strcmp(val, "paper") == 0) o->blocks = BLOCKS_PAPER;
         else return cli_usage("--blocks '%s' is not one of fit, paper", val);
 
         return 0;
     case O_PROFILE:
-        if (!val) return cli_usage("%s needs a value", name);
         if (fa_profile_parse(val, &o->profile)) return cli_fail(FA_EINVAL);
         return 0;
     case O_FORMAT:
-        if (!val) return cli_usage("%s needs a value", name);
         if (strcmp(val, "table") == 0) o->format = FMT_TABLE;
         else if (strcmp(val, "csv") == 0) o->format = FMT_CSV;
         else if (strcmp(val, "json") == 0) o->format = FMT_JSON;
@@ -399,16 +390,13 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         return 0;
     case O_MODEL:
         o->model_path = val;
-        if (!val || !*val) return cli_usage("--model needs a file");
         return 0;
     case O_TRACE:
         o->trace_path = val;
-        if (!val || !*val) return cli_usage("--trace needs a file");
         return 0;
     case O_BREAKDOWN: o->breakdown = 1; return 0;
     case O_OUT:
         o->out_path = val;
-        if (!val || !*val) return cli_usage("--out needs a file");
         return 0;
     case O_DROPOUT: {
         char *end = NULL;
@@ -425,18 +413,16 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         return 0;
     case O_TOL: return cli_positive(name, val, &o->tol);
     case O_PASS:
-        if (!val) return cli_usage("%s needs a value", name);
         if (fa_pass_parse(val, &o->pass)) return cli_fail(FA_EINVAL);
         return 0;
     case O_L2: o->l2 = 1; return 0;
     case O_QUIET: o->quiet = 1; return 0;
     case O_DECODE: o->decode = 1; return 0;
     case O_KV_LEN: case O_SPLITS: case O_GQA: case O_PAGE_SIZE: case O_CU_SEQLENS: case O_CU_SEQLENS_K: {
-        /* a missing value: the next argument is another option (`--gqa --kv-heads 8`) or nothing */
-        const char *allowed = id == O_GQA ? ": per-head, packed or both" : "";
-        if (!val || (val[0] == '-' && val[1] == '-'))
-            return cli_usage("%s needs a value%s%s%s%s", name, allowed, val ? " (got the option '" : "", val ? val : "",
-                             val ? "')" : "");
+        /* a missing value: the next argument is another option (`--gqa --kv-heads 8`) */
+        if (val[0] == '-' && val[1] == '-')
+            return cli_usage("%s needs a value%s (got the option '%s')", name, id == O_GQA ? ": per-head, packed or both" : "",
+                             val);
         if (id == O_KV_LEN) return cli_int(name, val, 1, INT32_MAX, &o->kv_len);
         if (id == O_SPLITS) {
             o->splits_auto = !strcmp(val, "auto");
@@ -531,21 +517,27 @@ static int refuse(const char *tok, const char *cmd)
     return cli_usage("unknown or incomplete option '%s' (see fasim %s --help)", tok, cmd);
 }
 
-/* 1 for the options whose parser has no message of its own for a missing value. */
-static int missing_said_by_parser(int id)
+/* What option id's value is in the message of a missing one ("--NAME needs a file"); *empty 1
+ * when an empty value (--NAME=) is missing too (a path, a list, a range), *path 1 for a file or
+ * directory (or offsets, which may be a file).  Checked for every option that takes a value
+ * before its parser runs. */
+static const char *needs(int id, int *empty, int *path)
 {
-    return id == O_C_LAYOUT || id == O_C_ACC || id == O_C_PASS || id == O_WINDOW || id == O_DROPOUT || id == O_DELAY;
-}
-
-/* 1 for the options whose value is a file or directory path. */
-static int takes_path(int id)
-{
-    static const int ids[] = {O_MODEL, O_TRACE, O_OUT, O_BLOCK_MASK, O_COL_MASK, O_MASK, O_MEASURED, O_OUT_DIR,
-                              O_R_MODEL, O_R_OUT_DIR, O_C_Q, O_C_K, O_C_V, O_C_OUT, O_C_LSE, O_C_DOUT, O_C_DQ,
-                              O_C_DK, O_C_DV, O_C_STUDY, O_C_SAVE_NPY, O_CU_SEQLENS, O_CU_SEQLENS_K};
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        if (ids[i] == id) return 1;
-    return 0;
+    *empty = *path = 1;
+    switch (id) {
+    case O_MODEL: case O_TRACE: case O_OUT: case O_BLOCK_MASK: case O_COL_MASK: case O_MASK: case O_MEASURED:
+    case O_R_MODEL: return "a file";
+    case O_C_Q: case O_C_K: case O_C_V: case O_C_OUT: case O_C_LSE: case O_C_DOUT: case O_C_DQ: case O_C_DK:
+    case O_C_DV: return "a .npy file";
+    case O_OUT_DIR: case O_R_OUT_DIR: case O_C_STUDY: case O_C_SAVE_NPY: return "a directory";
+    case O_CU_SEQLENS: case O_CU_SEQLENS_K: *empty = 0; return "a value";
+    }
+    *path = 0;
+    if (id == O_DOC_MASK) return "document lengths L1,L2,...";
+    if (id == O_VARY) return "NAME=RANGE (see fasim sweep --help)";
+    *empty = 0;
+    return id == O_GQA ? "a value: per-head, packed or both" : id == O_R_HW ? "a profile (a100, h100, h200)"
+         : id == O_R_PASS ? "fwd, bwd or fwdbwd" : "a value";
 }
 
 int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *ctx)
@@ -587,11 +579,13 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
         if (strncmp(tok, "--", 2) != 0 || strlen(lo[k].name) != len || strncmp(tok + 2, lo[k].name, len) != 0)
             return refuse(tok, cmd);
         const char *val = c == ':' ? NULL : optarg;
-        if (c == ':' && missing_said_by_parser(id_of[k])) /* their parsers would quote an empty value */
-            return cli_usage("--%s needs a value", lo[k].name);
+        int empty, path;
+        const char *what = needs(id_of[k], &empty, &path);
+        if (arg_of[k] == A_VALUE && (!val || (empty && !*val))) /* the parsers see a value */
+            return cli_usage("--%s needs %s", lo[k].name, what);
         /* a file or directory given as the next word that is another option: its value is missing
          * (`--out --quiet` would otherwise write a file named --quiet; --out=--quiet is a path) */
-        if (val && val == av[optind - 1] && strchr(tok, '=') == NULL && takes_path(id_of[k]) && !strncmp(val, "--", 2))
+        if (val && val == av[optind - 1] && strchr(tok, '=') == NULL && path && !strncmp(val, "--", 2))
             return cli_usage("--%s needs a value (got the option '%s'; --%s=%s names a path of that name)", lo[k].name, val,
                              lo[k].name, val);
         if (arg_of[k] == A_FLAG && val)
