@@ -466,14 +466,11 @@ static cudaError_t v5_dispatch(const fa_gpu_shape *s, int variant, const void *Q
     return cudaErrorInvalidValue;
 }
 
-/* v5's choice by head dim and mask, as FlashAttention-3 picks its tiles (hopper/tile_size.h): at
- * d = 64 three consumer warpgroups on a persistent grid; at d = 128 B_c 176 without the causal
- * mask, B_c 128 with it (kernels/README.md, "v5", the measurement behind it) */
-static int v5_pick(const fa_gpu_shape *s)
-{
-    if (s->d == 64) return 5;
-    return s->causal ? 0 : 1;
-}
+/* v5's choice by head dim, as FlashAttention-3 picks its tiles by head dim (hopper/tile_size.h),
+ * from the variants measured beside each other and SDPA cuDNN in one call
+ * (analysis/measured/h200/README.md, "v5"): at d = 64 three consumer warpgroups (B_r 192, B_c 128)
+ * on the persistent grid, at d = 128 two (B_r 128) with B_c 160 on the persistent grid. */
+static int v5_pick(const fa_gpu_shape *s) { return s->d == 64 ? 5 : 6; }
 
 extern "C" cudaError_t fa_v5_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                                      const void *K, const void *V, void *O, float *LSE, cudaStream_t st)
