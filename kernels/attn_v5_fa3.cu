@@ -1,30 +1,42 @@
 /* attn_v5_fa3.cu -- version 5: a FlashAttention-3-style forward on Hopper (sm_90a): TMA loads into
- * an mbarrier ring, a producer warp and two consumer warpgroups (warp specialization with
- * setmaxnreg), ping-pong between the consumers, and each consumer's softmax under its own P V.
+ * an mbarrier ring, a producer warpgroup and two or three consumer warpgroups (warp
+ * specialization with setmaxnreg), ping-pong between the consumers, each consumer's softmax under
+ * its own P V, and a persistent grid that takes its work units from a ticket counter.
  *
- * What changed from v4 (FlashAttention-3 paper, Shah et al. 2024, section 3.1-3.2):
+ * What changed from v4 (FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608, section 3.1-3.2):
  *   - loads: v4's 256 threads each copied 16-byte pieces with cp.async and then waited at a
  *     __syncthreads for the whole tile.  Here one thread of a producer warpgroup issues
- *     cp.async.bulk.tensor (TMA) copies of whole tiles -- Q once, then K_j and V_j into a ring of
- *     two stages each -- that complete on mbarriers ("full"); the consumers release a stage with
- *     an arrive on its "empty" mbarrier when their wgmma have read it.  No thread block barrier
- *     is left in the main loop.  The TMA writes the 128-byte-swizzled layout wgmma reads
+ *     cp.async.bulk.tensor (TMA) copies of whole tiles -- Q, then K_j and V_j into a ring of two
+ *     stages each -- that complete on mbarriers ("full"); the consumers release a stage with an
+ *     arrive on its "empty" mbarrier when their wgmma have read it.  No thread block barrier is
+ *     left in the main loop.  The TMA writes the 128-byte-swizzled layout wgmma reads
  *     (CU_TENSOR_MAP_SWIZZLE_128B, boxes of 64 columns = one 128-byte row), and its
  *     out-of-bounds rows come back as zeros, so tails need no per-row tests in the copy;
- *   - registers: the producer warpgroup gives its registers away (setmaxnreg.dec to 40) and the
- *     two consumer warpgroups take them (setmaxnreg.inc to 232): 128 x 40 + 256 x 232 = 64512
- *     of the 65536 registers of an SM;
+ *   - registers: the producer warpgroup gives its registers away (setmaxnreg.dec to 32) and the
+ *     consumers take them (setmaxnreg.inc to 232 with two, 160 with three), within the pool the
+ *     launch gave the block (V5Regs);
  *   - ping-pong (inter-warpgroup overlap): the consumers issue their GEMMs in turns, ordered by
- *     two named barriers, so that one's softmax runs while the other's wgmma use the tensor
- *     cores;
+ *     named barriers (round robin), so that one's softmax runs while another's wgmma use the
+ *     tensor cores;
  *   - intra-warpgroup overlap: in iteration j a consumer issues S_next = Q K_j^T and
  *     O += P_{j-1} V_{j-1} together, waits for S_next only, runs the softmax of tile j while its
- *     P V is still on the tensor cores, and rescales O by exp(m_old - m_new) when the P V is done.
- * The math is v4's: B_r = 128 (64 rows a consumer warpgroup), B_c = 128, the online softmax in
- * base 2 (FlashAttention-2 Alg. 1 lines 8-10), O and LSE written as in v4 (through the Q tile).
- * Causal rows run heaviest first; the mask is applied only on tiles that cross the diagonal or
- * the end of the keys.  Needs sm_90a (H100/H200): other devices get
- * cudaErrorInvalidDeviceFunction. */
+ *     P V is still on the tensor cores, and rescales O by exp(m_old - m_new) when the P V is done;
+ *   - a persistent grid (one block per SM): the producer takes the next unit (batch, head, row
+ *     block) from a ticket counter and loads its Q and first K/V tiles while the consumers still
+ *     finish the previous unit and write its O (through an O tile of its own);
+ *   - tiles by head dim (v5_pick): d = 64 three consumer warpgroups, B_r 192 x B_c 128 (more
+ *     softmax to hide per FLOP at d = 64: a third warpgroup in the turns); d = 128 two, 128 x 160.
+ * Why faster, measured on the H200 against v4_bc64 in one call (analysis/measured/h200/v5_sweep.csv):
+ * 1.18-1.36x at d = 64 and 1.20-1.33x at d = 128; against SDPA cuDNN in the same call 1.07-1.23x
+ * (d = 64) and 1.00-1.08x (d = 128).  Nsight Compute at N = 4096 (v5_ncu.csv): the tensor pipe
+ * busy 58 % of the time at d = 64 (cuDNN 51 %, v4-like v5_bc128 45 %), 74 % at d = 128 (cuDNN 76 %);
+ * DRAM reads = Q + K + V.
+ * The math is v4's: the online softmax in base 2 (FlashAttention-2 Alg. 1 lines 8-10), O and LSE
+ * written through shared memory by ordinary stores (not a TMA store).  Causal row blocks run
+ * heaviest first within a head; the mask is applied only on tiles that cross the diagonal or the
+ * end of the keys.  The other variants (v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers,
+ * v5_pers_wg3, v5_pers_bc160) stay selectable in fabench to measure each step.  Needs sm_90a
+ * (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
