@@ -157,12 +157,18 @@ static double overlap2(double a, double b, double w)
  * barrier every tile keeps the warps of one thread block in step, so with WARPS only the
  * resident thread blocks are; PINGPONG and PIPELINED keep two streams per thread block apart
  * (two consumer warpgroups; softmax of tile j beside the GEMM of tile j + 1); NONE: one. */
-static double phase_streams(fa_overlap ov, int occupancy)
+/* The streams whose GEMM and softmax phases are out of step on an SM: one per resident block
+ * (warps), and for ping-pong and the pipelined policy one per consumer warpgroup of each block --
+ * the warpgroups that take turns (kernels/attn_v5_fa3.cu: named barriers in round robin over its
+ * two or three consumers; FlashAttention-3 likewise, three at d = 64): the warps that are not
+ * producer warps, in fours; two when the profile names no producer. */
+static double phase_streams(fa_overlap ov, int occupancy, const fa_occupancy *oc)
 {
+    const int consumers = oc->producer_warps > 0 ? (oc->warps - oc->producer_warps) / 4 : 2;
     switch (ov) {
     case FA_OVERLAP_NONE: return 1;
     case FA_OVERLAP_WARPS: return occupancy;
-    default: return 2.0 * occupancy;
+    default: return (double)(consumers > 1 ? consumers : 2) * occupancy;
     }
 }
 
@@ -350,7 +356,7 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     const fa_overlap ov = bwd ? p->overlap_bwd : p->overlap;
     double wsched = occ * oc->warps / 4.0; /* resident warps per scheduler */
     double G = overlap2(t_tc, t_sm, wsched), S = t_ex + t_alu;
-    double tile = overlap2(G, S, phase_streams(ov, (int)occ));
+    double tile = overlap2(G, S, phase_streams(ov, (int)occ, oc));
     double t_load = 0;
     if (p->sync_loads) { /* a third phase: the tile's loads (and stores), not prefetched: a tile's
                             share of the two-level bytes at the SM's share of L2, after its latency */
@@ -362,7 +368,7 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
             t_load = lat + (double)fa_counts_hbm_bytes(c) / visited / (hw->l2_bandwidth / sms);
         double hi = G > S ? G : S;
         if (t_load > hi) hi = t_load;
-        tile = hi + (G + S + t_load - hi) / phase_streams(ov, (int)occ);
+        tile = hi + (G + S + t_load - hi) / phase_streams(ov, (int)occ, oc);
     }
     double once = ov == FA_OVERLAP_PINGPONG ? G : ov == FA_OVERLAP_PIPELINED ? S : 0;
     /* a block's prologue and epilogue, which no compute of its own hides: the first load's
@@ -439,7 +445,7 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
 
     pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
-                             .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ), .G = G, .S = S, .tile = tile,
+                             .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
                              .edge = edge, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
                              .fluid = pt->fluid};
     pt->busy[FA_PIPE_TENSOR] = tiles_total * t_tc / sms;

@@ -76,6 +76,9 @@ static const fa_tile_row v3_mt2_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 128, 64, 4, 
 static const fa_tile_row v3_mt2_bc32_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 128, 32, 4, 181}, {FA_PASS_FWD, 0, 128, -1, 128, 32, 4, 251}};
 static const fa_tile_row v3_br256_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 256, 64, 8, 219}, {FA_PASS_FWD, 0, 128, -1, 256, 64, 8, 255}};
 static const fa_tile_row v4_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 128, 8, 189}, {FA_PASS_FWD, 90, 128, -1, 128, 128, 8, 216}};
+/* v5 (kernels/attn_v5_fa3.cu, v5_pick): d = 64 three consumer warpgroups (16 warps with the
+ * producer) of 64 rows x B_c 128; d = 128 two (12 warps), 128 x 160 */
+static const fa_tile_row v5_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0}, {FA_PASS_FWD, 90, 128, -1, 128, 160, 12, 0}};
 static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
 const fa_profile fa_profiles[] = {
@@ -165,6 +168,14 @@ const fa_profile fa_profiles[] = {
     {.key = "v4_bc64", .name = "kernels/ v4_bc64 (B_c 64, two blocks per SM)", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
      .base_regs = 32, NT(v4_bc64_tiles), .source = "kernels/attn_v4_wgmma.cu"},
+    /* v5: FlashAttention-3's forward structure: a TMA producer warpgroup (32 registers), consumer
+     * warpgroups reading Q, K, V by wgmma from shared memory, P in registers, two-stage K/V,
+     * ping-pong turns and the softmax under the previous tile's P V, a persistent grid taking
+     * units from a ticket counter, causal row blocks heaviest first (forward only) */
+    {.key = "v5", .name = "kernels/ v5: FlashAttention-3 structure (TMA, warp specialization, ping-pong, persistent)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, NT(v5_tiles), .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
 };
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 

@@ -281,6 +281,31 @@ static void test_bwd_launch_order(void **st)
     assert_near(k->makespan, 18 * k->tile + 2 * k->edge, 1e-9 * k->makespan);
 }
 
+/* Ping-pong streams: one per consumer warpgroup of a block (the warps that are not producer
+ * warps, in fours): FlashAttention-3 and v5 at d = 64 have 16 warps, 4 of them the producer, so
+ * three consumers take turns (w_phase 3); at d = 128 12 warps, two.  The tile is then
+ * max(G, S) + min(G, S) / w_phase. */
+static void test_pingpong_streams(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    const char *keys[2] = {"fa3", "v5"};
+    for (int k = 0; k < 2; k++) {
+        fa_shape s = bf16_shape(4096, 4096, 64);
+        s.batch = 4, s.heads = 32, s.kv_heads = 32;
+        fa_perf_result r;
+        assert_int_equal(fa_perf_predict(fa_profile_find(keys[k]), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+        assert_true(r.k[0].w_phase == 3);
+        const double hi = fmax(r.k[0].G, r.k[0].S), lo = fmin(r.k[0].G, r.k[0].S);
+        assert_near(r.k[0].tile, hi + lo / 3, 1e-12 * hi);
+        s = bf16_shape(4096, 4096, 128);
+        s.batch = 4, s.heads = 16, s.kv_heads = 16;
+        assert_int_equal(fa_perf_predict(fa_profile_find(keys[k]), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+        assert_true(r.k[0].w_phase == 2);
+    }
+}
+
 /* The H200 profile: FlashAttention-2 at d = 64 is slower in TFLOP/s than at d = 128 (the exp
  * unit and fp32 work per score do not shrink with d), and v4 (wgmma) faster than v3 (mma.sync). */
 static void test_h200_orders(void **st)
@@ -410,7 +435,7 @@ int main(void)
         cmocka_unit_test(test_register_arena),   cmocka_unit_test(test_placement_fa2),
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
-        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_h200_orders),
+        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),
     };
