@@ -27,12 +27,12 @@
  *   - tiles by head dim (v5_pick): d = 64 three consumer warpgroups, B_r 192 x B_c 128 (more
  *     softmax to hide per FLOP at d = 64: a third warpgroup in the turns); d = 128 two, 128 x 160.
  * Why faster, measured on the H200 against v4_bc64 in one call (analysis/measured/h200/v5_sweep.csv):
- * 1.18-1.36x at d = 64 and 1.20-1.33x at d = 128; against SDPA cuDNN in the same call 1.07-1.23x
- * (d = 64) and 1.00-1.08x (d = 128).  Nsight Compute at N = 4096 (v5_ncu.csv): the tensor pipe
- * busy 58 % of the time at d = 64 (cuDNN 51 %, v4-like v5_bc128 45 %), 74 % at d = 128 (cuDNN 76 %);
- * DRAM reads = Q + K + V.
- * The math is v4's: the online softmax in base 2 (FlashAttention-2 Alg. 1 lines 8-10), O and LSE
- * written through shared memory by ordinary stores (not a TMA store).  Causal row blocks run
+ * 1.19-1.37x at d = 64 and 1.20-1.30x at d = 128; against SDPA cuDNN in the same call 1.11-1.21x
+ * (d = 64) and 1.00-1.08x (d = 128; one shape 0.999x).  Nsight Compute at N = 4096 (v5_ncu.csv):
+ * the tensor pipe busy 58 % of the time at d = 64 (cuDNN 51 %, v4-like v5_bc128 45 %), 74.5 % at
+ * d = 128 (cuDNN 76 %); DRAM reads = Q + K + V.
+ * The math is v4's: the online softmax in base 2 (FlashAttention-2 Alg. 1 lines 8-10); O leaves
+ * through shared memory by a TMA store per consumer warpgroup, LSE directly.  Causal row blocks run
  * heaviest first within a head; the mask is applied only on tiles that cross the diagonal or the
  * end of the keys.  The other variants (v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers,
  * v5_pers_wg3, v5_pers_bc160) stay selectable in fabench to measure each step.  Needs sm_90a
@@ -84,6 +84,21 @@ __device__ __forceinline__ void tma_load3(void *dst, const CUtensorMap *map, uin
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
 }
+/* one box from shared memory at src to a 3-d tensor map (rows past the tensor are not written) */
+__device__ __forceinline__ void tma_store3(const CUtensorMap *map, const void *src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(smem_u32(src)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* waits until the committed bulk stores have read their shared memory (READ) or are done */
+template <bool READ> __device__ __forceinline__ void bulk_wait()
+{
+    if (READ) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+    else asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
 __device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 __device__ __forceinline__ void named_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 template <int N> __device__ __forceinline__ void reg_dealloc()
@@ -120,6 +135,7 @@ template <int ROWS> struct V5Layout {
 
 struct V5Maps {
     CUtensorMap q, k, v; /* (d, N, B x heads), boxes (64, B_r or B_c, 1) */
+    CUtensorMap o;       /* (d, N_q, B x H), boxes (64, 64, 1): a consumer warpgroup's rows of a slab */
 };
 
 enum { V5_STAGES = 2 };
@@ -370,14 +386,29 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
             if (lane == 0) mbar_arrive(&emptyV[sl]);
             it++;
         }
-        /* epilogue (lines 12-13): O / l through this warp's own rows of the O tile, LSE */
+        /* epilogue (lines 12-13): O / l into this warpgroup's rows of the O tile, then one TMA store
+         * a slab (rows past N_q are not written); LSE directly.  The tile is written again only
+         * when the previous unit's store has read it. */
         const V5Layout<BR> lay;
+        const int wg_bar = NC + 1 + cw; /* named barrier of this warpgroup's 128 threads */
+        const bool issuer = (threadIdx.x % 128) == 0;
+        if (ku > 0) {
+            if (issuer) bulk_wait<true>();
+            named_sync(wg_bar, 128);
+        }
         epilogue_m16<DB, T>(o, m, l, Os, lay, wrow, r0, lse, sh.N_q, scale_log2, g, t4);
-        __syncwarp();
-        store_rows<D, 16, T>(o_g, Os, lay, wrow, r0, sh.N_q, lane);
-        __syncwarp();
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* generic writes -> TMA */
+        named_sync(wg_bar, 128);
+        if (issuer) {
+#pragma unroll
+            for (int sl = 0; sl < SLABS; sl++)
+                tma_store3(&maps.o, Os + sl * BR * 64 + cw * 64 * 64, sl * 64, r0 + cw * 64, w.b * sh.H + w.h);
+            bulk_commit();
+        }
+        (void)o_g;
     }
     if (PP && turns && cw == 0) named_sync(1, 256); /* the last consumer's last pass */
+    if ((threadIdx.x % 128) == 0) bulk_wait<false>(); /* this warpgroup's stores are done */
 #else
     __trap(); /* built without sm_90a: the launcher refuses other devices before we get here */
 #endif
@@ -422,17 +453,17 @@ static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K
     if (e != cudaSuccess) return e;
     /* the maps depend on the pointers and the shape: rebuilt only when those change */
     static V5Maps maps; /* one cache per instantiation (its box sizes) */
-    static const void *last[3] = {NULL, NULL, NULL};
+    static const void *last[4] = {NULL, NULL, NULL, NULL};
     static fa_gpu_shape last_s;
-    if (last[0] != Q || last[1] != K || last[2] != V || memcmp(&last_s, s, sizeof *s) != 0) {
+    if (last[0] != Q || last[1] != K || last[2] != V || last[3] != O || memcmp(&last_s, s, sizeof *s) != 0) {
         const CUtensorMapDataType t =
             std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
         if (make_map(&maps.q, Q, D, s->N_q, s->B * s->H, BR, t) || make_map(&maps.k, K, D, s->N_k, s->B * s->H_kv, BC, t) ||
-            make_map(&maps.v, V, D, s->N_k, s->B * s->H_kv, BC, t)) {
+            make_map(&maps.v, V, D, s->N_k, s->B * s->H_kv, BC, t) || make_map(&maps.o, O, D, s->N_q, s->B * s->H, 64, t)) {
             last[0] = NULL;
             return cudaErrorInvalidValue;
         }
-        last[0] = Q, last[1] = K, last[2] = V, last_s = *s;
+        last[0] = Q, last[1] = K, last[2] = V, last[3] = O, last_s = *s;
     }
     const int T_r = (s->N_q + BR - 1) / BR;
     static int sms = 0;
