@@ -2,7 +2,7 @@
 # ncu_io.sh -- measured HBM (DRAM) and L2<->SM bytes of each fasim kernel with Nsight Compute.
 #   sh kernels/ncu_io.sh FABENCH OUTDIR [N] [d list] [causal list]
 # For each shape (hidden 2048, B * N = 16k tokens; defaults N = 4096, d = 64 128, causal 0 1) it
-# profiles one launch of v1, v2, the v3 variants and v4 (NCU_KERNELS overrides the list) (fabench --no-validate --reps 1 --warmup 0) and,
+# profiles one launch of v1, v2, the v3 variants, v4 and v5 (NCU_KERNELS overrides the list) (fabench --no-validate --reps 1 --warmup 0) and,
 # one call of PyTorch SDPA's flash backend, with the clocks left alone
 # (`--clock-control none`).  Metrics:
 #   dram__bytes_read.sum, dram__bytes_write.sum       HBM traffic
@@ -25,7 +25,7 @@ B=$((16384 / N))
 for d in $DS; do
   H=$((2048 / d))
   for c in $CS; do
-    for k in ${NCU_KERNELS:-v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v4 v4_bc64}; do
+    for k in ${NCU_KERNELS:-v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v4 v4_bc64 v5}; do
       f="$OUT/ncu_raw_${k}_N${N}_d${d}_c${c}.csv"
       $NCU --kernel-name regex:fa_v._fwd_kernel "$FAB" --shape $B,$H,$H,$N,$N,$d,$c \
           --kernels $k --no-validate --reps 1 --warmup 0 >"$f" 2>"$f.log" \

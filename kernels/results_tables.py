@@ -12,7 +12,7 @@ import csv
 import os
 import sys
 
-FWD = ["v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256", "v4", "v4_bc64"]
+FWD = ["v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256", "v4", "v4_bc64", "v5"]
 V3 = ["v3", "v3_mt2", "v3_mt2_bc32", "v3_br256"]
 V4 = ["v4", "v4_bc64"]
 BWD = ["v3_bwd_det", "v3_bwd", "v3_bwd_bc64", "v3_bwd_occ2"]

@@ -59,7 +59,7 @@ if has preview; then
   run $FAB --sweep --kernels v3,v3_mt2,v3_mt2_bc32 --n ${PREVIEW_N:-2048,8192} --causal 0,1 --csv "$OUT/preview.csv"
   run env PYTHONUNBUFFERED=1 python3 kernels/compare_sdpa.py --n ${PREVIEW_N:-2048,8192} --csv "$OUT/preview_sdpa.csv"
 fi
-FWD_KERNELS=${FWD_KERNELS:-v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v4,v4_bc64}
+FWD_KERNELS=${FWD_KERNELS:-v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v4,v4_bc64,v5}
 BWD_KERNELS=${BWD_KERNELS:-v3_bwd_det,v3_bwd,v3_bwd_bc64,v3_bwd_occ2}
 # bench = bench_fwd + bench_bwd, sdpa = sdpa_fwd + sdpa_bwd (a backward-only call: bench_bwd sdpa_bwd)
 if has bench || has bench_fwd; then
