@@ -235,19 +235,8 @@ const fa_profile *fa_cmp_kernel_profile(const char *k, int *bwd)
     return p && p->mma != FA_MMA_NONE ? p : NULL;
 }
 
-/* fgets that reports a line longer than the buffer: 1 a line, 0 end of file, -1 too long. */
-static int get_line(char *buf, int n, FILE *f)
-{
-    if (!fgets(buf, n, f)) return 0;
-    size_t l = strlen(buf);
-    if (l == (size_t)n - 1 && buf[l - 1] != '\n') {
-        int ch = getc(f);
-        if (ch == EOF) return 1; /* the last line, without a newline */
-        ungetc(ch, f);
-        return -1;
-    }
-    return 1;
-}
+/* the next line: 1, 0 at the end, -1 too long, -2 a NUL byte (fa_read_line) */
+static int get_line(char *buf, int n, FILE *f) { return fa_read_line(f, buf, (size_t)n); }
 
 void fa_cmp_close(fa_cmp_reader *r)
 {
@@ -282,6 +271,8 @@ fa_status fa_cmp_open(const char *path, fa_cmp_reader **out)
     int got = get_line(r->hline, sizeof r->hline, r->f);
     r->lineno = 1;
     if (got == 0) st = fa_error(FA_EINVAL, __FILE__, __LINE__, "measured file %s is empty", path);
+    else if (got == -2)
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:1: a NUL byte ('\\x00'): a measured file is text, not binary", path);
     else if (got < 0)
         st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:1: the header is longer than %d characters", path,
                       FA_CMP_MAXLINE - 2);
@@ -316,6 +307,7 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
             return FA_OK;
         }
         r->lineno++;
+        if (g == -2) FA_FAIL(FA_EINVAL, "%s:%d: a NUL byte ('\\x00'): a measured file is text, not binary", path, r->lineno);
         if (g < 0) FA_FAIL(FA_EINVAL, "%s:%d: the line is longer than %d characters", path, r->lineno,
                            FA_CMP_MAXLINE - 2);
         if (!(r->line[strspn(r->line, " \t\r\n")] == '\0' || r->line[0] == '#')) break;

@@ -4,6 +4,8 @@
 #ifndef FA_FILE_H
 #define FA_FILE_H
 
+#include <stdio.h>
+
 #include "fa_status.h"
 
 /* FA_OK when path is a regular file, or does not exist (the caller's open then says so);
@@ -11,5 +13,12 @@
  * "a character device", "a FIFO (a pipe)", ...).  stat(2) only: a FIFO is refused without
  * waiting for a writer. */
 fa_status fa_check_regular(const char *path, const char *what);
+
+/* Reads the next line of f into buf (cap >= 3 bytes; the newline kept, then a NUL).  Returns 1
+ * a line, 0 at the end of the file, -1 a line longer than cap - 2 characters (before its
+ * newline), -2 a line that holds a NUL byte (read whole: a text reader that looked only up to the
+ * NUL would drop the rest of the line silently).  The text readers of hardware profiles and
+ * measured CSVs use it. */
+int fa_read_line(FILE *f, char *buf, size_t cap);
 
 #endif

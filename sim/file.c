@@ -14,3 +14,22 @@ fa_status fa_check_regular(const char *path, const char *what)
                      : S_ISFIFO(m) ? "a FIFO (a pipe)" : S_ISSOCK(m) ? "a socket" : "not a regular file";
     FA_FAIL(FA_EIO, "%s %s is %s, not a regular file: give a file", what, path, kind);
 }
+
+int fa_read_line(FILE *f, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int c = EOF, nul = 0;
+    while ((c = getc(f)) != EOF) {
+        if (n + 1 == cap) { /* full: only the end of the file may follow */
+            ungetc(c, f);
+            buf[n] = '\0';
+            return -1;
+        }
+        if (c == '\0') nul = 1;
+        buf[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    buf[n] = '\0';
+    if (n == 0) return 0;
+    return nul ? -2 : 1;
+}

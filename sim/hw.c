@@ -233,12 +233,17 @@ static fa_status load_file(const char *path, const char *want_key, fa_hw *hw)
     char line[HW_LINE_MAX + 2]; /* the characters, the newline, the NUL */
     int lineno = 0;
     fa_status st = FA_OK;
-    while (st == FA_OK && fgets(line, sizeof line, f)) {
+    int got;
+    while (st == FA_OK && (got = fa_read_line(f, line, sizeof line)) != 0) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+        if (got == -1) {
             st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: line longer than %d characters (the limit)",
                           path, lineno, HW_LINE_MAX);
+            break;
+        }
+        if (got == -2) {
+            st = fa_error(FA_EINVAL, __FILE__, __LINE__, "%s:%d: a NUL byte ('\\x00'): a hardware profile is text, not binary",
+                          path, lineno);
             break;
         }
         char *s = trim(line);

@@ -10,6 +10,10 @@ expect_msg "compare: 512 x 512 tiles at d = 128" "cc_512.csv:2: tiles B_r x B_c 
 printf '%s\nv3,1,1,1024,64,bf16,64,64\nv3,1,1,1024,64,bf16,100000,64\n' "$H" > "$T/cc_100k.csv"
 expect_msg "compare: 100000 x 64 tiles (line 3, nothing printed)" "cc_100k.csv:3: tiles B_r x B_c = 100000 x 64" -- compare --measured "$T/cc_100k.csv"
 printf '%s\nv3,1,1,1024,64,bf16,64,64\n' "$H" > "$T/cc_64.csv"
+printf 'kernel,B,H,N_q,d,ms\nv3,1,16,1024,64,0.1\n\000v3,1,16,2048,64,0.2\n' > "$T/cc_nul.csv"
+expect_msg "compare: a NUL byte starting a row (the row is not dropped)" "cc_nul.csv:3: a NUL byte ('\\x00'): a measured file is text, not binary" -- compare --measured "$T/cc_nul.csv" --no-l2
+printf 'kernel,B,H,N_q,d,ms\nv3,1,16,1024,64,0.1\000garbage,,\n' > "$T/cc_nul2.csv"
+expect_msg "compare: a NUL byte inside a row" "cc_nul2.csv:2: a NUL byte" -- compare --measured "$T/cc_nul2.csv" --no-l2
 printf 'kernel,B,H,N_q,d,ms,dram_read_bytes\nv3,1,1,1024,64,0.1,123456\n' > "$T/cc_dr.csv"
 expect_msg "compare: dram_read_bytes without its write column" "cc_dr.csv:2: dram_read_bytes = '123456' but dram_write_bytes is not a column: fasim compares the sum of the two, give both or neither" -- compare --measured "$T/cc_dr.csv"
 printf 'kernel,B,H,N_q,d,ms,l2_read_bytes,l2_write_bytes\nv3,1,1,1024,64,0.1,1e6,2e6\nv3,1,1,1024,64,0.1,,2e6\n' > "$T/cc_lw.csv"

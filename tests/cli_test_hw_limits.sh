@@ -18,6 +18,7 @@ hl_bad() {
     expect_msg "hw limits: $hl_name: FILE:LINE, key, value, limit" "$T/hl_hw/h200-sxm.hw:$hl_msg" -- "$@"
 }
 hl_bad "sms = 1e9" 's/^sms = .*/sms = 1e9/' "10: sms = '1e9' is out of range: the limit is 1 to 1024"
+hl_bad "a NUL byte in a value (sms = 1<NUL>32 was read as 1)" 's/^sms = .*/sms = 1\x0032/' "10: a NUL byte ('\\x00'): a hardware profile is text, not binary"
 hl_bad "sms = 1025" 's/^sms = .*/sms = 1025/' "10: sms = '1025' is out of range: the limit is 1 to 1024"
 hl_bad "l2_bytes = 1" 's/^l2_bytes = .*/l2_bytes = 1/' "12: l2_bytes = '1' is out of range: the limit is 2048 to 1073741824"
 hl_bad "l2_bytes = 2 GiB" 's/^l2_bytes = .*/l2_bytes = 2147483648/' "12: l2_bytes = '2147483648' is out of range"

@@ -40,8 +40,41 @@ static void test_kinds(void **st)
     rmdir(dir);
 }
 
+/* fa_read_line: lines with their newline, the last one without; a line of exactly cap - 2
+ * characters fits, one more is too long (and the reader stays at its rest); a NUL byte inside a
+ * line is reported, not a cut line. */
+static void test_read_line(void **st)
+{
+    (void)st;
+    static const char text[] = "ab\nabcde\nabcdef\n\nx\0y\nlast";
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    rewind(f);
+    char buf[8]; /* lines of up to 6 characters and their newline */
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), 1);
+    assert_string_equal(buf, "ab\n");
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), 1);
+    assert_string_equal(buf, "abcde\n");
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), 1); /* 6 characters + newline: fits */
+    assert_string_equal(buf, "abcdef\n");
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), 1);
+    assert_string_equal(buf, "\n");
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), -2); /* "x\0y\n" */
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), 1);
+    assert_string_equal(buf, "last");
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), 0);
+    fclose(f);
+    f = tmpfile();
+    assert_non_null(f);
+    fputs("abcdefgh\nz\n", f);
+    rewind(f);
+    assert_int_equal(fa_read_line(f, buf, sizeof buf), -1); /* 8 characters: too long */
+    fclose(f);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_kinds)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_kinds), cmocka_unit_test(test_read_line)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
