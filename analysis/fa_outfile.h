@@ -41,6 +41,8 @@ void fa_outfile_abort(fa_outfile *cf);
 typedef struct {
     fa_outfile *file; /* the outputs, in the order added */
     int *dropped;     /* 1: not written after all (fa_outset_drop) */
+    int *program;     /* 1: written by a program at fa_outset_target (keep_open 0): an image it
+                         wrote (.png, .gif) is checked whole at the commit */
     int n, cap;
     char dir[1024];   /* the directory of fa_outset_mkdir */
     size_t made_from; /* length of its first component that did not exist (0: none created) */
@@ -56,8 +58,10 @@ int fa_outset_add(fa_outset *os, const char *path, int keep_open);
 const char *fa_outset_target(const fa_outset *os, int i);
 /* Output i will not be written after all: its temporary removed, an old file kept. */
 void fa_outset_drop(fa_outset *os, int i);
-/* Closes every output and, when all closed cleanly, renames each into place; frees the set.
- * Errors: FA_EIO (the temporaries removed). */
+/* Closes every output and, when all closed cleanly and every .png or .gif a program wrote ends
+ * as its format says (a PNG's IEND chunk, a GIF's trailer: a full disk cuts them short while
+ * gnuplot exits 0), renames each into place; frees the set.  Errors: FA_EIO (the temporaries
+ * removed). */
 fa_status fa_outset_commit(fa_outset *os);
 /* Removes every temporary and the directories this set created; frees the set. */
 void fa_outset_abort(fa_outset *os);

@@ -217,9 +217,11 @@ int fa_outset_add(fa_outset *os, const char *path, int keep_open)
         if (f) os->file = f;
         int *d = f ? realloc(os->dropped, (size_t)nc * sizeof *d) : NULL;
         if (d) os->dropped = d;
-        if (f && d) os->cap = nc;
+        int *pg = d ? realloc(os->program, (size_t)nc * sizeof *pg) : NULL;
+        if (pg) os->program = pg;
+        if (f && d && pg) os->cap = nc;
         block(0, &old);
-        if (!f || !d) {
+        if (!f || !d || !pg) {
             fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory");
             return -1;
         }
@@ -231,6 +233,7 @@ int fa_outset_add(fa_outset *os, const char *path, int keep_open)
         cf->f = NULL;
     }
     os->dropped[os->n] = 0;
+    os->program[os->n] = !keep_open;
     return os->n++;
 }
 
@@ -253,6 +256,8 @@ static void release(fa_outset *os)
     unwatch(os);
     free(os->file);
     free(os->dropped);
+    free(os->program);
+    os->program = NULL;
     os->file = NULL;
     os->dropped = NULL;
     os->n = os->cap = 0;
@@ -265,6 +270,27 @@ void fa_outset_abort(fa_outset *os)
     remove_made_dirs(os);
     os->made_from = 0;
     release(os);
+}
+
+/* Whether the image a program wrote at path ends as its format says: a PNG's last chunk is IEND
+ * (its 12 bytes: length 0, "IEND", CRC ae 42 60 82), a GIF ends with its trailer 0x3b.  A full
+ * disk leaves gnuplot's PNG or GIF cut short or empty while gnuplot itself exits 0.  Other
+ * names: any file.  Returns 1 complete, 0 not. */
+static int image_complete(const char *tmp, const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    const int png = dot && !strcmp(dot, ".png"), gif = dot && !strcmp(dot, ".gif");
+    if (!png && !gif) return 1;
+    FILE *f = fopen(tmp, "rb");
+    if (!f) return 0;
+    unsigned char head[8] = {0}, tail[12] = {0};
+    int ok = fread(head, 1, 8, f) == 8 && fseek(f, -(long)(png ? 12 : 1), SEEK_END) == 0 &&
+             fread(tail, 1, png ? 12 : 1, f) == (size_t)(png ? 12 : 1);
+    fclose(f);
+    if (!ok) return 0;
+    if (png)
+        return !memcmp(head, "\x89PNG\r\n\x1a\n", 8) && !memcmp(tail, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    return !memcmp(head, "GIF8", 4) && tail[0] == 0x3b;
 }
 
 fa_status fa_outset_commit(fa_outset *os)
@@ -285,6 +311,15 @@ fa_status fa_outset_commit(fa_outset *os)
     }
     if (bad >= 0) {
         fa_error(FA_EIO, __FILE__, __LINE__, "cannot write %s: %s", os->file[bad].path, strerror(err));
+        fa_outset_abort(os);
+        return FA_EIO;
+    }
+    /* 1b. the images a program wrote are whole (a full disk cuts them short without an error) */
+    for (int i = 0; i < os->n; i++) {
+        const fa_outfile *cf = &os->file[i];
+        if (os->dropped[i] || cf->direct || !os->program[i] || image_complete(cf->tmp, cf->path)) continue;
+        fa_error(FA_EIO, __FILE__, __LINE__, "cannot write %s: the image gnuplot wrote is cut short or empty (is the disk full?)",
+                 cf->path);
         fa_outset_abort(os);
         return FA_EIO;
     }

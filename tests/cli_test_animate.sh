@@ -69,3 +69,17 @@ else
     skip "animate: the wrote line names the .dat files" "no gnuplot"
     skip "animate --heatmap leaves only heatmap.csv and .png" "no gnuplot"
 fi
+
+# ---- a full disk: gnuplot exits 0 with its images cut short; fasim says so, exit 1, nothing left ----
+if command -v gnuplot >/dev/null 2>&1 && mkdir -p "$T/full" && mount -t tmpfs -o size=100k tmpfs "$T/full" 2>/dev/null; then
+    "$FASIM" animate --out-dir "$T/full/an" >/dev/null 2>"$T/err"; rc=$?
+    [ $rc = 1 ] && grep -q "the image gnuplot wrote is cut short or empty (is the disk full?)" "$T/err" && [ ! -e "$T/full/an" ] \
+        && pass "animate on a full disk: exit 1, the cut image named, nothing left" || fail "animate on a full disk: rc $rc, $(cat "$T/err"); $(ls "$T/full")"
+    "$FASIM" check --study "$T/full/st" --seqlen 64 --headdim 32 --quiet >/dev/null 2>"$T/err"; rc=$?
+    [ $rc = 1 ] && grep -qE "cut short or empty|No space left on device" "$T/err" && [ ! -e "$T/full/st" ] \
+        && pass "check --study on a full disk: exit 1, nothing left" || fail "check --study on a full disk: rc $rc, $(cat "$T/err"); $(ls "$T/full")"
+    umount "$T/full"
+else
+    skip "animate and check --study on a full disk" "no gnuplot, or no tmpfs mount here"
+    skip "check --study on a full disk" "no gnuplot, or no tmpfs mount here"
+fi

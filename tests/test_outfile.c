@@ -76,6 +76,20 @@ static void test_one_file(void **st)
     fa_clear_error();
 }
 
+/* the smallest files image_complete takes: a PNG signature and its IEND chunk; a GIF header and
+ * its trailer */
+static const unsigned char PNG_MIN[20] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0, 'I', 'E', 'N', 'D',
+                                          0xae, 0x42, 0x60, 0x82};
+static const unsigned char GIF_MIN[11] = {'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0, 0x3b};
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *g = fopen(path, "wb");
+    assert_non_null(g);
+    assert_int_equal(fwrite(b, 1, n, g), n);
+    fclose(g);
+}
+
 static void test_set(void **st)
 {
     (void)st;
@@ -101,13 +115,40 @@ static void test_set(void **st)
     assert_int_equal(fa_outset_mkdir(&os, dir), FA_OK);
     assert_int_equal(fa_outset_add(&os, a, 1), 0);
     assert_int_equal(fa_outset_add(&os, b, 0), 1);
-    FILE *g = fopen(fa_outset_target(&os, 1), "w"); /* as gnuplot would */
-    fputs("png", g);
-    fclose(g);
+    write_bytes(fa_outset_target(&os, 1), PNG_MIN, sizeof PNG_MIN); /* as gnuplot would */
     fputs("1\n", os.file[0].f);
     assert_int_equal(fa_outset_commit(&os), FA_OK);
     assert_true(exists(a));
     assert_true(exists(b));
+    /* an image a program left cut short (a full disk: gnuplot exits 0) fails the commit, and
+     * nothing of the set is put in place; a whole GIF passes */
+    char p2[330], g2[330], c2[330];
+    snprintf(p2, sizeof p2, "%s/cut.png", dir);
+    snprintf(g2, sizeof g2, "%s/whole.gif", dir);
+    snprintf(c2, sizeof c2, "%s/c2.csv", dir);
+    memset(&os, 0, sizeof os);
+    assert_int_equal(fa_outset_add(&os, c2, 1), 0);
+    assert_int_equal(fa_outset_add(&os, p2, 0), 1);
+    assert_int_equal(fa_outset_add(&os, g2, 0), 2);
+    fputs("1\n", os.file[0].f);
+    write_bytes(fa_outset_target(&os, 1), PNG_MIN, sizeof PNG_MIN - 4); /* CRC cut off */
+    write_bytes(fa_outset_target(&os, 2), GIF_MIN, sizeof GIF_MIN);
+    assert_int_equal(fa_outset_commit(&os), FA_EIO);
+    assert_non_null(strstr(fa_last_error(), "cut.png: the image gnuplot wrote is cut short or empty"));
+    fa_clear_error();
+    assert_false(exists(p2));
+    assert_false(exists(g2));
+    assert_false(exists(c2));
+    memset(&os, 0, sizeof os);
+    assert_int_equal(fa_outset_add(&os, g2, 0), 0);
+    write_bytes(fa_outset_target(&os, 0), GIF_MIN, sizeof GIF_MIN);
+    assert_int_equal(fa_outset_commit(&os), FA_OK);
+    assert_true(exists(g2));
+    memset(&os, 0, sizeof os);
+    assert_int_equal(fa_outset_add(&os, p2, 0), 0); /* empty */
+    assert_int_equal(fa_outset_commit(&os), FA_EIO);
+    fa_clear_error();
+    assert_false(exists(p2));
     memset(&os, 0, sizeof os);
     char c[330];
     snprintf(c, sizeof c, "%s/c.png", dir);
