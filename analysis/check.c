@@ -633,6 +633,12 @@ fa_status fa_ext_check(fa_ext *x, fa_ext_row *rows, int *n_rows)
         if ((st = run_bwd(FA_ALGO_STANDARD, &p, bk, &nn, buf[FA_EXT_DQ], buf[FA_EXT_DK], buf[FA_EXT_DV]))) goto done;
         for (int t = FA_EXT_DQ; t <= FA_EXT_DV; t++) relayout(buf[t], nai[t], x->dims[t], bnhd, 0);
     }
+    /* A row with no allowed key has LSE = -inf in fasim (the log of an empty sum); FlashAttention-2
+     * and -3 write +inf there (csrc/flash_attn/src/softmax.h and hopper/softmax.h: sum == 0 ?
+     * INFINITY), so either is taken as right on such a row -- and only there. */
+    if (x->path[FA_EXT_LSE])
+        for (int64_t i = 0; i < n[FA_EXT_LSE]; i++)
+            if (ref[FA_EXT_LSE][i] == -INFINITY && x->a[FA_EXT_LSE].data[i] == INFINITY) x->a[FA_EXT_LSE].data[i] = -INFINITY;
     /* the verdicts */
     static const char *const tn[FA_EXT_N] = {"", "", "", "O", "LSE", "", "dQ", "dK", "dV"};
     for (int t = FA_EXT_O; t < FA_EXT_N; t++) {

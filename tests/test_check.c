@@ -413,6 +413,54 @@ static void test_npy_size_first(void **state)
     tmp_remove(&t);
 }
 
+/* A row with no allowed key (causal, N_q = 12 > N_k = 8: rows 0-3 see nothing): fasim writes
+ * LSE = -inf, FlashAttention-2 and -3 write +inf; either passes there, a finite value does not,
+ * and +inf on a row that has keys fails. */
+static void test_empty_row_lse(void **state)
+{
+    (void)state;
+    tmpfiles t;
+    tmp_make(&t);
+    fa_shape s = fa_shape_default(12, 8);
+    s.seqlen_k = 8, s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = FA_DTYPE_FP32;
+    problem p;
+    problem_init(&p, &s, 5);
+    fa_round_array(p.Q, fa_numel_q(&s), FA_FMT_FP32);
+    fa_round_array(p.K, fa_numel_k(&s), FA_FMT_FP32);
+    fa_round_array(p.V, fa_numel_v(&s), FA_FMT_FP32);
+    assert_int_equal(fa_reference_forward(&s, p.Q, p.K, p.V, p.O_ref, p.LSE_ref), FA_OK);
+    for (int r = 0; r < 4; r++) assert_true(p.LSE_ref[r] == -INFINITY);
+    assert_true(isfinite(p.LSE_ref[4]));
+    write4(t.path[FA_EXT_Q], p.Q, 1, 1, 12, 8, 0);
+    write4(t.path[FA_EXT_K], p.K, 1, 1, 8, 8, 0);
+    write4(t.path[FA_EXT_V], p.V, 1, 1, 8, 8, 0);
+    write4(t.path[FA_EXT_O], p.O_ref, 1, 1, 12, 8, 0);
+    fa_shape given = {.batch = -1, .heads = -1, .kv_heads = -1, .seqlen_q = -1, .seqlen_k = -1, .d = -1, .d_v = -1,
+                      .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = FA_DTYPE_FP32};
+    const char *paths[FA_EXT_N] = {t.path[0], t.path[1], t.path[2], t.path[3], t.path[4]};
+    double L[12];
+    for (int c = 0; c < 4; c++) {
+        memcpy(L, p.LSE_ref, sizeof L);
+        if (c == 1) for (int r = 0; r < 4; r++) L[r] = INFINITY; /* FlashAttention's convention */
+        if (c == 2) L[2] = 0;                                       /* a finite value: wrong */
+        if (c == 3) L[4] = INFINITY;                                /* +inf where keys exist: wrong */
+        int64_t l3[3] = {1, 1, 12};
+        assert_int_equal(fa_npy_write(t.path[FA_EXT_LSE], FA_FMT_FP32, 3, l3, L), FA_OK);
+        fa_ext x;
+        fa_ext_row rows[FA_EXT_N];
+        int n = -1;
+        assert_int_equal(fa_ext_load(paths, 0, 0, &given, 0, &x), FA_OK);
+        assert_int_equal(fa_ext_check(&x, rows, &n), FA_OK);
+        assert_int_equal(n, 2);
+        assert_true(rows[0].pass); /* O: the empty rows are 0 */
+        if (c < 2) assert_true(rows[1].pass);
+        else assert_false(rows[1].pass);
+        fa_ext_free(&x);
+    }
+    problem_free(&p);
+    tmp_remove(&t);
+}
+
 /* ---- the sample problem ---- */
 
 static void test_save_sample_checks(void **state)
@@ -951,7 +999,7 @@ int main(void)
         cmocka_unit_test(test_lowprec_naive_is_standard),
         cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline), cmocka_unit_test(test_fp8_bwd_baseline), cmocka_unit_test(test_planted_faults),
         cmocka_unit_test(test_external),
-        cmocka_unit_test(test_npy_size_first),
+        cmocka_unit_test(test_npy_size_first), cmocka_unit_test(test_empty_row_lse),
         cmocka_unit_test(test_save_sample_checks),
         cmocka_unit_test(test_study_points),
         cmocka_unit_test(test_study_point), cmocka_unit_test(test_study_csv), cmocka_unit_test(test_suite),
