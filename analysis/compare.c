@@ -112,6 +112,7 @@ static int parse_num(const char *s, double *out)
     if (!s || !*s) return -1;
     char *end;
     errno = 0;
+    if (!fa_is_decimal(s)) return -1; /* not 0x1p-3, inf, nan: the rule of every reader */
     double v = strtod(s, &end);
     if (errno || end == s || *end != '\0' || !isfinite(v)) return -1;
     *out = v;

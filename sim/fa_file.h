@@ -21,4 +21,9 @@ fa_status fa_check_regular(const char *path, const char *what);
  * measured CSVs use it. */
 int fa_read_line(FILE *f, char *buf, size_t cap);
 
+/* Whether v is a decimal number, [+-]digits[.digits][e[+-]digits] with at least one mantissa
+ * digit: the one rule for real numbers fasim reads (hardware profiles, measured CSVs, the
+ * command line's real values), where strtod alone would also take 0x1p-3, inf and nan. */
+int fa_is_decimal(const char *v);
+
 #endif

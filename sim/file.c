@@ -1,4 +1,5 @@
 /* file.c -- input files must be regular files (fa_file.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,4 +33,22 @@ int fa_read_line(FILE *f, char *buf, size_t cap)
     buf[n] = '\0';
     if (n == 0) return 0;
     return nul ? -2 : 1;
+}
+
+int fa_is_decimal(const char *v)
+{
+    const char *p = v;
+    int digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    while (isdigit((unsigned char)*p)) p++, digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return 0;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return *p == '\0';
 }

@@ -101,26 +101,6 @@ static const char *key_list(void)
     return buf;
 }
 
-/* Whether v is a decimal number: [+-]digits[.digits][e[+-]digits], at least one mantissa digit
- * (strtod alone would also take 0x10, inf and nan). */
-static int is_decimal(const char *v)
-{
-    const char *p = v;
-    int digits = 0;
-    if (*p == '+' || *p == '-') p++;
-    while (isdigit((unsigned char)*p)) p++, digits++;
-    if (*p == '.')
-        for (p++; isdigit((unsigned char)*p); p++) digits++;
-    if (!digits) return 0;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-') p++;
-        if (!isdigit((unsigned char)*p)) return 0;
-        while (isdigit((unsigned char)*p)) p++;
-    }
-    return *p == '\0';
-}
-
 /* Parses the value of numeric key idx: a positive finite decimal number; a whole one for byte
  * and SM counts; within the key's range (KEYS[idx].lo .. hi). */
 static fa_status parse_num(const char *path, int line, int idx, const char *v, double *out)
@@ -128,7 +108,7 @@ static fa_status parse_num(const char *path, int line, int idx, const char *v, d
     const char *k = KEYS[idx].name;
     char ex[FA_EXCERPT_SIZE]; /* the value as quoted: short and printable (the file may be binary) */
     const char *q = fa_excerpt(v, strlen(v), ex);
-    if (!is_decimal(v))
+    if (!fa_is_decimal(v))
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a decimal number (digits, an optional '.' and "
                 "e exponent, e.g. 4.8e12; no hex, inf or nan)", path, line, k, q);
     char *end;

@@ -92,7 +92,7 @@ expect_msg "compare: carriage return inside the header" "cc_crh.csv:1: column 3 
     || fail "compare: CRLF compare_input.csv refused"
 
 # ---- compare: ms > 0; an empty ms is the column left out ----
-for ms in 0 0.0 -1 -0.5; do
+for ms in 0 0.0 -1 -0.5 0x1p-3 inf; do
     printf 'kernel,B,H,N_q,d,ms\nv3,1,1,1024,64,%s\n' "$ms" > "$T/cc_ms.csv"
     expect_msg "compare: ms = $ms names the range" "cc_ms.csv:2: column ms = '$ms' must be a finite number > 0" -- compare --measured "$T/cc_ms.csv"
 done

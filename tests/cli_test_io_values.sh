@@ -18,6 +18,10 @@ expect_msg -p "--sram '64 KiB' refused" "byte size '64 KiB' has a blank" -- io -
 expect_msg -p "--window ' 8,0' refused" "--window ' 8,0'" -- io --window " 8,0"
 expect_msg -p "--window +8,0 refused" "--window '+8,0'" -- io --window +8,0
 expect_msg -p "--scale ' 0.5' refused" "--scale = ' 0.5' is not a positive finite number" -- io --scale " 0.5"
+for v in 0x1p-3 0X.8 inf nan; do   # one rule for real numbers: decimal only (as hardware profiles and CSVs)
+    expect_msg "--scale $v refused (decimal only)" "--scale = '$v' is not a positive finite number" -- io --scale "$v"
+done
+expect_msg "--dropout 0x1p-3 refused (decimal only)" "--dropout '0x1p-3' must be a probability" -- io --dropout 0x1p-3
 "$FASIM" io --seqlen 12 --sram 64KiB --window 8,0 --algo flash2 >/dev/null 2>"$T/err" \
     && pass "plain values still accepted" || fail "plain values: $(cat "$T/err")"
 

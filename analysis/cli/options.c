@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fa_file.h"
 #include "fa_inference.h"
 
 char cli_where[256];
@@ -229,7 +230,7 @@ int cli_positive(const char *opt, const char *val, double *out)
     errno = 0;
     char *end = (char *)val;
     double v = has_blank(val) ? 0 : strtod(val, &end);
-    if (has_blank(val) || errno || end == val || *end != '\0' || !isfinite(v) || v <= 0) {
+    if (has_blank(val) || !fa_is_decimal(val) || errno || end == val || *end != '\0' || !isfinite(v) || v <= 0) {
         fprintf(stderr, "fasim: %s = '%s' is not a positive finite number%s\n", opt, val,
                 has_blank(val) ? " (no blanks)" : "");
         return EXIT_USAGE;
@@ -401,7 +402,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
     case O_DROPOUT: {
         char *end = NULL;
         double p = val && !has_blank(val) ? strtod(val, &end) : -1;
-        if (!val || has_blank(val) || end == val || *end != '\0' || !(p >= 0 && p < 1))
+        if (!val || has_blank(val) || !fa_is_decimal(val) || end == val || *end != '\0' || !(p >= 0 && p < 1))
             return cli_usage("--dropout '%s' must be a probability p in [0, 1)", val ? val : "");
         o->shape.dropout_p = p;
         return 0;
