@@ -689,8 +689,9 @@ static fa_status save_one(const char *path, fa_format f, const double *x, const 
 }
 
 fa_status fa_check_save_sample(const char *dir, const fa_shape *s, int bnhd, unsigned long seed,
-                               const fa_lowprec_opts *lo)
+                               const fa_lowprec_opts *lo, int *write_failed)
 {
+    if (write_failed) *write_failed = 0;
     fa_format f = fa_dtype_format(s->dtype);
     if (f == FA_FMT_E4M3 || f == FA_FMT_E5M2) FA_FAIL(FA_EINVAL, "--save-npy writes fp32, fp16 or bf16 (.npy has no fp8)");
     FA_TRY(fa_check_size(s, 0));
@@ -737,14 +738,23 @@ fa_status fa_check_save_sample(const char *dir, const fa_shape *s, int bnhd, uns
         const int64_t *d4;
     } files[] = {{"q.npy", p.Q, q4}, {"k.npy", p.K, k4}, {"v.npy", p.V, v4}, {"o.npy", O, o4},
                  {"do.npy", p.dO, o4}, {"dq.npy", dQ, q4}, {"dk.npy", dK, k4}, {"dv.npy", dV, v4}};
-    for (int i = 0; !st && i < (int)(sizeof files / sizeof files[0]); i++)
+    int i = 0;
+    for (; !st && i < (int)(sizeof files / sizeof files[0]); i++)
         st = save_one(fa_outset_target(&os, i), f, files[i].x, files[i].d4, bnhd);
     if (!st) {
         int64_t l3[3] = {s->batch, s->heads, s->seqlen_q};
         st = fa_npy_write(fa_outset_target(&os, 8), FA_FMT_FP32, 3, l3, L);
+        i = 9;
+    }
+    if (st == FA_EIO) { /* the file the user named, not its temporary, and why */
+        char why[256];
+        const char *m = fa_last_error(), *c = strrchr(m, ':');
+        snprintf(why, sizeof why, "%s", c ? c + 2 : m);
+        fa_error(FA_EIO, __FILE__, __LINE__, "cannot write %s: %s", os.file[i - 1].path, why);
+        if (write_failed) *write_failed = 1;
     }
     if (st) fa_outset_abort(&os);
-    else st = fa_outset_commit(&os);
+    else if ((st = fa_outset_commit(&os)) && write_failed) *write_failed = 1;
     prob_free(&p);
     free(O);
     free(L);

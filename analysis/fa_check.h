@@ -234,9 +234,11 @@ const char *fa_ext_layout_name(int bnhd);
  * fasim's flash2 (64 x 64 tiles) in that dtype's numerics as lo modifies them; files q, k, v, o,
  * do, dq, dk, dv .npy in s->dtype (layout (B, N, H, d) when bnhd) and lse.npy (B, H, N_q) fp32.
  * Errors: FA_EINVAL (an fp8 dtype, fa_check_size), FA_EIO (dir cannot be created or is a file,
- * a file cannot be written), FA_ENOMEM. */
+ * a file cannot be written: "cannot write DIR/q.npy: No space left on device", nothing left
+ * behind), FA_ENOMEM.  *write_failed (when not NULL) is 1 when the failure came while writing, after
+ * every output was opened (a run's failure, not the input's), else 0. */
 fa_status fa_check_save_sample(const char *dir, const fa_shape *s, int bnhd, unsigned long seed,
-                               const fa_lowprec_opts *lo);
+                               const fa_lowprec_opts *lo, int *write_failed);
 
 /* ---- the error studies (--study; docs/numerics.md) ---- */
 

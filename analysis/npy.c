@@ -326,7 +326,8 @@ fa_status fa_npy_write(const char *path, fa_format f, int ndim, const int64_t *s
         for (int k = 0; k < e; k++) b[k] = (unsigned char)(u >> (8 * k));
         fwrite(b, 1, (size_t)e, fp);
     }
-    int bad = ferror(fp);
-    if (fclose(fp) != 0 || bad) FA_FAIL(FA_EIO, "%s: write error", path);
+    int bad = ferror(fp), err = bad ? errno : 0;
+    if (fclose(fp) != 0 && !err) err = errno ? errno : EIO;
+    if (bad || err) FA_FAIL(FA_EIO, "%s: cannot write: %s", path, strerror(err ? err : EIO));
     return FA_OK;
 }

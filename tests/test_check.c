@@ -471,7 +471,7 @@ static void test_save_sample_checks(void **state)
     fa_shape s = fa_shape_default(33, 8);
     s.heads = 2, s.kv_heads = 2, s.seqlen_k = 47, s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = FA_DTYPE_BF16;
     const fa_lowprec_opts lo = {0};
-    assert_int_equal(fa_check_save_sample(t.dir, &s, 1, 42, &lo), FA_OK);
+    assert_int_equal(fa_check_save_sample(t.dir, &s, 1, 42, &lo, NULL), FA_OK);
     fa_npy a;
     assert_int_equal(fa_npy_read(t.path[FA_EXT_Q], 1, &a), FA_OK);
     assert_int_equal(a.ndim, 4);
@@ -511,9 +511,9 @@ static void test_save_sample_checks(void **state)
     fa_ext_free(&x);
     /* errors: fp8 has no .npy type; a file in the directory's place */
     s.dtype = FA_DTYPE_E4M3;
-    assert_int_equal(fa_check_save_sample(t.dir, &s, 1, 42, &lo), FA_EINVAL);
+    assert_int_equal(fa_check_save_sample(t.dir, &s, 1, 42, &lo, NULL), FA_EINVAL);
     s.dtype = FA_DTYPE_FP16;
-    assert_int_equal(fa_check_save_sample(t.path[FA_EXT_Q], &s, 1, 42, &lo), FA_EIO);
+    assert_int_equal(fa_check_save_sample(t.path[FA_EXT_Q], &s, 1, 42, &lo, NULL), FA_EIO);
     assert_non_null(strstr(fa_last_error(), "a file of that name exists"));
     tmp_remove(&t);
 }

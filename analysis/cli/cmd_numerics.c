@@ -224,8 +224,12 @@ static int run_save(const cli_opts *o0, const num_opts *no)
     int rc = cli_resolve(&o);
     if (rc) return rc;
     const fa_lowprec_opts lo = {.exp2 = no->exp2, .acc64 = no->acc64};
-    fa_status st = fa_check_save_sample(no->save_npy, &o.shape, no->bnhd, o.seed, &lo);
-    if (st) return cli_fail(st);
+    int write_failed = 0;
+    fa_status st = fa_check_save_sample(no->save_npy, &o.shape, no->bnhd, o.seed, &lo, &write_failed);
+    if (st) {
+        const int code = cli_fail(st);
+        return write_failed ? EXIT_RUN : code; /* a full disk is the run's failure, not the input's */
+    }
     const fa_format f = fa_dtype_format(o.shape.dtype);
     if (!o.quiet)
         printf("wrote q, k, v, o, lse, do, dq, dk, dv .npy (%s, layout %s, fasim's flash2 in %s) to %s\n",
