@@ -51,6 +51,25 @@ static const col_spec specs[NSPEC] = {
     [C_PASS] = {{"pass", NULL}, COL_TEXT, 0, 0, 0},
 };
 
+/* The columns of the benchmark CSVs (kernels/fabench.cu --csv, kernels/compare_sdpa.py --csv:
+ * kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass) that compare does not read:
+ * tflops and gbps follow from ms and the shape, max_err is the validation's.  Accepted in any
+ * header, their fields not read; every other unknown name is still an error. */
+static const char *const info_cols[] = {"tflops", "gbps", "max_err", NULL};
+
+/* The verdicts those benchmarks write in their pass column (fabench.cu: "ref" for the reference
+ * row that is not timed, "skip" for a kernel that did not run, CONS for a backward that agrees
+ * with the deterministic reference; compare_sdpa.py: PASS, FAIL).  A row whose pass field is ref
+ * or skip holds no time (ms nan) and is left out; the others are compared, their pass taken from
+ * the kernel name as when the column is absent. */
+static const char *const verdicts[] = {"PASS", "FAIL", "CONS", "ref", "skip", NULL};
+static int is_verdict(const char *v)
+{
+    for (int i = 0; verdicts[i]; i++)
+        if (!strcmp(v, verdicts[i])) return 1;
+    return 0;
+}
+
 struct fa_cmp_reader {
     FILE *f;
     char *path;
@@ -60,6 +79,7 @@ struct fa_cmp_reader {
     int n;                      /* columns of the header */
     int idx[NSPEC];             /* the column of each spec, -1 if absent */
     int lineno, rows;           /* the last line read; rows read (blank and '#' lines not counted) */
+    int untimed;                /* rows left out: a benchmark's ref or skip row (no time) */
 };
 
 /* Records "FILE:LINE: <the message of the failure st>" (fa_strerror's text when it left none)
@@ -139,6 +159,8 @@ static const char *accepted_names(void)
     for (int k = 0; k < NSPEC; k++)
         for (int a = 0; specs[k].names[a] && l < sizeof buf; a++)
             l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", a ? " or " : k ? ", " : "", specs[k].names[a]);
+    for (int i = 0; info_cols[i] && l < sizeof buf; i++)
+        l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "; read but not used: ", info_cols[i]);
     return buf;
 }
 
@@ -161,8 +183,14 @@ static fa_status read_header(fa_cmp_reader *r)
                                "middle of the line?)", path, i + 1);
     for (int i = 0; i < r->n; i++) {
         int known = 0;
+        for (int k = 0; info_cols[k] && !known; k++) known = !strcmp(r->name[i], info_cols[k]);
         for (int k = 0; k < NSPEC && !known; k++)
             for (int a = 0; specs[k].names[a] && !known; a++) known = !strcmp(r->name[i], specs[k].names[a]);
+        if (!known && !strncmp(r->name[i], "pred_", 5))
+            FA_FAIL(FA_EINVAL, "%s:1: unknown column '%s' (column %d of the header): this is fasim compare's own "
+                               "output (--format csv), not a measured file; give it the file it read (the kernel, "
+                               "shape and ms columns; e.g. analysis/measured/h200/timemodel_input.csv)",
+                    path, r->name[i], i + 1);
         if (!known)
             FA_FAIL(FA_EINVAL, "%s:1: unknown column '%s' (column %d of the header); the accepted columns "
                                "are %s (names are case-sensitive)", path, r->name[i], i + 1, accepted_names());
@@ -239,6 +267,8 @@ const fa_profile *fa_cmp_kernel_profile(const char *k, int *bwd)
 /* the next line: 1, 0 at the end, -1 too long, -2 a NUL byte (fa_read_line) */
 static int get_line(char *buf, int n, FILE *f) { return fa_read_line(f, buf, (size_t)n); }
 
+int fa_cmp_untimed(const fa_cmp_reader *r) { return r->untimed; }
+
 void fa_cmp_close(fa_cmp_reader *r)
 {
     if (!r) return;
@@ -302,8 +332,12 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
     *got = 0;
     const char *path = r->path;
     int g;
+next_line:
     for (;;) {
         if ((g = get_line(r->line, sizeof r->line, r->f)) == 0) {
+            if (r->rows == 0 && r->untimed)
+                FA_FAIL(FA_EINVAL, "measured file %s has no timed rows: all %d are a benchmark's ref or skip rows",
+                        path, r->untimed);
             if (r->rows == 0) FA_FAIL(FA_EINVAL, "measured file %s has a header but no rows", path);
             return FA_OK;
         }
@@ -321,6 +355,11 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
     if (nf != r->n)
         FA_FAIL(FA_EINVAL, "%s:%d: %s%d fields, the header has %d", path, lineno, nf > FA_CMP_MAXCOL ? "over " : "",
                 nf > FA_CMP_MAXCOL ? FA_CMP_MAXCOL : nf, r->n);
+    const int ips = r->idx[C_PASS];
+    if (ips >= 0 && (!strcmp(fld[ips], "ref") || !strcmp(fld[ips], "skip"))) { /* a benchmark's untimed row */
+        r->untimed++, r->rows--;
+        goto next_line;
+    }
     int64_t w[NSPEC];
     double x[NSPEC];
     FA_TRY(read_fields(r, fld, w, x));
@@ -357,13 +396,14 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
     }
     int bwd = 0;
     const fa_profile *prof = fa_cmp_kernel_profile(kname, &bwd);
-    const int ip = r->idx[C_PROFILE], ips = r->idx[C_PASS];
+    const int ip = r->idx[C_PROFILE];
     fa_clear_error();
     if (ip >= 0 && *fld[ip] && fa_profile_parse(fld[ip], &prof)) return at_line(FA_EINVAL, path, lineno);
-    if (ips >= 0 && *fld[ips]) {
+    if (ips >= 0 && *fld[ips] && !is_verdict(fld[ips])) {
         fa_pass pp;
         if (fa_pass_parse(fld[ips], &pp) || pp == FA_PASS_FWDBWD)
-            FA_FAIL(FA_EINVAL, "%s:%d: pass '%s' is not fwd or bwd", path, lineno, fld[ips]);
+            FA_FAIL(FA_EINVAL, "%s:%d: pass '%s' is not fwd or bwd (nor a benchmark's verdict: PASS, FAIL, CONS, "
+                               "ref, skip)", path, lineno, fld[ips]);
         bwd = pp == FA_PASS_BWD;
     }
     if (prof && prof->mma != FA_MMA_NONE && !algo_given) a = prof->algo; /* the profile's loop */

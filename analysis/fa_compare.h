@@ -17,6 +17,11 @@
  *   profile key), pass (fwd/bwd), ms (or time_ms), dram_read_bytes (dram__bytes_read.sum),
  *   dram_write_bytes (dram__bytes_write.sum), l2_read_bytes (l1tex__m_xbar2l1tex_read_bytes.sum),
  *   l2_write_bytes (l1tex__m_l1tex2xbar_write_bytes.sum): optional.
+ * The benchmark CSVs of kernels/fabench.cu and kernels/compare_sdpa.py (--csv: kernel,B,H,H_kv,
+ * N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass) are read as they are: tflops, gbps and
+ * max_err are accepted and not read; their pass column holds the validation's verdict (PASS,
+ * FAIL, CONS, ref, skip) rather than fwd/bwd -- the pass then comes from the kernel name, and a
+ * ref or skip row (not timed, ms nan) is left out (fa_cmp_untimed counts them).
  * Each column once, under one of its names (case-sensitive); any other name is an error; a UTF-8
  * byte order mark before the header is skipped.  Every row has the header's number of fields
  * (at most FA_CMP_MAXCOL; a line at most FA_CMP_MAXLINE - 2 characters before its newline);
@@ -72,8 +77,12 @@ fa_status fa_cmp_open(const char *path, fa_cmp_reader **out);
  * field, a value out of its column's range, an unknown dtype, algo, profile or pass (fwdbwd
  * included), a profile that runs another algorithm than the row's algo, block_r without block_c
  * or the reverse, a shape fa_shape_check refuses (H not a multiple of H_kv), and, at the end, a
- * file with a header and no rows ("measured file PATH has a header but no rows"). */
+ * file with a header and no rows ("measured file PATH has a header but no rows"), or whose rows
+ * are all a benchmark's untimed ref or skip rows ("... has no timed rows ..."). */
 fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got);
+
+/* The rows left out so far: a benchmark CSV's rows whose pass field is ref or skip (not timed). */
+int fa_cmp_untimed(const fa_cmp_reader *r);
 
 /* Closes the file and frees r (NULL: nothing). */
 void fa_cmp_close(fa_cmp_reader *r);

@@ -53,3 +53,40 @@ CH_CI=analysis/measured/h200/compare_input.csv
 "$FASIM" compare --measured "$CH_CI" --hw h200 --no-l2 --format csv > "$T/out" 2>"$T/err" \
     && [ "$(wc -l < "$T/out")" -eq 19 ] && pass "compare: shipped compare_input.csv header accepted" \
     || fail "compare: shipped compare_input.csv: $(cat "$T/err")"
+
+# ---- the benchmarks' own CSVs (kernels/fabench.cu --csv, kernels/compare_sdpa.py --csv) load as
+# written (issue 18): tflops, gbps, max_err accepted and not read; pass holds the validation's
+# verdict; the untimed ref and skip rows are left out and counted ----
+CH_BH='kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass'
+printf '%s\nv3_bwd_det,8,32,32,2048,2048,64,0,bf16,nan,nan,nan,0.000e+00,ref\nv3_bwd,8,32,32,2048,2048,64,0,bf16,3.66864,187.32,146.9,9.766e-04,CONS\nsdpa_flash,4,16,16,4096,4096,128,0,bf16,1.61754,340.1,41.5,1.953e-03,PASS\nv4,4,16,16,4096,4096,128,0,bf16,1.2,450.0,55.0,5.0e-01,FAIL\nv2,4,16,16,4096,4096,128,0,fp32,nan,nan,nan,0,skip\n' "$CH_BH" > "$T/ch_bench.csv"
+if "$FASIM" compare --measured "$T/ch_bench.csv" --no-l2 --format csv > "$T/out" 2>"$T/err"; then
+    [ "$(wc -l < "$T/out")" -eq 4 ] && [ "$(grep -c '^v3_bwd,.*,bwd,' "$T/out")" -eq 1 ] && [ "$(grep -c '^sdpa_flash,.*,fwd,' "$T/out")" -eq 1 ] \
+        && pass "compare: a fabench/compare_sdpa CSV: 3 timed rows, ref and skip left out, pass from the kernel name" \
+        || fail "compare bench CSV rows: $(cat "$T/out")"
+else
+    fail "compare: a fabench/compare_sdpa CSV refused: $(cat "$T/err")"
+fi
+"$FASIM" compare --measured "$T/ch_bench.csv" --no-l2 > "$T/out" 2>"$T/err" \
+    && grep -qF "(2 rows left out: the benchmark's ref or skip rows, not timed)" "$T/out" \
+    && pass "compare: the table says how many untimed rows it left out" || fail "compare untimed note: $(tail -3 "$T/out") $(cat "$T/err")"
+printf '%s\nv3,8,32,32,2048,2048,64,0,bf16,3.6,187.32,146.9,9.766e-04,CONS\n' "$(echo "$CH_BH" | sed 's/tflops/tflop/')" > "$T/ch_tflop.csv"
+expect_msg "compare: a typo of an informational column ('tflop') is still refused" "ch_tflop.csv:1: unknown column 'tflop' (column 11 of the header)" \
+    -- compare --measured "$T/ch_tflop.csv" --no-l2
+printf '%s\nv3,8,32,32,2048,2048,64,0,bf16,3.6,187.32,146.9,9.766e-04,PAS\n' "$CH_BH" > "$T/ch_pas.csv"
+expect_msg "compare: a verdict that is not one ('PAS') is refused" "ch_pas.csv:2: pass 'PAS' is not fwd or bwd (nor a benchmark's verdict: PASS, FAIL, CONS, ref, skip)" \
+    -- compare --measured "$T/ch_pas.csv" --no-l2
+printf '%s\nv3,8,32,32,2048,2048,64,0,bf16,nan,nan,nan,9.766e-04,PASS\n' "$CH_BH" > "$T/ch_nan.csv"
+expect_msg "compare: ms nan in a timed (PASS) row is refused" "ch_nan.csv:2: column ms = 'nan' must be a finite number > 0" \
+    -- compare --measured "$T/ch_nan.csv" --no-l2
+printf '%s\nv3_bwd_det,8,32,32,2048,2048,64,0,bf16,nan,nan,nan,0,ref\n' "$CH_BH" > "$T/ch_allref.csv"
+expect_msg "compare: only ref rows: no timed rows, said so" "ch_allref.csv has no timed rows: all 1 are a benchmark's ref or skip rows" \
+    -- compare --measured "$T/ch_allref.csv" --no-l2
+expect_msg "compare: its own output given as input is named as such" "this is fasim compare's own output (--format csv), not a measured file" \
+    -- compare --measured analysis/measured/h200/compare.csv --no-l2
+# every shipped benchmark CSV of analysis/measured/h200 loads (issue 18: ab1_bwd_base.csv failed on 'tflops')
+ch_bad=""
+for f in analysis/measured/h200/ab*.csv analysis/measured/h200/bc128_*.csv; do
+    [ "$(head -1 "$f")" = "$CH_BH" ] || continue
+    "$FASIM" compare --measured "$f" --no-l2 --format csv > /dev/null 2>"$T/err" || ch_bad="$ch_bad $f: $(cat "$T/err")"
+done
+[ -z "$ch_bad" ] && pass "compare: every shipped fabench/compare_sdpa CSV loads" || fail "compare shipped bench CSVs:$ch_bad"

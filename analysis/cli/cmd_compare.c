@@ -34,6 +34,10 @@ static const char *const compare_head =
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
+    "  The CSVs of kernels/fabench.cu and kernels/compare_sdpa.py (--csv) are read as they are:\n"
+    "  their tflops, gbps and max_err columns are accepted and not read, and their pass column\n"
+    "  holds the validation's verdict (PASS, FAIL, CONS, ref, skip) instead of fwd/bwd -- the\n"
+    "  pass then comes from the kernel name, and ref and skip rows (not timed) are left out.\n"
     "  Each column appears once, under one of its names (case-sensitive); any other column\n"
     "  name is an error; a UTF-8 byte order mark before the header is skipped.  Every row\n"
     "  has the header's number of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers\n"
@@ -170,8 +174,12 @@ int cmd_compare(int argc, char **argv)
             json_array_append_new(arr, fa_cmp_json(&row, &p));
         }
     }
+    const int untimed = fa_cmp_untimed(rd);
     fa_cmp_close(rd);
     if (rc == 0 && o.format == FMT_TABLE) stat_print(out, &sum);
+    if (rc == 0 && o.format == FMT_TABLE && untimed)
+        fprintf(out, "(%d row%s left out: the benchmark's ref or skip row%s, not timed)\n", untimed,
+                untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);
     }
