@@ -39,9 +39,11 @@ fa_status fa_explain_forward(fa_algo a, const fa_shape *s, fa_blocks bk, fa_fwd_
  * profile has no table, is another algorithm's kernel, has no row for the shape or cannot run it,
  * and for the other rules, c's tiles in the paper's model (FA_TILES_PROFILE counts as --blocks fit;
  * --blocks paper grows M by the tiles' overflow).  Fills *bk, *r and rule (n bytes): "the KEY
- * profile's tile table", "--block-r/--block-c", "--blocks paper" or "--blocks fit".  Errors: those
+ * profile's tile table", "--block-r/--block-c", "--blocks paper" or "--blocks fit", and *used (when
+ * not NULL) with the rule those name (FA_TILES_PROFILE, _EXPLICIT, _PAPER, _FIT).  Errors: those
  * of fa_run_tiles (FA_ENOSRAM: no tile fits M) and fa_io_run. */
-fa_status fa_explain_run(const fa_run_config *c, fa_algo a, fa_blocks *bk, fa_io_result *r, char *rule, size_t n);
+fa_status fa_explain_run(const fa_run_config *c, fa_algo a, fa_blocks *bk, fa_io_result *r, char *rule, size_t n,
+                         fa_tile_rule *used);
 
 /* The prose of fasim explain's forward derivation around the terms x (fa_explain_forward of a, s,
  * bk), to f: the loops of the algorithm's paper lines and the numbers they visit -- standard: p,
@@ -52,8 +54,11 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
 /* Where the Theta bound of r (a count of pass p of algorithm a on s, tiles bk) comes from, to f:
  * Theorem 2 (forward), 5 (backward) or both, constant 1; standard: B H (N_q d + N_q N_k) e, whose
  * N_q N_k terms no M changes; flash1, flash2: B H N_q N_k d^2 e^2 / M with the numbers, and the
- * counted / Theta ratio, the hidden constant of the tile the fp32 S tile limits (B_c for flash1,
- * B_r for flash2). */
-void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk);
+ * counted / Theta ratio, the hidden constant of the tile that carries it (B_c for flash1, B_r for
+ * flash2), said as the tiles were chosen (rule, fa_explain_run's *used): FA_TILES_FIT, limited by
+ * the fp32 S tile; FA_TILES_EXPLICIT, given (the SRAM they need of M named), not limited;
+ * FA_TILES_PAPER, Alg. 1 line 1's; FA_TILES_PROFILE, the kernel profile's table. */
+void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk,
+                           fa_tile_rule rule);
 
 #endif

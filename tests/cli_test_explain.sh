@@ -2,3 +2,14 @@
 # alone).  Sourced by tests/cli_test.sh (tests/cli_lib.sh: expect_msg; $T, $FASIM); the
 # derivation's numbers are checked in cli_test.sh, its tiles in cli_test_profile.sh.
 expect_msg "explain --algo all,flash2: all stands alone" "'all' stands alone" -- explain --algo all,flash2
+# issue 18: explicit tiles are given, not "limited by the fp32 S tile" (64 x 64 use 57,856 of 232,448 B)
+if "$FASIM" explain --seqlen 1000 --block-r 64 --block-c 64 --causal >"$T/out" 2>"$T/err"; then
+    ! grep -q "limited" "$T/out" && [ "$(grep -c "Here the tiles were given" "$T/out")" -eq 2 ] \
+        && [ "$(grep -c "they need 57856 of M = 232448 B" "$T/out")" -eq 2 ] \
+        && pass "explain: explicit tiles are said to be given, with the SRAM they need (flash1, flash2)" \
+        || fail "explain explicit tiles: $(grep -A2 'Here' "$T/out")"
+else
+    fail "explain explicit tiles: $(cat "$T/err")"
+fi
+"$FASIM" explain --seqlen 1000 --algo flash2 --pass fwdbwd >"$T/out" 2>&1 && grep -q "Here B is limited by" "$T/out" \
+    && pass "explain: --blocks fit's tiles are the ones M (the fp32 S tile) limits" || fail "explain fit: $(grep -A2 'Here' "$T/out")"

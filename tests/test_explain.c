@@ -87,31 +87,36 @@ static void test_explain_run(void **st)
     fa_blocks bk;
     fa_io_result r;
     char rule[64];
+    fa_tile_rule used;
     c.rule = FA_TILES_EXPLICIT, c.block_r = 64, c.block_c = 64;
-    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);
     assert_string_equal(rule, "--block-r/--block-c");
+    assert_int_equal(used, FA_TILES_EXPLICIT);
     assert_true(bk.block_r == 64 && bk.block_c == 64);
     assert_int_equal(fa_counts_hbm_bytes(&r.counts), 328704);
     /* the profile's table: fa2 runs 128 x 128 tiles at d = 64 on the H200 */
     c.rule = FA_TILES_PROFILE;
-    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);
     assert_string_equal(rule, "the fa2 profile's tile table");
+    assert_int_equal(used, FA_TILES_PROFILE);
     assert_true(bk.block_r == 128 && bk.block_c == 128);
     assert_int_equal(fa_counts_hbm_bytes(&r.counts), 197632);
     /* fwdbwd has no one table: --blocks fit's tiles in the paper's model */
     c.pass = FA_PASS_FWDBWD;
-    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);
     assert_string_equal(rule, "--blocks fit");
+    assert_int_equal(used, FA_TILES_FIT);
     assert_int_equal(r.counts.reg_peak_bytes, 0);
     /* --blocks paper: B_c = ceil(M / 4d) = 908, clamped to N = 256; B_r = min(B_c, d) = 64: T_r = 4 again */
     c.pass = FA_PASS_FWD, c.rule = FA_TILES_PAPER;
-    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_OK);
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);
     assert_string_equal(rule, "--blocks paper");
+    assert_int_equal(used, FA_TILES_PAPER);
     assert_true(bk.block_r == 64 && bk.block_c == 256);
     assert_int_equal(fa_counts_hbm_bytes(&r.counts), 328704);
     /* tiles over M: the paper's model refuses them */
     c.rule = FA_TILES_EXPLICIT, c.sram = 4096;
-    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule), FA_ENOSRAM);
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_ENOSRAM);
     fa_clear_error();
 }
 
@@ -122,6 +127,7 @@ static void test_explain_run(void **st)
  * 163840 B against a count of 983040 B (Q 32768, K and V 4 x 32768 each, S written once and read
  * twice, P written and read, 131072 each, O 32768): 6; flash2's N_q N_k d^2 e^2 / M = 256^2 64^2 2^2
  * / 232448 = 4619.3 B against 328704 B: 71.2. */
+/* bound 0: the derivation's prose; else the bound's, with the tiles chosen by rule bound - 1 */
 static char *text_of(fa_algo a, fa_causal causal, int bound)
 {
     fa_shape s = fa_shape_default(256, 64);
@@ -137,7 +143,7 @@ static char *text_of(fa_algo a, fa_causal causal, int bound)
         fa_io_result r;
         assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
         assert_int_equal(fa_io_run(FA_PASS_FWD, a, &s, bk, 232448, &hw, NULL, &r), FA_OK);
-        fa_explain_bound_text(f, FA_PASS_FWD, a, &s, &r, bk);
+        fa_explain_bound_text(f, FA_PASS_FWD, a, &s, &r, bk, (fa_tile_rule)(bound - 1));
     } else {
         fa_fwd_terms x;
         assert_int_equal(fa_explain_forward(a, &s, bk, &x), FA_OK);
@@ -169,6 +175,18 @@ static void test_prose(void **st)
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "= 256*256*64^2*2^2/232448 = 4619.3 B (4.511 KiB)");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "with B = B_r = 64;");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "counted / Theta = 71.2 is the hidden constant");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_FIT, "Here B is limited by\n  the fp32 S tile");
+    /* issue 18: tiles given by --block-r/--block-c are not "limited": 64 x 64 need 57856 of 232448 B */
+    char *t = text_of(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_EXPLICIT);
+    assert_null(strstr(t, "limited"));
+    assert_non_null(strstr(t, "Here the tiles were given\n  (--block-r/--block-c), not chosen to fill M: they need 57856 of M = 232448 B"));
+    assert_non_null(strstr(t, "counted / Theta = 71.2 is the constant of these tiles (a larger B_r that fits M lowers it)"));
+    free(t);
+    t = text_of(FA_ALGO_FLASH1, FA_CAUSAL_NONE, 1 + FA_TILES_EXPLICIT);
+    assert_non_null(strstr(t, "(a larger B_c that fits M lowers it)"));
+    free(t);
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_PAPER, "(--blocks paper: B_c = ceil(M/(4*d*e)), B_r = min(B_c, d), each at most N)");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_PROFILE, "profile's (its tile table: the tiles the real kernel runs, not sized to M)");
 }
 
 int main(void)

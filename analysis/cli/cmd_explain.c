@@ -109,7 +109,8 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     fa_io_result r;
     char rule[64];
     const fa_run_config c = cli_config(o);
-    if ((st = fa_explain_run(&c, a, &bk, &r, rule, sizeof rule))) return cli_fail(st);
+    fa_tile_rule used;
+    if ((st = fa_explain_run(&c, a, &bk, &r, rule, sizeof rule, &used))) return cli_fail(st);
     char b1[32], b2[32];
     const uint64_t BH = (uint64_t)(s->batch * s->heads);
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
@@ -145,7 +146,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     uint64_t counted = fa_counts_hbm_bytes(&r.counts);
     fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
-    fa_explain_bound_text(f, o->pass, a, s, &r, bk);
+    fa_explain_bound_text(f, o->pass, a, s, &r, bk, used);
     int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
     if (rt) return rt;
     fputc('\n', f);
