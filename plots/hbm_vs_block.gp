@@ -1,4 +1,6 @@
-# HBM bytes (left axis) and roofline time (right axis) vs square tile size B_r = B_c.
+# HBM bytes (left axis) and roofline time (right axis) vs square tile size B_r = B_c, in the
+# paper's model (profile paper: no kernel's tile table; the roofline max(FLOPs / peak, bytes /
+# bandwidth), not the time model's pipes).
 # Input: block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s
 if (!exists("ttl")) ttl = 'HBM bytes and time vs tile size'
 set terminal pngcairo size 1000,650 enhanced font ",11"
@@ -6,13 +8,15 @@ set output outfile
 set datafile separator ","
 set key top right
 set logscale y 2
-set format y "2^{%L}"
+# bytes in IEC units (KiB = 2^10 B, the tables' unit), a label at every power of 2
+unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
+set ytics () ; do for [k=0:60] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set y2tics
 set ytics nomirror
-set xlabel "B_r = B_c"
+set xlabel "B_r = B_c (square tiles, multiples of 16, up to the largest that fits M)"
 set xrange [0:*]
 set ylabel "HBM bytes"
-set y2label "roofline time (ms)"
+set y2label "roofline time (ms): max(FLOPs / peak, HBM bytes / bandwidth)"
 set title ttl noenhanced
 set grid
 plot infile using 1:2 skip 1 axes x1y1 with linespoints lw 2 pt 5 lc 2 title "FlashAttention-1 bytes", \

@@ -1,20 +1,30 @@
 # HBM bytes vs sequence length N (log-log) for standard, flash1, flash2, with the Theta lines.
 # Input (written by `fasim report`): N,standard,flash1,flash2,theta_standard,theta_flash
-# Usage: gnuplot -e "infile='x.csv'; outfile='x.png'; ttl='...'" plots/hbm_vs_n.gp
+# Usage: gnuplot -e "infile='x.csv'; outfile='x.png'; ttl='...'; win=4096" plots/hbm_vs_n.gp
+# win (optional, 0 = none): the model's sliding window w in keys; FlashAttention then visits only
+# the key tiles inside the window, so its bytes follow Theta(N w d^2 / M) = theta_flash * w / N for
+# N > w -- below the full-attention line Theta(N^2 d^2 / M).  The standard row computes all of S
+# (as PyTorch's math path does: the mask is applied to S, no tile is skipped), causal or not.
 if (!exists("ttl")) ttl = 'HBM bytes vs N'
+if (!exists("win")) win = 0
 set terminal pngcairo size 1000,650 enhanced font ",11"
 set output outfile
 set datafile separator ","
-set key top left
+set key top left Left reverse
 set logscale xy 2
-set format y "2^{%L}"
+# bytes in IEC units (KiB = 2^10 B, the tables' unit), one label every 2^5
+unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
+set ytics () ; do for [k=0:60:5] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set format x "2^{%L}"
 set xlabel "sequence length N"
 set ylabel "HBM bytes (read + written)"
 set title ttl noenhanced
 set grid
-plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted)", \
+wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w)", win)
+plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted; computes all of S, masks do not skip tiles)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1 (counted)", \
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (counted)", \
-     ''     using 1:5 skip 1 with lines dt 2 lw 1.5 title "Θ(Nd + N^2), constant 1", \
-     ''     using 1:6 skip 1 with lines dt 3 lw 1.5 title "Θ(N^2 d^2 / M), constant 1"
+     ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) (Theorem 2), constant 1", \
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), full attention, constant 1", \
+     ''     using 1:(win > 0 ? $6 * (win < $1 ? win / $1 : 1) : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
+            title (win > 0 ? wlabel : "")

@@ -1,20 +1,31 @@
 # HBM peak of one training step (forward + backward) vs N, with each GPU's memory as a line.
 # Input: N,standard,flash1,flash2,capacity_<hw>... (ncap capacity columns)
+# The capacity lines are drawn widest first, each one thinner and dashed on top of the one
+# before: two GPUs with (nearly) the same memory (A100 80 GiB, H100 79.6 GiB) stay both visible,
+# and the key names each one's size and which line it lies on.
 if (!exists("ttl")) ttl = 'HBM peak vs N'
 if (!exists("ncap")) ncap = 3
 if (!exists("capnames")) capnames = 'A100 H100 H200'
 set terminal pngcairo size 1000,650 enhanced font ",11"
 set output outfile
 set datafile separator ","
-set key top left
+set key top left Left reverse
 set logscale xy 2
 set format x "2^{%L}"
-set format y "2^{%L}"
+unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
+set ytics () ; do for [k=0:60:2] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set xlabel "sequence length N"
 set ylabel "HBM bytes (peak of fwd + bwd)"
 set title ttl noenhanced
 set grid
+array cap[ncap]
+do for [i=1:ncap] { stats infile using (column(4 + i)) skip 1 nooutput; cap[i] = STATS_max }
+# the key of capacity i: its size, and the earlier line within 2 % it lies on
+near(i, j) = j >= i ? "" : (abs(cap[i] / cap[j] - 1) < 0.02 ? sprintf(", on top of %s's line", word(capnames, j)) : near(i, j + 1))
+capkey(i) = sprintf("%s memory (%.4g GiB%s)", word(capnames, i), cap[i] / 2.0**30, near(i, 1))
+capcol = "#e69f00 #0072b2 #cc0000 #555555 #009e73 #56b4e9 #000000 #f0e442"
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (P in HBM)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1", \
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2", \
-     for [i=1:ncap] '' using 1:(column(4+i)) skip 1 with lines dt 2 lw 1.5 title word(capnames, i).' memory'
+     for [i=1:ncap] '' using 1:(column(4+i)) skip 1 with lines dt i lw (2.0 * (ncap - i) + 1.5) \
+         lc rgb word(capcol, (i - 1) % 8 + 1) title capkey(i) noenhanced

@@ -103,10 +103,13 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
     int rc = csv_done(c, csv);
     if (rc) return rc;
     if (c->plots) {
-        char vars[4000];
+        char vars[4000], wtxt[64] = "";
+        const int64_t win = base->window && base->window_left >= 0 ? base->window_left + 1 : 0; /* keys a query sees */
+        if (win) snprintf(wtxt, sizeof wtxt, " + sliding window of %" PRId64, win);
         snprintf(vars, sizeof vars,
-                 "infile='%s'; outfile='%s'; ttl='%s: HBM bytes of one attention layer vs N (%s, causal, B=%" PRId64 ")'",
-                 fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), me->m.name, hw->name,
+                 "infile='%s'; outfile='%s'; win=%" PRId64 "; ttl='%s: HBM bytes of one attention layer vs N (%s, causal%s, "
+                 "B=%" PRId64 ")'",
+                 fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), win, me->m.name, hw->name, wtxt,
                  base->batch);
         draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
     }
@@ -125,8 +128,10 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
     if (rc) return rc;
     if (c->plots) {
         char vars[4000];
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
-                 fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png), name, s->seqlen_q);
+        /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line) */
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; thstd=%.17g; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
+                 fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png),
+                 fa_bound_bytes(FA_ALGO_STANDARD, s, hw->sram_per_block), name, s->seqlen_q);
         draw(c, "hbm_vs_sram.gp", vars, c->sram_png);
     }
     return 0;
@@ -217,7 +222,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             memcpy(names + l, hw[h].name, k + 1);
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
-                 "(B x H = 64 x 16, d = 64, fp16): standard keeps P, FlashAttention keeps O and LSE'",
+                 "(B x H = 64 x 16, d = 64, fp16) -- kept for the backward: standard P, FlashAttention-1 O, l and m, "
+                 "FlashAttention-2 O and LSE'",
                  fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
