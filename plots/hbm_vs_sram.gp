@@ -1,5 +1,7 @@
 # HBM bytes vs SRAM size M (log-log).  FlashAttention's re-read term (K, V once per row block for
-# flash2, Q, O once per key block for flash1) falls like 1/M, as Theta(N^2 d^2 / M) says.
+# flash2, Q, O once per key block for flash1) falls like 1/B; the tiles here are --blocks fit's,
+# which grow like sqrt(M) (the fp32 S tile is B_r x B_c), so about 1/sqrt(M): flatter than the
+# Theta(N^2 d^2 / M) line, whose proof lets the tile grow like M (Alg. 1 line 1).
 # Standard attention's S and P terms (N^2 e each, written and read) do not depend on M, but its
 # GEMM tiles re-read K and V once per row block, 2 N^2 d e / B_r -- N^2 terms too, and they fall
 # as M lets B_r grow; its curve flattens towards Theta(Nd + N^2), which no M changes.
@@ -25,4 +27,4 @@ plot infile using 1:3 skip 1 with linespoints lw 2 pt 7 title "standard (S, P te
      ''     using 1:5 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2", \
      ''     using 1:(thstd > 0 ? thstd : 1/0) skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" \
             title (thstd > 0 ? "standard's bound Θ(Nd + N^2), constant 1: no M in it" : ""), \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), constant 1"
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), constant 1 (tile ~ M; these tiles grow like √M)"

@@ -184,6 +184,24 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                    fa_fmt_bytes((double)fb->footprint.saved, b[5], 32),
                    fa_fmt_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
         }
+        const fa_io_result *b1 = &r[FA_PASS_BWD][FA_ALGO_FLASH1], *b2 = &r[FA_PASS_BWD][FA_ALGO_FLASH2];
+        if (fa_counts_hbm_bytes(&b1->counts) < fa_counts_hbm_bytes(&b2->counts))
+            printf("(flash1 moves fewer bytes than flash2 here, in its backward: flash2 accumulates dQ in fp32 in HBM,\n"
+                   " read and written on every visit of a key block (4 B an element each way, against flash1's fp16 dQ),\n"
+                   " and its tiles (%" PRId64 " x %" PRId64 ", T_c = %" PRId64 ") visit each row block %s than flash1's\n"
+                   " (%" PRId64 " x %" PRId64 ", T_c = %" PRId64 "); docs/io-model-backward.md.%s%s%s\n"
+                   " kept fwd->bwd: what the forward leaves in HBM for the backward: standard P, flash1 O, l and m,\n"
+                   " flash2 O and LSE, besides Q, K, V.)\n",
+                   b2->blocks.block_r, b2->blocks.block_c, fa_cdiv(1024, b2->blocks.block_c),
+                   b2->blocks.block_c < b1->blocks.block_c ? "more often" : "as often", b1->blocks.block_r,
+                   b1->blocks.block_c, fa_cdiv(1024, b1->blocks.block_c),
+                   fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) < fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH1])
+                       ? "  Bytes are not time:\n flash2 is faster all the same (fewer FLOPs; the time model's busiest pipe: "
+                       : "",
+                   fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) < fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH1])
+                       ? fa_report_bound(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) : "",
+                   fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) < fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH1])
+                       ? ", docs/time-model.md)." : "");
         printf("\n");
     }
     /* memory_vs_n.csv: HBM peak of one training step vs N at B x H = 64 x 16 */
@@ -291,6 +309,9 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, x);
         }
         if (st) return cli_fail(st);
+        if (!c->quiet && k == nm - 1)
+            printf("(eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
+                   " smem/blk, regs or blocks/SM of its own ('-', 0); fa3 and cudnn run on Hopper (H100, H200) only.)\n");
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -308,7 +329,7 @@ static int papers(report_ctx *c)
     fa_report_papers_csv(out_stream(c, c->papers), rows, n);
     if (!c->quiet) {
         printf("== the papers, reproduced (published figure vs fasim's time model; ratio = fasim / published; "
-               "papers.csv, docs/results.md)\n");
+               "c: causal; papers.csv, docs/results.md)\n");
         printf("%-14s %-6s %-18s %-6s %4s %2s  %s\n", "figure", "gpu", "kernel", "pass", "d", "c",
                "N: published -> fasim (ratio)");
         for (int i = 0; i < n; i++) {
@@ -471,6 +492,13 @@ int cmd_report(int argc, char **argv)
                        fa_fmt_time(fa_report_time(x), b3, sizeof b3), fa_report_time(sd) / fa_report_time(x),
                        fa_report_tflops(x), fa_report_bound(x));
             }
+        if (k == nm - 1)
+            printf("(standard runs as eager PyTorch's math path does: it computes all of S and P and keeps them in\n"
+                   " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"
+                   " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
+                   " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
+                   " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = its\n"
+                   " busiest pipe: tensor cores, smem (shared memory), exp, fp32, L2 or DRAM.)\n");
         printf("\n");
     }
 
