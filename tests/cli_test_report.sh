@@ -22,3 +22,16 @@ echo "keep me" > "$T/o_rp/report.csv"
 expect_exit 2 "report: decode.csv is a directory" -- report --out-dir "$T/o_rp"
 [ "$(find "$T/o_rp" ! -type d)" = "$T/o_rp/report.csv" ] && [ "$(cat "$T/o_rp/report.csv")" = "keep me" ] \
     && pass "failed report writes no file and keeps the old report.csv" || fail "failed report left: $(find "$T/o_rp" ! -type d)"
+
+# ---- the tables explain themselves (issue 18) ----
+if "$FASIM" report --no-plots --out-dir "$T/o_rnotes" > "$T/rn_out" 2>"$T/err"; then
+    grep -qF "the causal mask and the window are applied to S but skip no tile" "$T/rn_out" \
+        && pass "report: the standard row's masks said to skip no tile" || fail "report: no note on standard's masks"
+    grep -qF "flash2 accumulates dQ in fp32 in HBM" "$T/rn_out" && grep -qF "(128 x 128, T_c = 8)" "$T/rn_out" \
+        && pass "report: the training table says why flash1 moves fewer bytes than flash2" || fail "report: no note on flash1 < flash2 bytes"
+    grep -qF "The split gains rest on the wave model's assumption that a thread block gets 1/132 of the bandwidth" "$T/rn_out" \
+        && pass "report: the decode table names the wave model's assumption" || fail "report: no wave-model note"
+    grep -qF "c: causal" "$T/rn_out" && pass "report: the papers table's c column explained" || fail "report: c column unexplained"
+else
+    fail "report notes: $(cat "$T/err")"
+fi

@@ -1,0 +1,85 @@
+# cli_test_plots.sh -- every plot explains itself (issue 18): the report's and animate's plots are
+# rendered a second time with gnuplot's svg terminal, from the same scripts and the same variables
+# fasim passes (a gnuplot wrapper first in PATH runs the real gnuplot for fasim's PNG, then the
+# script again with `set terminal svg`), and the SVG's text is checked: byte axes in KiB/MiB/GiB/
+# TiB, the Theta lines named by algorithm, the window bound on the windowed model, both GPU
+# memories named, one colour scale and integer ticks on the heatmap, the frames' colour legend.
+# Sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, skip; $T, $FASIM).
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+    skip "plots: the rendered text of every plot" "no gnuplot"
+else
+PL_REAL=$(command -v gnuplot)
+PL_SVG="$T/pl_svg"
+mkdir -p "$T/pl_bin" "$PL_SVG"
+cat > "$T/pl_bin/gnuplot" <<WRAP
+#!/bin/sh
+# called as: gnuplot -e VARS SCRIPT (analysis/cli/outset.c)
+"$PL_REAL" "\$@" || exit \$?
+n=\$(basename "\$3" .gp)
+k=\$(ls "$PL_SVG" | grep -c "^\$n\\.")
+mkdir -p "$PL_SVG/gp"
+for g in \$(dirname "\$3")/*.gp; do sed 's/^set terminal pngcairo/set terminal svg/' "\$g" > "$PL_SVG/gp/\$(basename "\$g")"; done
+"$PL_REAL" -e "\$2; outfile='$PL_SVG/\$n.\$k.svg'; dir='$PL_SVG'; sfx='.\$n.svg'; gif='$PL_SVG/anim.gif.tmp'" "$PL_SVG/gp/\$n.gp"
+WRAP
+chmod +x "$T/pl_bin/gnuplot"
+# the text of an SVG, one <text> element a line, its <tspan> pieces joined (2<tspan>35</tspan>: "235")
+pl_text() { tr '\n' ' ' < "$1" | sed 's/<text/\n<text/g' | grep '^<text' | sed 's/<\/text>.*//; s/<[^>]*>//g'; }
+# pl_has NAME FILE TEXT...: every TEXT (fixed strings) is in FILE's text
+pl_has() {
+    ph_name=$1 ph_f=$2; shift 2
+    [ -s "$ph_f" ] || { fail "$ph_name: no SVG $ph_f"; return; }
+    pl_text "$ph_f" > "$T/pl_txt"
+    for ph_t in "$@"; do
+        grep -qF -- "$ph_t" "$T/pl_txt" || { fail "$ph_name: '$ph_t' not in the plot's text: $(tr '\n' '|' < "$T/pl_txt" | head -c 600)"; return; }
+    done
+    pass "$ph_name"
+}
+if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/err"; then
+    M=$(ls "$PL_SVG"/hbm_vs_n.*.svg 2>/dev/null | wc -l)
+    [ "$M" -ge 3 ] && pass "plots: the report's hbm_vs_n plots rendered as SVG too ($M)" || fail "plots: $M hbm_vs_n SVGs"
+    # which SVG is which model: the title names it
+    pl_mis=""; pl_gpt=""
+    for f in "$PL_SVG"/hbm_vs_n.*.svg; do
+        pl_text "$f" | grep -q "Mistral-7B" && pl_mis=$f
+        pl_text "$f" | grep -q "gpt2-medium" && pl_gpt=$f
+    done
+    pl_has "plots: hbm_vs_n byte axis in GiB/TiB, Theta lines named by algorithm" "$pl_gpt" \
+        "32 GiB" "1 TiB" "1 MiB" "standard's bound" "FlashAttention's bound" "full attention" "masks do not skip tiles"
+    pl_text "$pl_gpt" | grep -q "window of w" && fail "plots: a window line on GPT-2 (no window)" \
+        || pass "plots: no window line for a model without one"
+    pl_has "plots: Mistral's window bound drawn and named (why its curves fall below the full-attention line)" "$pl_mis" \
+        "window of w = 4096 keys" "sliding window of 4096" "FlashAttention's bound"
+    pl_has "plots: memory_vs_n names each GPU's memory, the overlapping ones said so, FlashAttention-1 keeps l and m" \
+        "$PL_SVG/memory_vs_n.0.svg" "(80 GiB)" "(79.65 GiB, on top of A100-SXM4-80GB" "H200-SXM memory (140.4 GiB)" \
+        "FlashAttention-1 O, l and m" "FlashAttention-2 O and LSE" "16 GiB"
+    pl_text "$PL_SVG/memory_vs_n.0.svg" | grep -q "FlashAttention keeps O and LSE" \
+        && fail "plots: memory_vs_n still says FlashAttention keeps O and LSE" || pass "plots: memory_vs_n's old title gone"
+    pl_has "plots: hbm_vs_sram in KiB/MiB with standard's flat bound and why its curve falls" "$PL_SVG/hbm_vs_sram.0.svg" \
+        "64 KiB" "1 MiB" "GiB" "no M in it" "re-reads" "FlashAttention's bound"
+    pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
+    pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"
+else
+    fail "plots: report with the svg wrapper: $(cat "$T/err")"
+fi
+if PATH="$T/pl_bin:$PATH" "$FASIM" animate --heatmap --out-dir "$T/pl_hm" >/dev/null 2>"$T/err"; then
+    f="$PL_SVG/anim_heatmap.0.svg"
+    pl_has "plots: heatmap has a colour legend on each panel" "$f" "transfers of the tile" "one colour scale for both panels"
+    # the default run: flash1's largest count is 5 (O written T_c + 1 times), flash2's 4; one scale
+    # puts the tick 5 on both colour boxes, and the tile ticks are 0..3, no half-integers
+    [ "$(pl_text "$f" | grep -cx ' *5 *')" -ge 4 ] && pass "plots: heatmap panels share one colour scale (tick 5 on both)" \
+        || fail "plots: heatmap colour scales: $(pl_text "$f" | tr '\n' '|')"
+    pl_text "$f" | grep -qx ' *[0-9]*\.5 *' && fail "plots: heatmap has half-integer ticks: $(pl_text "$f" | grep -x ' *[0-9]*\.5 *' | head -3)" \
+        || pass "plots: heatmap tile ticks are integers"
+else
+    fail "plots: animate --heatmap with the svg wrapper: $(cat "$T/err")"
+fi
+if PATH="$T/pl_bin:$PATH" "$FASIM" animate --seqlen 128 --headdim 32 --causal --out-dir "$T/pl_fr" >/dev/null 2>"$T/err"; then
+    f=$(ls "$PL_SVG"/frame_*.anim_frames.svg 2>/dev/null | head -1)
+    pl_has "plots: animation frames have a colour legend and bytes in KiB" "$f" \
+        "in SRAM" "read now" "written now" "written before" "skipped by the mask" "cumulative HBM KiB" "read (HBM -> SRAM)"
+    pl_text "$f" | grep -q " kB" && fail "plots: a frame still writes kB" || pass "plots: frames write no kB"
+else
+    fail "plots: animate with the svg wrapper: $(cat "$T/err")"
+fi
+fi
