@@ -37,7 +37,7 @@ static fa_model mistral(void)
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "mistral-like");
     m.heads = 32, m.kv_heads = 8, m.head_dim = 128, m.layers = 32, m.max_positions = 32768;
-    m.sliding_window = 4096;
+    m.sliding_window = 4096, m.n_sliding = 32, m.head_dim_v = 128;
     m.dtype = FA_DTYPE_BF16;
     return m;
 }
@@ -188,14 +188,14 @@ static void test_rows_equal_predictions(void **state)
     fa_report_rows *rows = calloc(1, sizeof *rows);
     assert_non_null(rows);
     assert_int_equal(fa_report_model_rows(&m, 2, 8192, FA_PASS_FWD, hw, 2, rows), FA_OK);
-    assert_int_equal(rows->s.batch, 2);
-    assert_int_equal(rows->s.seqlen_q, 8192);
-    assert_int_equal(rows->s.window_left, 4095);
+    assert_int_equal(rows->s[0].batch, 2);
+    assert_int_equal(rows->s[0].seqlen_q, 8192);
+    assert_int_equal(rows->s[0].window_left, 4095);
     for (int h = 0; h < 2; h++)
         for (int a = 0; a < FA_NALGO; a++) {
-            const fa_io_result *r = &rows->r[h][a];
+            const fa_io_result *r = &rows->r[0][h][a];
             fa_perf_result pr;
-            assert_int_equal(fa_perf_predict(fa_profile_default((fa_algo)a), FA_PASS_FWD, &rows->s, &hw[h], NULL, &pr),
+            assert_int_equal(fa_perf_predict(fa_profile_default((fa_algo)a), FA_PASS_FWD, &rows->s[0], &hw[h], NULL, &pr),
                              FA_OK);
             assert_int_equal(r->algo, a);
             assert_string_equal(r->profile, fa_profile_default((fa_algo)a)->key);
@@ -244,7 +244,7 @@ static void test_report_csv(void **state)
     char want[160];
     for (int h = 0; h < 2; h++)
         for (int a = 0; a < FA_NALGO; a++) { /* ...,hbm_read_bytes,hbm_write_bytes,hbm_bytes,... */
-            const fa_io_result *r = &rows->r[h][a];
+            const fa_io_result *r = &rows->r[0][h][a];
             snprintf(want, sizeof want, "\nmistral,32,%s,fwd,1,", fa_algo_name((fa_algo)a));
             assert_non_null(strstr(buf, want));
             snprintf(want, sizeof want, ",%s,%llu,", hw[h].key, (unsigned long long)hw[h].sram_per_block);
