@@ -77,8 +77,9 @@ static void test_models(void **state)
     assert_string_equal(ms[0].path, p); /* sorted by path */
     snprintf(p, sizeof p, "%s/b model.json", dir);
     assert_string_equal(ms[1].path, p);
-    assert_int_equal(fa_report_list_models(dir, ms, 1, &n), FA_OK); /* at most max */
-    assert_int_equal(n, 1);
+    assert_int_equal(fa_report_list_models(dir, ms, 1, &n), FA_EINVAL); /* more than max: refused, none dropped */
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(fa_last_error(), "more than 1 model files"));
     assert_int_equal(fa_report_list_models(dir, ms, 4, &n), FA_OK);
     for (int k = 0; k < n; k++) assert_int_equal(fa_report_model_load(&ms[k]), FA_OK);
     assert_string_equal(ms[0].stem, "a");
@@ -125,15 +126,16 @@ static void test_models(void **state)
     }
     assert_int_equal(rmdir(dir), 0);
 
-    /* the shipped models: three, Mistral-7B the one with a window */
-    assert_int_equal(fa_report_list_models(NULL, ms, 4, &n), FA_OK);
-    assert_int_equal(n, 3);
-    for (int k = 0; k < n; k++) assert_int_equal(fa_report_model_load(&ms[k]), FA_OK);
-    assert_string_equal(ms[0].stem, "gpt2-medium");
-    assert_string_equal(ms[1].stem, "llama-3-8b");
-    assert_string_equal(ms[2].stem, "mistral-7b");
-    assert_int_equal(fa_report_window_model(ms, n), 2);
-    assert_int_equal(fa_report_plot_model(ms, n), 1);
+    /* the shipped models: seventeen, Mistral-7B the first whose every layer has a window (the
+     * Gemmas before it mix full and windowed layers), Llama-3-8B the plots' model */
+    fa_report_model all[FA_REPORT_MAX_MODELS];
+    assert_int_equal(fa_report_list_models(NULL, all, FA_REPORT_MAX_MODELS, &n), FA_OK);
+    assert_int_equal(n, 17);
+    for (int k = 0; k < n; k++) assert_int_equal(fa_report_model_load(&all[k]), FA_OK);
+    int w = fa_report_window_model(all, n), pl = fa_report_plot_model(all, n);
+    assert_true(w >= 0 && pl >= 0);
+    assert_string_equal(all[w].stem, "mistral-7b");
+    assert_string_equal(all[pl].stem, "llama-3-8b");
 }
 
 static void test_stem(void **state)
