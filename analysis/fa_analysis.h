@@ -232,30 +232,68 @@ fa_status fa_blocks_fit_pass(fa_pass p, const fa_shape *s, uint64_t M, fa_blocks
 /* Roofline time of a result on hw (fills the three time fields). */
 void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw);
 
-/* Model shapes read from a HuggingFace config.json. */
+/* Model shapes read from a HuggingFace config.json, as Transformers reads them
+ * (docs/conventions.md, "Model configs"). */
+#define FA_MODEL_MAX_LAYERS 1024 /* layers a model with both full and sliding-window layers may have */
 typedef struct {
     char name[64];
-    int64_t heads, kv_heads, head_dim, layers, max_positions;
-    int64_t sliding_window; /* tokens a query attends to (itself included); 0: full attention */
+    char type[32];            /* model_type ("" when the file names none) */
+    int64_t heads, kv_heads;  /* H and H_kv of training and prefill (MLA: H_kv = H) */
+    int64_t head_dim;         /* d = d_qk (MLA: qk_nope_head_dim + qk_rope_head_dim) */
+    int64_t head_dim_v;       /* d_v (MLA: v_head_dim; else head_dim) */
+    int64_t layers, max_positions;
+    int64_t sliding_window;   /* W: tokens a query of a sliding layer attends to (itself included); 0: none */
+    int64_t n_sliding;        /* how many of the layers use the window (the others: full causal) */
+    uint8_t layer_sliding[FA_MODEL_MAX_LAYERS]; /* layer i (i < layers) uses the window */
+    double scale;             /* softmax scale Transformers uses; 0: 1/sqrt(head_dim) */
+    double softcap;           /* logit softcap (attn_logit_softcapping); 0: none */
+    int mla;                  /* 1: DeepSeek-V2/V3 multi-head latent attention */
+    int64_t latent_d, latent_d_v; /* MLA decoding in the latent form (FlashMLA): d_qk = kv_lora_rank +
+                                     qk_rope_head_dim, d_v = kv_lora_rank, one kv head */
     fa_dtype dtype;
 } fa_model;
 
-/* Reads hidden_size / n_embd, num_attention_heads / n_head, num_key_value_heads (default:
- * heads), head_dim (default hidden / heads), num_hidden_layers / n_layer,
- * max_position_embeddings / n_positions / n_ctx (default 2048 when none is given),
- * sliding_window, torch_dtype or dtype (float32, float16, bfloat16; default fp16), and
- * _name_or_path or model_type for the name.  Integers may be written as integral reals (8.0)
- * and must lie in [1, 2^31 - 1].
+/* Reads a HuggingFace config.json as Transformers' configuration and attention classes read it
+ * (the rules, with the keys of each family: docs/conventions.md, "Model configs").  A file with
+ * a "text_config" object and no num_attention_heads (Gemma-3's multimodal configs) is read from
+ * its text_config.
+ *  - H: num_attention_heads / n_head.  H_kv: Falcon's rule (new_decoder_architecture:
+ *    num_kv_heads; else multi_query (Falcon's default true): 1; else H), then
+ *    num_key_value_heads / num_kv_heads / n_kv_heads / n_head_kv, default H.
+ *  - d: an explicit head_dim wins over hidden_size / H (Gemma's default 256); MLA (kv_lora_rank
+ *    given): d = qk_nope_head_dim + qk_rope_head_dim, d_v = v_head_dim, H_kv = H, and the
+ *    latent decoding form d = kv_lora_rank + qk_rope_head_dim, d_v = kv_lora_rank, H_kv = 1.
+ *  - the scale: 1/sqrt(query_pre_attn_scalar) when given (Gemma-2/3; their default 256);
+ *    scale_attn_weights false: 1 (GPT-2); MLA: 1/sqrt(d) x mscale^2 with
+ *    mscale = 0.1 mscale_all_dim ln(factor) + 1 of a yarn rope_scaling; else 1/sqrt(d).
+ *  - softcap: attn_logit_softcapping (Gemma-2's default 50).
+ *  - the window: sliding_window (Mistral's, Gemma's and Qwen2's default 4096), none when
+ *    use_sliding_window is false (Qwen2/Qwen3's default); per layer: layer_types
+ *    (sliding_attention / full_attention), else Gemma-2's alternation (even layers sliding),
+ *    sliding_window_pattern P (Gemma-3's default 6: layer i is full iff (i + 1) % P == 0), Qwen's
+ *    max_window_layers (layers i >= it slide), else every layer slides.
+ *  - layers num_hidden_layers / n_layer (default 1), positions max_position_embeddings /
+ *    n_positions / n_ctx (default 2048), torch_dtype / dtype (default fp16), the name
+ *    _name_or_path or model_type.
+ * Integers may be written as integral reals (8.0) and must lie in [1, 2^31 - 1].
  * Errors: FA_EIO (missing file), FA_EINVAL (a directory, malformed JSON or a key given twice
- * (jansson's JSON_REJECT_DUPLICATES), a missing, non-integer
- * or out-of-range key naming the key and the limit, hidden_size not a multiple of heads
- * without head_dim, heads not a multiple of kv heads, an unknown dtype). */
+ * (jansson's JSON_REJECT_DUPLICATES), a missing, non-integer or out-of-range key naming the key
+ * and the limit, hidden_size not a multiple of heads without head_dim, heads not a multiple of
+ * kv heads, an unknown dtype, and a key that changes attention in a way fasim does not model,
+ * named: alibi, position_embedding_type alibi, attention_chunk_size, attention_multiplier,
+ * scale_attn_by_inverse_layer_idx, use_bidirectional_attention, attn_temperature_tuning,
+ * attn_config, a layer type other than sliding_attention / full_attention, a rope_scaling whose
+ * attention factor rescales q and k (yarn, longrope) outside MLA's mscale rule). */
 fa_status fa_model_load(const char *path, fa_model *m);
+
+/* The softmax scale of model m: m->scale, else 1/sqrt(head_dim). */
+double fa_model_scale(const fa_model *m);
 
 /* Fills the fields of s that are not given (-1) from model m (NULL: none), then from fasim's
  * defaults.  From m: H_kv (--heads alone on a multi-head model keeps it multi-head: H_kv = H; a
- * GQA model keeps its H_kv), H, d, d_v (= d when d is given: --headdim alone moves d_v with it),
- * dtype and N_q = max_positions.  Then B = 1, H = H_kv (else 1), H_kv = H, N_q = 1024, N_k = N_q,
+ * GQA model keeps its H_kv), H, d, d_v (the model's head_dim_v; = d when d is given: --headdim
+ * alone moves d_v with it), the scale and the softcap when s has none (scale <= 0, softcap 0),
+ * dtype and N_q = max_positions (no window: it is per layer; give --window).  Then B = 1, H = H_kv (else 1), H_kv = H, N_q = 1024, N_k = N_q,
  * d = 64, d_v = d, fp16.  Checks nothing (fa_shape_check does). */
 void fa_shape_fill(fa_shape *s, const fa_model *m);
 

@@ -133,9 +133,10 @@ json_t *fa_cmp_json(const fa_cmp_row *w, const fa_cmp_pred *p);
 
 /* ---- the files of fasim report (fa_report.h's tables, header line first) ---- */
 
-/* report.csv: for each model k of models[0 .. nm) and GPU h of hw[0 .. nh), the records of
- * rows[k].r[h] (fa_io_csv, the FA_NALGO algorithms on rows[k].s, hw[h].key) after the leading
- * columns model (the file's stem) and layers; the header once, first. */
+/* report.csv: for each model k of models[0 .. nm), layer type t and GPU h of hw[0 .. nh), the
+ * records of rows[k].r[t][h] (fa_io_csv, the algorithms whose kernel ran, on rows[k].s[t],
+ * hw[h].key) after the leading columns model (the file's stem) and layers (of that type); the
+ * header once, first. */
 void fa_report_csv(FILE *f, const fa_report_model *models, const fa_report_rows *rows, int nm, const fa_hw *hw, int nh);
 /* hbm_vs_n_<model>.csv: N, the three algorithms' HBM bytes, the Theta lines of standard and flash. */
 void fa_report_n_csv(FILE *f, const fa_report_n_row *rows, int n);

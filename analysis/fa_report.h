@@ -31,7 +31,7 @@
 #include "fa_papers.h"
 #include "fa_perf.h"
 
-#define FA_REPORT_MAX_MODELS 16 /* model files one report reads */
+#define FA_REPORT_MAX_MODELS 32 /* model files one report reads */
 #define FA_REPORT_MAX_HW 3      /* hardware profiles one report compares */
 
 /* ---- the models ---- */
@@ -50,7 +50,8 @@ const char *fa_report_models_dir(void);
 
 /* Lists the *.json files of directory dir (NULL: fa_report_models_dir()) into ms[0 .. *n), at
  * most max of them, sorted by path; only path is filled (fa_report_model_load reads them).
- * Errors: FA_EIO "cannot open the models directory DIR: REASON" (*n = 0). */
+ * Errors: FA_EIO "cannot open the models directory DIR: REASON" (*n = 0), FA_EINVAL when the
+ * directory holds more than max (none is left out silently). */
 fa_status fa_report_list_models(const char *dir, fa_report_model *ms, int max, int *n);
 
 /* The stem of path: its last component without the extension, every character other than
@@ -62,18 +63,26 @@ void fa_report_stem(const char *path, char *out, size_t n);
  * (FA_EIO a missing file, FA_EINVAL a malformed one). */
 fa_status fa_report_model_load(fa_report_model *me);
 
-/* The shape of one attention layer of model m: B = batch, H, H_kv and d = d_v from the model,
+/* The shape of one attention layer of model m: B = batch, H, H_kv, d and d_v from the model,
  * N_q = N_k = seqlen (seqlen <= 0: the model's max_position_embeddings), causal (bottom-right),
- * the model's dtype, and its sliding window of W tokens (window_left = W - 1, window_right = 0)
- * when it has one shorter than N. */
+ * the model's dtype (bf16 for a model stored in float32: the FlashAttention kernels take
+ * fp16/bf16; the report says so), scale and softcap, and its sliding window of W tokens (window_left = W - 1,
+ * window_right = 0) when every layer uses one shorter than N.  A model of two layer types
+ * (fa_report_model_kinds) gets its full-attention layers' shape here. */
 fa_shape fa_report_model_shape(const fa_model *m, int64_t batch, int64_t seqlen);
+
+/* The layer types of model m: returns 1 (every layer alike: s[0] = fa_report_model_shape,
+ * layers[0] = m->layers) or 2 (full and sliding-window layers, e.g. Gemma-2's alternation:
+ * s[0] the full layers', layers[0] = m->layers - m->n_sliding; s[1] the same shape with the
+ * window, layers[1] = m->n_sliding).  A window of at least N tokens is full attention. */
+int fa_report_model_kinds(const fa_model *m, int64_t batch, int64_t seqlen, fa_shape s[2], int64_t layers[2]);
 
 /* The model whose shape the hbm_vs_sram / hbm_vs_block plots take: the last of ms[0 .. n) whose
  * stem contains "llama" (0 when none does). */
 int fa_report_plot_model(const fa_report_model *ms, int n);
 
-/* The model of the long-context section: the first of ms[0 .. n) with a sliding window (-1 when
- * none has one). */
+/* The model of the long-context section: the first of ms[0 .. n) whose every layer has a sliding
+ * window (Mistral-7B; -1 when none has). */
 int fa_report_window_model(const fa_report_model *ms, int n);
 
 /* ---- the hardware ---- */
@@ -113,15 +122,28 @@ const char *fa_report_bound(const fa_io_result *r);
 
 /* ---- per model and GPU: the three algorithms ---- */
 
-/* One model's rows: its layer shape and, per GPU h and algorithm a, the pass r[h][a]. */
+/* One model's rows: per layer type k (fa_report_model_kinds) its shape s[k], its layer count
+ * layers[k], and per GPU h and algorithm a the pass r[k][h][a]; ran[k][h][a] = 0 when the
+ * algorithm's kernel does not run the shape (FlashAttention-1 takes d <= 128; the reason in
+ * why[k][h][a]); total_bytes and total_time_s: the sum over the model's layers (layers[k] x
+ * each type's), over the kinds whose kernel ran (ran_all[h][a] = 1 when every kind ran). */
 typedef struct {
-    fa_shape s;
-    fa_io_result r[FA_REPORT_MAX_HW][FA_NALGO];
+    int nkind;
+    fa_shape s[2];
+    int64_t layers[2];
+    fa_io_result r[2][FA_REPORT_MAX_HW][FA_NALGO];
+    int ran[2][FA_REPORT_MAX_HW][FA_NALGO];
+    char why[2][FA_REPORT_MAX_HW][FA_NALGO][160];
+    double total_bytes[FA_REPORT_MAX_HW][FA_NALGO], total_time_s[FA_REPORT_MAX_HW][FA_NALGO];
+    int ran_all[FA_REPORT_MAX_HW][FA_NALGO];
 } fa_report_rows;
 
-/* Fills out for model m: out->s = fa_report_model_shape(m, batch, seqlen), and for each of
- * hw[0 .. nh) and each algorithm fa_report_kernel_pass(p, ...).  Errors: FA_EINVAL for nh
- * outside 1 .. FA_REPORT_MAX_HW, those of fa_report_kernel_pass. */
+/* Fills out for model m: its layer types (fa_report_model_kinds(m, batch, seqlen)), and for each
+ * of hw[0 .. nh), each type and each algorithm fa_report_kernel_pass(p, ...); a kernel that has
+ * no tile row for the shape or whose tiles do not fit (FA_EINVAL, FA_ENOSRAM) is marked not run
+ * with its reason, the others summed over the layers.  Errors: FA_EINVAL for nh outside
+ * 1 .. FA_REPORT_MAX_HW, FA_EINVAL when flash2 does not run a shape (nothing to report), the
+ * others of fa_report_kernel_pass. */
 fa_status fa_report_model_rows(const fa_model *m, int64_t batch, int64_t seqlen, fa_pass p, const fa_hw *hw, int nh,
                                fa_report_rows *out);
 
@@ -195,7 +217,8 @@ typedef struct {
 } fa_report_kernel;
 
 /* For each of hw[0 .. nh) and each profile of fa_report_kernel_keys that has a tile row for the
- * GPU and shape s (fa_profile_tiles; the others do not run there and are left out), pass p
+ * GPU and shape s (fa_profile_tiles; the others, and those whose tiles do not fit the GPU's
+ * shared memory at this head dim (FA_ENOSRAM: eager at d = 256), are left out), pass p
  * predicted with the profile's own tiles (fa_perf_predict); rows whose hardware profile lacks
  * the pipe rates (has_time 0) are left out too.  Fills rows[0 .. *n), GPU-major.  Errors:
  * FA_EINVAL for nh outside 1 .. FA_REPORT_MAX_HW, those of fa_perf_predict (*n then counts the

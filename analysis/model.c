@@ -35,6 +35,114 @@ static int get_int(json_t *root, const char *path, const char *const *keys, int6
     return 0;
 }
 
+/* Looks up key as a real number (integers too).  Returns 1 and fills *out, 0 when absent or
+ * null, -1 (status set) when it is not a number or not > 0. */
+static int get_real(json_t *root, const char *path, const char *key, double *out)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_number(v)) {
+        fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s is not a number", path, key);
+        return -1;
+    }
+    const double x = json_number_value(v);
+    if (!(x > 0) || !isfinite(x)) {
+        fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s = %g must be > 0", path, key, x);
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+/* Looks up key as a boolean: *out = its value, or dflt when absent or null.  Returns -1 (status
+ * set) when it is not a boolean. */
+static int get_bool(json_t *root, const char *path, const char *key, int dflt, int *out)
+{
+    json_t *v = json_object_get(root, key);
+    *out = dflt;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_boolean(v)) {
+        fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s is not true or false", path, key);
+        return -1;
+    }
+    *out = json_is_true(v);
+    return 1;
+}
+
+static int is_type(const char *type, const char *const *types)
+{
+    for (int i = 0; types[i]; i++)
+        if (strcmp(type, types[i]) == 0) return 1;
+    return 0;
+}
+
+/* The attention keys fasim does not model, refused when they are set (true, a number, a string
+ * or an object): each changes the scores or the mask of some layer. */
+static const struct {
+    const char *key, *why;
+} unmodeled[] = {
+    {"alibi", "ALiBi biases scaled with the logits (Falcon)"},
+    {"use_alibi", "ALiBi biases"},
+    {"alibi_bias_max", "ALiBi biases"},
+    {"attention_chunk_size", "chunked attention (Llama 4)"},
+    {"attention_multiplier", "a softmax scale other than 1/sqrt(d) (Granite)"},
+    {"scale_attn_by_inverse_layer_idx", "a scale 1/(layer + 1) per layer (GPT-2)"},
+    {"use_bidirectional_attention", "bidirectional (non-causal) attention"},
+    {"attn_temperature_tuning", "position-dependent query scaling (Llama 4)"},
+    {"attn_config", "MPT's attention settings (ALiBi, clip_qkv, softmax scale)"},
+};
+
+/* A rope_scaling (or rope_parameters) object: yarn and longrope multiply the rotated q and k by an
+ * attention factor, a change of the logits outside MLA's rule; the others move positions only.
+ * Sets *mscale2 to MLA's mscale^2 (1 when none).  Returns 0, or -1 (status set). */
+static int check_rope(json_t *rs, const char *path, const char *key, int mla, double *mscale2)
+{
+    *mscale2 = 1;
+    if (!rs || json_is_null(rs)) return 0;
+    if (!json_is_object(rs)) {
+        fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s is not an object", path, key);
+        return -1;
+    }
+    json_t *t = json_object_get(rs, "rope_type");
+    if (!t || json_is_null(t)) t = json_object_get(rs, "type");
+    if (!t || json_is_null(t)) { /* Transformers v5 per layer type: {"full_attention": {...}, ...} */
+        const char *k;
+        json_t *v;
+        json_object_foreach(rs, k, v) {
+            if (!json_is_object(v)) continue;
+            double m2;
+            if (check_rope(v, path, key, mla, &m2)) return -1;
+            if (m2 != 1) *mscale2 = m2;
+        }
+        return 0;
+    }
+    const char *type = json_is_string(t) ? json_string_value(t) : "";
+    double af = 0;
+    if (get_real(rs, path, "attention_factor", &af) < 0) return -1;
+    const int scaled = !strcmp(type, "yarn") || !strcmp(type, "longrope") || !strcmp(type, "su") || (af && af != 1);
+    if (!scaled) return 0;
+    double factor = 0, ms = 0, msa = 0;
+    if (mla && !strcmp(type, "yarn") && !af) {
+        if (get_real(rs, path, "factor", &factor) < 0 || get_real(rs, path, "mscale", &ms) < 0 ||
+            get_real(rs, path, "mscale_all_dim", &msa) < 0)
+            return -1;
+        /* DeepSeek: the rope dims' factor mscale / mscale_all_dim is 1 when they agree; the
+         * softmax scale takes mscale(factor, mscale_all_dim)^2 */
+        if (ms == msa) {
+            if (msa && factor > 1) {
+                const double m = 0.1 * msa * log(factor) + 1.0;
+                *mscale2 = m * m;
+            }
+            return 0;
+        }
+    }
+    fa_error(FA_EINVAL, __FILE__, __LINE__,
+             "model file %s: %s type '%s' multiplies the rotated q and k by an attention factor (the logits' "
+             "scale, not modeled by fasim; docs/conventions.md, \"Model configs\")",
+             path, key, type);
+    return -1;
+}
+
 fa_status fa_model_load(const char *path, fa_model *m)
 {
     struct stat sb;
@@ -44,69 +152,168 @@ fa_status fa_model_load(const char *path, fa_model *m)
     FA_TRY(fa_check_regular(path, "model file"));
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open model file %s: %s", path, strerror(errno));
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one? */
+    json_t *top = json_loadf(f, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one? */
     fclose(f);
-    if (!root)
+    if (!top)
         FA_FAIL(FA_EINVAL, "model file %s: malformed JSON at line %d: %s", path, err.line, err.text);
     fa_status st = FA_OK;
     memset(m, 0, sizeof *m);
     const int64_t LIM = INT32_MAX;
     static const char *const k_hidden[] = {"hidden_size", "n_embd", "d_model", NULL};
     static const char *const k_heads[] = {"num_attention_heads", "n_head", NULL};
-    static const char *const k_kv[] = {"num_key_value_heads", "n_kv_heads", NULL};
+    static const char *const k_kv[] = {"num_key_value_heads", "num_kv_heads", "n_kv_heads", "n_head_kv", NULL};
     static const char *const k_hd[] = {"head_dim", NULL};
     static const char *const k_layers[] = {"num_hidden_layers", "n_layer", NULL};
     static const char *const k_pos[] = {"max_position_embeddings", "n_positions", "n_ctx", NULL};
     static const char *const k_sw[] = {"sliding_window", NULL};
+    static const char *const k_mwl[] = {"max_window_layers", NULL};
+    static const char *const k_swp[] = {"sliding_window_pattern", NULL};
+    static const char *const k_lora[] = {"kv_lora_rank", NULL};
+    static const char *const k_nope[] = {"qk_nope_head_dim", NULL};
+    static const char *const k_rope[] = {"qk_rope_head_dim", NULL};
+    static const char *const k_vhd[] = {"v_head_dim", NULL};
+    /* the families whose configuration classes give these defaults */
+    static const char *const t_gemma[] = {"gemma2", "gemma3", "gemma3_text", NULL};
+    static const char *const t_sw4096[] = {"mistral", "gemma2", "gemma3", "gemma3_text", "qwen2", NULL};
+    static const char *const t_qwen[] = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", NULL};
+    static const char *const t_falcon[] = {"falcon", "RefinedWeb", "RefinedWebModel", NULL};
     int64_t hidden = 0;
     int r;
+    json_t *root = top;
 #define GET(keys, lo, out, dflt)                                  \
     do {                                                          \
         r = get_int(root, path, keys, lo, LIM, out);              \
         if (r < 0) goto fail;                                     \
         if (r == 0) *(out) = (dflt);                              \
     } while (0)
-    if (!json_is_object(root)) {
-        st = fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: top level is not a JSON object", path);
-        goto done;
+#define REFUSE(...)                                                         \
+    do {                                                                    \
+        st = fa_error(FA_EINVAL, __FILE__, __LINE__, __VA_ARGS__);          \
+        goto done;                                                          \
+    } while (0)
+    if (!json_is_object(top)) REFUSE("model file %s: top level is not a JSON object", path);
+    json_t *tc = json_object_get(top, "text_config"); /* Gemma-3 (multimodal): the language model's */
+    if (json_is_object(tc) && !json_object_get(top, "num_attention_heads") && !json_object_get(top, "n_head"))
+        root = tc;
+    json_t *mt = json_object_get(root, "model_type");
+    if (!json_is_string(mt)) mt = json_object_get(top, "model_type");
+    snprintf(m->type, sizeof m->type, "%s", json_is_string(mt) ? json_string_value(mt) : "");
+    for (size_t i = 0; i < sizeof unmodeled / sizeof unmodeled[0]; i++) {
+        json_t *v = json_object_get(root, unmodeled[i].key);
+        if (!v || json_is_null(v) || json_is_false(v) || (json_is_number(v) && json_number_value(v) == 0)) continue;
+        REFUSE("model file %s: %s (%s) changes attention in a way fasim does not model", path, unmodeled[i].key,
+               unmodeled[i].why);
     }
+    json_t *pe = json_object_get(root, "position_embedding_type");
+    if (json_is_string(pe) && strcmp(json_string_value(pe), "alibi") == 0)
+        REFUSE("model file %s: position_embedding_type alibi (ALiBi biases) changes attention in a way fasim does "
+               "not model", path);
     r = get_int(root, path, k_heads, 1, LIM, &m->heads);
     if (r < 0) goto fail;
-    if (r == 0) {
-        st = fa_error(FA_EINVAL, __FILE__, __LINE__,
-                      "model file %s: needs num_attention_heads (or n_head), a positive integer", path);
-        goto done;
-    }
+    if (r == 0) REFUSE("model file %s: needs num_attention_heads (or n_head), a positive integer", path);
+    /* kv heads: Falcon's rule first (FalconConfig, modeling_falcon.py) */
+    int nda, mq;
+    if (get_bool(root, path, "new_decoder_architecture", 0, &nda) < 0) goto fail;
+    if (get_bool(root, path, "multi_query", is_type(m->type, t_falcon), &mq) < 0) goto fail;
     GET(k_kv, 1, &m->kv_heads, m->heads);
+    if (!nda && mq) m->kv_heads = 1;
     GET(k_hidden, 1, &hidden, 0);
-    GET(k_hd, 1, &m->head_dim, 0);
+    GET(k_hd, 1, &m->head_dim, is_type(m->type, t_gemma) ? 256 : 0);
+    int64_t lora = 0;
+    GET(k_lora, 1, &lora, 0);
+    if (lora) { /* MLA (DeepSeek-V2/V3): Transformers' attention ignores head_dim and num_key_value_heads */
+        int64_t nope, rope, vhd;
+        GET(k_nope, 1, &nope, 128);
+        GET(k_rope, 1, &rope, 64);
+        GET(k_vhd, 1, &vhd, 128);
+        m->mla = 1;
+        m->head_dim = nope + rope;
+        m->head_dim_v = vhd;
+        m->kv_heads = m->heads;
+        m->latent_d = lora + rope;
+        m->latent_d_v = lora;
+    }
     if (m->head_dim == 0) {
-        if (hidden == 0) {
-            st = fa_error(FA_EINVAL, __FILE__, __LINE__,
-                          "model file %s: needs head_dim or hidden_size (or n_embd)", path);
-            goto done;
-        }
-        if (hidden % m->heads != 0) {
-            st = fa_error(FA_EINVAL, __FILE__, __LINE__,
-                          "model file %s: hidden_size = %lld is not a multiple of num_attention_heads = %lld "
-                          "(give head_dim)", path, (long long)hidden, (long long)m->heads);
-            goto done;
-        }
+        if (hidden == 0) REFUSE("model file %s: needs head_dim or hidden_size (or n_embd)", path);
+        if (hidden % m->heads != 0)
+            REFUSE("model file %s: hidden_size = %lld is not a multiple of num_attention_heads = %lld "
+                   "(give head_dim)", path, (long long)hidden, (long long)m->heads);
         m->head_dim = hidden / m->heads;
     }
+    if (!m->head_dim_v) m->head_dim_v = m->head_dim;
     GET(k_layers, 1, &m->layers, 1);
     GET(k_pos, 1, &m->max_positions, 2048);
-    GET(k_sw, 0, &m->sliding_window, 0);
-#undef GET
-    if (m->heads % m->kv_heads != 0) {
-        st = fa_error(FA_EINVAL, __FILE__, __LINE__,
-                      "model file %s: num_attention_heads = %lld is not a multiple of num_key_value_heads = %lld",
-                      path, (long long)m->heads, (long long)m->kv_heads);
-        goto done;
+    if (m->heads % m->kv_heads != 0)
+        REFUSE("model file %s: num_attention_heads = %lld is not a multiple of num_key_value_heads = %lld", path,
+               (long long)m->heads, (long long)m->kv_heads);
+    /* the scale */
+    double qpas = 0, mscale2 = 1;
+    if ((r = get_real(root, path, "query_pre_attn_scalar", &qpas)) < 0) goto fail;
+    if (r == 0 && is_type(m->type, t_gemma)) qpas = 256;
+    int saw;
+    if (get_bool(root, path, "scale_attn_weights", 1, &saw) < 0) goto fail;
+    if (check_rope(json_object_get(root, "rope_scaling"), path, "rope_scaling", m->mla, &mscale2)) goto fail;
+    if (mscale2 == 1 &&
+        check_rope(json_object_get(root, "rope_parameters"), path, "rope_parameters", m->mla, &mscale2))
+        goto fail;
+    if (qpas > 0) m->scale = 1 / sqrt(qpas);
+    else if (!saw) m->scale = 1;
+    else if (mscale2 != 1) m->scale = mscale2 / sqrt((double)m->head_dim);
+    /* the softcap */
+    json_t *sc = json_object_get(root, "attn_logit_softcapping");
+    if (!sc && !strcmp(m->type, "gemma2")) m->softcap = 50;
+    else if ((r = get_real(root, path, "attn_logit_softcapping", &m->softcap)) < 0) goto fail;
+    /* the window and the layers it applies to */
+    json_t *swv = json_object_get(root, "sliding_window");
+    if (!swv && is_type(m->type, t_sw4096)) m->sliding_window = 4096;
+    else if (json_is_integer(swv) && json_integer_value(swv) == 0) m->sliding_window = 0;
+    else GET(k_sw, 1, &m->sliding_window, 0);
+    int usw;
+    if (get_bool(root, path, "use_sliding_window", !is_type(m->type, t_qwen) && strcmp(m->type, "qwen2"), &usw) < 0)
+        goto fail;
+    if (!usw) m->sliding_window = 0; /* Qwen2: sliding_window is kept in the file but not used */
+    json_t *lt = json_object_get(root, "layer_types");
+    int64_t mwl = -1, swp = 0;
+    GET(k_mwl, 0, &mwl, is_type(m->type, t_qwen) ? 28 : -1);
+    GET(k_swp, 1, &swp, !strcmp(m->type, "gemma3") || !strcmp(m->type, "gemma3_text") ? 6 : 0);
+    int mixed = 0;
+    for (int64_t i = 0; i < m->layers; i++) {
+        int s;
+        if (lt && !json_is_null(lt)) {
+            if (!json_is_array(lt) || (int64_t)json_array_size(lt) != m->layers)
+                REFUSE("model file %s: layer_types must be a list of num_hidden_layers = %lld strings", path,
+                       (long long)m->layers);
+            const char *t = json_string_value(json_array_get(lt, (size_t)i));
+            if (t && !strcmp(t, "sliding_attention")) s = 1;
+            else if (t && !strcmp(t, "full_attention")) s = 0;
+            else {
+                char ex[FA_EXCERPT_SIZE];
+                REFUSE("model file %s: layer_types[%lld] '%s' is an attention fasim does not model (it reads "
+                       "sliding_attention and full_attention)", path, (long long)i,
+                       t ? fa_excerpt(t, strlen(t), ex) : "(not a string)");
+            }
+            if (s && !m->sliding_window)
+                REFUSE("model file %s: layer_types[%lld] is sliding_attention but the model has no sliding_window",
+                       path, (long long)i);
+        } else if (!m->sliding_window) s = 0;
+        else if (!strcmp(m->type, "gemma2")) s = i % 2 == 0;            /* Gemma-2: even layers slide */
+        else if (swp > 0) s = (i + 1) % swp != 0;                       /* Gemma-3: every P-th is full */
+        else if (mwl >= 0) s = i >= mwl;                                /* Qwen2: from max_window_layers on */
+        else s = 1;
+        m->n_sliding += s;
+        if (i < FA_MODEL_MAX_LAYERS) m->layer_sliding[i] = (uint8_t)s;
+        if (s != m->layer_sliding[0]) mixed = 1;
     }
+    if (mixed && m->layers > FA_MODEL_MAX_LAYERS)
+        REFUSE("model file %s: %lld layers of two attention types (at most %d)", path, (long long)m->layers,
+               FA_MODEL_MAX_LAYERS);
+    if (!m->n_sliding) m->sliding_window = 0;
+#undef GET
+#undef REFUSE
     m->dtype = FA_DTYPE_FP16; /* the default when the file names none */
-    json_t *dt = json_object_get(root, "torch_dtype");
-    if (!dt || json_is_null(dt)) dt = json_object_get(root, "dtype");
+    json_t *dt = json_object_get(top, "torch_dtype");
+    if (!dt || json_is_null(dt)) dt = json_object_get(top, "dtype");
+    if ((!dt || json_is_null(dt)) && root != top) dt = json_object_get(root, "torch_dtype");
     if (dt && !json_is_null(dt)) {
         const char *s = json_is_string(dt) ? json_string_value(dt) : "";
         if (strcmp(s, "bfloat16") == 0) m->dtype = FA_DTYPE_BF16;
@@ -120,15 +327,20 @@ fa_status fa_model_load(const char *path, fa_model *m)
             goto done;
         }
     }
-    json_t *nm = json_object_get(root, "_name_or_path");
-    if (!nm || !json_is_string(nm)) nm = json_object_get(root, "model_type");
+    json_t *nm = json_object_get(top, "_name_or_path");
+    if (!nm || !json_is_string(nm)) nm = mt;
     snprintf(m->name, sizeof m->name, "%s", nm && json_is_string(nm) ? json_string_value(nm) : path);
     goto done;
 fail:
     st = FA_EINVAL;
 done:
-    json_decref(root);
+    json_decref(top);
     return st;
+}
+
+double fa_model_scale(const fa_model *m)
+{
+    return m->scale > 0 ? m->scale : 1 / sqrt((double)m->head_dim);
 }
 
 void fa_shape_fill(fa_shape *s, const fa_model *m)
@@ -137,7 +349,9 @@ void fa_shape_fill(fa_shape *s, const fa_model *m)
         if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m->kv_heads == m->heads ? s->heads : m->kv_heads;
         if (s->heads < 0) s->heads = m->heads;
         if (s->d < 0) s->d = m->head_dim;
-        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim;
+        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim_v;
+        if (s->scale <= 0 && m->scale > 0) s->scale = m->scale;
+        if (s->softcap == 0 && m->softcap > 0) s->softcap = m->softcap;
         if ((int)s->dtype < 0) s->dtype = m->dtype;
         if (s->seqlen_q < 0) s->seqlen_q = m->max_positions;
     }

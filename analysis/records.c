@@ -612,13 +612,20 @@ json_t *fa_cmp_json(const fa_cmp_row *w, const fa_cmp_pred *p)
 
 void fa_report_csv(FILE *f, const fa_report_model *models, const fa_report_rows *rows, int nm, const fa_hw *hw, int nh)
 {
+    int first = 1;
     for (int k = 0; k < nm; k++)
-        for (int h = 0; h < nh; h++) {
-            fa_col col[2] = {{.name = "model"}, {.name = "layers"}};
-            snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
-            snprintf(col[1].value, sizeof col[1].value, "%" PRId64, models[k].m.layers);
-            fa_io_csv(f, &rows[k].s, hw[h].key, 0, rows[k].r[h], FA_NALGO, col, 2, k == 0 && h == 0);
-        }
+        for (int t = 0; t < rows[k].nkind; t++)
+            for (int h = 0; h < nh; h++) {
+                fa_col col[2] = {{.name = "model"}, {.name = "layers"}};
+                snprintf(col[0].value, sizeof col[0].value, "%s", models[k].stem);
+                snprintf(col[1].value, sizeof col[1].value, "%" PRId64, rows[k].layers[t]);
+                fa_io_result ran[FA_NALGO]; /* the kernels that run the layer type's shape */
+                int n = 0;
+                for (int a = 0; a < FA_NALGO; a++)
+                    if (rows[k].ran[t][h][a]) ran[n++] = rows[k].r[t][h][a];
+                fa_io_csv(f, &rows[k].s[t], hw[h].key, 0, ran, n, col, 2, first);
+                first = 0;
+            }
 }
 
 void fa_report_n_csv(FILE *f, const fa_report_n_row *rows, int n)

@@ -33,9 +33,14 @@ fa_status fa_report_list_models(const char *dir, fa_report_model *ms, int max, i
     DIR *d = opendir(dir);
     if (!d) FA_FAIL(FA_EIO, "cannot open the models directory %s: %s", dir, strerror(errno));
     struct dirent *e;
-    while ((e = readdir(d)) && *n < max) {
+    while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
         if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        if (*n == max) {
+            closedir(d);
+            *n = 0;
+            FA_FAIL(FA_EINVAL, "the models directory %s holds more than %d model files", dir, max);
+        }
         snprintf(ms[*n].path, sizeof ms[*n].path, "%s/%s", dir, e->d_name);
         (*n)++;
     }
@@ -69,14 +74,32 @@ fa_shape fa_report_model_shape(const fa_model *m, int64_t batch, int64_t seqlen)
 {
     const int64_t N = seqlen > 0 ? seqlen : m->max_positions;
     fa_shape s = {.batch = batch, .heads = m->heads, .kv_heads = m->kv_heads, .seqlen_q = N, .seqlen_k = N,
-                  .d = m->head_dim, .d_v = m->head_dim, .scale = 0, .causal = FA_CAUSAL_BOTTOM_RIGHT,
-                  .dtype = m->dtype};
-    if (m->sliding_window > 0 && m->sliding_window < s.seqlen_k) { /* e.g. Mistral-7B: W tokens */
+                  .d = m->head_dim, .d_v = m->head_dim_v ? m->head_dim_v : m->head_dim, .scale = m->scale,
+                  .causal = FA_CAUSAL_BOTTOM_RIGHT, .dtype = m->dtype, .softcap = m->softcap};
+    /* weights stored in float32 (Gemma-2's files): the FlashAttention kernels take fp16/bf16 */
+    if (s.dtype == FA_DTYPE_FP32) s.dtype = FA_DTYPE_BF16;
+    /* every layer windowed (e.g. Mistral-7B: W tokens); a model of two types: its full layers */
+    const int all = m->n_sliding == m->layers || (m->n_sliding == 0 && m->layers <= 0);
+    if (all && m->sliding_window > 0 && m->sliding_window < s.seqlen_k) {
         s.window = 1;
         s.window_left = m->sliding_window - 1;
         s.window_right = 0;
     }
     return s;
+}
+
+int fa_report_model_kinds(const fa_model *m, int64_t batch, int64_t seqlen, fa_shape s[2], int64_t layers[2])
+{
+    s[0] = fa_report_model_shape(m, batch, seqlen);
+    layers[0] = m->layers;
+    if (m->n_sliding == 0 || m->n_sliding == m->layers || m->sliding_window >= s[0].seqlen_k) return 1;
+    layers[0] = m->layers - m->n_sliding;
+    layers[1] = m->n_sliding;
+    s[1] = s[0];
+    s[1].window = 1;
+    s[1].window_left = m->sliding_window - 1;
+    s[1].window_right = 0;
+    return 2;
 }
 
 int fa_report_plot_model(const fa_report_model *ms, int n)
@@ -90,7 +113,7 @@ int fa_report_plot_model(const fa_report_model *ms, int n)
 int fa_report_window_model(const fa_report_model *ms, int n)
 {
     for (int k = 0; k < n; k++)
-        if (ms[k].m.sliding_window > 0) return k;
+        if (ms[k].m.sliding_window > 0 && ms[k].m.n_sliding == ms[k].m.layers) return k;
     return -1;
 }
 
@@ -158,9 +181,28 @@ fa_status fa_report_model_rows(const fa_model *m, int64_t batch, int64_t seqlen,
                                fa_report_rows *out)
 {
     FA_TRY(check_nh(nh));
-    out->s = fa_report_model_shape(m, batch, seqlen);
+    memset(out, 0, sizeof *out);
+    out->nkind = fa_report_model_kinds(m, batch, seqlen, out->s, out->layers);
     for (int h = 0; h < nh; h++)
-        for (int a = 0; a < FA_NALGO; a++) FA_TRY(fa_report_kernel_pass(p, (fa_algo)a, &out->s, &hw[h], &out->r[h][a]));
+        for (int a = 0; a < FA_NALGO; a++) {
+            out->ran_all[h][a] = 1;
+            for (int k = 0; k < out->nkind; k++) {
+                fa_io_result *r = &out->r[k][h][a];
+                fa_status st = fa_report_kernel_pass(p, (fa_algo)a, &out->s[k], &hw[h], r);
+                if ((st == FA_EINVAL || st == FA_ENOSRAM) && a != FA_ALGO_FLASH2) { /* no such kernel */
+                    snprintf(out->why[k][h][a], sizeof out->why[0][0][0], "%s", fa_last_error());
+                    fa_clear_error();
+                    memset(r, 0, sizeof *r);
+                    r->algo = (fa_algo)a;
+                    out->ran_all[h][a] = 0;
+                    continue;
+                }
+                FA_TRY(st);
+                out->ran[k][h][a] = 1;
+                out->total_bytes[h][a] += (double)out->layers[k] * (double)fa_counts_hbm_bytes(&r->counts);
+                out->total_time_s[h][a] += (double)out->layers[k] * fa_report_time(r);
+            }
+        }
     return FA_OK;
 }
 
@@ -277,7 +319,12 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
                 continue;
             }
             fa_perf_result pr;
-            FA_TRY(fa_perf_predict(prof, p, s, &hw[h], NULL, &pr));
+            fa_status st = fa_perf_predict(prof, p, s, &hw[h], NULL, &pr);
+            if (st == FA_ENOSRAM) { /* its tiles do not fit this GPU's shared memory at this d: left out */
+                fa_clear_error();
+                continue;
+            }
+            FA_TRY(st);
             if (!pr.has_time) continue;
             fa_report_kernel *row = &rows[*n];
             row->key = i;

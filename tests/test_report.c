@@ -37,7 +37,7 @@ static fa_model mistral(void)
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "mistral-like");
     m.heads = 32, m.kv_heads = 8, m.head_dim = 128, m.layers = 32, m.max_positions = 32768;
-    m.sliding_window = 4096;
+    m.sliding_window = 4096, m.n_sliding = 32, m.head_dim_v = 128;
     m.dtype = FA_DTYPE_BF16;
     return m;
 }
@@ -77,8 +77,9 @@ static void test_models(void **state)
     assert_string_equal(ms[0].path, p); /* sorted by path */
     snprintf(p, sizeof p, "%s/b model.json", dir);
     assert_string_equal(ms[1].path, p);
-    assert_int_equal(fa_report_list_models(dir, ms, 1, &n), FA_OK); /* at most max */
-    assert_int_equal(n, 1);
+    assert_int_equal(fa_report_list_models(dir, ms, 1, &n), FA_EINVAL); /* more than max: refused, none dropped */
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(fa_last_error(), "more than 1 model files"));
     assert_int_equal(fa_report_list_models(dir, ms, 4, &n), FA_OK);
     for (int k = 0; k < n; k++) assert_int_equal(fa_report_model_load(&ms[k]), FA_OK);
     assert_string_equal(ms[0].stem, "a");
@@ -125,15 +126,16 @@ static void test_models(void **state)
     }
     assert_int_equal(rmdir(dir), 0);
 
-    /* the shipped models: three, Mistral-7B the one with a window */
-    assert_int_equal(fa_report_list_models(NULL, ms, 4, &n), FA_OK);
-    assert_int_equal(n, 3);
-    for (int k = 0; k < n; k++) assert_int_equal(fa_report_model_load(&ms[k]), FA_OK);
-    assert_string_equal(ms[0].stem, "gpt2-medium");
-    assert_string_equal(ms[1].stem, "llama-3-8b");
-    assert_string_equal(ms[2].stem, "mistral-7b");
-    assert_int_equal(fa_report_window_model(ms, n), 2);
-    assert_int_equal(fa_report_plot_model(ms, n), 1);
+    /* the shipped models: seventeen, Mistral-7B the first whose every layer has a window (the
+     * Gemmas before it mix full and windowed layers), Llama-3-8B the plots' model */
+    fa_report_model all[FA_REPORT_MAX_MODELS];
+    assert_int_equal(fa_report_list_models(NULL, all, FA_REPORT_MAX_MODELS, &n), FA_OK);
+    assert_int_equal(n, 17);
+    for (int k = 0; k < n; k++) assert_int_equal(fa_report_model_load(&all[k]), FA_OK);
+    int w = fa_report_window_model(all, n), pl = fa_report_plot_model(all, n);
+    assert_true(w >= 0 && pl >= 0);
+    assert_string_equal(all[w].stem, "mistral-7b");
+    assert_string_equal(all[pl].stem, "llama-3-8b");
 }
 
 static void test_stem(void **state)
@@ -188,14 +190,14 @@ static void test_rows_equal_predictions(void **state)
     fa_report_rows *rows = calloc(1, sizeof *rows);
     assert_non_null(rows);
     assert_int_equal(fa_report_model_rows(&m, 2, 8192, FA_PASS_FWD, hw, 2, rows), FA_OK);
-    assert_int_equal(rows->s.batch, 2);
-    assert_int_equal(rows->s.seqlen_q, 8192);
-    assert_int_equal(rows->s.window_left, 4095);
+    assert_int_equal(rows->s[0].batch, 2);
+    assert_int_equal(rows->s[0].seqlen_q, 8192);
+    assert_int_equal(rows->s[0].window_left, 4095);
     for (int h = 0; h < 2; h++)
         for (int a = 0; a < FA_NALGO; a++) {
-            const fa_io_result *r = &rows->r[h][a];
+            const fa_io_result *r = &rows->r[0][h][a];
             fa_perf_result pr;
-            assert_int_equal(fa_perf_predict(fa_profile_default((fa_algo)a), FA_PASS_FWD, &rows->s, &hw[h], NULL, &pr),
+            assert_int_equal(fa_perf_predict(fa_profile_default((fa_algo)a), FA_PASS_FWD, &rows->s[0], &hw[h], NULL, &pr),
                              FA_OK);
             assert_int_equal(r->algo, a);
             assert_string_equal(r->profile, fa_profile_default((fa_algo)a)->key);
@@ -244,7 +246,7 @@ static void test_report_csv(void **state)
     char want[160];
     for (int h = 0; h < 2; h++)
         for (int a = 0; a < FA_NALGO; a++) { /* ...,hbm_read_bytes,hbm_write_bytes,hbm_bytes,... */
-            const fa_io_result *r = &rows->r[h][a];
+            const fa_io_result *r = &rows->r[0][h][a];
             snprintf(want, sizeof want, "\nmistral,32,%s,fwd,1,", fa_algo_name((fa_algo)a));
             assert_non_null(strstr(buf, want));
             snprintf(want, sizeof want, ",%s,%llu,", hw[h].key, (unsigned long long)hw[h].sram_per_block);

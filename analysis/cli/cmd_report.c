@@ -467,39 +467,85 @@ int cmd_report(int argc, char **argv)
     fa_report_csv(out_stream(&c, c.report), models, rows, nm, hw, nh);
     rc = csv_done(&c, c.report);
 
-    /* Tables. */
+    /* Tables: per model, each layer type's one layer, then (two types) the model pass summed. */
     for (int k = 0; k < nm && !c.quiet && rc == 0; k++) {
-        const fa_shape *s = &rows[k].s;
-        char wbuf[64] = "";
-        if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
-        printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, causal%s, B = %" PRId64
-               ", N = %" PRId64 "; one attention layer, %s (x %" PRId64 " layer%s per model pass)\n",
-               models[k].m.name, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype), wbuf, s->batch,
-               s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
-               models[k].m.layers, models[k].m.layers == 1 ? "" : "s");
-        printf("%-15s %-9s %-6s %5s %5s %12s %9s %12s %12s %9s %8s %8s\n", "hardware", "algo", "kernel", "B_r",
-               "B_c", "HBM bytes", "vs std", "DRAM est", "time", "vs std", "TFLOP/s", "bound");
-        for (int h = 0; h < nh; h++)
-            for (int a = 0; a < FA_NALGO; a++) {
-                const fa_io_result *x = &rows[k].r[h][a], *sd = &rows[k].r[h][FA_ALGO_STANDARD];
-                char b1[32], b3[32], b4[32];
-                double by = (double)fa_counts_hbm_bytes(&x->counts);
-                double sb = (double)fa_counts_hbm_bytes(&sd->counts);
-                printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %8.2fx %12s %12s %8.2fx %8.1f %8s\n",
-                       a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
-                       x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), sb / by,
-                       x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                       fa_fmt_time(fa_report_time(x), b3, sizeof b3), fa_report_time(sd) / fa_report_time(x),
-                       fa_report_tflops(x), fa_report_bound(x));
+        const fa_report_rows *rw = &rows[k];
+        const fa_model *m = &models[k].m;
+        for (int t = 0; t < rw->nkind; t++) {
+            const fa_shape *s = &rw->s[t];
+            char wbuf[64] = "", dbuf[64] = "", xbuf[160] = "", lbuf[64] = "", tbuf[80];
+            snprintf(tbuf, sizeof tbuf, "%s%s", fa_dtype_name(s->dtype),
+                     s->dtype != m->dtype ? " (stored in fp32; the FlashAttention kernels take fp16/bf16)" : "");
+            if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
+            if (s->d_v != s->d) snprintf(dbuf, sizeof dbuf, ", d_v = %" PRId64, s->d_v);
+            if (m->scale > 0 || m->softcap > 0) { /* what Transformers uses when it is not 1/sqrt(d) */
+                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g", fa_model_scale(m));
+                if (m->softcap > 0) snprintf(xbuf + o, sizeof xbuf - (size_t)o, ", softcap %g", m->softcap);
             }
-        if (k == nm - 1)
+            if (rw->nkind == 1)
+                snprintf(lbuf, sizeof lbuf, "%" PRId64 " layer%s", m->layers, m->layers == 1 ? "" : "s");
+            else
+                snprintf(lbuf, sizeof lbuf, "%" PRId64 " of %" PRId64 " layers", rw->layers[t], m->layers);
+            printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 "%s, %s, causal%s%s, B = %" PRId64
+                   ", N = %" PRId64 "; one attention layer, %s (x %s per model pass)\n",
+                   m->name, s->heads, s->kv_heads, s->d, dbuf, tbuf, wbuf, xbuf, s->batch,
+                   s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
+                   lbuf);
+            if (m->mla && t == 0)
+                printf("   MLA (multi-head latent attention): training and prefill as above; decoding in the latent form "
+                       "(FlashMLA) has d = %" PRId64 ", d_v = %" PRId64 ", H_kv = 1\n", m->latent_d, m->latent_d_v);
+            printf("%-15s %-9s %-6s %5s %5s %12s %9s %12s %12s %9s %8s %8s\n", "hardware", "algo", "kernel", "B_r",
+                   "B_c", "HBM bytes", "vs std", "DRAM est", "time", "vs std", "TFLOP/s", "bound");
+            for (int h = 0; h < nh; h++)
+                for (int a = 0; a < FA_NALGO; a++) {
+                    const fa_io_result *x = &rw->r[t][h][a], *sd = &rw->r[t][h][FA_ALGO_STANDARD];
+                    const int sdr = rw->ran[t][h][FA_ALGO_STANDARD];
+                    if (!rw->ran[t][h][a]) {
+                        printf("%-15s %-9s %-6s  no kernel for this shape: %s\n", a == 0 ? hw[h].name : "",
+                               fa_algo_name((fa_algo)a), fa_profile_default((fa_algo)a)->key, rw->why[t][h][a]);
+                        continue;
+                    }
+                    char b1[32], b3[32], b4[32], v1[16] = "-", v2[16] = "-";
+                    double by = (double)fa_counts_hbm_bytes(&x->counts);
+                    double sb = (double)fa_counts_hbm_bytes(&sd->counts);
+                    if (sdr) snprintf(v1, sizeof v1, "%.2fx", sb / by);
+                    if (sdr) snprintf(v2, sizeof v2, "%.2fx", fa_report_time(sd) / fa_report_time(x));
+                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s\n",
+                           a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
+                           x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), v1,
+                           x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
+                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x));
+                }
+            printf("\n");
+        }
+        if (rw->nkind == 2) { /* the layer types summed: layers[0] x full + layers[1] x windowed */
+            printf("== %s, the model pass: %" PRId64 " full-attention layers + %" PRId64
+                   " sliding-window layers, summed (%s)\n",
+                   m->name, rw->layers[0], rw->layers[1],
+                   pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward");
+            printf("%-15s %-9s %12s %12s\n", "hardware", "algo", "HBM bytes", "time");
+            for (int h = 0; h < nh; h++)
+                for (int a = 0; a < FA_NALGO; a++) {
+                    char b1[32], b3[32];
+                    if (!rw->ran_all[h][a]) {
+                        printf("%-15s %-9s %12s %12s  (no kernel for a layer type)\n", a == 0 ? hw[h].name : "",
+                               fa_algo_name((fa_algo)a), "-", "-");
+                        continue;
+                    }
+                    printf("%-15s %-9s %12s %12s\n", a == 0 ? hw[h].name : "", fa_algo_name((fa_algo)a),
+                           fa_fmt_bytes(rw->total_bytes[h][a], b1, sizeof b1),
+                           fa_fmt_time(rw->total_time_s[h][a], b3, sizeof b3));
+                }
+            printf("\n");
+        }
+        if (k == nm - 1) /* after the last model's tables */
             printf("(standard runs as eager PyTorch's math path does: it computes all of S and P and keeps them in\n"
                    " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"
                    " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
                    " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
                    " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = its\n"
                    " busiest pipe: tensor cores, smem (shared memory), exp, fp32, L2 or DRAM.)\n");
-        printf("\n");
+        if (k == nm - 1) printf("\n");
     }
 
     /* Training: forward + backward on GPT-2 medium's shape, and the HBM footprint vs N. */
@@ -509,7 +555,7 @@ int cmd_report(int argc, char **argv)
     /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
     /* The kernel profiles: predicted time and TFLOP/s of each real kernel per model and GPU. */
     fa_shape shapes[MAX_MODELS];
-    for (int k = 0; k < nm; k++) shapes[k] = rows[k].s;
+    for (int k = 0; k < nm; k++) shapes[k] = rows[k].s[0];
     if (rc == 0) rc = kernels_table(&c, models, nm, shapes, hw, nh, pass);
     if (rc == 0) rc = csv_done(&c, c.kernels);
     /* The papers' figures beside the time model (analysis/measured/papers/published.csv). */
@@ -520,9 +566,9 @@ int cmd_report(int argc, char **argv)
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];
-    for (int k = 0; k < nm && rc == 0; k++) rc = sweep_n(&c, k, &models[k], &rows[k].s, ph);
+    for (int k = 0; k < nm && rc == 0; k++) rc = sweep_n(&c, k, &models[k], &rows[k].s[0], ph);
     const int ref = fa_report_plot_model(models, nm);
-    fa_shape s = rows[ref].s;
+    fa_shape s = rows[ref].s[0];
     s.seqlen_q = s.seqlen_k = 8192;
     if (rc == 0) rc = sweep_sram(&c, models[ref].m.name, &s, ph);
     if (rc == 0) rc = sweep_block(&c, models[ref].m.name, &s, ph);
