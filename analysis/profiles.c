@@ -59,8 +59,14 @@ static const fa_tile_row cudnn_tiles[] = {
 };
 /* PyTorch's math path and kernels/ v0: library GEMMs; the tiles only shape fasim's count of
  * the row-block GEMMs (cuBLAS's 128 x 128 thread-block tile). */
+/* Standard attention's GEMMs run in a library (cuBLAS), whose shared memory does not grow with d;
+ * fasim's standard algorithm holds Q_i and an fp32 O_i of B_r rows, so its stand-in tiles shrink
+ * with d to fit M: 128 up to d = 128, 64 to 256 (Gemma, GPT-J), 32 to 512, 16 beyond. */
 static const fa_tile_row math_tiles[] = {
-    {FA_PASS_FWD, 0, 1 << 20, -1, 128, 128, 4, 0}, {FA_PASS_BWD, 0, 1 << 20, -1, 128, 128, 4, 0},
+    {FA_PASS_FWD, 0, 128, -1, 128, 128, 4, 0}, {FA_PASS_BWD, 0, 128, -1, 128, 128, 4, 0},
+    {FA_PASS_FWD, 0, 256, -1, 64, 64, 4, 0},   {FA_PASS_BWD, 0, 256, -1, 64, 64, 4, 0},
+    {FA_PASS_FWD, 0, 512, -1, 32, 32, 4, 0},   {FA_PASS_BWD, 0, 512, -1, 32, 32, 4, 0},
+    {FA_PASS_FWD, 0, 1 << 20, -1, 16, 16, 4, 0}, {FA_PASS_BWD, 0, 1 << 20, -1, 16, 16, 4, 0},
 };
 /* kernels/ (read off the sources; registers from ptxas -v agree with Nsight Compute's
  * occupancy: docs/time-model.md, "Our kernels").  v1's thread block runs 4 Q blocks of one head:

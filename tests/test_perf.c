@@ -306,6 +306,25 @@ static void test_pingpong_streams(void **st)
     }
 }
 
+/* Standard attention's stand-in tiles shrink with d so that its Q_i and fp32 O_i fit M: 128 up to
+ * d = 128, 64 to 256, 32 to 512, 16 beyond (the eager profile timed Gemma-2's d = 256 not at all
+ * before: "O_i (128 x 256 x 4 B) does not fit"). */
+static void test_math_tiles_by_d(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    const int64_t ds[4] = {128, 256, 512, 1024}, want[4] = {128, 64, 32, 16};
+    for (int k = 0; k < 4; k++) {
+        fa_shape s = bf16_shape(1024, 1024, ds[k]);
+        fa_perf_result r;
+        assert_int_equal(fa_perf_predict(fa_profile_find("eager"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+        assert_int_equal(r.io.blocks.block_r, want[k]);
+        assert_int_equal(r.io.blocks.block_c, want[k]);
+        assert_true(r.time_s > 0);
+    }
+}
+
 /* The H200 profile: FlashAttention-2 at d = 64 is slower in TFLOP/s than at d = 128 (the exp
  * unit and fp32 work per score do not shrink with d), and v4 (wgmma) faster than v3 (mma.sync). */
 static void test_h200_orders(void **st)
@@ -435,7 +454,7 @@ int main(void)
         cmocka_unit_test(test_register_arena),   cmocka_unit_test(test_placement_fa2),
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
-        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_h200_orders),
+        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),
     };
