@@ -212,9 +212,15 @@ typedef struct {
     fa_occupancy occ;         /* the pass's kernel: the backward's for p = bwd, else the forward's */
     double time_s, tflops;    /* fa_perf_result's time_s, tflops */
     fa_pipe bound;
+    int latency;              /* fa_perf_result's latency: 1 the launches, 2 a grid under one wave */
     double busy[FA_NPIPE];    /* each pipe's busy time, s */
     uint64_t dram_bytes;      /* estimated DRAM bytes */
 } fa_report_kernel;
+
+/* What sets a predicted time, as the tables, CSVs and JSON print it: "launch" or "grid" when no
+ * pipe does (latency 1: the launches take half the time; 2: a grid of less than one wave leaves
+ * SMs idle), else the busiest pipe's name (tensor, smem, exp, fp32, L2, DRAM). */
+const char *fa_bound_name(int pipe, int latency);
 
 /* For each of hw[0 .. nh) and each profile of fa_report_kernel_keys that has a tile row for the
  * GPU and shape s (fa_profile_tiles; the others, and those whose tiles do not fit the GPU's

@@ -897,11 +897,19 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
     r->bound = (fa_pipe)b;
     r->tail = r->makespan_s > 1.1 * fluid;
     /* TFLOP/s by the FlashAttention-2 convention where it holds (no mask, or causal with N_q = N_k:
-     * nominal FLOPs); with other masks the matmul FLOPs of the visited tiles (the nominal count
-     * ignores what a window or an offset diagonal skips) */
+     * nominal FLOPs); with other masks the matmul FLOPs of the tiles FlashAttention-2 visits at
+     * these tiles (the nominal count ignores what a window or an offset diagonal skips).  Standard
+     * attention computes every tile whatever the mask: its own count would make a window raise its
+     * TFLOP/s, so its work is the same FlashAttention-2 count (the useful work of the shape). */
     const int plain = !s->window && !s->block_mask && !s->col_mask && !s->dense_mask &&
                       (s->causal == FA_CAUSAL_NONE || s->seqlen_q == s->seqlen_k);
     double work = plain ? r->io.nominal_flops : (double)r->io.counts.flops_matmul;
+    if (!plain && prof->algo == FA_ALGO_STANDARD) {
+        fa_io_result f2;
+        if (fa_io_run(p, FA_ALGO_FLASH2, s, r->io.blocks, UINT64_MAX, NULL, NULL, &f2) == FA_OK)
+            work = (double)f2.counts.flops_matmul;
+        else fa_clear_error();
+    }
     r->tflops = r->time_s > 0 ? work / r->time_s / 1e12 : 0;
     /* not a pipe: the launches take half the time, or a grid smaller than one wave leaves SMs idle
      * (the pipes' busy times are averages over every SM) */

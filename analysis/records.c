@@ -181,7 +181,7 @@ static int formula_match(const fa_io_result *r)
 /* The time model's bound: the launches, the grid, or the pipe. */
 static const char *perf_bound(const fa_io_result *x)
 {
-    return x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound);
+    return fa_bound_name(x->perf_bound, x->perf_latency);
 }
 
 static const char *const io_cols =
@@ -684,7 +684,7 @@ void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pas
     const fa_occupancy *oc = &x->occ;
     fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", stem, hw->key, x->profile->key,
             fa_pass_name(p), oc->blocks.block_r, oc->blocks.block_c, oc->warps, oc->occupancy, oc->regs_per_thread,
-            oc->smem_bytes, x->time_s, x->tflops, fa_pipe_name(x->bound));
+            oc->smem_bytes, x->time_s, x->tflops, fa_bound_name(x->bound, x->latency));
     for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", x->busy[q]);
     fprintf(f, ",%" PRIu64 "\n", x->dram_bytes);
 }

@@ -167,7 +167,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     char b[8][32];
     if (!c->quiet) {
         printf("== training: GPT-2 medium attention, B = 64, H = 16, N = 1024, d = 64, fp16, causal; "
-               "one layer, forward + backward on %s (each algorithm's kernel profile and tiles: math, fa1, fa2)\n",
+               "one layer, forward + backward on %s (each algorithm's kernel profile and tiles: eager, fa1, fa2)\n",
                ph->name);
         printf("%-9s %11s %11s %11s %8s %11s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
                "fwd+bwd HBM", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
@@ -258,7 +258,8 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
     fa_report_long_csv(out_stream(c, c->longctx), rows, n, m->sliding_window);
     if (!c->quiet) {
         printf("== long context: %s with its sliding window of %" PRId64 " tokens vs full causal attention; "
-               "flash2 forward, one layer, B = 1, on %s\n", m->name, m->sliding_window, hw->name);
+               "flash2 forward (the fa2 kernel profile, as the tables above), one layer, B = 1, on %s\n",
+               m->name, m->sliding_window, hw->name);
         printf("%8s %12s %12s %8s %12s %12s %10s %10s %8s\n", "N", "full HBM", "window HBM", "saved",
                "full FLOPs", "win FLOPs", "full time", "win time", "speedup");
     }
@@ -301,11 +302,13 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             const fa_occupancy *oc = &x->occ;
             char b1[32], b2[32], tiles[32];
             snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, oc->blocks.block_r, oc->blocks.block_c);
+            /* the GPU on its first row (a kernel that does not run the shape has no row) */
+            const int first = i == 0 || rows[i - 1].hw != x->hw;
             if (!c->quiet)
-                printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", x->key == 0 ? hw[x->hw].name : "",
+                printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, oc->warps,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", oc->regs_per_thread,
-                       oc->occupancy, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_pipe_name(x->bound));
+                       oc->occupancy, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, x);
         }
         if (st) return cli_fail(st);
@@ -544,7 +547,11 @@ int cmd_report(int argc, char **argv)
                    " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
                    " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
                    " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = its\n"
-                   " busiest pipe: tensor cores, smem (shared memory), exp, fp32, L2 or DRAM.)\n");
+                   " busiest pipe: tensor cores, smem (shared memory), exp, fp32, L2 or DRAM -- or grid when the grid\n"
+                   " is under one wave and SMs sit idle (fa1, the paper's kernel, runs one thread block per batch x\n"
+                   " head: Llama-3-8B's 32 heads use 32 of the H200's 132 SMs, so it is slower than standard there),\n"
+                   " launch when kernel launches take half the time.  vs std: standard's bytes (time) / this row's,\n"
+                   " above 1 = fewer bytes (faster) than standard.)\n");
         if (k == nm - 1) printf("\n");
     }
 
