@@ -35,3 +35,19 @@ if "$FASIM" report --no-plots --out-dir "$T/o_rnotes" > "$T/rn_out" 2>"$T/err"; 
 else
     fail "report notes: $(cat "$T/err")"
 fi
+
+# ---- what a fresh reader asked (issue 18): fa1's bound is the grid, as report.csv says; standard's
+# rows that cannot fit the GPU say so; every kernels table names its GPUs; a window lowers standard's
+# TFLOP/s (useful work), never raises it ----
+"$FASIM" report --no-plots --out-dir "$T/r_fresh" >"$T/r_fresh.txt" 2>&1
+grep -q "^H200-SXM        standard .*out of memory: .* live of 140.4 GiB$" "$T/r_fresh.txt" \
+    && pass "report: a standard row past the GPU's memory says out of memory" || fail "report: no out-of-memory note"
+awk '/== meta-llama\/Meta-Llama-3-8B/{f=1} f && /flash1 +fa1/{print $NF; exit}' "$T/r_fresh.txt" | grep -qx grid \
+    && pass "report: Llama-3-8B's fa1 row is bound by the grid (32 blocks on 132 SMs)" || fail "report: fa1's bound is not grid"
+awk '/^== kernels: google\/gemma-2-9b/{f=1; next} f && /^$/{exit} f' "$T/r_fresh.txt" | grep -c "^H[12]00-SXM\|^A100" | grep -qx 3 \
+    && pass "report: gemma-2-9b's kernels table names all three GPUs" || fail "report: gemma-2-9b's kernels table lacks a GPU label"
+mis=$(awk '/== mistralai\/Mistral-7B/{f=1} f && /standard +eager/{print $14; exit}' "$T/r_fresh.txt")
+mix=$(awk '/== mistralai\/Mixtral-8x7B/{f=1} f && /standard +eager/{print $14; exit}' "$T/r_fresh.txt")
+awk -v a="$mis" -v b="$mix" 'BEGIN { exit !(a + 0 < b + 0) }' \
+    && pass "report: standard's TFLOP/s with Mistral's window ($mis) below Mixtral's full causal ($mix)" \
+    || fail "report: windowed standard TFLOP/s $mis not below $mix"

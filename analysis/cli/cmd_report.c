@@ -476,9 +476,9 @@ int cmd_report(int argc, char **argv)
         const fa_model *m = &models[k].m;
         for (int t = 0; t < rw->nkind; t++) {
             const fa_shape *s = &rw->s[t];
-            char wbuf[64] = "", dbuf[64] = "", xbuf[160] = "", lbuf[64] = "", tbuf[80];
+            char wbuf[64] = "", dbuf[64] = "", xbuf[160] = "", lbuf[64] = "", tbuf[160];
             snprintf(tbuf, sizeof tbuf, "%s%s", fa_dtype_name(s->dtype),
-                     s->dtype != m->dtype ? " (stored in fp32; the FlashAttention kernels take fp16/bf16)" : "");
+                     s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)" : "");
             if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
             if (s->d_v != s->d) snprintf(dbuf, sizeof dbuf, ", d_v = %" PRId64, s->d_v);
             if (m->scale > 0 || m->softcap > 0) { /* what Transformers uses when it is not 1/sqrt(d) */
@@ -513,11 +513,24 @@ int cmd_report(int argc, char **argv)
                     double sb = (double)fa_counts_hbm_bytes(&sd->counts);
                     if (sdr) snprintf(v1, sizeof v1, "%.2fx", sb / by);
                     if (sdr) snprintf(v2, sizeof v2, "%.2fx", fa_report_time(sd) / fa_report_time(x));
-                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s\n",
+                    /* a pass whose live tensors exceed the GPU's memory is still counted, and says so */
+                    fa_footprint fp;
+                    char oom[96] = "";
+                    if (hw[h].hbm_capacity && fa_hbm_footprint(x->algo, s, &fp) == FA_OK) {
+                        const uint64_t live = pass == FA_PASS_FWD ? fp.fwd_peak : fp.peak;
+                        char b5[32], b6[32];
+                        if (live > hw[h].hbm_capacity)
+                            snprintf(oom, sizeof oom, "  out of memory: %s live of %s",
+                                     fa_fmt_bytes((double)live, b5, sizeof b5),
+                                     fa_fmt_bytes((double)hw[h].hbm_capacity, b6, sizeof b6));
+                    } else {
+                        fa_clear_error();
+                    }
+                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s%s\n",
                            a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                            x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), v1,
                            x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x));
+                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x), oom);
                 }
             printf("\n");
         }
@@ -551,7 +564,12 @@ int cmd_report(int argc, char **argv)
                    " is under one wave and SMs sit idle (fa1, the paper's kernel, runs one thread block per batch x\n"
                    " head: Llama-3-8B's 32 heads use 32 of the H200's 132 SMs, so it is slower than standard there),\n"
                    " launch when kernel launches take half the time.  vs std: standard's bytes (time) / this row's,\n"
-                   " above 1 = fewer bytes (faster) than standard.)\n");
+                   " above 1 = fewer bytes (faster) than standard.  DRAM est depends on the L2: 40 MiB on the A100,\n"
+                   " 50 MiB on the H100, 60 MiB on the H200: a working set that fits one L2 but not another reaches\n"
+                   " DRAM several times less on the larger.\n"
+                   " scale is printed when the config sets it otherwise than 1/sqrt(d): Gemma's query_pre_attn_scalar,\n"
+                   " DeepSeek's yarn mscale (docs/conventions.md, \"Model configs\").  \"out of memory\": the pass's live\n"
+                   " tensors (standard: S and P) exceed the GPU's memory; the row is what it would move.)\n");
         if (k == nm - 1) printf("\n");
     }
 
