@@ -5,9 +5,19 @@
 # the key tiles inside the window, so its bytes follow Theta(N w d^2 / M) = theta_flash * w / N for
 # N > w -- below the full-attention line Theta(N^2 d^2 / M).  The standard row computes all of S
 # (as PyTorch's math path does: the mask is applied to S, no tile is skipped), causal or not.
+# The curves are the paper's model (profile paper, --blocks fit to M), defined at any d; the
+# stdout table beside it counts each kernel's own tiles (fa1, fa2), so the two differ at the
+# model's N (nmod, marked).  The Theta lines have constant 1 and count full N x N attention;
+# cstd, cf1, cf2 (optional): counted / Theta at nmod, the constant the Theta hides, in the key.
 if (!exists("ttl")) ttl = 'HBM bytes vs N'
 if (!exists("win")) win = 0
-set terminal pngcairo size 1000,650 enhanced font ",11"
+if (!exists("ttl2")) ttl2 = ''
+if (!exists("ttl3")) ttl3 = ''
+if (!exists("nmod")) nmod = 0
+if (!exists("cstd")) cstd = 0
+if (!exists("cf1")) cf1 = 0
+if (!exists("cf2")) cf2 = 0
+set terminal pngcairo size 1100,700 enhanced font ",11"
 set output outfile
 set datafile separator ","
 set key top left Left reverse
@@ -18,13 +28,19 @@ set ytics () ; do for [k=0:60:5] { set ytics add (sprintf("%d %s", 2**(k % 10), 
 set format x "2^{%L}"
 set xlabel "sequence length N"
 set ylabel "HBM bytes (read + written)"
-set title ttl noenhanced
+set title (strlen(ttl2) > 0 ? ttl."\n".ttl2 : ttl).(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
+if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
+    set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
+cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""
+cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cf1, cf2) : ""
 set grid
 wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w)", win)
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted; computes all of S, masks do not skip tiles)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1 (counted)", \
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (counted)", \
      ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) (Theorem 2), constant 1", \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), full attention, constant 1", \
+     keyentry with lines lc rgb "white" title cstr, \
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), constant 1, full attention (the counts are causal)", \
+     keyentry with lines lc rgb "white" title cfla, \
      ''     using 1:(win > 0 ? $6 * (win < $1 ? win / $1 : 1) : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
             title (win > 0 ? wlabel : "")

@@ -106,11 +106,26 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
         char vars[4000], wtxt[64] = "";
         const int64_t win = base->window && base->window_left >= 0 ? base->window_left + 1 : 0; /* keys a query sees */
         if (win) snprintf(wtxt, sizeof wtxt, " + sliding window of %" PRId64, win);
+        /* the curves are the paper's model (--profile paper, --blocks fit to M), at any d: the tiles
+         * it picks at the model's own N, and each count over its Theta line there (the constant the
+         * Theta hides), for the title and key; the stdout table counts each kernel's own tiles */
+        fa_io_result r[FA_NALGO];
+        for (int a = 0; a < FA_NALGO; a++)
+            if ((st = fa_report_count(FA_PASS_FWD, (fa_algo)a, base, hw->sram_per_block, hw, &r[a]))) return cli_fail(st);
+        const fa_blocks b1 = r[FA_ALGO_FLASH1].blocks, b2 = r[FA_ALGO_FLASH2].blocks;
+        char mb[32];
         snprintf(vars, sizeof vars,
-                 "infile='%s'; outfile='%s'; win=%" PRId64 "; ttl='%s: HBM bytes of one attention layer vs N (%s, causal%s, "
-                 "B=%" PRId64 ")'",
-                 fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), win, me->m.name, hw->name, wtxt,
-                 base->batch);
+                 "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
+                 "ttl='%s: HBM bytes of one attention layer vs N (%s, causal%s, B=%" PRId64 ", H=%" PRId64 ", d=%" PRId64 ")'; "
+                 "ttl2='curves: the paper''s model, any d (--profile paper, --blocks fit to M = %s: flash1 %" PRId64
+                 " x %" PRId64 ", flash2 %" PRId64 " x %" PRId64 " at N = %" PRId64 ")'; "
+                 "ttl3='not the kernels: the stdout table counts each kernel''s own tiles (none where a kernel lacks this d)'",
+                 fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), win, base->seqlen_q,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_STANDARD].counts) / r[FA_ALGO_STANDARD].bound_bytes,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / r[FA_ALGO_FLASH1].bound_bytes,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes, me->m.name,
+                 hw->name, wtxt, base->batch, base->heads, base->d, fa_fmt_bytes((double)hw->sram_per_block, mb, 32),
+                 b1.block_r, b1.block_c, b2.block_r, b2.block_c, base->seqlen_q);
         draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
     }
     return 0;
