@@ -4,6 +4,7 @@
 # before: two GPUs with (nearly) the same memory (A100 80 GiB, H100 79.6 GiB) stay both visible,
 # and the key names each one's size and which line it lies on.
 if (!exists("ttl")) ttl = 'HBM peak vs N'
+if (!exists("ttl2")) ttl2 = ''
 if (!exists("ncap")) ncap = 3
 if (!exists("capnames")) capnames = 'A100 H100 H200'
 set terminal pngcairo size 1000,650 enhanced font ",11"
@@ -16,7 +17,7 @@ unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
 set ytics () ; do for [k=0:60:2] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set xlabel "sequence length N"
 set ylabel "HBM bytes (peak of fwd + bwd)"
-set title ttl noenhanced
+set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
 set grid
 array cap[ncap]
 do for [i=1:ncap] { stats infile using (column(4 + i)) skip 1 nooutput; cap[i] = STATS_max }

@@ -62,6 +62,15 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         && fail "plots: memory_vs_n still says FlashAttention keeps O and LSE" || pass "plots: memory_vs_n's old title gone"
     pl_has "plots: hbm_vs_sram in KiB/MiB with standard's flat bound and why its curve falls" "$PL_SVG/hbm_vs_sram.0.svg" \
         "64 KiB" "1 MiB" "GiB" "no M in it" "re-reads" "FlashAttention's bound"
+    pl_has "plots: hbm_vs_sram marks the GPUs' M, names B, H, causal and the GPU, ticks above standard's curve" \
+        "$PL_SVG/hbm_vs_sram.0.svg" "A100-SXM4-80GB: M = 163 KiB" "H100-SXM5 and H200-SXM: M = 227 KiB" \
+        "B = 1, H = 32, d = 128, causal, forward, on H200-SXM" "64 GiB" "points: M = 48 KiB x 1.25" \
+        "its tile grows ∝ M; these tiles grow ∝ √M"
+    pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "~" && fail "plots: hbm_vs_sram has a '~' (enhanced text's overprint)" \
+        || pass "plots: hbm_vs_sram's key has no overprinting '~'"
+    pl_has "plots: memory_vs_n's title on two lines (it was cut off at both ends)" "$PL_SVG/memory_vs_n.0.svg" \
+        "HBM peak of one training step vs N (forward + backward, B x H = 64 x 16, d = 64, fp16, causal)" \
+        "kept for the backward: standard P, FlashAttention-1 O, l and m, FlashAttention-2 O and LSE"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
     pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"
 else

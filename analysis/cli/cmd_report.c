@@ -131,22 +131,40 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
     return 0;
 }
 
-/* hbm_vs_sram.csv: M from 48 KiB to 4 MiB for the three algorithms. */
-static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw)
+/* hbm_vs_sram.csv: M from 48 KiB to 4 MiB for the three algorithms; the plot marks each GPU's M. */
+static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const fa_hw *hw, int nh)
 {
+    const fa_hw *ph = &hw[nh - 1];
     fa_report_sram_row rows[FA_REPORT_SRAM_ROWS];
     int n;
-    fa_status st = fa_report_hbm_vs_sram(s, hw, rows, &n);
+    fa_status st = fa_report_hbm_vs_sram(s, ph, rows, &n);
     if (st) return cli_fail(st);
     fa_report_sram_csv(out_stream(c, c->sram), rows, n);
     int rc = csv_done(c, c->sram);
     if (rc) return rc;
     if (c->plots) {
-        char vars[4000];
+        char vars[4000], gm[256] = "", gl[512] = "";
+        /* each GPU's shared memory per block M: one line per distinct M, its GPUs' names joined
+         * with '+' (gnuplot's word() splits on blanks) */
+        for (int h = 0; h < nh; h++) {
+            int first = 1;
+            for (int j = 0; j < h; j++) first &= hw[j].sram_per_block != hw[h].sram_per_block;
+            if (!first) continue;
+            size_t lm = strlen(gm), l = strlen(gl);
+            snprintf(gm + lm, sizeof gm - lm, "%s%" PRIu64, lm ? " " : "", hw[h].sram_per_block);
+            for (int j = h; j < nh; j++)
+                if (hw[j].sram_per_block == hw[h].sram_per_block) {
+                    l = strlen(gl);
+                    snprintf(gl + l, sizeof gl - l, "%s%s", l == 0 ? "" : (j == h ? " " : "+"), hw[j].name);
+                }
+        }
         /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line) */
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; thstd=%.17g; ttl='%s, N = %" PRId64 ": HBM bytes vs SRAM size M'",
+        snprintf(vars, sizeof vars,
+                 "infile='%s'; outfile='%s'; thstd=%.17g; gpum='%s'; gpun='%s'; ttl='%s, N = %" PRId64 ", B = %" PRId64
+                 ", H = %" PRId64 ", d = %" PRId64 ", %s, forward, on %s: HBM bytes vs SRAM size M'",
                  fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png),
-                 fa_bound_bytes(FA_ALGO_STANDARD, s, hw->sram_per_block), name, s->seqlen_q);
+                 fa_bound_bytes(FA_ALGO_STANDARD, s, ph->sram_per_block), gm, gl, name, s->seqlen_q, s->batch, s->heads,
+                 s->d, s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", ph->name);
         draw(c, "hbm_vs_sram.gp", vars, c->sram_png);
     }
     return 0;
@@ -255,8 +273,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             memcpy(names + l, hw[h].name, k + 1);
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
-                 "(B x H = 64 x 16, d = 64, fp16) -- kept for the backward: standard P, FlashAttention-1 O, l and m, "
-                 "FlashAttention-2 O and LSE'",
+                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal)'; ttl2='kept for the backward: standard P, "
+                 "FlashAttention-1 O, l and m, FlashAttention-2 O and LSE'",
                  fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
@@ -610,7 +628,7 @@ int cmd_report(int argc, char **argv)
     const int ref = fa_report_plot_model(models, nm);
     fa_shape s = rows[ref].s[0];
     s.seqlen_q = s.seqlen_k = 8192;
-    if (rc == 0) rc = sweep_sram(&c, models[ref].m.name, &s, ph);
+    if (rc == 0) rc = sweep_sram(&c, models[ref].m.name, &s, hw, nh);
     if (rc == 0) rc = sweep_block(&c, models[ref].m.name, &s, ph);
     free(rows);
     if (rc) {
