@@ -51,3 +51,18 @@ mix=$(awk '/== mistralai\/Mixtral-8x7B/{f=1} f && /standard +eager/{print $14; e
 awk -v a="$mis" -v b="$mix" 'BEGIN { exit !(a + 0 < b + 0) }' \
     && pass "report: standard's TFLOP/s with Mistral's window ($mis) below Mixtral's full causal ($mix)" \
     || fail "report: windowed standard TFLOP/s $mis not below $mix"
+
+# ---- the papers' GB and misses, the decode table's S and +part. columns (issue 18) ----
+if "$FASIM" report --no-plots --out-dir "$T/o_rnotes2" > "$T/rn2_out" 2>"$T/err"; then
+    grep -qF "(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above" "$T/rn2_out" \
+        && pass "report: the papers table says GB = 10^9 bytes" || fail "report: the papers' GB unexplained"
+    grep -qF "The misses and why: docs/time-model.md, \"The papers," "$T/rn2_out" \
+        && grep -qF "its profile assumes FlashAttention-3's" "$T/rn2_out" && grep -qF "FlashAttention-1 at 16k (0.34, 0.23" "$T/rn2_out" \
+        && pass "report: the papers' misses pointed to docs/time-model.md" || fail "report: the papers' misses unexplained"
+    grep -q "^### The papers, reproduced" "$(dirname "$0")/../docs/time-model.md" && pass "report: docs/time-model.md has the section it points to" \
+        || fail "report: docs/time-model.md lacks 'The papers, reproduced'"
+    grep -qF "(S: the number of splits of the KV sequence" "$T/rn2_out" && grep -qF " +part.: the split's extra HBM traffic" "$T/rn2_out" \
+        && pass "report: the decode table's S and +part. columns explained" || fail "report: S, +part. unexplained"
+else
+    fail "report notes 2: $(cat "$T/err")"
+fi

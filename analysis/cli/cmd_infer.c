@@ -277,7 +277,10 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
                    100.0 * (double)x->formula.partial_bytes / (double)fa_counts_hbm_bytes(&p->counts), fa_fmt_time(x->time_s, b[5], 32),
                    p->time_s / x->time_s, a->time_s / p->time_s);
         }
-    printf("(split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"
+    printf("(S: the number of splits of the KV sequence, the one of the wave model's fastest time (1: no split);\n"
+           " +part.: the split's extra HBM traffic, its partial outputs O_part and LSE_part written by the S splits\n"
+           " and read back by the combine kernel, as a share of the packed no-split HBM bytes.\n"
+           " split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"
            " Per head, each of the 4 query heads of a group reads the group's K/V: 4x the bytes, 1/4 the intensity.\n"
            " The split gains rest on the wave model's assumption that a thread block gets 1/%d of the bandwidth:\n"
            " batch 1's 8 blocks then use 8 of %d SMs' share and S-way splitting multiplies it by S.  A real SM can\n"

@@ -376,7 +376,13 @@ static int papers(report_ctx *c)
                        rows[i].figure, rows[i].hw->key, rows[i].kernel, fa_pass_name(rows[i].pass), rows[i].d,
                        rows[i].causal, rows[i].N, rows[i].published, rows[i].predicted, rows[i].unit, rows[i].ratio);
         }
-        printf("\n\n");
+        printf("\n");
+        printf("(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above; fasim's GB is\n"
+               " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
+               " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
+               " model charges), FlashAttention-1 at 16k (0.34, 0.23: the fa1 profile runs one thread block per\n"
+               " (batch, head), 16 blocks on 108 SMs), and cuDNN's rows equal to FlashAttention-3's where they are\n"
+               " (cuDNN's tiles are not published: its profile assumes FlashAttention-3's).)\n\n");
     }
     fa_report_papers_free(&set);
     return 0;
