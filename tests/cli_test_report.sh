@@ -66,3 +66,8 @@ if "$FASIM" report --no-plots --out-dir "$T/o_rnotes2" > "$T/rn2_out" 2>"$T/err"
 else
     fail "report notes 2: $(cat "$T/err")"
 fi
+
+# ---- README names how many model configs the report covers (issue 18) ----
+rm_n=$(ls "$(dirname "$0")"/../analysis/models/*.json | wc -l)
+grep -qF "every model config in analysis/models/ ($rm_n:" "$(dirname "$0")/../README.md" \
+    && pass "README: the report covers every config in analysis/models/ ($rm_n)" || fail "README: the report's models not $rm_n configs"
