@@ -202,7 +202,7 @@ fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const 
         if (p == P_K) kj = ti;
         if (a == FA_ALGO_FLASH2 && p == P_V && qi >= 0) grid[qi][ti] = FA_ANIM_COMP;
         if (a == FA_ALGO_FLASH1 && p == P_Q && kj >= 0) grid[ti][kj] = FA_ANIM_COMP;
-        if (p < 0 && x->write) grid[ti][tj] = !strcmp(x->tensor, "S") ? FA_ANIM_COMP : FA_ANIM_PDONE;
+        if (p < 0 && x->write) grid[ti][tj] = !strcmp(x->tensor, "S") ? FA_ANIM_SDONE : FA_ANIM_PDONE;
         fa_anim_tile *t = out->tile + (size_t)f * (size_t)out->n_tiles;
         for (int q = 0; q < NPANEL; q++) { /* the columns */
             int n = (q == P_K || q == P_V) ? (int)T_c : (int)T_r;

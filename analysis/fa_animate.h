@@ -29,11 +29,13 @@
 /* The colours of the tiles. */
 enum {
     FA_ANIM_IDLE = 0xdddddd,  /* a tile in HBM not yet written; a score tile not yet computed */
-    FA_ANIM_SRAM = 0x9ecae1,  /* the last tile of the column read into SRAM */
+    FA_ANIM_SRAM = 0x9ecae1,  /* the last tile of the column read into SRAM (kept there until the
+                                 column's next read replaces it, used again or not) */
     FA_ANIM_READ = 0x2171b5,  /* the tile of this frame's transfer, a read (HBM -> SRAM) */
     FA_ANIM_WRITE = 0xde2d26, /* the tile of this frame's transfer, a write (SRAM -> HBM) */
     FA_ANIM_DONE = 0xfcbba1,  /* a tile written before */
-    FA_ANIM_COMP = 0xa1d99b,  /* a score tile computed (standard: S written) */
+    FA_ANIM_COMP = 0xa1d99b,  /* a score tile computed in SRAM (flash1, flash2) */
+    FA_ANIM_SDONE = 0xfec44f, /* standard: a tile of S written */
     FA_ANIM_PDONE = 0x31a354, /* standard: a tile of P written */
     FA_ANIM_SKIP = 0x636363   /* a score tile a causal or local mask skips (flash1, flash2) */
 };

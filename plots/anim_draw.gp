@@ -1,9 +1,12 @@
 # Draws frame f of `fasim animate` (loaded by anim_frames.gp once per frame).
 # Top: tiles of Q, K, V, O, statistics (columns) and the T_r x T_c score tiles (grid).
-# Colours (drawn as a legend under the tiles): light grey idle, light blue in SRAM, blue read now,
-# red written now, pink written before, light green score tile computed (standard: S written),
-# green P written (standard), dark grey skipped by the mask.  Bottom: cumulative bytes per
-# tensor in KiB (MiB past 4 MiB), the unit of the tables.
+# Colours (drawn as a legend under the tiles): light grey idle, light blue in SRAM (the tile last
+# read into the column's buffer: it stays marked until the next read replaces it, so a tile the
+# loop is done with still shows there), blue read now, red written now, pink written before,
+# light green score tile computed in SRAM (flash1, flash2), amber S written (standard), green P
+# written (standard), dark grey skipped by the mask.  Bottom: cumulative bytes per tensor in KiB
+# (MiB past 4 MiB), the unit of the tables; a bar under 3 % of the axis (the 256 B LSE or l, m
+# writes of a row block) has its bytes printed above it.
 set multiplot
 reset
 set origin 0, 0.34
@@ -25,11 +28,12 @@ set label 6 "score tiles S_{ij} (rows i, keys j)" at 8 + tc / 2.0, 0.35 center
 plot fdat index f using 1:2:3:4:5 with boxxyerror fs solid 1.0 border lc rgb "white" lc rgb variable notitle, \
      ldat index f using 1:2:3 with labels left noenhanced notitle, \
      keyentry with boxes fs solid 1.0 lc rgb "#dddddd" title "in HBM, idle / not computed", \
-     keyentry with boxes fs solid 1.0 lc rgb "#9ecae1" title "in SRAM", \
+     keyentry with boxes fs solid 1.0 lc rgb "#9ecae1" title "in SRAM (last read; kept until the next read replaces it)", \
      keyentry with boxes fs solid 1.0 lc rgb "#2171b5" title "read now", \
      keyentry with boxes fs solid 1.0 lc rgb "#de2d26" title "written now", \
      keyentry with boxes fs solid 1.0 lc rgb "#fcbba1" title "written before", \
-     keyentry with boxes fs solid 1.0 lc rgb "#a1d99b" title "score tile computed (standard: S written)", \
+     keyentry with boxes fs solid 1.0 lc rgb "#a1d99b" title "score tile computed in SRAM (flash)", \
+     keyentry with boxes fs solid 1.0 lc rgb "#fec44f" title "S written (standard)", \
      keyentry with boxes fs solid 1.0 lc rgb "#31a354" title "P written (standard)", \
      keyentry with boxes fs solid 1.0 lc rgb "#636363" title "skipped by the mask"
 unset label
@@ -47,6 +51,10 @@ set ylabel sprintf("cumulative HBM %s", ub > 2.0**10 ? "MiB" : "KiB")
 set xtics ("Q" 0, "K" 1, "V" 2, "O" 3, "S" 4, "P" 5, "l" 6, "m" 7, "LSE" 8)
 set xrange [-0.6:8.6]
 set grid ytics
+# the bytes of a bar too small to see (under 3 % of the axis), printed above it
+small(v) = v > 0 && v < 0.03 * ymax ? (v < 1024 ? sprintf("%d B", v) : sprintf("%.3g KiB", v / 1024.0)) : ""
 plot bdat index f using ($1 - 0.2):($3 / ub) with boxes lc rgb "#2171b5" title "read (HBM -> SRAM)", \
-     ''                index f using ($1 + 0.2):($4 / ub) with boxes lc rgb "#de2d26" title "written (SRAM -> HBM)"
+     ''                index f using ($1 + 0.2):($4 / ub) with boxes lc rgb "#de2d26" title "written (SRAM -> HBM)", \
+     ''                index f using ($1 - 0.2):($3 / ub + 0.07 * ymax / ub):(small($3)) with labels font ",9" tc rgb "#2171b5" notitle, \
+     ''                index f using ($1 + 0.2):($4 / ub + 0.07 * ymax / ub):(small($4)) with labels font ",9" tc rgb "#de2d26" notitle
 unset multiplot

@@ -79,6 +79,8 @@ fi
 if PATH="$T/pl_bin:$PATH" "$FASIM" animate --heatmap --out-dir "$T/pl_hm" >/dev/null 2>"$T/err"; then
     f="$PL_SVG/anim_heatmap.0.svg"
     pl_has "plots: heatmap has a colour legend on each panel" "$f" "transfers of the tile" "one colour scale for both panels"
+    pl_has "plots: heatmap says the statistics (flash1's l and m, flash2's LSE) are not shown" "$f" \
+        "not shown: the statistics -- FlashAttention-1 reads and writes l and m of row block i on every visit"
     # the default run: flash1's largest count is 5 (O written T_c + 1 times), flash2's 4; one scale
     # puts the tick 5 on both colour boxes, and the tile ticks are 0..3, no half-integers
     [ "$(pl_text "$f" | grep -cx ' *5 *')" -ge 4 ] && pass "plots: heatmap panels share one colour scale (tick 5 on both)" \
@@ -93,6 +95,15 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" animate --seqlen 128 --headdim 32 --causal --
     pl_has "plots: animation frames have a colour legend and bytes in KiB" "$f" \
         "in SRAM" "read now" "written now" "written before" "skipped by the mask" "cumulative HBM KiB" "read (HBM -> SRAM)"
     pl_text "$f" | grep -q " kB" && fail "plots: a frame still writes kB" || pass "plots: frames write no kB"
+    pl_has "plots: frames: one meaning a colour (flash's computed tile, standard's S written), SRAM's stale tile explained" "$f" \
+        "score tile computed in SRAM (flash)" "S written (standard)" "in SRAM (last read; kept until the next read replaces it)"
+    pl_text "$f" | grep -qF "(standard: S written)" && fail "plots: frames' light green still means two things" \
+        || pass "plots: frames' light green means one thing"
+    # the LSE writes (32 rows x 4 B = 128 B a row block, 4 row blocks) are too small for the KiB
+    # axis: the last frame prints their sum, 512 B, above the bar (the caption says 128 B)
+    f=$(ls "$PL_SVG"/frame_*.anim_frames.svg 2>/dev/null | tail -1)
+    [ -n "$f" ] && pl_has "plots: frames print the bytes of a bar too small to see (LSE: 512 B)" "$f" "512 B" \
+        || fail "plots: no frame SVG with an LSE write"
 else
     fail "plots: animate with the svg wrapper: $(cat "$T/err")"
 fi

@@ -229,7 +229,7 @@ static void test_frames(void **state)
     const fa_anim_tile *g2 = F.tile + 2 * 14 + 10, *g3 = F.tile + 3 * 14 + 10, *g4 = F.tile + 4 * 14 + 10;
     assert_string_equal(F.frame[2].caption, "step 3/32: write tile 0 of S (8192 B)");
     expect_box(&g2[0], 8.5, -0.5, FA_ANIM_WRITE);
-    expect_box(&g3[0], 8.5, -0.5, FA_ANIM_COMP); /* S_00 written: computed */
+    expect_box(&g3[0], 8.5, -0.5, FA_ANIM_SDONE); /* S_00 written (its own colour, not flash's computed) */
     assert_string_equal(F.frame[4].caption, "step 5/32: write tile 1 of S (8192 B)");
     expect_box(&g4[1], 9.5, -0.5, FA_ANIM_WRITE);
     assert_string_equal(F.frame[9].caption, "step 10/32: write tile 3 of S (8192 B)");
