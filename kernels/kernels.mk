@@ -1,5 +1,5 @@
 # kernels/kernels.mk -- GPU kernels and the fabench harness (included by the top Makefile).
-#   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90, and v4 for sm_90a
+#   make gpu         builds $(BUILD)/gpu/fabench with nvcc for sm_80 and sm_90, and v4, v5 for sm_90a
 #                    (Hopper's arch-specific target with wgmma), no GPU needed
 #   make bench-gpu   on a GPU machine: fabench --check (forward and backward), then the
 #                    FlashAttention-2 sweep to $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
