@@ -31,21 +31,6 @@
 #include "tc_common.cuh"
 #include "wgmma.cuh"
 
-/* Element offset of (row r, column c) in a (ROWS, D) tile stored as D/64 slabs of (ROWS, 64)
- * with the 128-byte swizzle: wgmma's canonical K-major SW128 layout (8-row groups 1024 bytes
- * apart, the slab of columns 64.. ROWS * 128 bytes after the first). */
-template <int ROWS> __device__ __forceinline__ int sw128(int r, int c)
-{
-    return (c >> 6) * ROWS * 64 + r * 64 + ((((c >> 3) & 7) ^ (r & 7)) << 3) + (c & 7);
-}
-
-/* The sw128 tile as a layout for tc_common's loaders: 8 rows further down = 512 elements in
- * every slab, swizzle unchanged. */
-template <int ROWS> struct Sw128Layout {
-    __device__ __forceinline__ int operator()(int r, int c) const { return sw128<ROWS>(r, c); }
-    static constexpr int row_stride = 64;
-};
-
 /* V's (MN-major) descriptor: LBO = the byte distance between the two 64-column slabs of d
  * (d = 128), SBO = between 8-key groups (1024).  Checked on the H200: with the two exchanged,
  * d = 128 gives a wrong O (error 1-3 against the fp64 oracle) and d = 64 an illegal address. */

@@ -122,17 +122,6 @@ template <int N> __device__ __forceinline__ void fence_regs(float (&x)[N][4])
         for (int e = 0; e < 4; e++) asm volatile("" : "+f"(x[i][e])::"memory");
 }
 
-/* Element offset of (row r, column c) of a (ROWS, D) tile in wgmma's K-major 128-byte-swizzle
- * layout (v4's sw128: D / 64 slabs of (ROWS, 64), each row 128 bytes, chunk c at c ^ (r % 8)),
- * which is what a TMA box of 64 columns with CU_TENSOR_MAP_SWIZZLE_128B writes. */
-template <int ROWS> struct V5Layout {
-    __device__ __forceinline__ int operator()(int r, int c) const
-    {
-        return (c >> 6) * ROWS * 64 + r * 64 + ((((c >> 3) & 7) ^ (r & 7)) << 3) + (c & 7);
-    }
-    static constexpr int row_stride = 64;
-};
-
 struct V5Maps {
     CUtensorMap q, k, v; /* (d, N, B x heads), boxes (64, B_r or B_c, 1) */
     CUtensorMap o;       /* (d, N_q, B x H), boxes (64, 64, 1): a consumer warpgroup's rows of a slab */
@@ -389,7 +378,7 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         /* epilogue (lines 12-13): O / l into this warpgroup's rows of the O tile, then one TMA store
          * a slab (rows past N_q are not written); LSE directly.  The tile is written again only
          * when the previous unit's store has read it. */
-        const V5Layout<BR> lay;
+        const Sw128Layout<BR> lay; /* the layout the TMA box with CU_TENSOR_MAP_SWIZZLE_128B writes */
         const int wg_bar = NC + 1 + cw; /* named barrier of this warpgroup's 128 threads */
         const bool issuer = (threadIdx.x % 128) == 0;
         if (ku > 0) {

@@ -54,6 +54,22 @@ __device__ __forceinline__ uint64_t wg_desc(uint32_t saddr, uint32_t lbo, uint32
     return (uint64_t)((saddr & 0x3FFFF) >> 4) | ((uint64_t)((lbo >> 4) & 0x3FFF) << 16) |
            ((uint64_t)((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
+/* The operand layout (v4, v5): element offset of (row r, column c) in a (ROWS, D) tile stored as D/64 slabs of (ROWS, 64)
+ * with the 128-byte swizzle: wgmma's canonical K-major SW128 layout (8-row groups 1024 bytes
+ * apart, the slab of columns 64.. ROWS * 128 bytes after the first) -- also what a TMA box of 64
+ * columns with CU_TENSOR_MAP_SWIZZLE_128B writes. */
+template <int ROWS> __device__ __forceinline__ int sw128(int r, int c)
+{
+    return (c >> 6) * ROWS * 64 + r * 64 + ((((c >> 3) & 7) ^ (r & 7)) << 3) + (c & 7);
+}
+
+/* The sw128 tile as a layout for tc_common's loaders: 8 rows further down = 512 elements in
+ * every slab, swizzle unchanged. */
+template <int ROWS> struct Sw128Layout {
+    __device__ __forceinline__ int operator()(int r, int c) const { return sw128<ROWS>(r, c); }
+    static constexpr int row_stride = 64;
+};
+
 template <int N, typename T> __device__ __forceinline__ void wg_mma_ss(float *d, uint64_t da, uint64_t db, int scale_d);
 template <int N, typename T> __device__ __forceinline__ void wg_mma_rs_tb(float *d, const uint32_t *a, uint64_t db);
 template <> __device__ __forceinline__ void wg_mma_ss<64, __nv_bfloat16>(float *d, uint64_t da, uint64_t db, int scale_d)
