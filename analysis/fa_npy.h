@@ -44,8 +44,13 @@ fa_status fa_npy_read(const char *path, int u16_is_bf16, fa_npy *a);
 void fa_npy_free(fa_npy *a);
 
 /* Writes n = prod(shape) values as an .npy version 1.0 file of format f (fp64, fp32, fp16, or
- * bf16 written as '<u2'), rounding to f.  Errors: FA_EINVAL (format, shape), FA_EIO. */
+ * bf16 written as '<u2'), rounding to f.  Errors: FA_EINVAL (format, shape), FA_EIO ("cannot
+ * write PATH: No space left on device"). */
 fa_status fa_npy_write(const char *path, fa_format f, int ndim, const int64_t *shape,
                        const double *data);
+/* fa_npy_write to path, its messages naming `name` instead (the file a user asked for, when path
+ * is its temporary: fa_outset_target). */
+fa_status fa_npy_write_as(const char *path, const char *name, fa_format f, int ndim, const int64_t *shape,
+                          const double *data);
 
 #endif

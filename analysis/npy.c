@@ -288,10 +288,16 @@ void fa_npy_free(fa_npy *a)
 fa_status fa_npy_write(const char *path, fa_format f, int ndim, const int64_t *shape,
                        const double *data)
 {
+    return fa_npy_write_as(path, path, f, ndim, shape, data);
+}
+
+fa_status fa_npy_write_as(const char *path, const char *name, fa_format f, int ndim, const int64_t *shape,
+                          const double *data)
+{
     const char *descr = f == FA_FMT_FP64 ? "<f8" : f == FA_FMT_FP32 ? "<f4" : f == FA_FMT_FP16 ? "<f2"
                         : f == FA_FMT_BF16 ? "<u2" : NULL;
-    if (!descr) FA_FAIL(FA_EINVAL, "%s: .npy cannot store %s", path, fa_format_name(f));
-    if (ndim < 0 || ndim > FA_NPY_MAXDIM) FA_FAIL(FA_EINVAL, "%s: %d dimensions", path, ndim);
+    if (!descr) FA_FAIL(FA_EINVAL, "%s: .npy cannot store %s", name, fa_format_name(f));
+    if (ndim < 0 || ndim > FA_NPY_MAXDIM) FA_FAIL(FA_EINVAL, "%s: %d dimensions", name, ndim);
     char hdr[256], sh[160] = "";
     int64_t n = 1;
     for (int k = 0; k < ndim; k++) {
@@ -303,7 +309,7 @@ fa_status fa_npy_write(const char *path, fa_format f, int ndim, const int64_t *s
     int h = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, sh);
     int total = 10 + h + 1, pad = (64 - total % 64) % 64; /* header padded to a multiple of 64 */
     FILE *fp = fopen(path, "wb");
-    if (!fp) FA_FAIL(FA_EIO, "%s: cannot create: %s", path, strerror(errno));
+    if (!fp) FA_FAIL(FA_EIO, "cannot create %s: %s", name, strerror(errno));
     unsigned hl = (unsigned)(h + pad + 1);
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
     fwrite(pre, 1, 10, fp);
@@ -328,6 +334,6 @@ fa_status fa_npy_write(const char *path, fa_format f, int ndim, const int64_t *s
     }
     int bad = ferror(fp), err = bad ? errno : 0;
     if (fclose(fp) != 0 && !err) err = errno ? errno : EIO;
-    if (bad || err) FA_FAIL(FA_EIO, "%s: cannot write: %s", path, strerror(err ? err : EIO));
+    if (bad || err) FA_FAIL(FA_EIO, "cannot write %s: %s", name, strerror(err ? err : EIO));
     return FA_OK;
 }
