@@ -222,7 +222,8 @@ typedef struct {
                                 causal imbalance) adds over 10 % to the waves' time */
     double tflops;           /* nominal FLOPs (FlashAttention-2 convention) / time_s / 1e12; with a
                                 window, block, column or dense mask or an offset causal diagonal
-                                the visited tiles' matmul FLOPs instead */
+                                the matmul FLOPs of the tiles FlashAttention-2 visits (for standard
+                                attention too, which computes every tile: the useful work) */
 } fa_perf_result;
 
 /* Predicts pass p of profile prof on shape s on hw.  bk: tiles (NULL: the profile's tile table).
