@@ -17,6 +17,8 @@
  *   v4  attn_v4_wgmma.cu    the v3 forward on Hopper's wgmma.mma_async (sm_90a only)
  *   v5  attn_v5_fa3.cu      FlashAttention-3's forward structure: TMA, warp specialization,
  *                           ping-pong and intra-warpgroup overlap (sm_90a only)
+ *   v5 backward  attn_v5_bwd.cu   FlashAttention-3's backward structure: TMA producer, wgmma
+ *                                  consumers, dQ by atomics or in key-block order (sm_90a)
  *
  * Every launcher returns cudaSuccess or the error of its launch; it validates nothing itself:
  * call fa_gpu_check first (it returns a message for a shape the kernel cannot run). */
@@ -129,6 +131,15 @@ cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int determini
                            const void *Q, const void *K, const void *V, const void *O,
                            const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
                            float *ws, cudaStream_t st);
+/* v5 backward (attn_v5_bwd.cu), sm_90a only (cudaErrorInvalidDeviceFunction elsewhere): dQ, dK,
+ * dV as fa_v3_backward, d = 64 or 128.  ws: fa_v5_bwd_workspace_bytes bytes (the fp32 dQ
+ * accumulator, LSE log2 e and D padded to 128 rows a head, the deterministic mode's counters).
+ * deterministic = 1: dQ accumulated in the order of the key blocks (bitwise repeatable). */
+size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s);
+cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, const void *Q,
+                           const void *K, const void *V, const void *O, const void *dO,
+                           const float *LSE, void *dQ, void *dK, void *dV, float *ws,
+                           cudaStream_t st);
 int fa_v0_init(void);
 void fa_v0_finish(void);
 

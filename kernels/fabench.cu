@@ -18,13 +18,15 @@
  *                    v3_bwd (dQ by fp32 atomics, B_c 128), v3_bwd_bc64 (atomics, B_c 64),
  *                    v3_bwd_occ2 (d = 64 only: queries in halves, two blocks per SM),
  *                    v3_bwd_ma (v3_bwd with the mask on every element also without a
- *                    causal mask: a comparison), on O
+ *                    causal mask: a comparison), v5_bwd (attn_v5_bwd.cu, sm_90a: wgmma, TMA,
+ *                    dQ by atomics), v5_bwd_det (v5_bwd with dQ added in key-block order), on O
  *                    and LSE from the v3_mt2 forward.  Small shapes
  *                    are checked against an fp64 backward written here (dense, row by row);
  *                    the tolerance is 3x the error of the same computation with S, P, O, dP,
  *                    dS and the gradients rounded to the low dtype (the naive baseline).  Large
  *                    shapes: the atomic runs must agree with the deterministic one within 2% of
- *                    max|grad| ("CONS"; the deterministic row then reads "ref").
+ *                    max|grad| ("CONS"; the deterministic row then reads "ref").  A deterministic
+ *                    configuration is also run twice and must give the same bits.
  *
  * Validation (the FlashAttention test rule): out_ref is the fp64 oracle (small shapes) or v0
  * in fp32 (large shapes), on the very same inputs (drawn in fp32, rounded to the low dtype,
@@ -156,12 +158,15 @@ static std::vector<int> parse_ints(const char *s, const char *what)
  * the fp64 reference. */
 static const struct {
     const char *name;
-    int det, bc; /* fa_v3_backward's deterministic and block_c arguments */
-} k_bwd_cfg[] = {{"v3_bwd_det", 1, 128},
-                 {"v3_bwd", 0, 128},
-                 {"v3_bwd_bc64", 0, 64},
-                 {"v3_bwd_occ2", 0, 128 | FA_BWD_OCC2},
-                 {"v3_bwd_ma", 0, 128 | FA_BWD_MASKALL}};
+    int ver;     /* 3: fa_v3_backward, 5: fa_v5_backward (sm_90a) */
+    int det, bc; /* the deterministic and (v3) block_c arguments */
+} k_bwd_cfg[] = {{"v3_bwd_det", 3, 1, 128},
+                 {"v3_bwd", 3, 0, 128},
+                 {"v3_bwd_bc64", 3, 0, 64},
+                 {"v3_bwd_occ2", 3, 0, 128 | FA_BWD_OCC2},
+                 {"v3_bwd_ma", 3, 0, 128 | FA_BWD_MASKALL},
+                 {"v5_bwd", 5, 0, 0},
+                 {"v5_bwd_det", 5, 1, 0}};
 static const int k_nbwd = (int)(sizeof k_bwd_cfg / sizeof k_bwd_cfg[0]);
 
 /* fabench writes its CSV to PATH.tmp.PID and renames it to PATH when the run ends normally (with
@@ -543,6 +548,16 @@ static double max_abs_diff(const float *a, const double *b, size_t n, int *bad)
     return m;
 }
 
+/* one backward run of configuration ci */
+static cudaError_t bwd_run(int ci, const fa_gpu_shape *s, fa_gpu_dtype low, const void *Q, const void *K,
+                           const void *V, const void *O, const void *dO, const float *Lse, void *dQ, void *dK,
+                           void *dV, float *ws)
+{
+    if (k_bwd_cfg[ci].ver == 5)
+        return fa_v5_backward(s, low, k_bwd_cfg[ci].det, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0);
+    return fa_v3_backward(s, low, k_bwd_cfg[ci].det, k_bwd_cfg[ci].bc, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0);
+}
+
 static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
 {
     static unsigned long long case_no = 0;
@@ -572,7 +587,8 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     CK(cudaMalloc(&dQ, nq * 2));
     CK(cudaMalloc(&dK, nk * 2));
     CK(cudaMalloc(&dV, nk * 2));
-    CK(cudaMalloc(&ws, fa_v3_bwd_workspace_bytes(s)));
+    CK(cudaMalloc(&ws, std::max(fa_v3_bwd_workspace_bytes(s), fa_v5_bwd_workspace_bytes(s))));
+    const int have_v5 = fa_gpu_arch_check(FA_K_V5) == NULL;
     uint64_t seed = o->seed * 2000003ull + case_no * 104729ull;
     float *fs[4] = {Qf, Kf, Vf, dOf};
     void *ls[4] = {Q, K, V, dO};
@@ -604,6 +620,7 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
         const int det = k_bwd_cfg[ci].det, bc = k_bwd_cfg[ci].bc, slot = ci == 0 ? 0 : 1;
         const char *kname = k_bwd_cfg[ci].name;
         if ((bc & FA_BWD_OCC2) && s->d != 64) continue;
+        if (k_bwd_cfg[ci].ver == 5 && !have_v5) continue;
         int selected = 1;
         if (o->bwd_only[0]) {
             char buf[256];
@@ -618,9 +635,25 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
         const char *pass = "skip";
         if (o->validate) {
             for (int t = 0; t < 3; t++) CK(cudaMemset(outs[t], 0xFF, ns[t] * 2));
-            CK(fa_v3_backward(s, low, det, bc, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0));
+            CK(bwd_run(ci, s, low, Q, K, V, O, dO, Lse, dQ, dK, dV, ws));
             CK(cudaDeviceSynchronize());
             int ok = 1;
+            if (det) { /* deterministic: a second run gives the same bits */
+                std::vector<unsigned char> first[3];
+                for (int t = 0; t < 3; t++) {
+                    first[t].resize(ns[t] * 2);
+                    CK(cudaMemcpy(first[t].data(), outs[t], ns[t] * 2, cudaMemcpyDeviceToHost));
+                }
+                CK(bwd_run(ci, s, low, Q, K, V, O, dO, Lse, dQ, dK, dV, ws));
+                CK(cudaDeviceSynchronize());
+                for (int t = 0; t < 3; t++) {
+                    std::vector<unsigned char> again(ns[t] * 2);
+                    CK(cudaMemcpy(again.data(), outs[t], ns[t] * 2, cudaMemcpyDeviceToHost));
+                    const int same = again == first[t];
+                    fprintf(stderr, "  check %-11s %s bitwise repeatable: %s\n", kname, gname[t], same ? "yes" : "NO");
+                    if (!same) ok = 0;
+                }
+            }
             err = 0;
             for (int t = 0; t < 3; t++) {
                 if (low == FA_GPU_BF16)
@@ -661,12 +694,12 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
             CK(cudaEventCreate(&e0));
             CK(cudaEventCreate(&e1));
             for (int i = 0; i < o->warmup; i++)
-                CK(fa_v3_backward(s, low, det, bc, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0));
+                CK(bwd_run(ci, s, low, Q, K, V, O, dO, Lse, dQ, dK, dV, ws));
             CK(cudaDeviceSynchronize());
             std::vector<float> t(o->reps);
             for (int i = 0; i < o->reps; i++) {
                 CK(cudaEventRecord(e0, 0));
-                CK(fa_v3_backward(s, low, det, bc, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0));
+                CK(bwd_run(ci, s, low, Q, K, V, O, dO, Lse, dQ, dK, dV, ws));
                 CK(cudaEventRecord(e1, 0));
                 CK(cudaEventSynchronize(e1));
                 CK(cudaEventElapsedTime(&t[i], e0, e1));
@@ -807,7 +840,7 @@ int main(int argc, char **argv)
                 const size_t len = c ? (size_t)(c - t) : strlen(t);
                 bool known = false;
                 for (const auto &c : k_bwd_cfg) known = known || (strlen(c.name) == len && !strncmp(c.name, t, len));
-                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma", val);
+                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma, v5_bwd, v5_bwd_det", val);
                 if (!c) break;
                 t = c + 1;
             }
@@ -824,7 +857,7 @@ int main(int argc, char **argv)
                    "         v4 v4_bc64 v5 v5_bc128 v5_bc176 v5_wg3 v5_nopp v5_pers v5_pers_wg3 v5_pers_bc160\n"
                    "         (v4*, v5*: sm_90a only);\n"
                    "         backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
-                   "         v3_bwd_occ2 (d = 64) v3_bwd_ma\n"
+                   "         v3_bwd_occ2 (d = 64) v3_bwd_ma v5_bwd v5_bwd_det (sm_90a)\n"
                    "details: the comment at the top of kernels/fabench.cu\n");
             return 0;
         }

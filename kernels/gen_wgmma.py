@@ -4,10 +4,12 @@ long: one "+f" per accumulator register, N / 2 of them for m64nN).
 
     python3 kernels/gen_wgmma.py ss 192 176     # SS wrappers (A and B from shared memory)
     python3 kernels/gen_wgmma.py rs 64 128      # RS wrappers (A from registers, B transposed)
+    python3 kernels/gen_wgmma.py sstt 64        # SS wrappers with A and B transposed (MN-major)
 
 prints the specializations for bf16 and fp16 of the given N to stdout (PTX ISA 8.x,
 "wgmma.mma_async": m64nNk16, f32 accumulators, scale-d predicate, imm-scale-a/b 1, tnspA 0,
-tnspB 0 for SS and 1 for RS)."""
+tnspB 0 for SS and 1 for RS; tnspA = tnspB = 1 for SSTT: the v5 backward's dQ = dS K reads dS^T
+and K as stored, both contiguous along M / N)."""
 import sys
 
 TYPES = [("__nv_bfloat16", "bf16"), ("__half", "f16")]
@@ -21,6 +23,19 @@ def ss(n, ctype, ptx):
             "{\n#if FA_HAVE_WGMMA\n"
             f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"\n'
             f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} {{{regs}}}, %{r}, %{r + 1}, p, 1, 1, 0, 0;\\n}}\\n"\n'
+            f"                 : {outs}\n"
+            '                 : "l"(da), "l"(db), "r"(scale_d));\n#endif\n}\n')
+
+
+def sstt(n, ctype, ptx):
+    r = n // 2
+    regs = ",".join("%%%d" % i for i in range(r))
+    outs = ", ".join('"+f"(d[%d])' % i for i in range(r))
+    return ("/* SS with A and B transposed (MN-major): A = (K x M) and B = (K x N) as stored */\n"
+            f"template <> __device__ __forceinline__ void wg_mma_ss_tt<{n}, {ctype}>(float *d, uint64_t da, uint64_t db, int scale_d)\n"
+            "{\n#if FA_HAVE_WGMMA\n"
+            f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"\n'
+            f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} {{{regs}}}, %{r}, %{r + 1}, p, 1, 1, 1, 1;\\n}}\\n"\n'
             f"                 : {outs}\n"
             '                 : "l"(da), "l"(db), "r"(scale_d));\n#endif\n}\n')
 
@@ -39,9 +54,9 @@ def rs(n, ctype, ptx):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("ss", "rs"):
-        sys.exit("usage: gen_wgmma.py ss|rs N [N ...]")
-    f = ss if sys.argv[1] == "ss" else rs
+    if len(sys.argv) < 3 or sys.argv[1] not in ("ss", "rs", "sstt"):
+        sys.exit("usage: gen_wgmma.py ss|rs|sstt N [N ...]")
+    f = {"ss": ss, "rs": rs, "sstt": sstt}[sys.argv[1]]
     for n in sys.argv[2:]:
         n = int(n)
         if n % 8 or not 8 <= n <= 256:

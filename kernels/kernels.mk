@@ -21,7 +21,7 @@ GPU_ARCH_V4 ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,cod
 NVCCWARN    := -Xcompiler -Wall,-Wextra,-Wno-unused-parameter -Werror all-warnings
 NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(NVCCWARN)
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
-               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu kernels/attn_v5_fa3.cu \
+               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu kernels/attn_v5_fa3.cu kernels/attn_v5_bwd.cu \
                kernels/fa_dispatch.cu \
                kernels/fabench.cu
 GPU_REF_C   := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c)
@@ -33,7 +33,7 @@ BENCH_BWD_CSV ?= $(GPU_DIR)/fabench_bwd.csv
 gpu: $(GPU_DIR)/fabench
 
 $(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/tc_common.cuh \
-                kernels/wgmma.cuh
+                kernels/wgmma.cuh kernels/hopper.cuh
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
 	@$(NVCC) $(NVCCFLAGS) $(if $(findstring attn_v4,$<)$(findstring attn_v5,$<),$(GPU_ARCH_V4),$(GPU_ARCH)) \

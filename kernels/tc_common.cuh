@@ -311,4 +311,33 @@ __device__ __forceinline__ void store_rows(T *o_g, const T *Os, Layout lay, int 
     }
 }
 
+/* Adds the 16 x 16 fp32 tile acc (two n8 accumulators: rows g, g+8; columns 2t, 2t+1 of each)
+ * to dq (row stride D; v3 and v5 backward) at rows q0.., columns c0..: lanes t, t^1 swap half their values so each
+ * lane holds 4 consecutive columns of one row, then one 16-byte atomic add (sm_90) each. */
+template <int D>
+__device__ __forceinline__ void atomic_add_tile(float *dq, const float acc[2][4], int q0, int c0,
+                                                int N_q, int lane)
+{
+    const int g = lane >> 2, t4 = lane & 3, odd = t4 & 1;
+#pragma unroll
+    for (int n = 0; n < 2; n++) {
+        const float x0 = odd ? acc[n][0] : acc[n][2], x1 = odd ? acc[n][1] : acc[n][3];
+        const float y0 = __shfl_xor_sync(0xffffffffu, x0, 1), y1 = __shfl_xor_sync(0xffffffffu, x1, 1);
+        const int q = q0 + g + (odd ? 8 : 0), c = c0 + n * 8 + (t4 >> 1) * 4;
+        float4 v = odd ? make_float4(y0, y1, acc[n][2], acc[n][3])
+                       : make_float4(acc[n][0], acc[n][1], y0, y1);
+        if (q < N_q) {
+            float *p = dq + (long long)q * D + c;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+            atomicAdd(reinterpret_cast<float4 *>(p), v);
+#else
+            atomicAdd(p, v.x);
+            atomicAdd(p + 1, v.y);
+            atomicAdd(p + 2, v.z);
+            atomicAdd(p + 3, v.w);
+#endif
+        }
+    }
+}
+
 #endif

@@ -1,0 +1,427 @@
+/* attn_v5_bwd.cu -- version 5 backward: the FlashAttention-3 backward's structure on Hopper
+ * (sm_90a): TMA loads of Q_i, dO_i, LSE_i, D_i into an mbarrier ring by a producer warpgroup,
+ * two consumer warpgroups that compute S, P, dP, dS and accumulate dK_j, dV_j with wgmma, dQ_i by
+ * a wgmma of its own and fp32 atomics (or, deterministic, in a fixed order of key blocks).
+ *
+ * What changed from the v3 backward (attn_v3_bwd_tc.cu; FlashAttention-3 paper, Shah et al.
+ * 2024, arXiv 2407.08608, section 3.1 and Appendix B.1; FlashAttention-2 Alg. 2 for the math):
+ *   - GEMMs: v3's 8 warps each ran mma.sync m16n8k16 on fragments it loaded with ldmatrix.  Here
+ *     every GEMM is a warpgroup's wgmma.mma_async m64nNk16 reading its operands from shared
+ *     memory (and P^T, dS^T from registers for dV and dK): the tensor cores' Hopper rate;
+ *   - loads: v3's 256 threads copied 16-byte pieces with cp.async and met at two
+ *     __syncthreads a step.  Here one producer thread issues cp.async.bulk.tensor copies of
+ *     Q_i and dO_i and cp.async.bulk copies of LSE_i, D_i into a ring of two stages that complete
+ *     on mbarriers; the consumers release a stage when their last wgmma reading it is done; the
+ *     only barrier left in a step is the one between the two consumers' dS^T halves and the
+ *     dQ GEMM that reads both;
+ *   - registers: the producer gives its registers away (setmaxnreg 32) and the consumers take
+ *     232 each: dK_j and dV_j (64 keys x d fp32 each) stay in registers for the whole block.
+ * Structure, per thread block = one K/V block j of B_c = 128 keys and kv head (grid (T_c, H_kv,
+ * B): the outer loop of Alg. 2, line 5), consumer warpgroup w owning keys 64 w .. 64 w + 63, for
+ * every Q block i that sees the keys (causal: from the diagonal on) and, for GQA, every query
+ * head of the group (dK, dV summed over the group without atomics):
+ *   S^T = K_j Q_i^T,  P^T = exp2(S^T scale log2 e - LSE_i log2 e)      lines 9-11  (SS wgmma)
+ *   dP^T = V_j dO_i^T                                                   line 13     (SS)
+ *   dS^T = P^T o (dP^T - D_i)                                           line 14
+ *   dV_j += P^T dO_i,  dK_j += dS^T Q_i                                 lines 12, 16 (RS: P^T,
+ *                                                                       dS^T from registers)
+ *   dS^T -> shared memory (bf16); dQ_i += dS K_j                        line 15 (SS, both
+ *                                                                       operands MN-major)
+ * as FlashAttention-3 tiles it (hopper/flash_bwd_launch_template.h): d = 128 B_r 64 queries a
+ * step, S^T computed with the keys as rows (SdP_swapAB), dQ split over the two warpgroups by
+ * columns; d = 64 B_r 128, dQ split by rows.  The pre-pass writes D_i = rowsum(dO_i o O_i),
+ * LSE_i log2 e (+inf for rows past N_q and rows without a key, so their P is 0) padded to a
+ * multiple of 128 rows, and zeroes the fp32 dQ accumulator (padded too: no bounds test in the
+ * atomics); the post-pass scales it and rounds to bf16/fp16.
+ * Deterministic mode: before adding its dQ_i, the block of key block j waits until the blocks of
+ * key blocks 0 .. j - 1 have added theirs (a counter per (batch, head, Q block) that the block
+ * raises after its adds): the fp32 sums are formed in one order, so dQ is bitwise repeatable.
+ * Blocks wait only on lower key blocks, which the grid launches first.
+ * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "fa_kernels.h"
+#include "hopper.cuh"
+#include "tc_common.cuh"
+#include "wgmma.cuh"
+
+enum { V5B_BC = 128, V5B_STAGES = 2, V5B_PAD = 128 };
+
+struct V5BMaps {
+    CUtensorMap q, dO; /* (d, N_q, B x H), boxes (64, B_r, 1) */
+    CUtensorMap k, v;  /* (d, N_k, B x H_kv), boxes (64, B_c, 1) */
+};
+
+/* rows of the padded per-row arrays (LSE log2 e, D) and of the fp32 dQ accumulator */
+static inline __host__ __device__ long long v5b_rows_pad(int N_q) { return ((long long)N_q + V5B_PAD - 1) / V5B_PAD * V5B_PAD; }
+
+/* Pre-pass (Alg. 2 line 4): per padded row r of head bh, D = rowsum(dO o O) and lse2 = LSE
+ * log2 e (rows past N_q, and rows whose LSE is -inf: D = 0, lse2 = +inf); zeroes the row of
+ * dQacc.  D / 8 threads a row, one 16-byte load of O and dO each. */
+template <int D, typename T>
+__global__ void fa_v5_bwd_pre_kernel(const T *__restrict__ O, const T *__restrict__ dO, const float *__restrict__ LSE,
+                                     float *__restrict__ Dpad, float *__restrict__ lse2, float *__restrict__ dQacc,
+                                     long long BH, int N_q, int Npad)
+{
+    constexpr int TPR = D / 8;
+    const long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / TPR;
+    const int c = (threadIdx.x % TPR) * 8;
+    const long long bh = r / Npad;
+    const int q = (int)(r % Npad);
+    const bool live = r < BH * Npad && q < N_q;
+    float acc = 0.f;
+    if (live) {
+        const long long src = (bh * N_q + q) * D + c;
+        const uint4 a = *reinterpret_cast<const uint4 *>(O + src);
+        const uint4 b = *reinterpret_cast<const uint4 *>(dO + src);
+        const T *pa = reinterpret_cast<const T *>(&a), *pb = reinterpret_cast<const T *>(&b);
+#pragma unroll
+        for (int e = 0; e < 8; e++) acc += (float)pa[e] * (float)pb[e];
+    }
+    if (r < BH * Npad) {
+        float4 *z = reinterpret_cast<float4 *>(dQacc + r * D + c);
+        z[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+        z[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int o = TPR / 2; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (r < BH * Npad && c == 0) {
+        const float L = live ? LSE[bh * N_q + q] : -INFINITY;
+        Dpad[r] = acc;
+        lse2[r] = L == -INFINITY ? INFINITY : L * 1.44269504088896341f;
+    }
+}
+
+/* Post-pass: dQ = dQacc scale rounded to T, rows < N_q of each head (8 values a thread). */
+template <int D, typename T>
+__global__ void fa_v5_bwd_post_kernel(const float *__restrict__ dQacc, T *__restrict__ dQ, long long BH, int N_q,
+                                      int Npad, float scale)
+{
+    const long long n = BH * N_q * D;
+    for (long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * 8; i < n;
+         i += (long long)gridDim.x * blockDim.x * 8) {
+        const long long row = i / D, bh = row / N_q, q = row % N_q;
+        const float *src = dQacc + (bh * Npad + q) * D + i % D;
+        const float4 x = *reinterpret_cast<const float4 *>(src);
+        const float4 y = *reinterpret_cast<const float4 *>(src + 4);
+        uint4 w;
+        w.x = pack2<T>(x.x * scale, x.y * scale);
+        w.y = pack2<T>(x.z * scale, x.w * scale);
+        w.z = pack2<T>(y.x * scale, y.y * scale);
+        w.w = pack2<T>(y.z * scale, y.w * scale);
+        *reinterpret_cast<uint4 *>(dQ + i) = w;
+    }
+}
+
+/* Registers after setmaxnreg: 384 threads get 168 each at launch (a pool of 64512);
+ * 128 x 32 + 256 x 232 = 63488 fits. */
+struct V5BRegs {
+    static constexpr int producer = 32, consumer = 232;
+    static_assert(128 * producer + 256 * consumer <= 384 * 168, "setmaxnreg split above the block's pool");
+};
+
+/* Q blocks (of BR rows) that see key block j (keys c0 .. c0 + BC - 1): from i_lo on */
+__device__ __forceinline__ int bwd_first_q_block(const fa_gpu_shape &sh, int c0, int BR)
+{
+    if (!sh.causal) return 0;
+    const int T_r = (sh.N_q + BR - 1) / BR;
+    const long long rmin = (long long)c0 - (sh.N_k - sh.N_q); /* the first query row that sees key c0 */
+    return rmin <= 0 ? 0 : (int)min((long long)T_r, rmin / BR);
+}
+
+template <int D, int BR, bool DET, typename T>
+__global__ void __launch_bounds__(384, 1)
+    fa_v5_bwd_kernel(const __grid_constant__ V5BMaps maps, const float *__restrict__ lse2, const float *__restrict__ Dpad,
+                     float *__restrict__ dQacc, int *__restrict__ sem, T *__restrict__ dK, T *__restrict__ dV,
+                     fa_gpu_shape sh, float scale_log2)
+{
+#if FA_HAVE_WGMMA
+    constexpr int BC = V5B_BC, S = V5B_STAGES;
+    constexpr int NB = BR / 8, DB = D / 8, SLABS = D / 64;
+    constexpr uint32_t QT_BYTES = BR * D * 2, KV_BYTES = BC * D * 2;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    unsigned char *base = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
+    T *Ks = reinterpret_cast<T *>(base);
+    T *Vs = Ks + BC * D;
+    T *Qs = Vs + BC * D;      /* S stages */
+    T *dOs = Qs + S * BR * D; /* S stages */
+    T *dSs = dOs + S * BR * D; /* 2 buffers of (B_c keys, B_r queries), sw128 */
+    float *Ls = reinterpret_cast<float *>(dSs + 2 * BC * BR); /* S stages of B_r */
+    float *Ds = Ls + S * BR;
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + S * BR);
+    uint64_t *fullKV = bar, *fullQ = bar + 1, *emptyQ = fullQ + S;
+
+    const int kb = blockIdx.x, hk = blockIdx.y, b = blockIdx.z, c0 = kb * BC;
+    const int group = sh.H / sh.H_kv, T_r = (sh.N_q + BR - 1) / BR;
+    const int i_lo = bwd_first_q_block(sh, c0, BR), nq = T_r - i_lo, n_it = nq * group;
+    const int Npad = (int)v5b_rows_pad(sh.N_q);
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        mbar_init(fullKV, 1);
+        for (int s = 0; s < S; s++) {
+            mbar_init(&fullQ[s], 1);
+            mbar_init(&emptyQ[s], 8); /* one arrive per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* ---- producer: one thread issues every copy ---- */
+        reg_dealloc<V5BRegs::producer>();
+        if (threadIdx.x == 0 && n_it > 0) {
+            const int krow = b * sh.H_kv + hk;
+            mbar_expect_tx(fullKV, 2 * KV_BYTES);
+#pragma unroll
+            for (int sl = 0; sl < SLABS; sl++) {
+                tma_load3(Ks + sl * BC * 64, &maps.k, fullKV, sl * 64, c0, krow);
+                tma_load3(Vs + sl * BC * 64, &maps.v, fullKV, sl * 64, c0, krow);
+            }
+            for (int it = 0; it < n_it; it++) {
+                const int s = it % S;
+                const uint32_t ph = (it / S) & 1;
+                const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BR;
+                const long long bh = (long long)b * sh.H + hq;
+                mbar_wait(&emptyQ[s], ph ^ 1);
+                mbar_expect_tx(&fullQ[s], 2 * QT_BYTES + 2 * BR * 4);
+#pragma unroll
+                for (int sl = 0; sl < SLABS; sl++) {
+                    tma_load3(Qs + s * BR * D + sl * BR * 64, &maps.q, &fullQ[s], sl * 64, r0, (int)bh);
+                    tma_load3(dOs + s * BR * D + sl * BR * 64, &maps.dO, &fullQ[s], sl * 64, r0, (int)bh);
+                }
+                bulk_load(Ls + s * BR, lse2 + bh * Npad + r0, BR * 4, &fullQ[s]);
+                bulk_load(Ds + s * BR, Dpad + bh * Npad + r0, BR * 4, &fullQ[s]);
+            }
+        }
+        return;
+    }
+
+    /* ---- consumers: warpgroup w = 0, 1 owns keys 64 w .. 64 w + 63 of the block ---- */
+    reg_alloc<V5BRegs::consumer>();
+    const int w = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int g = lane >> 2, t4 = lane & 3;
+    const int off = sh.N_k - sh.N_q;
+    const int kw = c0 + 64 * w + 16 * warp; /* this warp's first key */
+    constexpr uint32_t SLAB_KV = BC * 128, SLAB_Q = BR * 128, STAGE_Q = BR * D * 2;
+    const uint32_t k_addr = smem_u32(Ks), v_addr = smem_u32(Vs), q_addr = smem_u32(Qs), do_addr = smem_u32(dOs);
+    const uint32_t ds_addr = smem_u32(dSs);
+    float dk[DB][4], dv[DB][4], s[NB][4], dp[NB][4], dq[8][4];
+    uint32_t pa[BR / 16][4], sa[BR / 16][4];
+#pragma unroll
+    for (int x = 0; x < DB; x++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) dk[x][e] = dv[x][e] = 0.f;
+    if (n_it > 0) mbar_wait(fullKV, 0);
+
+    for (int it = 0; it < n_it; it++) {
+        const int st = it % S, qi = i_lo + it % nq, hq = hk * group + it / nq, r0 = qi * BR;
+        const long long bh = (long long)b * sh.H + hq;
+        mbar_wait(&fullQ[st], (it / S) & 1);
+        /* S^T = K_w Q_i^T and dP^T = V_w dO_i^T: m64 (keys) x B_r (queries) x d */
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            const uint32_t kof = (kk & 3) * 32;
+            wg_mma_ss<BR, T>(&s[0][0], wg_desc(k_addr + (kk >> 2) * SLAB_KV + w * 64 * 128 + kof, 16, 1024),
+                             wg_desc(q_addr + st * STAGE_Q + (kk >> 2) * SLAB_Q + kof, 16, 1024), kk > 0);
+        }
+        wg_commit();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            const uint32_t kof = (kk & 3) * 32;
+            wg_mma_ss<BR, T>(&dp[0][0], wg_desc(v_addr + (kk >> 2) * SLAB_KV + w * 64 * 128 + kof, 16, 1024),
+                             wg_desc(do_addr + st * STAGE_Q + (kk >> 2) * SLAB_Q + kof, 16, 1024), kk > 0);
+        }
+        wg_commit();
+        const float *Lt = Ls + st * BR, *Dt = Ds + st * BR;
+        const bool need_mask = kw + 16 > sh.N_k || (sh.causal && kw + 15 > r0 + off);
+        wg_wait<1>(); /* S^T */
+        fence_regs(s);
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++) { /* line 11: P^T = exp(scale S^T - LSE), 0 where masked */
+            const int ql = nb * 8 + t4 * 2;
+            const float2 l2 = *reinterpret_cast<const float2 *>(Lt + ql);
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float p = fast_exp2(fmaf(s[nb][e], scale_log2, -((e & 1) ? l2.y : l2.x)));
+                if (need_mask) {
+                    const int key = kw + g + (e >> 1) * 8, q = r0 + ql + (e & 1);
+                    if (key >= sh.N_k || (sh.causal && key > q + off)) p = 0.f;
+                }
+                s[nb][e] = p;
+            }
+        }
+        wg_wait<0>(); /* dP^T */
+        fence_regs(dp);
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++) { /* line 14: dS^T = P^T o (dP^T - D) */
+            const float2 d2 = *reinterpret_cast<const float2 *>(Dt + nb * 8 + t4 * 2);
+#pragma unroll
+            for (int e = 0; e < 4; e++) dp[nb][e] = s[nb][e] * (dp[nb][e] - ((e & 1) ? d2.y : d2.x));
+        }
+#pragma unroll
+        for (int kc = 0; kc < BR / 16; kc++) {
+            p_fragment<T, NB>(pa[kc], s, kc);
+            p_fragment<T, NB>(sa[kc], dp, kc);
+        }
+        /* lines 12, 16: dV_w += P^T dO_i, dK_w += dS^T Q_i (k = queries; dO, Q MN-major) */
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < BR / 16; kc++)
+            wg_mma_rs_tb<D, T>(&dv[0][0], pa[kc], wg_desc(do_addr + st * STAGE_Q + kc * 16 * 128, SLAB_Q, 1024));
+#pragma unroll
+        for (int kc = 0; kc < BR / 16; kc++)
+            wg_mma_rs_tb<D, T>(&dk[0][0], sa[kc], wg_desc(q_addr + st * STAGE_Q + kc * 16 * 128, SLAB_Q, 1024));
+        wg_commit();
+        /* dS^T (this warpgroup's 64 keys) into buffer it & 1: rows = keys, sw128 by 64 queries */
+        T *dsb = dSs + (it & 1) * BC * BR;
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int hr = 0; hr < 2; hr++)
+                *reinterpret_cast<uint32_t *>(dsb + sw128<BC>(64 * w + 16 * warp + g + 8 * hr, nb * 8 + t4 * 2)) =
+                    sa[nb >> 1][(nb & 1) * 2 + hr];
+        fence_proxy_async();
+        named_sync(1, 256); /* both halves of dS^T are written */
+        /* line 15: dQ_i += dS K_j, m64 x n64 x k = B_c keys; d = 128: queries 0..63, columns
+         * 64 w..; d = 64 (B_r 128): queries 64 w.., all 64 columns */
+        const uint32_t a0 = ds_addr + (it & 1) * BC * BR * 2 + (BR == 128 ? w * SLAB_KV : 0);
+        const uint32_t b0 = k_addr + (D == 128 ? w * SLAB_KV : 0);
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < BC / 16; kc++)
+            wg_mma_ss_tt<64, T>(&dq[0][0], wg_desc(a0 + kc * 16 * 128, SLAB_KV, 1024),
+                                wg_desc(b0 + kc * 16 * 128, SLAB_KV, 1024), kc > 0);
+        wg_commit();
+        wg_wait<0>();
+        fence_regs(dq);
+        fence_regs(dk);
+        fence_regs(dv);
+        if (lane == 0) mbar_arrive(&emptyQ[st]); /* Q_i, dO_i, LSE_i, D_i of this stage are read */
+        const int qrow = BR == 128 ? 64 * w : 0, col = D == 128 ? 64 * w : 0;
+        float *dqg = dQacc + bh * Npad * D;
+        int *sm = sem + bh * (Npad / 64) + qi;
+        if (DET) { /* wait for key blocks 0 .. kb - 1 (raised by the last of their 256 threads) */
+            if (threadIdx.x == 128) {
+                int v;
+                do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(sm) : "memory");
+                while (v < kb);
+            }
+            named_sync(1, 256);
+        }
+#pragma unroll
+        for (int x = 0; x < 4; x++)
+            atomic_add_tile<D>(dqg, *reinterpret_cast<const float(*)[2][4]>(&dq[2 * x][0]), r0 + qrow + 16 * warp,
+                               col + 16 * x, Npad, lane);
+        if (DET) {
+            __threadfence();
+            named_sync(1, 256);
+            if (threadIdx.x == 128) asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(sm), "r"(kb + 1) : "memory");
+        }
+    }
+    /* dK_j = scale sum dS^T Q (line 16's scale), dV_j; rows past N_k dropped */
+    const float scale = scale_log2 / 1.44269504088896341f;
+    T *dkg = dK + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    T *dvg = dV + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        const int key = kw + g + hr * 8;
+        if (key >= sh.N_k) continue;
+#pragma unroll
+        for (int x = 0; x < DB; x++) {
+            const long long o = (long long)key * D + x * 8 + t4 * 2;
+            *reinterpret_cast<uint32_t *>(dkg + o) = pack2<T>(dk[x][2 * hr] * scale, dk[x][2 * hr + 1] * scale);
+            *reinterpret_cast<uint32_t *>(dvg + o) = pack2<T>(dv[x][2 * hr], dv[x][2 * hr + 1]);
+        }
+    }
+#else
+    __trap(); /* built without sm_90a: the launcher refuses other devices before we get here */
+#endif
+}
+
+template <int D, int BR, bool DET, typename T>
+static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const void *K, const void *V, const void *O,
+                                 const void *dO, const float *LSE, void *dQ, void *dK, void *dV, float *ws,
+                                 cudaStream_t st)
+{
+    constexpr int BC = V5B_BC, S = V5B_STAGES;
+    const long long BH = (long long)s->B * s->H;
+    const int Npad = (int)v5b_rows_pad(s->N_q);
+    float *dQacc = ws, *lse2 = dQacc + BH * Npad * D, *Dpad = lse2 + BH * Npad;
+    int *sem = reinterpret_cast<int *>(Dpad + BH * Npad);
+    const float scale_log2 = s->scale * 1.44269504088896341f;
+    cudaError_t e;
+    if (DET && (e = cudaMemsetAsync(sem, 0, BH * (Npad / 64) * sizeof(int), st)) != cudaSuccess) return e;
+    const long long rows = BH * Npad;
+    fa_v5_bwd_pre_kernel<D, T><<<(unsigned)((rows * (D / 8) + 255) / 256), 256, 0, st>>>(
+        (const T *)O, (const T *)dO, LSE, Dpad, lse2, dQacc, BH, s->N_q, Npad);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+
+    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + 2 * S * BR * 4 + (1 + 2 * S) * 8 + 1024;
+    auto kern = fa_v5_bwd_kernel<D, BR, DET, T>;
+    if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) != cudaSuccess) return e;
+    static V5BMaps maps; /* rebuilt when the pointers or the shape change */
+    static const void *last[4] = {NULL, NULL, NULL, NULL};
+    static fa_gpu_shape last_s;
+    if (last[0] != Q || last[1] != K || last[2] != V || last[3] != dO || memcmp(&last_s, s, sizeof *s) != 0) {
+        const CUtensorMapDataType t =
+            std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        if (make_map(&maps.q, Q, D, s->N_q, s->B * s->H, BR, t) || make_map(&maps.dO, dO, D, s->N_q, s->B * s->H, BR, t) ||
+            make_map(&maps.k, K, D, s->N_k, s->B * s->H_kv, BC, t) || make_map(&maps.v, V, D, s->N_k, s->B * s->H_kv, BC, t)) {
+            last[0] = NULL;
+            return cudaErrorInvalidValue;
+        }
+        last[0] = Q, last[1] = K, last[2] = V, last[3] = dO, last_s = *s;
+    }
+    dim3 grid((s->N_k + BC - 1) / BC, s->H_kv, s->B);
+    kern<<<grid, 384, bytes, st>>>(maps, lse2, Dpad, dQacc, sem, (T *)dK, (T *)dV, *s, scale_log2);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    fa_v5_bwd_post_kernel<D, T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, BH, s->N_q, Npad, s->scale);
+    return cudaGetLastError();
+}
+
+extern "C" size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s)
+{
+    const size_t rows = (size_t)s->B * s->H * (size_t)v5b_rows_pad(s->N_q);
+    return rows * (size_t)s->d * 4 + 2 * rows * 4 + rows / 64 * sizeof(int);
+}
+
+template <typename T>
+static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, const void *Q, const void *K, const void *V,
+                                   const void *O, const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
+                                   float *ws, cudaStream_t st)
+{
+    if (s->d == 64)
+        return det ? launch_v5_bwd<64, 128, true, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
+                   : launch_v5_bwd<64, 128, false, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (s->d == 128)
+        return det ? launch_v5_bwd<128, 64, true, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
+                   : launch_v5_bwd<128, 64, false, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    return cudaErrorInvalidValue;
+}
+
+extern "C" cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, const void *Q,
+                                      const void *K, const void *V, const void *O, const void *dO, const float *LSE,
+                                      void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
+{
+    static int cc = -1;
+    if (cc < 0) {
+        int dev = 0, major = 0, minor = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+            return cudaErrorNoDevice;
+        cc = 10 * major + minor;
+    }
+    if (cc != 90) return cudaErrorInvalidDeviceFunction;
+    if (dt == FA_GPU_BF16) return v5_bwd_dispatch<__nv_bfloat16>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (dt == FA_GPU_FP16) return v5_bwd_dispatch<__half>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    return cudaErrorInvalidValue;
+}
