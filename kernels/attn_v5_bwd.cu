@@ -33,10 +33,13 @@
  * LSE_i log2 e (+inf for rows past N_q and rows without a key, so their P is 0) padded to a
  * multiple of 128 rows, and zeroes the fp32 dQ accumulator (padded too: no bounds test in the
  * atomics); the post-pass scales it and rounds to bf16/fp16.
- * Deterministic mode: before adding its dQ_i, the block of key block j waits until the blocks of
- * key blocks 0 .. j - 1 have added theirs (a counter per (batch, head, Q block) that the block
- * raises after its adds): the fp32 sums are formed in one order, so dQ is bitwise repeatable.
- * Blocks wait only on lower key blocks, which the grid launches first.
+ * Deterministic mode: before adding its dQ_i, the block of key block j waits until the key
+ * blocks before it have added theirs (a counter per (batch, head, Q block) that the block raises
+ * after its adds): the fp32 sums are formed in one order, so dQ is bitwise repeatable.  The
+ * order is 0, 1, ... without a causal mask; with one it is last to first (and the grid launches
+ * the key blocks last to first), because key block j first sees Q block ~2j: in ascending order
+ * block j would wait for block 0 to reach it, and the blocks would run one after another
+ * (measured 0.49-0.58x of v5_bwd).  A block waits only on blocks the grid launched before it.
  * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -55,8 +58,9 @@
 enum { V5B_BC = 128, V5B_STAGES = 2, V5B_PAD = 128 };
 
 struct V5BMaps {
-    CUtensorMap q, dO; /* (d, N_q, B x H), boxes (64, B_r, 1) */
-    CUtensorMap k, v;  /* (d, N_k, B x H_kv), boxes (64, B_c, 1) */
+    CUtensorMap q, dO;  /* (d, N_q, B x H), boxes (64, B_r, 1) */
+    CUtensorMap k, v;   /* (d, N_k, B x H_kv), boxes (64, B_c, 1) */
+    CUtensorMap dk, dv; /* (d, N_k, B x H_kv), boxes (64, 64, 1): a consumer warpgroup's keys of a slab */
 };
 
 /* rows of the padded per-row arrays (LSE log2 e, D) and of the fp32 dQ accumulator */
@@ -120,12 +124,59 @@ __global__ void fa_v5_bwd_post_kernel(const float *__restrict__ dQacc, T *__rest
     }
 }
 
+/* Post-pass of the TMA reduce-add path: dQacc holds each (head, Q block) tile of B_r x d in the
+ * consumers' accumulator order (dq_tile_index); dQ = dQacc scale rounded to T, 8 columns a
+ * thread. */
+template <int D, int BR>
+__device__ __forceinline__ int dq_tile_index(int rr, int c)
+{ /* (row rr < B_r, column c < d) of a tile -> its float in the tile as the consumers store it:
+   * warpgroup w's 64 x 64 part, then per n8 block j a float4 per thread (rows g, g + 8 of warp
+   * rr / 16 at components 0-1 and 2-3) */
+    const int w = D == 128 ? c / 64 : rr / 64, r = rr % 64, cc = c % 64;
+    const int tid = (r / 16) * 32 + (r % 8) * 4 + (cc % 8) / 2;
+    return ((w * 8 + cc / 8) * 128 + tid) * 4 + ((r % 16) / 8) * 2 + (cc % 2);
+}
+template <int D, int BR, typename T>
+__global__ void fa_v5_bwd_post_tiles_kernel(const float *__restrict__ dQacc, T *__restrict__ dQ, long long BH, int N_q,
+                                            int Npad, float scale)
+{
+    const long long n = BH * N_q * D;
+    for (long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * 8; i < n;
+         i += (long long)gridDim.x * blockDim.x * 8) {
+        const long long row = i / D, bh = row / N_q;
+        const int q = (int)(row % N_q), c = (int)(i % D);
+        const float *tile = dQacc + (bh * Npad + (long long)(q / BR) * BR) * D;
+        float v[8];
+#pragma unroll
+        for (int t = 0; t < 4; t++) { /* columns c + 2t, c + 2t + 1: one float2 */
+            const float2 x = *reinterpret_cast<const float2 *>(tile + dq_tile_index<D, BR>(q % BR, c + 2 * t));
+            v[2 * t] = x.x * scale;
+            v[2 * t + 1] = x.y * scale;
+        }
+        uint4 w;
+        w.x = pack2<T>(v[0], v[1]);
+        w.y = pack2<T>(v[2], v[3]);
+        w.z = pack2<T>(v[4], v[5]);
+        w.w = pack2<T>(v[6], v[7]);
+        *reinterpret_cast<uint4 *>(dQ + i) = w;
+    }
+}
+
 /* Registers after setmaxnreg: 384 threads get 168 each at launch (a pool of 64512);
- * 128 x 32 + 256 x 232 = 63488 fits. */
+ * 128 x 40 + 256 x 232 = 64512 fits. */
 struct V5BRegs {
-    static constexpr int producer = 32, consumer = 232;
+    static constexpr int producer = 40, consumer = 232;
     static_assert(128 * producer + 256 * consumer <= 384 * 168, "setmaxnreg split above the block's pool");
 };
+
+/* The place of key block kb among the key blocks that add to Q block qi (deterministic mode):
+ * ascending, kb itself; descending (causal), the number of later key blocks that see Q block qi */
+__device__ __forceinline__ int dq_order(const fa_gpu_shape &sh, bool desc, int kb, int qi, int BR, int BC, int T_c)
+{
+    if (!desc) return kb;
+    const int last = min((qi + 1) * BR, sh.N_q) - 1 + (sh.N_k - sh.N_q); /* the Q block's last allowed key */
+    return min(T_c - 1, last / BC) - kb;
+}
 
 /* Q blocks (of BR rows) that see key block j (keys c0 .. c0 + BC - 1): from i_lo on */
 __device__ __forceinline__ int bwd_first_q_block(const fa_gpu_shape &sh, int c0, int BR)
@@ -136,7 +187,14 @@ __device__ __forceinline__ int bwd_first_q_block(const fa_gpu_shape &sh, int c0,
     return rmin <= 0 ? 0 : (int)min((long long)T_r, rmin / BR);
 }
 
-template <int D, int BR, bool DET, typename T>
+/* named barriers: 1 both consumers (dS^T written), 2 dQ tile written (consumers -> the dQ
+ * warp), 3 dQ tile read (the dQ warp -> consumers) */
+enum { V5B_BAR_DS = 1, V5B_BAR_DQ_FULL = 2, V5B_BAR_DQ_EMPTY = 3 };
+
+/* RED: dQ_i leaves through a shared tile that one producer warp adds to the fp32 accumulator
+ * with the TMA's reduce-add (as FlashAttention-3); else every consumer thread adds its
+ * accumulators with fp32 atomics. */
+template <int D, int BR, bool DET, bool RED, typename T>
 __global__ void __launch_bounds__(384, 1)
     fa_v5_bwd_kernel(const __grid_constant__ V5BMaps maps, const float *__restrict__ lse2, const float *__restrict__ Dpad,
                      float *__restrict__ dQacc, int *__restrict__ sem, T *__restrict__ dK, T *__restrict__ dV,
@@ -145,6 +203,7 @@ __global__ void __launch_bounds__(384, 1)
 #if FA_HAVE_WGMMA
     constexpr int BC = V5B_BC, S = V5B_STAGES;
     constexpr int NB = BR / 8, DB = D / 8, SLABS = D / 64;
+    static_assert(RED || !DET, "the ordered dQ is the reduce-add path's");
     constexpr uint32_t QT_BYTES = BR * D * 2, KV_BYTES = BC * D * 2;
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     unsigned char *base = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
@@ -153,53 +212,101 @@ __global__ void __launch_bounds__(384, 1)
     T *Qs = Vs + BC * D;      /* S stages */
     T *dOs = Qs + S * BR * D; /* S stages */
     T *dSs = dOs + S * BR * D; /* 2 buffers of (B_c keys, B_r queries), sw128 */
-    float *Ls = reinterpret_cast<float *>(dSs + 2 * BC * BR); /* S stages of B_r */
-    float *Ds = Ls + S * BR;
-    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + S * BR);
-    uint64_t *fullKV = bar, *fullQ = bar + 1, *emptyQ = fullQ + S;
+    float *dQs = reinterpret_cast<float *>(dSs + 2 * BC * BR); /* B_r x d fp32 (dq_tile_index) */
+    float *Ls = dQs + BR * D; /* LSE_i log2 e, D_i: a copy per consumer warpgroup and step parity */
+    float *Ds = Ls + 4 * BR;
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + 4 * BR);
+    uint64_t *fullKV = bar, *emptyKV = bar + 1, *fullQ = bar + 2, *emptyQ = fullQ + S;
 
-    const int kb = blockIdx.x, hk = blockIdx.y, b = blockIdx.z, c0 = kb * BC;
+    /* work units u = (batch, kv head, key block), the key block fastest; a block takes units
+     * blockIdx.x, + gridDim.x, ... (one each when the grid has one block per unit).
+     * Deterministic and causal: the key blocks run last to first and each Q block's dQ is added
+     * in that order (dq_order), so no unit waits for one that starts later. */
+    const bool desc = DET && sh.causal;
+    const int T_c = (sh.N_k + BC - 1) / BC, units = T_c * sh.H_kv * sh.B;
     const int group = sh.H / sh.H_kv, T_r = (sh.N_q + BR - 1) / BR;
-    const int i_lo = bwd_first_q_block(sh, c0, BR), nq = T_r - i_lo, n_it = nq * group;
     const int Npad = (int)v5b_rows_pad(sh.N_q);
     const int wg = threadIdx.x / 128;
+    struct Unit {
+        int b, hk, kb, c0, i_lo, nq, n_it;
+    };
+    auto unit = [&](int u) {
+        Unit x;
+        const int k = u % T_c, bhk = u / T_c;
+        x.kb = desc ? T_c - 1 - k : k;
+        x.hk = bhk % sh.H_kv, x.b = bhk / sh.H_kv, x.c0 = x.kb * BC;
+        x.i_lo = bwd_first_q_block(sh, x.c0, BR), x.nq = T_r - x.i_lo, x.n_it = x.nq * group;
+        return x;
+    };
 
     if (threadIdx.x == 0) {
         mbar_init(fullKV, 1);
+        mbar_init(emptyKV, 8); /* one arrive per consumer warp */
         for (int s = 0; s < S; s++) {
-            mbar_init(&fullQ[s], 1);
-            mbar_init(&emptyQ[s], 8); /* one arrive per consumer warp */
+            mbar_init(&fullQ[s], 1); /* the TMA thread's expect_tx */
+            mbar_init(&emptyQ[s], 8);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
 
-    if (wg == 0) { /* ---- producer: one thread issues every copy ---- */
+    if (wg == 0) { /* ---- producer warpgroup: warp 0 the TMA loads, warp 2 the dQ adds ---- */
         reg_dealloc<V5BRegs::producer>();
-        if (threadIdx.x == 0 && n_it > 0) {
-            const int krow = b * sh.H_kv + hk;
-            mbar_expect_tx(fullKV, 2 * KV_BYTES);
-#pragma unroll
-            for (int sl = 0; sl < SLABS; sl++) {
-                tma_load3(Ks + sl * BC * 64, &maps.k, fullKV, sl * 64, c0, krow);
-                tma_load3(Vs + sl * BC * 64, &maps.v, fullKV, sl * 64, c0, krow);
-            }
-            for (int it = 0; it < n_it; it++) {
-                const int s = it % S;
-                const uint32_t ph = (it / S) & 1;
-                const int hq = hk * group + it / nq, r0 = (i_lo + it % nq) * BR;
-                const long long bh = (long long)b * sh.H + hq;
-                mbar_wait(&emptyQ[s], ph ^ 1);
-                mbar_expect_tx(&fullQ[s], 2 * QT_BYTES + 2 * BR * 4);
+        const int pw = threadIdx.x / 32, lane = threadIdx.x % 32;
+        int ig = 0, ku = 0; /* steps (the ring's phases) and units of this block so far */
+        for (int u = blockIdx.x; u < units; u += gridDim.x) {
+            const Unit x = unit(u);
+            if (x.n_it == 0) continue;
+            if (threadIdx.x == 0) {
+                mbar_wait(emptyKV, (ku & 1) ^ 1); /* the consumers are done with the last unit's K, V */
+                mbar_expect_tx(fullKV, 2 * KV_BYTES);
 #pragma unroll
                 for (int sl = 0; sl < SLABS; sl++) {
-                    tma_load3(Qs + s * BR * D + sl * BR * 64, &maps.q, &fullQ[s], sl * 64, r0, (int)bh);
-                    tma_load3(dOs + s * BR * D + sl * BR * 64, &maps.dO, &fullQ[s], sl * 64, r0, (int)bh);
+                    tma_load3(Ks + sl * BC * 64, &maps.k, fullKV, sl * 64, x.c0, x.b * sh.H_kv + x.hk);
+                    tma_load3(Vs + sl * BC * 64, &maps.v, fullKV, sl * 64, x.c0, x.b * sh.H_kv + x.hk);
                 }
-                bulk_load(Ls + s * BR, lse2 + bh * Npad + r0, BR * 4, &fullQ[s]);
-                bulk_load(Ds + s * BR, Dpad + bh * Npad + r0, BR * 4, &fullQ[s]);
+                for (int it = 0; it < x.n_it; it++) {
+                    const int s = (ig + it) % S;
+                    const int hq = x.hk * group + it / x.nq, r0 = (x.i_lo + it % x.nq) * BR;
+                    mbar_wait(&emptyQ[s], (((ig + it) / S) & 1) ^ 1);
+                    mbar_expect_tx(&fullQ[s], 2 * QT_BYTES);
+#pragma unroll
+                    for (int sl = 0; sl < SLABS; sl++) {
+                        tma_load3(Qs + s * BR * D + sl * BR * 64, &maps.q, &fullQ[s], sl * 64, r0, x.b * sh.H + hq);
+                        tma_load3(dOs + s * BR * D + sl * BR * 64, &maps.dO, &fullQ[s], sl * 64, r0, x.b * sh.H + hq);
+                    }
+                }
+            } else if (RED && pw == 2) { /* dQ_i += the consumers' tile: one TMA reduce-add of B_r d fp32 */
+                for (int it = 0; it < x.n_it; it++) {
+                    const int qi = x.i_lo + it % x.nq, hq = x.hk * group + it / x.nq;
+                    const long long bh = (long long)x.b * sh.H + hq;
+                    named_sync(V5B_BAR_DQ_FULL, 288);
+                    if (lane == 0) {
+                        int *sm = sem + bh * (Npad / 64) + qi;
+                        const int ord = dq_order(sh, desc, x.kb, qi, BR, BC, T_c);
+                        if (DET) { /* the key blocks before this one in dq_order have added theirs */
+                            int v;
+                            do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(sm) : "memory");
+                            while (v < ord);
+                        }
+                        bulk_reduce_add_f32(dQacc + (bh * Npad + (long long)qi * BR) * D, dQs, BR * D * 4);
+                        bulk_commit();
+                        if (DET) { /* the adds are done before the next key block may start its own */
+                            bulk_wait<false>();
+                            asm volatile("fence.proxy.async.global;\n" ::: "memory");
+                            asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(sm), "r"(ord + 1) : "memory");
+                        } else {
+                            bulk_wait<true>(); /* the tile has been read */
+                        }
+                    }
+                    __syncwarp();
+                    named_arrive(V5B_BAR_DQ_EMPTY, 288);
+                }
             }
+            ig += x.n_it;
+            ku++;
         }
+        if (RED && pw == 2 && lane == 0) bulk_wait<false>();
         return;
     }
 
@@ -208,22 +315,29 @@ __global__ void __launch_bounds__(384, 1)
     const int w = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane >> 2, t4 = lane & 3;
     const int off = sh.N_k - sh.N_q;
-    const int kw = c0 + 64 * w + 16 * warp; /* this warp's first key */
+    const bool issuer = threadIdx.x % 128 == 0; /* this warpgroup's TMA stores */
     constexpr uint32_t SLAB_KV = BC * 128, SLAB_Q = BR * 128, STAGE_Q = BR * D * 2;
     const uint32_t k_addr = smem_u32(Ks), v_addr = smem_u32(Vs), q_addr = smem_u32(Qs), do_addr = smem_u32(dOs);
     const uint32_t ds_addr = smem_u32(dSs);
     float dk[DB][4], dv[DB][4], s[NB][4], dp[NB][4], dq[8][4];
     uint32_t pa[BR / 16][4], sa[BR / 16][4];
+    int ig = 0, ku = 0;
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const Unit x = unit(u);
+    if (x.n_it == 0) continue;
+    const int hk = x.hk, b = x.b, c0 = x.c0, i_lo = x.i_lo, nq = x.nq, n_it = x.n_it;
+    const int kw = c0 + 64 * w + 16 * warp; /* this warp's first key */
 #pragma unroll
-    for (int x = 0; x < DB; x++)
+    for (int y = 0; y < DB; y++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) dk[x][e] = dv[x][e] = 0.f;
-    if (n_it > 0) mbar_wait(fullKV, 0);
+        for (int e = 0; e < 4; e++) dk[y][e] = dv[y][e] = 0.f;
+    mbar_wait(fullKV, ku & 1);
 
     for (int it = 0; it < n_it; it++) {
-        const int st = it % S, qi = i_lo + it % nq, hq = hk * group + it / nq, r0 = qi * BR;
+        const int st = (ig + it) % S, qi = i_lo + it % nq, hq = hk * group + it / nq, r0 = qi * BR;
         const long long bh = (long long)b * sh.H + hq;
-        mbar_wait(&fullQ[st], (it / S) & 1);
+        const uint32_t ph = ((ig + it) / S) & 1;
+        mbar_wait(&fullQ[st], ph);
         /* S^T = K_w Q_i^T and dP^T = V_w dO_i^T: m64 (keys) x B_r (queries) x d */
         wg_fence();
 #pragma unroll
@@ -240,8 +354,16 @@ __global__ void __launch_bounds__(384, 1)
                              wg_desc(do_addr + st * STAGE_Q + (kk >> 2) * SLAB_Q + kof, 16, 1024), kk > 0);
         }
         wg_commit();
-        const float *Lt = Ls + st * BR, *Dt = Ds + st * BR;
         const bool need_mask = kw + 16 > sh.N_k || (sh.causal && kw + 15 > r0 + off);
+        /* LSE_i log2 e, D_i (B_r floats each) into this warpgroup's copy for the step's parity
+         * while the GEMMs run (the copy of parity it & 1 is written again at it + 2, after every
+         * warp of the warpgroup has passed the barrier of it + 1) */
+        float *Lt = Ls + (2 * w + (it & 1)) * BR, *Dt = Ds + (2 * w + (it & 1)) * BR;
+        for (int i = threadIdx.x % 128; i < BR; i += 128) {
+            Lt[i] = lse2[bh * Npad + r0 + i];
+            Dt[i] = Dpad[bh * Npad + r0 + i];
+        }
+        named_sync(4 + w, 128);
         wg_wait<1>(); /* S^T */
         fence_regs(s);
 #pragma unroll
@@ -280,7 +402,12 @@ __global__ void __launch_bounds__(384, 1)
         for (int kc = 0; kc < BR / 16; kc++)
             wg_mma_rs_tb<D, T>(&dk[0][0], sa[kc], wg_desc(q_addr + st * STAGE_Q + kc * 16 * 128, SLAB_Q, 1024));
         wg_commit();
-        /* dS^T (this warpgroup's 64 keys) into buffer it & 1: rows = keys, sw128 by 64 queries */
+        /* dS^T (this warpgroup's 64 keys) into buffer it & 1: rows = keys, sw128 by 64 queries;
+         * a unit's first write waits until the last unit's dK, dV stores have read their tiles */
+        if (it == 0 && ku > 0) {
+            if (issuer) bulk_wait<true>();
+            named_sync(V5B_BAR_DS, 256);
+        }
         T *dsb = dSs + (it & 1) * BC * BR;
 #pragma unroll
         for (int nb = 0; nb < NB; nb++)
@@ -289,7 +416,7 @@ __global__ void __launch_bounds__(384, 1)
                 *reinterpret_cast<uint32_t *>(dsb + sw128<BC>(64 * w + 16 * warp + g + 8 * hr, nb * 8 + t4 * 2)) =
                     sa[nb >> 1][(nb & 1) * 2 + hr];
         fence_proxy_async();
-        named_sync(1, 256); /* both halves of dS^T are written */
+        named_sync(V5B_BAR_DS, 256); /* both halves of dS^T are written */
         /* line 15: dQ_i += dS K_j, m64 x n64 x k = B_c keys; d = 128: queries 0..63, columns
          * 64 w..; d = 64 (B_r 128): queries 64 w.., all 64 columns */
         const uint32_t a0 = ds_addr + (it & 1) * BC * BR * 2 + (BR == 128 ? w * SLAB_KV : 0);
@@ -304,49 +431,64 @@ __global__ void __launch_bounds__(384, 1)
         fence_regs(dq);
         fence_regs(dk);
         fence_regs(dv);
+        __syncwarp(); /* the lanes' reads of LSE_i, D_i are ordered before lane 0's release */
         if (lane == 0) mbar_arrive(&emptyQ[st]); /* Q_i, dO_i, LSE_i, D_i of this stage are read */
+        if (RED) { /* dQ_i into the shared tile (float4 a thread and n8 block: no bank conflict) */
+            if (it > 0) named_sync(V5B_BAR_DQ_EMPTY, 288); /* the dQ warp has read the last one */
+            float4 *dst = reinterpret_cast<float4 *>(dQs) + w * 8 * 128 + threadIdx.x % 128;
+#pragma unroll
+            for (int x = 0; x < 8; x++) dst[x * 128] = make_float4(dq[x][0], dq[x][1], dq[x][2], dq[x][3]);
+            fence_proxy_async();
+            named_arrive(V5B_BAR_DQ_FULL, 288);
+            continue;
+        }
         const int qrow = BR == 128 ? 64 * w : 0, col = D == 128 ? 64 * w : 0;
         float *dqg = dQacc + bh * Npad * D;
-        int *sm = sem + bh * (Npad / 64) + qi;
-        if (DET) { /* wait for key blocks 0 .. kb - 1 (raised by the last of their 256 threads) */
-            if (threadIdx.x == 128) {
-                int v;
-                do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(sm) : "memory");
-                while (v < kb);
-            }
-            named_sync(1, 256);
-        }
 #pragma unroll
         for (int x = 0; x < 4; x++)
             atomic_add_tile<D>(dqg, *reinterpret_cast<const float(*)[2][4]>(&dq[2 * x][0]), r0 + qrow + 16 * warp,
                                col + 16 * x, Npad, lane);
-        if (DET) {
-            __threadfence();
-            named_sync(1, 256);
-            if (threadIdx.x == 128) asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(sm), "r"(kb + 1) : "memory");
-        }
     }
-    /* dK_j = scale sum dS^T Q (line 16's scale), dV_j; rows past N_k dropped */
+    __syncwarp();
+    if (lane == 0) mbar_arrive(emptyKV); /* the unit's last reads of K, V are done */
+    if (RED) named_sync(V5B_BAR_DQ_EMPTY, 288); /* the dQ warp has read the unit's last tile */
+    named_sync(V5B_BAR_DS, 256);                /* both warpgroups' last dQ GEMM has read dS^T */
+    /* dK_j = scale sum dS^T Q (line 16's scale), dV_j: this warpgroup's 64 keys through shared
+     * tiles in the layout of a TMA box (64 columns, 64 rows, 128-byte swizzle) and a TMA store a
+     * slab (keys past N_k are not written).  The tiles: the dS^T buffers and the dQ tile, free
+     * now (d = 64: both in the dS^T buffers). */
     const float scale = scale_log2 / 1.44269504088896341f;
-    T *dkg = dK + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
-    T *dvg = dV + ((long long)b * sh.H_kv + hk) * sh.N_k * D;
+    T *stk = dSs + w * 64 * D, *stv = (D == 128 ? reinterpret_cast<T *>(dQs) : dSs + 2 * 64 * D) + w * 64 * D;
+    const Sw128Layout<64> lay;
 #pragma unroll
     for (int hr = 0; hr < 2; hr++) {
-        const int key = kw + g + hr * 8;
-        if (key >= sh.N_k) continue;
+        const int r = 16 * warp + g + 8 * hr;
 #pragma unroll
-        for (int x = 0; x < DB; x++) {
-            const long long o = (long long)key * D + x * 8 + t4 * 2;
-            *reinterpret_cast<uint32_t *>(dkg + o) = pack2<T>(dk[x][2 * hr] * scale, dk[x][2 * hr + 1] * scale);
-            *reinterpret_cast<uint32_t *>(dvg + o) = pack2<T>(dv[x][2 * hr], dv[x][2 * hr + 1]);
+        for (int y = 0; y < DB; y++) {
+            *reinterpret_cast<uint32_t *>(stk + lay(r, y * 8 + t4 * 2)) = pack2<T>(dk[y][2 * hr] * scale, dk[y][2 * hr + 1] * scale);
+            *reinterpret_cast<uint32_t *>(stv + lay(r, y * 8 + t4 * 2)) = pack2<T>(dv[y][2 * hr], dv[y][2 * hr + 1]);
         }
     }
+    fence_proxy_async();
+    named_sync(4 + w, 128);
+    if (issuer) {
+#pragma unroll
+        for (int sl = 0; sl < SLABS; sl++) {
+            tma_store3(&maps.dk, stk + sl * 64 * 64, sl * 64, c0 + 64 * w, b * sh.H_kv + hk);
+            tma_store3(&maps.dv, stv + sl * 64 * 64, sl * 64, c0 + 64 * w, b * sh.H_kv + hk);
+        }
+        bulk_commit();
+    }
+    ig += n_it;
+    ku++;
+    } /* units */
+    if (issuer) bulk_wait<false>();
 #else
     __trap(); /* built without sm_90a: the launcher refuses other devices before we get here */
 #endif
 }
 
-template <int D, int BR, bool DET, typename T>
+template <int D, int BR, bool DET, bool RED, bool PERS, typename T>
 static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const void *K, const void *V, const void *O,
                                  const void *dO, const float *LSE, void *dQ, void *dK, void *dV, float *ws,
                                  cudaStream_t st)
@@ -364,26 +506,37 @@ static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const voi
         (const T *)O, (const T *)dO, LSE, Dpad, lse2, dQacc, BH, s->N_q, Npad);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + 2 * S * BR * 4 + (1 + 2 * S) * 8 + 1024;
-    auto kern = fa_v5_bwd_kernel<D, BR, DET, T>;
+    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + BR * D * 4 + 8 * BR * 4 +
+                      (2 + 2 * S) * 8 + 1024;
+    auto kern = fa_v5_bwd_kernel<D, BR, DET, RED, T>;
     if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) != cudaSuccess) return e;
     static V5BMaps maps; /* rebuilt when the pointers or the shape change */
-    static const void *last[4] = {NULL, NULL, NULL, NULL};
+    static const void *last[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     static fa_gpu_shape last_s;
-    if (last[0] != Q || last[1] != K || last[2] != V || last[3] != dO || memcmp(&last_s, s, sizeof *s) != 0) {
+    if (last[0] != Q || last[1] != K || last[2] != V || last[3] != dO || last[4] != dK || last[5] != dV ||
+        memcmp(&last_s, s, sizeof *s) != 0) {
         const CUtensorMapDataType t =
             std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
         if (make_map(&maps.q, Q, D, s->N_q, s->B * s->H, BR, t) || make_map(&maps.dO, dO, D, s->N_q, s->B * s->H, BR, t) ||
-            make_map(&maps.k, K, D, s->N_k, s->B * s->H_kv, BC, t) || make_map(&maps.v, V, D, s->N_k, s->B * s->H_kv, BC, t)) {
+            make_map(&maps.k, K, D, s->N_k, s->B * s->H_kv, BC, t) || make_map(&maps.v, V, D, s->N_k, s->B * s->H_kv, BC, t) ||
+            make_map(&maps.dk, dK, D, s->N_k, s->B * s->H_kv, 64, t) || make_map(&maps.dv, dV, D, s->N_k, s->B * s->H_kv, 64, t)) {
             last[0] = NULL;
             return cudaErrorInvalidValue;
         }
-        last[0] = Q, last[1] = K, last[2] = V, last[3] = dO, last_s = *s;
+        last[0] = Q, last[1] = K, last[2] = V, last[3] = dO, last[4] = dK, last[5] = dV, last_s = *s;
     }
-    dim3 grid((s->N_k + BC - 1) / BC, s->H_kv, s->B);
+    static int sms = 0;
+    if (!sms) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            return cudaErrorNoDevice;
+    }
+    const long long units = (long long)((s->N_k + BC - 1) / BC) * s->H_kv * s->B;
+    const unsigned grid = (unsigned)(PERS && units > sms ? sms : units);
     kern<<<grid, 384, bytes, st>>>(maps, lse2, Dpad, dQacc, sem, (T *)dK, (T *)dV, *s, scale_log2);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    fa_v5_bwd_post_kernel<D, T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, BH, s->N_q, Npad, s->scale);
+    if (RED) fa_v5_bwd_post_tiles_kernel<D, BR, T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, BH, s->N_q, Npad, s->scale);
+    else fa_v5_bwd_post_kernel<D, T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, BH, s->N_q, Npad, s->scale);
     return cudaGetLastError();
 }
 
@@ -393,21 +546,30 @@ extern "C" size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s)
     return rows * (size_t)s->d * 4 + 2 * rows * 4 + rows / 64 * sizeof(int);
 }
 
+/* variant 0: dQ by the TMA reduce-add of a shared tile, a thread block per unit; 1: dQ by fp32
+ * atomics from the consumers (measured 0.52-0.78x of the reduce-add, not deterministic); 2: as 0
+ * on a persistent grid (one block per SM taking units blockIdx.x + k gridDim.x: measured as fast
+ * without a causal mask, down to 0.62x with one, where blocks of unequal work drift apart over
+ * more heads than the L2 holds; analysis/measured/h200/README.md, "v5 backward") */
 template <typename T>
-static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, const void *Q, const void *K, const void *V,
-                                   const void *O, const void *dO, const float *LSE, void *dQ, void *dK, void *dV,
-                                   float *ws, cudaStream_t st)
+static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, int variant, const void *Q, const void *K,
+                                   const void *V, const void *O, const void *dO, const float *LSE, void *dQ, void *dK,
+                                   void *dV, float *ws, cudaStream_t st)
 {
-    if (s->d == 64)
-        return det ? launch_v5_bwd<64, 128, true, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
-                   : launch_v5_bwd<64, 128, false, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (s->d == 128)
-        return det ? launch_v5_bwd<128, 64, true, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
-                   : launch_v5_bwd<128, 64, false, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+#define FA_V5B(D, BR, DET, RED, PERS) launch_v5_bwd<D, BR, DET, RED, PERS, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
+#define FA_V5B_D(D, BR)                                                                                            \
+    (variant == 1 ? FA_V5B(D, BR, false, false, false)                                                             \
+     : variant == 0 ? (det ? FA_V5B(D, BR, true, true, false) : FA_V5B(D, BR, false, true, false))                \
+                    : (det ? FA_V5B(D, BR, true, true, true) : FA_V5B(D, BR, false, true, true)))
+    if (variant < 0 || variant > 2 || (det && variant == 1)) return cudaErrorInvalidValue;
+    if (s->d == 64) return FA_V5B_D(64, 128);
+    if (s->d == 128) return FA_V5B_D(128, 64);
+#undef FA_V5B_D
+#undef FA_V5B
     return cudaErrorInvalidValue;
 }
 
-extern "C" cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, const void *Q,
+extern "C" cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int variant, const void *Q,
                                       const void *K, const void *V, const void *O, const void *dO, const float *LSE,
                                       void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
 {
@@ -421,7 +583,7 @@ extern "C" cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, in
         cc = 10 * major + minor;
     }
     if (cc != 90) return cudaErrorInvalidDeviceFunction;
-    if (dt == FA_GPU_BF16) return v5_bwd_dispatch<__nv_bfloat16>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
-    if (dt == FA_GPU_FP16) return v5_bwd_dispatch<__half>(s, deterministic, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (dt == FA_GPU_BF16) return v5_bwd_dispatch<__nv_bfloat16>(s, deterministic, variant, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
+    if (dt == FA_GPU_FP16) return v5_bwd_dispatch<__half>(s, deterministic, variant, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;
 }

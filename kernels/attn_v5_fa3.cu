@@ -35,7 +35,9 @@
  * through shared memory by a TMA store per consumer warpgroup, LSE directly.  Causal row blocks run
  * heaviest first within a head; the mask is applied only on tiles that cross the diagonal or the
  * end of the keys.  The other variants (v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers,
- * v5_pers_wg3, v5_pers_bc160) stay selectable in fabench to measure each step.  Needs sm_90a
+ * v5_pers_wg3, v5_pers_bc160) stay selectable in fabench to measure each step; v5_exp2poly,
+ * v5_cresc and v5_fa4 are v5 with FlashAttention-4's exp split, conditional rescaling and both
+ * (softmax_fa4).  Needs sm_90a
  * (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -93,10 +95,49 @@ template <bool PERS> __device__ __forceinline__ V5Unit v5_unit(int u, int T_r, c
     return w;
 }
 
+/* FlashAttention-4's two softmax changes (Zadouri, Shah, Dao et al. 2026, arXiv 2603.05451; its
+ * code flash_attn/cute/softmax.py and utils.py), on one m-tile as softmax_m16 (tc_common.cuh):
+ *   EMU: of the NB n8 blocks of a row's scores, EMU (spread evenly) take 2^x from exp2_fma on the
+ *        FMA pipe instead of MUFU.EX2, so that the exp unit and the FMA pipe share the work;
+ *   CR:  conditional rescaling -- a row keeps its stale max m while the new max exceeds it by at
+ *        most tau = 8 in log2 units (P <= 2^8 then, safe in fp32 and bf16), alpha is exactly 1 and
+ *        the caller skips O *= alpha for a warp whose rows all kept theirs.  Exact: l, O and the
+ *        epilogue's LSE all use the same stale m (cpu_ref/flash2.c, rescale_threshold). */
+template <int NB, int EMU, bool CR>
+__device__ __forceinline__ void softmax_fa4(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                            float scale_log2)
+{
+    constexpr float TAU = 8.0f;
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        float mx = m[hr];
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++) mx = fmaxf(mx, fmaxf(s[nb][2 * hr], s[nb][2 * hr + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        if (CR && m[hr] != -INFINITY && (mx - m[hr]) * scale_log2 <= TAU) mx = m[hr]; /* keep the stale max */
+        const float ms = mx == -INFINITY ? 0.f : mx * scale_log2;
+        const float a = m[hr] == -INFINITY ? 0.f : (CR && mx == m[hr]) ? 1.f : fast_exp2(m[hr] * scale_log2 - ms);
+        m[hr] = mx;
+        float rs = 0.f;
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int e = 2 * hr; e < 2 * hr + 2; e++) {
+                const float x = fmaf(s[nb][e], scale_log2, -ms);
+                const float p = (nb * EMU) / NB != ((nb + 1) * EMU) / NB ? exp2_fma(x) : fast_exp2(x);
+                s[nb][e] = p;
+                rs += p;
+            }
+        l[hr] = l[hr] * a + rs;
+        alpha[hr] = a;
+    }
+}
+
 /* NC consumer warpgroups of 64 query rows (B_r = 64 NC), key tiles of BC, PP: ping-pong, PERS:
  * a persistent grid (O then has a shared tile of its own, so that the next unit's Q can land
  * while this one's O is written). */
-template <int D, int NC, int BC, bool PP, bool PERS, typename T>
+template <int D, int NC, int BC, bool PP, bool PERS, typename T, int EMU = 0, bool CR = false>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fwd_kernel(const __grid_constant__ V5Maps maps, T *__restrict__ O, float *__restrict__ LSE,
                      fa_gpu_shape sh, float scale_log2, int *__restrict__ tickets)
@@ -249,7 +290,8 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         auto scores = [&](int j) { /* mask (tiles crossing the diagonal or N_k), lines 9-10 */
             const int c0 = j * BC;
             if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
-            softmax_m16<NB, DB, false>(s, o, m, l, alpha, scale_log2); /* O is rescaled by the caller */
+            if constexpr (EMU == 0 && !CR) softmax_m16<NB, DB, false>(s, o, m, l, alpha, scale_log2); /* O is rescaled by the caller */
+            else softmax_fa4<NB, EMU, CR>(s, m, l, alpha, scale_log2);
         };
         if (n_kv > 0) {
             if (PP && !turns && cw == NC - 1) named_arrive(1, 256); /* the first consumer issues first */
@@ -284,12 +326,14 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
                 wg_wait<0>(); /* P_{j-1} V_{j-1} done: O, pa and V_{j-1}'s stage are free */
                 fence_regs(o);
                 if (lane == 0) mbar_arrive(&emptyV[sp]);
+                if (!CR || __any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
 #pragma unroll
-                for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
-                    o[db][0] *= alpha[0];
-                    o[db][1] *= alpha[0];
-                    o[db][2] *= alpha[1];
-                    o[db][3] *= alpha[1];
+                    for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
+                        o[db][0] *= alpha[0];
+                        o[db][1] *= alpha[0];
+                        o[db][2] *= alpha[1];
+                        o[db][3] *= alpha[1];
+                    }
                 }
 #pragma unroll
                 for (int kc = 0; kc < BC / 16; kc++) p_fragment<T, NB>(pa[kc], s, kc);
@@ -333,13 +377,13 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
 #endif
 }
 
-template <int D, int NC, int BC, bool PP, bool PERS, typename T>
+template <int D, int NC, int BC, bool PP, bool PERS, typename T, int EMU = 0, bool CR = false>
 static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K, const void *V, void *O,
                              float *LSE, cudaStream_t st)
 {
     constexpr int BR = 64 * NC, S = V5_STAGES;
     const int bytes = ((PERS ? 2 : 1) * BR * D + 2 * S * BC * D) * (int)sizeof(T) + (6 + 4 * S) * 8 + 8 + 1024;
-    cudaError_t e = cudaFuncSetAttribute(fa_v5_fwd_kernel<D, NC, BC, PP, PERS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fwd_kernel<D, NC, BC, PP, PERS, T, EMU, CR>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     /* the maps depend on the pointers and the shape: rebuilt only when those change */
     static V5Maps maps; /* one cache per instantiation (its box sizes) */
@@ -370,7 +414,7 @@ static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K
     }
     dim3 grid = PERS ? dim3((unsigned)(units < sms ? units : sms)) : dim3(T_r, s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v5_fwd_kernel<D, NC, BC, PP, PERS, T><<<grid, 128 * (NC + 1), bytes, st>>>(maps, (T *)O, LSE, *s, scale_log2, tickets);
+    fa_v5_fwd_kernel<D, NC, BC, PP, PERS, T, EMU, CR><<<grid, 128 * (NC + 1), bytes, st>>>(maps, (T *)O, LSE, *s, scale_log2, tickets);
     return cudaGetLastError();
 }
 
@@ -389,12 +433,21 @@ static cudaError_t v5_dispatch(const fa_gpu_shape *s, int variant, const void *Q
         if (variant == 3) return launch_v5<64, 2, 128, false, false, T>(s, Q, K, V, O, LSE, st);
         if (variant == 4) return launch_v5<64, 2, 128, true, true, T>(s, Q, K, V, O, LSE, st);
         if (variant == 5) return launch_v5<64, 3, 128, true, true, T>(s, Q, K, V, O, LSE, st);
+        /* 7-9: variant 5 with FlashAttention-4's exp split (6 of 16 n8 blocks on the FMA pipe),
+         * conditional rescaling, both */
+        if (variant == 7) return launch_v5<64, 3, 128, true, true, T, 6, false>(s, Q, K, V, O, LSE, st);
+        if (variant == 8) return launch_v5<64, 3, 128, true, true, T, 0, true>(s, Q, K, V, O, LSE, st);
+        if (variant == 9) return launch_v5<64, 3, 128, true, true, T, 6, true>(s, Q, K, V, O, LSE, st);
     } else if (s->d == 128) {
         if (variant == 0) return launch_v5<128, 2, 128, true, false, T>(s, Q, K, V, O, LSE, st);
         if (variant == 1) return launch_v5<128, 2, 176, true, false, T>(s, Q, K, V, O, LSE, st);
         if (variant == 3) return launch_v5<128, 2, 128, false, false, T>(s, Q, K, V, O, LSE, st);
         if (variant == 4) return launch_v5<128, 2, 128, true, true, T>(s, Q, K, V, O, LSE, st);
         if (variant == 6) return launch_v5<128, 2, 160, true, true, T>(s, Q, K, V, O, LSE, st);
+        /* 7-9: variant 6 with the exp split (7 of 20 n8 blocks), conditional rescaling, both */
+        if (variant == 7) return launch_v5<128, 2, 160, true, true, T, 7, false>(s, Q, K, V, O, LSE, st);
+        if (variant == 8) return launch_v5<128, 2, 160, true, true, T, 0, true>(s, Q, K, V, O, LSE, st);
+        if (variant == 9) return launch_v5<128, 2, 160, true, true, T, 7, true>(s, Q, K, V, O, LSE, st);
     }
     return cudaErrorInvalidValue;
 }

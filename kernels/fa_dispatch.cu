@@ -6,7 +6,8 @@
 
 static const char *const k_names[FA_K_COUNT] = {"v0", "v0_low", "v1", "v2", "v3", "v3_mt2", "v3_mt2_bc32", "v3_br256",
                                                          "v3_lazy", "v3_bc128", "v3_mt2_bc48",
-                                                         "v4", "v4_bc64", "v5", "v5_bc176", "v5_wg3", "v5_nopp", "v5_pers", "v5_pers_wg3", "v5_bc128", "v5_pers_bc160"};
+                                                         "v4", "v4_bc64", "v5", "v5_bc176", "v5_wg3", "v5_nopp", "v5_pers", "v5_pers_wg3", "v5_bc128", "v5_pers_bc160",
+                                                         "v5_exp2poly", "v5_cresc", "v5_fa4"};
 
 extern "C" const char *fa_kernel_name(fa_kernel_id k)
 {
@@ -117,6 +118,9 @@ extern "C" cudaError_t fa_gpu_forward(fa_kernel_id k, const fa_gpu_shape *s, fa_
     case FA_K_V5_NOPP: return fa_v5_forward(s, dt, 3, Q, K, V, O, LSE, st);
     case FA_K_V5_PERS: return fa_v5_forward(s, dt, 4, Q, K, V, O, LSE, st);
     case FA_K_V5_PERS_WG3: return fa_v5_forward(s, dt, 5, Q, K, V, O, LSE, st);
+    case FA_K_V5_EXP2POLY: return fa_v5_forward(s, dt, 7, Q, K, V, O, LSE, st);
+    case FA_K_V5_CRESC: return fa_v5_forward(s, dt, 8, Q, K, V, O, LSE, st);
+    case FA_K_V5_FA4: return fa_v5_forward(s, dt, 9, Q, K, V, O, LSE, st);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -66,7 +66,11 @@ typedef enum {
     FA_K_V5_PERS_WG3 = 18, /* as v5_wg3 on a persistent grid, d = 64 only */
     FA_K_V5_BC128 = 19,   /* 2 consumer warpgroups (B_r 128), B_c 128, one block per row block */
     FA_K_V5_PERS_BC160 = 20, /* B_c 160 on a persistent grid, d = 128 only */
-    FA_K_COUNT = 21
+    FA_K_V5_EXP2POLY = 21, /* v5 with FlashAttention-4's exp split: 3/8 of the exponentials by a
+                              polynomial on the FMA pipe (exp2_fma) */
+    FA_K_V5_CRESC = 22,    /* v5 with FlashAttention-4's conditional rescaling (tau = 8) */
+    FA_K_V5_FA4 = 23,      /* v5 with both */
+    FA_K_COUNT = 24
 } fa_kernel_id;
 
 const char *fa_kernel_name(fa_kernel_id k);
@@ -113,7 +117,8 @@ cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, c
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v5 (attn_v5_fa3.cu), sm_90a only: variant -1 v5 (chosen by d and causal), 0 v5_bc128,
  * 1 v5_bc176, 2 v5_wg3 (d = 64), 3 v5_nopp, 4 v5_pers, 5 v5_pers_wg3 (d = 64),
- * 6 v5_pers_bc160 (d = 128). */
+ * 6 v5_pers_bc160 (d = 128), 7 v5_exp2poly, 8 v5_cresc, 9 v5_fa4 (v5's tiles, FlashAttention-4's
+ * softmax changes). */
 cudaError_t fa_v5_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                           const void *K, const void *V, void *O, float *LSE, cudaStream_t st);
 /* v3 backward (attn_v3_bwd_tc.cu): dQ, dK, dV (same dtype as Q) from Q, K, V, O, dO and the
@@ -134,9 +139,12 @@ cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int determini
 /* v5 backward (attn_v5_bwd.cu), sm_90a only (cudaErrorInvalidDeviceFunction elsewhere): dQ, dK,
  * dV as fa_v3_backward, d = 64 or 128.  ws: fa_v5_bwd_workspace_bytes bytes (the fp32 dQ
  * accumulator, LSE log2 e and D padded to 128 rows a head, the deterministic mode's counters).
- * deterministic = 1: dQ accumulated in the order of the key blocks (bitwise repeatable). */
+ * deterministic = 1: dQ accumulated in the order of the key blocks (bitwise repeatable).
+ * variant 0: dQ added by the TMA's reduce-add of a shared tile, a thread block per key block
+ * (v5_bwd); 1: by fp32 atomics from the consumer threads (v5_bwd_atomic; deterministic = 0
+ * only); 2: as 0 on a persistent grid (v5_bwd_pers). */
 size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s);
-cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, const void *Q,
+cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int variant, const void *Q,
                            const void *K, const void *V, const void *O, const void *dO,
                            const float *LSE, void *dQ, void *dK, void *dV, float *ws,
                            cudaStream_t st);

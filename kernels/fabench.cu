@@ -8,7 +8,8 @@
  *   fabench --shape B,H,H_kv,N_q,N_k,d,causal   one shape (validated against v0 fp32 or, when
  *                                      small, fp64), then timed
  *   options: --kernels v0,v0_low,v1,v2,v3,v3_mt2,v3_mt2_bc32,v3_br256,v3_lazy,v3_bc128,
- *                      v3_mt2_bc48,v4,v4_bc64,v5,v5_bc128,v5_bc176,v5_wg3,v5_nopp,v5_pers,v5_pers_wg3,v5_pers_bc160 (v4*, v5*: sm_90a)
+ *                      v3_mt2_bc48,v4,v4_bc64,v5,v5_bc128,v5_bc176,v5_wg3,v5_nopp,v5_pers,v5_pers_wg3,v5_pers_bc160,
+ *                      v5_exp2poly,v5_cresc,v5_fa4 (v4*, v5*: sm_90a)
  *            --dtype bf16|fp16   --reps R (default 20)   --help
  *            --warmup W   --n 512,1024   --d 64,128   --causal 0,1   --no-validate   --no-time
  *            --csv FILE   --seed S
@@ -19,7 +20,9 @@
  *                    v3_bwd_occ2 (d = 64 only: queries in halves, two blocks per SM),
  *                    v3_bwd_ma (v3_bwd with the mask on every element also without a
  *                    causal mask: a comparison), v5_bwd (attn_v5_bwd.cu, sm_90a: wgmma, TMA,
- *                    dQ by atomics), v5_bwd_det (v5_bwd with dQ added in key-block order), on O
+ *                    dQ by the TMA reduce-add), v5_bwd_det (dQ added in key-block order),
+ *                    v5_bwd_atomic (dQ by fp32 atomics), v5_bwd_pers (v5_bwd on a persistent
+ *                    grid), on O
  *                    and LSE from the v3_mt2 forward.  Small shapes
  *                    are checked against an fp64 backward written here (dense, row by row);
  *                    the tolerance is 3x the error of the same computation with S, P, O, dP,
@@ -58,6 +61,7 @@
 #include <vector>
 
 #include "fa_kernels.h"
+#include "tc_common.cuh"
 extern "C" {
 #include "fa_attn.h"
 }
@@ -159,14 +163,16 @@ static std::vector<int> parse_ints(const char *s, const char *what)
 static const struct {
     const char *name;
     int ver;     /* 3: fa_v3_backward, 5: fa_v5_backward (sm_90a) */
-    int det, bc; /* the deterministic and (v3) block_c arguments */
+    int det, bc; /* the deterministic and block_c (v3) or variant (v5) arguments */
 } k_bwd_cfg[] = {{"v3_bwd_det", 3, 1, 128},
                  {"v3_bwd", 3, 0, 128},
                  {"v3_bwd_bc64", 3, 0, 64},
                  {"v3_bwd_occ2", 3, 0, 128 | FA_BWD_OCC2},
                  {"v3_bwd_ma", 3, 0, 128 | FA_BWD_MASKALL},
                  {"v5_bwd", 5, 0, 0},
-                 {"v5_bwd_det", 5, 1, 0}};
+                 {"v5_bwd_det", 5, 1, 0},
+                 {"v5_bwd_atomic", 5, 0, 1},
+                 {"v5_bwd_pers", 5, 0, 2}};
 static const int k_nbwd = (int)(sizeof k_bwd_cfg / sizeof k_bwd_cfg[0]);
 
 /* fabench writes its CSV to PATH.tmp.PID and renames it to PATH when the run ends normally (with
@@ -554,7 +560,7 @@ static cudaError_t bwd_run(int ci, const fa_gpu_shape *s, fa_gpu_dtype low, cons
                            void *dV, float *ws)
 {
     if (k_bwd_cfg[ci].ver == 5)
-        return fa_v5_backward(s, low, k_bwd_cfg[ci].det, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0);
+        return fa_v5_backward(s, low, k_bwd_cfg[ci].det, k_bwd_cfg[ci].bc, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0);
     return fa_v3_backward(s, low, k_bwd_cfg[ci].det, k_bwd_cfg[ci].bc, Q, K, V, O, dO, Lse, dQ, dK, dV, ws, 0);
 }
 
@@ -728,6 +734,46 @@ static void run_bwd_case(const fa_gpu_shape *s, const opts *o)
     for (void *p : all) CK(cudaFree(p));
 }
 
+/* exp2_fma (tc_common.cuh) on every fp32 bit pattern of [-125, 8] against exp2 in fp64: the
+ * largest relative error (as the bits of a non-negative float, so atomicMax orders them), and
+ * how many arguments in [-2^30, -125) did not give 0 */
+__global__ void exp2_fma_scan(unsigned *worst, unsigned *nonzero)
+{
+    const uint32_t neg_end = 0xC2FA0000u, pos_end = 0x41000000u; /* -125, 8 */
+    const uint64_t n_neg = neg_end - 0x80000000u + 1, n = n_neg + pos_end + 1;
+    unsigned w = 0, nz = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint32_t b = i < n_neg ? 0x80000000u + (uint32_t)i : (uint32_t)(i - n_neg);
+        const float x = __uint_as_float(b);
+        const double ref = exp2((double)x);
+        const float e = (float)(fabs((double)exp2_fma(x) - ref) / ref);
+        w = max(w, __float_as_uint(e));
+        const float xs = -125.0001f - (float)(i % 4096) * 0.25f; /* below the range: 0 */
+        nz += exp2_fma(xs) != 0.0f || exp2_fma(-INFINITY) != 0.0f;
+    }
+    atomicMax(worst, w);
+    atomicAdd(nonzero, nz);
+}
+
+/* fabench --check: the FMA-pipe exp2 of v5_exp2poly / v5_fa4 within FA_EXP2P_MAX_REL_ERR on the
+ * whole range the softmax uses (the CPU test covers a stride of it, tests/test_exp2poly.c) */
+static void check_exp2_fma(void)
+{
+    unsigned *d, h[2];
+    CK(cudaMalloc(&d, 2 * sizeof(unsigned)));
+    CK(cudaMemset(d, 0, 2 * sizeof(unsigned)));
+    exp2_fma_scan<<<1024, 256>>>(d, d + 1);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+    float w;
+    memcpy(&w, &h[0], sizeof w);
+    const int ok = w <= FA_EXP2P_MAX_REL_ERR && h[1] == 0;
+    fprintf(stderr, "exp2_fma: every fp32 in [-125, 8]: max rel err %.3e (bound %.1e), nonzero below -125: %u  %s\n",
+            (double)w, FA_EXP2P_MAX_REL_ERR, h[1], ok ? "PASS" : "FAIL");
+    if (!ok) g_failures++;
+}
+
 static fa_gpu_shape mk(int B, int H, int Hkv, int Nq, int Nk, int d, int causal)
 {
     fa_gpu_shape s = {B, H, Hkv, Nq, Nk, d, causal, (float)(1.0 / sqrt((double)d))};
@@ -785,7 +831,7 @@ int main(int argc, char **argv)
                 memcpy(name, t, len);
                 name[len] = 0;
                 const int k = parse_kernel(name);
-                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64, v5, v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers, v5_pers_wg3, v5_pers_bc160)", name);
+                if (k < 0) usage_error("unknown kernel (v0, v0_low, v1, v2, v3, v3_mt2, v3_mt2_bc32, v3_br256, v3_lazy, v3_bc128, v3_mt2_bc48, v4, v4_bc64, v5, v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers, v5_pers_wg3, v5_pers_bc160, v5_exp2poly, v5_cresc, v5_fa4)", name);
                 if (o.nk >= FA_K_COUNT) usage_error("--kernels lists more kernels than there are", val);
                 o.kernels[o.nk++] = k;
                 if (!c) break;
@@ -840,7 +886,7 @@ int main(int argc, char **argv)
                 const size_t len = c ? (size_t)(c - t) : strlen(t);
                 bool known = false;
                 for (const auto &c : k_bwd_cfg) known = known || (strlen(c.name) == len && !strncmp(c.name, t, len));
-                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma, v5_bwd, v5_bwd_det", val);
+                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma, v5_bwd, v5_bwd_det, v5_bwd_atomic, v5_bwd_pers", val);
                 if (!c) break;
                 t = c + 1;
             }
@@ -855,9 +901,11 @@ int main(int argc, char **argv)
                    "         --no-time  --csv FILE  --seed S\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
                    "         v4 v4_bc64 v5 v5_bc128 v5_bc176 v5_wg3 v5_nopp v5_pers v5_pers_wg3 v5_pers_bc160\n"
+                   "         v5_exp2poly v5_cresc v5_fa4\n"
                    "         (v4*, v5*: sm_90a only);\n"
                    "         backward: v3_bwd_det v3_bwd v3_bwd_bc64\n"
-                   "         v3_bwd_occ2 (d = 64) v3_bwd_ma v5_bwd v5_bwd_det (sm_90a)\n"
+                   "         v3_bwd_occ2 (d = 64) v3_bwd_ma v5_bwd v5_bwd_det\n"
+                   "         v5_bwd_atomic v5_bwd_pers (v5: sm_90a)\n"
                    "details: the comment at the top of kernels/fabench.cu\n");
             return 0;
         }
@@ -888,7 +936,7 @@ int main(int argc, char **argv)
         const int all[] = {FA_K_V0, FA_K_V0_LOW, FA_K_V1, FA_K_V2, FA_K_V3, FA_K_V3_MT2, FA_K_V3_MT2_BC32,
                            FA_K_V3_BR256, FA_K_V3_LAZY, FA_K_V3_BC128, FA_K_V3_MT2_BC48,
                            FA_K_V4, FA_K_V4_BC64, FA_K_V5, FA_K_V5_BC128, FA_K_V5_BC176, FA_K_V5_WG3, FA_K_V5_NOPP, FA_K_V5_PERS,
-                           FA_K_V5_PERS_WG3, FA_K_V5_PERS_BC160};
+                           FA_K_V5_PERS_WG3, FA_K_V5_PERS_BC160, FA_K_V5_EXP2POLY, FA_K_V5_CRESC, FA_K_V5_FA4};
         for (int k : all) o.kernels[o.nk++] = k;
         o.default_kernels = 1;
     }
@@ -899,7 +947,7 @@ int main(int argc, char **argv)
             if (mode == 2 && (n < 1 || 16384 % n)) usage_error("--n must divide 16384 in a sweep", NULL);
     }
     if (mode == 3) { /* reject a bad shape before touching the GPU */
-        for (int i = 0; i < o.nk; i++) {
+        for (int i = 0; i < o.nk && !o.bwd; i++) { /* --bwd runs none of the forwards */
             const char *why = fa_gpu_check_shape((fa_kernel_id)o.kernels[i], &one);
             if (why) {
                 fprintf(stderr, "fabench: %s: %s\n", fa_kernel_name((fa_kernel_id)o.kernels[i]), why);
@@ -940,6 +988,7 @@ int main(int argc, char **argv)
             p.multiProcessorCount, p.l2CacheSize >> 20, p.sharedMemPerBlockOptin >> 10, p.major,
             p.minor);
     if (mode == 1) {
+        if (!o.bwd) check_exp2_fma();
         /* odd shapes: (B, H, H_kv, N_q, N_k, d, causal) */
         const int shapes[][7] = {
             {1, 2, 2, 113, 203, 64, 0},  {1, 2, 2, 113, 203, 64, 1},  {1, 2, 1, 203, 113, 128, 1},

@@ -94,6 +94,14 @@ __device__ __forceinline__ void bulk_load(void *dst, const void *src, uint32_t n
 }
 
 /* ---- host: tensor maps (driver entry point, no -lcuda) and the launch ---- */
+/* n bytes (a multiple of 16) of fp32 from shared src added element by element to global dst
+ * (the TMA unit's reduce-add; a bulk group: bulk_commit, then bulk_wait) */
+__device__ __forceinline__ void bulk_reduce_add_f32(float *dst, const void *src, uint32_t n)
+{
+    asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(dst),
+                 "r"(smem_u32(src)), "r"(n)
+                 : "memory");
+}
 
 static inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
 {

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "fa_exp2poly.h"
 #include "fa_kernels.h"
 
 /* ---- PTX wrappers ---- */
@@ -77,6 +78,21 @@ __device__ __forceinline__ float fast_exp2(float x)
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
     return y;
+}
+
+/* 2^x on the fp32 FMA pipe (FlashAttention-4's exp emulation; cpu_ref/fa_exp2poly.h, the same
+ * polynomial and the same bits for x >= -125, 0 below): floor(x) from one add of 1.5 2^23 in
+ * round-down mode (its low mantissa bits hold floor(x); FRND would run on a quarter-rate pipe),
+ * f = x - floor(x), three FFMA, and floor(x) 2^23 added to the polynomial's bits by an IMAD (the
+ * FMA pipe) -- seven FMA-pipe operations and a compare-select, in place of one MUFU.EX2. */
+__device__ __forceinline__ float exp2_fma(float x)
+{
+    const float magic = 12582912.0f; /* 1.5 2^23 */
+    const float r = __fadd_rd(x, magic), j = r - magic, f = x - j;
+    const float p = fmaf(fmaf(fmaf(FA_EXP2P_C3, f, FA_EXP2P_C2), f, FA_EXP2P_C1), f, FA_EXP2P_C0);
+    int y;
+    asm("mad.lo.s32 %0, %1, 8388608, %2;\n" : "=r"(y) : "r"(__float_as_int(r)), "r"(__float_as_int(p)));
+    return x < FA_EXP2P_X_MIN ? 0.0f : __int_as_float(y);
 }
 
 /* Two floats -> one register of two 16-bit values (lo in the low half). */
