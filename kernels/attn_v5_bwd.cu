@@ -40,6 +40,11 @@
  * the key blocks last to first), because key block j first sees Q block ~2j: in ascending order
  * block j would wait for block 0 to reach it, and the blocks would run one after another
  * (measured 0.49-0.58x of v5_bwd).  A block waits only on blocks the grid launched before it.
+ * Measured on the H200 (analysis/measured/h200/v5_bwd_sweep.csv, SDPA in the same call): 0.99-1.16x
+ * SDPA cuDNN's backward at d = 64, 0.95-1.13x at d = 128; 1.57-1.95x FlashAttention-2; 1.7-2.0x the v3
+ * backward; the deterministic mode 0.85-1.03x of it.  Nsight Compute at N = 4096 (v5_bwd_ncu.csv):
+ * DRAM and L2 reduce traffic equal to cuDNN's, the tensor pipe active 54 % against cuDNN's 66 % at
+ * d = 128 (docs/results.md, "v5 backward").
  * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -213,9 +218,9 @@ __global__ void __launch_bounds__(384, 1)
     T *dOs = Qs + S * BR * D; /* S stages */
     T *dSs = dOs + S * BR * D; /* 2 buffers of (B_c keys, B_r queries), sw128 */
     float *dQs = reinterpret_cast<float *>(dSs + 2 * BC * BR); /* B_r x d fp32 (dq_tile_index) */
-    float *Ls = dQs + BR * D; /* LSE_i log2 e, D_i: a copy per consumer warpgroup and step parity */
-    float *Ds = Ls + 4 * BR;
-    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + 4 * BR);
+    float *Ls = dQs + BR * D; /* LSE_i log2 e, D_i: three copies per consumer warp */
+    float *Ds = Ls + 24 * BR;
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + 24 * BR);
     uint64_t *fullKV = bar, *emptyKV = bar + 1, *fullQ = bar + 2, *emptyQ = fullQ + S;
 
     /* work units u = (batch, kv head, key block), the key block fastest; a block takes units
@@ -331,6 +336,20 @@ __global__ void __launch_bounds__(384, 1)
     for (int y = 0; y < DB; y++)
 #pragma unroll
         for (int e = 0; e < 4; e++) dk[y][e] = dv[y][e] = 0.f;
+    /* LSE_i, D_i of step i (B_r floats each, 16 bytes a lane) into this warp's copy i % 3 */
+    const int cwarp = 4 * w + warp;
+    auto fetch_ld = [&](int i) {
+        if (i < n_it) {
+            const int hq = hk * group + i / nq, r0 = (i_lo + i % nq) * BR;
+            const long long row = ((long long)b * sh.H + hq) * Npad + r0;
+            for (int c = 4 * lane; c < BR; c += 128) {
+                cp_async16(smem_u32(Ls + (3 * cwarp + i % 3) * BR + c), lse2 + row + c, 16);
+                cp_async16(smem_u32(Ds + (3 * cwarp + i % 3) * BR + c), Dpad + row + c, 16);
+            }
+        }
+        cp_async_commit();
+    };
+    fetch_ld(0);
     mbar_wait(fullKV, ku & 1);
 
     for (int it = 0; it < n_it; it++) {
@@ -355,15 +374,13 @@ __global__ void __launch_bounds__(384, 1)
         }
         wg_commit();
         const bool need_mask = kw + 16 > sh.N_k || (sh.causal && kw + 15 > r0 + off);
-        /* LSE_i log2 e, D_i (B_r floats each) into this warpgroup's copy for the step's parity
-         * while the GEMMs run (the copy of parity it & 1 is written again at it + 2, after every
-         * warp of the warpgroup has passed the barrier of it + 1) */
-        float *Lt = Ls + (2 * w + (it & 1)) * BR, *Dt = Ds + (2 * w + (it & 1)) * BR;
-        for (int i = threadIdx.x % 128; i < BR; i += 128) {
-            Lt[i] = lse2[bh * Npad + r0 + i];
-            Dt[i] = Dpad[bh * Npad + r0 + i];
-        }
-        named_sync(4 + w, 128);
+        /* LSE_i log2 e, D_i of the next step into this warp's copies (cp.async, three in turn:
+         * copy (it + 1) % 3 was last read by this warp at it - 2), then this step's, fetched one
+         * step ago: a warp's own copy needs no barrier but __syncwarp */
+        fetch_ld(it + 1);
+        cp_async_wait<1>();
+        __syncwarp();
+        const float *Lt = Ls + (3 * cwarp + it % 3) * BR, *Dt = Ds + (3 * cwarp + it % 3) * BR;
         wg_wait<1>(); /* S^T */
         fence_regs(s);
 #pragma unroll
@@ -506,7 +523,7 @@ static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const voi
         (const T *)O, (const T *)dO, LSE, Dpad, lse2, dQacc, BH, s->N_q, Npad);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + BR * D * 4 + 8 * BR * 4 +
+    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + BR * D * 4 + 48 * BR * 4 +
                       (2 + 2 * S) * 8 + 1024;
     auto kern = fa_v5_bwd_kernel<D, BR, DET, RED, T>;
     if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) != cudaSuccess) return e;
@@ -547,10 +564,10 @@ extern "C" size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s)
 }
 
 /* variant 0: dQ by the TMA reduce-add of a shared tile, a thread block per unit; 1: dQ by fp32
- * atomics from the consumers (measured 0.52-0.78x of the reduce-add, not deterministic); 2: as 0
- * on a persistent grid (one block per SM taking units blockIdx.x + k gridDim.x: measured as fast
- * without a causal mask, down to 0.62x with one, where blocks of unequal work drift apart over
- * more heads than the L2 holds; analysis/measured/h200/README.md, "v5 backward") */
+ * atomics from the consumers (measured 0.77-0.85x of the reduce-add, not deterministic); 2: as 0
+ * on a persistent grid (one block per SM taking units blockIdx.x + k gridDim.x: measured
+ * 0.99-1.02x without a causal mask, 0.67-0.97x with one, where blocks of unequal work drift apart
+ * over more heads than the L2 holds; analysis/measured/h200/v5_bwd_sweep.csv) */
 template <typename T>
 static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, int variant, const void *Q, const void *K,
                                    const void *V, const void *O, const void *dO, const float *LSE, void *dQ, void *dK,
