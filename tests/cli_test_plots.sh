@@ -79,8 +79,23 @@ fi
 if PATH="$T/pl_bin:$PATH" "$FASIM" animate --heatmap --out-dir "$T/pl_hm" >/dev/null 2>"$T/err"; then
     f="$PL_SVG/anim_heatmap.0.svg"
     pl_has "plots: heatmap has a colour legend on each panel" "$f" "transfers of the tile" "one colour scale for both panels"
-    pl_has "plots: heatmap says the statistics (flash1's l and m, flash2's LSE) are not shown" "$f" \
-        "not shown: the statistics -- FlashAttention-1 reads and writes l and m of row block i on every visit"
+    # the statistics drawn (issue 18): rows of their own under a line, named, with their tile's bytes
+    pl_has "plots: heatmap draws the statistics' rows (flash1's l and m, flash2's LSE) with a key" "$f" \
+        "l read" "l write" "m read" "m write" "LSE write" \
+        "below the line: the statistics, fp32 per query row -- FlashAttention-1's running max m and sum l, FlashAttention-2's logsumexp LSE" \
+        "Q, O, l, m re-read and O, l, m re-written on every visit" "l and m stay on chip: 0 transfers" \
+        "l_i, m_i, LSE_i: 64 fp32 values = 256 B" "Q_i 64 x 64 = 8 KiB" "tile index (row block for Q, O, l, m, LSE"
+    pl_text "$f" | grep -q "not shown" && fail "plots: heatmap still says the statistics are not shown" \
+        || pass "plots: heatmap no longer leaves the statistics out"
+    # the cells' counts, with their text colour: flash1's l and m write 5 times a tile (T_c + 1),
+    # in white on the darkest cells (O, l, m: 3 x 4 tiles); flash2's LSE once a tile, in black
+    tr '\n' ' ' < "$f" | grep -o 'fill="rgb([0-9,]*)"[^<]*<text><tspan[^>]*>[0-9]*<' \
+        | sed 's/^fill="rgb(\([0-9,]*\))".*>\([0-9]*\)<$/\1 \2/' > "$T/pl_cells"
+    [ "$(grep -cx '255,255,255 5' "$T/pl_cells")" -eq 12 ] && [ "$(grep -cx '0,0,0 5' "$T/pl_cells")" -eq 0 ] \
+        && pass "plots: heatmap writes the counts of the dark cells in white (12 cells of 5)" \
+        || fail "plots: heatmap's text colours: $(sort "$T/pl_cells" | uniq -c | tr '\n' '|')"
+    [ "$(grep -cx '0,0,0 1' "$T/pl_cells")" -ge 16 ] && pass "plots: heatmap's light cells keep black counts" \
+        || fail "plots: heatmap's light cells: $(sort "$T/pl_cells" | uniq -c | tr '\n' '|')"
     # the default run: flash1's largest count is 5 (O written T_c + 1 times), flash2's 4; one scale
     # puts the tick 5 on both colour boxes, and the tile ticks are 0..3, no half-integers
     [ "$(pl_text "$f" | grep -cx ' *5 *')" -ge 4 ] && pass "plots: heatmap panels share one colour scale (tick 5 on both)" \
