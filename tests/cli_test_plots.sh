@@ -73,6 +73,33 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "kept for the backward: standard P, FlashAttention-1 O, l and m, FlashAttention-2 O and LSE"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
     pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"
+    # h18's fresh reader: N ticks as the field writes them; a model of two layer types says which it
+    # draws; d_v named; hbm_vs_block names its shape and model; flash2's memory peak explained
+    pl_has "plots: hbm_vs_n's N axis in 128 .. 512, 1k .. 512k, 1M" "$pl_gpt" \
+        "128" "512" "1k" "8k" "32k" "512k" "1M" "sequence length N (tokens; 1k = 1024)"
+    pl_text "$pl_gpt" | grep -Eqx ' *2(8|9|1[0-9]|20) *' && fail "plots: hbm_vs_n still labels N as 2^k: $(pl_text "$pl_gpt" | grep -Ex ' *2(8|9|1[0-9]|20) *' | head -3 | tr '\n' ' ')" \
+        || pass "plots: hbm_vs_n has no 2^k N tick"
+    pl_has "plots: memory_vs_n's N axis from 256 to 64k, both ends labelled" "$PL_SVG/memory_vs_n.0.svg" \
+        "256" "1k" "4k" "64k" "sequence length N (tokens; 1k = 1024)"
+    pl_text "$PL_SVG/memory_vs_n.0.svg" | grep -Eqx ' *2(8|9|1[0-6]) *' && fail "plots: memory_vs_n still labels N as 2^k" \
+        || pass "plots: memory_vs_n has no 2^k N tick"
+    pl_has "plots: memory_vs_n says why FlashAttention-2's peak is above FlashAttention-1's" "$PL_SVG/memory_vs_n.0.svg" \
+        "FlashAttention-2 (above FlashAttention-1: its backward's fp32 dQ accumulator, 4 N d bytes a head)"
+    pl_g9=""; pl_ds=""
+    for f in "$PL_SVG"/hbm_vs_n.*.svg; do
+        pl_text "$f" | grep -q "google/gemma-2-9b" && pl_g9=$f
+        pl_text "$f" | grep -q "deepseek-ai/DeepSeek-V3" && pl_ds=$f
+    done
+    pl_has "plots: gemma-2-9b's hbm_vs_n says it draws the full-attention layers, the window ones are in the table" "$pl_g9" \
+        "HBM bytes of one full-attention layer vs N" \
+        "drawn: the 21 full-attention layers of 42; the 21 sliding-window layers (w = 4096) are in the stdout table"
+    pl_text "$pl_gpt" | grep -q "drawn: the" && fail "plots: a layer-type line on GPT-2 (one type)" \
+        || pass "plots: no layer-type line for a model of one type"
+    pl_has "plots: DeepSeek-V3's hbm_vs_n names d_v" "$pl_ds" "H=128, d=192, d_v=128)"
+    pl_has "plots: hbm_vs_block names B, H, d, causal, the pass, M and that it is the paper's model" "$PL_SVG/hbm_vs_block.0.svg" \
+        "N = 8192, B = 1, H = 32, d = 128, causal, forward, on H200-SXM (M = 227 KiB)" \
+        "in the paper's model (--profile paper: every buffer in one SRAM of M;" "not the kernel time model of the stdout tables" \
+        "standard: its GEMMs' tiles"
 else
     fail "plots: report with the svg wrapper: $(cat "$T/err")"
 fi
@@ -122,4 +149,33 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" animate --seqlen 128 --headdim 32 --causal --
 else
     fail "plots: animate with the svg wrapper: $(cat "$T/err")"
 fi
+fi
+
+# `make plots`' N axes (issue 18): the measured TFLOP/s and the error-vs-N plots label N as the
+# field does (512, 1k, ... 16k), rendered here with the svg terminal from the committed data
+if command -v gnuplot >/dev/null 2>&1; then
+    pl_dir="$(dirname "$0")/.."
+    mkdir -p "$T/pl_mk"
+    sed 's/^set terminal pngcairo/set terminal svg/' "$pl_dir/plots/tflops_vs_n.gp" > "$T/pl_mk/tflops_vs_n.gp"
+    if gnuplot -e "ours='$pl_dir/analysis/measured/h200/fabench_sweep.csv'; sdpa='$pl_dir/analysis/measured/h200/sdpa_sweep.csv'; hd=64; causal=0; outfile='$T/pl_mk/tflops.svg'" \
+        "$T/pl_mk/tflops_vs_n.gp" 2>"$T/err"; then
+        pl_has "plots: tflops_vs_n's N axis in 512, 1k .. 16k" "$T/pl_mk/tflops.svg" "512" "1k" "2k" "16k" "(tokens; 1k = 1024;"
+        pl_text "$T/pl_mk/tflops.svg" | grep -Eqx ' *(1024|2048|4096|8192|16384) *' && fail "plots: tflops_vs_n still writes N = 1024 .. 16384" \
+            || pass "plots: tflops_vs_n writes no 1024 .. 16384 tick"
+    else
+        fail "plots: tflops_vs_n.gp: $(tail -2 "$T/err")"
+    fi
+    # numerics_vs_n on a small table of its input's columns (fasim check --study's err_vs_n.csv)
+    printf 'fixed_d,dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n' > "$T/pl_mk/err.csv"
+    for pl_n in 64 256 1024 4096; do
+        for pl_a in flash2 standard flash1; do
+            printf '64,bf16,%s,%d,64,1e-3,2.5e-3,1e-3,1.0,2.5e-3\n' "$pl_a" "$pl_n" >> "$T/pl_mk/err.csv"
+        done
+    done
+    sed 's/^set terminal pngcairo/set terminal svg/' "$pl_dir/plots/numerics_vs_n.gp" > "$T/pl_mk/numerics_vs_n.gp"
+    if gnuplot -e "infile='$T/pl_mk/err.csv'; outfile='$T/pl_mk/err.svg'" "$T/pl_mk/numerics_vs_n.gp" 2>"$T/err"; then
+        pl_has "plots: numerics_vs_n's N axis in 64 .. 512, 1k .. 4k" "$T/pl_mk/err.svg" "64" "256" "1k" "4k" "(tokens; 1k = 1024;"
+    else
+        fail "plots: numerics_vs_n.gp: $(tail -2 "$T/err")"
+    fi
 fi
