@@ -409,10 +409,11 @@ static int papers(report_ctx *c)
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
                " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
                " model charges), FlashAttention-1 at 16k (0.34, 0.23: the fa1 profile runs one thread block per\n"
-               " (batch, head), 16 blocks on 108 SMs), standard attention causal (up to 1.8: the eager profile gives\n"
-               " the causal mask no time; the published causal runs took 1.3-2x their full runs'), standard without\n"
-               " a mask at long N (0.67-0.8, not explained yet), and cuDNN's rows equal to FlashAttention-3's\n"
-               " where they are (cuDNN's tiles are not published: its profile assumes FlashAttention-3's).)\n\n");
+               " (batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
+               " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
+               " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
+               " yet), and cuDNN's rows equal to FlashAttention-3's where they are (cuDNN's tiles are not\n"
+               " published: its profile assumes FlashAttention-3's).)\n\n");
     }
     fa_report_papers_free(&set);
     return 0;
