@@ -101,7 +101,7 @@ grep -qF "softcap C (Gemma-2's" "$T/r_fresh.txt" && grep -qF "Score modifiers ar
     "$(dirname "$0")/../docs/time-model.md" && pass "report: docs/time-model.md says the softcap is not timed" \
     || fail "report: the softcap's time undocumented"
 grep -qF " TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape," "$T/r_fresh.txt" \
-    && grep -qF " 2 N_q N_k (d + d_v) per head, halved by the causal mask" "$T/r_fresh.txt" \
+    && grep -qF " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask" "$T/r_fresh.txt" \
     && pass "report: the TFLOP/s column's FLOPs defined" || fail "report: TFLOP/s's FLOPs undefined"
 # the TFLOP/s definition holds: Llama-3-8B on the H200, flash2: 2 N^2 (d + d_v) H / 2 / time
 l3=$(awk '/^== meta-llama\/Meta-Llama-3-8B/{f=1} f && /flash2 +fa2/ {n++} f && n == 3 {print $10, $11, $13; exit}' "$T/r_fresh.txt")

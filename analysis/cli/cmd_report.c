@@ -645,10 +645,11 @@ int cmd_report(int argc, char **argv)
                    " attn_logit_softcapping): each score becomes C tanh(S / C) before the softmax; it moves no byte,\n"
                    " and the time model leaves its tanh out (docs/time-model.md, section 4): the time is that of the\n"
                    " same shape without it.  TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape,\n"
-                   " 2 N_q N_k (d + d_v) per head, halved by the causal mask (with a window: the matmul FLOPs of the\n"
-                   " tiles FlashAttention-2 visits), the same work for standard, flash1 and flash2, / the row's time:\n"
-                   " standard's TFLOP/s falls with a window while its time does not.  \"out of memory\": the pass's\n"
-                   " live tensors (standard: S and P) exceed the GPU's memory; the row is what it would move.)\n");
+                   " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask\n"
+                   " (with a window: the matmul FLOPs of the tiles FlashAttention-2 visits), the same work for\n"
+                   " standard, flash1 and flash2, / the row's time: standard's TFLOP/s falls with a window while its\n"
+                   " time does not.  \"out of memory\": the pass's live tensors (standard: S and P) exceed the GPU's\n"
+                   " memory; the row is what it would move.)\n");
         if (k == nm - 1) printf("\n");
     }
 
