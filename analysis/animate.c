@@ -239,6 +239,15 @@ void fa_anim_frames_free(fa_anim_frames *f)
     memset(f, 0, sizeof *f);
 }
 
+/* The heatmap's tensor of a transfer (FA_ANIM_Q .. FA_ANIM_LSE); -1 for S, P, a dense mask. */
+static int heat_tensor(const char *t)
+{
+    static const char *const names[FA_ANIM_HEAT_TENSORS] = {"Q", "K", "V", "O", "l", "m", "LSE"};
+    for (int k = 0; k < FA_ANIM_HEAT_TENSORS; k++)
+        if (!strcmp(t, names[k])) return k;
+    return -1;
+}
+
 fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_blocks bk, fa_anim_heat *out)
 {
     memset(out, 0, sizeof *out);
@@ -246,9 +255,9 @@ fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_block
     out->t_r = fa_cdiv(s->seqlen_q, bk.block_r);
     out->t_c = fa_cdiv(s->seqlen_k, bk.block_c);
     for (int f = 0; f < rec->n; f++) {
-        int p = panel_of(rec->t[f].tensor);
-        if (p < 0 || p > P_O) continue;
-        int64_t t = rec->t[f].row0 / ((p == P_K || p == P_V) ? bk.block_c : bk.block_r);
+        int p = heat_tensor(rec->t[f].tensor);
+        if (p < 0) continue;
+        int64_t t = rec->t[f].row0 / ((p == FA_ANIM_K || p == FA_ANIM_V) ? bk.block_c : bk.block_r);
         if (t < FA_ANIM_MAX_TILES) out->n[p][rec->t[f].write][t]++;
     }
     return FA_OK;
@@ -259,14 +268,31 @@ int fa_anim_heat_tiles(const fa_anim_heat *h, int tensor)
     return (int)(tensor == FA_ANIM_K || tensor == FA_ANIM_V ? h->t_c : h->t_r);
 }
 
+int fa_anim_heat_row(int r, int *tensor, int *write, const char **name)
+{
+    static const int rp[FA_ANIM_HEAT_ROWS] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O,
+                                              FA_ANIM_L, FA_ANIM_L, FA_ANIM_M, FA_ANIM_M, FA_ANIM_LSE};
+    static const int rw[FA_ANIM_HEAT_ROWS] = {0, 0, 0, 0, 1, 0, 1, 0, 1, 1};
+    static const char *const rn[FA_ANIM_HEAT_ROWS] = {"Q read",  "K read", "V read",  "O read",  "O write",
+                                                      "l read",  "l write", "m read", "m write", "LSE write"};
+    if (r < 0 || r >= FA_ANIM_HEAT_ROWS) return -1;
+    *tensor = rp[r];
+    *write = rw[r];
+    *name = rn[r];
+    return 0;
+}
+
 void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n)
 {
-    static const int rp[] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O}, rw[] = {0, 0, 0, 0, 1};
     fprintf(f, "algo,row,tile,count\n");
     for (int k = 0; k < n; k++)
-        for (int r = 0; r < 5; r++)
-            for (int t = 0; t < fa_anim_heat_tiles(&h[k], rp[r]); t++)
-                fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, h[k].n[rp[r]][rw[r]][t]);
+        for (int r = 0; r < FA_ANIM_HEAT_ROWS; r++) {
+            int p, w;
+            const char *name;
+            fa_anim_heat_row(r, &p, &w, &name);
+            for (int t = 0; t < fa_anim_heat_tiles(&h[k], p); t++)
+                fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, h[k].n[p][w][t]);
+        }
 }
 
 int fa_anim_write_dat(FILE *ft, FILE *fl, FILE *fb, const fa_anim_frames *F)

@@ -246,6 +246,9 @@ typedef struct {
     int64_t n_sliding;        /* how many of the layers use the window (the others: full causal) */
     uint8_t layer_sliding[FA_MODEL_MAX_LAYERS]; /* layer i (i < layers) uses the window */
     double scale;             /* softmax scale Transformers uses; 0: 1/sqrt(head_dim) */
+    char scale_from[64];      /* how the config sets scale ("1/sqrt(query_pre_attn_scalar = 144)",
+                                 "scale_attn_weights false", "mscale^2 / sqrt(d), yarn mscale = 1.37");
+                                 "" with scale 0 */
     double softcap;           /* logit softcap (attn_logit_softcapping); 0: none */
     int mla;                  /* 1: DeepSeek-V2/V3 multi-head latent attention */
     int64_t latent_d, latent_d_v; /* MLA decoding in the latent form (FlashMLA): d_qk = kv_lora_rank +

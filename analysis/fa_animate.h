@@ -132,27 +132,36 @@ fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const 
                               fa_anim_frames *out);
 void fa_anim_frames_free(fa_anim_frames *f);
 
-/* The heatmap: how often each tile of Q, K, V, O was read and written. */
-enum { FA_ANIM_Q = 0, FA_ANIM_K = 1, FA_ANIM_V = 2, FA_ANIM_O = 3 };
+/* The heatmap: how often each tile of Q, K, V, O and of the statistics (l, m: FlashAttention-1's
+ * running row max and sum; LSE: FlashAttention-2's logsumexp; fp32, B_r values a tile) was read
+ * and written. */
+enum { FA_ANIM_Q = 0, FA_ANIM_K = 1, FA_ANIM_V = 2, FA_ANIM_O = 3, FA_ANIM_L = 4, FA_ANIM_M = 5, FA_ANIM_LSE = 6,
+       FA_ANIM_HEAT_TENSORS = 7 };
+#define FA_ANIM_HEAT_ROWS 10 /* the rows of heatmap.csv and the picture (fa_anim_heat_row) */
 typedef struct {
-    int64_t t_r, t_c; /* tiles of Q and O (T_r), of K and V (T_c) */
-    int n[4][2][FA_ANIM_MAX_TILES]; /* n[tensor][0 read, 1 write][tile]: transfers of the tile
-                                       (its rows' block: row0 / B_r for Q, O; row0 / B_c for K, V);
-                                       0 past t_r or t_c */
+    int64_t t_r, t_c; /* tiles of Q, O and the statistics (T_r), of K and V (T_c) */
+    int n[FA_ANIM_HEAT_TENSORS][2][FA_ANIM_MAX_TILES]; /* n[tensor][0 read, 1 write][tile]: transfers
+                                       of the tile (its rows' block: row0 / B_r for Q, O, l, m, LSE;
+                                       row0 / B_c for K, V); 0 past t_r or t_c */
 } fa_anim_heat;
 
-/* Counts the transfers of rec (a record on shape s with tiles bk) per tile of Q, K, V and O.
- * Closed forms (no mask): flash1 reads each Q tile T_c times, each K and V tile once, reads
- * each O tile T_c times and writes it T_c + 1 times (line 2's initialization); flash2 reads each
- * Q tile once, each K and V tile T_r times and writes each O tile once.  Errors: FA_EINVAL as
- * fa_anim_check_tiles. */
+/* Counts the transfers of rec (a record on shape s with tiles bk) per tile of Q, K, V, O, l, m and
+ * LSE.  Closed forms (no mask): flash1 reads each Q tile T_c times, each K and V tile once, reads
+ * each O, l and m tile T_c times and writes it T_c + 1 times (line 2's initialization), and has no
+ * LSE; flash2 reads each Q tile once, each K and V tile T_r times, writes each O and LSE tile once,
+ * and never moves l or m (they stay on chip).  Errors: FA_EINVAL as fa_anim_check_tiles. */
 fa_status fa_anim_heatmap(const fa_anim_record *rec, const fa_shape *s, fa_blocks bk, fa_anim_heat *out);
 
-/* The tiles of tensor (FA_ANIM_Q .. FA_ANIM_O) in a heatmap row: T_c for K and V, T_r for Q, O. */
+/* The tiles of tensor (FA_ANIM_Q .. FA_ANIM_LSE) in a heatmap row: T_c for K and V, T_r else. */
 int fa_anim_heat_tiles(const fa_anim_heat *h, int tensor);
 
+/* Row r (0 .. FA_ANIM_HEAT_ROWS - 1) of the heatmap, top to bottom: Q read, K read, V read, O read,
+ * O write, l read, l write, m read, m write, LSE write.  Its tensor (FA_ANIM_*), direction (0 read,
+ * 1 write) and name ("l write"); -1 for r out of range. */
+int fa_anim_heat_row(int r, int *tensor, int *write, const char **name);
+
 /* heatmap.csv: "algo,row,tile,count", then for each of the n heatmaps h[k] (algorithm algos[k])
- * its five rows in order Q read, K read, V read, O read, O write (row 0 .. 4), one line per tile. */
+ * its FA_ANIM_HEAT_ROWS rows in fa_anim_heat_row's order (row 0 .. 9), one line per tile. */
 void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n);
 
 /* gnuplot's input of frames F, each frame a block ended by two blank lines: ft (frames.dat) the

@@ -256,9 +256,16 @@ fa_status fa_model_load(const char *path, fa_model *m)
     if (mscale2 == 1 &&
         check_rope(json_object_get(root, "rope_parameters"), path, "rope_parameters", m->mla, &mscale2))
         goto fail;
-    if (qpas > 0) m->scale = 1 / sqrt(qpas);
-    else if (!saw) m->scale = 1;
-    else if (mscale2 != 1) m->scale = mscale2 / sqrt((double)m->head_dim);
+    if (qpas > 0) {
+        m->scale = 1 / sqrt(qpas);
+        snprintf(m->scale_from, sizeof m->scale_from, "1/sqrt(query_pre_attn_scalar = %g)", qpas);
+    } else if (!saw) {
+        m->scale = 1;
+        snprintf(m->scale_from, sizeof m->scale_from, "scale_attn_weights false");
+    } else if (mscale2 != 1) {
+        m->scale = mscale2 / sqrt((double)m->head_dim);
+        snprintf(m->scale_from, sizeof m->scale_from, "mscale^2 / sqrt(d), yarn mscale = %.4g", sqrt(mscale2));
+    }
     /* the softcap */
     json_t *sc = json_object_get(root, "attn_logit_softcapping");
     if (!sc && !strcmp(m->type, "gemma2")) m->softcap = 50;

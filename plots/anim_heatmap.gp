@@ -1,13 +1,19 @@
-# `fasim animate --heatmap`: how many times each tile of Q, K, V, O was read and written,
-# FlashAttention-1 (left) vs FlashAttention-2 (right).  Input: algo,row,tile,count.
-# Variables: infile, outfile, tmax.  Both panels share one colour scale (0 .. the largest count
-# of either), each with its colour legend; the x ticks are the tile indices 0 .. tmax - 1.
-set terminal pngcairo size 1200,440 font ",10"
+# `fasim animate --heatmap`: how many times each tile of Q, K, V, O and of the statistics (l, m;
+# LSE) was read and written, FlashAttention-1 (left) vs FlashAttention-2 (right).
+# Input: algo,row,tile,count (rows 0-4: Q read, K read, V read, O read, O write; 5-9: l read,
+# l write, m read, m write, LSE write -- fa_anim_heat_row).  Variables: infile, outfile, tmax,
+# sizes (optional: the bytes of one tile of each tensor, for the key).  Both panels share one
+# colour scale (0 .. the largest count of either), each with its colour legend; the x ticks are the
+# tile indices 0 .. tmax - 1; the statistics' rows sit under a line of their own.
+if (!exists("sizes")) sizes = ''
+set terminal pngcairo size 1200,640 font ",10"
 set output outfile
 set datafile separator ","
 stats infile using 4 skip 1 nooutput name "C"
 cmax = C_max > 0 ? C_max : 1
-set multiplot layout 1,2 title "HBM transfers of each tile (batch 0, head 0); one colour scale for both panels\nnot shown: the statistics -- FlashAttention-1 reads and writes l and m of row block i on every visit, as O; FlashAttention-2 writes LSE once" noenhanced
+set multiplot layout 1,2 title "HBM transfers of each tile (batch 0, head 0); one colour scale for both panels\n" . \
+    "below the line: the statistics, fp32 per query row -- FlashAttention-1's running max m and sum l, FlashAttention-2's logsumexp LSE" . \
+    (strlen(sizes) > 0 ? "\n" . sizes : "") noenhanced
 set palette defined (0 "#f7fbff", 1 "#6baed6", 2 "#08306b")
 set cbrange [0:cmax]
 if (cmax <= 12) { set cbtics 1 } else { set cbtics format "%.0f" }
@@ -15,13 +21,18 @@ set cblabel "transfers of the tile (reads or writes)"
 unset key
 set xrange [-0.5:tmax - 0.5]
 set xtics 0, (tmax > 16 ? ceil(tmax / 16.0) : 1) format "%.0f"
-set yrange [4.5:-0.5]
-set ytics ("Q read" 0, "K read" 1, "V read" 2, "O read" 3, "O write" 4)
-set xlabel "tile index (row block for Q, O; key block for K, V)"
+set yrange [9.5:-0.5]
+set ytics ("Q read" 0, "K read" 1, "V read" 2, "O read" 3, "O write" 4, \
+           "l read" 5, "l write" 6, "m read" 7, "m write" 8, "LSE write" 9)
+set xlabel "tile index (row block for Q, O, l, m, LSE; key block for K, V)"
+# the line between the tiles of Q, K, V, O and those of the statistics
+set arrow 1 from graph 0, first 4.5 to graph 1, first 4.5 nohead lw 3 lc rgb "#d55e00" front
+# a count's label in white on the dark half of the scale, black on the light half
+lc(c) = c > cmax / 2.0 ? 0xffffff : 0x000000
 do for [a in "flash1 flash2"] {
-    set title (a eq "flash1" ? "FlashAttention-1: Q, O re-read and O re-written on every visit\n(O is also written once with zeros first, Alg. 1 line 2)" \
-                             : "FlashAttention-2: K, V re-read\n(Q read and O written once)") noenhanced
+    set title (a eq "flash1" ? "FlashAttention-1: Q, O, l, m re-read and O, l, m re-written on every visit\n(O, l, m also written once first: zeros, zeros, -inf, Alg. 1 line 2; no LSE)" \
+                             : "FlashAttention-2: K, V re-read; Q read and O, LSE written once\n(l and m stay on chip: 0 transfers)") noenhanced
     plot infile using (strcol(1) eq a ? $3 : 1/0):2:(0.48):(0.48):4 skip 1 with boxxyerror fs solid 1.0 lc palette, \
-         ''     using (strcol(1) eq a ? $3 : 1/0):2:(sprintf("%d", $4)) skip 1 with labels
+         ''     using (strcol(1) eq a ? $3 : 1/0):2:(sprintf("%d", $4)):(lc($4)) skip 1 with labels tc rgb variable
 }
 unset multiplot

@@ -3,7 +3,9 @@
 # bandwidth), not the time model's pipes).
 # Input: block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s
 if (!exists("ttl")) ttl = 'HBM bytes and time vs tile size'
-set terminal pngcairo size 1000,650 enhanced font ",11"
+if (!exists("ttl2")) ttl2 = ''
+if (!exists("ttl3")) ttl3 = ''
+set terminal pngcairo size 1100,700 enhanced font ",11"
 set output outfile
 set datafile separator ","
 set key top right
@@ -13,11 +15,11 @@ unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
 set ytics () ; do for [k=0:60] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set y2tics
 set ytics nomirror
-set xlabel "B_r = B_c (square tiles, multiples of 16, up to the largest that fits M)"
+set xlabel "B_r = B_c (square tiles, multiples of 16, up to the largest that fits M; standard: its GEMMs' tiles)"
 set xrange [0:*]
 set ylabel "HBM bytes"
 set y2label "roofline time (ms): max(FLOPs / peak, HBM bytes / bandwidth)"
-set title ttl noenhanced
+set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
 set grid
 plot infile using 1:2 skip 1 axes x1y1 with linespoints lw 2 pt 5 lc 2 title "FlashAttention-1 bytes", \
      ''     using 1:3 skip 1 axes x1y1 with linespoints lw 2 pt 9 lc 3 title "FlashAttention-2 bytes", \

@@ -9,10 +9,12 @@
 # stdout table beside it counts each kernel's own tiles (fa1, fa2), so the two differ at the
 # model's N (nmod, marked).  The Theta lines have constant 1 and count full N x N attention;
 # cstd, cf1, cf2 (optional): counted / Theta at nmod, the constant the Theta hides, in the key.
+# ttl4 (optional): a second title line (which layer type a model of two types draws).
 if (!exists("ttl")) ttl = 'HBM bytes vs N'
 if (!exists("win")) win = 0
 if (!exists("ttl2")) ttl2 = ''
 if (!exists("ttl3")) ttl3 = ''
+if (!exists("ttl4")) ttl4 = ''
 if (!exists("nmod")) nmod = 0
 if (!exists("cstd")) cstd = 0
 if (!exists("cf1")) cf1 = 0
@@ -25,10 +27,14 @@ set logscale xy 2
 # bytes in IEC units (KiB = 2^10 B, the tables' unit), one label every 2^5
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
 set ytics () ; do for [k=0:60:5] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
-set format x "2^{%L}"
-set xlabel "sequence length N"
+# N as the field writes it: 512, 1k, 2k, ... 512k, 1M (k = 2^10, M = 2^20 tokens), one label a power of 2
+nlab(k) = k < 10 ? sprintf("%d", 2**k) : k < 20 ? sprintf("%dk", 2**(k - 10)) : sprintf("%dM", 2**(k - 20))
+set xtics () ; do for [k=0:30] { set xtics add (nlab(k) 2.0**k) }
+stats infile using 1 skip 1 nooutput name "NX"
+set xrange [NX_min / 1.001 : NX_max * 1.001]
+set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (read + written)"
-set title (strlen(ttl2) > 0 ? ttl."\n".ttl2 : ttl).(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
+set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
 if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
 cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""

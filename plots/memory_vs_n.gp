@@ -12,10 +12,14 @@ set output outfile
 set datafile separator ","
 set key top left Left reverse
 set logscale xy 2
-set format x "2^{%L}"
+# N as the field writes it: 512, 1k, 2k, ... 512k, 1M (k = 2^10, M = 2^20 tokens), one label a power of 2
+nlab(k) = k < 10 ? sprintf("%d", 2**k) : k < 20 ? sprintf("%dk", 2**(k - 10)) : sprintf("%dM", 2**(k - 20))
+set xtics () ; do for [k=0:30] { set xtics add (nlab(k) 2.0**k) }
+stats infile using 1 skip 1 nooutput name "NX"
+set xrange [NX_min / 1.001 : NX_max * 1.001]
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
 set ytics () ; do for [k=0:60:2] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
-set xlabel "sequence length N"
+set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (peak of fwd + bwd)"
 set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
 set grid
@@ -27,6 +31,6 @@ capkey(i) = sprintf("%s memory (%.4g GiB%s)", word(capnames, i), cap[i] / 2.0**3
 capcol = "#e69f00 #0072b2 #cc0000 #555555 #009e73 #56b4e9 #000000 #f0e442"
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (P in HBM)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1", \
-     ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2", \
+     ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (above FlashAttention-1: its backward's fp32 dQ accumulator, 4 N d bytes a head)", \
      for [i=1:ncap] '' using 1:(column(4+i)) skip 1 with lines dt i lw (2.0 * (ncap - i) + 1.5) \
          lc rgb word(capcol, (i - 1) % 8 + 1) title capkey(i) noenhanced

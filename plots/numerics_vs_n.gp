@@ -5,8 +5,14 @@ set terminal pngcairo size 1100,680 enhanced font ",11"
 set output outfile
 set datafile separator ","
 set logscale xy
+set logscale x 2
+# N as the field writes it: 512, 1k, 2k, ... 512k, 1M (k = 2^10, M = 2^20 tokens), one label a power of 2
+nlab(k) = k < 10 ? sprintf("%d", 2**k) : k < 20 ? sprintf("%dk", 2**(k - 10)) : sprintf("%dM", 2**(k - 20))
+set xtics () ; do for [k=0:30] { set xtics add (nlab(k) 2.0**k) }
+stats infile using 4 skip 1 nooutput name "NX"
+set xrange [NX_min / 1.001 : NX_max * 1.001]
 set format y "10^{%L}"
-set xlabel "sequence length N (d = 64, one head, no mask)"
+set xlabel "sequence length N (tokens; 1k = 1024; d = 64, one head, no mask)"
 set ylabel "max |O - O_{ref}| / max |O_{ref}|"
 set title "Error vs N: FlashAttention-2 (solid) vs naive attention in the same precision (dashed)" noenhanced
 set key outside right

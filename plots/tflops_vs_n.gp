@@ -6,7 +6,12 @@ set output outfile
 set datafile separator ","
 set key at graph 0.98, graph 0.36 right top box opaque   # the empty band between the fp32 and bf16 curves
 set logscale x 2
-set xlabel "sequence length N (batch x N = 16k tokens, H = 2048 / d)"
+# N as the field writes it: 512, 1k, 2k, ... 512k, 1M (k = 2^10, M = 2^20 tokens), one label a power of 2
+nlab(k) = k < 10 ? sprintf("%d", 2**k) : k < 20 ? sprintf("%dk", 2**(k - 10)) : sprintf("%dM", 2**(k - 20))
+set xtics () ; do for [k=0:30] { set xtics add (nlab(k) 2.0**k) }
+stats ours using 5 skip 1 nooutput name "NX"
+set xrange [NX_min / 1.001 : NX_max * 1.001]
+set xlabel "sequence length N (tokens; 1k = 1024; batch x N = 16k tokens, H = 2048 / d)"
 set ylabel "TFLOP/s (FlashAttention-2 FLOP convention)"
 set title sprintf("Forward, d = %d, %s, H200 (measured in one call)", hd, causal ? "causal" : "non-causal") noenhanced
 set grid

@@ -73,14 +73,56 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "kept for the backward: standard P, FlashAttention-1 O, l and m, FlashAttention-2 O and LSE"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
     pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"
+    # h18's fresh reader: N ticks as the field writes them; a model of two layer types says which it
+    # draws; d_v named; hbm_vs_block names its shape and model; flash2's memory peak explained
+    pl_has "plots: hbm_vs_n's N axis in 128 .. 512, 1k .. 512k, 1M" "$pl_gpt" \
+        "128" "512" "1k" "8k" "32k" "512k" "1M" "sequence length N (tokens; 1k = 1024)"
+    pl_text "$pl_gpt" | grep -Eqx ' *2(8|9|1[0-9]|20) *' && fail "plots: hbm_vs_n still labels N as 2^k: $(pl_text "$pl_gpt" | grep -Ex ' *2(8|9|1[0-9]|20) *' | head -3 | tr '\n' ' ')" \
+        || pass "plots: hbm_vs_n has no 2^k N tick"
+    pl_has "plots: memory_vs_n's N axis from 256 to 64k, both ends labelled" "$PL_SVG/memory_vs_n.0.svg" \
+        "256" "1k" "4k" "64k" "sequence length N (tokens; 1k = 1024)"
+    pl_text "$PL_SVG/memory_vs_n.0.svg" | grep -Eqx ' *2(8|9|1[0-6]) *' && fail "plots: memory_vs_n still labels N as 2^k" \
+        || pass "plots: memory_vs_n has no 2^k N tick"
+    pl_has "plots: memory_vs_n says why FlashAttention-2's peak is above FlashAttention-1's" "$PL_SVG/memory_vs_n.0.svg" \
+        "FlashAttention-2 (above FlashAttention-1: its backward's fp32 dQ accumulator, 4 N d bytes a head)"
+    pl_g9=""; pl_ds=""
+    for f in "$PL_SVG"/hbm_vs_n.*.svg; do
+        pl_text "$f" | grep -q "google/gemma-2-9b" && pl_g9=$f
+        pl_text "$f" | grep -q "deepseek-ai/DeepSeek-V3" && pl_ds=$f
+    done
+    pl_has "plots: gemma-2-9b's hbm_vs_n says it draws the full-attention layers, the window ones are in the table" "$pl_g9" \
+        "HBM bytes of one full-attention layer vs N" \
+        "drawn: the 21 full-attention layers of 42; the 21 sliding-window layers (w = 4096) are in the stdout table"
+    pl_text "$pl_gpt" | grep -q "drawn: the" && fail "plots: a layer-type line on GPT-2 (one type)" \
+        || pass "plots: no layer-type line for a model of one type"
+    pl_has "plots: DeepSeek-V3's hbm_vs_n names d_v" "$pl_ds" "H=128, d=192, d_v=128)"
+    pl_has "plots: hbm_vs_block names B, H, d, causal, the pass, M and that it is the paper's model" "$PL_SVG/hbm_vs_block.0.svg" \
+        "N = 8192, B = 1, H = 32, d = 128, causal, forward, on H200-SXM (M = 227 KiB)" \
+        "in the paper's model (--profile paper: every buffer in one SRAM of M;" "not the kernel time model of the stdout tables" \
+        "standard: its GEMMs' tiles"
 else
     fail "plots: report with the svg wrapper: $(cat "$T/err")"
 fi
 if PATH="$T/pl_bin:$PATH" "$FASIM" animate --heatmap --out-dir "$T/pl_hm" >/dev/null 2>"$T/err"; then
     f="$PL_SVG/anim_heatmap.0.svg"
     pl_has "plots: heatmap has a colour legend on each panel" "$f" "transfers of the tile" "one colour scale for both panels"
-    pl_has "plots: heatmap says the statistics (flash1's l and m, flash2's LSE) are not shown" "$f" \
-        "not shown: the statistics -- FlashAttention-1 reads and writes l and m of row block i on every visit"
+    # the statistics drawn (issue 18): rows of their own under a line, named, with their tile's bytes
+    pl_has "plots: heatmap draws the statistics' rows (flash1's l and m, flash2's LSE) with a key" "$f" \
+        "l read" "l write" "m read" "m write" "LSE write" \
+        "below the line: the statistics, fp32 per query row -- FlashAttention-1's running max m and sum l, FlashAttention-2's logsumexp LSE" \
+        "Q, O, l, m re-read and O, l, m re-written on every visit" "l and m stay on chip: 0 transfers" \
+        "l_i, m_i, LSE_i: 64 fp32 values = 256 B" "Q_i 64 x 64 = 8 KiB" "tile index (row block for Q, O, l, m, LSE"
+    pl_text "$f" | grep -q "not shown" && fail "plots: heatmap still says the statistics are not shown" \
+        || pass "plots: heatmap no longer leaves the statistics out"
+    # the cells' counts, with their text colour: flash1's l and m write 5 times a tile (T_c + 1),
+    # in white on the darkest cells (O, l, m: 3 x 4 tiles); flash2's LSE once a tile, in black
+    tr '\n' ' ' < "$f" | grep -o 'fill="rgb([0-9,]*)"[^<]*<text><tspan[^>]*>[0-9]*<' \
+        | sed 's/^fill="rgb(\([0-9,]*\))".*>\([0-9]*\)<$/\1 \2/' > "$T/pl_cells"
+    [ "$(grep -cx '255,255,255 5' "$T/pl_cells")" -eq 12 ] && [ "$(grep -cx '0,0,0 5' "$T/pl_cells")" -eq 0 ] \
+        && pass "plots: heatmap writes the counts of the dark cells in white (12 cells of 5)" \
+        || fail "plots: heatmap's text colours: $(sort "$T/pl_cells" | uniq -c | tr '\n' '|')"
+    [ "$(grep -cx '0,0,0 1' "$T/pl_cells")" -ge 16 ] && pass "plots: heatmap's light cells keep black counts" \
+        || fail "plots: heatmap's light cells: $(sort "$T/pl_cells" | uniq -c | tr '\n' '|')"
     # the default run: flash1's largest count is 5 (O written T_c + 1 times), flash2's 4; one scale
     # puts the tick 5 on both colour boxes, and the tile ticks are 0..3, no half-integers
     [ "$(pl_text "$f" | grep -cx ' *5 *')" -ge 4 ] && pass "plots: heatmap panels share one colour scale (tick 5 on both)" \
@@ -107,4 +149,33 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" animate --seqlen 128 --headdim 32 --causal --
 else
     fail "plots: animate with the svg wrapper: $(cat "$T/err")"
 fi
+fi
+
+# `make plots`' N axes (issue 18): the measured TFLOP/s and the error-vs-N plots label N as the
+# field does (512, 1k, ... 16k), rendered here with the svg terminal from the committed data
+if command -v gnuplot >/dev/null 2>&1; then
+    pl_dir="$(dirname "$0")/.."
+    mkdir -p "$T/pl_mk"
+    sed 's/^set terminal pngcairo/set terminal svg/' "$pl_dir/plots/tflops_vs_n.gp" > "$T/pl_mk/tflops_vs_n.gp"
+    if gnuplot -e "ours='$pl_dir/analysis/measured/h200/fabench_sweep.csv'; sdpa='$pl_dir/analysis/measured/h200/sdpa_sweep.csv'; hd=64; causal=0; outfile='$T/pl_mk/tflops.svg'" \
+        "$T/pl_mk/tflops_vs_n.gp" 2>"$T/err"; then
+        pl_has "plots: tflops_vs_n's N axis in 512, 1k .. 16k" "$T/pl_mk/tflops.svg" "512" "1k" "2k" "16k" "(tokens; 1k = 1024;"
+        pl_text "$T/pl_mk/tflops.svg" | grep -Eqx ' *(1024|2048|4096|8192|16384) *' && fail "plots: tflops_vs_n still writes N = 1024 .. 16384" \
+            || pass "plots: tflops_vs_n writes no 1024 .. 16384 tick"
+    else
+        fail "plots: tflops_vs_n.gp: $(tail -2 "$T/err")"
+    fi
+    # numerics_vs_n on a small table of its input's columns (fasim check --study's err_vs_n.csv)
+    printf 'fixed_d,dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err\n' > "$T/pl_mk/err.csv"
+    for pl_n in 64 256 1024 4096; do
+        for pl_a in flash2 standard flash1; do
+            printf '64,bf16,%s,%d,64,1e-3,2.5e-3,1e-3,1.0,2.5e-3\n' "$pl_a" "$pl_n" >> "$T/pl_mk/err.csv"
+        done
+    done
+    sed 's/^set terminal pngcairo/set terminal svg/' "$pl_dir/plots/numerics_vs_n.gp" > "$T/pl_mk/numerics_vs_n.gp"
+    if gnuplot -e "infile='$T/pl_mk/err.csv'; outfile='$T/pl_mk/err.svg'" "$T/pl_mk/numerics_vs_n.gp" 2>"$T/err"; then
+        pl_has "plots: numerics_vs_n's N axis in 64 .. 512, 1k .. 4k" "$T/pl_mk/err.svg" "64" "256" "1k" "4k" "(tokens; 1k = 1024;"
+    else
+        fail "plots: numerics_vs_n.gp: $(tail -2 "$T/err")"
+    fi
 fi

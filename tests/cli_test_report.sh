@@ -71,3 +71,69 @@ fi
 rm_n=$(ls "$(dirname "$0")"/../analysis/models/*.json | wc -l)
 grep -qF "every model config in analysis/models/ ($rm_n:" "$(dirname "$0")/../README.md" \
     && pass "README: the report covers every config in analysis/models/ ($rm_n)" || fail "README: the report's models not $rm_n configs"
+
+# ---- the fresh reader's pass of h18 (issue 18): the FLOPs columns agree with fasim io, the window
+# costs no FLOPs at N = w, the notes define scale, softcap and TFLOP/s, flash2's memory peak ----
+# the long-context table's N = 4096 = w row: full and windowed FLOPs equal (they were 141.7 G
+# against 143.7 G: the closed form's matmul FLOPs beside a run's matmul + softmax FLOPs)
+awk '/^== long context:/{f=1; next} f && $1 == 4096 {print $7, $8, $9, $10; exit}' "$T/r_fresh.txt" > "$T/lc4k"
+read -r lc_f lc_fu lc_w lc_wu < "$T/lc4k"
+[ -n "$lc_f" ] && [ "$lc_f $lc_fu" = "$lc_w $lc_wu" ] && pass "report: long context at N = w = 4096: full FLOPs = window FLOPs ($lc_f $lc_fu)" \
+    || fail "report: long context at N = 4096: full '$lc_f $lc_fu' vs window '$lc_w $lc_wu'"
+grep -qF "(FLOPs: the matmul FLOPs (Q K^T and P V, FMA = 2) of the tiles flash2 visits" "$T/r_fresh.txt" \
+    && grep -qF "up to N = w = 4096 the window drops no key, so both agree" "$T/r_fresh.txt" \
+    && pass "report: the long-context table says what its FLOPs are" || fail "report: long-context FLOPs unexplained"
+# the training table's matmul FLOPs are fasim io's flops_matmul for the same pass and kernels
+tr_io=$("$FASIM" io --pass fwdbwd --batch 64 --heads 16 --seqlen 1024 --headdim 64 --causal --hw h200 --algo flash2 \
+    --format csv | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "flops_matmul") c = i} NR == 2 {printf "%.4g G\n", $c / 1e9}')
+tr_rep=$(awk '/^== training:/{f=1} f && $1 == "flash2" {print $9, $10; exit}' "$T/r_fresh.txt")
+[ -n "$tr_rep" ] && [ "$tr_rep" = "$tr_io" ] && pass "report: training flash2 matmul FLOPs = fasim io's flops_matmul ($tr_rep)" \
+    || fail "report: training flash2 matmul FLOPs '$tr_rep', fasim io '$tr_io'"
+grep -q "^algo .* matmul FLOPs   FLOP/B " "$T/r_fresh.txt" && grep -qF "FLOP/B = matmul" "$T/r_fresh.txt" \
+    && pass "report: the training table names its FLOPs matmul and defines FLOP/B" || fail "report: training FLOPs unnamed"
+grep -qF " HBM peak: the largest HBM footprint of the step" "$T/r_fresh.txt" \
+    && pass "report: the training table's HBM peak defined" || fail "report: HBM peak undefined"
+grep -qF " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:" "$T/r_fresh.txt" \
+    && grep -qF "each score becomes C tanh(S / C) before the softmax; it moves no byte," "$T/r_fresh.txt" \
+    && grep -qF "and the time model leaves its tanh out (docs/time-model.md, section 4)" "$T/r_fresh.txt" \
+    && pass "report: the model tables' note defines scale and softcap" || fail "report: scale, softcap undefined"
+grep -qF "softcap C (Gemma-2's" "$T/r_fresh.txt" && grep -qF "Score modifiers are not in the table: a softcap C" \
+    "$(dirname "$0")/../docs/time-model.md" && pass "report: docs/time-model.md says the softcap is not timed" \
+    || fail "report: the softcap's time undocumented"
+grep -qF " TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape," "$T/r_fresh.txt" \
+    && grep -qF " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask" "$T/r_fresh.txt" \
+    && pass "report: the TFLOP/s column's FLOPs defined" || fail "report: TFLOP/s's FLOPs undefined"
+# the TFLOP/s definition holds: Llama-3-8B on the H200, flash2: 2 N^2 (d + d_v) H / 2 / time
+l3=$(awk '/^== meta-llama\/Meta-Llama-3-8B/{f=1} f && /flash2 +fa2/ {n++} f && n == 3 {print $10, $11, $13; exit}' "$T/r_fresh.txt")
+echo "$l3" | awk '{t = $1 * ($2 == "ms" ? 1e-3 : $2 == "us" ? 1e-6 : 1); w = 2 * 8192 * 8192 * 256 * 32 / 2;
+    r = w / t / 1e12; exit !(r / $3 > 0.995 && r / $3 < 1.005)}' \
+    && pass "report: Llama-3-8B H200 flash2 TFLOP/s = 2 N^2 (d + d_v) H / 2 / time ($l3)" \
+    || fail "report: TFLOP/s not the note's definition: $l3"
+grep -qF " flash1's: its backward holds dQ in an fp32 accumulator, 4 N d bytes a head, beside dQ itself" "$T/r_fresh.txt" \
+    && pass "report: the memory table says why flash2's peak is above flash1's" || fail "report: flash2 > flash1 peak unexplained"
+# the papers' standard-attention rows: the note's ranges are papers.csv's (causal up to 1.8, their
+# cause named; without a mask down to 0.67), and docs/time-model.md has the bullet it points to
+if [ -s "$T/r_fresh/papers.csv" ]; then
+    awk -F, 'NR > 1 && ($4 == "Standard attention" || $4 == "PyTorch") {
+        if ($8 == 1) { if (clo == "" || $13 < clo) clo = $13; if ($13 > chi) chi = $13 }
+        else if (flo == "" || $13 < flo) flo = $13 }
+        END { exit !(clo >= 0.955 && clo < 0.97 && chi > 1.75 && chi <= 1.8 && flo >= 0.665 && flo < 0.675) }' "$T/r_fresh/papers.csv" \
+        && grep -qF " attention causal (up to 1.8: the eager profile gives" "$T/r_fresh.txt" \
+        && grep -qF "standard without a mask at long N (0.67-0.8, not explained" "$T/r_fresh.txt" \
+        && grep -qF "Causal 0.96-1.78 (Figure 5: 1.42-1.78; Figure 4: 0.96-1.33)" "$(dirname "$0")/../docs/time-model.md" \
+        && pass "report: the papers' standard-attention misses named, their ranges papers.csv's" \
+        || fail "report: the papers' standard-attention rows: note or ranges differ from papers.csv"
+else
+    fail "report: no papers.csv under $T/r_fresh"
+fi
+# the eager profile's causal time is its full time (the cause the note names)
+eg_f=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 32 --seqlen 8192 --headdim 64 --dtype bf16 --format csv | awk -F, 'NR==1{for(i=1;i<=NF;i++) if ($i == "model_time_s") c = i} NR==2{print $c}')
+eg_c=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 32 --seqlen 8192 --headdim 64 --dtype bf16 --causal --format csv | awk -F, 'NR==1{for(i=1;i<=NF;i++) if ($i == "model_time_s") c = i} NR==2{print $c}')
+[ -n "$eg_f" ] && [ "$eg_f" = "$eg_c" ] && pass "eager: the causal mask takes no time in the profile ($eg_f s both), as the papers' note says" \
+    || fail "eager: causal $eg_c s vs full $eg_f s: the papers' note on standard's causal rows is stale"
+# FlashAttention-1's rows at N <= 1k: the note's 1.4-1.8 is papers.csv's range, and the docs say it
+awk -F, 'NR > 1 && $4 == "FlashAttention" && $2 == "Figure 4" && $9 <= 1024 {
+    if (lo == "" || $13 < lo) lo = $13; if ($13 > hi) hi = $13 } END { exit !(lo >= 1.35 && hi <= 1.8 && hi > 1.75) }' \
+    "$T/r_fresh/papers.csv" && grep -qF "(batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet)" "$T/r_fresh.txt" \
+    && grep -qF "N <= 1k the model is too fast, 1.39-1.78" "$(dirname "$0")/../docs/time-model.md" \
+    && pass "report: FlashAttention-1's short-N miss named with papers.csv's range" || fail "report: FlashAttention-1 at N <= 1k: note or range differ"

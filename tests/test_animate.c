@@ -106,12 +106,24 @@ static void test_heatmap_closed_form(void **state)
     expect_row(&h, FA_ANIM_O, 0, 3, tc);  /* O_i read per key block ... */
     expect_row(&h, FA_ANIM_O, 1, 3, tc1); /* ... written per key block and by line 2 */
     expect_row(&h, FA_ANIM_Q, 1, 3, zero);
+    expect_row(&h, FA_ANIM_L, 0, 3, tc);  /* l_i, m_i as O_i: read per key block (line 8) ... */
+    expect_row(&h, FA_ANIM_M, 0, 3, tc);
+    expect_row(&h, FA_ANIM_L, 1, 3, tc1); /* ... written per key block (line 13) and by line 2 */
+    expect_row(&h, FA_ANIM_M, 1, 3, tc1);
+    expect_row(&h, FA_ANIM_LSE, 1, 3, zero); /* no logsumexp */
+    expect_row(&h, FA_ANIM_LSE, 0, 3, zero);
     heat(FA_ALGO_FLASH2, &s, bk, &h);
     expect_row(&h, FA_ANIM_Q, 0, 3, one); /* Q_i once */
     expect_row(&h, FA_ANIM_K, 0, 4, tr);  /* K_j, V_j once per row block */
     expect_row(&h, FA_ANIM_V, 0, 4, tr);
     expect_row(&h, FA_ANIM_O, 0, 3, zero);
     expect_row(&h, FA_ANIM_O, 1, 3, one);
+    expect_row(&h, FA_ANIM_LSE, 1, 3, one); /* LSE_i written once */
+    expect_row(&h, FA_ANIM_LSE, 0, 3, zero);
+    for (int w = 0; w < 2; w++) { /* l and m never leave the chip */
+        expect_row(&h, FA_ANIM_L, w, 3, zero);
+        expect_row(&h, FA_ANIM_M, w, 3, zero);
+    }
     /* causal, N_q = N_k = 256, 64 x 64 tiles: row block i visits key blocks 0..i */
     s = shape(256, 256, 64, FA_CAUSAL_BOTTOM_RIGHT);
     heat(FA_ALGO_FLASH2, &s, bk, &h);
@@ -122,6 +134,21 @@ static void test_heatmap_closed_form(void **state)
     expect_row(&h, FA_ANIM_Q, 0, 4, plus1); /* 1, 2, 3, 4 */
     expect_row(&h, FA_ANIM_K, 0, 4, one);
     expect_row(&h, FA_ANIM_O, 1, 4, plus2); /* 2, 3, 4, 5 */
+    expect_row(&h, FA_ANIM_L, 0, 4, plus1); /* l, m follow O: 1, 2, 3, 4 read, 2, 3, 4, 5 written */
+    expect_row(&h, FA_ANIM_M, 1, 4, plus2);
+    /* the rows of the picture and of heatmap.csv, in order */
+    int p, w;
+    const char *name;
+    assert_int_equal(fa_anim_heat_row(5, &p, &w, &name), 0);
+    assert_int_equal(p, FA_ANIM_L);
+    assert_int_equal(w, 0);
+    assert_string_equal(name, "l read");
+    assert_int_equal(fa_anim_heat_row(9, &p, &w, &name), 0);
+    assert_int_equal(p, FA_ANIM_LSE);
+    assert_int_equal(w, 1);
+    assert_string_equal(name, "LSE write");
+    assert_int_equal(fa_anim_heat_row(FA_ANIM_HEAT_ROWS, &p, &w, &name), -1);
+    assert_int_equal(fa_anim_heat_row(-1, &p, &w, &name), -1);
 }
 
 /* The last frame's cumulative bytes per tensor are the memory model's counts of the pass
@@ -280,7 +307,8 @@ static void test_errors(void **state)
 }
 
 /* What the files animate writes hold: heatmap.csv's rows for flash2 on N_q = 180, N_k = 250
- * (T_r = 3, T_c = 4: K_j read 3 times, O_i written once, 3 + 4 + 4 + 3 + 3 = 17 rows), and the
+ * (T_r = 3, T_c = 4: K_j read 3 times, O_i and LSE_i written once, l and m never moved;
+ * 3 + 4 + 4 + 3 + 3 lines for Q, K, V, O, then 5 x 3 for l read .. LSE write = 32), and the
  * three .dat files of the 12 frames of test_frames' causal run (14 boxes, 2 caption lines and
  * FA_ANIM_NTENSOR byte lines a frame, each block ended by two blank lines). */
 static int lines_of(const char *buf)
@@ -305,11 +333,13 @@ static void test_files(void **state)
     const fa_algo a = FA_ALGO_FLASH2;
     fa_anim_heat_csv(f, &h, &a, 1);
     assert_int_equal(fclose(f), 0);
-    assert_int_equal(lines_of(buf), 1 + 17);
+    assert_int_equal(lines_of(buf), 1 + 32);
     assert_true(!strncmp(buf, "algo,row,tile,count\nflash2,0,0,1\n", strlen("algo,row,tile,count\nflash2,0,0,1\n")));
     assert_non_null(strstr(buf, "\nflash2,1,3,3\n"));  /* K tile 3: once per row block */
     assert_non_null(strstr(buf, "\nflash2,3,2,0\n"));  /* O is not read back */
     assert_non_null(strstr(buf, "\nflash2,4,2,1\n"));  /* O_2 written once */
+    assert_non_null(strstr(buf, "\nflash2,6,1,0\n"));  /* l_1 never written to HBM */
+    assert_non_null(strstr(buf, "\nflash2,9,2,1\n"));  /* LSE_2 written once */
     free(buf);
 
     s = shape(128, 128, 64, FA_CAUSAL_BOTTOM_RIGHT);

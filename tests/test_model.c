@@ -191,6 +191,11 @@ static void test_family_gemma2(void **state)
     family b = {"gemma-2-27b.json", "google/gemma-2-27b", 32, 16, 128, 128, 46, 8192, 4096, 23, 1.0 / 12, 50,
                 FA_DTYPE_FP32};
     check_family(&b);
+    load_shipped("gemma-2-27b.json", &m); /* the rule the report's header names */
+    assert_string_equal(m.scale_from, "1/sqrt(query_pre_attn_scalar = 144)");
+    load_shipped("llama-3-8b.json", &m); /* 1/sqrt(d): no rule of the config's */
+    assert_true(m.scale == 0);
+    assert_string_equal(m.scale_from, "");
 }
 
 static void test_family_gemma3(void **state)
@@ -248,6 +253,7 @@ static void test_family_deepseek(void **state)
     assert_int_equal(m.latent_d, 576);
     assert_int_equal(m.latent_d_v, 512);
     assert_true(fabs(m.scale - 0.135234) < 1e-6); /* Transformers' DeepseekV3Attention.scaling */
+    assert_string_equal(m.scale_from, "mscale^2 / sqrt(d), yarn mscale = 1.369"); /* the report's header */
 }
 
 /* The rules on small files: Falcon-40B's kv heads, defaults by model_type, layer_types,
@@ -292,6 +298,7 @@ static void test_rules(void **state)
     p = write_file(t, "g2.json", "{\"n_embd\": 768, \"n_head\": 12, \"scale_attn_weights\": false}");
     assert_int_equal(fa_model_load(p, &m), FA_OK);
     assert_true(m.scale == 1);
+    assert_string_equal(m.scale_from, "scale_attn_weights false");
 }
 
 /* A key that changes attention in a way fasim does not model is refused, naming it. */

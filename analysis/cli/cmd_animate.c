@@ -128,8 +128,6 @@ int cmd_animate(int argc, char **argv)
         snprintf(path, sizeof path, "%s/heatmap.png", out_dir);
         const int i_png = i_csv < 0 ? -1 : cli_outset_add(&os, path, 0);
         if (i_png < 0) goto bad_path;
-        static const char *const rowname[] = {"Q read", "K read", "V read", "O read", "O write"};
-        static const int rp[] = {FA_ANIM_Q, FA_ANIM_K, FA_ANIM_V, FA_ANIM_O, FA_ANIM_O}, rw[] = {0, 0, 0, 0, 1};
         FILE *f = os.file[i_csv].f;
         fa_anim_heat_csv(f, tc, algos, 2);
         if (fflush(f) != 0 || ferror(f)) {
@@ -137,8 +135,21 @@ int cmd_animate(int argc, char **argv)
             out = EXIT_RUN;
             goto done;
         }
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; tmax=%d", fa_outset_target(&os, i_csv),
-                 fa_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c));
+        /* the bytes of one full tile of each row's tensor, for the picture's key: a statistics tile
+         * (B_r fp32 values) is d e / 4 times smaller than a tile of Q or O */
+        const int64_t e = (int64_t)fa_dtype_bytes(s->dtype);
+        char bq[32], bk_[32], bv[32], bo[32], bs[32];
+        fa_fmt_bytes((double)(bk.block_r * s->d * e), bq, sizeof bq);
+        fa_fmt_bytes((double)(bk.block_c * s->d * e), bk_, sizeof bk_);
+        fa_fmt_bytes((double)(bk.block_c * s->d_v * e), bv, sizeof bv);
+        fa_fmt_bytes((double)(bk.block_r * s->d_v * e), bo, sizeof bo);
+        fa_fmt_bytes((double)(bk.block_r * 4), bs, sizeof bs);
+        snprintf(vars, sizeof vars,
+                 "infile='%s'; outfile='%s'; tmax=%d; "
+                 "sizes='a transfer moves one tile (full tiles, %s): Q_i %" PRId64 " x %" PRId64 " = %s, K_j %" PRId64
+                 " x %" PRId64 " = %s, V_j %s, O_i %s; l_i, m_i, LSE_i: %" PRId64 " fp32 values = %s'",
+                 fa_outset_target(&os, i_csv), fa_outset_target(&os, i_png), (int)(T_r > T_c ? T_r : T_c),
+                 fa_dtype_name(s->dtype), bk.block_r, s->d, bq, bk.block_c, s->d, bk_, bv, bo, bk.block_r, bs);
         if (cli_gnuplot("anim_heatmap.gp", vars, log)) {
             fprintf(stderr, "fasim: gnuplot could not draw %s/heatmap.png: %s\n", out_dir, fa_file_last_line(log, msg, sizeof msg));
             out = EXIT_RUN;
@@ -151,9 +162,12 @@ int cmd_animate(int argc, char **argv)
                s->seqlen_q, s->seqlen_k, s->d, bk.block_r, bk.block_c, T_r, T_c, s->causal ? ", causal" : "");
         for (int k = 0; k < 2; k++) {
             printf("%s\n", fa_algo_name(algos[k]));
-            for (int r = 0; r < 5; r++) {
-                printf("  %-8s", rowname[r]);
-                for (int t = 0; t < fa_anim_heat_tiles(&tc[k], rp[r]); t++) printf(" %3d", tc[k].n[rp[r]][rw[r]][t]);
+            for (int r = 0; r < FA_ANIM_HEAT_ROWS; r++) {
+                int p, w;
+                const char *name;
+                fa_anim_heat_row(r, &p, &w, &name);
+                printf("  %-9s", name);
+                for (int t = 0; t < fa_anim_heat_tiles(&tc[k], p); t++) printf(" %3d", tc[k].n[p][w][t]);
                 printf("\n");
             }
         }

@@ -92,8 +92,9 @@ static void draw(report_ctx *c, const char *script, const char *vars, int png)
 }
 
 /* hbm_vs_n_<stem>.csv (model k): N, counted bytes of the three algorithms, the two Theta lines. */
-static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_shape *base, const fa_hw *hw)
+static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_report_rows *rw, const fa_hw *hw)
 {
+    const fa_shape *base = &rw->s[0]; /* the full-attention layers when the model has two types */
     fa_report_n_row rows[FA_REPORT_N_ROWS];
     int n;
     fa_status st = fa_report_hbm_vs_n(base, hw, rows, &n);
@@ -103,9 +104,15 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
     int rc = csv_done(c, csv);
     if (rc) return rc;
     if (c->plots) {
-        char vars[4000], wtxt[64] = "";
+        char vars[4000], wtxt[64] = "", ltxt[200] = "", dvtxt[32] = "";
         const int64_t win = base->window && base->window_left >= 0 ? base->window_left + 1 : 0; /* keys a query sees */
         if (win) snprintf(wtxt, sizeof wtxt, " + sliding window of %" PRId64, win);
+        if (rw->nkind == 2) /* the plot draws one type: say which, and where the other is */
+            snprintf(ltxt, sizeof ltxt,
+                     "drawn: the %" PRId64 " full-attention layers of %" PRId64 "; the %" PRId64
+                     " sliding-window layers (w = %" PRId64 ") are in the stdout table",
+                     rw->layers[0], me->m.layers, rw->layers[1], rw->s[1].window_left + 1);
+        if (base->d_v != base->d) snprintf(dvtxt, sizeof dvtxt, ", d_v=%" PRId64, base->d_v);
         /* the curves are the paper's model (--profile paper, --blocks fit to M), at any d: the tiles
          * it picks at the model's own N, and each count over its Theta line there (the constant the
          * Theta hides), for the title and key; the stdout table counts each kernel's own tiles */
@@ -116,7 +123,8 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
         char mb[32];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
-                 "ttl='%s: HBM bytes of one attention layer vs N (%s, causal%s, B=%" PRId64 ", H=%" PRId64 ", d=%" PRId64 ")'; "
+                 "ttl='%s: HBM bytes of one %s layer vs N (%s, causal%s, B=%" PRId64 ", H=%" PRId64 ", d=%" PRId64 "%s)'; "
+                 "ttl4='%s'; "
                  "ttl2='curves: the paper''s model, any d (--profile paper, --blocks fit to M = %s: flash1 %" PRId64
                  " x %" PRId64 ", flash2 %" PRId64 " x %" PRId64 " at N = %" PRId64 ")'; "
                  "ttl3='not the kernels: the stdout table counts each kernel''s own tiles (none where a kernel lacks this d)'",
@@ -124,7 +132,9 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_sha
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_STANDARD].counts) / r[FA_ALGO_STANDARD].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / r[FA_ALGO_FLASH1].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes, me->m.name,
-                 hw->name, wtxt, base->batch, base->heads, base->d, fa_fmt_bytes((double)hw->sram_per_block, mb, 32),
+                 rw->nkind == 2 ? "full-attention" : "attention", hw->name, wtxt, base->batch, base->heads, base->d,
+                 dvtxt, ltxt,
+                 fa_fmt_bytes((double)hw->sram_per_block, mb, 32),
                  b1.block_r, b1.block_c, b2.block_r, b2.block_c, base->seqlen_q);
         draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
     }
@@ -181,11 +191,15 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
     int rc = csv_done(c, c->block);
     if (rc) return rc;
     if (c->plots) {
-        char vars[4000];
+        char vars[4000], mb[32];
         snprintf(vars, sizeof vars,
-                 "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", %s (M = %" PRIu64 " B): HBM bytes and roofline time vs B_r = B_c'",
+                 "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64 ", d = %" PRId64
+                 ", %s, forward, on %s (M = %s)'; ttl2='HBM bytes and roofline time vs the tile size B_r = B_c, "
+                 "in the paper''s model (--profile paper: every buffer in one SRAM of M;'; "
+                 "ttl3='time = max(FLOPs / peak, bytes / bandwidth)), not the kernel time model of the stdout tables'",
                  fa_outset_target(&c->os, c->block), fa_outset_target(&c->os, c->block_png), name, s->seqlen_q,
-                 hw->name, hw->sram_per_block);
+                 s->batch, s->heads, s->d, s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", hw->name,
+                 fa_fmt_bytes((double)hw->sram_per_block, mb, sizeof mb));
         draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
     return 0;
@@ -202,17 +216,20 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         printf("== training: GPT-2 medium attention, B = 64, H = 16, N = 1024, d = 64, fp16, causal; "
                "one layer, forward + backward on %s (each algorithm's kernel profile and tiles: eager, fa1, fa2)\n",
                ph->name);
-        printf("%-9s %11s %11s %11s %8s %11s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
-               "fwd+bwd HBM", "vs std", "FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
+        printf("%-9s %11s %11s %11s %8s %12s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
+               "fwd+bwd HBM", "vs std", "matmul FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
         for (int a = 0; a < FA_NALGO; a++) {
             const fa_io_result *f = &r[FA_PASS_FWD][a], *bw = &r[FA_PASS_BWD][a], *fb = &r[FA_PASS_FWDBWD][a];
             const fa_io_result *sd = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
             double by = (double)fa_counts_hbm_bytes(&fb->counts);
-            printf("%-9s %11s %11s %11s %7.2fx %11s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
+            /* the matmul FLOPs: what every path counts alike (the kernels' closed form has no
+             * softmax FLOPs; `fasim io` counts them apart, flops_other) */
+            const double mm = (double)fb->counts.flops_matmul;
+            printf("%-9s %11s %11s %11s %7.2fx %12s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), fa_fmt_bytes(by, b[2], 32),
                    (double)fa_counts_hbm_bytes(&sd->counts) / by,
-                   fa_fmt_si((double)(fb->counts.flops_matmul + fb->counts.flops_other), b[3], 32), fb->intensity,
+                   fa_fmt_si(mm, b[3], 32), by > 0 ? mm / by : 0.0,
                    fa_fmt_time(fa_report_time(fb), b[4], 32), fa_report_time(sd) / fa_report_time(fb),
                    fa_fmt_bytes((double)fb->footprint.saved, b[5], 32),
                    fa_fmt_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
@@ -224,12 +241,16 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                    " and its tiles (%" PRId64 " x %" PRId64 ", T_c = %" PRId64 ") visit each row block %s than flash1's\n"
                    " (%" PRId64 " x %" PRId64 ", T_c = %" PRId64 "); docs/io-model-backward.md.%s%s%s\n"
                    " kept fwd->bwd: what the forward leaves in HBM for the backward: standard P, flash1 O, l and m,\n"
-                   " flash2 O and LSE, besides Q, K, V.)\n",
+                   " flash2 O and LSE, besides Q, K, V.  matmul FLOPs: the GEMMs' (Q K^T, P V; the backward's four,\n"
+                   " and flash's fifth that recomputes S), FMA = 2, of the tiles each computes (standard: every tile,\n"
+                   " the mask skips none; flash: its own tiles' causal visits); FLOP/B = matmul\n"
+                   " FLOPs / fwd+bwd HBM; the softmax's exp, max and rescale FLOPs apart (fasim io: flops_other).\n"
+                   " HBM peak: the largest HBM footprint of the step, inputs and gradients included (memory, below).)\n",
                    b2->blocks.block_r, b2->blocks.block_c, fa_cdiv(1024, b2->blocks.block_c),
                    b2->blocks.block_c < b1->blocks.block_c ? "more often" : "as often", b1->blocks.block_r,
                    b1->blocks.block_c, fa_cdiv(1024, b1->blocks.block_c),
                    fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) < fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH1])
-                       ? "  Bytes are not time:\n flash2 is faster all the same (fewer FLOPs; the time model's busiest pipe: "
+                       ? "  Bytes are not time:\n flash2 is faster all the same (fewer matmul FLOPs; the time model's busiest pipe: "
                        : "",
                    fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) < fa_report_time(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH1])
                        ? fa_report_bound(&r[FA_PASS_FWDBWD][FA_ALGO_FLASH2]) : "",
@@ -262,7 +283,10 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             printf("%-15s %12s %14s %14s %14s\n", hw[h].name, fa_fmt_bytes((double)hw[h].hbm_capacity, b[7], 32),
                    nb[0], nb[1], nb[2]);
         }
-        printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory)\n\n");
+        printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory.  flash2's peak is above\n"
+               " flash1's: its backward holds dQ in an fp32 accumulator, 4 N d bytes a head, beside dQ itself, and\n"
+               " keeps one fp32 statistic (LSE) where flash1 keeps two (l, m); docs/io-model-backward.md, \"Memory\n"
+               " footprint\".)\n\n");
     }
     if (c->plots) {
         char vars[4000], names[256] = "";
@@ -309,7 +333,11 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
         }
     }
     if (st) return cli_fail(st);
-    if (!c->quiet) printf("\n");
+    if (!c->quiet)
+        printf("(FLOPs: the matmul FLOPs (Q K^T and P V, FMA = 2) of the tiles flash2 visits: causal, or causal\n"
+               " and the window; up to N = w = %" PRId64 " the window drops no key, so both agree.  saved = 1 - window\n"
+               " HBM / full HBM, speedup = full time / win time, each time the fa2 profile's (docs/time-model.md).)\n\n",
+               m->sliding_window);
     return csv_done(c, c->longctx);
 }
 
@@ -381,8 +409,11 @@ static int papers(report_ctx *c)
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
                " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
                " model charges), FlashAttention-1 at 16k (0.34, 0.23: the fa1 profile runs one thread block per\n"
-               " (batch, head), 16 blocks on 108 SMs), and cuDNN's rows equal to FlashAttention-3's where they are\n"
-               " (cuDNN's tiles are not published: its profile assumes FlashAttention-3's).)\n\n");
+               " (batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
+               " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
+               " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
+               " yet), and cuDNN's rows equal to FlashAttention-3's where they are (cuDNN's tiles are not\n"
+               " published: its profile assumes FlashAttention-3's).)\n\n");
     }
     fa_report_papers_free(&set);
     return 0;
@@ -520,9 +551,11 @@ int cmd_report(int argc, char **argv)
                      s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)" : "");
             if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
             if (s->d_v != s->d) snprintf(dbuf, sizeof dbuf, ", d_v = %" PRId64, s->d_v);
-            if (m->scale > 0 || m->softcap > 0) { /* what Transformers uses when it is not 1/sqrt(d) */
-                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g", fa_model_scale(m));
-                if (m->softcap > 0) snprintf(xbuf + o, sizeof xbuf - (size_t)o, ", softcap %g", m->softcap);
+            { /* the scale Transformers uses, and where it comes from; the softcap */
+                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g (%s)", fa_model_scale(m),
+                                 m->scale > 0 && m->scale_from[0] ? m->scale_from : "1/sqrt(d)");
+                if (m->softcap > 0 && o > 0 && (size_t)o < sizeof xbuf)
+                    snprintf(xbuf + o, sizeof xbuf - (size_t)o, ", softcap %g", m->softcap);
             }
             if (rw->nkind == 1)
                 snprintf(lbuf, sizeof lbuf, "%" PRId64 " layer%s", m->layers, m->layers == 1 ? "" : "s");
@@ -606,9 +639,17 @@ int cmd_report(int argc, char **argv)
                    " above 1 = fewer bytes (faster) than standard.  DRAM est depends on the L2: 40 MiB on the A100,\n"
                    " 50 MiB on the H100, 60 MiB on the H200: a working set that fits one L2 but not another reaches\n"
                    " DRAM several times less on the larger.\n"
-                   " scale is printed when the config sets it otherwise than 1/sqrt(d): Gemma's query_pre_attn_scalar,\n"
-                   " DeepSeek's yarn mscale (docs/conventions.md, \"Model configs\").  \"out of memory\": the pass's live\n"
-                   " tensors (standard: S and P) exceed the GPU's memory; the row is what it would move.)\n");
+                   " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
+                   " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek's yarn mscale sets another\n"
+                   " (docs/conventions.md, \"Model configs\"); it changes no count.  softcap C (Gemma-2's\n"
+                   " attn_logit_softcapping): each score becomes C tanh(S / C) before the softmax; it moves no byte,\n"
+                   " and the time model leaves its tanh out (docs/time-model.md, section 4): the time is that of the\n"
+                   " same shape without it.  TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape,\n"
+                   " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask\n"
+                   " (with a window: the matmul FLOPs of the tiles FlashAttention-2 visits), the same work for\n"
+                   " standard, flash1 and flash2, / the row's time: standard's TFLOP/s falls with a window while its\n"
+                   " time does not.  \"out of memory\": the pass's live tensors (standard: S and P) exceed the GPU's\n"
+                   " memory; the row is what it would move.)\n");
         if (k == nm - 1) printf("\n");
     }
 
@@ -630,7 +671,7 @@ int cmd_report(int argc, char **argv)
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];
-    for (int k = 0; k < nm && rc == 0; k++) rc = sweep_n(&c, k, &models[k], &rows[k].s[0], ph);
+    for (int k = 0; k < nm && rc == 0; k++) rc = sweep_n(&c, k, &models[k], &rows[k], ph);
     const int ref = fa_report_plot_model(models, nm);
     fa_shape s = rows[ref].s[0];
     s.seqlen_q = s.seqlen_k = 8192;
