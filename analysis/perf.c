@@ -71,8 +71,14 @@ static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, f
     tile_work w = {0, 0, 0, 0};
     w.exps = Br * Bc;
     if (!bwd) {
+        /* a fraction f of the exponentials on the FMA pipe (FA_PERF_POLY_EXP_OPS slots each), the
+         * rest on the exp unit; the O_i rescale by exp(m_old - m_new), B_r d_v FMULs, on the
+         * (1 - skip) of the tiles that still rescale */
+        const double f = p->exp_poly_frac, skip = p->rescale_skip;
+        const double poly = p->exp_poly_ops > 0 ? p->exp_poly_ops : FA_PERF_POLY_EXP_OPS;
         w.mm = 2 * Br * Bc * (d + dv);
-        w.alu = Br * Bc * ALU_PER_SCORE_FWD + Br * dv; /* + the O_i rescale by exp(m_old - m_new) */
+        w.exps = Br * Bc * (1 - f);
+        w.alu = Br * Bc * (ALU_PER_SCORE_FWD + f * poly) + Br * dv * (1 - skip);
         const fa_operand_reads *r = &p->reads_fwd;
         w.smem = e * (r->a[0] * Br * d + r->b[0] * Bc * d + r->a[1] * Br * Bc + r->b[1] * Bc * dv);
     } else {

@@ -182,6 +182,23 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, NT(v5_tiles), .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
+    /* v5 with FlashAttention-4's ideas (kernels/attn_v5_fa3.cu variants): identical to v5 but for
+     * the parameter named -- exp_poly_frac, the fraction of the exponentials the kernel computes with
+     * the degree-3 polynomial on the FMA units (its compile-time split: 1/2); rescale_skip, the
+     * fraction of the O_i rescales conditional rescaling (threshold 8) skips: on N(0, 1) inputs
+     * fasim check --rescale-threshold 8 counts one rescale per row block of T_c tiles (1 - 1/T_c
+     * skipped: 0.97 at N = 4k, B_c 128), 0.9 is taken for the kernel's measured shapes (FlashAttention-4's
+     * authors report about ten times fewer rescales; an assumption, not a fit) */
+    {.key = "v5_exp2poly", .name = "kernels/ v5 with half of the exponentials as an FMA polynomial (FlashAttention-4)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, .exp_poly_frac = 0.5, NT(v5_tiles),
+     .source = "kernels/attn_v5_fa3.cu (v5_pick); the polynomial of Dao-AILab/flash-attention flash_attn/cute/utils.py ex2_emulation"},
+    {.key = "v5_cresc", .name = "kernels/ v5 with conditional rescaling, threshold 8 (FlashAttention-4)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, .rescale_skip = 0.9, NT(v5_tiles),
+     .source = "kernels/attn_v5_fa3.cu (v5_pick); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
 };
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 
