@@ -28,7 +28,9 @@ typedef enum {
     FA_MMA_SIMT,      /* fp32 FMA on the CUDA cores (fa_hw.fma_flops) */
     FA_MMA_SYNC,      /* mma.sync m16n8k16 (sm_80 tensor cores; fa_hw.mma_sync_flops) */
     FA_MMA_WGMMA,     /* wgmma.mma_async (sm_90; fa_hw.wgmma_flops, fp8: wgmma_fp8_flops) */
-    FA_MMA_LIBRARY    /* separate library GEMM kernels (cuBLAS; fa_hw.gemm_flops): standard attention */
+    FA_MMA_LIBRARY,   /* separate library GEMM kernels (cuBLAS; fa_hw.gemm_flops): standard attention */
+    FA_MMA_TCGEN05    /* tcgen05.mma (sm_100: accumulators in tensor memory; fa_hw.tcgen05_flops,
+                         fp8: tcgen05_fp8_flops) */
 } fa_mma;
 
 /* How a kernel's softmax (the exp unit and the fp32 ALU, time S of a tile at the SM's rates)

@@ -359,7 +359,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         return 0;
     case O_HW:
         snprintf(o->hw_key, sizeof o->hw_key, "%s", val);
-        if (strlen(val) >= sizeof o->hw_key) return cli_usage("unknown hardware profile '%s' (known: a100, h100, h200)", val);
+        if (strlen(val) >= sizeof o->hw_key) return cli_usage("unknown hardware profile '%s' (known: a100, h100, h200, b200)", val);
         return 0;
     case O_SRAM:
         if (cli_parse_bytes(val, &o->sram)) {
@@ -548,7 +548,7 @@ static const char *needs(int id, int *empty, int *path)
     if (id == O_DOC_MASK) return "document lengths L1,L2,...";
     if (id == O_VARY) return "NAME=RANGE (see fasim sweep --help)";
     *empty = 0;
-    return id == O_GQA ? "a value: per-head, packed or both" : id == O_R_HW ? "a profile (a100, h100, h200)"
+    return id == O_GQA ? "a value: per-head, packed or both" : id == O_R_HW ? "a profile (a100, h100, h200, b200)"
          : id == O_R_PASS ? "fwd, bwd or fwdbwd" : "a value";
 }
 
