@@ -97,9 +97,9 @@ static char *trim(char *s)
 /* The known keys as one comma-separated list, for the unknown-key message. */
 static const char *key_list(void)
 {
-    static char buf[512];
+    static char buf[1024];
     size_t l = 0;
-    for (int i = 0; i < NKEYS; i++)
+    for (int i = 0; i < NKEYS && l < sizeof buf; i++)
         l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", KEYS[i].name);
     return buf;
 }
