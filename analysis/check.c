@@ -283,11 +283,14 @@ fa_status fa_check_fp64(const fa_shape *s, fa_blocks bk, uint64_t M, const fa_al
             goto out;
         }
         st = fa_run_forward(a, mem, s, bk, Q, K, V, O, L);
+        const fa_counts cnt = *fa_mem_counts(mem);
         fa_mem_free(mem);
         if (st) goto out;
         fa_check_row *r = &rows[(*n_rows)++];
         double maxref = 0, maxlse = 0;
         r->algo = a;
+        r->rescales = cnt.rescales, r->rescale_steps = cnt.rescale_steps;
+        r->rescale_blocks = cnt.rescale_blocks, r->rescale_max = cnt.rescale_max;
         r->abs_o = fa_check_abs_diff(O, Or, no, &maxref);
         r->rel_o = maxref > 0 ? r->abs_o / maxref : r->abs_o;
         r->abs_lse = a == FA_ALGO_STANDARD ? 0 : fa_check_abs_diff(L, Lr, ns, &maxlse);

@@ -77,6 +77,8 @@ typedef struct {
     double rel_o;   /* abs_o / max |O_ref| (abs_o when O_ref is 0) */
     double abs_lse; /* max |LSE - LSE_ref|; 0 for standard, which computes no LSE */
     int pass;       /* rel_o <= tol and abs_lse <= tol max(1, max |LSE_ref|), neither NaN */
+    /* the run's accumulator rescales (fa_counts; flash2 with --rescale-threshold: data-dependent) */
+    uint64_t rescales, rescale_steps, rescale_blocks, rescale_max;
 } fa_check_row;
 
 /* Draws Q, K, V from rng, computes O_ref and LSE_ref with fa_reference_forward, then runs each

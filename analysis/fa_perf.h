@@ -28,7 +28,9 @@ typedef enum {
     FA_MMA_SIMT,      /* fp32 FMA on the CUDA cores (fa_hw.fma_flops) */
     FA_MMA_SYNC,      /* mma.sync m16n8k16 (sm_80 tensor cores; fa_hw.mma_sync_flops) */
     FA_MMA_WGMMA,     /* wgmma.mma_async (sm_90; fa_hw.wgmma_flops, fp8: wgmma_fp8_flops) */
-    FA_MMA_LIBRARY    /* separate library GEMM kernels (cuBLAS; fa_hw.gemm_flops): standard attention */
+    FA_MMA_LIBRARY,   /* separate library GEMM kernels (cuBLAS; fa_hw.gemm_flops): standard attention */
+    FA_MMA_TCGEN05    /* tcgen05.mma (sm_100: accumulators in tensor memory; fa_hw.tcgen05_flops,
+                         fp8: tcgen05_fp8_flops) */
 } fa_mma;
 
 /* How a kernel's softmax (the exp unit and the fp32 ALU, time S of a tile at the SM's rates)
@@ -109,11 +111,27 @@ typedef struct {
     int simt_tile;              /* SIMT kernels: each thread computes a t x t register tile of a
                                    GEMM, reading t + t fp32 operands from shared memory per k */
     fa_operand_reads reads_fwd, reads_bwd;
+    /* FlashAttention-4's two softmax ideas (Zadouri et al. 2026, arXiv 2603.05451; forward only;
+       docs/time-model.md, "Exponentials on the FMA units, skipped rescales"): */
+    double exp_poly_frac;       /* fraction of the exponentials computed by a polynomial on the fp32
+                                   FMA pipe (FA_PERF_POLY_EXP_OPS issue slots each) instead of the
+                                   exp unit; 0: all on MUFU */
+    double exp_poly_ops;        /* fp32 issue slots per polynomial exponential (0: FA_PERF_POLY_EXP_OPS) */
+    double rescale_skip;        /* fraction of the O_i rescales (B_r d_v FMULs a tile) skipped by
+                                   conditional rescaling (fasim check --rescale-threshold counts them) */
     fa_std_ops std_ops;         /* standard attention: the kernels it launches */
     const fa_tile_row *tiles;   /* NULL: --blocks fit (the paper's model) */
     int ntiles;
     const char *source;         /* where each fact comes from */
 } fa_profile;
+
+/* fp32-pipe issue slots of one exponential computed as FlashAttention-4's polynomial (Dao-AILab/
+ * flash-attention at 0251105a, flash_attn/cute/utils.py ex2_emulation, poly_degree 3): the clamp
+ * FMNMX (2 slots: half the FFMA rate, as in the row max), three FADD of the range reduction
+ * (round down, back, the fraction), three FFMA of the degree-3 Horner polynomial for 2^frac, and the
+ * SHL and integer add that put the integer part in the exponent -- 10 slots, every one charged to the
+ * fp32 pipe at the FFMA rate (the two integer ops may issue elsewhere: an upper bound). */
+#define FA_PERF_POLY_EXP_OPS 10.0
 
 /* The built-in profiles, and a lookup by key (NULL when unknown). */
 extern const fa_profile fa_profiles[];
@@ -174,7 +192,8 @@ fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o);
 /* The derivation of one kernel's time (fasim explain prints it; docs/time-model.md): a tile's
  * work and each pipe's time for it at the SM's rates, the overlap, the waves. */
 typedef struct {
-    double mm, exps, alu, smem;      /* a tile's tensor FLOPs, exponentials, fp32 ops, smem bytes */
+    double mm, exps, alu, smem;      /* a tile's tensor FLOPs, exponentials on the exp unit, fp32 ops
+                                        (polynomial exponentials included), smem bytes */
     double tensor_rate, clock_scale; /* the MMA family's rate (FLOP/s, GPU) and the other pipes' clock factor */
     double t_tensor, t_smem, t_exp, t_fp32; /* their times on one SM, s */
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */

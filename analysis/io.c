@@ -180,6 +180,10 @@ void fa_io_result_add(fa_io_result *a, const fa_io_result *b)
     c->hbm_write_bytes += b->counts.hbm_write_bytes;
     c->flops_matmul += b->counts.flops_matmul;
     c->flops_other += b->counts.flops_other;
+    c->rescale_steps += b->counts.rescale_steps;
+    c->rescales += b->counts.rescales;
+    c->rescale_blocks += b->counts.rescale_blocks;
+    if (b->counts.rescale_max > c->rescale_max) c->rescale_max = b->counts.rescale_max;
     if (b->counts.sram_peak_bytes > c->sram_peak_bytes) c->sram_peak_bytes = b->counts.sram_peak_bytes;
     if (b->counts.reg_peak_bytes > c->reg_peak_bytes) c->reg_peak_bytes = b->counts.reg_peak_bytes;
     for (int t = 0; t < b->counts.n_tensors; t++) {

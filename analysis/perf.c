@@ -71,8 +71,14 @@ static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, f
     tile_work w = {0, 0, 0, 0};
     w.exps = Br * Bc;
     if (!bwd) {
+        /* a fraction f of the exponentials on the FMA pipe (FA_PERF_POLY_EXP_OPS slots each), the
+         * rest on the exp unit; the O_i rescale by exp(m_old - m_new), B_r d_v FMULs, on the
+         * (1 - skip) of the tiles that still rescale */
+        const double f = p->exp_poly_frac, skip = p->rescale_skip;
+        const double poly = p->exp_poly_ops > 0 ? p->exp_poly_ops : FA_PERF_POLY_EXP_OPS;
         w.mm = 2 * Br * Bc * (d + dv);
-        w.alu = Br * Bc * ALU_PER_SCORE_FWD + Br * dv; /* + the O_i rescale by exp(m_old - m_new) */
+        w.exps = Br * Bc * (1 - f);
+        w.alu = Br * Bc * (ALU_PER_SCORE_FWD + f * poly) + Br * dv * (1 - skip);
         const fa_operand_reads *r = &p->reads_fwd;
         w.smem = e * (r->a[0] * Br * d + r->b[0] * Bc * d + r->a[1] * Br * Bc + r->b[1] * Bc * dv);
     } else {
@@ -101,10 +107,11 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     double r = 0;
     int fp8 = s->dtype == FA_DTYPE_E4M3 || s->dtype == FA_DTYPE_E5M2;
     const int fp32 = s->dtype == FA_DTYPE_FP32;
-    if (fp32 && (p->mma == FA_MMA_SYNC || p->mma == FA_MMA_WGMMA))
+    if (fp32 && (p->mma == FA_MMA_SYNC || p->mma == FA_MMA_WGMMA || p->mma == FA_MMA_TCGEN05))
         FA_FAIL(FA_EINVAL, "profile %s is a %s kernel (fp16/bf16%s inputs), not one for fp32: --dtype bf16, or an "
-                "fp32 kernel (--profile v1, v2) or --profile paper", p->key, p->mma == FA_MMA_SYNC ? "mma.sync" : "wgmma",
-                p->mma == FA_MMA_WGMMA ? ", fp8" : "");
+                "fp32 kernel (--profile v1, v2) or --profile paper", p->key,
+                p->mma == FA_MMA_SYNC ? "mma.sync" : p->mma == FA_MMA_WGMMA ? "wgmma" : "tcgen05",
+                p->mma != FA_MMA_SYNC ? ", fp8" : "");
     if (fp8 && p->mma == FA_MMA_SYNC)
         FA_FAIL(FA_EINVAL, "profile %s is an mma.sync kernel (fp16/bf16 inputs): fp8 runs on wgmma (--profile fa3, "
                 "cudnn) or --profile paper", p->key);
@@ -114,6 +121,10 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     case FA_MMA_WGMMA:
         if (fp8) r = hw->wgmma_fp8_flops, key = "wgmma_fp8_flops";
         else r = hw->wgmma_flops, key = "wgmma_flops";
+        break;
+    case FA_MMA_TCGEN05:
+        if (fp8) r = hw->tcgen05_fp8_flops, key = "tcgen05_fp8_flops";
+        else r = hw->tcgen05_flops, key = "tcgen05_flops";
         break;
     case FA_MMA_LIBRARY: /* cuBLAS: tensor cores for 16-bit inputs; fp32 (PyTorch's math path
                             computes 16-bit inputs in fp32) on the FMA pipe, no TF32 */
@@ -127,7 +138,7 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
         break;
     default: FA_FAIL(FA_EINVAL, "profile %s has no kernel to time (the paper's abstract model)", p->key);
     }
-    static const char *const pipe[] = {"", "fp32 FMA", "mma.sync", "wgmma", "library GEMMs"};
+    static const char *const pipe[] = {"", "fp32 FMA", "mma.sync", "wgmma", "library GEMMs", "tcgen05"};
     *rate = r > 0 ? r : 0;
     if (!(r > 0) && why)
         snprintf(why, why_len, "profile %s runs on %s, whose rate hardware profile %s does not give (no %s)", p->key,
@@ -830,7 +841,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0};
         const fa_tile_row *row = &none;
         fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
-        if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA) &&
+        if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA || prof->mma == FA_MMA_TCGEN05) &&
             (bk_in->block_r % 16 || bk_in->block_c % 16))
             FA_FAIL(FA_EINVAL, "profile %s runs tensor-core tiles of multiples of 16 rows and keys, not B_r x B_c = %lld x "
                     "%lld (--profile paper counts any tiles)", prof->key, (long long)bk_in->block_r,

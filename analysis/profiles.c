@@ -85,6 +85,12 @@ static const fa_tile_row v4_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 128, 8, 18
 /* v5 (kernels/attn_v5_fa3.cu, v5_pick): d = 64 three consumer warpgroups (16 warps with the
  * producer) of 64 rows x B_c 128; d = 128 two (12 warps), 128 x 160 */
 static const fa_tile_row v5_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0}, {FA_PASS_FWD, 90, 128, -1, 128, 160, 12, 0}};
+/* FlashAttention-4's forward on sm_100 (Dao-AILab/flash-attention at 0251105a, flash_attn/cute/
+ * flash_fwd_sm100.py): two Q tiles of 128 rows per CTA (q_stage 2), B_c 128, d = 128; 16 warps
+ * (two softmax warpgroups, a correction warpgroup, MMA, load and epilogue warps); registers per
+ * thread: softmax 192, correction 80, the rest 512 - 2 x 192 - 80 = 48 (the tuning table): 128 on
+ * average (the regs column), the 4 "other" warps as producers of 48 */
+static const fa_tile_row fa4_tiles[] = {{FA_PASS_FWD, 100, 128, -1, 256, 128, 16, 128}};
 static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
 const fa_profile fa_profiles[] = {
@@ -182,6 +188,35 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, NT(v5_tiles), .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
+    /* v5 with FlashAttention-4's ideas (kernels/attn_v5_fa3.cu variants): identical to v5 but for
+     * the parameter named -- exp_poly_frac, the fraction of the exponentials the kernel computes with
+     * the degree-3 polynomial on the FMA units (its compile-time split: 1/2); rescale_skip, the
+     * fraction of the O_i rescales conditional rescaling (threshold 8) skips: on N(0, 1) inputs
+     * fasim check --rescale-threshold 8 counts one rescale per row block of T_c tiles (1 - 1/T_c
+     * skipped: 0.97 at N = 4k, B_c 128), 0.9 is taken for the kernel's measured shapes (FlashAttention-4's
+     * authors report about ten times fewer rescales; an assumption, not a fit) */
+    {.key = "v5_exp2poly", .name = "kernels/ v5 with half of the exponentials as an FMA polynomial (FlashAttention-4)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, .exp_poly_frac = 0.5, NT(v5_tiles),
+     .source = "kernels/attn_v5_fa3.cu (v5_pick); the polynomial of Dao-AILab/flash-attention flash_attn/cute/utils.py ex2_emulation"},
+    {.key = "v5_cresc", .name = "kernels/ v5 with conditional rescaling, threshold 8 (FlashAttention-4)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, .rescale_skip = 0.9, NT(v5_tiles),
+     .source = "kernels/attn_v5_fa3.cu (v5_pick); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
+    /* FlashAttention-4 (B200): tcgen05.mma with S and O in tensor memory (charged to the register
+     * arena, which stands for registers + TMEM here), softmax warpgroups ping-ponging over the two Q
+     * tiles, 40 % of the exponentials on the FMA units (d = 128 non-causal: ex2_emu_freq 10,
+     * ex2_emu_res 4; causal 16: 25 %, not modelled apart), the polynomial on packed f32x2 FMAs
+     * (ex2_emulation_2: 3 FFMA2 + 3 FADD2 for two values, 2 FMNMX slots and 2 integer ops per
+     * value: 7 slots), rescale threshold 8 (rescale_skip 0.9 as v5_cresc, assumed); the 2-CTA MMA
+     * mode and the correction warpgroup's own pipe are not modelled */
+    {.key = "fa4", .name = "FlashAttention-4 (Blackwell sm_100: tcgen05, TMEM, exp2 emulation, conditional rescaling)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_TCGEN05, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 48, .exp_poly_frac = 0.4, .exp_poly_ops = 7, .rescale_skip = 0.9, NT(fa4_tiles),
+     .source = "Zadouri et al. 2026 (arXiv 2603.05451); Dao-AILab/flash-attention at 0251105a flash_attn/cute/flash_fwd_sm100.py, softmax.py, utils.py"},
 };
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 
@@ -241,7 +276,8 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         FA_FAIL(FA_EINVAL, "profile %s has no %s kernel (it is a %s-only kernel)", p->key,
                 pass == FA_PASS_BWD ? "backward" : "forward", pass == FA_PASS_BWD ? "forward" : "backward");
     if (!arch_rows)
-        FA_FAIL(FA_EINVAL, "profile %s runs on sm_90 (Hopper: wgmma); the hardware profile is sm_%d%s", p->key, arch,
+        FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile is sm_%d%s", p->key, p->tiles[0].arch,
+                p->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma", arch,
                 arch ? "" : " (it gives no arch)");
     FA_FAIL(FA_EINVAL, "profile %s has no %s tile for head dim d = %lld, d_v = %lld (its kernels take d <= %d)", p->key,
             fa_pass_name(pass), (long long)s->d, (long long)s->d_v, dmax);

@@ -90,6 +90,10 @@ typedef struct {
     const uint8_t *dense_mask;        /* NULL: none; else N_q x N_k bytes, 1 = allowed; the
                                          IO-expensive path: every visited tile loads its mask
                                          tile from HBM and no tile can be skipped by it */
+    /* ---- algorithm options (flash2 forward only; other algorithms ignore them) ---- */
+    double rescale_threshold;         /* tau >= 0, log2 units: FlashAttention-4's conditional
+                                         rescaling (fa_tile_online_softmax_cond); 0: rescale O_i,
+                                         l_i on every tile (FlashAttention-2) */
 } fa_shape;
 
 /* Tile sizes: B_r rows of Q per tile, B_c rows of K/V per tile. */
@@ -286,6 +290,22 @@ double fa_exp_guarded(double x, double m);
 fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
                                  double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv);
 
+/* fa_tile_online_softmax with FlashAttention-4's conditional rescaling (Zadouri et al. 2026,
+ * arXiv 2603.05451; Dao-AILab/flash-attention flash_attn/cute/softmax.py, SoftmaxSm100
+ * update_row_max, rescale_threshold = 8.0 for 16-bit inputs): a row whose max grows by at most
+ * tau in log2 units ((m_new - m_old) log2(e) <= tau; scores already in log2 units with the
+ * numerics' exp2) keeps its stale max: P = exp(S - m_old) <= 2^tau, l and O are not rescaled.
+ * Otherwise, and on a row's first real score, m, l and O move to the new max as FA-2 does.  The
+ * final O / l and LSE = m + log l use the same stale max, so the result is exact.  tau = 0 is
+ * fa_tile_online_softmax exactly (every tile rescales).  *rescaled (if non-NULL) receives 1 when
+ * some row rescaled (tau = 0: always; count-only mode, which sees no scores: always -- the upper
+ * bound), else 0.  FLOPs: the unconditional count of fa_tile_online_softmax in every case (a
+ * count must not depend on data: the skipped multiplies are what *rescaled reports).
+ * Errors: FA_EINVAL for tau < 0 or not finite; FA_EOVERFLOW. */
+fa_status fa_tile_online_softmax_cond(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
+                                      double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv,
+                                      double tau, int *rescaled);
+
 /* The dense mask's HBM side (cpu_ref/modifiers.c; the IO-expensive path): with s->dense_mask
  * set, a counted tensor "mask" (N_q x N_k bytes) and a B_r x B_c byte buffer in SRAM; every tile
  * that applies the mask loads its mask tile first.  Without a dense mask every call is a no-op. */
@@ -327,6 +347,10 @@ fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const 
 /* FlashAttention-2 forward (Dao 2023, Algorithm 1): outer loop over Q_i, inner over K_j, V_j;
  * O_i kept unnormalised on chip, one final rescale by diag(l)^-1, LSE_i = m_i + log l_i stored.
  * Row blocks with no allowed key load nothing and store O = 0, LSE = -inf.
+ * s->rescale_threshold > 0: FlashAttention-4's conditional rescaling (fa_tile_online_softmax_cond).
+ * Every row block reports its rescales to the memory model (fa_count_rescales): steps = the K/V
+ * tiles it visits (T_c without a mask), rescales = the tiles in which some row of it rescaled;
+ * with tau = 0 and in count-only mode rescales = steps.
  * Errors: FA_EINVAL, FA_ENOSRAM, FA_EOVERFLOW, FA_ENOMEM. */
 fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
                             const double *K, const double *V, double *O, double *LSE);

@@ -63,6 +63,7 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
     if (!fa_iter_empty(&j)) /* line 4: a row block that sees no key loads nothing */
         FA_TRY(fa_load(mem, Q, b, h, r0, rows, 0, d, &B->Qi));
     fa_status st = FA_OK;
+    uint64_t steps = 0, rescales = 0; /* this row block's tile steps and rescales */
     while (fa_iter_next(&j, &st)) { /* line 6 */
         const int64_t c0 = j.x0, cols = j.len;
         FA_TRY(fa_load(mem, K, b, hk, c0, cols, 0, d, &B->Kj)); /* line 7 */
@@ -74,8 +75,11 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
         FA_TRY(fa_tile_scores(mem, s, h, B->S.data, Bc, NULL, r0, rows, c0, cols));
         fa_tile_num_scores(mem, B->S.data, Bc, rows, cols); /* emulated precision */
         /* line 9: m_new, P~_ij = exp(S_ij - m_new), l_new; line 10 begins: O_i *= exp(m_old - m_new) */
-        FA_TRY(fa_tile_online_softmax(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
-                                      rows, cols, dv));
+        int rescaled = 1; /* tau > 0: only where m grows by more than tau (FlashAttention-4) */
+        FA_TRY(fa_tile_online_softmax_cond(mem, B->S.data, Bc, B->m.data, B->l.data, B->O.data, dv,
+                                           rows, cols, dv, s->rescale_threshold, &rescaled));
+        steps += (uint64_t)j.w; /* a merged run of j.w identical tiles (count-only mode) */
+        if (rescaled) rescales += (uint64_t)j.w;
         fa_tile_round_p(mem, B->S.data, Bc, rows, cols); /* P in the dtype, as the kernel */
         /* dropout (FlashAttention Alg. 2 line 14): l_i keeps the undropped sum, P V the dropped P */
         FA_TRY(fa_tile_dropout(mem, s, b, h, B->S.data, Bc, r0, rows, c0, cols));
@@ -84,6 +88,8 @@ static fa_status row_block(fa_mem *mem, const fa_shape *s, fa_blocks bk, flash2_
                                  cols, 1));
     }
     FA_TRY(st);
+    FA_TRY(fa_count_rescales(mem, steps, rescales)); /* weighted by the row blocks this one stands for */
+    /* with tau > 0, m_i may be stale: the exponentials used the same m_i, so O_i / l_i is exact */
     /* line 12: O_i = diag(l_i)^-1 O_i;  line 13: L_i = m_i + log(l_i) (rows*dv + 2*rows FLOPs) */
     FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (uint64_t)dv + 2u * (uint64_t)rows));
     if (B->O.data)

@@ -79,6 +79,9 @@ fa_status fa_shape_check(const fa_shape *s)
         FA_FAIL(FA_EINVAL, "a window needs at least one bounded side (left or right >= 0)");
     if (!(s->dropout_p >= 0 && s->dropout_p < 1))
         FA_FAIL(FA_EINVAL, "dropout p = %g must be in [0, 1)", s->dropout_p);
+    if (!(s->rescale_threshold >= 0 && isfinite(s->rescale_threshold)))
+        FA_FAIL(FA_EINVAL, "rescale threshold = %g must be a finite number >= 0 (log2 units; 0: always rescale)",
+                s->rescale_threshold);
     if (!(s->softcap >= 0 && isfinite(s->softcap)))
         FA_FAIL(FA_EINVAL, "softcap = %g must be a finite number >= 0 (0: off)", s->softcap);
     if (s->block_mask) {

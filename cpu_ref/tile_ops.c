@@ -85,15 +85,31 @@ fa_status fa_tile_scale_mask(fa_mem *mem, const fa_shape *s, double *S, int64_t 
 fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
                                  double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv)
 {
+    return fa_tile_online_softmax_cond(mem, S, lds, m, l, O, ldo, rows, cols, dv, 0.0, NULL);
+}
+
+fa_status fa_tile_online_softmax_cond(fa_mem *mem, double *S, int64_t lds, double *m, double *l,
+                                      double *O, int64_t ldo, int64_t rows, int64_t cols, int64_t dv,
+                                      double tau, int *rescaled)
+{
+    if (!(tau >= 0 && isfinite(tau)))
+        FA_FAIL(FA_EINVAL, "rescale threshold tau = %g must be a finite number >= 0", tau);
     uint64_t r = (uint64_t)rows, c = (uint64_t)cols;
     /* rowmax r*c, exp(S - m) 2*r*c, rowsum r*c; alpha 2r, l update 2r, m update r; O rescale r*dv */
     FA_TRY(fa_count_flops(mem, 0, 4 * r * c + 5 * r + r * (uint64_t)dv));
+    if (rescaled) *rescaled = 1; /* tau = 0 and count-only mode: every tile rescales */
     if (!S) return FA_OK;
+    /* the max's growth in log2 units: scores are natural-log units unless exp2 folded log2(e) in */
+    const double to_log2 = fa_mem_numerics(mem)->exp2 ? 1.0 : FA_LOG2E;
+    int any = 0;
     for (int64_t i = 0; i < rows; i++) {
         double *srow = S + i * lds;
         double mx = m[i];
         for (int64_t j = 0; j < cols; j++)
             if (srow[j] > mx) mx = srow[j];
+        /* FlashAttention-4: keep the stale max while it lags by at most tau (P <= 2^tau) */
+        if (tau > 0 && m[i] != -INFINITY && (mx - m[i]) * to_log2 <= tau) mx = m[i];
+        if (mx != m[i]) any = 1; /* the row moved its max (its first real score included) */
         /* fp64 unless emulating: then every operation rounds to the accumulator format */
         const fa_format af = acc_fmt(mem);
         double sum = 0;
@@ -109,6 +125,7 @@ fa_status fa_tile_online_softmax(fa_mem *mem, double *S, int64_t lds, double *m,
         for (int64_t j = 0; j < dv; j++) orow[j] = fa_round(orow[j] * alpha, af);
         m[i] = mx;
     }
+    if (rescaled && tau > 0) *rescaled = any;
     return FA_OK;
 }
 

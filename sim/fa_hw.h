@@ -8,7 +8,8 @@
  * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, mma_sync_clock_hz,
  * wgmma_clock_hz, wgmma_flops,
  * wgmma_fp8_flops, gemm_flops, sgemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
- * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, pipes_source (each range in sim/hw.c's table and
+ * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, tcgen05_flops, tcgen05_fp8_flops,
+ * tmem_per_sm_bytes, pipes_source (each range in sim/hw.c's table and
  * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
  * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
  * sram_per_block_bytes 1 KiB..1 GiB; sms 1..1024; l2_bytes 2048..1 GiB, its sets (l2_bytes /
@@ -65,6 +66,9 @@ typedef struct {
     double dram_latency_s;        /* one dependent DRAM load, s */
     double l2_latency_s;          /* one dependent load that hits L2, s (0: dram_latency_s) */
     double launch_s;              /* one kernel launch (back to back), s */
+    double tcgen05_flops;         /* tcgen05.mma fp16/bf16 -> fp32 (sm_100; 0: the GPU has none) */
+    double tcgen05_fp8_flops;     /* tcgen05.mma e4m3 -> fp32 (0: none) */
+    uint64_t tmem_per_sm;         /* tensor memory per SM, bytes (sm_100: 256 KiB; 0: none) */
     char pipes_source[256];       /* where the pipe rates come from */
 } fa_hw;
 
@@ -72,7 +76,7 @@ typedef struct {
  * repeated or bad key or value; the message names FILE:LINE, the key, the value and the limit). */
 fa_status fa_hw_load_file(const char *path, fa_hw *hw);
 
-/* Loads profile `key` ("a100", "h100", "h200") from directory dir (NULL or "": the built-in
+/* Loads profile `key` ("a100", "h100", "h200", "b200") from directory dir (NULL or "": the built-in
  * FASIM_HW_DIR, overridable with the environment variable FASIM_HW_DIR; set but empty counts as
  * unset).  The file's `key` line must equal `key`.
  * Errors: FA_EINVAL for an unknown key (the message lists the known ones), a bad file or a file

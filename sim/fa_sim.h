@@ -52,6 +52,10 @@ typedef struct {
     size_t sram_peak_bytes;   /* largest simultaneous SRAM (shared-memory) use, bytes */
     size_t reg_peak_bytes;    /* largest simultaneous use of the register arena, bytes (0 without
                                  a placement, fa_mem_set_registers) */
+    /* accumulator rescales of an online softmax (fa_count_rescales): steps = tile steps that ran
+       one (row block x K/V tile), rescales = those in which some row moved its running max and
+       rescaled its accumulator, blocks = row blocks, rescale_max = most rescales of one block */
+    uint64_t rescale_steps, rescales, rescale_blocks, rescale_max;
     int n_tensors;
     fa_tensor_count tensor[FA_MAX_TENSORS];
 } fa_counts;
@@ -201,6 +205,12 @@ fa_status fa_store(fa_mem *mem, fa_tensor *t, int64_t b, int64_t h, int64_t row0
 /* Adds FLOPs performed by a tile operation (times the current weight).
  * Errors: FA_EOVERFLOW. */
 fa_status fa_count_flops(fa_mem *mem, uint64_t matmul, uint64_t other);
+
+/* Adds one row block's accumulator rescales: `steps` tile steps, `rescales` of them rescaled
+ * (each times the current weight: the block stands for that many identical blocks), one block
+ * (times the weight), and rescale_max = max(rescale_max, rescales).  The algorithm says what a
+ * rescale is (cpu_ref/flash2.c); the model only counts.  Errors: FA_EOVERFLOW. */
+fa_status fa_count_rescales(fa_mem *mem, uint64_t steps, uint64_t rescales);
 
 /* Checked 64-bit helpers (return FA_EOVERFLOW with a message naming `what`). */
 fa_status fa_u64_mul(uint64_t a, uint64_t b, uint64_t *out, const char *what);

@@ -22,8 +22,8 @@
 #define FASIM_HW_DIR "sim/hw"
 #endif
 
-const char *const fa_hw_keys[] = {"a100", "h100", "h200", NULL};
-static const char *const hw_files[] = {"a100-sxm4-80gb.hw", "h100-sxm5.hw", "h200-sxm.hw", NULL};
+const char *const fa_hw_keys[] = {"a100", "h100", "h200", "b200", NULL};
+static const char *const hw_files[] = {"a100-sxm4-80gb.hw", "h100-sxm5.hw", "h200-sxm.hw", "b200.hw", NULL};
 
 enum { HW_LINE_MAX = 1022 }; /* characters a line may hold, without its newline */
 
@@ -76,12 +76,15 @@ static const struct {
     {"dram_latency_s", K_REAL, 1, 1e-8, 1e-3, "1e-8 to 1e-3 s"},
     {"l2_latency_s", K_REAL, 1, 1e-9, 1e-3, "1e-9 to 1e-3 s"},
     {"launch_s", K_REAL, 1, 1e-8, 1e-2, "1e-8 to 1e-2 s"},
+    {"tcgen05_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"tcgen05_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
+    {"tmem_per_sm_bytes", K_COUNT, 1, 1024, 0x1p30, "1 KiB to 1 GiB"},
     {"pipes_source", K_TEXT, 1, 0, 0, NULL},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, PIPES_SOURCE };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE };
 
 static char *trim(char *s)
 {
@@ -94,9 +97,9 @@ static char *trim(char *s)
 /* The known keys as one comma-separated list, for the unknown-key message. */
 static const char *key_list(void)
 {
-    static char buf[512];
+    static char buf[1024];
     size_t l = 0;
-    for (int i = 0; i < NKEYS; i++)
+    for (int i = 0; i < NKEYS && l < sizeof buf; i++)
         l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", KEYS[i].name);
     return buf;
 }
@@ -187,6 +190,9 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case WGMMA_CLOCK: hw->wgmma_clock_hz = x; break;
     case WGMMA: hw->wgmma_flops = x; break;
     case WGMMA8: hw->wgmma_fp8_flops = x; break;
+    case TCGEN05: hw->tcgen05_flops = x; break;
+    case TCGEN05_8: hw->tcgen05_fp8_flops = x; break;
+    case TMEM: hw->tmem_per_sm = (uint64_t)x; break;
     case GEMM: hw->gemm_flops = x; break;
     case SGEMM: hw->sgemm_flops = x; break;
     case FMA: hw->fma_flops = x; break;
@@ -280,5 +286,5 @@ fa_status fa_hw_load(const char *key, const char *dir, fa_hw *hw)
             return load_file(path, fa_hw_keys[i], hw);
         }
     }
-    FA_FAIL(FA_EINVAL, "unknown hardware profile '%s' (known: a100, h100, h200)", key);
+    FA_FAIL(FA_EINVAL, "unknown hardware profile '%s' (known: a100, h100, h200, b200)", key);
 }

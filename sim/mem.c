@@ -78,6 +78,7 @@ void fa_mem_reset(fa_mem *mem)
     }
     mem->counts.hbm_read_bytes = mem->counts.hbm_write_bytes = 0;
     mem->counts.flops_matmul = mem->counts.flops_other = 0;
+    mem->counts.rescale_steps = mem->counts.rescales = mem->counts.rescale_blocks = mem->counts.rescale_max = 0;
     mem->counts.sram_peak_bytes = mem->used;
     mem->counts.reg_peak_bytes = mem->reg_used;
     mem->step = 0;
@@ -363,6 +364,21 @@ fa_status fa_count_flops(fa_mem *mem, uint64_t matmul, uint64_t other)
     FA_TRY(fa_u64_add(mem->counts.flops_other, o, &so, "FLOP count"));
     mem->counts.flops_matmul = sa;
     mem->counts.flops_other = so;
+    return FA_OK;
+}
+
+fa_status fa_count_rescales(fa_mem *mem, uint64_t steps, uint64_t rescales)
+{
+    uint64_t w = weight(mem), s = 0, r = 0, b = 0;
+    FA_TRY(fa_u64_mul(steps, w, &s, "rescale step count"));
+    FA_TRY(fa_u64_mul(rescales, w, &r, "rescale count"));
+    FA_TRY(fa_u64_add(mem->counts.rescale_steps, s, &s, "rescale step count"));
+    FA_TRY(fa_u64_add(mem->counts.rescales, r, &r, "rescale count"));
+    FA_TRY(fa_u64_add(mem->counts.rescale_blocks, w, &b, "row block count"));
+    mem->counts.rescale_steps = s;
+    mem->counts.rescales = r;
+    mem->counts.rescale_blocks = b;
+    if (rescales > mem->counts.rescale_max) mem->counts.rescale_max = rescales;
     return FA_OK;
 }
 

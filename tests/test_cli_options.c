@@ -216,7 +216,7 @@ static void test_missing_values(void **st)
         {"check", "--q=", "fasim: --q needs a .npy file\n"},
         {"check", "--study", "fasim: --study needs a directory\n"},
         {"check", "--layout", "fasim: --layout needs a value\n"},
-        {"report", "--hw", "fasim: --hw needs a profile (a100, h100, h200)\n"},
+        {"report", "--hw", "fasim: --hw needs a profile (a100, h100, h200, b200)\n"},
         {"report", "--hw=", NULL},
         {"report", "--pass", "fasim: --pass needs fwd, bwd or fwdbwd\n"},
         {"sweep", "--vary=", "fasim: --vary needs NAME=RANGE (see fasim sweep --help)\n"},

@@ -200,6 +200,67 @@ static void test_prediction_closed_form(void **st)
     assert_near(r.time_s, 4 * 5 * tile4 + 1.131072e-6 + 2e-6, 1e-15);
 }
 
+/* FlashAttention-4's profile parameters, by hand on the worked example's machine and tiles
+ * (64 x 64 bf16, d = 64, N_q = 64, N_k = 320, 5 tiles): with exp_poly_frac = 0.5 the exp unit does
+ * half of the 4096 exponentials, 2048 / 1e10 = 0.2048 us a tile, and the fp32 pipe takes
+ * (4.5 + 0.5 x 10) x 4096 + 64 x 64 = 43008 slots / 1e10 = 4.3008 us; with rescale_skip = 1 as
+ * well the B_r d_v = 4096 rescale FMULs go: 38912 / 1e10 = 3.8912 us; rescale_skip = 0.25 alone:
+ * 4.5 x 4096 + 0.75 x 4096 = 21504 -> 2.1504 us, exp 0.4096 us as without.  exp_poly_ops = 7 (a
+ * packed-f32x2 polynomial): (4.5 + 0.5 x 7) x 4096 + 4096 = 36864 -> 3.6864 us.  The tensor and
+ * smem pipes do not change, and tile = G + S (one block: WARPS overlap, w = 1). */
+static void test_fa4_parameters(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(64, 320, 64);
+    fa_profile p = *fa_profile_find("fa2");
+    fa_perf_result r;
+    fa_blocks bk = {64, 64};
+    const double t_tc = 1.048576e-6, t_sm = 0.73728e-6;
+    const struct { double f, skip, ops, exp, fp32; } c[] = {
+        {0.5, 0, 0, 0.2048e-6, 4.3008e-6}, {0.5, 1, 0, 0.2048e-6, 3.8912e-6},
+        {0, 0.25, 0, 0.4096e-6, 2.1504e-6}, {0.5, 0, 7, 0.2048e-6, 3.6864e-6},
+        {0, 0, 0, 0.4096e-6, 2.2528e-6}, /* the worked example itself */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        p.exp_poly_frac = c[i].f, p.rescale_skip = c[i].skip, p.exp_poly_ops = c[i].ops;
+        assert_int_equal(fa_perf_predict(&p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+        assert_near(r.k[0].t_exp, c[i].exp, 1e-18);
+        assert_near(r.k[0].t_fp32, c[i].fp32, 1e-18);
+        assert_near(r.busy[FA_PIPE_EXP], 5 * c[i].exp, 1e-15);
+        assert_near(r.busy[FA_PIPE_FP32], 5 * c[i].fp32, 1e-15);
+        assert_near(r.busy[FA_PIPE_TENSOR], 5 * t_tc, 1e-15);
+        assert_near(r.busy[FA_PIPE_SMEM], 5 * t_sm, 1e-15);
+        assert_near(r.time_s, 5 * (t_tc + t_sm + c[i].exp + c[i].fp32) + 1.032768e-6 + 2e-6, 1e-15);
+    }
+    /* the backward keeps every exponential on the exp unit (the parameters are the forward's) */
+    fa_perf_result b0, b1;
+    p.exp_poly_frac = 0, p.rescale_skip = 0;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &b0), FA_OK);
+    p.exp_poly_frac = 0.5, p.rescale_skip = 1;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &b1), FA_OK);
+    assert_near(b1.busy[FA_PIPE_EXP], b0.busy[FA_PIPE_EXP], 0);
+    assert_near(b1.busy[FA_PIPE_FP32], b0.busy[FA_PIPE_FP32], 0);
+}
+
+/* v5_exp2poly and v5_cresc are v5 but for their one parameter. */
+static void test_v5_variants(void **st)
+{
+    (void)st;
+    const fa_profile *v5 = fa_profile_find("v5"), *e = fa_profile_find("v5_exp2poly"), *c = fa_profile_find("v5_cresc");
+    assert_non_null(v5), assert_non_null(e), assert_non_null(c);
+    fa_profile x = *e, y = *c;
+    assert_near(x.exp_poly_frac, 0.5, 0);
+    assert_near(y.rescale_skip, 0.9, 0);
+    x.exp_poly_frac = 0, y.rescale_skip = 0;
+    const fa_profile *all[2] = {&x, &y};
+    for (int i = 0; i < 2; i++) {
+        fa_profile z = *all[i];
+        z.key = v5->key, z.name = v5->name, z.source = v5->source;
+        assert_memory_equal(&z, v5, sizeof z);
+    }
+}
+
 /* Each pipe's rate comes from the hardware profile, named when missing. */
 static void test_missing_pipe(void **st)
 {
@@ -453,6 +514,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_register_arena),   cmocka_unit_test(test_placement_fa2),
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
+        cmocka_unit_test(test_fa4_parameters),
+        cmocka_unit_test(test_v5_variants),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
         cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),

@@ -494,10 +494,19 @@ static void test_hw_shipped_profiles(void **state)
     assert_int_equal(hw.l2_bytes, 60ull << 20);
     assert_true(hw.peak_fp16 == 989e12);
 
-    /* the key list names exactly the three */
+    /* the key list names exactly the four */
     int n = 0;
     while (fa_hw_keys[n]) n++;
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
+    /* B200 (sim/hw/b200.hw): datasheet figures */
+    assert_int_equal(fa_hw_load("b200", FASIM_HW_DIR, &hw), FA_OK);
+    assert_int_equal(hw.sms, 148);
+    assert_true(hw.hbm_bandwidth == 8e12);
+    assert_true(hw.tcgen05_flops == 2.25e15);
+    assert_true(hw.tcgen05_fp8_flops == 4.5e15);
+    assert_int_equal(hw.tmem_per_sm, 256 * 1024);
+    assert_int_equal(hw.sram_per_sm, 228 * 1024);
+    assert_true(hw.exp_per_s == 16.0 * 148 * hw.clock_hz);
 }
 
 typedef struct {

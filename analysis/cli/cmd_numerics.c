@@ -105,7 +105,14 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
                "  abs %.3e  rel %.3e  lse %-9s  %s\n",
                fa_algo_name(r->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
                fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
-    else if (r && fmt == FMT_CSV)
+    if (r && fmt == FMT_TABLE && r->algo == FA_ALGO_FLASH2 && x->o->given[O_RESCALE_THRESHOLD] && r->rescale_blocks)
+        printf("          rescales (threshold %g): %" PRIu64 " of %" PRIu64 " tile steps, %.2f per row block (max %" PRIu64
+               "; unconditional %.2f)\n", s->rescale_threshold, r->rescales, r->rescale_steps,
+               (double)r->rescales / (double)r->rescale_blocks, r->rescale_max,
+               (double)r->rescale_steps / (double)r->rescale_blocks);
+    if (r && fmt == FMT_TABLE)
+        return;
+    if (r && fmt == FMT_CSV)
         fa_check_csv_row(stdout, s, bk, r);
     else if (r)
         json_array_append_new(x->arr, fa_check_json(s, bk, r));

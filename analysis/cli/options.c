@@ -185,6 +185,9 @@ static const cli_option TABLE[] = {
     {"dropout", A_VALUE, SHAPE_CMDS, O_DROPOUT,
      "  --dropout p --seed S                 dropout probability p in [0, 1), Philox seed (default 42)\n"},
     {"seed", A_VALUE, SHAPE_CMDS, O_SEED, NULL},
+    {"rescale-threshold", A_VALUE, SHAPE_CMDS & ~CMD_ANIMATE, O_RESCALE_THRESHOLD,
+     "  --rescale-threshold T                flash2: rescale O, l only when m grows by > T (log2;\n"
+     "                                       FlashAttention-4: 8; default 0 = every tile)\n"},
     {NULL, 0, INFER_CMDS, 0, "inference (docs/inference.md):\n"},
     {"decode", A_FLAG, INFER_CMDS, O_DECODE,
      "  --decode --kv-len N                  KV-cache decoding: N_q = --seqlen (default 1), N_k = N\n"},
@@ -356,7 +359,7 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         return 0;
     case O_HW:
         snprintf(o->hw_key, sizeof o->hw_key, "%s", val);
-        if (strlen(val) >= sizeof o->hw_key) return cli_usage("unknown hardware profile '%s' (known: a100, h100, h200)", val);
+        if (strlen(val) >= sizeof o->hw_key) return cli_usage("unknown hardware profile '%s' (known: a100, h100, h200, b200)", val);
         return 0;
     case O_SRAM:
         if (cli_parse_bytes(val, &o->sram)) {
@@ -405,6 +408,14 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         if (!val || has_blank(val) || !fa_is_decimal(val) || end == val || *end != '\0' || !(p >= 0 && p < 1))
             return cli_usage("--dropout '%s' must be a probability p in [0, 1)", val ? val : "");
         o->shape.dropout_p = p;
+        return 0;
+    }
+    case O_RESCALE_THRESHOLD: {
+        char *end = NULL;
+        double t = val && !has_blank(val) ? strtod(val, &end) : -1;
+        if (!val || has_blank(val) || !fa_is_decimal(val) || end == val || *end != '\0' || !(t >= 0 && isfinite(t)))
+            return cli_usage("--rescale-threshold '%s' must be a finite number >= 0 (log2 units)", val ? val : "");
+        o->shape.rescale_threshold = t;
         return 0;
     }
     case O_SEED:
@@ -537,7 +548,7 @@ static const char *needs(int id, int *empty, int *path)
     if (id == O_DOC_MASK) return "document lengths L1,L2,...";
     if (id == O_VARY) return "NAME=RANGE (see fasim sweep --help)";
     *empty = 0;
-    return id == O_GQA ? "a value: per-head, packed or both" : id == O_R_HW ? "a profile (a100, h100, h200)"
+    return id == O_GQA ? "a value: per-head, packed or both" : id == O_R_HW ? "a profile (a100, h100, h200, b200)"
          : id == O_R_PASS ? "fwd, bwd or fwdbwd" : "a value";
 }
 

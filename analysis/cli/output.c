@@ -99,6 +99,14 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
                     x->sram_bytes - x->sram_overflow);
     }
+    for (int i = 0; i < n; i++) /* flash2 with --rescale-threshold (fa_shape.rescale_threshold) */
+        if (o->given[O_RESCALE_THRESHOLD] && r[i].algo == FA_ALGO_FLASH2 && r[i].pass == FA_PASS_FWD &&
+            r[i].counts.rescale_blocks)
+            fprintf(f, "  rescales (threshold %g): %" PRIu64 " of %" PRIu64 " tile steps, %.2f per row block (max %" PRIu64
+                       "): count-only mode sees no scores, so this is the upper bound (every tile, T_c per row block "
+                       "without a mask), which increasing scores attain; fasim check --rescale-threshold counts them on "
+                       "N(0, 1) inputs\n", s->rescale_threshold, r[i].counts.rescales, r[i].counts.rescale_steps,
+                    (double)r[i].counts.rescales / (double)r[i].counts.rescale_blocks, r[i].counts.rescale_max);
     io_write_model(f, o, r, n);
     if (n > 0 && r[0].pass != FA_PASS_FWD) {
         fprintf(f, "\nHBM footprint (all %" PRId64 " x %" PRId64 " heads): kept between forward and backward / peak of the pass\n",
