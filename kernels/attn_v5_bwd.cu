@@ -1,7 +1,8 @@
 /* attn_v5_bwd.cu -- version 5 backward: the FlashAttention-3 backward's structure on Hopper
- * (sm_90a): TMA loads of Q_i, dO_i, LSE_i, D_i into an mbarrier ring by a producer warpgroup,
- * two consumer warpgroups that compute S, P, dP, dS and accumulate dK_j, dV_j with wgmma, dQ_i by
- * a wgmma of its own and fp32 atomics (or, deterministic, in a fixed order of key blocks).
+ * (sm_90a): TMA loads of Q_i, dO_i into an mbarrier ring by a producer warpgroup, two consumer
+ * warpgroups that compute S, P, dP, dS and accumulate dK_j, dV_j with wgmma, dQ_i by a wgmma of its
+ * own, added to an fp32 accumulator by the TMA's reduce-add (or, deterministic, in a fixed order of
+ * key blocks).
  *
  * What changed from the v3 backward (attn_v3_bwd_tc.cu; FlashAttention-3 paper, Shah et al.
  * 2024, arXiv 2407.08608, section 3.1 and Appendix B.1; FlashAttention-2 Alg. 2 for the math):
@@ -10,14 +11,19 @@
  *     memory (and P^T, dS^T from registers for dV and dK): the tensor cores' Hopper rate;
  *   - loads: v3's 256 threads copied 16-byte pieces with cp.async and met at two
  *     __syncthreads a step.  Here one producer thread issues cp.async.bulk.tensor copies of
- *     Q_i and dO_i and cp.async.bulk copies of LSE_i, D_i into a ring of two stages that complete
- *     on mbarriers; the consumers release a stage when their last wgmma reading it is done; the
- *     only barrier left in a step is the one between the two consumers' dS^T halves and the
- *     dQ GEMM that reads both;
- *   - registers: the producer gives its registers away (setmaxnreg 32) and the consumers take
- *     232 each: dK_j and dV_j (64 keys x d fp32 each) stay in registers for the whole block.
- * Structure, per thread block = one K/V block j of B_c = 128 keys and kv head (grid (T_c, H_kv,
- * B): the outer loop of Alg. 2, line 5), consumer warpgroup w owning keys 64 w .. 64 w + 63, for
+ *     K_j, V_j once and of Q_i, dO_i into a ring of two stages that complete on mbarriers; the
+ *     consumers release a stage when their last wgmma reading it is done.  LSE_i, D_i (B_r floats
+ *     each) reach every consumer warp's own shared copy by cp.async one step ahead; the only
+ *     barrier left in a step is the one between the two consumers' dS^T halves and the dQ GEMM
+ *     that reads both;
+ *   - dQ: v3 added each thread's dQ accumulators to global memory with fp32 atomics.  Here the
+ *     consumers store the dQ tile into shared memory and one producer warp adds it to the fp32
+ *     accumulator with one cp.reduce.async.bulk (the TMA's reduce-add) a step, as FlashAttention-3;
+ *   - registers: the producer gives its registers away (setmaxnreg 40) and the consumers take
+ *     232 each: dK_j and dV_j (64 keys x d fp32 each) stay in registers for the whole block;
+ *     they leave through shared memory by TMA stores.
+ * Structure, per thread block = one K/V block j of B_c = 128 keys and kv head (a grid of
+ * T_c H_kv B units, the key block fastest: the outer loop of Alg. 2, line 5), consumer warpgroup w owning keys 64 w .. 64 w + 63, for
  * every Q block i that sees the keys (causal: from the diagonal on) and, for GQA, every query
  * head of the group (dK, dV summed over the group without atomics):
  *   S^T = K_j Q_i^T,  P^T = exp2(S^T scale log2 e - LSE_i log2 e)      lines 9-11  (SS wgmma)
