@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "fa_compare.h"
@@ -59,9 +60,9 @@ static const char *const info_cols[] = {"tflops", "gbps", "max_err", NULL};
 
 /* The verdicts those benchmarks write in their pass column (fabench.cu: "ref" for the reference
  * row that is not timed, "skip" for a kernel that did not run, CONS for a backward that agrees
- * with the deterministic reference; compare_sdpa.py: PASS, FAIL).  A row whose pass field is ref
- * or skip holds no time (ms nan) and is left out; the others are compared, their pass taken from
- * the kernel name as when the column is absent. */
+ * with the deterministic reference; compare_sdpa.py: PASS, FAIL, and skip for a timed row it had
+ * no reference for).  A ref row, and a skip row with no time (ms nan or empty), is left out; the
+ * others are compared, their pass taken from the kernel name as when the column is absent. */
 static const char *const verdicts[] = {"PASS", "FAIL", "CONS", "ref", "skip", NULL};
 static int is_verdict(const char *v)
 {
@@ -251,6 +252,13 @@ const fa_profile *fa_cmp_kernel_profile(const char *k, int *bwd)
     snprintf(name, sizeof name, "%s", k);
     size_t l = strlen(name);
     *bwd = 0;
+    if (!strncmp(name, "v5_bwd", 6)) { /* kernels/ v5_bwd and its variants: v5_bwd_pers, v5_bwd_atomic
+                                          have profiles; v5_bwd_det is timed as v5_bwd (the model has
+                                          no wait of one block on another: docs/time-model.md) */
+        const fa_profile *p = fa_profile_find(name);
+        *bwd = 1;
+        return p ? p : fa_profile_find("v5_bwd");
+    }
     if (l > 4 && !strcmp(name + l - 4, "_bwd")) *bwd = 1, name[l - 4] = '\0';
     if (!strncmp(name, "v3_bwd", 6)) {
         *bwd = 1;
@@ -356,7 +364,11 @@ next_line:
         FA_FAIL(FA_EINVAL, "%s:%d: %s%d fields, the header has %d", path, lineno, nf > FA_CMP_MAXCOL ? "over " : "",
                 nf > FA_CMP_MAXCOL ? FA_CMP_MAXCOL : nf, r->n);
     const int ips = r->idx[C_PASS];
-    if (ips >= 0 && (!strcmp(fld[ips], "ref") || !strcmp(fld[ips], "skip"))) { /* a benchmark's untimed row */
+    /* a benchmark's untimed row: ref, or skip without a time (compare_sdpa.py writes skip for a
+     * timed row it could not validate -- no reference at that size: those are compared) */
+    const int ims = r->idx[C_MS];
+    const int no_ms = ims < 0 || !*fld[ims] || !strcasecmp(fld[ims], "nan");
+    if (ips >= 0 && (!strcmp(fld[ips], "ref") || (!strcmp(fld[ips], "skip") && no_ms))) {
         r->untimed++, r->rows--;
         goto next_line;
     }

@@ -95,6 +95,21 @@ typedef struct {
                                    (2: double buffering); 1 = as the algorithm allocates them */
     int smem_copies_bwd;        /* 1: P and dS are also written to shared memory (in the input
                                    dtype) for the transposed GEMMs of the backward */
+    int ds_smem_bwd;            /* backward kernels that keep P in registers (dV += P^T dO by an RS
+                                   wgmma) and stage only dS: the dS buffers of B_r x B_c in the
+                                   input dtype in shared memory (2: double-buffered), one written a
+                                   tile (e B_r B_c bytes on the shared-memory pipe); 0: none (or
+                                   both P and dS: smem_copies_bwd) */
+    int dq_smem_bwd;            /* 1: the backward stores dQ_i (B_r x d, fp32) into a shared tile
+                                   every tile for a TMA reduce-add (4 B_r d bytes of shared memory,
+                                   written a tile by the consumers: 4 B_r d bytes on the pipe) */
+    int dq_reduce;              /* 1: dQ_i is added to dQacc by a reduction in the L2 (TMA
+                                   cp.reduce.async.bulk, red / atomicAdd): the SM sends the tile and
+                                   the L2 does the read-modify-write, so the main loop's dQacc reads
+                                   do not cross SM <-> L2 (they leave the L2 pipe's bytes) */
+    int stat_copies_bwd;        /* copies of L_i and D_i (B_r fp32 each) the backward keeps in
+                                   shared memory when they are not in registers (0 or 1: one, the
+                                   SRAM arena's; kernels/ v5_bwd: 3 per consumer warp, 24) */
     int persistent;             /* 1: one wave of SMs x occupancy thread blocks schedules the tiles */
     int heavy_first;            /* 1: causal row blocks with the most tiles run first */
     int sync_loads;             /* 1: the kernel loads each tile's operands (and, FlashAttention-1
@@ -116,6 +131,10 @@ typedef struct {
     double exp_poly_frac;       /* fraction of the exponentials computed by a polynomial on the fp32
                                    FMA pipe (FA_PERF_POLY_EXP_OPS issue slots each) instead of the
                                    exp unit; 0: all on MUFU */
+    struct { int d_max; double frac; } exp_poly_by_d[4]; /* exp_poly_frac by head dim: the first
+                                   entry with d <= d_max (d_max 0 ends the list; none: exp_poly_frac) --
+                                   kernels/ v5's split is a whole number of n8 blocks of B_c, so its
+                                   fraction changes with the tile (fa_profile_exp_poly_frac) */
     double exp_poly_ops;        /* fp32 issue slots per polynomial exponential (0: FA_PERF_POLY_EXP_OPS) */
     double rescale_skip;        /* fraction of the O_i rescales (B_r d_v FMULs a tile) skipped by
                                    conditional rescaling (fasim check --rescale-threshold counts them) */
@@ -132,6 +151,17 @@ typedef struct {
  * SHL and integer add that put the integer part in the exponent -- 10 slots, every one charged to the
  * fp32 pipe at the FFMA rate (the two integer ops may issue elsewhere: an upper bound). */
 #define FA_PERF_POLY_EXP_OPS 10.0
+
+/* fp32-pipe issue slots of one exponential as kernels/tc_common.cuh's exp2_fma (the v5 variants
+ * v5_exp2poly, v5_fa4): three FADD (x + 1.5 2^23 rounded down, its integer part back, the fraction),
+ * three FFMA (Horner) and one IMAD (the integer part into the exponent field) on the FMA pipe -- 7
+ * slots -- and an FSETP and an FSEL (x < -125 gives 0) on the ALU pipe, which runs at half the
+ * FFMA rate (ubench fmax_f32, as the row max's FMNMX: 2 slots each) -- 7 + 2 x 2 = 11 slots. */
+#define FA_PERF_POLY_EXP_OPS_V5 11.0
+
+/* The fraction of the exponentials profile p computes with the polynomial at head dim d
+ * (exp_poly_by_d, else exp_poly_frac). */
+double fa_profile_exp_poly_frac(const fa_profile *p, int64_t d);
 
 /* The built-in profiles, and a lookup by key (NULL when unknown). */
 extern const fa_profile fa_profiles[];

@@ -74,7 +74,7 @@ static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, f
         /* a fraction f of the exponentials on the FMA pipe (FA_PERF_POLY_EXP_OPS slots each), the
          * rest on the exp unit; the O_i rescale by exp(m_old - m_new), B_r d_v FMULs, on the
          * (1 - skip) of the tiles that still rescale */
-        const double f = p->exp_poly_frac, skip = p->rescale_skip;
+        const double f = fa_profile_exp_poly_frac(p, s->d), skip = p->rescale_skip;
         const double poly = p->exp_poly_ops > 0 ? p->exp_poly_ops : FA_PERF_POLY_EXP_OPS;
         w.mm = 2 * Br * Bc * (d + dv);
         w.exps = Br * Bc * (1 - f);
@@ -89,6 +89,8 @@ static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, f
         const double Bm[FA_PERF_GEMMS] = {Bc * d, Bc * dv, Br * dv, Br * d, Bc * d};  /* K, V, dO, Q, K */
         for (int g = 0; g < FA_PERF_GEMMS; g++) w.smem += e * (r->a[g] * A[g] + r->b[g] * Bm[g]);
         if (p->smem_copies_bwd) w.smem += 2 * e * Br * Bc; /* P and dS written for the transposed GEMMs */
+        if (p->ds_smem_bwd) w.smem += e * Br * Bc;          /* dS alone (P stays in registers) */
+        if (p->dq_smem_bwd) w.smem += 4 * Br * d;           /* dQ_i's fp32 tile for the reduce-add */
     }
     if (p->mma == FA_MMA_SIMT) { /* fp32 SIMT GEMMs: per k step a thread reads t + t operands for t x t FMAs */
         double t = p->simt_tile > 0 ? p->simt_tile : 1;
@@ -465,6 +467,12 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     pt->busy[FA_PIPE_FP32] = tiles_total * t_alu / sms;
     /* L2 -> SM: the two-level count; DRAM: re-reads captured by the L2 when their working set fits */
     uint64_t l2 = fa_counts_hbm_bytes(c);
+    if (bwd && p->dq_reduce) { /* the reduction happens in the L2: the main loop's dQacc reads (all
+                                  but the post-pass's one read of the accumulator) never leave it */
+        const int t = fa_counts_find(c, "dQacc");
+        const uint64_t post = (uint64_t)(s->batch * s->heads) * (uint64_t)s->seqlen_q * (uint64_t)s->d * 4;
+        if (t >= 0 && c->tensor[t].read_bytes > post) l2 -= c->tensor[t].read_bytes - post;
+    }
     pt->comp = compulsory(c, s);
     double l2_eff = (double)hw->l2_bytes / (hw->l2_partitions > 1 ? hw->l2_partitions : 1);
     double per = reuse_per_head(p->algo, bwd, s), live;
@@ -746,6 +754,10 @@ static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa
         smem += (uint64_t)(p->stages - 1) *
                 (uint64_t)(bwd ? bk.block_r * (s->d + s->d_v) * e : bk.block_c * (s->d + s->d_v) * e);
     if (bwd && p->smem_copies_bwd) smem += (uint64_t)(2 * bk.block_r * bk.block_c * e);
+    if (bwd && p->ds_smem_bwd > 0) smem += (uint64_t)p->ds_smem_bwd * (uint64_t)(bk.block_r * bk.block_c * e);
+    if (bwd && p->dq_smem_bwd) smem += (uint64_t)(4 * bk.block_r * s->d);
+    if (bwd && p->stat_copies_bwd > 1) /* L_i, D_i: the arena holds one copy of each */
+        smem += (uint64_t)(p->stat_copies_bwd - 1) * (uint64_t)(2 * 4 * bk.block_r);
     o->smem_bytes = smem;
     int regs = (int)((o->reg_bytes + 4 * (uint64_t)consumers - 1) / (4 * (uint64_t)consumers)) + p->base_regs;
     if (compiled_regs > 0) regs = compiled_regs; /* as the compiler allocated them (the tile row) */

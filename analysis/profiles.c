@@ -91,6 +91,11 @@ static const fa_tile_row v5_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0
  * thread: softmax 192, correction 80, the rest 512 - 2 x 192 - 80 = 48 (the tuning table): 128 on
  * average (the regs column), the 4 "other" warps as producers of 48 */
 static const fa_tile_row fa4_tiles[] = {{FA_PASS_FWD, 100, 128, -1, 256, 128, 16, 128}};
+/* v5 backward (kernels/attn_v5_bwd.cu, v5_bwd_dispatch and launch_v5_bwd): B_c = V5B_BC = 128 keys
+ * a thread block, B_r 128 queries a step at d = 64 and 64 at d = 128; 384 threads = 12 warps (a
+ * producer warpgroup of 40 registers after setmaxnreg, two consumer warpgroups of 232: V5BRegs) */
+static const fa_tile_row v5_bwd_tiles[] = {{FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 232},
+                                           {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 232}};
 static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
 const fa_profile fa_profiles[] = {
@@ -188,23 +193,66 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, NT(v5_tiles), .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
-    /* v5 with FlashAttention-4's ideas (kernels/attn_v5_fa3.cu variants): identical to v5 but for
-     * the parameter named -- exp_poly_frac, the fraction of the exponentials the kernel computes with
-     * the degree-3 polynomial on the FMA units (its compile-time split: 1/2); rescale_skip, the
-     * fraction of the O_i rescales conditional rescaling (threshold 8) skips: on N(0, 1) inputs
-     * fasim check --rescale-threshold 8 counts one rescale per row block of T_c tiles (1 - 1/T_c
-     * skipped: 0.97 at N = 4k, B_c 128), 0.9 is taken for the kernel's measured shapes (FlashAttention-4's
-     * authors report about ten times fewer rescales; an assumption, not a fit) */
-    {.key = "v5_exp2poly", .name = "kernels/ v5 with half of the exponentials as an FMA polynomial (FlashAttention-4)",
+    /* v5 with FlashAttention-4's ideas (kernels/attn_v5_fa3.cu variants 7, 8, 9: v5_exp2poly,
+     * v5_cresc, v5_fa4): identical to v5 but for the parameters named -- the fraction of the
+     * exponentials computed by exp2_fma (tc_common.cuh) on the FMA pipe: softmax_fa4's EMU of a
+     * row's NB = B_c / 8 n8 blocks, 6 of 16 at d = 64 (B_c 128: 0.375), 7 of 20 at d = 128 (B_c
+     * 160: 0.35), each FA_PERF_POLY_EXP_OPS_V5 = 11 slots (7 on the FMA pipe, 2 ALU ops at half
+     * rate); rescale_skip, the fraction of the O_i rescales conditional rescaling (tau = 8, O *=
+     * alpha skipped for a warp whose 16 rows all keep their max) skips: on N(0, 1) inputs fasim
+     * check --rescale-threshold 8 counts one rescale per row block of T_c tiles (1 - 1/T_c
+     * skipped: 0.97 at N = 4k, B_c 128), 0.9 is taken for the kernel's measured shapes
+     * (FlashAttention-4's authors report about ten times fewer rescales; an assumption, not a fit) */
+    {.key = "v5_exp2poly", .name = "kernels/ v5 with 3/8 (d = 64) or 7/20 (d = 128) of the exponentials as an FMA polynomial (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
-     .producer_regs = 32, .exp_poly_frac = 0.5, NT(v5_tiles),
-     .source = "kernels/attn_v5_fa3.cu (v5_pick); the polynomial of Dao-AILab/flash-attention flash_attn/cute/utils.py ex2_emulation"},
+     .producer_regs = 32, .exp_poly_by_d = {{64, 6.0 / 16}, {128, 7.0 / 20}}, .exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5,
+     NT(v5_tiles),
+     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 7: EMU 6 of 16, 7 of 20; softmax_fa4), kernels/tc_common.cuh exp2_fma"},
     {.key = "v5_cresc", .name = "kernels/ v5 with conditional rescaling, threshold 8 (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .rescale_skip = 0.9, NT(v5_tiles),
-     .source = "kernels/attn_v5_fa3.cu (v5_pick); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
+     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 8, softmax_fa4 CR, TAU = 8); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
+    {.key = "v5_fa4", .name = "kernels/ v5 with both: the exp split and conditional rescaling (FlashAttention-4)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, .exp_poly_by_d = {{64, 6.0 / 16}, {128, 7.0 / 20}}, .exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5,
+     .rescale_skip = 0.9, NT(v5_tiles),
+     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 9: EMU 6 of 16, 7 of 20, CR), kernels/tc_common.cuh exp2_fma"},
+    /* v5's backward (kernels/attn_v5_bwd.cu): a block per K/V block of 128 keys (grid T_c x H_kv x
+     * B, key block fastest: launched in index order), every GEMM a wgmma -- S^T = K Q^T and dP^T =
+     * V dO^T from shared memory (SS), dV += P^T dO and dK += dS^T Q with P^T, dS^T from registers
+     * (RS), dQ = dS K from shared memory -- so no operand load is issued by the threads (reads 0, as
+     * the other wgmma profiles).  Registers: S^T / P^T, dP^T / dS^T, dK_j, dV_j and the dQ
+     * accumulator; shared memory: K_j, V_j, Q_i and dO_i in a 2-stage TMA ring, dS^T in 2 buffers
+     * (the only B_r x B_c tile written: P stays in registers), dQ_i's fp32 tile that one producer
+     * warp adds to dQacc with one cp.reduce.async.bulk a step (the L2 does the add), LSE_i and D_i
+     * in 3 copies per consumer warp (24).  Overlap: the two consumer warpgroups meet at a named
+     * barrier every step (both halves of dS^T before the dQ GEMM): in step, no ping-pong, one
+     * block per SM -- WARPS; inside a warpgroup the exponentials run under dP^T's wgmma and the
+     * dS^T store under dV/dK's, which the law does not count.  Pre-pass D = rowsum(dO o O) and
+     * post-pass dQacc -> dQ: the flash2 backward's two small kernels. */
+    {.key = "v5_bwd", .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
+     .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
+    /* v5_bwd_pers: the same kernel on a persistent grid (min(units, SMs) blocks taking units
+     * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish */
+    {.key = "v5_bwd_pers", .name = "kernels/ v5_bwd_pers: v5_bwd on a persistent grid",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
+     .stat_copies_bwd = 24, .persistent = 1, .base_regs = 24, .producer_warps = 4, .producer_regs = 40,
+     NT(v5_bwd_tiles), .source = "kernels/attn_v5_bwd.cu (variant 2, PERS)"},
+    /* v5_bwd_atomic: dQ_i added by the consumers' fp32 atomics straight from the wgmma accumulator
+     * (atomic_add_tile: red.global at the L2), no shared dQ tile; the atomics' issue cost is not
+     * modelled */
+    {.key = "v5_bwd_atomic", .name = "kernels/ v5_bwd_atomic: v5_bwd with dQ by fp32 atomics from the consumers",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_reduce = 1,
+     .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     .source = "kernels/attn_v5_bwd.cu (variant 1, RED = false: atomic_add_tile)"},
     /* FlashAttention-4 (B200): tcgen05.mma with S and O in tensor memory (charged to the register
      * arena, which stands for registers + TMEM here), softmax warpgroups ping-ponging over the two Q
      * tiles, 40 % of the exponentials on the FMA units (d = 128 non-causal: ex2_emu_freq 10,
@@ -219,6 +267,14 @@ const fa_profile fa_profiles[] = {
      .source = "Zadouri et al. 2026 (arXiv 2603.05451); Dao-AILab/flash-attention at 0251105a flash_attn/cute/flash_fwd_sm100.py, softmax.py, utils.py"},
 };
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
+
+double fa_profile_exp_poly_frac(const fa_profile *p, int64_t d)
+{
+    const int n = (int)(sizeof p->exp_poly_by_d / sizeof p->exp_poly_by_d[0]);
+    for (int i = 0; i < n && p->exp_poly_by_d[i].d_max > 0; i++)
+        if (d <= p->exp_poly_by_d[i].d_max) return p->exp_poly_by_d[i].frac;
+    return p->exp_poly_frac;
+}
 
 const fa_profile *fa_profile_find(const char *key)
 {

@@ -69,6 +69,12 @@ fi
 "$FASIM" compare --measured "$T/ch_bench.csv" --no-l2 > "$T/out" 2>"$T/err" \
     && grep -qF "(2 rows left out: the benchmark's ref or skip rows, not timed)" "$T/out" \
     && pass "compare: the table says how many untimed rows it left out" || fail "compare untimed note: $(tail -3 "$T/out") $(cat "$T/err")"
+# compare_sdpa.py writes skip for a timed row it had no reference for (max_err nan): compared
+printf '%s\nsdpa_cudnn_bwd,1,32,32,16384,16384,64,0,bf16,12.63806,435.00,42.5,nan,skip\nv2,4,16,16,4096,4096,128,0,fp32,nan,nan,nan,0,skip\n' "$CH_BH" > "$T/ch_skip.csv"
+"$FASIM" compare --measured "$T/ch_skip.csv" --no-l2 --format csv > "$T/out" 2>"$T/err" \
+    && [ "$(wc -l < "$T/out")" -eq 2 ] && [ "$(grep -c '^sdpa_cudnn_bwd,.*,cudnn,bwd,' "$T/out")" -eq 1 ] \
+    && pass "compare: a skip row with a time (compare_sdpa.py, no reference) is compared, one without is left out" \
+    || fail "compare skip rows: $(cat "$T/out") $(cat "$T/err")"
 printf '%s\nv3,8,32,32,2048,2048,64,0,bf16,3.6,187.32,146.9,9.766e-04,CONS\n' "$(echo "$CH_BH" | sed 's/tflops/tflop/')" > "$T/ch_tflop.csv"
 expect_msg "compare: a typo of an informational column ('tflop') is still refused" "ch_tflop.csv:1: unknown column 'tflop' (column 11 of the header)" \
     -- compare --measured "$T/ch_tflop.csv" --no-l2

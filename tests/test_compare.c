@@ -110,6 +110,17 @@ static void test_read_rows(void **state)
     assert_null(fa_cmp_kernel_profile("my_kernel_bwd", &bwd));
     assert_int_equal(bwd, 1);
     assert_null(fa_cmp_kernel_profile("paper", &bwd)); /* not a kernel */
+    /* kernels/ v5's backward and its variants (fabench names): each its own profile, the
+     * deterministic one timed as v5_bwd; v5's forward variants by their names */
+    static const char *const v5b[][2] = {{"v5_bwd", "v5_bwd"}, {"v5_bwd_det", "v5_bwd"},
+                                         {"v5_bwd_pers", "v5_bwd_pers"}, {"v5_bwd_atomic", "v5_bwd_atomic"}};
+    for (int i = 0; i < 4; i++) {
+        bwd = 0;
+        assert_string_equal(fa_cmp_kernel_profile(v5b[i][0], &bwd)->key, v5b[i][1]);
+        assert_int_equal(bwd, 1);
+    }
+    assert_string_equal(fa_cmp_kernel_profile("v5_fa4", &bwd)->key, "v5_fa4");
+    assert_int_equal(bwd, 0);
 }
 
 /* A file whose first failure is status st with a message holding "PATH" + want. */

@@ -243,22 +243,209 @@ static void test_fa4_parameters(void **st)
     assert_near(b1.busy[FA_PIPE_FP32], b0.busy[FA_PIPE_FP32], 0);
 }
 
-/* v5_exp2poly and v5_cresc are v5 but for their one parameter. */
+/* v5_exp2poly, v5_cresc and v5_fa4 are v5 but for their parameters: the exp split by head dim
+ * (6 of 16 n8 blocks of B_c = 128 at d = 64, 7 of 20 of B_c = 160 at d = 128: kernels/
+ * attn_v5_fa3.cu variants 7-9), 11 slots a polynomial exponential, 0.9 of the rescales skipped. */
 static void test_v5_variants(void **st)
 {
     (void)st;
     const fa_profile *v5 = fa_profile_find("v5"), *e = fa_profile_find("v5_exp2poly"), *c = fa_profile_find("v5_cresc");
-    assert_non_null(v5), assert_non_null(e), assert_non_null(c);
-    fa_profile x = *e, y = *c;
-    assert_near(x.exp_poly_frac, 0.5, 0);
-    assert_near(y.rescale_skip, 0.9, 0);
-    x.exp_poly_frac = 0, y.rescale_skip = 0;
-    const fa_profile *all[2] = {&x, &y};
-    for (int i = 0; i < 2; i++) {
-        fa_profile z = *all[i];
-        z.key = v5->key, z.name = v5->name, z.source = v5->source;
-        assert_memory_equal(&z, v5, sizeof z);
+    const fa_profile *b = fa_profile_find("v5_fa4");
+    assert_non_null(v5), assert_non_null(e), assert_non_null(c), assert_non_null(b);
+    assert_near(fa_profile_exp_poly_frac(e, 64), 0.375, 0);
+    assert_near(fa_profile_exp_poly_frac(e, 128), 0.35, 0);
+    assert_near(fa_profile_exp_poly_frac(b, 64), 0.375, 0);
+    assert_near(fa_profile_exp_poly_frac(b, 128), 0.35, 0);
+    assert_near(fa_profile_exp_poly_frac(c, 64), 0, 0);
+    assert_near(fa_profile_exp_poly_frac(v5, 128), 0, 0);
+    assert_near(fa_profile_exp_poly_frac(fa_profile_find("fa4"), 128), 0.4, 0); /* no table: the scalar */
+    assert_near(e->exp_poly_ops, 11, 0);
+    assert_near(b->exp_poly_ops, 11, 0);
+    assert_near(c->rescale_skip, 0.9, 0);
+    assert_near(b->rescale_skip, 0.9, 0);
+    const fa_profile *all[3] = {e, c, b};
+    for (int i = 0; i < 3; i++) {
+        fa_profile z = *v5, y = *all[i];
+        /* compare field by field what v5 sets (the struct's padding is not a field) */
+        memset(y.exp_poly_by_d, 0, sizeof y.exp_poly_by_d);
+        y.exp_poly_ops = 0, y.rescale_skip = 0;
+        assert_int_equal(y.algo, z.algo), assert_int_equal(y.mma, z.mma);
+        assert_int_equal(y.overlap, z.overlap), assert_int_equal(y.overlap_bwd, z.overlap_bwd);
+        assert_string_equal(y.regs_fwd, z.regs_fwd);
+        assert_int_equal(y.stages, z.stages), assert_int_equal(y.persistent, z.persistent);
+        assert_int_equal(y.heavy_first, z.heavy_first), assert_int_equal(y.base_regs, z.base_regs);
+        assert_int_equal(y.producer_warps, z.producer_warps), assert_int_equal(y.producer_regs, z.producer_regs);
+        assert_near(y.exp_poly_frac, 0, 0);
+        assert_true(y.tiles == z.tiles && y.ntiles == z.ntiles);
     }
+}
+
+/* exp_poly_by_d picks the fraction by head dim; the pipes of the worked example's tile (64 x 64,
+ * d = 64, one SM of the round machine) by hand: f = 0.375, p = 11 slots:
+ *   exp  = (1 - 0.375) 4096 / 1e10 = 0.256 us
+ *   fp32 = ((4.5 + 0.375 x 11) 4096 + 64 x 64) / 1e10 = (35328 + 4096) / 1e10 = 3.9424 us
+ * and at d = 128 (no entry but d <= 64: the scalar exp_poly_frac, 0 here) the MUFU count is whole. */
+static void test_exp_poly_by_d(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(64, 320, 64);
+    fa_profile p = *fa_profile_find("fa2");
+    p.exp_poly_by_d[0].d_max = 64, p.exp_poly_by_d[0].frac = 0.375;
+    p.exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5;
+    fa_blocks bk = {64, 64};
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_near(r.k[0].exps, 2560, 1e-9);
+    assert_near(r.k[0].t_exp, 0.256e-6, 1e-18);
+    assert_near(r.k[0].t_fp32, 3.9424e-6, 1e-18);
+    s = bf16_shape(64, 320, 128);
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_near(r.k[0].exps, 4096, 1e-9);
+}
+
+/* The backward fields of kernels/ v5_bwd by hand, on the round machine (one SM, smem 1e11 B/s,
+ * L2 1e12 B/s), fa2's backward with its P and dS copies off, 64 x 64 bf16 tiles, d = 64,
+ * N_q = 64, N_k = 320 (one row block, T_c = 5 column blocks, 5 tiles):
+ *   ds_smem_bwd = 2: shared memory + 2 x 2 x 64 x 64 = 16384 B; the pipe + 8192 B a tile
+ *                    (one dS written) = + 81.92 ns;
+ *   dq_smem_bwd = 1: + 4 x 64 x 64 = 16384 B and + 16384 B a tile = + 163.84 ns;
+ *   stat_copies_bwd = 24: + 23 x (L_i, D_i: 2 x 4 x 64 B) = 11776 B;
+ *   dq_reduce = 1: the L2 pipe loses the main loop's dQacc reads, 5 tiles x 4 x 64 x 64 B =
+ *                  81920 B = 81.92 ns at 1e12 B/s (the post-pass still reads dQacc once). */
+static void test_v5_bwd_fields(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(64, 320, 64);
+    fa_profile p = *fa_profile_find("fa2");
+    p.smem_copies_bwd = 0;
+    fa_blocks bk = {64, 64};
+    fa_perf_result r0, r1;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &r0), FA_OK);
+    p.ds_smem_bwd = 2;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &r1), FA_OK);
+    assert_int_equal(r1.occ[1].smem_bytes - r0.occ[1].smem_bytes, 16384);
+    assert_near(r1.k[1].smem - r0.k[1].smem, 8192, 0);
+    assert_near(r1.k[1].t_smem - r0.k[1].t_smem, 81.92e-9, 1e-18);
+    p.ds_smem_bwd = 0, p.dq_smem_bwd = 1;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &r1), FA_OK);
+    assert_int_equal(r1.occ[1].smem_bytes - r0.occ[1].smem_bytes, 16384);
+    assert_near(r1.k[1].t_smem - r0.k[1].t_smem, 163.84e-9, 1e-18);
+    p.dq_smem_bwd = 0, p.stat_copies_bwd = 24;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &r1), FA_OK);
+    assert_int_equal(r1.occ[1].smem_bytes - r0.occ[1].smem_bytes, 11776);
+    assert_near(r1.k[1].t_smem, r0.k[1].t_smem, 0);
+    p.stat_copies_bwd = 0, p.dq_reduce = 1;
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_BWD, &s, &hw, &bk, &r1), FA_OK);
+    assert_near(r0.busy[FA_PIPE_L2] - r1.busy[FA_PIPE_L2], 81.92e-9, 1e-18);
+    assert_near(r1.busy[FA_PIPE_TENSOR], r0.busy[FA_PIPE_TENSOR], 0);
+    /* the forward is untouched by the backward's fields */
+    assert_int_equal(fa_perf_predict(&p, FA_PASS_FWD, &s, &hw, &bk, &r1), FA_OK);
+    fa_profile q = *fa_profile_find("fa2");
+    q.smem_copies_bwd = 0;
+    assert_int_equal(fa_perf_predict(&q, FA_PASS_FWD, &s, &hw, &bk, &r0), FA_OK);
+    assert_near(r1.time_s, r0.time_s, 0);
+}
+
+/* The first line of `path` that holds `needle`, or NULL: the kernels' sources, read as text. */
+static char *src_line(const char *path, const char *needle, char *buf, int n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *hit = NULL;
+    while (fgets(buf, n, f))
+        if (strstr(buf, needle)) {
+            hit = buf;
+            break;
+        }
+    fclose(f);
+    return hit;
+}
+
+/* The v5_bwd profiles' tile table is the kernel's (kernels/attn_v5_bwd.cu, read here):
+ * FA_V5B_D(64, 128) and FA_V5B_D(128, 64) (B_r by head dim), V5B_BC = 128, 384 threads = 12
+ * warps, setmaxnreg 40 / 232 (V5BRegs); the v5 forward variants' splits are variants 7 and 9's
+ * EMU over B_c / 8 (attn_v5_fa3.cu launch_v5<64, 3, 128, ..., 6, ...>, <128, 2, 160, ..., 7, ...>). */
+static void test_v5_bwd_tiles(void **st)
+{
+    (void)st;
+    const char *src = "kernels/attn_v5_bwd.cu";
+    char line[512];
+    int bc = 0, br64 = 0, br128 = 0, prod = 0, cons = 0, threads = 0;
+    assert_non_null(src_line(src, "V5B_BC = ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "V5B_BC = "), "V5B_BC = %d", &bc), 1);
+    assert_non_null(src_line(src, "if (s->d == 64) return FA_V5B_D(64, ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "FA_V5B_D(64, "), "FA_V5B_D(64, %d", &br64), 1);
+    assert_non_null(src_line(src, "if (s->d == 128) return FA_V5B_D(128, ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "FA_V5B_D(128, "), "FA_V5B_D(128, %d", &br128), 1);
+    assert_non_null(src_line(src, "static constexpr int producer = ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "producer = "), "producer = %d, consumer = %d", &prod, &cons), 2);
+    assert_non_null(src_line(src, "kern<<<grid, ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "kern<<<grid, "), "kern<<<grid, %d", &threads), 1);
+    static const char *const keys[] = {"v5_bwd", "v5_bwd_pers", "v5_bwd_atomic"};
+    for (int k = 0; k < 3; k++) {
+        const fa_profile *p = fa_profile_find(keys[k]);
+        assert_non_null(p);
+        assert_int_equal(p->mma, FA_MMA_WGMMA);
+        assert_int_equal(p->producer_warps, 4);
+        assert_int_equal(p->producer_regs, prod);
+        const fa_tile_row *row;
+        fa_blocks bk;
+        fa_shape s = bf16_shape(4096, 4096, 64);
+        assert_int_equal(fa_profile_tiles(p, FA_PASS_BWD, 90, &s, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_r, br64);
+        assert_int_equal(bk.block_c, bc);
+        assert_int_equal(row->warps * 32, threads);
+        assert_int_equal(row->regs, cons);
+        s.d = s.d_v = 128;
+        assert_int_equal(fa_profile_tiles(p, FA_PASS_BWD, 90, &s, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_r, br128);
+        assert_int_equal(bk.block_c, bc);
+        assert_int_equal(row->warps * 32, threads);
+        assert_int_equal(fa_profile_tiles(p, FA_PASS_FWD, 90, &s, &bk, &row), FA_EINVAL); /* a backward only */
+        fa_clear_error();
+        assert_int_equal(fa_profile_tiles(p, FA_PASS_BWD, 80, &s, &bk, &row), FA_EINVAL); /* sm_90a only */
+        fa_clear_error();
+    }
+    assert_int_equal(fa_profile_find("v5_bwd_pers")->persistent, 1);
+    assert_int_equal(fa_profile_find("v5_bwd")->persistent, 0);
+    assert_int_equal(fa_profile_find("v5_bwd")->dq_smem_bwd, 1);
+    assert_int_equal(fa_profile_find("v5_bwd_atomic")->dq_smem_bwd, 0);
+    /* placed on the H200 these tiles take the kernel's shared memory less its barriers and its
+     * 1 KiB alignment pad, (2 B_c d + 2 x 2 B_r d + 2 B_c B_r) 2 + 4 B_r d + 48 x 4 B_r
+     * (launch_v5_bwd's `bytes`), and one block per SM: 128 x 40 + 256 x 232 = 64512 registers */
+    fa_hw h200_hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &h200_hw), FA_OK);
+    const fa_hw *h200 = &h200_hw;
+    const int64_t dd[2] = {64, 128}, brs[2] = {br64, br128};
+    for (int i = 0; i < 2; i++) {
+        fa_shape s = bf16_shape(4096, 4096, dd[i]);
+        s.batch = 4, s.heads = s.kv_heads = 16;
+        fa_perf_result r;
+        assert_int_equal(fa_perf_predict(fa_profile_find("v5_bwd"), FA_PASS_BWD, &s, h200, NULL, &r), FA_OK);
+        const int64_t d = dd[i], Br = brs[i], Bc = bc;
+        assert_int_equal(r.occ[1].smem_bytes, (2 * Bc * d + 4 * Br * d + 2 * Bc * Br) * 2 + 4 * Br * d + 48 * 4 * Br);
+        assert_int_equal(r.occ[1].occupancy, 1);
+        assert_int_equal(r.occ[1].regs_per_thread, cons);
+    }
+    /* the forward variants' splits, as built */
+    const char *fwd = "kernels/attn_v5_fa3.cu";
+    int emu64 = 0, emu128 = 0, bc64 = 0, bc128 = 0;
+    assert_non_null(src_line(fwd, "if (variant == 7) return launch_v5<64, 3, ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "launch_v5<64, 3, "), "launch_v5<64, 3, %d, true, true, T, %d", &bc64, &emu64), 2);
+    assert_non_null(src_line(fwd, "if (variant == 7) return launch_v5<128, 2, ", line, sizeof line));
+    assert_int_equal(sscanf(strstr(line, "launch_v5<128, 2, "), "launch_v5<128, 2, %d, true, true, T, %d", &bc128, &emu128), 2);
+    assert_near(fa_profile_exp_poly_frac(fa_profile_find("v5_exp2poly"), 64), (double)emu64 / (bc64 / 8), 0);
+    assert_near(fa_profile_exp_poly_frac(fa_profile_find("v5_exp2poly"), 128), (double)emu128 / (bc128 / 8), 0);
+    const fa_tile_row *row;
+    fa_blocks bk;
+    fa_shape s = bf16_shape(4096, 4096, 128);
+    assert_int_equal(fa_profile_tiles(fa_profile_find("v5_exp2poly"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, bc128);
+    s.d = s.d_v = 64;
+    assert_int_equal(fa_profile_tiles(fa_profile_find("v5_exp2poly"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, bc64);
 }
 
 /* Each pipe's rate comes from the hardware profile, named when missing. */
@@ -515,7 +702,8 @@ int main(void)
         cmocka_unit_test(test_register_arena),   cmocka_unit_test(test_placement_fa2),
         cmocka_unit_test(test_occupancy),        cmocka_unit_test(test_prediction_closed_form),
         cmocka_unit_test(test_fa4_parameters),
-        cmocka_unit_test(test_v5_variants),
+        cmocka_unit_test(test_v5_variants),      cmocka_unit_test(test_exp_poly_by_d),
+        cmocka_unit_test(test_v5_bwd_fields),    cmocka_unit_test(test_v5_bwd_tiles),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
         cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
