@@ -9,7 +9,8 @@
  * wgmma_clock_hz, wgmma_flops,
  * wgmma_fp8_flops, gemm_flops, sgemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
  * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, tcgen05_flops, tcgen05_fp8_flops,
- * tmem_per_sm_bytes, pipes_source (each range in sim/hw.c's table and
+ * tmem_per_sm_bytes, pipes_source, and the interconnect of context parallelism
+ * (docs/context-parallel.md): nvlink_bytes_per_s (each range in sim/hw.c's table and
  * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
  * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
  * sram_per_block_bytes 1 KiB..1 GiB; sms 1..1024; l2_bytes 2048..1 GiB, its sets (l2_bytes /
@@ -70,6 +71,9 @@ typedef struct {
     double tcgen05_fp8_flops;     /* tcgen05.mma e4m3 -> fp32 (0: none) */
     uint64_t tmem_per_sm;         /* tensor memory per SM, bytes (sm_100: 256 KiB; 0: none) */
     char pipes_source[256];       /* where the pipe rates come from */
+    double nvlink_bandwidth;      /* NVLink bytes/s one GPU sends (and, at the same time, receives)
+                                     to its peers, per direction (optional key nvlink_bytes_per_s;
+                                     0 = not given: no context-parallel time) */
 } fa_hw;
 
 /* Reads a profile file.  Errors: FA_EIO (cannot open or read), FA_EINVAL (a missing, unknown,

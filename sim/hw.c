@@ -80,11 +80,13 @@ static const struct {
     {"tcgen05_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"tmem_per_sm_bytes", K_COUNT, 1, 1024, 0x1p30, "1 KiB to 1 GiB"},
     {"pipes_source", K_TEXT, 1, 0, 0, NULL},
+    /* the interconnect of the context-parallel level (docs/context-parallel.md) */
+    {"nvlink_bytes_per_s", K_REAL, 1, 1e9, 1e13, "1e9 to 1e13 bytes/s (per direction)"},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, NVLINK };
 
 static char *trim(char *s)
 {
@@ -203,6 +205,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case DRAM_LAT: hw->dram_latency_s = x; break;
     case L2_LAT: hw->l2_latency_s = x; break;
     case LAUNCH: hw->launch_s = x; break;
+    case NVLINK: hw->nvlink_bandwidth = x; break;
     default: break;
     }
     return FA_OK;

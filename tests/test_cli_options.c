@@ -25,7 +25,7 @@ static const char *value_for(const char *name)
         {"pass", "bwd"},        {"format", "json"},       {"window", "63,0"},      {"softcap", "30"},
         {"doc-mask", "5,7"},    {"dropout", "0.1"},       {"splits", "auto"},      {"gqa", "packed"},
         {"cu-seqlens", "0,5,9"}, {"cu-seqlens-k", "0,6,9"}, {"vary", "seqlen=64,128"}, {"tol", "1e-3"},
-        {"study", "dir"},       {"layout", "bnhd"},       {"delay", "7"},
+        {"study", "dir"},       {"layout", "bnhd"},       {"delay", "7"},          {"cp-scheme", "zigzag"},
     };
     for (size_t i = 0; i < sizeof V / sizeof V[0]; i++)
         if (!strcmp(V[i].name, name)) return V[i].value;

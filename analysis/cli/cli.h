@@ -33,7 +33,7 @@ enum {
     O_CAUSAL, O_SCALE, O_MODEL, O_HW, O_SRAM, O_BLOCK_R, O_BLOCK_C, O_BLOCKS, O_PROFILE, O_PASS, O_FORMAT,
     O_BREAKDOWN, O_TRACE, O_L2, O_OUT, O_QUIET, O_TOL, O_WINDOW, O_SOFTCAP, O_ALIBI, O_BLOCK_MASK, O_COL_MASK,
     O_DOC_MASK, O_MASK, O_DROPOUT, O_SEED, O_DECODE, O_KV_LEN, O_SPLITS, O_GQA, O_PAGE_SIZE, O_CU_SEQLENS,
-    O_CU_SEQLENS_K, O_RESCALE_THRESHOLD,
+    O_CU_SEQLENS_K, O_RESCALE_THRESHOLD, O_CP, O_CP_SCHEME,
     O_OWN = 100,
     O_VARY = O_OWN, O_MEASURED, O_NO_L2, O_OUT_DIR, O_DELAY, O_HEATMAP,
     O_R_MODEL, O_R_HW, O_R_SEQLEN, O_R_BATCH, O_R_PASS, O_R_OUT_DIR, O_R_NO_PLOTS, O_R_QUIET,
@@ -83,6 +83,8 @@ typedef struct {
     int n_docs;
     int algo_given;              /* --algo was on the command line */
     const fa_profile *profile;   /* --profile KEY; NULL: each algorithm's own (fa_profile_default) */
+    int64_t cp;                  /* --cp P: context parallelism over P GPUs (0: not given) */
+    int cp_scheme;               /* --cp-scheme (an fa_cp_scheme; -1: every scheme) */
     unsigned char given[O_NIDS]; /* given[id]: the option was on the command line */
 } cli_opts;
 
@@ -160,6 +162,11 @@ int cmd_compare(int argc, char **argv);
 /* Inference (cmd_infer.c): the io, check, sweep and report parts of --decode / --cu-seqlens
  * (their options are checked and resolved by cli_resolve). */
 int infer_io(const cli_opts *o);
+/* fasim io --cp P [--cp-scheme S] (cmd_cp.c; docs/context-parallel.md): per-GPU HBM bytes, link bytes,
+ * memory and time of each scheme.  Returns an exit status. */
+int cp_io(const cli_opts *o);
+/* The report's context-parallel section: its table on stdout (unless quiet), its rows to csv (cp.csv). */
+int cp_report(FILE *csv, int quiet, const fa_hw *hw);
 int infer_check(cli_opts *o);
 int infer_sweep_point(const cli_opts *o, FILE *f, json_t *json_arr, const fa_col *cols, int n_cols, int header);
 int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh); /* writes decode.csv to csv */

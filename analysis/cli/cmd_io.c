@@ -38,7 +38,7 @@ static int run_all(const cli_opts *o, FILE *trace, fa_io_result *r, int *n)
 int cmd_io(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
-        cli_help(stdout, "io", io_head, "Counts and formulas are derived in docs/io-model.md.\n");
+        cli_help(stdout, "io", io_head, "Counts and formulas are derived in docs/io-model.md (--cp: docs/context-parallel.md).\n");
         return 0;
     }
     cli_opts o;
@@ -49,6 +49,7 @@ int cmd_io(int argc, char **argv)
                         "(the wave model of docs/inference.md): leave out --profile\n");
         return EXIT_USAGE;
     }
+    if (o.given[O_CP] || o.given[O_CP_SCHEME]) return cp_io(&o);
     if (o.decode || o.varlen) return infer_io(&o);
     cli_file tf = {0};
     if (o.trace_path) {

@@ -35,6 +35,9 @@ static const char *const report_head =
     "  N = 4k .. 256k, its window vs full causal attention on the last --hw (long_context.csv).\n"
     "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
     "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n"
+    "  Then context parallelism: Llama-3-70B's attention (H = 64, H_kv = 8, d = 128, bf16, causal), one\n"
+    "  layer's forward over P = 1, 2, 4, 8 GPUs of the last --hw at N = 128k .. 1M, ring, zigzag,\n"
+    "  allgather and ulysses (cp.csv, cp_time_vs_p.png; docs/context-parallel.md).\n"
     "options:\n";
 
 #define MAX_MODELS FA_REPORT_MAX_MODELS
@@ -47,7 +50,7 @@ typedef struct {
     int quiet;
     cli_outset os;
     int report, mem, mem_png, longctx, decode, kernels, papers, n_csv[MAX_MODELS], n_png[MAX_MODELS], sram, sram_png, block,
-        block_png;
+        block_png, cp, cp_png;
     int n_written;
     char written[64][1100]; /* listed at the end, in the order written */
 } report_ctx;
@@ -510,7 +513,8 @@ int cmd_report(int argc, char **argv)
     /* Open every output now, before writing any: a path that cannot be written (a directory in
      * the way, no permission) is exit 2 with nothing left behind. */
     const int longk = fa_report_window_model(models, nm);
-    c.mem_png = c.longctx = c.sram_png = c.block_png = -1;
+    c.mem_png = c.longctx = c.sram_png = c.block_png = c.cp = c.cp_png = -1;
+    const fa_hw *cph = &hw[nh - 1]; /* context parallelism: on the last --hw, when it gives its NVLink rate */
     int ok = cli_outset_mkdir(&c.os, c.dir) == 0;
     ok = ok && (c.report = out_file(&c, "report.csv", 0)) >= 0;
     ok = ok && (c.mem = out_file(&c, "memory_vs_n.csv", 0)) >= 0;
@@ -519,6 +523,8 @@ int cmd_report(int argc, char **argv)
     ok = ok && (c.decode = out_file(&c, "decode.csv", 0)) >= 0;
     ok = ok && (c.kernels = out_file(&c, "kernels.csv", 0)) >= 0;
     ok = ok && (c.papers = out_file(&c, "papers.csv", 0)) >= 0;
+    ok = ok && (!(cph->nvlink_bandwidth > 0) || (c.cp = out_file(&c, "cp.csv", 0)) >= 0);
+    ok = ok && (!(cph->nvlink_bandwidth > 0) || !c.plots || (c.cp_png = out_file(&c, "cp_time_vs_p.png", 1)) >= 0);
     for (int k = 0; k < nm && ok; k++) {
         char name[160];
         snprintf(name, sizeof name, "hbm_vs_n_%s.csv", models[k].stem);
@@ -668,6 +674,19 @@ int cmd_report(int argc, char **argv)
     if (rc == 0) rc = csv_done(&c, c.papers);
     if (rc == 0) rc = infer_report(out_stream(&c, c.decode), c.quiet, hw, nh);
     if (rc == 0) rc = csv_done(&c, c.decode);
+    /* Context parallelism: Llama-3-70B's attention over P = 1 .. 8 GPUs (cmd_cp.c). */
+    if (rc == 0 && c.cp >= 0) rc = cp_report(out_stream(&c, c.cp), c.quiet, cph);
+    if (rc == 0 && c.cp >= 0) rc = csv_done(&c, c.cp);
+    if (rc == 0 && c.cp_png >= 0) {
+        char vars[2000];
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ttl='Llama-3-70B attention (H = 64, H_kv = 8, d = 128, bf16, "
+                 "causal, B = 1): one layer''s forward over P GPUs of %s, NVLink %.4g GB/s per direction'; "
+                 "ttl2='predicted by fasim (docs/context-parallel.md), not measured: no multi-GPU run yet'",
+                 fa_outset_target(&c.os, c.cp), fa_outset_target(&c.os, c.cp_png), cph->name, cph->nvlink_bandwidth / 1e9);
+        draw(&c, "cp_time_vs_p.gp", vars, c.cp_png);
+    }
+    if (rc == 0 && c.cp < 0 && !c.quiet)
+        printf("== context parallelism: skipped, %s gives no nvlink_bytes_per_s\n\n", cph->name);
 
     /* Plots: HBM vs N per model (last hw), HBM vs M and vs block on a Llama-3-8B-like shape. */
     const fa_hw *ph = &hw[nh - 1];

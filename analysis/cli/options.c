@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "fa_file.h"
+#include "fa_cp.h"
 #include "fa_inference.h"
 
 char cli_where[256];
@@ -198,6 +199,12 @@ static const cli_option TABLE[] = {
     {"cu-seqlens", A_VALUE, INFER_CMDS, O_CU_SEQLENS,
      "  --cu-seqlens LIST|FILE [--cu-seqlens-k LIST|FILE]  variable-length batch (0,5,5,37,...)\n"},
     {"cu-seqlens-k", A_VALUE, INFER_CMDS, O_CU_SEQLENS_K, NULL},
+    {NULL, 0, CMD_IO, 0, "context parallelism (docs/context-parallel.md):\n"},
+    {"cp", A_VALUE, CMD_IO, O_CP,
+     "  --cp P                               one layer's forward over P GPUs (1 to 1024): per-GPU HBM\n"
+     "                                       bytes, NVLink bytes, memory and time of each scheme\n"},
+    {"cp-scheme", A_VALUE, CMD_IO, O_CP_SCHEME,
+     "  --cp-scheme ring|zigzag|allgather|ulysses  one scheme (default: all four)\n"},
     {"help", A_FLAG, ~0u, O_HELP, NULL}, /* and -h: each command prints its help before parsing */
 };
 enum { NTABLE = (int)(sizeof TABLE / sizeof TABLE[0]) };
@@ -428,6 +435,13 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         if (fa_pass_parse(val, &o->pass)) return cli_fail(FA_EINVAL);
         return 0;
     case O_L2: o->l2 = 1; return 0;
+    case O_CP: return cli_int(name, val, 1, FA_CP_MAX_P, &o->cp);
+    case O_CP_SCHEME: {
+        fa_cp_scheme sc;
+        if (fa_cp_scheme_parse(val, &sc)) return cli_fail(FA_EINVAL);
+        o->cp_scheme = (int)sc;
+        return 0;
+    }
     case O_QUIET: o->quiet = 1; return 0;
     case O_DECODE: o->decode = 1; return 0;
     case O_KV_LEN: case O_SPLITS: case O_GQA: case O_PAGE_SIZE: case O_CU_SEQLENS: case O_CU_SEQLENS_K: {
@@ -489,6 +503,7 @@ void cli_defaults(cli_opts *o)
     o->shape.dropout_seed = 42;
     o->tol = 1e-10;
     o->n_cu[0] = o->n_cu[1] = -1;
+    o->cp_scheme = -1;
 }
 
 int cli_takes(const char *cmd, const char *name)

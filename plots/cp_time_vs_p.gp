@@ -1,0 +1,28 @@
+# Context parallelism: predicted time of one attention layer's forward vs the number of GPUs P,
+# one panel per sequence length N, one line per scheme (fasim report's cp.csv;
+# docs/context-parallel.md).  Input columns: scheme (1), P (2), time_s (17), seqlen (25).
+if (!exists("ttl")) ttl = 'context parallelism: predicted time vs P'
+if (!exists("ttl2")) ttl2 = ''
+set terminal pngcairo size 1200,900 enhanced font ",11"
+set output outfile
+set datafile separator ","
+nlab(n) = n >= 1048576 ? sprintf("%dM", n / 1048576) : sprintf("%dk", n / 1024)
+schemes = "ring zigzag allgather ulysses"
+what = "'ring (contiguous chunks; causal: the last GPU works every step)' 'zigzag (load-balanced ring: chunks r and 2P-1-r)' 'allgather (all-gather K, V, then compute; not overlapped)' 'ulysses (all-to-all to H/P heads and back)'"
+set multiplot layout 2,2 title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
+set logscale xy 2
+set xrange [0.9:9]
+set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
+set xlabel "GPUs P"
+set ylabel "predicted time of one layer (ms)"
+set grid
+set key top right font ",9" noenhanced
+do for [nn in "131072 262144 524288 1048576"] {
+    N = int(nn)
+    set title sprintf("N = %s tokens (1k = 1024)", nlab(N)) noenhanced
+    plot for [i=1:4] infile using (strcol(1) eq word(schemes, i) && column(25) == N ? column(2) : 1/0):(column(17) * 1e3) \
+         skip 1 with linespoints lw 2 pt (4 + 2 * i) title word(what, i), \
+         infile using (strcol(1) eq "ring" && column(25) == N ? column(2) : 1/0):(column(17) * 1e3 * column(18) / column(2)) \
+         skip 1 with lines dt 2 lc rgb "#777777" title "ideal: one GPU's time / P"
+}
+unset multiplot
