@@ -13,3 +13,12 @@ else
 fi
 "$FASIM" explain --seqlen 1000 --algo flash2 --pass fwdbwd >"$T/out" 2>&1 && grep -q "Here B is limited by" "$T/out" \
     && pass "explain: --blocks fit's tiles are the ones M (the fp32 S tile) limits" || fail "explain fit: $(grep -A2 'Here' "$T/out")"
+# issue 20: FlashAttention-4's conditional rescaling, the count-only bound by hand: N = 1024, B_r = B_c = 128,
+# T_r = T_c = 8: every tile, 64 steps, 8 a row block; causal: row block i visits i + 1 tiles, 36 in all, 4.5 a block
+r1=$("$FASIM" explain --algo flash2 --seqlen 1024 --headdim 64 --block-r 128 --block-c 128 --rescale-threshold 8 2>&1)
+r2=$("$FASIM" explain --algo flash2 --seqlen 1024 --headdim 64 --block-r 128 --block-c 128 --rescale-threshold 8 --causal 2>&1)
+echo "$r1" | grep -q "rescales of O_i, l_i (threshold 8): 64 of 64 tile steps = 8.00 per row block" \
+    && echo "$r2" | grep -q "rescales of O_i, l_i (threshold 8): 36 of 36 tile steps = 4.50 per row block" \
+    && ! "$FASIM" explain --algo flash2 --seqlen 1024 2>&1 | grep -q "rescales of" \
+    && pass "explain --rescale-threshold: the count-only rescales by hand (64 of 64; causal 36 of 36), none without the option" \
+    || fail "explain rescales: $(echo "$r1" "$r2" | grep rescales)"

@@ -146,6 +146,14 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     uint64_t counted = fa_counts_hbm_bytes(&r.counts);
     fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
             counted == total ? "equal to the sum" : "DIFFERENT from the sum");
+    if (o->given[O_RESCALE_THRESHOLD] && a == FA_ALGO_FLASH2 && o->pass == FA_PASS_FWD && r.counts.rescale_blocks)
+        /* FlashAttention-4's conditional rescaling (fa_shape.rescale_threshold, docs/variants.md) */
+        fprintf(f, "  rescales of O_i, l_i (threshold %g): %" PRIu64 " of %" PRIu64 " tile steps = %.2f per row block "
+                   "(T_r B H = %" PRIu64 " row blocks): the count-only bound, every visited tile (T_c = %" PRId64
+                   " a row block without a mask), which increasing scores reach; on N(0, 1) inputs fasim check "
+                   "--rescale-threshold counts the data-dependent number\n",
+                s->rescale_threshold, r.counts.rescales, r.counts.rescale_steps,
+                (double)r.counts.rescales / (double)r.counts.rescale_blocks, r.counts.rescale_blocks, T_c);
     fa_explain_bound_text(f, o->pass, a, s, &r, bk, used);
     int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
     if (rt) return rt;
