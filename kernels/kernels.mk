@@ -5,6 +5,8 @@
 #                    FlashAttention-2 sweep to $(BENCH_CSV) (default $(BUILD)/gpu/fabench_sweep.csv)
 #                    and the backward sweep to $(BENCH_BWD_CSV)
 #   kernels/run_h200.sh does all of it plus sanitizers, PyTorch SDPA and Nsight Compute.
+#   make cpbench     builds $(BUILD)/gpu/cpbench (kernels/cp_ring.cu: context-parallel attention over P GPUs,
+#                    NCCL), no GPU needed
 #   make ubench      builds $(BUILD)/gpu/ubench_pipes (kernels/ubench_pipes.cu: the pipe-ceiling
 #                    microbenchmarks for the time model), sm_90a only, no GPU needed
 # Neither `all` nor `test` depends on these targets: a machine without nvcc never builds them.
@@ -66,4 +68,13 @@ $(GPU_DIR)/ubench_pipes: kernels/ubench_pipes.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCWARN) $(UBENCH_ARCH) $< -lcublas -o $@
 
-.PHONY: gpu bench-gpu ubench
+# cpbench (kernels/cp_ring.cu): the context-parallel forward over P GPUs with NCCL (issue 19);
+# the local calls are the kernels above
+CP_OBJ := $(filter-out $(GPU_DIR)/fabench.o,$(GPU_OBJ)) $(GPU_DIR)/cp_ring.o
+
+cpbench: $(GPU_DIR)/cpbench
+
+$(GPU_DIR)/cpbench: $(CP_OBJ)
+	$(NVCC) $(GPU_ARCH) $(CP_OBJ) -lnccl -lcublas -lm -o $@
+
+.PHONY: gpu bench-gpu ubench cpbench

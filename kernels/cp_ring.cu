@@ -1,0 +1,354 @@
+/* cp_ring.cu -- context-parallel attention forward over P GPUs with NCCL (issue 19): cpbench.
+ *
+ *   cpbench --P p --shape B,H,H_kv,N,d,causal [--scheme ring|allgather] [--kernel v3|v5]
+ *           [--reps R] [--no-validate]
+ *
+ * The sequence is split into P chunks of N / P rows; GPU r holds Q, K, V rows [r N/P, (r+1) N/P)
+ * (bf16, layout (B, heads, N/P, d) as fa_kernels.h).  One host thread a GPU, one NCCL
+ * communicator (ncclCommInitRank), NCCL_NVLS_ENABLE=0 (NVLink multicast off).
+ *   ring (Ring Attention, Liu et al. 2023): P steps; at step s GPU r computes its queries against
+ *     the K/V chunk of GPU (r - s) mod P with the local kernel, which returns O_s and LSE_s, while
+ *     grouped ncclSend / ncclRecv pass the chunk on to GPU r + 1 (a second stream: the transfer
+ *     overlaps the step's compute).  Causal: the chunk of GPU r itself is the causal diagonal, the
+ *     chunks of lower ranks are seen in full, of higher ranks not at all (the step is skipped).
+ *   allgather (Megatron-style): ncclAllGather of K and V, then one local call of N/P queries
+ *     against all N keys (causal: bottom-right anchor, which is exactly row offset r N/P).
+ * Merge of partial results by their LSE (the online softmax across chunks, exact):
+ *   L = log(e^L_acc + e^L_s),  O_acc = O_acc e^(L_acc - L) + O_s e^(L_s - L)   (fp32 accumulator)
+ * Validation (shapes that fit one GPU): every GPU also runs the same local kernel on the whole
+ * sequence and compares its chunk of O: pass when max|O_cp - O_1gpu| <= 2^-6 max|O_1gpu| (the
+ * ring rounds each partial O to bf16 once, 2^-9 relative, and the merge adds at most P of them).
+ * Timing: CUDA events on GPU 0 around the whole forward, all GPUs started together by a
+ * ncclAllReduce of one int; median of R.  The fasim model of the same run: `fasim io --cp P
+ * --cp-scheme ...` (docs/context-parallel.md).  Exit status: 0 pass, 1 a check or CUDA/NCCL
+ * failed, 2 bad usage. */
+#include <cuda_bf16.h>
+#include <math.h>
+#include <nccl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "fa_kernels.h"
+
+#define CK(x)                                                                                                     \
+    do {                                                                                                          \
+        cudaError_t e_ = (x);                                                                                     \
+        if (e_ != cudaSuccess) {                                                                                  \
+            fprintf(stderr, "cpbench: %s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                 \
+            exit(1);                                                                                              \
+        }                                                                                                         \
+    } while (0)
+#define NK(x)                                                                                                     \
+    do {                                                                                                          \
+        ncclResult_t r_ = (x);                                                                                    \
+        if (r_ != ncclSuccess) {                                                                                  \
+            fprintf(stderr, "cpbench: %s:%d: NCCL: %s\n", __FILE__, __LINE__, ncclGetErrorString(r_));           \
+            exit(1);                                                                                              \
+        }                                                                                                         \
+    } while (0)
+
+struct Opts {
+    int P, B, H, Hkv, N, d, causal, reps, validate;
+    int allgather;
+    fa_kernel_id k;
+};
+
+static __device__ __forceinline__ uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* element (b, h, row, c) of a (B, heads, N, d) tensor, drawn from its global index: every GPU can
+ * make its own chunk (rows r0 ..) and the whole tensor alike */
+__global__ void fill_rows(__nv_bfloat16 *x, int B, int heads, int N, int rows, int r0, int d, uint64_t seed)
+{
+    const long long n = (long long)B * heads * rows * d;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        const long long c = i % d, row = (i / d) % rows, bh = i / ((long long)d * rows);
+        const uint64_t g = ((uint64_t)bh * N + (uint64_t)(r0 + row)) * d + c;
+        const uint64_t u = mix64(seed ^ mix64(g));
+        const float a = ((u >> 40) + 1) * (1.0f / 16777217.0f), b = ((u >> 16) & 0xFFFFFF) * (1.0f / 16777216.0f);
+        x[i] = __float2bfloat16(sqrtf(-2.f * logf(a)) * cospif(2.f * b));
+    }
+}
+
+/* O_acc, L_acc (fp32, rows of d) <- the LSE merge with (O_s bf16, L_s); first: take O_s as is */
+__global__ void lse_merge(float *Oacc, float *Lacc, const __nv_bfloat16 *Os, const float *Ls, long long rows, int d, int first)
+{
+    const long long n = rows * d;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        const long long r = i / d;
+        const float ls = Ls[r], o = __bfloat162float(Os[i]);
+        if (first) {
+            Oacc[i] = o;
+            continue;
+        }
+        const float la = Lacc[r], m = fmaxf(la, ls);
+        if (m == -INFINITY) continue; /* neither has a key yet */
+        const float wa = expf(la - m), ws = expf(ls - m);
+        Oacc[i] = (Oacc[i] * wa + o * ws) / (wa + ws);
+    }
+}
+__global__ void lse_merge_rows(float *Lacc, const float *Ls, long long rows, int first)
+{
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
+        const float ls = Ls[r], la = first ? -INFINITY : Lacc[r], m = fmaxf(la, ls);
+        Lacc[r] = m == -INFINITY ? -INFINITY : m + logf(expf(la - m) + expf(ls - m));
+    }
+}
+__global__ void to_bf16(__nv_bfloat16 *y, const float *x, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        y[i] = __float2bfloat16(x[i]);
+}
+
+struct Rank {
+    int r;
+    double ms;  /* rank 0: median forward time */
+    double err, ref_max;
+    int ok;
+};
+
+static void run_rank(const Opts &o, ncclUniqueId id, Rank *out)
+{
+    const int r = out->r, P = o.P, n = o.N / P;
+    CK(cudaSetDevice(r));
+    ncclComm_t comm;
+    NK(ncclCommInitRank(&comm, P, id, r));
+    if (fa_gpu_init() != 0) {
+        fprintf(stderr, "cpbench: fa_gpu_init failed on GPU %d\n", r);
+        exit(1);
+    }
+    cudaStream_t cs, xs; /* compute, transfer */
+    CK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&xs, cudaStreamNonBlocking));
+    const long long q_el = (long long)o.B * o.H * n * o.d, kv_el = (long long)o.B * o.Hkv * n * o.d;
+    const long long rows = (long long)o.B * o.H * n;
+    __nv_bfloat16 *Q, *KV[2], *Os, *O, *KVall = NULL;
+    float *Ls, *Oacc, *Lacc;
+    CK(cudaMalloc(&Q, q_el * 2));
+    for (int i = 0; i < 2; i++) CK(cudaMalloc(&KV[i], 2 * kv_el * 2)); /* K then V */
+    CK(cudaMalloc(&Os, q_el * 2));
+    CK(cudaMalloc(&O, q_el * 2));
+    CK(cudaMalloc(&Ls, rows * 4));
+    CK(cudaMalloc(&Oacc, q_el * 4));
+    CK(cudaMalloc(&Lacc, rows * 4));
+    fill_rows<<<1024, 256, 0, cs>>>(Q, o.B, o.H, o.N, n, r * n, o.d, 11);
+    fill_rows<<<1024, 256, 0, cs>>>(KV[0], o.B, o.Hkv, o.N, n, r * n, o.d, 22);
+    fill_rows<<<1024, 256, 0, cs>>>(KV[0] + kv_el, o.B, o.Hkv, o.N, n, r * n, o.d, 33);
+    CK(cudaGetLastError());
+    fa_gpu_shape loc = {o.B, o.H, o.Hkv, n, n, o.d, 0, (float)(1.0 / sqrt((double)o.d))};
+    if (o.allgather) CK(cudaMalloc(&KVall, 2 * kv_el * P * 2));
+    __nv_bfloat16 *Kall = NULL, *Vall = NULL;
+    if (o.allgather) { /* (P, B, H_kv, n, d) gathered, then rows reordered to (B, H_kv, N, d) */
+        CK(cudaMalloc(&Kall, kv_el * P * 2));
+        CK(cudaMalloc(&Vall, kv_el * P * 2));
+    }
+    cudaEvent_t e0, e1, done;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventCreate(&done));
+    auto forward = [&]() {
+        if (o.allgather) {
+            NK(ncclGroupStart());
+            NK(ncclAllGather(KV[0], KVall, kv_el, ncclBfloat16, comm, cs));
+            NK(ncclAllGather(KV[0] + kv_el, KVall + kv_el * P, kv_el, ncclBfloat16, comm, cs));
+            NK(ncclGroupEnd());
+            /* KVall holds (rank, B H_kv, n, d) for K, then for V; the rows of rank p go to rows
+             * p n .. of every head: one strided 2-D copy per rank and tensor */
+            for (int t = 0; t < 2; t++)
+                for (int p = 0; p < P; p++)
+                    CK(cudaMemcpy2DAsync((t ? Vall : Kall) + (long long)p * n * o.d, (size_t)P * n * o.d * 2,
+                                         KVall + (long long)t * kv_el * P + (long long)p * kv_el, (size_t)n * o.d * 2,
+                                         (size_t)n * o.d * 2, (size_t)o.B * o.Hkv, cudaMemcpyDeviceToDevice, cs));
+            fa_gpu_shape g = loc;
+            g.N_k = o.N;
+            g.causal = o.causal;
+            if (o.causal && r != P - 1) {
+                /* causal: query row i of chunk r sees keys <= r n + i, which is the bottom-right anchor
+                 * of a call with N_k = (r + 1) n: the first (r + 1) n keys of every head, compacted */
+                g.N_k = (r + 1) * n;
+                for (int t = 0; t < 2; t++)
+                    CK(cudaMemcpy2DAsync(KVall + (long long)t * kv_el * P, (size_t)g.N_k * o.d * 2, t ? Vall : Kall,
+                                         (size_t)P * n * o.d * 2, (size_t)g.N_k * o.d * 2, (size_t)o.B * o.Hkv,
+                                         cudaMemcpyDeviceToDevice, cs));
+                CK(fa_gpu_forward(o.k, &g, FA_GPU_BF16, Q, KVall, KVall + kv_el * P, O, Ls, NULL, cs));
+            } else {
+                CK(fa_gpu_forward(o.k, &g, FA_GPU_BF16, Q, Kall, Vall, O, Ls, NULL, cs));
+            }
+            return;
+        }
+        int cur = 0, first = 1;
+        for (int s = 0; s < P; s++) {
+            const int src = ((r - s) % P + P) % P;
+            if (s + 1 < P) { /* pass the chunk on while this step computes */
+                CK(cudaEventRecord(done, cs)); /* the buffer cur + 1 was read by step s - 1 */
+                CK(cudaStreamWaitEvent(xs, done, 0));
+                NK(ncclGroupStart());
+                NK(ncclSend(KV[cur], 2 * kv_el, ncclBfloat16, (r + 1) % P, comm, xs));
+                NK(ncclRecv(KV[cur ^ 1], 2 * kv_el, ncclBfloat16, (r - 1 + P) % P, comm, xs));
+                NK(ncclGroupEnd());
+            }
+            const int skip = o.causal && src > r;
+            if (!skip) {
+                fa_gpu_shape st = loc;
+                st.causal = o.causal && src == r;
+                CK(fa_gpu_forward(o.k, &st, FA_GPU_BF16, Q, KV[cur], KV[cur] + kv_el, Os, Ls, NULL, cs));
+                lse_merge<<<2048, 256, 0, cs>>>(Oacc, Lacc, Os, Ls, rows, o.d, first);
+                lse_merge_rows<<<256, 256, 0, cs>>>(Lacc, Ls, rows, first);
+                first = 0;
+            }
+            if (s + 1 < P) { /* the next step reads the received chunk */
+                CK(cudaEventRecord(done, xs));
+                CK(cudaStreamWaitEvent(cs, done, 0));
+                cur ^= 1;
+            }
+        }
+        to_bf16<<<2048, 256, 0, cs>>>(O, Oacc, q_el);
+    };
+    /* the ring passes the K/V chunks around: restore this GPU's own before each run */
+    auto reset = [&]() {
+        fill_rows<<<1024, 256, 0, cs>>>(KV[0], o.B, o.Hkv, o.N, n, r * n, o.d, 22);
+        fill_rows<<<1024, 256, 0, cs>>>(KV[0] + kv_el, o.B, o.Hkv, o.N, n, r * n, o.d, 33);
+    };
+    int *sync_i;
+    CK(cudaMalloc(&sync_i, sizeof(int)));
+    std::vector<float> t(o.reps);
+    for (int i = -1; i < o.reps; i++) { /* i = -1: warm-up */
+        reset();
+        NK(ncclAllReduce(sync_i, sync_i, 1, ncclInt, ncclSum, comm, cs)); /* start together */
+        CK(cudaEventRecord(e0, cs));
+        forward();
+        CK(cudaEventRecord(e1, cs));
+        CK(cudaStreamSynchronize(cs));
+        CK(cudaGetLastError());
+        if (i >= 0) CK(cudaEventElapsedTime(&t[i], e0, e1));
+    }
+    std::sort(t.begin(), t.end());
+    out->ms = o.reps ? (o.reps % 2 ? t[o.reps / 2] : 0.5 * (t[o.reps / 2 - 1] + t[o.reps / 2])) : NAN;
+    out->ok = 1, out->err = 0, out->ref_max = 0;
+    if (o.validate) { /* the whole sequence on this GPU with the same kernel */
+        const long long fq = q_el * P, fkv = kv_el * P;
+        __nv_bfloat16 *Qf, *Kf, *Vf, *Of;
+        float *Lf;
+        CK(cudaMalloc(&Qf, fq * 2));
+        CK(cudaMalloc(&Kf, fkv * 2));
+        CK(cudaMalloc(&Vf, fkv * 2));
+        CK(cudaMalloc(&Of, fq * 2));
+        CK(cudaMalloc(&Lf, rows * P * 4));
+        fill_rows<<<1024, 256, 0, cs>>>(Qf, o.B, o.H, o.N, o.N, 0, o.d, 11);
+        fill_rows<<<1024, 256, 0, cs>>>(Kf, o.B, o.Hkv, o.N, o.N, 0, o.d, 22);
+        fill_rows<<<1024, 256, 0, cs>>>(Vf, o.B, o.Hkv, o.N, o.N, 0, o.d, 33);
+        fa_gpu_shape full = {o.B, o.H, o.Hkv, o.N, o.N, o.d, o.causal, loc.scale};
+        CK(fa_gpu_forward(o.k, &full, FA_GPU_BF16, Qf, Kf, Vf, Of, Lf, NULL, cs));
+        CK(cudaStreamSynchronize(cs));
+        std::vector<__nv_bfloat16> a(q_el), b(fq);
+        CK(cudaMemcpy(a.data(), O, q_el * 2, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(b.data(), Of, fq * 2, cudaMemcpyDeviceToHost));
+        double e = 0, mx = 0;
+        int bad = 0;
+        for (long long bh = 0; bh < (long long)o.B * o.H; bh++)
+            for (long long i = 0; i < (long long)n * o.d; i++) {
+                const double x = __bfloat162float(a[bh * n * o.d + i]);
+                const double y = __bfloat162float(b[bh * o.N * o.d + (long long)r * n * o.d + i]);
+                if (!isfinite(x)) bad++;
+                e = fmax(e, fabs(x - y));
+                mx = fmax(mx, fabs(y));
+            }
+        out->err = e, out->ref_max = mx;
+        out->ok = !bad && e <= ldexp(mx, -6);
+        for (void *p : {(void *)Qf, (void *)Kf, (void *)Vf, (void *)Of, (void *)Lf}) CK(cudaFree(p));
+    }
+    for (void *p : {(void *)Q, (void *)KV[0], (void *)KV[1], (void *)Os, (void *)O, (void *)Ls, (void *)Oacc,
+                    (void *)Lacc, (void *)sync_i})
+        CK(cudaFree(p));
+    if (KVall) CK(cudaFree(KVall));
+    if (Kall) CK(cudaFree(Kall));
+    if (Vall) CK(cudaFree(Vall));
+    NK(ncclCommDestroy(comm));
+    fa_gpu_finish();
+}
+
+static void usage(const char *why, const char *val)
+{
+    fprintf(stderr, "cpbench: %s%s%s\nusage: cpbench --P p --shape B,H,H_kv,N,d,causal [--scheme ring|allgather] "
+                    "[--kernel v3|v5] [--reps R] [--no-validate]\n",
+            why, val ? ": " : "", val ? val : "");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    Opts o = {1, 0, 0, 0, 0, 0, 0, 10, 1, 0, FA_K_V3_MT2};
+    int have_shape = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--P") && v) o.P = atoi(v), i++;
+        else if (!strcmp(a, "--shape") && v) {
+            if (sscanf(v, "%d,%d,%d,%d,%d,%d", &o.B, &o.H, &o.Hkv, &o.N, &o.d, &o.causal) != 6)
+                usage("--shape wants B,H,H_kv,N,d,causal", v);
+            have_shape = 1, i++;
+        } else if (!strcmp(a, "--scheme") && v) {
+            if (!strcmp(v, "ring")) o.allgather = 0;
+            else if (!strcmp(v, "allgather")) o.allgather = 1;
+            else usage("--scheme wants ring or allgather", v);
+            i++;
+        } else if (!strcmp(a, "--kernel") && v) {
+            if (!strcmp(v, "v3")) o.k = FA_K_V3_MT2;
+            else if (!strcmp(v, "v5")) o.k = FA_K_V5;
+            else usage("--kernel wants v3 or v5", v);
+            i++;
+        } else if (!strcmp(a, "--reps") && v) o.reps = atoi(v), i++;
+        else if (!strcmp(a, "--no-validate")) o.validate = 0;
+        else usage("unknown option or missing value", a);
+    }
+    if (!have_shape) usage("--shape is required", NULL);
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+    if (o.P < 1 || o.P > 1024) usage("--P must be in [1, 1024]", NULL);
+    if (o.reps < 0 || o.reps > 10000) usage("--reps must be in [0, 10000]", NULL);
+    if (o.N % o.P) {
+        fprintf(stderr, "cpbench: N = %d is not a multiple of P = %d\n", o.N, o.P);
+        return 2;
+    }
+    fa_gpu_shape loc = {o.B, o.H, o.Hkv, o.N / o.P, o.N / o.P, o.d, o.causal, 1.f};
+    const char *why = fa_gpu_check_shape(o.k, &loc);
+    if (why) {
+        fprintf(stderr, "cpbench: %s: %s\n", fa_kernel_name(o.k), why);
+        return 2;
+    }
+    if (o.P > ndev) {
+        fprintf(stderr, "cpbench: --P %d needs %d GPUs, this machine has %d\n", o.P, o.P, ndev);
+        return 2;
+    }
+    setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast off in every run */
+    ncclUniqueId id;
+    NK(ncclGetUniqueId(&id));
+    std::vector<Rank> ranks(o.P);
+    std::vector<std::thread> th;
+    for (int r = 0; r < o.P; r++) {
+        ranks[r].r = r;
+        th.emplace_back(run_rank, std::cref(o), id, &ranks[r]);
+    }
+    for (auto &x : th) x.join();
+    int ok = 1;
+    for (const Rank &x : ranks) {
+        if (o.validate)
+            printf("  GPU %d: max|O_cp - O_1gpu| %.3e (tol 2^-6 x %.3e) %s\n", x.r, x.err, x.ref_max, x.ok ? "PASS" : "FAIL");
+        ok = ok && x.ok;
+    }
+    const double flops = 4.0 * o.B * o.H * (double)o.N * o.N * o.d * (o.causal ? 0.5 : 1);
+    printf("cp %s P %d B %d H %d H_kv %d N %d d %d causal %d %s: %.3f ms  %.1f TFLOP/s (all GPUs)  %s\n",
+           o.allgather ? "allgather" : "ring", o.P, o.B, o.H, o.Hkv, o.N, o.d, o.causal, fa_kernel_name(o.k), ranks[0].ms,
+           flops / (ranks[0].ms * 1e-3) / 1e12, o.validate ? (ok ? "PASS" : "FAIL") : "unchecked");
+    return ok ? 0 : 1;
+}
