@@ -632,11 +632,15 @@ int cmd_report(int argc, char **argv)
                     } else {
                         fa_clear_error();
                     }
+                    char why[300] = ""; /* a kernel this GPU's profile cannot time (b200: no mma.sync rate) */
+                    if (!x->has_perf && !oom[0])
+                        snprintf(why, sizeof why, "  roofline time, not the time model: %s",
+                                 x->perf_note[0] ? x->perf_note : "no time model for this kernel here");
                     printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s%s\n",
                            a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                            x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), v1,
                            x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x), oom);
+                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x), oom[0] ? oom : why);
                 }
             printf("\n");
         }
@@ -727,7 +731,8 @@ int cmd_report(int argc, char **argv)
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;
     if (!c.quiet) {
-        printf("files written:\n");
+        printf("files written (every CSV column defined in docs/report-csv.md; report.csv's dram_read_bytes and\n"
+               " dram_write_bytes stay empty: the report runs no L2 replay, its DRAM figure is dram_est_bytes):\n");
         for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
     }
     return 0;
