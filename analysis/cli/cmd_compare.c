@@ -132,12 +132,6 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pas the pass\n"
-              " (fwd, bwd), profile the kernel profile timed and B_r x B_c its tiles; b/SM the thread blocks per SM\n"
-              " the L2 model replays, '-' where no replay ran: the row has no measured DRAM bytes to compare (or\n"
-              " --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight Compute's L2<->SM bytes; DRAM(L2)\n"
-              " fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time model's vs meas ms; bound the\n"
-              " pipe that bounds the predicted time; '-': not measured or not predicted)\n", out);
         fprintf(out, "%-14s %3s %3s %6s %4s %2s %3s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %s\n",
                "kernel", "B", "H", "N", "d", "c", "pas", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "bound");
@@ -186,6 +180,13 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0 && o.format == FMT_TABLE && untimed)
         fprintf(out, "(%d row%s left out: the benchmark's ref or skip row%s, not timed)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
+    if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
+        fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pas the pass\n"
+              " (fwd, bwd), profile the kernel profile timed and B_r x B_c its tiles; b/SM the thread blocks per SM\n"
+              " the L2 model replays, '-' where no replay ran: the row has no measured DRAM bytes to compare (or\n"
+              " --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight Compute's L2<->SM bytes; DRAM(L2)\n"
+              " fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time model's vs meas ms; bound the\n"
+              " pipe that bounds the predicted time; '-': not measured or not predicted)\n", out);
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);
     }

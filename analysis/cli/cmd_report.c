@@ -689,14 +689,14 @@ int cmd_report(int argc, char **argv)
                    " time does not.  \"out of memory\": the pass's live tensors (standard: S and P) exceed the GPU's\n"
                    " memory; the row is what it would move.\n"
                    " B_r, B_c: the tiles each kernel runs (standard: the GEMMs' thread-block tile fasim assumes,\n"
-                   " see the kernels table's note).  flash1 against flash2: each runs its own kernel's tiles, so the\n"
+                   " the kernels table's note, below).  flash1 against flash2: each runs its own kernel's tiles, so the\n"
                    " worked example's equal-tile order (README, 64 x 64: flash1 above flash2) need not hold here.\n"
                    " fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c passes with its\n"
-                   " wide B_c = 256 (128 at d = 128); fa2 re-reads K and V once per row block, T_r = N / B_r passes\n"
-                   " with B_r = 128 (the causal mask halves both).  Where fa1's few passes cost less than fa2's more\n"
-                   " passes (GPT-2 medium, d = 64: 4 against 8; Falcon-7B), flash1 moves fewer bytes -- at fa2's\n"
-                   " 128 x 128 tiles it would move more (GPT-2 medium: 34.25 MiB against 22.06) -- and it is slower\n"
-                   " all the same (grid: one thread block per batch x head).)\n");
+                   " wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r passes\n"
+                   " with B_r = 128 (64 at d = 256; the causal mask halves both).  Where fa1's few passes cost less\n"
+                   " than fa2's more passes (GPT-2 medium, d = 64: 4 against 8; Falcon-7B), flash1 moves fewer bytes\n"
+                   " -- at fa2's 128 x 128 tiles it would move more (GPT-2 medium: 34.25 MiB against 22.06) -- and it\n"
+                   " is slower all the same (grid: one thread block per batch x head).)\n");
         if (k == nm - 1) printf("\n");
     }
 
