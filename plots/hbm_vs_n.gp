@@ -6,8 +6,9 @@
 # N > w (the CSV's theta_window) -- below the full-attention line Theta(N^2 d^2 / M).  The standard row computes all of S
 # (as PyTorch's math path does: the mask is applied to S, no tile is skipped), causal or not.
 # The curves are the paper's model (profile paper, --blocks fit to M), defined at any d; the
-# stdout table beside it counts each kernel's own tiles (fa1, fa2), so the two differ at the
-# model's N (nmod, marked).  The Theta lines have constant 1 and count full N x N attention;
+# stdout table beside it counts each kernel's own tiles (fa1, fa2): at the model's N (nmod, marked)
+# the two agree where both pick the same B_r (flash2) or B_c (flash1), on which the count depends,
+# and differ where they do not.  The Theta lines have constant 1 and count full N x N attention;
 # cstd, cf1, cf2 (optional): counted / Theta at nmod, the constant the Theta hides, in the key;
 # cw1, cw2: flash1's and flash2's counts / the window bound at nmod (windowed models).
 # ebytes, nheads (optional): e, the bytes of an element, and B x H: each Theta line is in bytes,
