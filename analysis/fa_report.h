@@ -157,9 +157,9 @@ fa_shape fa_report_training_shape(void);
  * pass (fwd, bwd, fwdbwd) and algorithm.  Errors: those of fa_report_kernel_pass. */
 fa_status fa_report_training(const fa_hw *hw, fa_io_result r[FA_NPASS][FA_NALGO]);
 
-/* memory_vs_n.csv: one row per N = 256, 512, ..., 65536 of the training shape with N_q = N_k = N,
+/* memory_vs_n.csv: one row per N = 256, 512, ..., 262144 of the training shape with N_q = N_k = N,
  * each algorithm's HBM peak of one training step (fa_footprint_peak(.., FA_PASS_FWDBWD), bytes). */
-#define FA_REPORT_MEM_ROWS 9
+#define FA_REPORT_MEM_ROWS 11
 typedef struct {
     int64_t N;
     uint64_t peak[FA_NALGO];
@@ -259,12 +259,13 @@ int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r);
 /* hbm_vs_n_<stem>.csv: per N = 128, 256, ..., 2^20 (base's shape with N_q = N_k = N), the forward
  * HBM bytes of the three algorithms counted in the paper's model on hw (fa_report_count,
  * M = hw->sram_per_block), and the Theta bounds with constant 1 (fa_bound_pass_bytes) of
- * standard and of flash2. */
+ * standard and of flash2; theta_window: flash2's bound with base's sliding window of w keys,
+ * theta_flash * min(w, N) / N (N w d^2 e^2 / M a head), theta_flash without a window. */
 #define FA_REPORT_N_ROWS 14
 typedef struct {
     int64_t N;
     uint64_t bytes[FA_NALGO];
-    double theta_standard, theta_flash;
+    double theta_standard, theta_flash, theta_window;
 } fa_report_n_row;
 
 /* Fills rows[0 .. *n), *n = FA_REPORT_N_ROWS.  Errors: those of fa_report_count. */

@@ -630,10 +630,10 @@ void fa_report_csv(FILE *f, const fa_report_model *models, const fa_report_rows 
 
 void fa_report_n_csv(FILE *f, const fa_report_n_row *rows, int n)
 {
-    fprintf(f, "N,standard,flash1,flash2,theta_standard,theta_flash\n");
+    fprintf(f, "N,standard,flash1,flash2,theta_standard,theta_flash,theta_window\n");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e\n", rows[i].N, rows[i].bytes[0],
-                rows[i].bytes[1], rows[i].bytes[2], rows[i].theta_standard, rows[i].theta_flash);
+        fprintf(f, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e\n", rows[i].N, rows[i].bytes[0],
+                rows[i].bytes[1], rows[i].bytes[2], rows[i].theta_standard, rows[i].theta_flash, rows[i].theta_window);
 }
 
 void fa_report_sram_csv(FILE *f, const fa_report_sram_row *rows, int n)

@@ -243,7 +243,7 @@ static fa_status training_peak(fa_algo a, int64_t N, uint64_t *peak)
 fa_status fa_report_memory_vs_n(fa_report_mem_row rows[FA_REPORT_MEM_ROWS], int *n)
 {
     *n = 0;
-    for (int64_t N = 256; N <= 65536 && *n < FA_REPORT_MEM_ROWS; N *= 2) {
+    for (int64_t N = 256; N <= 262144 && *n < FA_REPORT_MEM_ROWS; N *= 2) {
         fa_report_mem_row *row = &rows[*n];
         row->N = N;
         for (int a = 0; a < FA_NALGO; a++) FA_TRY(training_peak((fa_algo)a, N, &row->peak[a]));
@@ -407,6 +407,8 @@ fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_
         for (int a = 0; a < FA_NALGO; a++) row->bytes[a] = fa_counts_hbm_bytes(&r[a].counts);
         row->theta_standard = r[FA_ALGO_STANDARD].bound_bytes;
         row->theta_flash = r[FA_ALGO_FLASH2].bound_bytes;
+        const int64_t w = s.window && s.window_left >= 0 ? s.window_left + 1 : 0; /* keys a query sees */
+        row->theta_window = w > 0 && w < N ? row->theta_flash * (double)w / (double)N : row->theta_flash;
         (*n)++;
     }
     return FA_OK;

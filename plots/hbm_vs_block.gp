@@ -16,9 +16,11 @@ set ytics () ; do for [k=0:60] { set ytics add (sprintf("%d %s", 2**(k % 10), un
 set y2tics
 set ytics nomirror
 set xlabel "B_r = B_c (square tiles, multiples of 16, up to the largest that fits M; standard: its GEMMs' tiles)"
-set xrange [0:*]
-set ylabel "HBM bytes"
-set y2label "roofline time (ms): max(FLOPs / peak, HBM bytes / bandwidth)"
+# x from just below the first tile (16) to just past the last: no empty band at 0
+stats infile using 1 skip 1 nooutput name "BX"
+set xrange [BX_min - 8 : BX_max + 8]
+set ylabel "HBM bytes (left axis, log scale: each tick doubles)"
+set y2label "roofline time in ms (right axis, linear scale): max(FLOPs / peak, HBM bytes / bandwidth)"
 set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
 set grid
 plot infile using 1:2 skip 1 axes x1y1 with linespoints lw 2 pt 5 lc 2 title "FlashAttention-1 bytes", \

@@ -1,14 +1,18 @@
 # HBM bytes vs sequence length N (log-log) for standard, flash1, flash2, with the Theta lines.
-# Input (written by `fasim report`): N,standard,flash1,flash2,theta_standard,theta_flash
+# Input (written by `fasim report`): N,standard,flash1,flash2,theta_standard,theta_flash,theta_window
 # Usage: gnuplot -e "infile='x.csv'; outfile='x.png'; ttl='...'; win=4096" plots/hbm_vs_n.gp
 # win (optional, 0 = none): the model's sliding window w in keys; FlashAttention then visits only
 # the key tiles inside the window, so its bytes follow Theta(N w d^2 / M) = theta_flash * w / N for
-# N > w -- below the full-attention line Theta(N^2 d^2 / M).  The standard row computes all of S
+# N > w (the CSV's theta_window) -- below the full-attention line Theta(N^2 d^2 / M).  The standard row computes all of S
 # (as PyTorch's math path does: the mask is applied to S, no tile is skipped), causal or not.
 # The curves are the paper's model (profile paper, --blocks fit to M), defined at any d; the
-# stdout table beside it counts each kernel's own tiles (fa1, fa2), so the two differ at the
-# model's N (nmod, marked).  The Theta lines have constant 1 and count full N x N attention;
-# cstd, cf1, cf2 (optional): counted / Theta at nmod, the constant the Theta hides, in the key.
+# stdout table beside it counts each kernel's own tiles (fa1, fa2): at the model's N (nmod, marked)
+# the two agree where both pick the same B_r (flash2) or B_c (flash1), on which the count depends,
+# and differ where they do not.  The Theta lines have constant 1 and count full N x N attention;
+# cstd, cf1, cf2 (optional): counted / Theta at nmod, the constant the Theta hides, in the key;
+# cw1, cw2: flash1's and flash2's counts / the window bound at nmod (windowed models).
+# ebytes, nheads (optional): e, the bytes of an element, and B x H: each Theta line is in bytes,
+# the expression times e (e^2 for FlashAttention's, M in bytes) summed over the B H heads.
 # ttl4 (optional): a second title line (which layer type a model of two types draws).
 if (!exists("ttl")) ttl = 'HBM bytes vs N'
 if (!exists("win")) win = 0
@@ -19,7 +23,11 @@ if (!exists("nmod")) nmod = 0
 if (!exists("cstd")) cstd = 0
 if (!exists("cf1")) cf1 = 0
 if (!exists("cf2")) cf2 = 0
-set terminal pngcairo size 1100,700 enhanced font ",11"
+if (!exists("cw1")) cw1 = 0
+if (!exists("cw2")) cw2 = 0
+if (!exists("ebytes")) ebytes = 0
+if (!exists("nheads")) nheads = 0
+set terminal pngcairo size 1300,780 enhanced font ",11"
 set output outfile
 set datafile separator ","
 set key top left Left reverse
@@ -34,19 +42,23 @@ stats infile using 1 skip 1 nooutput name "NX"
 set xrange [NX_min / 1.001 : NX_max * 1.001]
 set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (read + written)"
-set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
 if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
 cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""
-cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cf1, cf2) : ""
+cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
+    win > 0 ? "; windowed counts over the full-attention Θ" : "") : ""
+cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cw1, cw2) : ""
+units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements, M in bytes, times e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", ebytes, nheads) : ""
+set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
-wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w)", win)
+wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w), constant 1", win)
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted; computes all of S, masks do not skip tiles)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1 (counted)", \
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (counted)", \
-     ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) (Theorem 2), constant 1", \
+     ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) · e B H (Theorem 2), constant 1", \
      keyentry with lines lc rgb "white" title cstr, \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), constant 1, full attention (the counts are causal)", \
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)", \
      keyentry with lines lc rgb "white" title cfla, \
-     ''     using 1:(win > 0 ? $6 * (win < $1 ? win / $1 : 1) : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
-            title (win > 0 ? wlabel : "")
+     ''     using 1:(win > 0 ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
+            title (win > 0 ? wlabel : ""), \
+     keyentry with lines lc rgb "white" title cwin

@@ -13,6 +13,10 @@ if (!exists("ttl")) ttl = 'HBM bytes vs M'
 if (!exists("thstd")) thstd = 0
 if (!exists("gpum")) gpum = ''
 if (!exists("gpun")) gpun = ''
+if (!exists("ttl2")) ttl2 = ''
+if (!exists("ebytes")) ebytes = 0
+if (!exists("nheads")) nheads = 0
+units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements, M in bytes, times e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", ebytes, nheads) : ""
 set terminal pngcairo size 1100,780 enhanced font ",11"
 set output outfile
 set datafile separator ","
@@ -24,7 +28,7 @@ set xtics () ; do for [k=10:30] { set xtics add (sprintf("%d %s", 2**(k % 10), u
 set ytics () ; do for [k=0:60] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set xlabel "SRAM size M (bytes; points: M = 48 KiB x 1.25^k; tiles: the largest multiples of 16 that fit M)"
 set ylabel "HBM bytes (read + written)"
-set title ttl noenhanced
+set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
 # the y range from one power of 2 below the smallest line to one above the largest curve, so
 # the top curve (standard's) has a tick above it
@@ -43,5 +47,5 @@ plot infile using 1:3 skip 1 with linespoints lw 2 pt 7 title "standard (S, P te
      ''     using 1:4 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1", \
      ''     using 1:5 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2", \
      ''     using 1:(thstd > 0 ? thstd : 1/0) skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" \
-            title (thstd > 0 ? "standard's bound Θ(Nd + N^2), constant 1: no M in it" : ""), \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M), constant 1 (its tile grows ∝ M; these tiles grow ∝ √M)"
+            title (thstd > 0 ? "standard's bound Θ(Nd + N^2) · e B H, constant 1: no M in it" : ""), \
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1 (its tile grows ∝ M; these tiles grow ∝ √M)"

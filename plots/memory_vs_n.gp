@@ -19,6 +19,11 @@ stats infile using 1 skip 1 nooutput name "NX"
 set xrange [NX_min / 1.001 : NX_max * 1.001]
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
 set ytics () ; do for [k=0:60:2] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
+# the y range: a power of 2 below the smallest peak (FlashAttention-1's at the first N) and above
+# the largest, so no point sits on the border; the N range (256 .. 256k) holds every GPU's OOM N
+stats infile using 3 skip 1 nooutput name "YF"
+stats infile using 2 skip 1 nooutput name "YS"
+set yrange [2.0**floor(log(YF_min) / log(2) - 0.5) : 2.0**ceil(log(YS_max) / log(2) + 0.5)]
 set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (peak of fwd + bwd)"
 set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced

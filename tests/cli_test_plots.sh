@@ -48,7 +48,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "32 GiB" "1 TiB" "1 MiB" "standard's bound" "FlashAttention's bound" "full attention" "masks do not skip tiles"
     pl_has "plots: hbm_vs_n says its curves are the paper's model and its tiles, not the kernels' (the table's)" "$pl_gpt" \
         "curves: the paper's model, any d" "--blocks fit to M = " "flash1 160 x 160" "at N = 1024" "not the kernels" \
-        "the model's N = 1024" "H=16, d=64"
+        "the model's N = 1024" "H=16, H_kv=16, d=64"
     pl_has "plots: hbm_vs_n's Theta lines: constant 1, full attention vs causal counts, the hidden constant printed" "$pl_gpt" \
         "constant 1, full attention (the counts are causal)" "counted / Θ = " "counted / Θ at the model's N: "
     pl_text "$pl_gpt" | grep -q "window of w" && fail "plots: a window line on GPT-2 (no window)" \
@@ -57,20 +57,20 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "window of w = 4096 keys" "sliding window of 4096" "FlashAttention's bound"
     pl_has "plots: memory_vs_n names each GPU's memory, the overlapping ones said so, FlashAttention-1 keeps l and m" \
         "$PL_SVG/memory_vs_n.0.svg" "(80 GiB)" "(79.65 GiB, on top of A100-SXM4-80GB" "H200-SXM memory (140.4 GiB)" \
-        "FlashAttention-1 O, l and m" "FlashAttention-2 O and LSE" "16 GiB"
+        "FlashAttention-1 Q, K, V, O, l and m" "FlashAttention-2 Q, K, V, O and LSE" "16 GiB"
     pl_text "$PL_SVG/memory_vs_n.0.svg" | grep -q "FlashAttention keeps O and LSE" \
         && fail "plots: memory_vs_n still says FlashAttention keeps O and LSE" || pass "plots: memory_vs_n's old title gone"
     pl_has "plots: hbm_vs_sram in KiB/MiB with standard's flat bound and why its curve falls" "$PL_SVG/hbm_vs_sram.0.svg" \
         "64 KiB" "1 MiB" "GiB" "no M in it" "re-reads" "FlashAttention's bound"
     pl_has "plots: hbm_vs_sram marks the GPUs' M, names B, H, causal and the GPU, ticks above standard's curve" \
         "$PL_SVG/hbm_vs_sram.0.svg" "A100-SXM4-80GB: M = 163 KiB" "H100-SXM5 and H200-SXM: M = 227 KiB" \
-        "B = 1, H = 32, d = 128, causal, forward, on H200-SXM" "64 GiB" "points: M = 48 KiB x 1.25" \
+        "B = 1, H = 32, H_kv = 8, d = 128, bf16, causal, forward, on H200-SXM" "64 GiB" "points: M = 48 KiB x 1.25" \
         "its tile grows ∝ M; these tiles grow ∝ √M"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "~" && fail "plots: hbm_vs_sram has a '~' (enhanced text's overprint)" \
         || pass "plots: hbm_vs_sram's key has no overprinting '~'"
     pl_has "plots: memory_vs_n's title on two lines (it was cut off at both ends)" "$PL_SVG/memory_vs_n.0.svg" \
         "HBM peak of one training step vs N (forward + backward, B x H = 64 x 16, d = 64, fp16, causal)" \
-        "kept for the backward: standard P, FlashAttention-1 O, l and m, FlashAttention-2 O and LSE"
+        "kept for the backward: standard Q, K, V, O and P, FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
     pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"
     # context parallelism (docs/context-parallel.md): time vs P per N, a line per scheme, each named and
@@ -89,7 +89,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     pl_text "$pl_gpt" | grep -Eqx ' *2(8|9|1[0-9]|20) *' && fail "plots: hbm_vs_n still labels N as 2^k: $(pl_text "$pl_gpt" | grep -Ex ' *2(8|9|1[0-9]|20) *' | head -3 | tr '\n' ' ')" \
         || pass "plots: hbm_vs_n has no 2^k N tick"
     pl_has "plots: memory_vs_n's N axis from 256 to 64k, both ends labelled" "$PL_SVG/memory_vs_n.0.svg" \
-        "256" "1k" "4k" "64k" "sequence length N (tokens; 1k = 1024)"
+        "256" "1k" "4k" "64k" "256k" "sequence length N (tokens; 1k = 1024)"
     pl_text "$PL_SVG/memory_vs_n.0.svg" | grep -Eqx ' *2(8|9|1[0-6]) *' && fail "plots: memory_vs_n still labels N as 2^k" \
         || pass "plots: memory_vs_n has no 2^k N tick"
     pl_has "plots: memory_vs_n says why FlashAttention-2's peak is above FlashAttention-1's" "$PL_SVG/memory_vs_n.0.svg" \
@@ -104,11 +104,38 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "drawn: the 21 full-attention layers of 42; the 21 sliding-window layers (w = 4096) are in the stdout table"
     pl_text "$pl_gpt" | grep -q "drawn: the" && fail "plots: a layer-type line on GPT-2 (one type)" \
         || pass "plots: no layer-type line for a model of one type"
-    pl_has "plots: DeepSeek-V3's hbm_vs_n names d_v" "$pl_ds" "H=128, d=192, d_v=128)"
+    pl_has "plots: DeepSeek-V3's hbm_vs_n names d_v" "$pl_ds" "H=128, H_kv=128, d=192, d_v=128)"
     pl_has "plots: hbm_vs_block names B, H, d, causal, the pass, M and that it is the paper's model" "$PL_SVG/hbm_vs_block.0.svg" \
-        "N = 8192, B = 1, H = 32, d = 128, causal, forward, on H200-SXM (M = 227 KiB)" \
+        "N = 8192, B = 1, H = 32, H_kv = 8, d = 128, bf16, causal, forward, on H200-SXM (M = 227 KiB)" \
         "in the paper's model (--profile paper: every buffer in one SRAM of M;" "not the kernel time model of the stdout tables" \
         "standard: its GEMMs' tiles"
+    # issue 18, the second reader: every assumption of a curve in its plot
+    pl_has "plots: hbm_vs_n's title names the dtype and H_kv, the Θ lines say they carry e and B H" "$pl_gpt" \
+        "(H200-SXM, fp16, causal, B=1, H=16, H_kv=16, d=64)" "· e B H (Theorem 2), constant 1" "/ M) · e2 B H, constant 1" \
+        "times e = 2 bytes an element (e^2 in FlashAttention's), summed over B·H = 16 heads"
+    pl_fal=""
+    for f in "$PL_SVG"/hbm_vs_n.*.svg; do pl_text "$f" | grep -q "falcon-7b" && pl_fal=$f; done
+    pl_has "plots: Falcon-7B's hbm_vs_n names its one kv head" "$pl_fal" "H=71, H_kv=1, d=64"
+    pl_has "plots: Mistral's window bound: constant 1, the counts' ratio to it, the full-attention ratio said so" "$pl_mis" \
+        "up to N = w), constant 1" "counted / the window bound at the model's N: " "windowed counts over the full-attention Θ"
+    pl_text "$pl_gpt" | grep -q "window bound" && fail "plots: a window-bound ratio on GPT-2 (no window)" \
+        || pass "plots: no window-bound ratio for a model without one"
+    pl_has "plots: hbm_vs_sram says it is the paper's abstract one-SRAM model, the Θ lines' e and B H" "$PL_SVG/hbm_vs_sram.0.svg" \
+        "the paper's abstract model (--profile paper): every on-chip buffer in one SRAM of M bytes" \
+        "· e B H, constant 1: no M in it" "summed over B·H = 32 heads"
+    pl_has "plots: hbm_vs_block labels its log and linear axes, x from the first tile" "$PL_SVG/hbm_vs_block.0.svg" \
+        "left axis, log scale" "right axis, linear scale"
+    # (the x ticks' text cannot tell: the right axis has 0 too) the script's range, from the CSV
+    grep -q '^set xrange \[BX_min - 8 : BX_max + 8\]' "$(dirname "$0")/../plots/hbm_vs_block.gp" \
+        && pass "plots: hbm_vs_block's x axis starts at the first tile, not 0" || fail "plots: hbm_vs_block's x range"
+    # the window bound drawn is the CSV's column (README: each plot beside the CSV it was drawn from)
+    head -1 "$T/pl_rep/hbm_vs_n_mistral-7b.csv" | grep -q ",theta_window$" && pass "plots: hbm_vs_n CSV has theta_window" \
+        || fail "plots: hbm_vs_n CSV header: $(head -1 "$T/pl_rep/hbm_vs_n_mistral-7b.csv")"
+    awk -F, 'NR > 1 && $1 > 4096 { r = $7 / ($6 * 4096 / $1); if (r < 0.999999 || r > 1.000001) bad = 1 }
+             NR > 1 && $1 <= 4096 && $7 != $6 { bad = 1 } END { exit bad }' "$T/pl_rep/hbm_vs_n_mistral-7b.csv" \
+        && pass "plots: Mistral's theta_window = theta_flash * w / N past w" || fail "plots: Mistral's theta_window column"
+    awk -F, 'NR > 1 && $2 > 0 { n = $1 } END { exit !(n >= 142657) }' "$T/pl_rep/memory_vs_n.csv" \
+        && pass "plots: memory_vs_n.csv reaches past every OOM N (142657 on the H200)" || fail "plots: memory_vs_n.csv's last N"
 else
     fail "plots: report with the svg wrapper: $(cat "$T/err")"
 fi

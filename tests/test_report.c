@@ -342,7 +342,7 @@ static void test_memory(void **state)
         assert_int_equal(rows[i].N, (int64_t)256 << i);
         for (int a = 0; a < FA_NALGO; a++) assert_int_equal(rows[i].peak[a], peak_by_hand((fa_algo)a, rows[i].N));
     }
-    assert_int_equal(rows[n - 1].N, 65536);
+    assert_int_equal(rows[n - 1].N, 262144); /* past every OOM N of the A100, H100, H200 (issue 18) */
 
     double r2, r4;
     assert_int_equal(fa_report_memory_ratio(&r2, &r4), FA_OK);
@@ -537,10 +537,31 @@ static void test_hbm_vs_n(void **state)
         }
         assert_true(rows[i].theta_standard == fa_bound_pass_bytes(FA_PASS_FWD, FA_ALGO_STANDARD, &s, M));
         assert_true(rows[i].theta_flash == fa_bound_pass_bytes(FA_PASS_FWD, FA_ALGO_FLASH2, &s, M));
+        assert_true(rows[i].theta_window == rows[i].theta_flash); /* no window */
         /* standard's S and P: at least 4 N^2 e bytes per head (written, read twice, P written) */
         assert_true(rows[i].bytes[FA_ALGO_STANDARD] > rows[i].bytes[FA_ALGO_FLASH2]);
     }
     assert_int_equal(rows[n - 1].N, (int64_t)1 << 20);
+}
+
+/* hbm_vs_n with a sliding window (issue 18): the window bound is in the CSV's rows, equal to the
+ * full-attention bound up to N = w and theta_flash * w / N beyond */
+static void test_hbm_vs_n_window(void **state)
+{
+    (void)state;
+    fa_hw hw = load_hw("h200");
+    fa_shape base = fa_shape_default(4096, 128);
+    base.heads = base.kv_heads = 2, base.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    base.window = 1, base.window_left = 4095, base.window_right = 0;
+    fa_report_n_row rows[FA_REPORT_N_ROWS];
+    int n = -1;
+    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, rows, &n), FA_OK);
+    for (int i = 0; i < n; i++) {
+        if (rows[i].N <= 4096) assert_true(rows[i].theta_window == rows[i].theta_flash);
+        else assert_true(fabs(rows[i].theta_window - rows[i].theta_flash * 4096.0 / (double)rows[i].N) <=
+                         1e-12 * rows[i].theta_flash);
+    }
+    assert_true(rows[n - 1].theta_window < rows[n - 1].theta_flash / 200);
 }
 
 static void test_hbm_vs_sram(void **state)
@@ -624,7 +645,7 @@ int main(void)
         cmocka_unit_test(test_long_context),
         cmocka_unit_test(test_kernels),
         cmocka_unit_test(test_papers),
-        cmocka_unit_test(test_hbm_vs_n),
+        cmocka_unit_test(test_hbm_vs_n), cmocka_unit_test(test_hbm_vs_n_window),
         cmocka_unit_test(test_hbm_vs_sram),
         cmocka_unit_test(test_hbm_vs_block),
     };

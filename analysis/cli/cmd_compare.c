@@ -12,7 +12,7 @@
 #include "fa_compare.h"
 
 static const char *const compare_head =
-    "usage: fasim compare --measured FILE [--hw a100|h100|h200] [--sram BYTES] [--no-l2]\n"
+    "usage: fasim compare --measured FILE [--hw a100|h100|h200|b200] [--sram BYTES] [--no-l2]\n"
     "                     [--format table|csv|json] [--blocks fit]\n"
     "  Reads a CSV of measured kernels (one row per kernel and shape; a header names the\n"
     "  columns, in any order) and prints, per row, fasim's prediction for the same shape and\n"
@@ -180,6 +180,13 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0 && o.format == FMT_TABLE && untimed)
         fprintf(out, "(%d row%s left out: the benchmark's ref or skip row%s, not timed)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
+    if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
+        fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pas the pass\n"
+              " (fwd, bwd), profile the kernel profile timed and B_r x B_c its tiles; b/SM the thread blocks per SM\n"
+              " the L2 model replays, '-' where no replay ran: the row has no measured DRAM bytes to compare (or\n"
+              " --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight Compute's L2<->SM bytes; DRAM(L2)\n"
+              " fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time model's vs meas ms; bound the\n"
+              " pipe that bounds the predicted time; '-': not measured or not predicted)\n", out);
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);
     }

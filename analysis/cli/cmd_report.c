@@ -123,10 +123,14 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
         for (int a = 0; a < FA_NALGO; a++)
             if ((st = fa_report_count(FA_PASS_FWD, (fa_algo)a, base, hw->sram_per_block, hw, &r[a]))) return cli_fail(st);
         const fa_blocks b1 = r[FA_ALGO_FLASH1].blocks, b2 = r[FA_ALGO_FLASH2].blocks;
+        /* the window bound at the model's N: the full-attention one times min(w, N) / N */
+        const double wf = win > 0 && win < base->seqlen_q ? (double)win / (double)base->seqlen_q : 1.0;
         char mb[32];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
-                 "ttl='%s: HBM bytes of one %s layer vs N (%s, causal%s, B=%" PRId64 ", H=%" PRId64 ", d=%" PRId64 "%s)'; "
+                 "cw1=%.17g; cw2=%.17g; ebytes=%d; nheads=%" PRId64 "; "
+                 "ttl='%s: HBM bytes of one %s layer vs N (%s, %s, causal%s, B=%" PRId64 ", H=%" PRId64 ", H_kv=%" PRId64
+                 ", d=%" PRId64 "%s)'; "
                  "ttl4='%s'; "
                  "ttl2='curves: the paper''s model, any d (--profile paper, --blocks fit to M = %s: flash1 %" PRId64
                  " x %" PRId64 ", flash2 %" PRId64 " x %" PRId64 " at N = %" PRId64 ")'; "
@@ -134,9 +138,12 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                  fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), win, base->seqlen_q,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_STANDARD].counts) / r[FA_ALGO_STANDARD].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / r[FA_ALGO_FLASH1].bound_bytes,
-                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes, me->m.name,
-                 rw->nkind == 2 ? "full-attention" : "attention", hw->name, wtxt, base->batch, base->heads, base->d,
-                 dvtxt, ltxt,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / (r[FA_ALGO_FLASH1].bound_bytes * wf),
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / (r[FA_ALGO_FLASH2].bound_bytes * wf),
+                 fa_dtype_bytes(base->dtype), base->batch * base->heads, me->m.name,
+                 rw->nkind == 2 ? "full-attention" : "attention", hw->name, fa_dtype_name(base->dtype), wtxt,
+                 base->batch, base->heads, base->kv_heads, base->d, dvtxt, ltxt,
                  fa_fmt_bytes((double)hw->sram_per_block, mb, 32),
                  b1.block_r, b1.block_c, b2.block_r, b2.block_c, base->seqlen_q);
         draw(c, "hbm_vs_n.gp", vars, c->n_png[k]);
@@ -173,11 +180,15 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
         }
         /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line) */
         snprintf(vars, sizeof vars,
-                 "infile='%s'; outfile='%s'; thstd=%.17g; gpum='%s'; gpun='%s'; ttl='%s, N = %" PRId64 ", B = %" PRId64
-                 ", H = %" PRId64 ", d = %" PRId64 ", %s, forward, on %s: HBM bytes vs SRAM size M'",
+                 "infile='%s'; outfile='%s'; thstd=%.17g; gpum='%s'; gpun='%s'; ebytes=%d; nheads=%" PRId64 "; "
+                 "ttl='%s, N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64
+                 ", %s, %s, forward, on %s: HBM bytes vs SRAM size M'; "
+                 "ttl2='the paper''s abstract model (--profile paper): every on-chip buffer in one SRAM of M bytes, "
+                 "tiles by --blocks fit'",
                  fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png),
-                 fa_bound_bytes(FA_ALGO_STANDARD, s, ph->sram_per_block), gm, gl, name, s->seqlen_q, s->batch, s->heads,
-                 s->d, s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", ph->name);
+                 fa_bound_bytes(FA_ALGO_STANDARD, s, ph->sram_per_block), gm, gl, fa_dtype_bytes(s->dtype),
+                 s->batch * s->heads, name, s->seqlen_q, s->batch, s->heads, s->kv_heads,
+                 s->d, fa_dtype_name(s->dtype), s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", ph->name);
         draw(c, "hbm_vs_sram.gp", vars, c->sram_png);
     }
     return 0;
@@ -196,12 +207,13 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
     if (c->plots) {
         char vars[4000], mb[32];
         snprintf(vars, sizeof vars,
-                 "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64 ", d = %" PRId64
-                 ", %s, forward, on %s (M = %s)'; ttl2='HBM bytes and roofline time vs the tile size B_r = B_c, "
+                 "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64 ", H_kv = %" PRId64
+                 ", d = %" PRId64 ", %s, %s, forward, on %s (M = %s)'; ttl2='HBM bytes and roofline time vs the tile size B_r = B_c, "
                  "in the paper''s model (--profile paper: every buffer in one SRAM of M;'; "
                  "ttl3='time = max(FLOPs / peak, bytes / bandwidth)), not the kernel time model of the stdout tables'",
                  fa_outset_target(&c->os, c->block), fa_outset_target(&c->os, c->block_png), name, s->seqlen_q,
-                 s->batch, s->heads, s->d, s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", hw->name,
+                 s->batch, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype),
+                 s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", hw->name,
                  fa_fmt_bytes((double)hw->sram_per_block, mb, sizeof mb));
         draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
@@ -243,8 +255,9 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                    " read and written on every visit of a key block (4 B an element each way, against flash1's fp16 dQ),\n"
                    " and its tiles (%" PRId64 " x %" PRId64 ", T_c = %" PRId64 ") visit each row block %s than flash1's\n"
                    " (%" PRId64 " x %" PRId64 ", T_c = %" PRId64 "); docs/io-model-backward.md.%s%s%s\n"
-                   " kept fwd->bwd: what the forward leaves in HBM for the backward: standard P, flash1 O, l and m,\n"
-                   " flash2 O and LSE, besides Q, K, V.  matmul FLOPs: the GEMMs' (Q K^T, P V; the backward's four,\n"
+                   " kept fwd->bwd: everything the forward leaves in HBM for the backward, the inputs included:\n"
+                   " standard Q, K, V, O and P (P: N x N per head, 2 GiB of its 2.5 GiB here), flash1 Q, K, V, O, l\n"
+                   " and m, flash2 Q, K, V, O and LSE.  matmul FLOPs: the GEMMs' (Q K^T, P V; the backward's four,\n"
                    " and flash's fifth that recomputes S), FMA = 2, of the tiles each computes (standard: every tile,\n"
                    " the mask skips none; flash: its own tiles' causal visits); FLOP/B = matmul\n"
                    " FLOPs / fwd+bwd HBM; the softmax's exp, max and rescale FLOPs apart (fasim io: flops_other).\n"
@@ -287,9 +300,10 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                    nb[0], nb[1], nb[2]);
         }
         printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory.  flash2's peak is above\n"
-               " flash1's: its backward holds dQ in an fp32 accumulator, 4 N d bytes a head, beside dQ itself, and\n"
-               " keeps one fp32 statistic (LSE) where flash1 keeps two (l, m); docs/io-model-backward.md, \"Memory\n"
-               " footprint\".)\n\n");
+               " flash1's because its backward holds dQ in an fp32 accumulator, 4 N d bytes a head, beside dQ\n"
+               " itself.  The statistics pull the other way, by less: flash2 keeps one fp32 value a row (LSE,\n"
+               " 4 N bytes a head) where flash1 keeps two (l, m, 8 N bytes), a saving of 4 N against the\n"
+               " accumulator's 4 N d; docs/io-model-backward.md, \"Memory footprint\".)\n\n");
     }
     if (c->plots) {
         char vars[4000], names[256] = "";
@@ -300,8 +314,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             memcpy(names + l, hw[h].name, k + 1);
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
-                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal)'; ttl2='kept for the backward: standard P, "
-                 "FlashAttention-1 O, l and m, FlashAttention-2 O and LSE'",
+                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal)'; ttl2='kept for the backward: standard Q, K, V, O and P, "
+                 "FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE'",
                  fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
@@ -369,16 +383,26 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             /* the GPU on its first row (a kernel that does not run the shape has no row) */
             const int first = i == 0 || rows[i - 1].hw != x->hw;
             if (!c->quiet)
-                printf("%-15s %-6s %9s %5d %9s %4d %9d %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
+            {
+                char rg[16] = "-", bl[16] = "-"; /* a fused kernel's own; '-' for the library GEMMs (eager, math) */
+                if (oc->occupancy) {
+                    snprintf(rg, sizeof rg, "%d", oc->regs_per_thread);
+                    snprintf(bl, sizeof bl, "%d", oc->occupancy);
+                }
+                printf("%-15s %-6s %9s %5d %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, oc->warps,
-                       oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", oc->regs_per_thread,
-                       oc->occupancy, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
+                       oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
+                       bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
+            }
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, x);
         }
         if (st) return cli_fail(st);
         if (!c->quiet && k == nm - 1)
             printf("(eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
-                   " smem/blk, regs or blocks/SM of its own ('-', 0); fa3 and cudnn run on Hopper (H100, H200) only.)\n");
+                   " smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
+                   " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
+                   " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
+                   " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only.)\n");
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -415,8 +439,18 @@ static int papers(report_ctx *c)
                " (batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
                " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
                " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
-               " yet), and cuDNN's rows equal to FlashAttention-3's where they are (cuDNN's tiles are not\n"
-               " published: its profile assumes FlashAttention-3's).)\n\n");
+               " yet), and cuDNN's rows equal to FlashAttention-3's where their tiles agree (d = 128 causal).  cuDNN's\n"
+               " tiles are not published: its profile takes the block shape Nsight Compute shows for its kernels\n"
+               " (a persistent grid of one block per SM, 384 threads = 12 warps: analysis/profiles.c, cudnn_tiles)\n"
+               " and assumes FlashAttention-3's d = 128 tile, 128 x 128 forward, at every d <= 128 (128 x 64 at\n"
+               " d = 256), where FlashAttention-3 itself runs 192 x 128 with 16 warps at d = 64 and 128 x 176\n"
+               " without a mask at d = 128.\n"
+               " gpu a100: Figure 2's A100 was the 40 GB SXM4 (1.555 TB/s of HBM); fasim times it, as every a100\n"
+               " row, on its A100-SXM4-80GB profile (the same SMs and clocks, 2.039 TB/s; FlashAttention-2's\n"
+               " Figure 4 ran on the 80 GB part): docs/time-model.md, \"The papers, reproduced\".\n"
+               " An N missing from a series (Figure 4 FlashAttention-2: d = 64 without a mask N = 1024, d = 128\n"
+               " without a mask N = 512 and 1024) has no value in fasim's transcription of the figure\n"
+               " (analysis/measured/papers/published.csv): not read off the figure, so not compared.)\n\n");
     }
     fa_report_papers_free(&set);
     return 0;
@@ -604,11 +638,15 @@ int cmd_report(int argc, char **argv)
                     } else {
                         fa_clear_error();
                     }
+                    char why[300] = ""; /* a kernel this GPU's profile cannot time (b200: no mma.sync rate) */
+                    if (!x->has_perf && !oom[0])
+                        snprintf(why, sizeof why, "  roofline time, not the time model: %s",
+                                 x->perf_note[0] ? x->perf_note : "no time model for this kernel here");
                     printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s%s\n",
                            a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                            x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), v1,
                            x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x), oom);
+                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x), oom[0] ? oom : why);
                 }
             printf("\n");
         }
@@ -655,7 +693,16 @@ int cmd_report(int argc, char **argv)
                    " (with a window: the matmul FLOPs of the tiles FlashAttention-2 visits), the same work for\n"
                    " standard, flash1 and flash2, / the row's time: standard's TFLOP/s falls with a window while its\n"
                    " time does not.  \"out of memory\": the pass's live tensors (standard: S and P) exceed the GPU's\n"
-                   " memory; the row is what it would move.)\n");
+                   " memory; the row is what it would move.\n"
+                   " B_r, B_c: the tiles each kernel runs (standard: the GEMMs' thread-block tile fasim assumes,\n"
+                   " the kernels table's note, below).  flash1 against flash2: each runs its own kernel's tiles, so the\n"
+                   " worked example's equal-tile order (README, 64 x 64: flash1 above flash2) need not hold here.\n"
+                   " fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c passes with its\n"
+                   " wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r passes\n"
+                   " with B_r = 128 (64 at d = 256; the causal mask halves both).  Where fa1's few passes cost less\n"
+                   " than fa2's more passes (GPT-2 medium, d = 64: 4 against 8; Falcon-7B), flash1 moves fewer bytes\n"
+                   " -- at fa2's 128 x 128 tiles it would move more (GPT-2 medium: 34.25 MiB against 22.06) -- and it\n"
+                   " is slower all the same (grid: one thread block per batch x head).)\n");
         if (k == nm - 1) printf("\n");
     }
 
@@ -703,7 +750,8 @@ int cmd_report(int argc, char **argv)
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;
     if (!c.quiet) {
-        printf("files written:\n");
+        printf("files written (every CSV column defined in docs/report-csv.md; report.csv's dram_read_bytes and\n"
+               " dram_write_bytes stay empty: the report runs no L2 replay, its DRAM figure is dram_est_bytes):\n");
         for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
     }
     return 0;

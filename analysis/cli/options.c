@@ -84,8 +84,10 @@ static const cli_option TABLE[] = {
     {"model", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN, O_MODEL,
      "  --model FILE                         heads, kv heads, head dim, dtype, N from a config.json\n"},
     {"hw", A_VALUE, HW_CMDS, O_HW,
-     "  --hw a100|h100|h200                  hardware profile (default h200; files in sim/hw or\n"
-     "                                       $FASIM_HW_DIR, docs/conventions.md)\n"},
+     "  --hw a100|h100|h200|b200             hardware profile (default h200; files in sim/hw or\n"
+     "                                       $FASIM_HW_DIR, docs/conventions.md; b200: datasheet\n"
+     "                                       figures only, no B200 measured here: its times are\n"
+     "                                       predictions)\n"},
     {"sram", A_VALUE, HW_CMDS, O_SRAM,
      "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
      "                                       profile's shared memory per thread block)\n"},
@@ -106,10 +108,10 @@ static const cli_option TABLE[] = {
      "                                       table: the largest tiles that fit M (paper is refused)\n"},
     {"profile", A_VALUE, CMD_IO | CMD_EXPLAIN, O_PROFILE,
      "  --profile KEY                        the kernel whose tiles, placement (registers or shared\n"
-     "                                       memory) and pipes the time model uses: fa2, fa1, fa3,\n"
-     "                                       cudnn, eager, math, v0 ... v4_bc64, or paper (the paper's\n"
-     "                                       model: every buffer in one SRAM of M, tiles by --blocks\n"
-     "                                       fit).  Default: each algorithm's kernel (standard: eager,\n"
+     "                                       memory) and pipes the time model uses (keys: the list\n"
+     "                                       below), or paper (the paper's model: every buffer in\n"
+     "                                       one SRAM of M, tiles by --blocks fit).\n"
+     "                                       Default: each algorithm's kernel (standard: eager,\n"
      "                                       flash1: fa1, flash2: fa2) with its tile table; --blocks or\n"
      "                                       --block-r/--block-c count in the paper's model\n"
      "                                       (--blocks fit with --profile KEY: KEY's tile table)\n"},
@@ -161,7 +163,8 @@ static const cli_option TABLE[] = {
      "  --heatmap                            reads and writes per tile, flash1 vs flash2 (no frames)\n"},
     /* report: its own meanings (several models and GPUs; N per model) */
     {"model", A_VALUE, CMD_REPORT, O_R_MODEL, "  --model FILE                         a model's config.json (repeatable; default: analysis/models/)\n"},
-    {"hw", A_VALUE, CMD_REPORT, O_R_HW, "  --hw a100|h100|h200                  a hardware profile (repeatable; default all three)\n"},
+    {"hw", A_VALUE, CMD_REPORT, O_R_HW, "  --hw a100|h100|h200|b200             a hardware profile (repeatable; default a100, h100, h200;\n"
+     "                                       b200: datasheet figures only, its times are predictions)\n"},
     {"seqlen", A_VALUE, CMD_REPORT, O_R_SEQLEN, "  --seqlen N                           N for every model (default: its max_position_embeddings)\n"},
     {"batch", A_VALUE, CMD_REPORT, O_R_BATCH, "  --batch B                            (default 1)\n"},
     {"pass", A_VALUE, CMD_REPORT, O_R_PASS, "  --pass fwd|bwd|fwdbwd                the pass of the tables (default fwd)\n"},
@@ -527,6 +530,16 @@ void cli_help(FILE *f, const char *cmd, const char *head, const char *tail)
             if (!any) continue;
         }
         fputs(t->help, f);
+        if (t->id == O_PROFILE) { /* the keys, from the profile table itself */
+            const char *ind = "                                       ";
+            size_t col = (size_t)fprintf(f, "%skeys:", ind);
+            for (int k = 0; k < fa_nprofiles; k++) {
+                const size_t w = strlen(fa_profiles[k].key) + (k + 1 < fa_nprofiles ? 1 : 0);
+                if (col + 1 + w > 96) col = (size_t)fprintf(f, "\n%s     ", ind) - 1;
+                col += (size_t)fprintf(f, " %s%s", fa_profiles[k].key, k + 1 < fa_nprofiles ? "," : "");
+            }
+            fputc('\n', f);
+        }
     }
     fputs(tail, f);
 }

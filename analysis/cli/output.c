@@ -15,18 +15,39 @@ static int formula_match(const fa_io_result *r)
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
 {
     char b[8][32];
-    int any = 0, paper = 0;
-    for (int i = 0; i < n; i++) any |= r[i].has_perf, paper |= !r[i].has_perf;
+    int any = 0, paper = 0, untimed = 0;
+    char names[64] = "";
+    for (int i = 0; i < n; i++) {
+        any |= r[i].has_perf;
+        if (r[i].has_perf) continue;
+        /* a row with a kernel profile that this GPU cannot time (no rate for its MMA) keeps the
+         * profile's tiles and placement; only a row of the paper's model has neither */
+        const int prof = r[i].profile[0] && strcmp(r[i].profile, "paper") != 0;
+        if (prof) {
+            untimed = 1;
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s (%s)", l ? ", " : "", fa_algo_name(r[i].algo), r[i].profile);
+        } else paper = 1;
+    }
     if (paper)
         fprintf(f, "model: %s%s; time = roofline max(FLOPs / peaks, HBM bytes / bandwidth)\n",
-                any ? "rows without a kernel profile: " : "",
+                any || untimed ? "rows without a kernel profile: " : "",
                 "the paper's (every on-chip buffer in one SRAM of M, Theorem 2)");
+    if (untimed)
+        fprintf(f, "model: %s: counted with the kernel profile's tiles and placement, but not timed on %s (note "
+                   "below); their time = roofline max(FLOPs / peaks, HBM bytes / bandwidth)\n", names, o->hw.name);
+    if (n > 0)
+        fprintf(f, "FLOPs: every FLOP counted, matmul (FMA = 2) and the softmax's (exp, max, sum, rescale)%s\n",
+                any ? "; the time model's TFLOP/s (below) is not FLOPs / time" : "");
     for (int i = 0; i < n; i++)
         if (r[i].perf_note[0]) fprintf(f, "note: %s: %s\n", fa_algo_name(r[i].algo), r[i].perf_note);
     if (!any) return;
     fprintf(f, "\ntime model (docs/time-model.md): kernel profiles on %s's pipes (%s)%s\n", o->hw.name,
             o->hw.pipes_source[0] ? o->hw.pipes_source : "hardware profile",
             n && r[0].pass == FA_PASS_FWDBWD ? "; pipe times and time: both kernels together" : "");
+    fprintf(f, "TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape / time: 2 N_q N_k (d + d_v) a head forward "
+               "(4 N^2 d at d_v = d), halved by a causal mask (other masks: the matmul FLOPs of the tiles visited), "
+               "2.5x that backward; no softmax FLOPs, the same work for standard, flash1 and flash2\n");
     fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
             "tiles", "warps", "smem/blk", "regs", "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
             "DRAM est", "time", "TFLOP/s", "bound");
@@ -42,9 +63,11 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
             else snprintf(occ, sizeof occ, "-");
             snprintf(prof, sizeof prof, "%s%s%s", x->profile, x->pass == FA_PASS_FWDBWD || k ? (k ? " bwd" : " fwd") : "",
                      !k && x->splits > 1 ? " split" : "");
-            fprintf(f, "%-9s %-11s %9s %5d %9s %4d %-16s", fa_algo_name(x->algo), prof, tiles, x->warps[k],
+            char rg[16] = "-"; /* a fused kernel's registers; '-' for the library GEMMs (eager, math) */
+            if (x->occupancy[k]) snprintf(rg, sizeof rg, "%d", x->regs_per_thread[k]);
+            fprintf(f, "%-9s %-11s %9s %5d %9s %4s %-16s", fa_algo_name(x->algo), prof, tiles, x->warps[k],
                     x->occupancy[k] ? fa_fmt_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
-                    x->regs_per_thread[k], occ);
+                    rg, occ);
             int last = x->pass != FA_PASS_FWDBWD || k == 1;
             if (last) {
                 for (int q = 0; q < 6; q++) fprintf(f, " %9s", fa_fmt_time(x->perf_busy[q], b[q + 1 < 8 ? q + 1 : 7], 32));

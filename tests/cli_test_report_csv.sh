@@ -1,0 +1,38 @@
+# cli_test_report_csv.sh -- every column of every CSV `fasim report` writes is defined in
+# docs/report-csv.md, in that file's own section (issue 18: a fresh reader found report.csv's,
+# decode.csv's and long_context.csv's columns undefined).  Sourced by tests/cli_test.sh.
+
+RC_DOC="$(dirname "$0")/../docs/report-csv.md"
+if "$FASIM" report --no-plots --quiet --out-dir "$T/rc_rep" 2>"$T/err"; then
+    rc_bad=""; rc_files=0
+    for f in "$T/rc_rep"/*.csv; do
+        b=$(basename "$f")
+        case "$b" in hbm_vs_n_*) sec='hbm_vs_n_\<model\>.csv' ;; *) sec=$b ;; esac
+        # the section: from its "## " heading to the next
+        awk -v h="## $sec" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$RC_DOC" > "$T/rc_sec"
+        [ -s "$T/rc_sec" ] || { rc_bad="$rc_bad $b(no section '## $sec')"; continue; }
+        rc_files=$((rc_files + 1))
+        for col in $(head -1 "$f" | tr ',' ' '); do
+            case "$col" in capacity_*) col='capacity_<hw>' ;; esac
+            grep -qF -- "\`$col\`" "$T/rc_sec" || rc_bad="$rc_bad $b:$col"
+        done
+    done
+    [ -z "$rc_bad" ] && [ "$rc_files" -ge 9 ] && pass "report CSVs: every column of the $rc_files files defined in docs/report-csv.md" \
+        || fail "report CSVs: columns not in docs/report-csv.md ($rc_files files):$rc_bad"
+    # the columns report.csv leaves empty are said to be empty, and why, where they are defined
+    rc_empty=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; n = NF; next }
+        { for (i = 1; i <= n; i++) if ($i != "") full[i] = 1 }
+        END { for (i = 1; i <= n; i++) if (!full[i]) printf "%s ", name[i] }' "$T/rc_rep/report.csv")
+    rc_miss=""
+    for col in $rc_empty; do
+        grep -F -- "\`$col\`" "$RC_DOC" | grep -q "empty in every report row" || rc_miss="$rc_miss $col"
+    done
+    [ -n "$rc_empty" ] && [ -z "$rc_miss" ] && pass "report CSVs: report.csv's empty columns ($rc_empty) explained" \
+        || fail "report CSVs: empty columns not explained:$rc_miss (empty: $rc_empty)"
+else
+    fail "report CSVs: fasim report --no-plots: $(cat "$T/err")"
+fi
+"$FASIM" report --no-plots --out-dir "$T/rc_rep2" 2>&1 | grep -q "^files written (every CSV column defined in docs/report-csv.md" \
+    && pass "report CSVs: the report's file list points at docs/report-csv.md" || fail "report CSVs: no pointer to docs/report-csv.md"
+grep -q "docs/report-csv.md" "$(dirname "$0")/../README.md" && pass "report CSVs: README links docs/report-csv.md" \
+    || fail "report CSVs: README does not link docs/report-csv.md"
