@@ -184,8 +184,8 @@ fa_status fa_report_oom(const fa_hw *hw, int64_t n[FA_NALGO]);
  * N_q = N_k = N, causal, the model's H, H_kv, d and dtype) as the fa2 kernel profile runs it on
  * hw (fa_report_kernel_pass: its tiles and time model, as the model tables), with full causal
  * attention and with the model's sliding window (window_left = W - 1, window_right = 0): HBM
- * bytes, matmul FLOPs (the closed form of the full causal pass has no softmax FLOPs to set
- * beside the windowed run's) and the time model's time of each. */
+ * bytes, matmul FLOPs (the softmax FLOPs left out: the windowed run's include the mask's) and the
+ * time model's time of each. */
 #define FA_REPORT_LONG_ROWS 4
 typedef struct {
     int64_t N;

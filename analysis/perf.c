@@ -690,9 +690,10 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
 
 /* The counts of one kernel's pass with the profile's placement.  Without masks beyond causal
  * and without score modifiers the closed form (analysis/formula*.c, equal to the counts:
- * tests/test_formula.c, test_backward.c) gives the bytes and matmul FLOPs at once, and the
- * placement's peaks come from a run on the same tiles over at most two of them each way (the
- * buffers are tile-sized: the peaks do not depend on N); otherwise the whole count-only run. */
+ * tests/test_formula.c, test_backward.c) gives the bytes and matmul FLOPs at once, and a
+ * count-only run of one K,V head's query heads over the whole N gives the placement's peaks and
+ * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
+ * count-only run. */
 static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
                              int threads, int counted, fa_io_result *io)
 {
@@ -700,12 +701,18 @@ static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape 
                       !(s->softcap > 0) && !s->alibi;
     if (!plain || (s->seqlen_q <= 2 * bk.block_r && s->seqlen_k <= 2 * bk.block_c && s->batch * s->heads <= 1))
         return fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, threads, NULL, io);
+    /* one K,V head's group of query heads over the whole N: its softmax FLOPs (scale, max, exp,
+     * sum, rescale, the backward's sums over the group; the closed form has only the matmuls)
+     * times B H_kv are the shape's, as the whole run counts them (every group does the same work:
+     * no ALiBi or masks here), and its peaks are the shape's */
     fa_shape c = *s;
-    c.batch = c.heads = c.kv_heads = 1;
-    c.seqlen_q = s->seqlen_q < 2 * bk.block_r ? s->seqlen_q : 2 * bk.block_r;
-    c.seqlen_k = s->seqlen_k < 2 * bk.block_c ? s->seqlen_k : 2 * bk.block_c;
+    c.batch = c.kv_heads = 1;
+    c.heads = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
     fa_io_result small;
     FA_TRY(fa_io_run_placed(kp, prof->algo, &c, bk, hw->sram_per_block, hw, prof, threads, NULL, &small));
+    const uint64_t heads = (uint64_t)s->batch * (uint64_t)(s->kv_heads > 0 ? s->kv_heads : 1);
+    if (small.counts.flops_other > UINT64_MAX / heads)
+        FA_FAIL(FA_EOVERFLOW, "softmax FLOPs exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
     memset(io, 0, sizeof *io);
     io->pass = kp;
     io->algo = prof->algo;
@@ -724,6 +731,7 @@ static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape 
     k->hbm_read_bytes = io->formula.read_bytes;
     k->hbm_write_bytes = io->formula.write_bytes;
     k->flops_matmul = io->formula.matmul_flops;
+    k->flops_other = small.counts.flops_other * heads;
     k->sram_peak_bytes = small.counts.sram_peak_bytes;
     k->reg_peak_bytes = small.counts.reg_peak_bytes;
     io->sram_need = fa_sram_need_pass(kp, prof->algo, s, bk);
@@ -733,7 +741,7 @@ static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape 
     if (s->causal != FA_CAUSAL_NONE) f /= 2;
     io->nominal_flops = f * (kp == FA_PASS_FWD ? 1.0 : 2.5);
     uint64_t bytes = fa_counts_hbm_bytes(k);
-    io->intensity = bytes ? (double)k->flops_matmul / (double)bytes : 0;
+    io->intensity = bytes ? (double)(k->flops_matmul + k->flops_other) / (double)bytes : 0;
     fa_io_times(io, s, hw);
     return FA_OK;
 }

@@ -296,8 +296,8 @@ fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_l
         row->N = N;
         row->full_bytes = fa_counts_hbm_bytes(&rf.counts);
         row->window_bytes = fa_counts_hbm_bytes(&rw.counts);
-        /* the matmul FLOPs: the kernels' closed form (full causal) counts no softmax FLOPs, the
-         * windowed run does; adding them made the window cost more than none at N = w */
+        /* the matmul FLOPs only: the windowed run's softmax FLOPs include the mask's, and adding
+         * them made the window cost more than none at N = w */
         row->full_flops = rf.counts.flops_matmul;
         row->window_flops = rw.counts.flops_matmul;
         row->full_time_s = fa_report_time(&rf);

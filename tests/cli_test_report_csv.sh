@@ -36,3 +36,21 @@ fi
     && pass "report CSVs: the report's file list points at docs/report-csv.md" || fail "report CSVs: no pointer to docs/report-csv.md"
 grep -q "docs/report-csv.md" "$(dirname "$0")/../README.md" && pass "report CSVs: README links docs/report-csv.md" \
     || fail "report CSVs: README does not link docs/report-csv.md"
+# report.csv's softmax FLOPs (flops_other) are those `fasim io` counts on the same shape, so flops
+# = flops_matmul + flops_other holds as documented (issue 18: the count-free path left them 0):
+# MHA, GQA and MQA models, every algorithm
+rc_flbad=""; rc_fln=0
+for m in gpt2-medium llama-3-8b falcon-7b; do
+    "$FASIM" io --model "$(dirname "$0")/../analysis/models/$m.json" --causal --hw a100 --format csv > "$T/rc_io.csv" 2>&1 || { rc_flbad="$rc_flbad $m(io failed)"; continue; }
+    for a in standard flash1 flash2; do
+        want=$(awk -F, -v a=$a 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == a { print $c["flops_other"] "," $c["flops"] }' "$T/rc_io.csv")
+        got=$(awk -F, -v a=$a -v m=$m 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            $1 == m && $c["algo"] == a && $c["hw"] == "a100" { print $c["flops_other"] "," $c["flops"] }' "$T/rc_rep/report.csv")
+        [ -n "$got" ] || continue
+        rc_fln=$((rc_fln + 1))
+        case "$got" in 0,*) rc_flbad="$rc_flbad $m/$a(0)" ;; esac
+        [ "$got" = "$want" ] || rc_flbad="$rc_flbad $m/$a(report $got, io $want)"
+    done
+done
+[ -z "$rc_flbad" ] && [ "$rc_fln" -ge 8 ] && pass "report CSVs: report.csv's flops_other and flops = fasim io's ($rc_fln rows)" \
+    || fail "report CSVs: report.csv's FLOPs differ from fasim io's:$rc_flbad ($rc_fln rows)"

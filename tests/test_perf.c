@@ -696,6 +696,45 @@ static void test_v0_causal_reads(void **st)
     }
 }
 
+/* The count-free path of fa_perf_predict (closed-form bytes and matmul FLOPs, one head counted for
+ * the softmax FLOPs) gives the whole count-only run's counts and time on causal, GQA, N_q != N_k,
+ * window and softcap shapes (issue 18: report.csv's flops_other was 0 on that path). */
+static void test_counted_equals_closed(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("a100", NULL, &hw), FA_OK);
+    const char *keys[] = {"eager", "fa1", "fa2"};
+    for (int c = 0; c < 5; c++)
+        for (int k = 0; k < 3; k++)
+            for (int pass = 0; pass < 2; pass++) {
+                fa_shape s = fa_shape_default(1000, 64);
+                s.batch = 2;
+                s.heads = 8;
+                s.kv_heads = c == 1 ? 2 : 8;
+                s.causal = c == 4 ? FA_CAUSAL_NONE : FA_CAUSAL_BOTTOM_RIGHT;
+                if (c == 2) s.seqlen_k = 1500;
+                if (c == 3) s.window = 1, s.window_left = 255, s.window_right = 0;
+                if (c == 4) s.softcap = 30;
+                const fa_pass p = pass ? FA_PASS_BWD : FA_PASS_FWD;
+                const fa_profile *prof = fa_profile_find(keys[k]);
+                fa_perf_result a, b;
+                if (fa_perf_predict(prof, p, &s, &hw, NULL, &a) != FA_OK) { /* no such kernel pass */
+                    fa_clear_error();
+                    continue;
+                }
+                assert_int_equal(fa_perf_predict_counted(prof, p, &s, &hw, NULL, &b), FA_OK);
+                assert_true(a.io.counts.flops_other > 0);
+                if (a.io.counts.flops_other != b.io.counts.flops_other)
+                    fail_msg("case %d %s pass %d: other %llu vs %llu", c, keys[k], pass,
+                             (unsigned long long)a.io.counts.flops_other, (unsigned long long)b.io.counts.flops_other);
+                assert_true(a.io.counts.flops_matmul == b.io.counts.flops_matmul);
+                assert_true(fa_counts_hbm_bytes(&a.io.counts) == fa_counts_hbm_bytes(&b.io.counts));
+                assert_near(a.io.time_s, b.io.time_s, 1e-15);
+                assert_near(a.time_s, b.time_s, 1e-15);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -707,7 +746,7 @@ int main(void)
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
         cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
-        cmocka_unit_test(test_v0_causal_reads),
+        cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

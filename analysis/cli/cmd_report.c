@@ -237,8 +237,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             const fa_io_result *f = &r[FA_PASS_FWD][a], *bw = &r[FA_PASS_BWD][a], *fb = &r[FA_PASS_FWDBWD][a];
             const fa_io_result *sd = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
             double by = (double)fa_counts_hbm_bytes(&fb->counts);
-            /* the matmul FLOPs: what every path counts alike (the kernels' closed form has no
-             * softmax FLOPs; `fasim io` counts them apart, flops_other) */
+            /* the matmul FLOPs (the softmax FLOPs apart: report.csv's and `fasim io`'s flops_other) */
             const double mm = (double)fb->counts.flops_matmul;
             printf("%-9s %11s %11s %11s %7.2fx %12s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
