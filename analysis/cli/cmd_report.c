@@ -401,7 +401,11 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                    " smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
                    " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
                    " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
-                   " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only.)\n");
+                   " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only.  regs: registers a thread\n"
+                   " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).  H100 against H200: the\n"
+                   " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
+                   " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
+                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).)\n");
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -698,10 +702,16 @@ int cmd_report(int argc, char **argv)
                    " worked example's equal-tile order (README, 64 x 64: flash1 above flash2) need not hold here.\n"
                    " fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c passes with its\n"
                    " wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r passes\n"
-                   " with B_r = 128 (64 at d = 256; the causal mask halves both).  Where fa1's few passes cost less\n"
+                   " with B_r = 128 (64 at d > 128: DeepSeek's d = 192 runs 64 x 64, as d = 256 does; the causal mask\n"
+                   " halves both).  Where fa1's few passes cost less\n"
                    " than fa2's more passes (GPT-2 medium, d = 64: 4 against 8; Falcon-7B), flash1 moves fewer bytes\n"
                    " -- at fa2's 128 x 128 tiles it would move more (GPT-2 medium: 34.25 MiB against 22.06) -- and it\n"
-                   " is slower all the same (grid: one thread block per batch x head).)\n");
+                   " is slower all the same (grid: one thread block per batch x head).\n"
+                   " H100 against H200: where a kernel is bound by its tensor cores, exp or fp32 pipe the H100 can be\n"
+                   " predicted faster than the H200: the H100 profile runs every pipe at 1830 MHz, the clock the\n"
+                   " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
+                   " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
+                   " cudnn); the H200 is faster where DRAM bounds (4.8 against 3.35 TB/s; docs/time-model.md, 1).)\n");
         if (k == nm - 1) printf("\n");
     }
 

@@ -1,0 +1,20 @@
+# cli_test_reader3.sh -- issue 18, the second fresh reader's second list: what `make run`'s
+# stdout, CSVs and plots, `fasim io`, `compare` and `animate` print explains itself.  Sourced by
+# tests/cli_test.sh (tests/cli_lib.sh).
+
+R3_ROOT="$(dirname "$0")/.."
+"$FASIM" report --no-plots --out-dir "$T/r3_rep" > "$T/r3_out" 2>&1 || fail "reader3: fasim report: $(tail -3 "$T/r3_out")"
+# the H100 rows can be faster than the H200's: both notes (per-model, kernels) say why
+r3_clk=$(grep -c "1830 MHz" "$T/r3_out")
+[ "$r3_clk" -ge 2 ] && grep -q "1620 MHz under wgmma" "$T/r3_out" \
+    && pass "reader3: the per-model and kernels notes explain H100 vs H200 (clocks)" \
+    || fail "reader3: no H100 vs H200 clock note under the tables ($r3_clk)"
+# fa2's tiles: d = 192 runs 64 x 64 as d = 256 does (the note names both)
+grep -q "64 at d > 128: DeepSeek's d = 192" "$T/r3_out" && ! grep -q "64 at d = 256;" "$T/r3_out" \
+    && pass "reader3: the fa2 tiles note covers d = 192" || fail "reader3: the fa2 tiles note omits d = 192"
+r3_d192=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa2" && $c["d"] == 192 { print $c["block_r"] "x" $c["block_c"] }' "$T/r3_rep/report.csv" | sort -u)
+[ "$r3_d192" = "64x64" ] && pass "reader3: fa2 at d = 192 runs 64x64 in report.csv, as the note says" \
+    || fail "reader3: fa2 at d = 192 runs $r3_d192"
+# the kernels table's regs has its unit
+grep -q "regs: registers a thread" "$T/r3_out" && pass "reader3: the kernels note gives regs its unit" \
+    || fail "reader3: regs has no unit in the kernels note"
