@@ -18,3 +18,14 @@ r3_d192=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["pro
 # the kernels table's regs has its unit
 grep -q "regs: registers a thread" "$T/r3_out" && pass "reader3: the kernels note gives regs its unit" \
     || fail "reader3: regs has no unit in the kernels note"
+# context parallelism: the configs whose 80 layers' K,V exceed a GPU's memory are marked, in the
+# table and in cp.csv (fits), and the column is defined
+r3_oom=$(grep -E "^ +524288 ring +1 .*out of memory$" "$T/r3_out" | wc -l)
+r3_ok=$(grep -E "^ +131072 ring +1 " "$T/r3_out" | grep -c "out of memory")
+r3_fits=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { want = ($c["kv_model_bytes"] <= 140.4 * 1073741824) ? 1 : 0; if ($c["fits"] != want) bad++; if (!want) oom++ }
+    END { print (bad + 0) " " (oom + 0) }' "$T/r3_rep/cp.csv")
+[ "$r3_oom" = 1 ] && [ "$r3_ok" = 0 ] && [ "$r3_fits" = "0 12" ] && grep -q '"out of memory" (cp.csv: fits = 0, 12 rows here)' "$T/r3_out" \
+    && grep -q '^| `fits` |' "$R3_ROOT/docs/report-csv.md" \
+    && pass "reader3: the context-parallel table and cp.csv mark the configs out of memory" \
+    || fail "reader3: context-parallel out-of-memory marks ($r3_oom, $r3_ok, bad/oom: $r3_fits)"

@@ -23,16 +23,19 @@ static const char *const CP_CSV_HEAD =
     "recv_bytes,memory_bytes,compute_s,comm_s,time_s,speedup,bound,profile,hw,batch,heads,kv_heads,seqlen,d,d_v,dtype,"
     "causal\n";
 
-static void csv_row(FILE *f, const fa_cp_result *r, double t1, const fa_hw *hw, const fa_shape *s)
+/* the report's cp.csv: CP_CSV_HEAD's columns, then these two (docs/report-csv.md) */
+static const char *const CP_REPORT_CSV_EXTRA = ",kv_model_bytes,fits\n";
+
+static void csv_row(FILE *f, const fa_cp_result *r, double t1, const fa_hw *hw, const fa_shape *s, const char *extra)
 {
     fprintf(f, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%.6e,%.6e,%.4f,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-            ",%" PRId64 ",%" PRId64 ",%s,%d\n",
+            ",%" PRId64 ",%" PRId64 ",%s,%d%s\n",
             fa_cp_scheme_name(r->scheme), r->P, r->gpu, r->calls, r->merges, r->hbm_bytes, r->attn_bytes, r->merge_bytes,
             r->counted < 0 ? "" : r->counted ? "yes" : "no", r->attn_flops, r->merge_flops, r->sent_bytes, r->recv_bytes,
             r->memory_bytes, r->compute_s, r->comm_s, r->time_s, t1 / r->time_s, bound_text(r), r->profile, hw->key,
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->d, s->d_v, fa_dtype_name(s->dtype),
-            s->causal != FA_CAUSAL_NONE);
+            s->causal != FA_CAUSAL_NONE, extra ? extra : "");
 }
 
 static void table_head(FILE *f)
@@ -91,7 +94,7 @@ int cp_io(const cli_opts *o)
     if (st) return cli_fail(st);
     if (o->format == FMT_CSV) {
         fputs(CP_CSV_HEAD, stdout);
-        for (int k = 0; k < n; k++) csv_row(stdout, &r[k], one.time_s, &o->hw, &o->shape);
+        for (int k = 0; k < n; k++) csv_row(stdout, &r[k], one.time_s, &o->hw, &o->shape, NULL);
         return 0;
     }
     if (o->format == FMT_JSON) {
@@ -136,7 +139,10 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
     fa_shape s = fa_shape_default(1, 128);
     s.heads = 64, s.kv_heads = 8, s.dtype = FA_DTYPE_BF16, s.causal = FA_CAUSAL_BOTTOM_RIGHT;
     static const int64_t NS[] = {131072, 262144, 524288, 1048576}, PS[] = {1, 2, 4, 8};
-    fputs(CP_CSV_HEAD, csv);
+    fprintf(csv, "%.*s%s", (int)strlen(CP_CSV_HEAD) - 1, CP_CSV_HEAD, CP_REPORT_CSV_EXTRA);
+    int oom_rows = 0;
+    char cap[32];
+    fa_fmt_bytes((double)hw->hbm_capacity, cap, sizeof cap);
     if (!quiet) {
         char lk[64];
         printf("== context parallelism: Llama-3-70B's attention (H = 64, H_kv = 8, d = 128, bf16, causal, B = 1), one\n"
@@ -156,21 +162,31 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
                 c.scheme = (fa_cp_scheme)k, c.P = PS[j];
                 fa_cp_result r;
                 if ((st = fa_cp_predict(&c, &r))) return cli_fail(st);
-                csv_row(csv, &r, one.time_s, hw, &s);
-                if (quiet) continue;
                 /* the K and V a GPU keeps for the whole model: 80 layers of its share */
                 const uint64_t kv80 = 80ull * 2 * (uint64_t)NS[i] / (uint64_t)PS[j] * 8 * 128 * 2;
+                const int fits = !hw->hbm_capacity || kv80 <= hw->hbm_capacity;
+                char extra[64];
+                if (hw->hbm_capacity)
+                    snprintf(extra, sizeof extra, ",%" PRIu64 ",%d", kv80, fits);
+                else
+                    snprintf(extra, sizeof extra, ",%" PRIu64 ",", kv80);
+                csv_row(csv, &r, one.time_s, hw, &s, extra);
+                if (quiet) continue;
+                oom_rows += !fits;
                 char b[5][32];
-                printf("%8" PRId64 " %-10s %4" PRId64 " %11s %10s %10s %12s %10s %9.2fx %8s\n", NS[i],
+                printf("%8" PRId64 " %-10s %4" PRId64 " %11s %10s %10s %12s %10s %9.2fx %8s%s\n", NS[i],
                        fa_cp_scheme_name(r.scheme), r.P, fa_fmt_bytes((double)r.hbm_bytes, b[0], 32),
                        fa_fmt_bytes((double)r.sent_bytes, b[1], 32), fa_fmt_bytes((double)r.memory_bytes, b[2], 32),
                        fa_fmt_bytes((double)kv80, b[3], 32), fa_fmt_time(r.time_s, b[4], 32), one.time_s / r.time_s,
-                       bound_text(&r));
+                       bound_text(&r), fits ? "" : "  out of memory");
             }
     }
     if (!quiet)
         printf("(per GPU; one layer except 'K,V x 80/GPU', the K and V of all 80 layers a GPU holds for its N/P tokens\n"
                " (allgather gathers one layer's at a time).  time: the layer's forward, the slowest GPU; the columns of\n"
-               " fasim io --cp and the derivations: docs/context-parallel.md.  No multi-GPU machine has measured these.)\n\n");
+               " fasim io --cp and the derivations: docs/context-parallel.md.  No multi-GPU machine has measured these.\n"
+               " \"out of memory\" (cp.csv: fits = 0, %d rows here): the 80 layers' K,V of a GPU's share alone exceed its\n"
+               " %s, the model's weights and activations not counted; the row is what the layer would cost.)\n\n",
+               oom_rows, cap);
     return 0;
 }
