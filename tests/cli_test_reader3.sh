@@ -29,3 +29,9 @@ r3_fits=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     && grep -q '^| `fits` |' "$R3_ROOT/docs/report-csv.md" \
     && pass "reader3: the context-parallel table and cp.csv mark the configs out of memory" \
     || fail "reader3: context-parallel out-of-memory marks ($r3_oom, $r3_ok, bad/oom: $r3_fits)"
+# decoding: split HBM = packed HBM + partial_bytes + (S - 1) Q reads, as the note says
+r3_dec=$(awk -F, 'NR == 1 { next } $3 == "packed" { p[$1 "," $2] = $5 }
+    $3 == "packed-split" { n++; if ($5 - p[$1 "," $2] - $6 != ($4 - 1) * $1 * 32 * 128 * 2) bad++ } END { print n + 0, bad + 0 }' "$T/r3_rep/decode.csv")
+[ "$r3_dec" = "10 0" ] && grep -q "so split HBM = packed HBM + partial_bytes + (S - 1) x Q" "$T/r3_out" \
+    && pass "reader3: the decode note accounts for all of the split's extra bytes (partial + Q re-reads)" \
+    || fail "reader3: decode split bytes ($r3_dec)"

@@ -278,8 +278,10 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
                    p->time_s / x->time_s, a->time_s / p->time_s);
         }
     printf("(S: the number of splits of the KV sequence, the one of the wave model's fastest time (1: no split);\n"
-           " +part.: the split's extra HBM traffic, its partial outputs O_part and LSE_part written by the S splits\n"
-           " and read back by the combine kernel, as a share of the packed no-split HBM bytes.\n"
+           " +part.: the partial outputs O_part and LSE_part written by the S splits and read back by the combine\n"
+           " kernel (decode.csv: partial_bytes), as a share of the packed no-split HBM bytes.  The split's other\n"
+           " extra bytes are Q's, read once per split (S - 1 more reads of B x H x d x 2 B: 56 KiB at batch 1, S = 8),\n"
+           " so split HBM = packed HBM + partial_bytes + (S - 1) x Q.\n"
            " split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"
            " Per head, each of the 4 query heads of a group reads the group's K/V: 4x the bytes, 1/4 the intensity.\n"
            " The split gains rest on the wave model's assumption that a thread block gets 1/%d of the bandwidth:\n"
