@@ -41,3 +41,18 @@ r3_f6=$(awk -F, '$2 == "Figure 6" && $6 == "bwd" && $7 == 128 && $8 == 0 && $9 =
     && grep -q "so the model lets 48% of those re-reads reach DRAM" "$T/r3_out" \
     && pass "reader3: the papers note explains Figure 6's equal cuDNN and FA3 at d = 128, 16k" \
     || fail "reader3: Figure 6 d = 128 16k ($r3_f6 distinct values) unexplained"
+# --blocks / --block-r: README and io --help say the same true thing: counted in the paper's model,
+# except --blocks fit beside --profile KEY, which takes KEY's tile table (as plain --profile KEY)
+"$FASIM" io --help > "$T/r3_help" 2>&1
+r3_t1=$("$FASIM" io --seqlen 4096 --headdim 128 --hw h100 --profile fa2 --blocks fit --format csv 2>&1 | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["block_r"] "x" $c["block_c"] }')
+r3_t2=$("$FASIM" io --seqlen 4096 --headdim 128 --hw h100 --profile fa2 --format csv 2>&1 | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["block_r"] "x" $c["block_c"] }')
+[ -n "$r3_t1" ] && [ "$r3_t1" = "$r3_t2" ] && tr '\n' ' ' < "$R3_ROOT/README.md" | tr -s ' ' | grep -q "except \`--blocks fit\` beside \`--profile KEY\`, which takes KEY's tile table" \
+    && tr '\n' ' ' < "$T/r3_help" | tr -s ' ' | grep -q "except --blocks fit with --profile KEY: KEY's tile table" \
+    && pass "reader3: README and io --help agree on --blocks fit --profile KEY (KEY's tiles: $r3_t1)" \
+    || fail "reader3: --blocks fit --profile fa2 ($r3_t1 vs $r3_t2) or README/help wording"
+# README: report.csv leaves out the rows with no kernel (flash1 at d > 128), and says how many rows
+r3_rows=$(($(wc -l < "$T/r3_rep/report.csv") - 1))
+r3_f1=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["algo"] == "flash1" && $c["d"] > 128' "$T/r3_rep/report.csv" | wc -l)
+tr '\n' ' ' < "$R3_ROOT/README.md" | tr -s ' ' | grep -q "have no flash1 rows -- $r3_rows rows, not" && [ "$r3_f1" = 0 ] \
+    && pass "reader3: README says which report.csv rows are left out ($r3_rows rows)" \
+    || fail "reader3: README's report.csv row count ($r3_rows) or left-out rows ($r3_f1 flash1 rows at d > 128)"

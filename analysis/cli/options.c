@@ -91,14 +91,17 @@ static const cli_option TABLE[] = {
     {"sram", A_VALUE, HW_CMDS, O_SRAM,
      "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
      "                                       profile's shared memory per thread block)\n"},
-    {"block-r", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes\n"},
+    {"block-r", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
+     "                                       and the time model times each kernel on them)\n"},
     {"block-c", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_C, NULL},
     /* compare takes its tiles from the file: it names these options in its refusal */
     {"block-r", A_VALUE, CMD_COMPARE, O_BLOCK_R, NULL},
     {"block-c", A_VALUE, CMD_COMPARE, O_BLOCK_C, NULL},
     {"blocks", A_VALUE, CMD_IO | CMD_EXPLAIN, O_BLOCKS,
      "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
-     "                                       of 16 that fit M; paper: Algorithm 1 line 1); without it and\n"
+     "                                       of 16 that fit M; paper: Algorithm 1 line 1), counted in\n"
+     "                                       the paper's model as --block-r/--block-c are, except fit\n"
+     "                                       with --profile KEY: KEY's tile table; without it and\n"
      "                                       --block-r/--block-c, the kernel profile's tile table\n"},
     {"blocks", A_VALUE, CMD_SWEEP | CMD_CHECK | CMD_ANIMATE, O_BLOCKS,
      "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
@@ -113,8 +116,9 @@ static const cli_option TABLE[] = {
      "                                       one SRAM of M, tiles by --blocks fit).\n"
      "                                       Default: each algorithm's kernel (standard: eager,\n"
      "                                       flash1: fa1, flash2: fa2) with its tile table; --blocks or\n"
-     "                                       --block-r/--block-c count in the paper's model\n"
-     "                                       (--blocks fit with --profile KEY: KEY's tile table)\n"},
+     "                                       --block-r/--block-c count in the paper's model, and the\n"
+     "                                       time model times each kernel on those tiles, except\n"
+     "                                       --blocks fit with --profile KEY: KEY's tile table\n"},
     {"pass", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN, O_PASS,
      "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"},
     {"format", A_VALUE, CMD_IO | CMD_CHECK | CMD_COMPARE, O_FORMAT,
