@@ -56,3 +56,9 @@ r3_f1=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["algo"
 tr '\n' ' ' < "$R3_ROOT/README.md" | tr -s ' ' | grep -q "have no flash1 rows -- $r3_rows rows, not" && [ "$r3_f1" = 0 ] \
     && pass "reader3: README says which report.csv rows are left out ($r3_rows rows)" \
     || fail "reader3: README's report.csv row count ($r3_rows) or left-out rows ($r3_f1 flash1 rows at d > 128)"
+# compare: the pass column is called pass, and its rows line up under it
+"$FASIM" compare --measured "$R3_ROOT/analysis/measured/h200/ab1_fwd_base.csv" --no-l2 > "$T/r3_cmp" 2>&1
+r3_hc=$(awk '/^kernel / { print index($0, " pass ") }' "$T/r3_cmp")
+r3_rc=$(awk -v c="$r3_hc" 'NR > 2 && / fwd / { print (index($0, " fwd ") == c) ? "ok" : "off"; exit }' "$T/r3_cmp")
+[ -n "$r3_hc" ] && [ "$r3_hc" -gt 0 ] && [ "$r3_rc" = ok ] && grep -q "pass the pass" "$T/r3_cmp" && ! grep -q " pas " "$T/r3_cmp" \
+    && pass "reader3: compare's header says pass, aligned with its rows" || fail "reader3: compare's pass column ($r3_hc, $r3_rc)"

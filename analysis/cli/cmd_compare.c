@@ -132,8 +132,8 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fprintf(out, "%-14s %3s %3s %6s %4s %2s %3s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %s\n",
-               "kernel", "B", "H", "N", "d", "c", "pas", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
+        fprintf(out, "%-14s %3s %3s %6s %4s %2s %-4s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %s\n",
+               "kernel", "B", "H", "N", "d", "c", "pass", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "bound");
     } else if (o.format == FMT_CSV) {
         fputs(fa_cmp_csv_header, out);
@@ -160,7 +160,7 @@ int cmd_compare(int argc, char **argv)
         if (p.l2) snprintf(bps_s, sizeof bps_s, "%d", p.blocks_per_sm);
         if (o.format == FMT_TABLE) {
             char c[9][32];
-            fprintf(out, "%-14s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %3s %-11s %4" PRId64 " %4" PRId64
+            fprintf(out, "%-14s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %-4s %-11s %4" PRId64 " %4" PRId64
                    " %4s | %s %s %s | %s %s %s | %s %s %s %s\n",
                    row.kernel, s->batch, s->heads, s->seqlen_q, s->d, s->causal != FA_CAUSAL_NONE, pass_name,
                    row.profile->key, p.blocks.block_r, p.blocks.block_c, bps_s, cell(c[0], 32, p.pred_l2_bytes / 1e6, 9, 1),
@@ -181,7 +181,7 @@ int cmd_compare(int argc, char **argv)
         fprintf(out, "(%d row%s left out: the benchmark's ref or skip row%s, not timed)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
     if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
-        fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pas the pass\n"
+        fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pass the pass\n"
               " (fwd, bwd), profile the kernel profile timed and B_r x B_c its tiles; b/SM the thread blocks per SM\n"
               " the L2 model replays, '-' where no replay ran: the row has no measured DRAM bytes to compare (or\n"
               " --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight Compute's L2<->SM bytes; DRAM(L2)\n"
