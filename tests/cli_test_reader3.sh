@@ -62,3 +62,11 @@ r3_hc=$(awk '/^kernel / { print index($0, " pass ") }' "$T/r3_cmp")
 r3_rc=$(awk -v c="$r3_hc" 'NR > 2 && / fwd / { print (index($0, " fwd ") == c) ? "ok" : "off"; exit }' "$T/r3_cmp")
 [ -n "$r3_hc" ] && [ "$r3_hc" -gt 0 ] && [ "$r3_rc" = ok ] && grep -q "pass the pass" "$T/r3_cmp" && ! grep -q " pas " "$T/r3_cmp" \
     && pass "reader3: compare's header says pass, aligned with its rows" || fail "reader3: compare's pass column ($r3_hc, $r3_rc)"
+# animate's --algo refusal lists only what animate accepts
+r3_an=""
+for a in flash3 all flash1,flash2; do
+    "$FASIM" animate --algo $a --out-dir "$T/r3_anim" > "$T/out" 2> "$T/err"; r3_rc=$?
+    [ "$r3_rc" = 2 ] && grep -q "is not one of standard, flash1, flash2 (animate draws one algorithm)" "$T/err" && ! grep -q "flash2, all" "$T/err" \
+        || r3_an="$r3_an $a(rc $r3_rc: $(cat "$T/err"))"
+done
+[ -z "$r3_an" ] && pass "reader3: animate's --algo refusal lists only standard, flash1, flash2" || fail "reader3: animate --algo:$r3_an"

@@ -642,6 +642,9 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
         o->given[id_of[k]] = 1;
         if (id_of[k] == O_HELP) rc = 0;
         else if (id_of[k] >= O_OWN) rc = own_fn ? own_fn(ctx, o, id_of[k], name, val) : cli_usage("%s: no parser", name);
+        else if (id_of[k] == O_ALGO && (bit & CMD_ANIMATE) && strcmp(val, "standard") && strcmp(val, "flash1") &&
+                 strcmp(val, "flash2")) /* animate draws one algorithm: no list, no all */
+            rc = cli_usage("--algo '%s' is not one of standard, flash1, flash2 (animate draws one algorithm)", val);
         else rc = set_shared(o, id_of[k], name, val);
         if (rc) return rc;
     }
