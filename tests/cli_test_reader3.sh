@@ -70,3 +70,10 @@ for a in flash3 all flash1,flash2; do
         || r3_an="$r3_an $a(rc $r3_rc: $(cat "$T/err"))"
 done
 [ -z "$r3_an" ] && pass "reader3: animate's --algo refusal lists only standard, flash1, flash2" || fail "reader3: animate --algo:$r3_an"
+# docs/context-parallel.md: F is the model's own rate for the call, with the command that prints it
+r3_F=$("$FASIM" io --profile fa2 --heads 64 --kv-heads 8 --seqlen 131072 --headdim 128 --dtype bf16 --causal --hw h200 --format csv 2>&1 \
+    | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["model_tflops"] }')
+tr '\n' ' ' < "$R3_ROOT/docs/context-parallel.md" | grep -q "prints $r3_F TFLOP/s" \
+    && ! grep -q "issue 19's figure\|500 TFLOP/s" "$R3_ROOT/docs/context-parallel.md" \
+    && pass "reader3: docs/context-parallel.md's F is the model's $r3_F TFLOP/s, with its command" \
+    || fail "reader3: docs/context-parallel.md's F is not the model's ($r3_F)"
