@@ -10,11 +10,15 @@ nlab(n) = n >= 1048576 ? sprintf("%dM", n / 1048576) : sprintf("%dk", n / 1024)
 schemes = "ring zigzag allgather ulysses"
 what = "'ring (contiguous chunks; causal: the last GPU works every step)' 'zigzag (load-balanced ring: chunks r and 2P-1-r)' 'allgather (all-gather K, V, then compute; not overlapped)' 'ulysses (all-to-all to H/P heads and back)'"
 set multiplot layout 2,2 title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
-set logscale xy 2
+set logscale x 2
+set logscale y 10
 set xrange [0.9:9]
 set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
+# decimal time ticks, as the other plots (the data are in ms)
+set ytics ("1 ms" 1, "2 ms" 2, "5 ms" 5, "10 ms" 10, "20 ms" 20, "50 ms" 50, "100 ms" 100, "200 ms" 200, \
+           "500 ms" 500, "1 s" 1000, "2 s" 2000, "5 s" 5000, "10 s" 10000, "20 s" 20000, "50 s" 50000, "100 s" 100000)
 set xlabel "GPUs P"
-set ylabel "predicted time of one layer (ms)"
+set ylabel "predicted time of one layer"
 set grid
 set key top right font ",9" noenhanced
 do for [nn in "131072 262144 524288 1048576"] {

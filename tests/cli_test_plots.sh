@@ -76,12 +76,16 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     # context parallelism (docs/context-parallel.md): time vs P per N, a line per scheme, each named and
     # explained, the axis units, the shape and the link, and that it is a prediction, not a measurement
     pl_has "plots: cp_time_vs_p names its schemes, axes, shape, link and that nothing was measured" \
-        "$PL_SVG/cp_time_vs_p.0.svg" "GPUs P" "predicted time of one layer (ms)" "N = 128k tokens (1k = 1024)" \
+        "$PL_SVG/cp_time_vs_p.0.svg" "GPUs P" "predicted time of one layer" "N = 128k tokens (1k = 1024)" \
         "N = 256k tokens" "N = 512k tokens" "N = 1M tokens" "ring (contiguous chunks; causal: the last GPU works every step)" \
         "zigzag (load-balanced ring: chunks r and 2P-1-r)" "allgather (all-gather K, V, then compute; not overlapped)" \
         "ulysses (all-to-all to H/P heads and back)" "ideal: one GPU's time / P" \
         "Llama-3-70B attention (H = 64, H_kv = 8, d = 128, bf16, causal, B = 1)" "NVLink 450 GB/s per direction" \
         "not measured: no multi-GPU run yet"
+    # decimal time ticks (1 ms, 10 ms, ... 1 s), not powers of two of ms (1024, 4096, 16384)
+    pl_has "plots: cp_time_vs_p's time axis in decimal ticks" "$PL_SVG/cp_time_vs_p.0.svg" "100 ms" "200 ms" "1 s" "2 s" "10 s" "20 s"
+    pl_text "$PL_SVG/cp_time_vs_p.0.svg" | grep -Eqx ' *(1024|4096|16384|65536) *' \
+        && fail "plots: cp_time_vs_p still has power-of-two ms ticks" || pass "plots: cp_time_vs_p has no power-of-two ms tick"
     # h18's fresh reader: N ticks as the field writes them; a model of two layer types says which it
     # draws; d_v named; hbm_vs_block names its shape and model; flash2's memory peak explained
     pl_has "plots: hbm_vs_n's N axis in 128 .. 512, 1k .. 512k, 1M" "$pl_gpt" \
