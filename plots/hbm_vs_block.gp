@@ -20,7 +20,8 @@ set xlabel "B_r = B_c (square tiles, multiples of 16, up to the largest that fit
 stats infile using 1 skip 1 nooutput name "BX"
 set xrange [BX_min - 8 : BX_max + 8]
 set ylabel "HBM bytes (left axis, log scale: each tick doubles)"
-set y2label "roofline time in ms (right axis, linear scale): max(FLOPs / peak, HBM bytes / bandwidth)"
+# the formula is in the title: the label must fit the plot's height (it was cut at the bottom)
+set y2label "roofline time in ms (right axis, linear scale)"
 set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
 set grid
 plot infile using 1:2 skip 1 axes x1y1 with linespoints lw 2 pt 5 lc 2 title "FlashAttention-1 bytes", \

@@ -14,6 +14,7 @@ if (!exists("thstd")) thstd = 0
 if (!exists("gpum")) gpum = ''
 if (!exists("gpun")) gpun = ''
 if (!exists("ttl2")) ttl2 = ''
+if (!exists("ttl3")) ttl3 = ''
 if (!exists("ebytes")) ebytes = 0
 if (!exists("nheads")) nheads = 0
 units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements, M in bytes, times e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", ebytes, nheads) : ""
@@ -28,7 +29,8 @@ set xtics () ; do for [k=10:30] { set xtics add (sprintf("%d %s", 2**(k % 10), u
 set ytics () ; do for [k=0:60] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set xlabel "SRAM size M (bytes; points: M = 48 KiB x 1.25^k; tiles: the largest multiples of 16 that fit M)"
 set ylabel "HBM bytes (read + written)"
-set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
+# ttl3 (the shape) second, ttl2 (the model) third
+set title ttl.(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
 # the y range from one power of 2 below the smallest line to one above the largest curve, so
 # the top curve (standard's) has a tick above it

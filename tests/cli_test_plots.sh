@@ -127,6 +127,13 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     pl_has "plots: hbm_vs_sram says it is the paper's abstract one-SRAM model, the Θ lines' e and B H" "$PL_SVG/hbm_vs_sram.0.svg" \
         "the paper's abstract model (--profile paper): every on-chip buffer in one SRAM of M bytes" \
         "· e B H, constant 1: no M in it" "summed over B·H = 32 heads"
+    # no clipped text: hbm_vs_sram's title in short lines (its first ran past the right edge), hbm_vs_block's
+    # right-axis label short enough for the plot's height (it was cut at the bottom)
+    pl_long=$(pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -E "HBM bytes vs SRAM size M|forward, on " | awk 'length($0) > 100' | wc -l)
+    pl_y2=$(pl_text "$PL_SVG/hbm_vs_block.0.svg" | grep "right axis, linear scale" | awk '{ print length($0) }' | sort -n | tail -1)
+    [ "$pl_long" = 0 ] && pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q ": HBM bytes vs SRAM size M\$" && [ -n "$pl_y2" ] && [ "$pl_y2" -le 60 ] \
+        && pass "plots: hbm_vs_sram's title lines and hbm_vs_block's right label fit ($pl_y2 characters)" \
+        || fail "plots: clipped text: $pl_long long hbm_vs_sram title lines, hbm_vs_block right label $pl_y2 characters"
     pl_has "plots: hbm_vs_block labels its log and linear axes, x from the first tile" "$PL_SVG/hbm_vs_block.0.svg" \
         "left axis, log scale" "right axis, linear scale"
     # (the x ticks' text cannot tell: the right axis has 0 too) the script's range, from the CSV

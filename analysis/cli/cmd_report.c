@@ -181,8 +181,9 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
         /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line) */
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; thstd=%.17g; gpum='%s'; gpun='%s'; ebytes=%d; nheads=%" PRId64 "; "
-                 "ttl='%s, N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64
-                 ", %s, %s, forward, on %s: HBM bytes vs SRAM size M'; "
+                 /* three short lines (one long first line ran past the right edge) */
+                 "ttl='%s: HBM bytes vs SRAM size M'; ttl3='N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64
+                 ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, %s, forward, on %s'; "
                  "ttl2='the paper''s abstract model (--profile paper): every on-chip buffer in one SRAM of M bytes, "
                  "tiles by --blocks fit'",
                  fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png),
