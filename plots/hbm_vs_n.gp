@@ -27,6 +27,10 @@ if (!exists("cw1")) cw1 = 0
 if (!exists("cw2")) cw2 = 0
 if (!exists("ebytes")) ebytes = 0
 if (!exists("nheads")) nheads = 0
+# f2std (optional): FlashAttention-2's count / standard's Theta line at the model's N, given where
+# flash2's B_r = d (b2r): then the two coincide, and the key says why
+if (!exists("f2std")) f2std = 0
+if (!exists("b2r")) b2r = 0
 set terminal pngcairo size 1300,780 enhanced font ",11"
 set output outfile
 set datafile separator ","
@@ -45,6 +49,8 @@ set ylabel "HBM bytes (read + written)"
 if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
 cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""
+con = f2std > 0.9 && f2std < 1.1 ? \
+    sprintf("   (FlashAttention-2's counted curve lies on this line: causal, it re-reads K, V about N^2 d e / B_r bytes a head, = N^2 e at B_r = d = %d)", b2r) : ""
 cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
     win > 0 ? "; windowed counts over the full-attention Θ" : "") : ""
 cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cw1, cw2) : ""
@@ -57,6 +63,7 @@ plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (counted)", \
      ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) · e B H (Theorem 2), constant 1", \
      keyentry with lines lc rgb "white" title cstr, \
+     keyentry with lines lc rgb "white" title con, \
      ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)", \
      keyentry with lines lc rgb "white" title cfla, \
      ''     using 1:(win > 0 ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \

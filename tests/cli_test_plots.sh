@@ -88,6 +88,13 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         && fail "plots: cp_time_vs_p still has power-of-two ms ticks" || pass "plots: cp_time_vs_p has no power-of-two ms tick"
     # h18's fresh reader: N ticks as the field writes them; a model of two layer types says which it
     # draws; d_v named; hbm_vs_block names its shape and model; flash2's memory peak explained
+    # d = 128: FlashAttention-2's curve on standard's Θ line (B_r = d), and the key says why; not at d = 64
+    pl_l3=""
+    for f in "$PL_SVG"/hbm_vs_n.*.svg; do pl_text "$f" | grep -q "Meta-Llama-3-8B: HBM bytes" && pl_l3=$f; done
+    pl_has "plots: hbm_vs_n (d = 128) says FlashAttention-2's curve lies on standard's Θ line, and why" "$pl_l3" \
+        "FlashAttention-2's counted curve lies on this line" "= N2 e at Br = d = 128)"
+    pl_text "$pl_gpt" | grep -q "counted curve lies on this line" && fail "plots: the B_r = d note on GPT-2 (d = 64)" \
+        || pass "plots: no B_r = d note where flash2's curve is off standard's Θ line (GPT-2, d = 64)"
     pl_has "plots: hbm_vs_n's N axis in 128 .. 512, 1k .. 512k, 1M" "$pl_gpt" \
         "128" "512" "1k" "8k" "32k" "512k" "1M" "sequence length N (tokens; 1k = 1024)"
     pl_text "$pl_gpt" | grep -Eqx ' *2(8|9|1[0-9]|20) *' && fail "plots: hbm_vs_n still labels N as 2^k: $(pl_text "$pl_gpt" | grep -Ex ' *2(8|9|1[0-9]|20) *' | head -3 | tr '\n' ' ')" \
