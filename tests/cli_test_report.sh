@@ -61,7 +61,7 @@ if "$FASIM" report --no-plots --out-dir "$T/o_rnotes2" > "$T/rn2_out" 2>"$T/err"
         && pass "report: the papers' misses pointed to docs/time-model.md" || fail "report: the papers' misses unexplained"
     grep -q "^### The papers, reproduced" "$(dirname "$0")/../docs/time-model.md" && pass "report: docs/time-model.md has the section it points to" \
         || fail "report: docs/time-model.md lacks 'The papers, reproduced'"
-    grep -qF "(S: the number of splits of the KV sequence" "$T/rn2_out" && grep -qF " +part.: the split's extra HBM traffic" "$T/rn2_out" \
+    grep -qF "(S: the number of splits of the KV sequence" "$T/rn2_out" && grep -qF " +part.: the partial outputs O_part and LSE_part written by the S splits" "$T/rn2_out" \
         && pass "report: the decode table's S and +part. columns explained" || fail "report: S, +part. unexplained"
 else
     fail "report notes 2: $(cat "$T/err")"
