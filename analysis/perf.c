@@ -528,6 +528,7 @@ typedef struct {
     const fa_hw *hw;
     fa_std_step *steps;
     int *n;
+    fa_pipe gemm; /* the pipe the GEMMs run on: tensor cores, or the FMA units (SGEMM, no TF32) */
 } std_seq;
 
 static void std_step(std_seq *q, const char *what, double flops, double g, double bytes, double exps)
@@ -536,7 +537,7 @@ static void std_step(std_seq *q, const char *what, double flops, double g, doubl
     double tf = flops > 0 && g > 0 ? flops / g : 0, tb = bytes / hw->dram_bandwidth;
     double te = exps > 0 && hw->exp_per_s > 0 ? exps / hw->exp_per_s : 0;
     double t = fmax(tf, fmax(tb, te));
-    q->pt->busy[FA_PIPE_TENSOR] += tf;
+    q->pt->busy[q->gemm] += tf;
     q->pt->busy[FA_PIPE_DRAM] += tb;
     q->pt->busy[FA_PIPE_EXP] += te;
     q->pt->makespan += t;
@@ -651,7 +652,12 @@ static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->comp = compulsory(c, s);
     pt->dram = 0;
     *nsteps = 0;
-    std_seq q = {pt, hw, steps, nsteps};
+    /* cuBLAS on fp32 (and PyTorch's math path, fp32 whatever the input) is SGEMM on the FMA
+     * units (tensor_rate): its GEMM time is the fp32 pipe's, not the tensor cores' (a label only:
+     * each step's time is the same) */
+    const fa_pipe gemm = p->mma == FA_MMA_LIBRARY && (s->dtype == FA_DTYPE_FP32 || p->std_ops == FA_STD_TORCH_MATH)
+                             ? FA_PIPE_FP32 : FA_PIPE_TENSOR;
+    std_seq q = {pt, hw, steps, nsteps, gemm};
     if (p->std_ops == FA_STD_TORCH_MATH) {
         torch_math(&q, bwd, s, g);
     } else if (!bwd) {

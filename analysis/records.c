@@ -683,7 +683,7 @@ void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pas
 {
     const fa_occupancy *oc = &x->occ;
     fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", stem, hw->key, x->profile->key,
-            fa_pass_name(p), oc->blocks.block_r, oc->blocks.block_c, oc->warps, oc->occupancy, oc->regs_per_thread,
+            fa_pass_name(p), oc->blocks.block_r, oc->blocks.block_c, oc->occupancy ? oc->warps : 0, oc->occupancy, oc->regs_per_thread,
             oc->smem_bytes, x->time_s, x->tflops, fa_bound_name(x->bound, x->latency));
     for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", x->busy[q]);
     fprintf(f, ",%" PRIu64 "\n", x->dram_bytes);

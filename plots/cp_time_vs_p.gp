@@ -20,7 +20,10 @@ set ytics ("1 ms" 1, "2 ms" 2, "5 ms" 5, "10 ms" 10, "20 ms" 20, "50 ms" 50, "10
 set xlabel "GPUs P"
 set ylabel "predicted time of one layer"
 set grid
-set key top right font ",9" noenhanced
+# the key below the curves: the y range extends down by half the plot (offsets) and the key sits
+# in that empty band, boxed (at the top right it covered the N = 128k panel's curves)
+set offsets 0, 0, 0, graph 0.6
+set key bottom left Left reverse font ",9" noenhanced opaque box
 do for [nn in "131072 262144 524288 1048576"] {
     N = int(nn)
     set title sprintf("N = %s tokens (1k = 1024)", nlab(N)) noenhanced

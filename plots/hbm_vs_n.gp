@@ -34,7 +34,8 @@ if (!exists("b2r")) b2r = 0
 set terminal pngcairo size 1300,780 enhanced font ",11"
 set output outfile
 set datafile separator ","
-set key top left Left reverse
+# opaque: the dashed line at the model's N does not run through the key's text
+set key top left Left reverse opaque box
 set logscale xy 2
 # bytes in IEC units (KiB = 2^10 B, the tables' unit), one label every 2^5
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
@@ -54,17 +55,20 @@ con = f2std > 0.9 && f2std < 1.1 ? \
 cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
     win > 0 ? "; windowed counts over the full-attention Θ" : "") : ""
 cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cw1, cw2) : ""
-units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements, M in bytes, times e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", ebytes, nheads) : ""
+if (!exists("dword")) dword = ''
+# dkey: dword in the key's enhanced text (d_{qk}: subscripts in braces)
+if (!exists("dkey")) dkey = dword
+units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements%s, M in bytes, times e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", (strlen(dword) > 0 ? " (".dword.")" : ""), ebytes, nheads) : ""
 set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
 wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w), constant 1", win)
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted; computes all of S, masks do not skip tiles)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1 (counted)", \
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (counted)", \
-     ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) · e B H (Theorem 2), constant 1", \
+     ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) · e B H (Theorem 2), constant 1".(strlen(dkey) > 0 ? ", ".dkey : ""), \
      keyentry with lines lc rgb "white" title cstr, \
      keyentry with lines lc rgb "white" title con, \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)", \
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)".(strlen(dkey) > 0 ? ", ".dkey : ""), \
      keyentry with lines lc rgb "white" title cfla, \
      ''     using 1:(win > 0 ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
             title (win > 0 ? wlabel : ""), \

@@ -65,11 +65,11 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     pl_has "plots: hbm_vs_sram marks the GPUs' M, names B, H, causal and the GPU, ticks above standard's curve" \
         "$PL_SVG/hbm_vs_sram.0.svg" "A100-SXM4-80GB: M = 163 KiB" "H100-SXM5 and H200-SXM: M = 227 KiB" \
         "B = 1, H = 32, H_kv = 8, d = 128, bf16, causal, forward, on H200-SXM" "64 GiB" "points: M = 48 KiB x 1.25" \
-        "its tile grows ∝ M; these tiles grow ∝ √M"
+        "its tile grows ∝ M, these tiles ∝ √M" "full attention (the counts are causal"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "~" && fail "plots: hbm_vs_sram has a '~' (enhanced text's overprint)" \
         || pass "plots: hbm_vs_sram's key has no overprinting '~'"
     pl_has "plots: memory_vs_n's title on two lines (it was cut off at both ends)" "$PL_SVG/memory_vs_n.0.svg" \
-        "HBM peak of one training step vs N (forward + backward, B x H = 64 x 16, d = 64, fp16, causal)" \
+        "HBM peak of one training step vs N: GPT-2 medium's attention, one layer's tensors (forward + backward, B x H = 64 x 16, d = 64, fp16, causal; no weights, no other layers)" \
         "kept for the backward: standard Q, K, V, O and P, FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
     pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"
@@ -82,6 +82,17 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "ulysses (all-to-all to H/P heads and back)" "ideal: one GPU's time / P" \
         "Llama-3-70B attention (H = 64, H_kv = 8, d = 128, bf16, causal, B = 1)" "NVLink 450 GB/s per direction" \
         "not measured: no multi-GPU run yet"
+    # h18d: the keys clear of the curves and of the model's-N line (below the curves, opaque boxes)
+    grep -q '^set key bottom left .*opaque box' "$(dirname "$0")/../plots/cp_time_vs_p.gp" && grep -q '^set offsets 0, 0, 0, graph' "$(dirname "$0")/../plots/cp_time_vs_p.gp" \
+        && grep -q '^set key top left .*opaque box' "$(dirname "$0")/../plots/hbm_vs_n.gp" \
+        && pass "plots: cp_time_vs_p's key below the curves, hbm_vs_n's opaque over the model's-N line" \
+        || fail "plots: cp_time_vs_p / hbm_vs_n key placement"
+    # h18d: DeepSeek (d = 192, d_v = 128): the Θ lines say which d
+    pl_dsv=""
+    for f in "$PL_SVG"/hbm_vs_n.*.svg; do pl_text "$f" | grep -q "DeepSeek-V2: HBM bytes" && pl_dsv=$f; done
+    pl_has "plots: hbm_vs_n on DeepSeek-V2 says the Θ lines' d is d_qk = 192, d_v not in the bound" "$pl_dsv" \
+        "N, d in elements (d = d_qk = 192, d_v = 128 not in the bound)" "= 192, dv = 128 not in the bound"
+    pl_text "$pl_gpt" | grep -q "d_qk" && fail "plots: d_qk named where d_v = d (GPT-2)" || pass "plots: no d_qk where d_v = d"
     # decimal time ticks (1 ms, 10 ms, ... 1 s), not powers of two of ms (1024, 4096, 16384)
     pl_has "plots: cp_time_vs_p's time axis in decimal ticks" "$PL_SVG/cp_time_vs_p.0.svg" "100 ms" "200 ms" "1 s" "2 s" "10 s" "20 s"
     pl_text "$PL_SVG/cp_time_vs_p.0.svg" | grep -Eqx ' *(1024|4096|16384|65536) *' \

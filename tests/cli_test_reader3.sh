@@ -77,3 +77,50 @@ tr '\n' ' ' < "$R3_ROOT/docs/context-parallel.md" | grep -q "prints $r3_F TFLOP/
     && ! grep -q "issue 19's figure\|500 TFLOP/s" "$R3_ROOT/docs/context-parallel.md" \
     && pass "reader3: docs/context-parallel.md's F is the model's $r3_F TFLOP/s, with its command" \
     || fail "reader3: docs/context-parallel.md's F is not the model's ($r3_F)"
+# ---- issue 18, the third fresh reader (h18d) ----
+R4_README=$(tr '\n' ' ' < "$R3_ROOT/README.md" | tr -s ' ')
+# README's H200 byte claims name their input and command, say kernels/ v1, and match what it prints
+"$FASIM" compare --measured "$R3_ROOT/analysis/measured/h200/compare_input.csv" --hw h200 --format csv > "$T/r4_cmp" 2>&1
+r4_cmp=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { l = $c["pred_l2_bytes"] / $c["meas_l2_bytes"]; dr = $c["pred_dram_bytes"] / $c["meas_dram_bytes"]; k = $c["kernel"]; d = $c["d"]
+      if (k != "sdpa_flash" && !(k == "v3_mt2" && d == 128) && (l < 0.97 || l > 1.03)) bad++
+      if (k == "v1" && d == 64) { if (dr > 0.4) bad++ } else if (dr < 0.93 || dr > 1.07) bad++ }
+    END { print NR - 1, bad + 0 }' "$T/r4_cmp")
+echo "$R4_README" | grep -q '`./build/fasim compare --measured analysis/measured/h200/compare_input.csv --hw h200` sets the memory model' \
+    && echo "$R4_README" | grep -q "L2↔SM within 3 % for fasim.s kernels" && echo "$R4_README" | grep -q "every kernel but kernels/ v1 at d = 64 (0.35" \
+    && ! echo "$R4_README" | grep -q "but FlashAttention-1's at d = 64" && [ "$r4_cmp" = "18 0" ] \
+    && pass "reader3: README's H200 byte claims name compare_input.csv and its command, and match it" \
+    || fail "reader3: README's H200 byte claims vs compare_input.csv ($r4_cmp)"
+# math's fp32 GEMMs on the FMA pipe: bound fp32, busy_fp32_s, not tensor
+r4_m=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "math" { n++; if ($c["busy_tensor_s"] != 0 || !($c["busy_fp32_s"] > 0) || $c["bound"] == "tensor") bad++ } END { print n + 0, bad + 0 }' "$T/r3_rep/kernels.csv")
+r4_mt=$(grep -E "^ +math +[0-9]+x[0-9]+ " "$T/r3_out" | grep -c " tensor$")
+[ "${r4_m% *}" -gt 0 ] && [ "${r4_m#* }" = 0 ] && [ "$r4_mt" = 0 ] && grep -q "its GEMMs are SGEMM on the FMA units, charged to fp32" "$T/r3_out" \
+    && pass "reader3: math's SGEMM time is the fp32 pipe's, not tensor ($r4_m)" || fail "reader3: math's GEMM pipe ($r4_m, $r4_mt tensor rows)"
+# eager/math have no warps of their own: '-' in the kernels tables, 0 in kernels.csv
+r4_w=$(grep -E "^(A100-SXM4-80GB|H100-SXM5|H200-SXM)? +(eager|math) +[0-9]+x[0-9]+ " "$T/r3_out" | awk '$(NF-7) != "-" { bad++ } END { print NR, bad + 0 }')
+r4_wc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } ($c["profile"] == "eager" || $c["profile"] == "math") && $c["warps"] != 0' "$T/r3_rep/kernels.csv" | wc -l)
+[ "${r4_w#* }" = 0 ] && [ "${r4_w% *}" -gt 0 ] && [ "$r4_wc" = 0 ] && pass "reader3: eager/math warps '-' (kernels.csv 0)" \
+    || fail "reader3: eager/math warps ($r4_w, $r4_wc csv rows)"
+# README: the pipes only partly overlap, so the time exceeds the busiest pipe's
+echo "$R4_README" | grep -q "the pipes only partly overlap" && echo "$R4_README" | grep -q "docs/time-model.md#5-overlap" \
+    && grep -q "^## 5. Overlap" "$R3_ROOT/docs/time-model.md" \
+    && pass "reader3: README says the pipes only partly overlap (time-model.md 5)" || fail "reader3: README's overlap sentence"
+# H100 vs H200: the L2/DRAM terms too; which DRAM rate the model charges (sustained, not datasheet)
+r4_h=$(grep -c "row can still be predicted faster on the H200" "$T/r3_out")
+[ "$r4_h" -ge 2 ] && grep -q "the model charges sustained" "$T/r3_out" && grep -q "3.94 TB/s" "$T/r3_out" \
+    && grep -q "datasheet 4.8" "$T/r3_out" && grep -q "2.039 TB/s x 3.94 / 4.8" "$T/r3_out" && ! grep -q "(4.8 against 3.35 TB/s" "$T/r3_out" \
+    && pass "reader3: the notes say L2/DRAM differ too and which DRAM rate is charged" || fail "reader3: H100/H200 L2/DRAM or DRAM-rate notes ($r4_h)"
+# the memory table counts one attention layer's tensors
+grep -q "^   (one attention layer's tensors only: no weights, no other layers" "$T/r3_out" \
+    && grep -q "GPT-2 medium's attention, B x H = 64 x 16" "$T/r3_out" \
+    && pass "reader3: the memory table says it counts one attention layer's tensors" || fail "reader3: memory table scope"
+# Figure 6: L2 partitions and the 3 live heads explained
+grep -q "straddle up to 3 heads" "$T/r3_out" && grep -q "partitions of 25 MiB" "$T/r3_out" && grep -q "docs/l2-model.md" "$T/r3_out" \
+    && grep -q '^4\. \*\*Partitions\*\*' "$R3_ROOT/docs/l2-model.md" \
+    && pass "reader3: the Figure 6 note explains L2 partitions and 3 live heads" || fail "reader3: Figure 6 partition note"
+# README lists every table make run prints
+r4_k=$(grep -c "^== kernels: " "$T/r3_out")
+echo "$R4_README" | grep -q "a kernels table per model ($r4_k:" && echo "$R4_README" | grep -q "the papers table" \
+    && echo "$R4_README" | grep -q "the context-parallel table" && grep -q "^== the papers, reproduced" "$T/r3_out" \
+    && grep -q "^== context parallelism" "$T/r3_out" \
+    && pass "reader3: README lists the kernels ($r4_k), papers and context-parallel tables" || fail "reader3: README's table list ($r4_k kernels tables)"

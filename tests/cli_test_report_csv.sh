@@ -54,3 +54,16 @@ for m in gpt2-medium llama-3-8b falcon-7b; do
 done
 [ -z "$rc_flbad" ] && [ "$rc_fln" -ge 8 ] && pass "report CSVs: report.csv's flops_other and flops = fasim io's ($rc_fln rows)" \
     || fail "report CSVs: report.csv's FLOPs differ from fasim io's:$rc_flbad ($rc_fln rows)"
+# h18d: cp.csv's formula_equal (empty in the report, filled by fasim io --cp) and causal (1/0)
+# documented; hbm_vs_block.csv's block values as they are (multiples of 16, not doubling)
+rc_fe=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["formula_equal"] != "" { x++ } $c["causal"] != 1 && $c["causal"] != 0 { y++ } END { print x + 0, y + 0 }' "$T/rc_rep/cp.csv")
+rc_fi=$("$FASIM" io --cp 2 --heads 8 --kv-heads 2 --seqlen 2048 --headdim 64 --dtype bf16 --causal --hw h200 --format csv 2>&1 \
+    | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["formula_equal"] }' | sort -u | tr '\n' ' ')
+rc_blk=$(awk -F, 'NR > 1 { printf "%s ", $1 }' "$T/rc_rep/hbm_vs_block.csv")
+grep -F -- '`formula_equal`' "$RC_DOC" | grep -q "empty in \`fasim report\`'s cp.csv, which runs no count" \
+    && grep -F -- '`formula_equal`' "$RC_DOC" | grep -q '`fasim io --cp P --format csv` runs the count and fills it' \
+    && [ "$rc_fe" = "0 0" ] && [ "$rc_fi" = "yes " ] \
+    && grep -F -- '`causal`' "$RC_DOC" | grep -q "\`causal\` 1 (causal) or 0, not report.csv's anchor names" \
+    && [ "$rc_blk" = "16 32 48 64 80 96 112 128 " ] && grep -q "the multiples of 16 from 16 to 128" "$RC_DOC" \
+    && pass "report CSVs: cp.csv's formula_equal and causal, hbm_vs_block's block values documented as written" \
+    || fail "report CSVs: formula_equal/causal/block docs (cp.csv $rc_fe, io --cp '$rc_fi', blocks '$rc_blk')"

@@ -116,6 +116,15 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                      " sliding-window layers (w = %" PRId64 ") are in the stdout table",
                      rw->layers[0], me->m.layers, rw->layers[1], rw->s[1].window_left + 1);
         if (base->d_v != base->d) snprintf(dvtxt, sizeof dvtxt, ", d_v=%" PRId64, base->d_v);
+        /* which d the Theta lines take: the Q, K head dim (d_v is not in the bounds) */
+        char dword[96], dkey[96]; /* plain (the title) and gnuplot's enhanced text (the key) */
+        if (base->d_v != base->d) {
+            snprintf(dword, sizeof dword, "d = d_qk = %" PRId64 ", d_v = %" PRId64 " not in the bound", base->d, base->d_v);
+            snprintf(dkey, sizeof dkey, "d = d_{qk} = %" PRId64 ", d_v = %" PRId64 " not in the bound", base->d, base->d_v);
+        } else {
+            snprintf(dword, sizeof dword, "d = %" PRId64, base->d);
+            snprintf(dkey, sizeof dkey, "d = %" PRId64, base->d);
+        }
         /* the curves are the paper's model (--profile paper, --blocks fit to M), at any d: the tiles
          * it picks at the model's own N, and each count over its Theta line there (the constant the
          * Theta hides), for the title and key; the stdout table counts each kernel's own tiles */
@@ -128,7 +137,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
         char mb[32];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
-                 "cw1=%.17g; cw2=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; "
+                 "cw1=%.17g; cw2=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; dword='%s'; dkey='%s'; "
                  "ttl='%s: HBM bytes of one %s layer vs N (%s, %s, causal%s, B=%" PRId64 ", H=%" PRId64 ", H_kv=%" PRId64
                  ", d=%" PRId64 "%s)'; "
                  "ttl4='%s'; "
@@ -146,7 +155,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                  b2.block_r == base->d && !win
                      ? (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_STANDARD].bound_bytes
                      : 0.0,
-                 b2.block_r, me->m.name,
+                 b2.block_r, dword, dkey, me->m.name,
                  rw->nkind == 2 ? "full-attention" : "attention", hw->name, fa_dtype_name(base->dtype), wtxt,
                  base->batch, base->heads, base->kv_heads, base->d, dvtxt, ltxt,
                  fa_fmt_bytes((double)hw->sram_per_block, mb, 32),
@@ -289,7 +298,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     if (!c->quiet) {
         double at2, at4;
         if ((st = fa_report_memory_ratio(&at2, &at4))) return cli_fail(st);
-        printf("== memory: HBM peak of one training step (fwd + bwd), B x H = 64 x 16, d = 64, fp16\n");
+        printf("== memory: HBM peak of one training step (fwd + bwd), GPT-2 medium's attention, B x H = 64 x 16, d = 64, fp16\n"
+               "   (one attention layer's tensors only: no weights, no other layers, no optimizer state)\n");
         printf("standard / flash2: %.1fx at N = 2k, %.1fx at N = 4k (standard keeps P, N x N per head)\n", at2, at4);
         printf("%-15s %12s %14s %14s %14s\n", "hardware", "HBM", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
         for (int h = 0; h < nh; h++) {
@@ -318,8 +328,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             if (h) names[l++] = ' ';
             memcpy(names + l, hw[h].name, k + 1);
         }
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
-                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal)'; ttl2='kept for the backward: standard Q, K, V, O and P, "
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N: GPT-2 medium''s attention, one layer''s tensors "
+                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal; no weights, no other layers)'; ttl2='kept for the backward: standard Q, K, V, O and P, "
                  "FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE'",
                  fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
@@ -389,13 +399,14 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             const int first = i == 0 || rows[i - 1].hw != x->hw;
             if (!c->quiet)
             {
-                char rg[16] = "-", bl[16] = "-"; /* a fused kernel's own; '-' for the library GEMMs (eager, math) */
+                char rg[16] = "-", bl[16] = "-", wp[16] = "-"; /* a fused kernel's own; '-' for the library GEMMs (eager, math) */
                 if (oc->occupancy) {
+                    snprintf(wp, sizeof wp, "%d", oc->warps);
                     snprintf(rg, sizeof rg, "%d", oc->regs_per_thread);
                     snprintf(bl, sizeof bl, "%d", oc->occupancy);
                 }
-                printf("%-15s %-6s %9s %5d %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
-                       x->profile->key, tiles, oc->warps,
+                printf("%-15s %-6s %9s %5s %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
+                       x->profile->key, tiles, wp,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
                        bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
             }
@@ -404,14 +415,20 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
         if (st) return cli_fail(st);
         if (!c->quiet && k == nm - 1)
             printf("(eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
-                   " smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
+                   " warps, smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
                    " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
                    " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
                    " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only.  regs: registers a thread\n"
                    " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).  H100 against H200: the\n"
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
                    " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
-                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).)\n");
+                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).\n"
+                   " The L2 and DRAM terms differ too (L2 8.76 against 8.1 TB/s, DRAM 3.94 against 2.75 TB/s), so\n"
+                   " a tensor-bound row can still be predicted faster on the H200 where those terms add to its time.\n"
+                   " DRAM rates: the model charges sustained rates, not the datasheets' (sim/hw/*.hw,\n"
+                   " dram_bytes_per_s): the H200's 3.94 TB/s measured by kernels/ubench_pipes.cu (datasheet 4.8),\n"
+                   " the H100's 2.75 and the A100's 1.67 their datasheets' 3.35 and 2.039 times that 3.94 / 4.8.\n"
+                   " math computes in fp32 without TF32: its GEMMs are SGEMM on the FMA units, charged to fp32.)\n");
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -444,7 +461,8 @@ static int papers(report_ctx *c)
         printf("(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above; fasim's GB is\n"
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
                " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
-               " model charges), FlashAttention-1 at 16k (0.34, 0.23: the fa1 profile runs one thread block per\n"
+               " model charges: the A100 profile's sustained rate, its datasheet's 2.039 TB/s x 3.94 / 4.8, the\n"
+               " fraction the H200 sustained of its own datasheet, sim/hw/a100-sxm4-80gb.hw), FlashAttention-1 at 16k (0.34, 0.23: the fa1 profile runs one thread block per\n"
                " (batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
                " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
                " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
@@ -457,9 +475,12 @@ static int papers(report_ctx *c)
                " Figure 6, backward d = 128 at N = 16k: cuDNN and FlashAttention-3 both fall to the same 577.5 TFLOP/s\n"
                " because both turn DRAM-bound with the same DRAM estimate (24 GiB: the same B_c = 128, so the same\n"
                " re-reads of Q, dO, LSE, D and the fp32 dQ accumulator).  Each head's re-read set is 16 MiB there\n"
-               " (8 at 8k); 132 blocks over 128 key blocks a head keep 3 heads live (4 of 8 MiB at 8k): 48 MiB against\n"
-               " a 25 MiB L2 partition, so the model lets 48%% of those re-reads reach DRAM (22%% at 8k; docs/time-model.md,\n"
-               " \"DRAM\").  The published rows do not drop (516, 561): the model's L2 capture is too pessimistic there\n"
+               " (8 at 8k).  The grid runs one block per key block (B_c = 128: 128 a head at 16k), 132 at a time\n"
+               " on the 132 SMs, so the blocks running at once straddle up to 3 heads (e.g. 2 + 128 + 2; 4 heads\n"
+               " of 64 blocks at 8k): 3 x 16 = 48 MiB of re-read sets live at once.  The H100's 50 MiB L2 is two\n"
+               " partitions of 25 MiB, each caching for the SMs wired to it (docs/l2-model.md, \"Partitions\"); a head's\n"
+               " blocks run on SMs of both, so each partition holds every live head's set: 48 MiB against 25 MiB,\n"
+               " so the model lets 48%% of those re-reads reach DRAM (22%% at 8k: 32 MiB; docs/time-model.md, \"DRAM\").  The published rows do not drop (516, 561): the model's L2 capture is too pessimistic there\n"
                " (fasim io --profile fa3 --pass bwd --heads 16 --seqlen 16384 --headdim 128 --hw h100 shows it).\n"
                " gpu a100: Figure 2's A100 was the 40 GB SXM4 (1.555 TB/s of HBM); fasim times it, as every a100\n"
                " row, on its A100-SXM4-80GB profile (the same SMs and clocks, 2.039 TB/s; FlashAttention-2's\n"
@@ -724,7 +745,11 @@ int cmd_report(int argc, char **argv)
                    " predicted faster than the H200: the H100 profile runs every pipe at 1830 MHz, the clock the\n"
                    " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
                    " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
-                   " cudnn); the H200 is faster where DRAM bounds (4.8 against 3.35 TB/s; docs/time-model.md, 1).)\n");
+                   " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
+                   " row can still be predicted faster on the H200 where they add to its time (the model charges\n"
+                   " sustained DRAM rates, sim/hw/*.hw dram_bytes_per_s: the H200's 3.94 TB/s as measured by\n"
+                   " kernels/ubench_pipes.cu, its datasheet 4.8; the H100's 2.75, its datasheet's 3.35 x 3.94 / 4.8;\n"
+                   " L2 8.76 against 8.1 TB/s; docs/time-model.md, 1).)\n");
         if (k == nm - 1) printf("\n");
     }
 
