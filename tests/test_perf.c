@@ -650,7 +650,10 @@ static void test_math_sequence(void **st)
     const double ps = 3 * 24576. + 2 * 32768. + 2 * 524288. + 409600 + 20480 + 4160 + 32832 + 2 * 24576.;
     assert_int_equal(r.nsteps[0], 13);
     assert_near(r.time_s, ps * 1e-12 + 13 * 2e-6, 1e-15);
-    assert_near(r.busy[FA_PIPE_TENSOR], 2 * 524288e-12, 1e-18);
+    /* fp32 GEMMs without TF32: SGEMM on the FMA units, the fp32 pipe's time, none the tensor cores' */
+    assert_near(r.busy[FA_PIPE_FP32], 2 * 524288e-12, 1e-18);
+    assert_near(r.busy[FA_PIPE_TENSOR], 0, 0);
+    assert_int_equal(r.bound, FA_PIPE_FP32);
     assert_near(r.busy[FA_PIPE_EXP], 409600e-12, 1e-18);
     /* causal: the mask built once (ones 1, tril 2, zeros 4, logical_not 2, masked_fill 9 bytes a
      * score: 18 x 4096) and added (8 x 4096 + the mask 4 x 4096, which fits L2): 6 more kernels */
