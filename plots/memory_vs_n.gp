@@ -26,7 +26,8 @@ stats infile using 2 skip 1 nooutput name "YS"
 set yrange [2.0**floor(log(YF_min) / log(2) - 0.5) : 2.0**ceil(log(YS_max) / log(2) + 0.5)]
 set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (peak of fwd + bwd)"
-set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
+if (!exists("ttl3")) ttl3 = ''
+set title ttl.(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
 set grid
 array cap[ncap]
 do for [i=1:ncap] { stats infile using (column(4 + i)) skip 1 nooutput; cap[i] = STATS_max }

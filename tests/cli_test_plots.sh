@@ -69,7 +69,8 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "~" && fail "plots: hbm_vs_sram has a '~' (enhanced text's overprint)" \
         || pass "plots: hbm_vs_sram's key has no overprinting '~'"
     pl_has "plots: memory_vs_n's title on two lines (it was cut off at both ends)" "$PL_SVG/memory_vs_n.0.svg" \
-        "HBM peak of one training step vs N: GPT-2 medium's attention, one layer's tensors (forward + backward, B x H = 64 x 16, d = 64, fp16, causal; no weights, no other layers)" \
+        "HBM peak of one training step vs N (forward + backward, B x H = 64 x 16, d = 64, fp16, causal)" \
+        "GPT-2 medium's attention: one layer's tensors only (no weights, no other layers)" \
         "kept for the backward: standard Q, K, V, O and P, FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "kiB" && fail "plots: hbm_vs_sram writes kiB" || pass "plots: hbm_vs_sram has no kiB"
     pl_has "plots: hbm_vs_block's byte axis in GiB" "$PL_SVG/hbm_vs_block.0.svg" "GiB" "roofline time"

@@ -328,8 +328,9 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             if (h) names[l++] = ' ';
             memcpy(names + l, hw[h].name, k + 1);
         }
-        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N: GPT-2 medium''s attention, one layer''s tensors "
-                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal; no weights, no other layers)'; ttl2='kept for the backward: standard Q, K, V, O and P, "
+        snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
+                 "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal)'; "
+                 "ttl3='GPT-2 medium''s attention: one layer''s tensors only (no weights, no other layers)'; ttl2='kept for the backward: standard Q, K, V, O and P, "
                  "FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE'",
                  fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
