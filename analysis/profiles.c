@@ -195,7 +195,7 @@ const fa_profile fa_profiles[] = {
      .producer_regs = 32, NT(v5_tiles), .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
     /* v5 with FlashAttention-4's ideas (kernels/attn_v5_fa3.cu variants 7, 8, 9: v5_exp2poly,
      * v5_cresc, v5_fa4): identical to v5 but for the parameters named -- the fraction of the
-     * exponentials computed by exp2_fma (tc_common.cuh) on the FMA pipe: softmax_fa4's EMU of a
+     * exponentials computed by exp2_fma (tc_common.cuh) on the FMA pipe: softmax_m16's EMU of a
      * row's NB = B_c / 8 n8 blocks, 6 of 16 at d = 64 (B_c 128: 0.375), 7 of 20 at d = 128 (B_c
      * 160: 0.35), each FA_PERF_POLY_EXP_OPS_V5 = 11 slots (7 on the FMA pipe, 2 ALU ops at half
      * rate); rescale_skip, the fraction of the O_i rescales conditional rescaling (tau = 8, O *=
@@ -208,12 +208,12 @@ const fa_profile fa_profiles[] = {
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .exp_poly_by_d = {{64, 6.0 / 16}, {128, 7.0 / 20}}, .exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5,
      NT(v5_tiles),
-     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 7: EMU 6 of 16, 7 of 20; softmax_fa4), kernels/tc_common.cuh exp2_fma"},
+     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 7: EMU 6 of 16, 7 of 20; tc_common.cuh softmax_m16), kernels/tc_common.cuh exp2_fma"},
     {.key = "v5_cresc", .name = "kernels/ v5 with conditional rescaling, threshold 8 (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .rescale_skip = 0.9, NT(v5_tiles),
-     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 8, softmax_fa4 CR, TAU = 8); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
+     .source = "kernels/attn_v5_fa3.cu (v5_pick variant 8, tc_common.cuh softmax_m16 CR, TAU = 8); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
     {.key = "v5_fa4", .name = "kernels/ v5 with both: the exp split and conditional rescaling (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,

@@ -175,16 +175,8 @@ extern "C" cudaError_t fa_v4_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int
                                      const void *Q, const void *K, const void *V, void *O,
                                      float *LSE, cudaStream_t st)
 {
-    static int cc = -1; /* compute capability of the current device, 10 * major + minor */
-    if (cc < 0) {
-        int dev = 0, major = 0, minor = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-            return cudaErrorNoDevice;
-        cc = 10 * major + minor;
-    }
-    if (cc != 90) return cudaErrorInvalidDeviceFunction; /* wgmma: sm_90a only */
+    cudaError_t e = wg_device_check(); /* wgmma: sm_90a only */
+    if (e != cudaSuccess) return e;
     if (dt == FA_GPU_BF16) return v4_dispatch<__nv_bfloat16>(s, variant, Q, K, V, O, LSE, st);
     if (dt == FA_GPU_FP16) return v4_dispatch<__half>(s, variant, Q, K, V, O, LSE, st);
     return cudaErrorInvalidValue;

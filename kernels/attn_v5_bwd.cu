@@ -548,12 +548,8 @@ static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const voi
         }
         last[0] = Q, last[1] = K, last[2] = V, last[3] = dO, last[4] = dK, last[5] = dV, last_s = *s;
     }
-    static int sms = 0;
-    if (!sms) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-            return cudaErrorNoDevice;
-    }
+    int sms = 0;
+    if ((e = fa_sm_count(&sms)) != cudaSuccess) return e;
     const long long units = (long long)((s->N_k + BC - 1) / BC) * s->H_kv * s->B;
     const unsigned grid = (unsigned)(PERS && units > sms ? sms : units);
     kern<<<grid, 384, bytes, st>>>(maps, lse2, Dpad, dQacc, sem, (T *)dK, (T *)dV, *s, scale_log2);
@@ -596,16 +592,8 @@ extern "C" cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, in
                                       const void *K, const void *V, const void *O, const void *dO, const float *LSE,
                                       void *dQ, void *dK, void *dV, float *ws, cudaStream_t st)
 {
-    static int cc = -1;
-    if (cc < 0) {
-        int dev = 0, major = 0, minor = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-            return cudaErrorNoDevice;
-        cc = 10 * major + minor;
-    }
-    if (cc != 90) return cudaErrorInvalidDeviceFunction;
+    cudaError_t e = wg_device_check(); /* wgmma: sm_90a only */
+    if (e != cudaSuccess) return e;
     if (dt == FA_GPU_BF16) return v5_bwd_dispatch<__nv_bfloat16>(s, deterministic, variant, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     if (dt == FA_GPU_FP16) return v5_bwd_dispatch<__half>(s, deterministic, variant, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st);
     return cudaErrorInvalidValue;

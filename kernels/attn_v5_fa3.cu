@@ -37,7 +37,7 @@
  * end of the keys.  The other variants (v5_bc128, v5_bc176, v5_wg3, v5_nopp, v5_pers,
  * v5_pers_wg3, v5_pers_bc160) stay selectable in fabench to measure each step; v5_exp2poly,
  * v5_cresc and v5_fa4 are v5 with FlashAttention-4's exp split, conditional rescaling and both
- * (softmax_fa4).  Needs sm_90a
+ * (softmax_m16's EMU and CR).  Needs sm_90a
  * (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -93,45 +93,6 @@ template <bool PERS> __device__ __forceinline__ V5Unit v5_unit(int u, int T_r, c
         w.b = blockIdx.z, w.h = blockIdx.y, w.qb = sh.causal ? T_r - 1 - (int)blockIdx.x : (int)blockIdx.x;
     }
     return w;
-}
-
-/* FlashAttention-4's two softmax changes (Zadouri, Shah, Dao et al. 2026, arXiv 2603.05451; its
- * code flash_attn/cute/softmax.py and utils.py), on one m-tile as softmax_m16 (tc_common.cuh):
- *   EMU: of the NB n8 blocks of a row's scores, EMU (spread evenly) take 2^x from exp2_fma on the
- *        FMA pipe instead of MUFU.EX2, so that the exp unit and the FMA pipe share the work;
- *   CR:  conditional rescaling -- a row keeps its stale max m while the new max exceeds it by at
- *        most tau = 8 in log2 units (P <= 2^8 then, safe in fp32 and bf16), alpha is exactly 1 and
- *        the caller skips O *= alpha for a warp whose rows all kept theirs.  Exact: l, O and the
- *        epilogue's LSE all use the same stale m (cpu_ref/flash2.c, rescale_threshold). */
-template <int NB, int EMU, bool CR>
-__device__ __forceinline__ void softmax_fa4(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
-                                            float scale_log2)
-{
-    constexpr float TAU = 8.0f;
-#pragma unroll
-    for (int hr = 0; hr < 2; hr++) {
-        float mx = m[hr];
-#pragma unroll
-        for (int nb = 0; nb < NB; nb++) mx = fmaxf(mx, fmaxf(s[nb][2 * hr], s[nb][2 * hr + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        if (CR && m[hr] != -INFINITY && (mx - m[hr]) * scale_log2 <= TAU) mx = m[hr]; /* keep the stale max */
-        const float ms = mx == -INFINITY ? 0.f : mx * scale_log2;
-        const float a = m[hr] == -INFINITY ? 0.f : (CR && mx == m[hr]) ? 1.f : fast_exp2(m[hr] * scale_log2 - ms);
-        m[hr] = mx;
-        float rs = 0.f;
-#pragma unroll
-        for (int nb = 0; nb < NB; nb++)
-#pragma unroll
-            for (int e = 2 * hr; e < 2 * hr + 2; e++) {
-                const float x = fmaf(s[nb][e], scale_log2, -ms);
-                const float p = (nb * EMU) / NB != ((nb + 1) * EMU) / NB ? exp2_fma(x) : fast_exp2(x);
-                s[nb][e] = p;
-                rs += p;
-            }
-        l[hr] = l[hr] * a + rs;
-        alpha[hr] = a;
-    }
 }
 
 /* NC consumer warpgroups of 64 query rows (B_r = 64 NC), key tiles of BC, PP: ping-pong, PERS:
@@ -290,8 +251,7 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         auto scores = [&](int j) { /* mask (tiles crossing the diagonal or N_k), lines 9-10 */
             const int c0 = j * BC;
             if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
-            if constexpr (EMU == 0 && !CR) softmax_m16<NB, DB, false>(s, o, m, l, alpha, scale_log2); /* O is rescaled by the caller */
-            else softmax_fa4<NB, EMU, CR>(s, m, l, alpha, scale_log2);
+            softmax_m16<NB, DB, false, EMU, CR>(s, o, m, l, alpha, scale_log2); /* O is rescaled by the caller */
         };
         if (n_kv > 0) {
             if (PP && !turns && cw == NC - 1) named_arrive(1, 256); /* the first consumer issues first */
@@ -400,12 +360,8 @@ static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K
         last[0] = Q, last[1] = K, last[2] = V, last[3] = O, last_s = *s;
     }
     const int T_r = (s->N_q + BR - 1) / BR;
-    static int sms = 0;
-    if (!sms) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-            return cudaErrorNoDevice;
-    }
+    int sms = 0;
+    if ((e = fa_sm_count(&sms)) != cudaSuccess) return e;
     const long long units = (long long)T_r * s->H * s->B;
     static int *tickets = NULL; /* the persistent grid's unit counter and finished-block count */
     if (PERS && !tickets) {
@@ -461,16 +417,8 @@ static int v5_pick(const fa_gpu_shape *s) { return s->d == 64 ? 5 : 6; }
 extern "C" cudaError_t fa_v5_forward(const fa_gpu_shape *s, fa_gpu_dtype dt, int variant, const void *Q,
                                      const void *K, const void *V, void *O, float *LSE, cudaStream_t st)
 {
-    static int cc = -1;
-    if (cc < 0) {
-        int dev = 0, major = 0, minor = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-            return cudaErrorNoDevice;
-        cc = 10 * major + minor;
-    }
-    if (cc != 90) return cudaErrorInvalidDeviceFunction;
+    cudaError_t e = wg_device_check(); /* wgmma: sm_90a only */
+    if (e != cudaSuccess) return e;
     if (variant < 0) variant = v5_pick(s);
     if (dt == FA_GPU_BF16) return v5_dispatch<__nv_bfloat16>(s, variant, Q, K, V, O, LSE, st);
     if (dt == FA_GPU_FP16) return v5_dispatch<__half>(s, variant, Q, K, V, O, LSE, st);

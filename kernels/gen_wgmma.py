@@ -15,27 +15,17 @@ import sys
 TYPES = [("__nv_bfloat16", "bf16"), ("__half", "f16")]
 
 
-def ss(n, ctype, ptx):
+def ss(n, ctype, ptx, tt=False):
+    """SS wrapper; tt: A and B transposed (MN-major), wg_mma_ss_tt"""
     r = n // 2
     regs = ",".join("%%%d" % i for i in range(r))
     outs = ", ".join('"+f"(d[%d])' % i for i in range(r))
-    return (f"template <> __device__ __forceinline__ void wg_mma_ss<{n}, {ctype}>(float *d, uint64_t da, uint64_t db, int scale_d)\n"
+    head = "/* SS with A and B transposed (MN-major): A = (K x M) and B = (K x N) as stored */\n" if tt else ""
+    name, trans = ("wg_mma_ss_tt", "1, 1") if tt else ("wg_mma_ss", "0, 0")
+    return (head + f"template <> __device__ __forceinline__ void {name}<{n}, {ctype}>(float *d, uint64_t da, uint64_t db, int scale_d)\n"
             "{\n#if FA_HAVE_WGMMA\n"
             f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"\n'
-            f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} {{{regs}}}, %{r}, %{r + 1}, p, 1, 1, 0, 0;\\n}}\\n"\n'
-            f"                 : {outs}\n"
-            '                 : "l"(da), "l"(db), "r"(scale_d));\n#endif\n}\n')
-
-
-def sstt(n, ctype, ptx):
-    r = n // 2
-    regs = ",".join("%%%d" % i for i in range(r))
-    outs = ", ".join('"+f"(d[%d])' % i for i in range(r))
-    return ("/* SS with A and B transposed (MN-major): A = (K x M) and B = (K x N) as stored */\n"
-            f"template <> __device__ __forceinline__ void wg_mma_ss_tt<{n}, {ctype}>(float *d, uint64_t da, uint64_t db, int scale_d)\n"
-            "{\n#if FA_HAVE_WGMMA\n"
-            f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"\n'
-            f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} {{{regs}}}, %{r}, %{r + 1}, p, 1, 1, 1, 1;\\n}}\\n"\n'
+            f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} {{{regs}}}, %{r}, %{r + 1}, p, 1, 1, {trans};\\n}}\\n"\n'
             f"                 : {outs}\n"
             '                 : "l"(da), "l"(db), "r"(scale_d));\n#endif\n}\n')
 
@@ -56,7 +46,7 @@ def rs(n, ctype, ptx):
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in ("ss", "rs", "sstt"):
         sys.exit("usage: gen_wgmma.py ss|rs|sstt N [N ...]")
-    f = {"ss": ss, "rs": rs, "sstt": sstt}[sys.argv[1]]
+    f = {"ss": ss, "rs": rs, "sstt": lambda n, c, p: ss(n, c, p, tt=True)}[sys.argv[1]]
     for n in sys.argv[2:]:
         n = int(n)
         if n % 8 or not 8 <= n <= 256:

@@ -103,6 +103,22 @@ __device__ __forceinline__ void bulk_reduce_add_f32(float *dst, const void *src,
                  : "memory");
 }
 
+/* Host side: the current device's SM count into *sms (asked once per process; the persistent grids'
+ * block count).  cudaErrorNoDevice when it cannot be read. */
+static inline cudaError_t fa_sm_count(int *sms)
+{
+    static int n = 0;
+    if (!n) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+            n = 0;
+            return cudaErrorNoDevice;
+        }
+    }
+    *sms = n;
+    return cudaSuccess;
+}
+
 static inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;

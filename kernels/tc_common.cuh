@@ -240,11 +240,20 @@ __device__ __forceinline__ void mask_m16(float (&s)[NB][4], const fa_gpu_shape &
 /* Online softmax of one m-tile (Alg. 1 lines 9-10, base 2): m = running raw-score max of rows
  * g, g + 8 (shared by the row's quad), l = this thread's partial row sum; S becomes
  * P = exp2(S scale log2 e - m scale log2 e); alpha = exp2 of the max change.  RESCALE: O *= alpha
- * here (the lazy variant does it itself). */
-template <int NB, int DB, bool RESCALE>
+ * here (the lazy variant does it itself).  FlashAttention-4's two changes (Zadouri, Shah, Dao et al.
+ * 2026, arXiv 2603.05451; its code flash_attn/cute/softmax.py, utils.py), used by v5's variants:
+ *   EMU: of the NB n8 blocks of a row, EMU (spread evenly) take 2^x from exp2_fma on the FMA pipe
+ *        instead of MUFU.EX2, so that the exp unit and the FMA pipe share the work;
+ *   CR:  conditional rescaling -- a row keeps its stale max m while the new max exceeds it by at
+ *        most tau = 8 in log2 units (P <= 2^8 then, safe in fp32 and bf16) and alpha is exactly 1,
+ *        so a caller can skip O *= alpha for a warp whose rows all kept theirs.  Exact: l, O and
+ *        the epilogue's LSE all use the same stale m (cpu_ref/flash2.c, rescale_threshold).
+ * With EMU = 0 and CR = false (v3, v4, v5) the code is what it was before the two were added. */
+template <int NB, int DB, bool RESCALE, int EMU = 0, bool CR = false>
 __device__ __forceinline__ void softmax_m16(float (&s)[NB][4], float (&o)[DB][4], float (&m)[2],
                                             float (&l)[2], float (&alpha)[2], float scale_log2)
 {
+    constexpr float TAU = 8.0f;
 #pragma unroll
     for (int hr = 0; hr < 2; hr++) {
         float mx = m[hr];
@@ -252,15 +261,17 @@ __device__ __forceinline__ void softmax_m16(float (&s)[NB][4], float (&o)[DB][4]
         for (int nb = 0; nb < NB; nb++) mx = fmaxf(mx, fmaxf(s[nb][2 * hr], s[nb][2 * hr + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        if (CR && m[hr] != -INFINITY && (mx - m[hr]) * scale_log2 <= TAU) mx = m[hr]; /* keep the stale max */
         const float ms = mx == -INFINITY ? 0.f : mx * scale_log2; /* a row with no key yet */
-        const float a = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] * scale_log2 - ms);
+        const float a = m[hr] == -INFINITY ? 0.f : (CR && mx == m[hr]) ? 1.f : fast_exp2(m[hr] * scale_log2 - ms);
         m[hr] = mx;
         float rs = 0.f;
 #pragma unroll
         for (int nb = 0; nb < NB; nb++)
 #pragma unroll
             for (int e = 2 * hr; e < 2 * hr + 2; e++) {
-                const float p = fast_exp2(fmaf(s[nb][e], scale_log2, -ms));
+                const float x = fmaf(s[nb][e], scale_log2, -ms);
+                const float p = (nb * EMU) / NB != ((nb + 1) * EMU) / NB ? exp2_fma(x) : fast_exp2(x);
                 s[nb][e] = p;
                 rs += p;
             }

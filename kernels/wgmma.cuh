@@ -48,6 +48,23 @@ __device__ __forceinline__ void fence_proxy_async()
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
+/* Host side: cudaSuccess when the current device is sm_90 (an H100/H200: this build carries wgmma
+ * only for sm_90a), cudaErrorInvalidDeviceFunction on any other, cudaErrorNoDevice without one;
+ * the launchers of v4, v5 and the v5 backward call it first.  Asked once per process. */
+static inline cudaError_t wg_device_check(void)
+{
+    static int cc = -1; /* compute capability of the current device, 10 major + minor */
+    if (cc < 0) {
+        int dev = 0, major = 0, minor = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+            return cudaErrorNoDevice;
+        cc = 10 * major + minor;
+    }
+    return cc == 90 ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
 /* 128-byte-swizzle descriptor; lbo, sbo in bytes */
 __device__ __forceinline__ uint64_t wg_desc(uint32_t saddr, uint32_t lbo, uint32_t sbo)
 {
