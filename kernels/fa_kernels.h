@@ -148,6 +148,26 @@ cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int determini
                            const void *K, const void *V, const void *O, const void *dO,
                            const float *LSE, void *dQ, void *dK, void *dV, float *ws,
                            cudaStream_t st);
+/* v5 FP8 forward (attn_v5_fp8.cu), sm_90a only, d = 128: e4m3 Q, K and V^T (keys permuted within
+ * 16-groups, padded with zero keys to n_kpad, a multiple of 128), one power-of-two scale exponent
+ * per block of 128 rows (q_exp: B x H x ceil(N_q / 128); k_exp, v_exp: B x H_kv x n_kpad / 128),
+ * bf16 O, fp32 LSE.  fa_v5_fp8_prepare quantizes fp32 Q, K, V (B, H, N, 128) into them: per block
+ * (per_block = 1) or one exponent a tensor (0), with incoherent processing of Q and K
+ * (hadamard = 1: rows times diag(s) H_128 / sqrt(128), s from seed as cpu_ref/fa_fp8.h). */
+typedef struct {
+    unsigned char *Q8, *K8, *Vt8;
+    int *q_exp, *k_exp, *v_exp;
+    float *amax; /* the pre-pass's block maxima */
+    int n_kpad;
+} fa_fp8_bufs;
+const char *fa_v5_fp8_check(const fa_gpu_shape *s);
+cudaError_t fa_v5_fp8_alloc(const fa_gpu_shape *s, fa_fp8_bufs *b);
+void fa_v5_fp8_free(fa_fp8_bufs *b);
+cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, const float *K, const float *V, int per_block,
+                              int hadamard, unsigned long long seed, fa_fp8_bufs *b, cudaStream_t st);
+/* variant 0: a 2-stage TMA ring, 1: 3 stages */
+cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
+                              cudaStream_t st);
 int fa_v0_init(void);
 void fa_v0_finish(void);
 

@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "fa_kernels.h"
+#include "fabench_fp8.h"
 #include "tc_common.cuh"
 extern "C" {
 #include "fa_attn.h"
@@ -799,6 +800,12 @@ int main(int argc, char **argv)
     o.ds = {64, 128};
     o.causals = {0, 1};
     int mode = 0; /* 1 check, 2 sweep, 3 shape */
+    int fp8 = 0, fp8_set = 0; /* --fp8 and whether an fp8-only option was given */
+    fabench_fp8_opts f8;
+    memset(&f8, 0, sizeof f8);
+    f8.per_block = 1;
+    f8.hadamard_seed = 12345;
+    const char *err_csv_path = NULL;
     fa_gpu_shape one = mk(1, 1, 1, 1, 1, 64, 0);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -875,6 +882,30 @@ int main(int argc, char **argv)
             std::vector<int> sd = parse_ints(val, "--seed wants one integer in [0, 2^31 - 1]");
             if (sd.size() != 1) usage_error("--seed wants one integer in [0, 2^31 - 1]", val);
             o.seed = (unsigned long long)sd[0];
+        } else if (!strcmp(a, "--fp8")) fp8 = 1;
+        else if (!strcmp(a, "--hadamard")) f8.hadamard = 1, fp8_set = 1;
+        else if (!strcmp(a, "--inputs")) {
+            NEEDVAL();
+            if (!strcmp(val, "normal")) f8.outliers = 0;
+            else if (!strcmp(val, "outliers")) f8.outliers = 1;
+            else usage_error("--inputs must be normal or outliers", val);
+            fp8_set = 1;
+        } else if (!strcmp(a, "--fp8-quant")) {
+            NEEDVAL();
+            if (!strcmp(val, "block")) f8.per_block = 1;
+            else if (!strcmp(val, "tensor")) f8.per_block = 0;
+            else usage_error("--fp8-quant must be block or tensor", val);
+            fp8_set = 1;
+        } else if (!strcmp(a, "--fp8-variant")) {
+            NEEDVAL();
+            std::vector<int> v = parse_ints(val, "--fp8-variant wants 0 (2 stages) or 1 (3 stages)");
+            if (v.size() != 1 || v[0] > 1) usage_error("--fp8-variant wants 0 (2 stages) or 1 (3 stages)", val);
+            f8.variant = v[0];
+            fp8_set = 1;
+        } else if (!strcmp(a, "--fp8-err-csv")) {
+            NEEDVAL();
+            err_csv_path = val;
+            fp8_set = 1;
         } else if (!strcmp(a, "--no-validate")) o.validate = 0;
         else if (!strcmp(a, "--no-time")) o.time = 0;
         else if (!strcmp(a, "--bwd")) o.bwd = 1;
@@ -899,6 +930,9 @@ int main(int argc, char **argv)
                    "options: --kernels LIST  --bwd-kernels LIST  --dtype bf16|fp16  --reps R (default 20)\n"
                    "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
                    "         --no-time  --csv FILE  --seed S\n"
+                   "  fabench --fp8 --check|--sweep|--shape ...  the v5 FP8 forward (d = 128) beside the bf16 v5:\n"
+                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0|1\n"
+                   "         --fp8-err-csv FILE (accuracy rows; validation runs the fp64 oracle on the host)\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
                    "         v4 v4_bc64 v5 v5_bc128 v5_bc176 v5_wg3 v5_nopp v5_pers v5_pers_wg3 v5_pers_bc160\n"
                    "         v5_exp2poly v5_cresc v5_fa4\n"
@@ -913,6 +947,10 @@ int main(int argc, char **argv)
 #undef NEEDVAL
     }
     if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
+    if (fp8_set && !fp8) usage_error("--inputs, --fp8-quant, --hadamard, --fp8-variant and --fp8-err-csv need --fp8", NULL);
+    if (fp8 && (o.bwd || o.nk)) usage_error("--fp8 runs the v5 FP8 forward and the bf16 v5: no --bwd, no --kernels", NULL);
+    if (fp8 && mode == 3 && one.d != 128) usage_error("--fp8: v5_fp8 runs d = 128 only", NULL);
+    if (fp8) o.ds = {128};
     if (o.bwd_only[0] && !o.bwd) usage_error("--bwd-kernels needs --bwd", o.bwd_only);
     if (o.csv) { /* refuse an unusable path before the GPU starts; written to PATH.tmp.PID */
         FILE *t;
@@ -987,7 +1025,43 @@ int main(int argc, char **argv)
     fprintf(stderr, "fabench: %s, %d SMs, L2 %d MiB, smem/block opt-in %zu KiB, cc %d.%d\n", p.name,
             p.multiProcessorCount, p.l2CacheSize >> 20, p.sharedMemPerBlockOptin >> 10, p.major,
             p.minor);
-    if (mode == 1) {
+    if (fp8) {
+        FILE *ec = NULL;
+        if (err_csv_path) {
+            if (!(ec = fopen(err_csv_path, "w"))) {
+                fprintf(stderr, "fabench: cannot write --fp8-err-csv %s\n", err_csv_path);
+                return 2;
+            }
+            fprintf(ec, "B,H,H_kv,N_q,N_k,d,causal,inputs,quant,hadamard,kernel,rmse,max_err,lse_max_err\n");
+        }
+        f8.validate = o.validate;
+        f8.time = o.time && o.reps > 0;
+        f8.warmup = o.warmup;
+        f8.reps = o.reps;
+        std::vector<fa_gpu_shape> shapes;
+        if (mode == 1) {
+            const int odd[][7] = {{1, 2, 2, 113, 203, 128, 0}, {1, 2, 1, 203, 113, 128, 1}, {1, 8, 1, 1, 239, 128, 1},
+                                  {1, 3, 3, 1023, 1024, 128, 1}, {2, 4, 4, 256, 512, 128, 0}, {1, 2, 2, 300, 77, 128, 0},
+                                  {1, 4, 2, 1024, 1024, 128, 0}};
+            for (auto &sh : odd) shapes.push_back(mk(sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], sh[6]));
+            f8.time = 0;
+        } else if (mode == 2) {
+            for (int c : o.causals)
+                for (int n : o.ns) shapes.push_back(mk(16384 / n, 16, 16, n, n, 128, c));
+        } else {
+            shapes.push_back(one);
+        }
+        unsigned long long case_no = 0;
+        for (auto &sh : shapes) {
+            fprintf(stderr, "shape B %d H %d H_kv %d N_q %d N_k %d d %d causal %d\n", sh.B, sh.H, sh.H_kv, sh.N_q, sh.N_k, sh.d,
+                    sh.causal);
+            g_failures += fabench_fp8_case(&sh, &f8, o.seed * 1000003ull + (++case_no) * 7919ull, g_csv, ec);
+        }
+        if (ec && fclose(ec) != 0) {
+            fprintf(stderr, "fabench: cannot write --fp8-err-csv %s\n", err_csv_path);
+            return 2;
+        }
+    } else if (mode == 1) {
         if (!o.bwd) check_exp2_fma();
         /* odd shapes: (B, H, H_kv, N_q, N_k, d, causal) */
         const int shapes[][7] = {

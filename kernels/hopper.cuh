@@ -132,18 +132,26 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
     return fn;
 }
 
-/* (d, N, heads x B) of 2-byte elements, boxes of (64, rows, 1), 128-byte swizzle, zeros out of bounds */
-static inline int make_map(CUtensorMap *map, const void *ptr, int d, int N, int BH, int rows, CUtensorMapDataType t)
+/* (inner, N, heads x B) of esize-byte elements, boxes of (128 / esize, rows, 1) -- one 128-byte row
+ * of the box a row of the tile -- 128-byte swizzle, zeros out of bounds.  inner * esize must be a
+ * multiple of 16 (the TMA's stride rule). */
+static inline int make_map_e(CUtensorMap *map, const void *ptr, int inner, int N, int BH, int rows, CUtensorMapDataType t,
+                             int esize)
 {
     PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
     if (!fn) return 1;
-    const cuuint64_t dims[3] = {(cuuint64_t)d, (cuuint64_t)N, (cuuint64_t)BH};
-    const cuuint64_t strides[2] = {(cuuint64_t)d * 2, (cuuint64_t)N * d * 2};
-    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1}, estr[3] = {1, 1, 1};
+    const cuuint64_t dims[3] = {(cuuint64_t)inner, (cuuint64_t)N, (cuuint64_t)BH};
+    const cuuint64_t strides[2] = {(cuuint64_t)inner * esize, (cuuint64_t)N * inner * esize};
+    const cuuint32_t box[3] = {(cuuint32_t)(128 / esize), (cuuint32_t)rows, 1}, estr[3] = {1, 1, 1};
     CUresult r = fn(map, t, 3, const_cast<void *>(ptr), dims, strides, box, estr,
                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r != CUDA_SUCCESS;
+}
+/* (d, N, heads x B) of 2-byte elements, boxes of (64, rows, 1) */
+static inline int make_map(CUtensorMap *map, const void *ptr, int d, int N, int BH, int rows, CUtensorMapDataType t)
+{
+    return make_map_e(map, ptr, d, N, BH, rows, t, 2);
 }
 
 

@@ -23,8 +23,8 @@ GPU_ARCH_V4 ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,cod
 NVCCWARN    := -Xcompiler -Wall,-Wextra,-Wno-unused-parameter -Werror all-warnings
 NVCCFLAGS   ?= -O3 -std=c++17 -lineinfo $(NVCCWARN)
 GPU_CU      := kernels/attn_v0_naive.cu kernels/attn_v1_flash1.cu kernels/attn_v2_flash2.cu \
-               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu kernels/attn_v5_fa3.cu kernels/attn_v5_bwd.cu \
-               kernels/fa_dispatch.cu \
+               kernels/attn_v3_flash2_tc.cu kernels/attn_v3_bwd_tc.cu kernels/attn_v4_wgmma.cu kernels/attn_v5_fa3.cu kernels/attn_v5_bwd.cu kernels/attn_v5_fp8.cu \
+               kernels/fa_dispatch.cu kernels/fabench_fp8.cu \
                kernels/fabench.cu
 GPU_REF_C   := $(wildcard sim/*.c) $(wildcard cpu_ref/*.c)
 GPU_OBJ     := $(patsubst kernels/%.cu,$(GPU_DIR)/%.o,$(GPU_CU))
@@ -35,7 +35,7 @@ BENCH_BWD_CSV ?= $(GPU_DIR)/fabench_bwd.csv
 gpu: $(GPU_DIR)/fabench
 
 $(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/tc_common.cuh \
-                kernels/wgmma.cuh kernels/hopper.cuh
+                kernels/wgmma.cuh kernels/hopper.cuh kernels/fabench_fp8.h
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
 	@$(NVCC) $(NVCCFLAGS) $(if $(findstring attn_v4,$<)$(findstring attn_v5,$<),$(GPU_ARCH_V4),$(GPU_ARCH)) \
@@ -70,7 +70,7 @@ $(GPU_DIR)/ubench_pipes: kernels/ubench_pipes.cu
 
 # cpbench (kernels/cp_ring.cu): the context-parallel forward over P GPUs with NCCL (issue 19);
 # the local calls are the kernels above
-CP_OBJ := $(filter-out $(GPU_DIR)/fabench.o,$(GPU_OBJ)) $(GPU_DIR)/cp_ring.o
+CP_OBJ := $(filter-out $(GPU_DIR)/fabench.o $(GPU_DIR)/fabench_fp8.o,$(GPU_OBJ)) $(GPU_DIR)/cp_ring.o
 
 cpbench: $(GPU_DIR)/cpbench
 

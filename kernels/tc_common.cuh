@@ -248,22 +248,33 @@ __device__ __forceinline__ void mask_m16(float (&s)[NB][4], const fa_gpu_shape &
  *        most tau = 8 in log2 units (P <= 2^8 then, safe in fp32 and bf16) and alpha is exactly 1,
  *        so a caller can skip O *= alpha for a warp whose rows all kept theirs.  Exact: l, O and
  *        the epilogue's LSE all use the same stale m (cpu_ref/flash2.c, rescale_threshold).
- * With EMU = 0 and CR = false (v3, v4, v5) the code is what it was before the two were added. */
-template <int NB, int DB, bool RESCALE, int EMU = 0, bool CR = false>
+ * With EMU = 0 and CR = false (v3, v4, v5) the code is what it was before the two were added.
+ *   PSHIFT >= 0 (the v5 FP8 forward): m is kept in log2 units of the scaled scores (the scale may
+ *        change from tile to tile: per-block descale factors of K), and P = 2^PSHIFT exp2(..) -- the
+ *        P in [0, 2^PSHIFT] that e4m3 gets (2^8: small probabilities stay out of its subnormals);
+ *        l sums the same P, so O / l is unchanged and LSE = (m - PSHIFT) ln 2 + ln l. */
+template <int NB, int DB, bool RESCALE, int EMU = 0, bool CR = false, int PSHIFT = -1>
 __device__ __forceinline__ void softmax_m16(float (&s)[NB][4], float (&o)[DB][4], float (&m)[2],
                                             float (&l)[2], float (&alpha)[2], float scale_log2)
 {
     constexpr float TAU = 8.0f;
+    static_assert(!(CR && PSHIFT >= 0), "conditional rescaling keeps m in raw units");
 #pragma unroll
     for (int hr = 0; hr < 2; hr++) {
         float mx = m[hr];
+        if (PSHIFT >= 0) mx = -INFINITY; /* the raw max of this tile; m is in scaled units */
 #pragma unroll
         for (int nb = 0; nb < NB; nb++) mx = fmaxf(mx, fmaxf(s[nb][2 * hr], s[nb][2 * hr + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        if (PSHIFT >= 0) mx = fmaxf(m[hr], mx * scale_log2); /* -inf stays -inf */
         if (CR && m[hr] != -INFINITY && (mx - m[hr]) * scale_log2 <= TAU) mx = m[hr]; /* keep the stale max */
-        const float ms = mx == -INFINITY ? 0.f : mx * scale_log2; /* a row with no key yet */
-        const float a = m[hr] == -INFINITY ? 0.f : (CR && mx == m[hr]) ? 1.f : fast_exp2(m[hr] * scale_log2 - ms);
+        const float ms = PSHIFT >= 0 ? (mx == -INFINITY ? 0.f : mx - (float)PSHIFT)
+                                     : (mx == -INFINITY ? 0.f : mx * scale_log2); /* a row with no key yet */
+        const float a = m[hr] == -INFINITY ? 0.f
+                        : PSHIFT >= 0      ? fast_exp2(m[hr] - mx)
+                        : (CR && mx == m[hr]) ? 1.f
+                                              : fast_exp2(m[hr] * scale_log2 - ms);
         m[hr] = mx;
         float rs = 0.f;
 #pragma unroll

@@ -1,0 +1,470 @@
+/* attn_v5_fp8.cu -- version 5, FP8: the v5 forward (attn_v5_fa3.cu) on e4m3 Q, K, V with wgmma
+ * m64nNk32 e4m3 x e4m3 -> fp32 (Hopper sm_90a), block quantization with power-of-two scales and
+ * optional incoherent processing (FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608,
+ * section 3.3).
+ *
+ * What changed from v5 (bf16) and why it should be faster: the tensor cores run e4m3 at twice the
+ * bf16 rate (H100/H200 datasheet: 1979 vs 989 TFLOP/s dense), and Q, K, V are half the bytes.  The
+ * softmax is the same work per score as in bf16 (one ex2, FMAs), so at the doubled GEMM rate the
+ * exp unit and the FMA pipe come close to bounding the kernel (docs/time-model.md): the fp8
+ * forward is softmax-bound where the bf16 one is GEMM-bound.  Three things change in the code:
+ *   - V in the layout fp8 wgmma needs.  For 16-bit types wgmma can read B transposed (v5 reads V
+ *     as stored, N-major); for 8-bit types both operands must be K-major, and the K of O = P V is
+ *     the key index, so B = V^T (d x N_k, keys contiguous).  A pre-pass (fa_v5_fp8_prepare, its
+ *     bytes counted by fasim: N_k d read, N_k d written a kv head) writes V^T;
+ *   - P into the 8-bit A fragment without shuffles.  The fp32 accumulator of S gives a thread the
+ *     keys 2t, 2t + 1 of every n8 block (wgmma.cuh); the k32 A fragment wants four consecutive k in
+ *     a register (keys 4t .. 4t + 3 of a 16-group).  Instead of exchanging bytes between threads
+ *     (byte_perm + shuffles, as the Colfax FP8 FlashAttention-2 does), the pre-pass stores the keys
+ *     of every 16-group of V^T in the order the accumulator already has:
+ *     position 4t + i holds key 2t + i (i < 2) or 8 + 2t + (i - 2) (i >= 2), so a register of P is
+ *     just four cvt'ed accumulator values and P V sums the same products in another order;
+ *   - scales.  Q is quantized per block of B_r = 128 rows of a head, K and V per block of
+ *     B_c = 128 rows (FlashAttention-3's block quantization), each with a power of two 2^k (k the
+ *     largest integer with amax 2^k <= 448), so that descaling is exact: S = 2^-(kq + kk_j) Q8 K8^T
+ *     folds into the softmax scale of tile j (softmax_m16 with PSHIFT keeps m in scaled units,
+ *     since the scale changes per tile), and V's 2^-kv_j folds into O's rescale factor
+ *     (O *= alpha_j 2^(kv_j - kv_{j-1}), exact), O = O 2^-kv_last / l at the end.  P is computed as
+ *     2^8 exp2(..) (PSHIFT = 8) and rounded to e4m3 by cvt.rn.satfinite.e4m3x2.f32: small
+ *     probabilities stay out of e4m3's subnormals (fasim's fp8 emulation scales P the same way,
+ *     docs/numerics.md); l sums the unrounded P, as the emulation and FlashAttention-3 do.
+ * Incoherent processing (optional, in the pre-pass): Q and K rows multiplied by
+ * M = diag(s) H_128 / sqrt(128) (Walsh-Hadamard with random signs s_i, M orthogonal so
+ * Q M (K M)^T = Q K^T) before quantization, which spreads an outlier over all d entries of its row
+ * (cpu_ref/fa_fp8.h has the same transform for the emulation).
+ * Tiles: d = 128 only, two consumer warpgroups (B_r = 128) and B_c = 128, one thread block per row
+ * block, a TMA ring of FP8_STAGES stages; O leaves through shared memory in bf16 (TMA store), LSE
+ * fp32.  Causal (bottom-right), N_q != N_k, tails (V^T padded with zero keys to a multiple of 128),
+ * GQA, as v5.  Needs sm_90a. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <vector>
+
+#include "fa_kernels.h"
+#include "tc_common.cuh"
+#include "wgmma.cuh"
+#include "hopper.cuh"
+
+namespace {
+
+constexpr int FP8_D = 128, FP8_BR = 128, FP8_BC = 128, FP8_NC = 2;
+
+struct Fp8Maps {
+    CUtensorMap q, k;  /* (d, N, B x heads) bytes, boxes (128, 128, 1) */
+    CUtensorMap vt;    /* (N_kpad, d, B x H_kv) bytes, boxes (128 keys, 128 = d rows, 1) */
+    CUtensorMap o;     /* bf16 (d, N_q, B x H), boxes (64, 64, 1) */
+};
+
+/* position p (0..15) of a 16-group of V^T's keys holds key fp8_key_of(p): the key whose P the
+ * accumulator gives a thread as byte p % 4 of its register for k = 4 (p / 4) .. */
+__host__ __device__ __forceinline__ int fp8_key_of(int p)
+{
+    return (p & 3) < 2 ? 2 * (p >> 2) + (p & 3) : 8 + 2 * (p >> 2) + (p & 3) - 2;
+}
+
+/* four fp32 values to four e4m3 in one register, x0 in the low byte (round to nearest even,
+ * saturating to +-448: PTX cvt.rn.satfinite.e4m3x2.f32, whose first source goes to the upper byte) */
+__device__ __forceinline__ uint32_t pack4_e4m3(float x0, float x1, float x2, float x3)
+{
+    uint32_t r = 0;
+#if FA_HAVE_WGMMA /* the sm_80 build of this file is a stub (cvt to e4m3 needs sm_89) */
+    asm("{\n.reg .b16 lo, hi;\n"
+        "cvt.rn.satfinite.e4m3x2.f32 lo, %2, %1;\n"
+        "cvt.rn.satfinite.e4m3x2.f32 hi, %4, %3;\n"
+        "mov.b32 %0, {lo, hi};\n}\n"
+        : "=r"(r)
+        : "f"(x0), "f"(x1), "f"(x2), "f"(x3));
+#else
+    (void)x0, (void)x1, (void)x2, (void)x3;
+    __trap();
+#endif
+    return r;
+}
+
+/* The k32 A fragment kc of P V (keys 32 kc .. 32 kc + 31 in V^T's permuted order) from the P
+ * accumulators of n8 blocks 4 kc .. 4 kc + 3 (wgmma.cuh: RS e4m3 A layout). */
+template <int NB> __device__ __forceinline__ void p_fragment_e4m3(uint32_t (&pa)[4], const float (&s)[NB][4], int kc)
+{
+    pa[0] = pack4_e4m3(s[4 * kc][0], s[4 * kc][1], s[4 * kc + 1][0], s[4 * kc + 1][1]);
+    pa[1] = pack4_e4m3(s[4 * kc][2], s[4 * kc][3], s[4 * kc + 1][2], s[4 * kc + 1][3]);
+    pa[2] = pack4_e4m3(s[4 * kc + 2][0], s[4 * kc + 2][1], s[4 * kc + 3][0], s[4 * kc + 3][1]);
+    pa[3] = pack4_e4m3(s[4 * kc + 2][2], s[4 * kc + 2][3], s[4 * kc + 3][2], s[4 * kc + 3][3]);
+}
+
+__device__ __forceinline__ uint64_t fp8_splitmix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* ---------------- the pre-pass ---------------- */
+
+/* One thread block (128 threads) per (head bh, block rb of 128 rows) of X (nbh, n, 128) fp32:
+ * optional Hadamard of each row (HAD), then MODE 0: the block's amax to amax[bh nblk + rb];
+ * MODE 1: quantize with 2^exps[..] to e4m3, row-major out (nbh, n, 128) (Q, K), or (VT) transposed
+ * to (nbh, 128, n_pad) with each 16-group of keys in fp8_key_of order, zero keys past n. */
+template <int MODE, bool HAD, bool VT>
+__global__ void __launch_bounds__(128) fp8_prep_kernel(const float *__restrict__ X, int n, int n_pad, int nblk,
+                                                      float *__restrict__ amax, const int *__restrict__ exps,
+                                                      uint8_t *__restrict__ out, uint64_t seed)
+{
+    extern __shared__ float tile[]; /* 128 x 129 */
+    const int bh = blockIdx.y, rb = blockIdx.x, t = threadIdx.x, r0 = rb * 128;
+    const float *x = X + ((long long)bh * n + r0) * FP8_D;
+    for (int i = t; i < 128 * 128; i += 128) {
+        const int r = i >> 7, c = i & 127;
+        tile[r * 129 + c] = r0 + r < n ? x[(long long)r * FP8_D + c] : 0.f;
+    }
+    __syncthreads();
+    float *row = tile + t * 129;
+    if (HAD) { /* x' = (x o s) H / sqrt(128): signs, then the butterflies of the Walsh-Hadamard transform */
+        for (int c = 0; c < 128; c++)
+            if (fp8_splitmix(seed + (uint64_t)c) & 1) row[c] = -row[c];
+        for (int h = 1; h < 128; h <<= 1)
+            for (int c = 0; c < 128; c++)
+                if (!(c & h)) {
+                    const float a = row[c], b = row[c + h];
+                    row[c] = a + b;
+                    row[c + h] = a - b;
+                }
+        const float inv = 0.08838834764831845f; /* 1 / sqrt(128) */
+        for (int c = 0; c < 128; c++) row[c] *= inv;
+    }
+    if (MODE == 0) {
+        float mx = 0.f;
+        for (int c = 0; c < 128; c++) mx = fmaxf(mx, fabsf(row[c]));
+        for (int o = 16; o; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+        __shared__ float wmax[4];
+        if ((t & 31) == 0) wmax[t >> 5] = mx;
+        __syncthreads();
+        if (t == 0) amax[(long long)bh * nblk + rb] = fmaxf(fmaxf(wmax[0], wmax[1]), fmaxf(wmax[2], wmax[3]));
+        return;
+    }
+    const float sc = ldexpf(1.f, exps[(long long)bh * nblk + rb]);
+    if (!VT) {
+        if (r0 + t >= n) return;
+        uint32_t *o = reinterpret_cast<uint32_t *>(out + ((long long)bh * n + r0 + t) * FP8_D);
+        for (int c = 0; c < 128; c += 4) o[c / 4] = pack4_e4m3(row[c] * sc, row[c + 1] * sc, row[c + 2] * sc, row[c + 3] * sc);
+    } else { /* thread t writes column t of the tile as a row of V^T */
+        uint32_t *o = reinterpret_cast<uint32_t *>(out + ((long long)bh * FP8_D + t) * n_pad + r0);
+        for (int p = 0; p < 128; p += 4) {
+            float v[4];
+            for (int i = 0; i < 4; i++) v[i] = tile[(((p + i) & ~15) + fp8_key_of((p + i) & 15)) * 129 + t] * sc;
+            o[p / 4] = pack4_e4m3(v[0], v[1], v[2], v[3]);
+        }
+    }
+}
+
+/* k: the largest integer with amax 2^k <= 448 (0 for amax = 0 or not finite), as fasim's emulation */
+int fp8_exponent(float amax)
+{
+    if (!(amax > 0.f) || !isfinite(amax)) return 0;
+    int k = (int)floor(log2(448.0 / (double)amax));
+    while (ldexp((double)amax, k) > 448.0) k--;
+    while (ldexp((double)amax, k + 1) <= 448.0) k++;
+    return k;
+}
+
+/* ---------------- the attention kernel ---------------- */
+
+template <int S>
+__global__ void __launch_bounds__(128 * (FP8_NC + 1), 1)
+    fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
+                     const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
+{
+#if FA_HAVE_WGMMA
+    constexpr int D = FP8_D, NC = FP8_NC, BR = FP8_BR, BC = FP8_BC;
+    constexpr int NB = BC / 8, DB = D / 8;
+    constexpr uint32_t Q_BYTES = BR * D, KV_BYTES = BC * D; /* one byte an element */
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    unsigned char *base = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
+    uint8_t *Qs = base;
+    uint8_t *Ks = Qs + Q_BYTES; /* S stages */
+    uint8_t *Vs = Ks + S * KV_BYTES;
+    __nv_bfloat16 *Os = reinterpret_cast<__nv_bfloat16 *>(Vs + S * KV_BYTES); /* bf16 (BR, D), sw128 slabs */
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Os + BR * D);
+    uint64_t *fullQ = bar, *fullK = bar + 1, *fullV = fullK + S, *emptyK = fullV + S, *emptyV = emptyK + S;
+
+    const int wg = threadIdx.x / 128;
+    const int qb = sh.causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+    const int r0 = qb * BR, n_kv = fwd_kv_tiles(sh, r0, BR, BC);
+    const int qrow = b * sh.H + h, krow = b * sh.H_kv + h / (sh.H / sh.H_kv);
+    const int nkb = (sh.N_k + BC - 1) / BC;
+
+    if (threadIdx.x == 0) {
+        mbar_init(fullQ, 1);
+        for (int s = 0; s < S; s++) {
+            mbar_init(&fullK[s], 1);
+            mbar_init(&fullV[s], 1);
+            mbar_init(&emptyK[s], 4 * NC);
+            mbar_init(&emptyV[s], 4 * NC);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* ---- producer: one thread issues every copy ---- */
+        reg_dealloc<32>();
+        if (threadIdx.x == 0 && n_kv > 0) {
+            mbar_expect_tx(fullQ, Q_BYTES);
+            tma_load3(Qs, &maps.q, fullQ, 0, r0, qrow);
+            for (int j = 0; j < n_kv; j++) {
+                const int s = j % S;
+                const uint32_t ph = (j / S) & 1;
+                mbar_wait(&emptyK[s], ph ^ 1);
+                mbar_expect_tx(&fullK[s], KV_BYTES);
+                tma_load3(Ks + s * KV_BYTES, &maps.k, &fullK[s], 0, j * BC, krow);
+                mbar_wait(&emptyV[s], ph ^ 1);
+                mbar_expect_tx(&fullV[s], KV_BYTES);
+                tma_load3(Vs + s * KV_BYTES, &maps.vt, &fullV[s], j * BC, 0, krow);
+            }
+        }
+        return;
+    }
+
+    reg_alloc<232>();
+    const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int g = lane >> 2, t4 = lane & 3;
+    const int wrow = cw * 64 + warp * 16;
+    const int off = sh.N_k - sh.N_q;
+    const int my_bar = 1 + cw, next_bar = 1 + (cw + 1) % NC;
+
+    const uint32_t q_addr = smem_u32(Qs) + cw * 64 * 128;
+    const uint32_t k_addr = smem_u32(Ks), v_addr = smem_u32(Vs);
+    float o[DB][4], s[NB][4];
+    uint32_t pa[BC / 32][4];
+    float *lse = LSE + ((long long)b * sh.H + h) * sh.N_q;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, alpha[2];
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) o[db][e] = 0.f;
+
+    auto issue_s = [&](int st) { /* S = Q_i K_j^T: d / 32 wgmma m64 x 128 x k32 */
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 32; kk++) {
+            const uint64_t da = wg_desc(q_addr + kk * 32, 16, 1024);
+            const uint64_t dk = wg_desc(k_addr + st * KV_BYTES + kk * 32, 16, 1024);
+            wg_mma_ss_e4m3<BC>(&s[0][0], da, dk, kk > 0);
+        }
+        wg_commit();
+    };
+    auto issue_pv = [&](int st) { /* O += P V_j: B = V_j^T (d rows of 128 keys), K-major */
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < BC / 32; kc++) {
+            const uint64_t dv = wg_desc(v_addr + st * KV_BYTES + kc * 32, 16, 1024);
+            wg_mma_rs_e4m3<D>(&o[0][0], pa[kc], dv, 1);
+        }
+        wg_commit();
+    };
+    const int *ke = k_exp + (long long)krow * nkb, *ve = v_exp + (long long)krow * nkb;
+    const int qe = q_exp[(long long)qrow * ((sh.N_q + BR - 1) / BR) + qb];
+    auto scores = [&](int j) { /* the mask, then lines 9-10 with tile j's descale in the scale */
+        const int c0 = j * BC;
+        if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
+        softmax_m16<NB, DB, false, 0, false, 8>(s, o, m, l, alpha, ldexpf(scale_log2, -(qe + __ldg(&ke[j]))));
+    };
+    int v_prev = 0;
+    if (n_kv > 0) {
+        if (cw == NC - 1) named_arrive(1, 256); /* the first consumer issues first */
+        mbar_wait(fullQ, 0);
+        mbar_wait(&fullK[0], 0);
+        named_sync(my_bar, 256);
+        issue_s(0);
+        named_arrive(next_bar, 256);
+        wg_wait<0>();
+        fence_regs(s);
+        if (lane == 0) mbar_arrive(&emptyK[0]);
+        scores(0);
+        v_prev = __ldg(&ve[0]);
+#pragma unroll
+        for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+        for (int j = 1; j < n_kv; j++) {
+            const int st = j % S, sp = (j - 1) % S;
+            const int v_j = __ldg(&ve[j]);
+            mbar_wait(&fullK[st], (j / S) & 1);
+            mbar_wait(&fullV[sp], ((j - 1) / S) & 1);
+            named_sync(my_bar, 256);
+            issue_s(st);
+            issue_pv(sp);
+            named_arrive(next_bar, 256);
+            wg_wait<1>();
+            fence_regs(s);
+            if (lane == 0) mbar_arrive(&emptyK[st]);
+            scores(j);
+            wg_wait<0>();
+            fence_regs(o);
+            if (lane == 0) mbar_arrive(&emptyV[sp]);
+            const float vr = ldexpf(1.f, v_j - v_prev); /* O from V_{j-1}'s units to V_j's (exact) */
+            v_prev = v_j;
+            const float a0 = alpha[0] * vr, a1 = alpha[1] * vr;
+#pragma unroll
+            for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
+                o[db][0] *= a0;
+                o[db][1] *= a0;
+                o[db][2] *= a1;
+                o[db][3] *= a1;
+            }
+#pragma unroll
+            for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+        }
+        const int sl = (n_kv - 1) % S;
+        mbar_wait(&fullV[sl], ((n_kv - 1) / S) & 1);
+        named_sync(my_bar, 256);
+        issue_pv(sl);
+        named_arrive(next_bar, 256);
+        wg_wait<0>();
+        fence_regs(o);
+        if (lane == 0) mbar_arrive(&emptyV[sl]);
+        if (cw == 0) named_sync(1, 256); /* the last consumer's last pass */
+    }
+    /* epilogue (lines 12-13): O 2^-kv / l in bf16 through the O tile and a TMA store a slab; the
+     * P shift of 2^8 leaves LSE as (m - 8) ln 2 + ln l */
+    const float vd = ldexpf(1.f, -v_prev);
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) o[db][e] *= vd;
+    const float mlse[2] = {m[0] - 8.f, m[1] - 8.f};
+    const Sw128Layout<BR> lay;
+    const int wg_bar = NC + 1 + cw;
+    epilogue_m16<DB, __nv_bfloat16>(o, mlse, l, Os, lay, wrow, r0, lse, sh.N_q, 1.0f, g, t4);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    named_sync(wg_bar, 128);
+    if ((threadIdx.x % 128) == 0) {
+#pragma unroll
+        for (int sl = 0; sl < D / 64; sl++) tma_store3(&maps.o, Os + sl * BR * 64 + cw * 64 * 64, sl * 64, r0 + cw * 64, qrow);
+        bulk_commit();
+        bulk_wait<false>();
+    }
+#else
+    __trap();
+#endif
+}
+
+template <int S> int fp8_smem_bytes() { return (FP8_BR * FP8_D + 2 * S * FP8_BC * FP8_D) + FP8_BR * FP8_D * 2 + (1 + 4 * S) * 8 + 1024; }
+
+template <int S>
+cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
+{
+    const int bytes = fp8_smem_bytes<S>();
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    static Fp8Maps maps;
+    static const void *last[4] = {NULL, NULL, NULL, NULL};
+    static fa_gpu_shape last_s;
+    if (last[0] != in->Q8 || last[1] != in->K8 || last[2] != in->Vt8 || last[3] != O || memcmp(&last_s, s, sizeof *s) != 0) {
+        const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+        if (make_map_e(&maps.q, in->Q8, FP8_D, s->N_q, s->B * s->H, FP8_BR, u8, 1) ||
+            make_map_e(&maps.k, in->K8, FP8_D, s->N_k, s->B * s->H_kv, FP8_BC, u8, 1) ||
+            make_map_e(&maps.vt, in->Vt8, in->n_kpad, FP8_D, s->B * s->H_kv, FP8_D, u8, 1) ||
+            make_map(&maps.o, O, FP8_D, s->N_q, s->B * s->H, 64, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)) {
+            last[0] = NULL;
+            return cudaErrorInvalidValue;
+        }
+        last[0] = in->Q8, last[1] = in->K8, last[2] = in->Vt8, last[3] = O, last_s = *s;
+    }
+    const dim3 grid((s->N_q + FP8_BR - 1) / FP8_BR, s->H, s->B);
+    const float scale_log2 = s->scale * 1.44269504088896341f;
+    fa_v5_fp8_kernel<S><<<grid, 128 * (FP8_NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" const char *fa_v5_fp8_check(const fa_gpu_shape *s)
+{
+    if (s->d != FP8_D) return "v5_fp8 runs d = 128 only";
+    if (s->B < 1 || s->H < 1 || s->H_kv < 1 || s->H % s->H_kv || s->N_q < 1 || s->N_k < 1)
+        return "v5_fp8: B, H, H_kv, N_q, N_k must be >= 1 and H_kv must divide H";
+    return NULL;
+}
+
+extern "C" cudaError_t fa_v5_fp8_alloc(const fa_gpu_shape *s, fa_fp8_bufs *b)
+{
+    memset(b, 0, sizeof *b);
+    b->n_kpad = (s->N_k + FP8_BC - 1) / FP8_BC * FP8_BC;
+    const long long nq = (long long)s->B * s->H * s->N_q * FP8_D, nk = (long long)s->B * s->H_kv * s->N_k * FP8_D;
+    const long long nvt = (long long)s->B * s->H_kv * FP8_D * b->n_kpad;
+    const long long qblk = (long long)s->B * s->H * ((s->N_q + FP8_BR - 1) / FP8_BR), kblk = (long long)s->B * s->H_kv * (b->n_kpad / FP8_BC);
+    cudaError_t e;
+    if ((e = cudaMalloc(&b->Q8, nq)) || (e = cudaMalloc(&b->K8, nk)) || (e = cudaMalloc(&b->Vt8, nvt)) ||
+        (e = cudaMalloc(&b->q_exp, qblk * 4)) || (e = cudaMalloc(&b->k_exp, kblk * 4)) || (e = cudaMalloc(&b->v_exp, kblk * 4)) ||
+        (e = cudaMalloc(&b->amax, (qblk > kblk ? qblk : kblk) * 4)))
+        return e;
+    return cudaSuccess;
+}
+
+extern "C" void fa_v5_fp8_free(fa_fp8_bufs *b)
+{
+    cudaFree(b->Q8), cudaFree(b->K8), cudaFree(b->Vt8), cudaFree(b->q_exp), cudaFree(b->k_exp), cudaFree(b->v_exp), cudaFree(b->amax);
+    memset(b, 0, sizeof *b);
+}
+
+/* One tensor X (nbh, n, 128) fp32: block amaxes, exponents on the host (one per block, or the
+ * tensor's for per_block = 0), then the quantized copy. */
+static cudaError_t prep_one(const float *X, int nbh, int n, int n_pad, int per_block, int had, int vt, uint64_t seed,
+                            float *amax, int *exps, uint8_t *out, cudaStream_t st)
+{
+    const int nblk = n_pad / 128;
+    const dim3 grid(nblk, nbh);
+    const int smem = 128 * 129 * 4;
+    cudaError_t e;
+#define FP8_PREP(MODE, HAD, VT)                                                                                   \
+    do {                                                                                                          \
+        if ((e = cudaFuncSetAttribute(fp8_prep_kernel<MODE, HAD, VT>, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                                      smem)) != cudaSuccess)                                                      \
+            return e;                                                                                             \
+        fp8_prep_kernel<MODE, HAD, VT><<<grid, 128, smem, st>>>(X, n, n_pad, nblk, amax, exps, out, seed);        \
+    } while (0)
+    if (had) FP8_PREP(0, true, false);
+    else FP8_PREP(0, false, false);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    std::vector<float> a((size_t)nbh * nblk);
+    std::vector<int> k(a.size());
+    if ((e = cudaMemcpyAsync(a.data(), amax, a.size() * 4, cudaMemcpyDeviceToHost, st)) != cudaSuccess) return e;
+    if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return e;
+    float tmax = 0.f;
+    for (float x : a) tmax = fmaxf(tmax, x);
+    for (size_t i = 0; i < a.size(); i++) k[i] = fp8_exponent(per_block ? a[i] : tmax);
+    if ((e = cudaMemcpyAsync(exps, k.data(), k.size() * 4, cudaMemcpyHostToDevice, st)) != cudaSuccess) return e;
+    if (vt) FP8_PREP(1, false, true);
+    else if (had) FP8_PREP(1, true, false);
+    else FP8_PREP(1, false, false);
+#undef FP8_PREP
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    return cudaStreamSynchronize(st);
+}
+
+extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, const float *K, const float *V, int per_block,
+                                         int hadamard, unsigned long long seed, fa_fp8_bufs *b, cudaStream_t st)
+{
+    cudaError_t e;
+    const int qpad = (s->N_q + FP8_BR - 1) / FP8_BR * FP8_BR;
+    if ((e = prep_one(Q, s->B * s->H, s->N_q, qpad, per_block, hadamard, 0, seed, b->amax, b->q_exp, b->Q8, st)) != cudaSuccess)
+        return e;
+    if ((e = prep_one(K, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, hadamard, 0, seed, b->amax, b->k_exp, b->K8, st)) != cudaSuccess)
+        return e;
+    return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
+}
+
+/* variant 0: two stages in the ring; 1: three */
+extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
+                                         cudaStream_t st)
+{
+    cudaError_t e = wg_device_check();
+    if (e != cudaSuccess) return e;
+    if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
+    if (variant == 0) return launch_fp8<2>(s, in, O, LSE, st);
+    if (variant == 1) return launch_fp8<3>(s, in, O, LSE, st);
+    return cudaErrorInvalidValue;
+}

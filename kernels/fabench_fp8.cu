@@ -1,0 +1,292 @@
+/* fabench_fp8.cu -- fabench --fp8: the v5 FP8 forward (attn_v5_fp8.cu) beside the bf16 v5 on the
+ * same inputs, timed in the same process, and its accuracy against cpu_ref's fp64 oracle beside
+ * the bf16 v5's and beside fasim's fp8 emulation of the same inputs (cpu_ref/fa_fp8.h:
+ * fa_fp8_forward, the same block quantization, Hadamard signs and P scaling as the kernel).
+ *
+ * Inputs (fp32, drawn on the device from splitmix64 + Box-Muller, deterministic in the seed):
+ *   normal:   every entry of Q, K, V ~ N(0, 1);
+ *   outliers: N(0, 1) + N(0, 100) Bernoulli(0.001) -- 0.1 % of the entries get an extra
+ *             N(0, 10^2) term, the FlashAttention-3 paper's numerical-error inputs (section 4.3).
+ * The bf16 v5 gets them rounded to bf16; the fp8 kernel gets them through fa_v5_fp8_prepare
+ * (optional Hadamard, then e4m3 with one power-of-two scale per 128-row block or per tensor); the
+ * oracle and the emulation get the fp32 values themselves.
+ * Error of O: RMSE = sqrt(mean (O - O_ref)^2) and max |O - O_ref| over all elements; LSE: max.
+ * Validation (small shapes, where the oracle runs): the kernel passes when its RMSE and its max
+ * error are each at most 2x the emulation's (the rule of the other kernels, with fasim's emulation
+ * as the baseline) and nothing is NaN.
+ * Timing: CUDA events, warmup then the median of reps, of the attention kernel alone (the
+ * pre-pass is timed apart: in a model, Q, K, V arrive quantized; V^T is the pre-pass's own cost).
+ * TFLOP/s by the FlashAttention-2 convention, 4 B H N_q N_k d (halved when causal). */
+#include <cuda_bf16.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "fa_kernels.h"
+#include "fabench_fp8.h"
+extern "C" {
+#include "fa_attn.h"
+#if __has_include("fa_fp8.h")
+#include "fa_fp8.h"
+#define FABENCH_HAVE_EMU 1
+#else
+#define FABENCH_HAVE_EMU 0
+#endif
+}
+
+#define CK8(call)                                                                             \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            fprintf(stderr, "fabench: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_),    \
+                    __FILE__, __LINE__, cudaGetErrorString(e_));                              \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+__device__ __forceinline__ uint64_t fp8b_splitmix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+__device__ __forceinline__ float fp8b_normal(uint64_t r)
+{
+    const float u1 = ((r >> 40) + 1) * (1.0f / 16777217.0f), u2 = ((r >> 16) & 0xFFFFFF) * (1.0f / 16777216.0f);
+    return sqrtf(-2.f * logf(u1)) * cospif(2.f * u2);
+}
+/* x ~ N(0,1) (+ N(0,100) with probability 0.001 when outliers); lo: x rounded to bf16 */
+__global__ void fp8b_gen(float *x, __nv_bfloat16 *lo, long long n, uint64_t seed, int outliers)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        const uint64_t r = fp8b_splitmix(seed ^ fp8b_splitmix((uint64_t)i));
+        float z = fp8b_normal(r);
+        if (outliers) {
+            const uint64_t r2 = fp8b_splitmix(r ^ 0xA5A5A5A5A5A5A5A5ull), r3 = fp8b_splitmix(r2);
+            if ((r2 >> 11) * (1.0 / 9007199254740992.0) < 0.001) z += 10.f * fp8b_normal(r3);
+        }
+        x[i] = z;
+        lo[i] = __float2bfloat16_rn(z);
+    }
+}
+__global__ void fp8b_to_f32(const __nv_bfloat16 *x, float *y, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        y[i] = __bfloat162float(x[i]);
+}
+
+namespace {
+struct Err {
+    double rmse, max_o, max_l;
+    int nan;
+};
+Err error_of(const std::vector<float> &O, const std::vector<float> &L, const std::vector<double> &Oref,
+             const std::vector<double> &Lref)
+{
+    Err e = {0, 0, 0, 0};
+    double ss = 0;
+    for (size_t i = 0; i < O.size(); i++) {
+        if (isnan(O[i])) e.nan = 1;
+        const double d = (double)O[i] - Oref[i];
+        ss += d * d;
+        e.max_o = std::max(e.max_o, fabs(d));
+    }
+    e.rmse = sqrt(ss / (double)O.size());
+    for (size_t i = 0; i < L.size(); i++) {
+        if (isnan(L[i])) e.nan = 1;
+        if (isinf(Lref[i]) || isinf(L[i])) {
+            if (isinf(Lref[i]) != isinf(L[i])) e.nan = 1;
+            continue;
+        }
+        e.max_l = std::max(e.max_l, fabs((double)L[i] - Lref[i]));
+    }
+    return e;
+}
+double median_ms(std::vector<float> &ms)
+{
+    std::sort(ms.begin(), ms.end());
+    const size_t n = ms.size();
+    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+} // namespace
+
+int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned long long seed, FILE *csv, FILE *err_csv)
+{
+    const char *why = fa_v5_fp8_check(s);
+    if (why) {
+        fprintf(stderr, "fabench: %s\n", why);
+        exit(2);
+    }
+    const size_t nq = (size_t)s->B * s->H * s->N_q * s->d, nk = (size_t)s->B * s->H_kv * s->N_k * s->d;
+    const size_t nl = (size_t)s->B * s->H * s->N_q;
+    float *Qf, *Kf, *Vf, *Of, *L8, *Lb;
+    __nv_bfloat16 *Qb, *Kb, *Vb, *O8, *Ob;
+    CK8(cudaMalloc(&Qf, nq * 4));
+    CK8(cudaMalloc(&Kf, nk * 4));
+    CK8(cudaMalloc(&Vf, nk * 4));
+    CK8(cudaMalloc(&Of, nq * 4));
+    CK8(cudaMalloc(&L8, nl * 4));
+    CK8(cudaMalloc(&Lb, nl * 4));
+    CK8(cudaMalloc(&Qb, nq * 2));
+    CK8(cudaMalloc(&Kb, nk * 2));
+    CK8(cudaMalloc(&Vb, nk * 2));
+    CK8(cudaMalloc(&O8, nq * 2));
+    CK8(cudaMalloc(&Ob, nq * 2));
+    fp8b_gen<<<2048, 256>>>(Qf, Qb, (long long)nq, seed + 1, o->outliers);
+    fp8b_gen<<<2048, 256>>>(Kf, Kb, (long long)nk, seed + 2, o->outliers);
+    fp8b_gen<<<2048, 256>>>(Vf, Vb, (long long)nk, seed + 3, o->outliers);
+    CK8(cudaGetLastError());
+    CK8(cudaDeviceSynchronize());
+
+    fa_fp8_bufs fb;
+    CK8(fa_v5_fp8_alloc(s, &fb));
+    cudaEvent_t e0, e1;
+    CK8(cudaEventCreate(&e0));
+    CK8(cudaEventCreate(&e1));
+    CK8(cudaEventRecord(e0, 0));
+    CK8(fa_v5_fp8_prepare(s, Qf, Kf, Vf, o->per_block, o->hadamard, o->hadamard_seed, &fb, 0));
+    CK8(cudaEventRecord(e1, 0));
+    CK8(cudaEventSynchronize(e1));
+    float prep_ms = 0;
+    CK8(cudaEventElapsedTime(&prep_ms, e0, e1));
+
+    auto run8 = [&]() { CK8(fa_v5_fp8_forward(s, o->variant, &fb, O8, L8, 0)); };
+    auto runb = [&]() { CK8(fa_gpu_forward(FA_K_V5, s, FA_GPU_BF16, Qb, Kb, Vb, Ob, Lb, NULL, 0)); };
+    auto fetch = [&](const __nv_bfloat16 *Od, const float *Ld, std::vector<float> &O, std::vector<float> &L) {
+        fp8b_to_f32<<<1024, 256>>>(Od, Of, (long long)nq);
+        CK8(cudaGetLastError());
+        O.resize(nq);
+        L.resize(nl);
+        CK8(cudaMemcpy(O.data(), Of, nq * 4, cudaMemcpyDeviceToHost));
+        CK8(cudaMemcpy(L.data(), Ld, nl * 4, cudaMemcpyDeviceToHost));
+    };
+    const char *inputs = o->outliers ? "outliers" : "normal", *quant = o->per_block ? "block" : "tensor";
+    int failures = 0;
+    const char *pass = "skip";
+    double err8 = NAN;
+    if (o->validate) {
+        CK8(cudaMemset(O8, 0xFF, nq * 2));
+        CK8(cudaMemset(L8, 0xFF, nl * 4));
+        CK8(cudaMemset(Ob, 0xFF, nq * 2));
+        CK8(cudaMemset(Lb, 0xFF, nl * 4));
+        run8();
+        runb();
+        CK8(cudaDeviceSynchronize());
+        std::vector<float> O_8, L_8, O_b, L_b;
+        fetch(O8, L8, O_8, L_8);
+        fetch(Ob, Lb, O_b, L_b);
+        std::vector<float> hq(nq), hk(nk), hv(nk);
+        CK8(cudaMemcpy(hq.data(), Qf, nq * 4, cudaMemcpyDeviceToHost));
+        CK8(cudaMemcpy(hk.data(), Kf, nk * 4, cudaMemcpyDeviceToHost));
+        CK8(cudaMemcpy(hv.data(), Vf, nk * 4, cudaMemcpyDeviceToHost));
+        std::vector<double> dq(hq.begin(), hq.end()), dk(hk.begin(), hk.end()), dv(hv.begin(), hv.end());
+        std::vector<double> Oref(nq), Lref(nl);
+        fa_shape fs = fa_shape_default(s->N_q, s->d);
+        fs.batch = s->B;
+        fs.heads = s->H;
+        fs.kv_heads = s->H_kv;
+        fs.seqlen_q = s->N_q;
+        fs.seqlen_k = s->N_k;
+        fs.d = fs.d_v = s->d;
+        fs.scale = s->scale;
+        fs.causal = s->causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        fs.dtype = FA_DTYPE_E4M3;
+        if (fa_reference_forward(&fs, dq.data(), dk.data(), dv.data(), Oref.data(), Lref.data()) != FA_OK) {
+            fprintf(stderr, "fabench: fa_reference_forward: %s\n", fa_last_error());
+            exit(1);
+        }
+        const Err k8 = error_of(O_8, L_8, Oref, Lref), kb = error_of(O_b, L_b, Oref, Lref);
+        Err em = {NAN, NAN, NAN, 0};
+#if FABENCH_HAVE_EMU
+        {
+            std::vector<double> Oe(nq), Le(nl);
+            fa_fp8_opts fo;
+            memset(&fo, 0, sizeof fo);
+            fo.per_block = o->per_block;
+            fo.block_r = 128;
+            fo.block_c = 128;
+            fo.hadamard = o->hadamard;
+            fo.seed = o->hadamard_seed;
+            if (fa_fp8_forward(&fs, dq.data(), dk.data(), dv.data(), &fo, Oe.data(), Le.data()) != FA_OK) {
+                fprintf(stderr, "fabench: fa_fp8_forward: %s\n", fa_last_error());
+                exit(1);
+            }
+            std::vector<float> Of_(Oe.begin(), Oe.end()), Lf_(Le.begin(), Le.end());
+            em = error_of(Of_, Lf_, Oref, Lref);
+        }
+        const int ok = !k8.nan && k8.rmse <= 2 * em.rmse && k8.max_o <= 2 * em.max_o;
+        pass = ok ? "PASS" : "FAIL";
+#else
+        const int ok = !k8.nan && k8.rmse <= 0.1 && k8.max_l <= 0.5; /* no emulation linked: a sanity bound only */
+        pass = ok ? "SANE" : "FAIL";
+#endif
+        if (!ok) failures++;
+        err8 = k8.max_o;
+        fprintf(stderr,
+                "  fp8 check (%s inputs, %s scales, hadamard %d): v5_fp8 rmse %.3e max %.3e lse %.3e | emulation rmse %.3e "
+                "max %.3e lse %.3e | v5 bf16 rmse %.3e max %.3e lse %.3e  %s\n",
+                inputs, quant, o->hadamard, k8.rmse, k8.max_o, k8.max_l, em.rmse, em.max_o, em.max_l, kb.rmse, kb.max_o,
+                kb.max_l, pass);
+        if (err_csv) {
+            const Err *rows[3] = {&k8, &em, &kb};
+            const char *names[3] = {"v5_fp8", "fasim_emulation", "v5_bf16"};
+            for (int r = 0; r < 3; r++)
+                fprintf(err_csv, "%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%s,%.4e,%.4e,%.4e\n", s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d,
+                        s->causal, inputs, quant, o->hadamard, names[r], rows[r]->rmse, rows[r]->max_o, rows[r]->max_l);
+            fflush(err_csv);
+        }
+    }
+    if (o->time) {
+        std::vector<float> t8(o->reps), tb(o->reps);
+        for (int i = 0; i < o->warmup; i++) run8(), runb();
+        CK8(cudaDeviceSynchronize());
+        for (int i = 0; i < o->reps; i++) { /* interleaved: the two see the same clocks */
+            CK8(cudaEventRecord(e0, 0));
+            run8();
+            CK8(cudaEventRecord(e1, 0));
+            CK8(cudaEventSynchronize(e1));
+            CK8(cudaEventElapsedTime(&t8[i], e0, e1));
+            CK8(cudaEventRecord(e0, 0));
+            runb();
+            CK8(cudaEventRecord(e1, 0));
+            CK8(cudaEventSynchronize(e1));
+            CK8(cudaEventElapsedTime(&tb[i], e0, e1));
+        }
+        const double ms8 = median_ms(t8), msb = median_ms(tb);
+        const double flops = 4.0 * s->B * s->H * (double)s->N_q * s->N_k * s->d * (s->causal ? 0.5 : 1);
+        const double tf8 = flops / (ms8 * 1e-3) / 1e12, tfb = flops / (msb * 1e-3) / 1e12;
+        const double by8 = 1.0 * nq + 2.0 * nk + 2.0 * nq + 4.0 * nl, byb = 2.0 * (nq + 2 * nk + nq) + 4.0 * nl;
+        printf("v5_fp8  B %2d H %2d H_kv %2d N_q %5d N_k %5d d %3d causal %d fp8   %9.3f ms  %7.1f TFLOP/s  (v5 bf16 %9.3f ms "
+               "%7.1f TFLOP/s)  fp8/bf16 %.3f  pre-pass %.3f ms  %s\n",
+               s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d, s->causal, ms8, tf8, msb, tfb, tf8 / tfb, prep_ms, pass);
+        fflush(stdout);
+        if (csv) {
+            fprintf(csv, "v5_fp8,%d,%d,%d,%d,%d,%d,%d,fp8_e4m3,%.5f,%.2f,%.1f,%.3e,%s\n", s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d,
+                    s->causal, ms8, tf8, by8 / (ms8 * 1e-3) / 1e9, err8, pass);
+            fprintf(csv, "v5,%d,%d,%d,%d,%d,%d,%d,bf16,%.5f,%.2f,%.1f,nan,skip\n", s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d,
+                    s->causal, msb, tfb, byb / (msb * 1e-3) / 1e9);
+            fflush(csv);
+        }
+    }
+    CK8(cudaEventDestroy(e0));
+    CK8(cudaEventDestroy(e1));
+    fa_v5_fp8_free(&fb);
+    CK8(cudaFree(Qf));
+    CK8(cudaFree(Kf));
+    CK8(cudaFree(Vf));
+    CK8(cudaFree(Of));
+    CK8(cudaFree(L8));
+    CK8(cudaFree(Lb));
+    CK8(cudaFree(Qb));
+    CK8(cudaFree(Kb));
+    CK8(cudaFree(Vb));
+    CK8(cudaFree(O8));
+    CK8(cudaFree(Ob));
+    return failures;
+}

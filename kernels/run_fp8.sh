@@ -1,0 +1,44 @@
+#!/bin/bash
+# run_fp8.sh -- the v5 FP8 forward (kernels/attn_v5_fp8.cu, fabench --fp8) on the H200 in one call:
+# validation on the odd shapes, the accuracy table (N(0,1) and outlier inputs x block/tensor scales x
+# Hadamard off/on, beside fasim's emulation and the bf16 v5), compute-sanitizer, and the d = 128
+# FlashAttention-2 sweep shapes with the bf16 v5 timed in the same process (interleaved launches).
+#   bash kernels/run_fp8.sh       (build/gpu/fabench built here with `make gpu` and carried)
+# Writes $OUT/fp8_sweep.csv, $OUT/fp8_err.csv, $OUT/fp8_log.txt.
+# Environment: FP8_NS (default "2048,4096,8192,16384"), FP8_VARIANTS (default "0 1"), SAN=0 skips
+# the sanitizers, ACC_SHAPE (default 1,2,2,1024,1024,128,0: the oracle and the emulation run on the host).
+set -u
+OUT=${OUT:-$PWD/gpu_out}
+mkdir -p "$OUT"
+FB=./build/gpu/fabench
+LOG="$OUT/fp8_log.txt"
+rc=0
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw --format=csv >>"$LOG" 2>&1
+echo "== check" >>"$LOG"
+timeout 300 $FB --fp8 --check >>"$LOG" 2>&1 || rc=1
+echo "== accuracy" >>"$LOG"
+first=1
+for inp in normal outliers; do
+  for q in tensor block; do
+    for h in "" --hadamard; do
+      if [ $first = 1 ]; then E="$OUT/fp8_err.csv"; first=0; else E="$OUT/fp8_err_part.csv"; fi
+      timeout 300 $FB --fp8 --shape ${ACC_SHAPE:-1,2,2,1024,1024,128,0} --inputs $inp --fp8-quant $q $h --no-time \
+        --fp8-err-csv "$E" >>"$LOG" 2>&1 || rc=1
+      [ "$E" = "$OUT/fp8_err_part.csv" ] && tail -n +2 "$E" >>"$OUT/fp8_err.csv" && rm -f "$E"
+    done
+  done
+done
+if [ "${SAN:-1}" = 1 ]; then
+  for tool in memcheck racecheck synccheck; do
+    echo "== compute-sanitizer $tool" >>"$LOG"
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 3 $FB --fp8 --shape 1,2,1,203,300,128,1 --reps 1 --warmup 0 \
+      >>"$LOG" 2>&1 || { echo "sanitizer $tool rc $?" >>"$LOG"; rc=1; }
+  done
+fi
+echo "== sweep" >>"$LOG"
+for v in ${FP8_VARIANTS:-0 1}; do
+  timeout 400 $FB --fp8 --sweep --n ${FP8_NS:-2048,4096,8192,16384} --fp8-variant $v --no-validate --reps 20 \
+    --csv "$OUT/fp8_sweep_v$v.csv" >>"$LOG" 2>&1 || rc=1
+done
+echo "rc $rc" | tee -a "$LOG"
+exit $rc
