@@ -19,6 +19,8 @@
  *                           ping-pong and intra-warpgroup overlap (sm_90a only)
  *   v5 backward  attn_v5_bwd.cu   FlashAttention-3's backward structure: TMA producer, wgmma
  *                                  consumers, dQ by atomics or in key-block order (sm_90a)
+ *   v5 FP8  attn_v5_fp8.cu   the v5 forward on e4m3 Q, K, V^T (block scales, optional Hadamard),
+ *                            wgmma e4m3 (sm_90a, d = 128): fa_v5_fp8_prepare, fa_v5_fp8_forward
  *
  * Every launcher returns cudaSuccess or the error of its launch; it validates nothing itself:
  * call fa_gpu_check first (it returns a message for a shape the kernel cannot run). */
