@@ -10,6 +10,9 @@
  *                        m64n256k32 e4m3, f32 accumulators, both operands in shared memory
  *                        through descriptors (K-major, 128-byte swizzle), 4 wgmma per commit
  *                        group with one group left in flight, 1 or 2 warpgroups per SM: TFLOP/s
+ *   wgmma_duty_Y         4 wgmma m64n128k16 bf16 and Y = 0 .. 512 independent ex2 a thread an
+ *                        iteration, 1 warpgroup per SM: TFLOP/s and the SM clock at that tensor
+ *                        load (the clock under a partial wgmma load, for the time model)
  *   ex2_f32, ex2_ftz_f32 ex2.approx.f32 / .ftz.f32, 8 independent chains per thread: G ex2/s
  *   fma_f32              fp32 FFMA, 8 chains per thread: TFLOP/s (FMA = 2 FLOP);
  *   fadd_f32, fmax_f32   FADD, FMNMX (fmaxf): G op/s (per SM per clock in the note)
@@ -348,6 +351,53 @@ __global__ void __launch_bounds__(256, 1) k_wgmma(int iters, int flag, float *si
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < N / 2; i++) s += d[i];
+    if (flag) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+/* 3b. wgmma duty cycle: the SM clock as a function of the tensor pipe's load (the time model runs
+ * a wgmma kernel's pipes at the clock the H200 holds under full wgmma load, 1620 MHz; the
+ * attention kernels keep the tensor pipe 45-75 % busy, and the clock under a lighter load is what
+ * this measures).  One warpgroup a block, one block an SM: an iteration issues 4 wgmma
+ * m64n128k16 bf16 (one commit group), then Y ex2.approx.ftz a thread on 8 independent register
+ * chains (no dependence on the wgmma), then waits for the group.  Y = 0 is k_wgmma's load;
+ * growing Y lowers the tensor pipe's share of the iteration. */
+template <int Y>
+__global__ void __launch_bounds__(128, 1) k_wgmma_duty(int iters, int flag, float *sink, ClkRec *rec)
+{
+    extern __shared__ unsigned char dsmem[];
+    ClkProbe clk(rec);
+    const uint32_t s0 = smem_u32(dsmem);
+    const uint32_t base = (s0 + 1023u) & ~1023u;
+    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
+    constexpr int N = 128, BYTES = (64 + N) * 128;
+    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
+    fence_proxy_async();
+    __syncthreads();
+    float d[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) d[i] = 0.f;
+    float e[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) e[i] = 0.5f + 0.01f * (float)((threadIdx.x + i) & 31);
+    const uint32_t a_addr = base, b_addr = base + 64 * 128;
+    for (int it = 0; it < iters; it++) {
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            wg_mma<N, 0>(d, make_desc(a_addr + kk * 32, 16, 1024, 1), make_desc(b_addr + kk * 32, 16, 1024, 1));
+        wg_commit();
+#pragma unroll
+        for (int y = 0; y < Y / 8; y++)
+#pragma unroll
+            for (int i = 0; i < 8; i++) e[i] = ex2<1>(-e[i]); /* stays in [0.5, 1) */
+        wg_wait<0>();
+    }
+    clk.stop(rec);
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) s += d[i];
+#pragma unroll
+    for (int i = 0; i < 8; i++) s += e[i];
     if (flag) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
@@ -963,6 +1013,33 @@ template <int N, int FP8> static void wgmma_row(const char *name)
 static void t_wgmma_bf16() { wgmma_row<256, 0>("wgmma_bf16"); }
 static void t_wgmma_n128() { wgmma_row<128, 0>("wgmma_bf16_n128"); }
 static void t_wgmma_fp8() { wgmma_row<256, 1>("wgmma_fp8"); }
+/* wgmma_duty_Y: achieved wgmma TFLOP/s and the clock it ran at, with Y ex2 a thread an iteration
+ * beside 4 wgmma m64n128k16 (the note gives the tensor pipe's share: achieved / (4096 FLOP/SM/clk
+ * at the measured clock), and the exp unit's) */
+template <int Y> static void wgmma_duty_row()
+{
+    const size_t smem = one_block_smem((const void *)k_wgmma_duty<Y>, 128, (64 + 128) * 128 + 1024);
+    const Stat s = measure([&](long long n) { k_wgmma_duty<Y><<<g_sms, 128, smem>>>((int)n, 0, g_sink, g_rec); }, 64);
+    const double flop = (double)g_sms * (double)s.n * 4 * (2.0 * 64 * 128 * 16);
+    const double ex2n = (double)g_sms * 128 * (double)s.n * Y;
+    const double tf = flop / (s.ms * 1e-3) / 1e12;
+    const double tshare = per_sm_clk(flop / (s.ms * 1e-3), s.mhz) / 4096.0, eshare = per_sm_clk(ex2n / (s.ms * 1e-3), s.mhz) / 16.0;
+    char name[32];
+    snprintf(name, sizeof name, "wgmma_duty_%d", Y);
+    emit(name, tf, "TFLOP/s", s.mhz,
+         "4 wgmma m64n128k16 bf16 + %d independent ex2.approx.ftz a thread an iteration, 1 warpgroup/SM; tensor pipe "
+         "%.1f %% of 4096 FLOP/SM/clk, exp unit %.1f %% of 16/SM/clk, at the measured clock",
+         Y, 100 * tshare, 100 * eshare);
+}
+static void t_wgmma_duty()
+{
+    wgmma_duty_row<0>();
+    wgmma_duty_row<32>();
+    wgmma_duty_row<64>();
+    wgmma_duty_row<128>();
+    wgmma_duty_row<256>();
+    wgmma_duty_row<512>();
+}
 
 template <int FTZ> static double ex2_row(bool print)
 {
@@ -1447,6 +1524,7 @@ static const Test TESTS[] = {
     {"wgmma_bf16", "wgmma_bf16", t_wgmma_bf16},
     {"wgmma_bf16_n128", "wgmma_bf16_n128", t_wgmma_n128},
     {"wgmma_fp8", "wgmma_fp8", t_wgmma_fp8},
+    {"wgmma_duty", "wgmma_duty_0,wgmma_duty_32,wgmma_duty_64,wgmma_duty_128,wgmma_duty_256,wgmma_duty_512", t_wgmma_duty},
     {"ex2_f32", "ex2_f32,ex2_ftz_f32", t_ex2},
     {"fma_f32", "fma_f32,fadd_f32,fmax_f32", t_falu},
     {"smem_ldmatrix", "smem_ldmatrix", t_smem_ldsm},
