@@ -1,8 +1,9 @@
 /* check.c -- the numerical checks of `fasim check` (fa_check.h): fp64, emulated low precision,
  * external tensors, the sample problem and the error-study points.  The reference runs on the
  * inputs as rounded to the dtype (as the flash-attention tests do), so the errors measure the
- * arithmetic, not the rounding of the inputs; the studies add the end-to-end error against the
- * unrounded inputs. */
+ * arithmetic, not the rounding of the inputs; the low-precision rows and the studies add the
+ * end-to-end error against the unrounded inputs.  With the FP8 forward's options the inputs are
+ * prepared by fa_fp8_prepare (cpu_ref/fa_fp8.h) instead of rounded per tensor. */
 #include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "fa_check.h"
+#include "fa_fp8.h"
 #include "fa_outfile.h"
 #include "fa_numerics.h"
 
@@ -38,7 +40,8 @@ double fa_check_abs_diff(const double *a, const double *b, int64_t n, double *ma
 
 fa_err fa_err_of(const double *a, const double *b, int64_t n)
 {
-    fa_err e = {0, 0, 0};
+    fa_err e = {0, 0, 0, 0};
+    double ss = 0; /* the sum of squared errors (an infinite error makes it +inf) */
     for (int64_t i = 0; i < n; i++) {
         double x;
         if (isnan(a[i]) || isnan(b[i])) x = isnan(a[i]) && isnan(b[i]) ? 0 : INFINITY;
@@ -48,8 +51,10 @@ fa_err fa_err_of(const double *a, const double *b, int64_t n)
             e.abs = x;
             e.at = i;
         }
+        ss += x * x;
         if (isfinite(b[i]) && fabs(b[i]) > e.maxref) e.maxref = fabs(b[i]);
     }
+    e.rmse = n > 0 ? sqrt(ss / (double)n) : 0;
     return e;
 }
 
@@ -140,6 +145,17 @@ typedef struct {
 static void gauss(gsl_rng *r, double *x, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) x[i] = gsl_ran_gaussian(r, 1.0);
+}
+
+/* N(0, 1) + N(0, 100) Bernoulli(0.001), FlashAttention-3's outliers (Shah et al. 2024, section
+ * 4.3): entry by entry a gaussian, a uniform and, when the uniform is below 0.001, a gaussian of
+ * standard deviation 10 added */
+static void gauss_outliers(gsl_rng *r, double *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = gsl_ran_gaussian(r, 1.0);
+        if (gsl_rng_uniform(r) < 0.001) x[i] += gsl_ran_gaussian(r, 10.0);
+    }
 }
 
 static void prob_free(prob *p)
@@ -333,10 +349,13 @@ fa_status fa_check_lowprec(const fa_shape *s, fa_blocks bk, const fa_algo *algos
     *n_rows = 0;
     FA_TRY(fa_check_size(s, 1));
     const fa_format f = fa_dtype_format(s->dtype);
+    if (lo->fp8_prep && (f != FA_FMT_E4M3 || lo->bwd))
+        FA_FAIL(FA_EINVAL, "the FP8 input preparation (block quantization, incoherent processing) is the e4m3 forward's: "
+                           "dtype %s, pass %s", fa_dtype_name(s->dtype), lo->bwd ? "bwd" : "fwd");
     const fa_numerics nu = numerics_of(f, lo), naive_nu = fa_numerics_for(f);
     prob p;
     int64_t nq = fa_numel_q(s), nk = fa_numel_k(s), nv = fa_numel_v(s), nO = fa_numel_o(s);
-    double *ref[3] = {0}, *out[3] = {0}, *nai[3] = {0};
+    double *ref[3] = {0}, *out[3] = {0}, *nai[3] = {0}, *exact[3] = {0};
     const int ntens = lo->bwd ? 3 : 1;
     const int64_t len[3] = {lo->bwd ? nq : nO, nk, nv};
     static const char *const tname[2][3] = {{"O", "dK", "dV"}, {"dQ", "dK", "dV"}};
@@ -345,14 +364,28 @@ fa_status fa_check_lowprec(const fa_shape *s, fa_blocks bk, const fa_algo *algos
         ref[t] = malloc((size_t)len[t] * sizeof(double));
         out[t] = malloc((size_t)len[t] * sizeof(double));
         nai[t] = malloc((size_t)len[t] * sizeof(double));
-        if (!ref[t] || !out[t] || !nai[t]) st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check");
+        exact[t] = malloc((size_t)len[t] * sizeof(double));
+        if (!ref[t] || !out[t] || !nai[t] || !exact[t])
+            st = fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory for the check");
     }
     if (st) goto done;
-    gauss(rng, p.Q, nq);
-    gauss(rng, p.K, nk);
-    gauss(rng, p.V, nv);
+    void (*draw)(gsl_rng *, double *, int64_t) = lo->outliers ? gauss_outliers : gauss;
+    draw(rng, p.Q, nq);
+    draw(rng, p.K, nk);
+    draw(rng, p.V, nv);
     gauss(rng, p.dO, nO);
-    prob_quantize(&p, f);
+    /* the end-to-end reference: fp64 on the inputs as drawn */
+    st = lo->bwd ? fa_reference_backward(s, p.Q, p.K, p.V, p.dO, exact[0], exact[1], exact[2])
+                 : fa_reference_forward(s, p.Q, p.K, p.V, exact[0], NULL);
+    if (st) goto done;
+    if (lo->fp8_prep) { /* FlashAttention-3's FP8 inputs: incoherent processing, block quantization */
+        const fa_fp8_opts fo = {.per_block = lo->fp8_block, .block_r = (int)bk.block_r, .block_c = (int)bk.block_c,
+                                .hadamard = lo->hadamard, .seed = lo->hadamard_seed};
+        if ((st = fa_fp8_prepare(s, p.Q, p.K, p.V, &fo))) goto done;
+        fa_numerics_quantize(p.dO, nO, f, NULL);
+    } else {
+        prob_quantize(&p, f);
+    }
     /* the reference and naive attention in the same precision, on the same (rounded) inputs */
     if (lo->bwd) {
         if ((st = fa_reference_backward(s, p.Q, p.K, p.V, p.dO, ref[0], ref[1], ref[2]))) goto done;
@@ -372,6 +405,7 @@ fa_status fa_check_lowprec(const fa_shape *s, fa_blocks bk, const fa_algo *algos
             r->tensor = tname[lo->bwd][t];
             r->err = fa_err_of(out[t], ref[t], len[t]);
             r->naive = fa_err_of(nai[t], ref[t], len[t]);
+            r->e2e = fa_err_of(out[t], exact[t], len[t]);
             r->factor = factor;
             /* the floor: the dtype's rounding at the tensor's magnitude (FlashAttention's tests), plus
              * the accumulation's: a sum of n products rounded in u_acc errs by about sqrt(n) u_acc
@@ -393,6 +427,7 @@ done:
         free(ref[t]);
         free(out[t]);
         free(nai[t]);
+        free(exact[t]);
     }
     return st;
 }
@@ -838,7 +873,7 @@ fa_status fa_study_point(const fa_study_pt *pt, fa_study_row rows[FA_STUDY_ALGOS
     const fa_numerics nn = fa_numerics_for(fm);
     fa_blocks bk = {N < 64 ? N : 64, N < 64 ? N : 64};
     if (!st) st = run_fwd(FA_ALGO_STANDARD, &p, bk, &nn, nai, NULL);
-    fa_err en = st ? (fa_err){0, 0, 0} : fa_err_of(nai, ref, n);
+    fa_err en = st ? (fa_err){0, 0, 0, 0} : fa_err_of(nai, ref, n);
     for (int k = 0; !st && k < FA_STUDY_ALGOS; k++) {
         fa_numerics nu = nn;
         nu.exp2 = S_ALGOS[k].exp2;

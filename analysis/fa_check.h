@@ -39,6 +39,8 @@ typedef struct {
                       one is NaN or the infinities differ */
     double maxref; /* max |b_i| over the finite b_i */
     int64_t at;    /* the index of the first element reaching abs (0 when abs = 0) */
+    double rmse;   /* sqrt(mean_i e_i^2), e_i the elementwise errors of abs (0 for n = 0; +inf
+                      when one is +inf) */
 } fa_err;
 
 fa_err fa_err_of(const double *a, const double *b, int64_t n);
@@ -97,6 +99,16 @@ typedef struct {
     int exp2;  /* log2(e) folded into the scale, exp2 in the softmax (fa_numerics.exp2) */
     int acc64; /* accumulate in fp64 instead of fp32 */
     int bwd;   /* check dQ, dK, dV (the forward, then the backward) instead of O */
+    /* the inputs and their preparation (docs/numerics.md, "FP8 forward"); all 0: N(0, 1) inputs
+     * rounded to the dtype per tensor */
+    int outliers;           /* each entry of Q, K, V is N(0, 1) plus, with probability 0.001, an
+                               independent N(0, 10^2) term (FlashAttention-3, Shah et al. 2024,
+                               section 4.3); dO stays N(0, 1) */
+    int fp8_prep;           /* 1: Q, K, V prepared by fa_fp8_prepare (e4m3 only, forward only) */
+    int fp8_block;          /* with fp8_prep: one scale per block of the tiles' B_r (Q) and B_c
+                               (K, V) rows; 0: per tensor */
+    int hadamard;           /* with fp8_prep: incoherent processing of Q and K first */
+    uint64_t hadamard_seed; /* its signs' seed (fa_fp8_hadamard_sign) */
 } fa_lowprec_opts;
 
 typedef struct {
@@ -104,6 +116,9 @@ typedef struct {
     const char *tensor; /* "O", or "dQ", "dK", "dV" */
     fa_err err;         /* the algorithm against the fp64 reference */
     fa_err naive;       /* naive attention (standard, default numerics of the dtype) against it */
+    fa_err e2e;         /* the algorithm against the fp64 reference on the original inputs (before
+                           rounding, quantization and rotation): the end-to-end error, the one
+                           FlashAttention-3's Table 3 reports (as RMSE) */
     double ratio;       /* err.abs / naive.abs; +inf when naive is exact and err is not, 0 when
                            both are exact */
     double factor;      /* 2 (O) or 3 (gradients) */
@@ -124,14 +139,18 @@ double fa_check_atol(const double *ref, int64_t n, fa_format f);
 /* The unit roundoff of format f: 2^-53, 2^-24, 2^-11, 2^-8, 2^-4, 2^-3 (fp64 ... e5m2). */
 double fa_unit_roundoff(fa_format f);
 
-/* The precision check of the dtype s->dtype (docs/numerics.md): draws Q, K, V, dO from rng,
- * rounds them to the dtype's storage format, and computes on the rounded inputs the fp64
- * reference (fa_reference_forward, or fa_reference_backward when lo->bwd), naive attention
- * (standard on tiles bk with the dtype's default numerics) and each algorithm of algos with the
- * dtype's numerics as lo modifies them (an SRAM of 2^40 bytes: precision, not capacity).  Fills
- * one row per algorithm and tensor (1 tensor, 3 with lo->bwd), in that order; *n_rows counts the
- * rows filled, also on an error.  Errors: FA_EINVAL (fa_check_size with naive attention),
- * FA_ENOMEM, those of the algorithms. */
+/* The precision check of the dtype s->dtype (docs/numerics.md): draws Q, K, V, dO from rng
+ * (N(0, 1), or with lo->outliers Q, K, V entry by entry a gaussian, a uniform and, when the
+ * uniform is below 0.001, a second gaussian of standard deviation 10), computes the fp64
+ * reference on them (the end-to-end reference of row.e2e), rounds them to the dtype's storage
+ * format (per tensor; with lo->fp8_prep fa_fp8_prepare on tiles bk, dO per tensor), and computes
+ * on the rounded (prepared) inputs the fp64 reference (fa_reference_forward, or
+ * fa_reference_backward when lo->bwd), naive attention (standard on tiles bk with the dtype's
+ * default numerics) and each algorithm of algos with the dtype's numerics as lo modifies them
+ * (an SRAM of 2^40 bytes: precision, not capacity).  Fills one row per algorithm and tensor (1
+ * tensor, 3 with lo->bwd), in that order; *n_rows counts the rows filled, also on an error.
+ * Errors: FA_EINVAL (fa_check_size with naive attention; lo->fp8_prep with a dtype other than
+ * e4m3 or with lo->bwd; those of fa_fp8_prepare), FA_ENOMEM, those of the algorithms. */
 fa_status fa_check_lowprec(const fa_shape *s, fa_blocks bk, const fa_algo *algos, int n_algos,
                            const fa_lowprec_opts *lo, gsl_rng *rng, fa_lowprec_row *rows,
                            int *n_rows);

@@ -108,10 +108,16 @@ extern const char fa_check_csv_header[];
 void fa_check_csv_row(FILE *f, const fa_shape *s, fa_blocks bk, const fa_check_row *r);
 json_t *fa_check_json(const fa_shape *s, fa_blocks bk, const fa_check_row *r);
 
-/* The low-precision check's header and row (exp2, acc64: the run's --exp2 and --acc fp64). */
+/* The low-precision check's header and row (lo: the run's options: --exp2, --acc, --inputs,
+ * --fp8-quant, --hadamard).  Columns: algo, tensor, dtype, the shape, causal, exp2 (0/1), acc
+ * (fp32/fp64), inputs (normal/outliers), fp8_quant (tensor/block), hadamard (0/1),
+ * hadamard_seed, then max_abs_err, max_rel_err, rmse (sqrt(mean (out - ref)^2)), naive_abs_err,
+ * ratio, atol against the fp64 reference on the rounded (prepared) inputs, then
+ * e2e_max_abs_err and e2e_rmse against the fp64 reference on the original inputs, and the
+ * verdict.  JSON: the same keys (exp2, hadamard as booleans), infinite errors null. */
 extern const char fa_lowprec_csv_header[];
-void fa_lowprec_csv_row(FILE *f, const fa_shape *s, int exp2, int acc64, const fa_lowprec_row *r);
-json_t *fa_lowprec_json(const fa_shape *s, const fa_lowprec_row *r);
+void fa_lowprec_csv_row(FILE *f, const fa_shape *s, const fa_lowprec_opts *lo, const fa_lowprec_row *r);
+json_t *fa_lowprec_json(const fa_shape *s, const fa_lowprec_opts *lo, const fa_lowprec_row *r);
 
 /* The external tensors' check: header and the row of one tensor (its file quoted as a CSV field). */
 extern const char fa_ext_csv_header[];

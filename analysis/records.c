@@ -469,20 +469,23 @@ json_t *fa_check_json(const fa_shape *s, fa_blocks bk, const fa_check_row *r)
 }
 
 const char fa_lowprec_csv_header[] = "algo,tensor,dtype,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,causal,exp2,acc,"
-                                     "max_abs_err,max_rel_err,naive_abs_err,ratio,atol,verdict\n";
+                                     "inputs,fp8_quant,hadamard,hadamard_seed,max_abs_err,max_rel_err,rmse,naive_abs_err,"
+                                     "ratio,atol,e2e_max_abs_err,e2e_rmse,verdict\n";
 
-void fa_lowprec_csv_row(FILE *f, const fa_shape *s, int exp2, int acc64, const fa_lowprec_row *r)
+void fa_lowprec_csv_row(FILE *f, const fa_shape *s, const fa_lowprec_opts *lo, const fa_lowprec_row *r)
 {
     char c[256];
     fprintf(f, "%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
             fa_algo_name(r->algo), r->tensor, fa_dtype_name(s->dtype), s->batch, s->heads, s->kv_heads, s->seqlen_q,
             s->seqlen_k, s->d, s->d_v);
     fa_csv_field(f, fa_mask_name(s, c, sizeof c)); /* "window (3, 0)" holds a comma: quoted */
-    fprintf(f, ",%d,%s,%.6e,%.6e,%.6e,%.4f,%.6e,%s\n", exp2, acc64 ? "fp64" : "fp32", r->err.abs, fa_err_rel(r->err),
-            r->naive.abs, r->ratio, r->atol, r->pass ? "pass" : "fail");
+    fprintf(f, ",%d,%s,%s,%s,%d,%" PRIu64 ",%.6e,%.6e,%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%s\n", lo->exp2, lo->acc64 ? "fp64" : "fp32",
+            lo->outliers ? "outliers" : "normal", lo->fp8_prep && lo->fp8_block ? "block" : "tensor", lo->hadamard,
+            lo->hadamard ? lo->hadamard_seed : 0, r->err.abs, fa_err_rel(r->err), r->err.rmse, r->naive.abs, r->ratio, r->atol,
+            r->e2e.abs, r->e2e.rmse, r->pass ? "pass" : "fail");
 }
 
-json_t *fa_lowprec_json(const fa_shape *s, const fa_lowprec_row *r)
+json_t *fa_lowprec_json(const fa_shape *s, const fa_lowprec_opts *lo, const fa_lowprec_row *r)
 {
     char c[256];
     json_t *j = json_object();
@@ -493,11 +496,18 @@ json_t *fa_lowprec_json(const fa_shape *s, const fa_lowprec_row *r)
     json_object_set_new(j, "seqlen_k", json_integer(s->seqlen_k));
     json_object_set_new(j, "d", json_integer(s->d));
     json_object_set_new(j, "causal", json_string(fa_mask_name(s, c, sizeof c)));
+    json_object_set_new(j, "inputs", json_string(lo->outliers ? "outliers" : "normal"));
+    json_object_set_new(j, "fp8_quant", json_string(lo->fp8_prep && lo->fp8_block ? "block" : "tensor"));
+    json_object_set_new(j, "hadamard", json_boolean(lo->hadamard));
+    json_object_set_new(j, "hadamard_seed", json_integer(lo->hadamard ? (json_int_t)lo->hadamard_seed : 0));
     json_object_set_new(j, "max_abs_err", json_real(r->err.abs));
     json_object_set_new(j, "max_rel_err", json_real(fa_err_rel(r->err)));
+    json_object_set_new(j, "rmse", finite_or_null(r->err.rmse));
     json_object_set_new(j, "naive_abs_err", json_real(r->naive.abs));
     json_object_set_new(j, "factor", json_real(r->factor));
     json_object_set_new(j, "atol", json_real(r->atol));
+    json_object_set_new(j, "e2e_max_abs_err", finite_or_null(r->e2e.abs));
+    json_object_set_new(j, "e2e_rmse", finite_or_null(r->e2e.rmse));
     json_object_set_new(j, "by_floor", json_boolean(r->by_floor));
     json_object_set_new(j, "pass", json_boolean(r->pass));
     return j;

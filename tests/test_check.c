@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "fa_check.h"
+#include "fa_fp8.h"
 #include "fa_npy.h"
 
 /* ---- errors ---- */
@@ -52,7 +53,14 @@ static void test_err_of(void **state)
     assert_true(isinf(e.abs));
     const double z[] = {0, 0};
     e = fa_err_of(z, z, 2);
-    assert_true(e.abs == 0 && e.maxref == 0 && e.at == 0 && fa_err_rel(e) == 0);
+    assert_true(e.abs == 0 && e.maxref == 0 && e.at == 0 && fa_err_rel(e) == 0 && e.rmse == 0);
+    /* rmse: errors 0.25, 0 (NaN against NaN), 4 over 3 elements: sqrt((1/16 + 16) / 3) */
+    e = fa_err_of(a, b, 3);
+    assert_true(fabs(e.rmse - sqrt((0.0625 + 16) / 3)) <= 1e-15);
+    e = fa_err_of(a, b, 5); /* an infinite error makes it infinite */
+    assert_true(isinf(e.rmse));
+    e = fa_err_of(a, b, 0);
+    assert_true(e.rmse == 0 && e.abs == 0);
 }
 
 static void test_size_limits(void **state)
@@ -229,6 +237,80 @@ static void test_lowprec_too_big(void **state)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     assert_int_equal(fa_check_lowprec(&s, (fa_blocks){64, 64}, &a, 1, &lo, rng, rows, &n), FA_EINVAL);
     assert_int_equal(n, 0);
+    gsl_rng_free(rng);
+}
+
+/* The check's inputs drawn again by hand, as fa_check_lowprec documents: entry by entry a
+ * gaussian, with outliers a uniform and (below 0.001) a gaussian of standard deviation 10; Q, then
+ * K, then V, then dO (N(0, 1)). */
+static void draw_by_hand(gsl_rng *r, double *x, int64_t n, int outliers)
+{
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = gsl_ran_gaussian(r, 1.0);
+        if (outliers && gsl_rng_uniform(r) < 0.001) x[i] += gsl_ran_gaussian(r, 10.0);
+    }
+}
+
+/* --inputs outliers, --fp8-quant block, --hadamard: the check's flash2 row is fa_fp8_forward (the
+ * GPU kernel's emulation) on the same inputs, its end-to-end error the error of fa_fp8_forward
+ * against the fp64 reference on those inputs, bit for bit; and the bf16 end-to-end error is that of
+ * flash2 in bf16 on the inputs rounded to bf16.  An independent run of each pipeline. */
+static void test_lowprec_fp8_prep(void **state)
+{
+    (void)state;
+    fa_shape s = fa_shape_default(200, 32);
+    s.heads = 2, s.kv_heads = 1, s.seqlen_k = 150, s.dtype = FA_DTYPE_E4M3;
+    const fa_blocks bk = {64, 32};
+    const fa_algo a = FA_ALGO_FLASH2;
+    const fa_lowprec_opts lo = {.outliers = 1, .fp8_prep = 1, .fp8_block = 1, .hadamard = 1, .hadamard_seed = 5};
+    fa_lowprec_row row;
+    int n = -1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 8);
+    assert_int_equal(fa_check_lowprec(&s, bk, &a, 1, &lo, rng, &row, &n), FA_OK);
+    assert_int_equal(n, 1);
+    const int64_t nq = fa_numel_q(&s), nk = fa_numel_k(&s), nv = fa_numel_v(&s), no = fa_numel_o(&s);
+    double *Q = malloc((size_t)nq * sizeof *Q), *K = malloc((size_t)nk * sizeof *K), *V = malloc((size_t)nv * sizeof *V);
+    double *O = malloc((size_t)no * sizeof *O), *R = malloc((size_t)no * sizeof *R), *L = malloc((size_t)fa_numel_stats(&s) * sizeof *L);
+    assert_true(Q && K && V && O && R && L);
+    gsl_rng_set(rng, 8);
+    draw_by_hand(rng, Q, nq, 1), draw_by_hand(rng, K, nk, 1), draw_by_hand(rng, V, nv, 1);
+    int big = 0; /* the outliers are there: 0.1 % of 19200 entries, some beyond 5 sigma of N(0, 1) */
+    for (int64_t i = 0; i < nq; i++) big += fabs(Q[i]) > 6;
+    assert_true(big >= 1 && big <= 60);
+    assert_int_equal(fa_reference_forward(&s, Q, K, V, R, NULL), FA_OK);
+    const fa_fp8_opts fo = {1, 64, 32, 1, 5};
+    assert_int_equal(fa_fp8_forward(&s, Q, K, V, &fo, O, L), FA_OK);
+    const fa_err e = fa_err_of(O, R, no);
+    assert_true(row.e2e.abs == e.abs && row.e2e.rmse == e.rmse && row.e2e.at == e.at);
+    assert_true(row.e2e.rmse > row.err.rmse); /* the inputs' quantization adds to the arithmetic's */
+    /* the same inputs in bf16: the rows' e2e is flash2 in bf16 on the bf16-rounded inputs */
+    s.dtype = FA_DTYPE_BF16;
+    const fa_lowprec_opts lb = {.outliers = 1};
+    gsl_rng_set(rng, 8);
+    assert_int_equal(fa_check_lowprec(&s, bk, &a, 1, &lb, rng, &row, &n), FA_OK);
+    fa_numerics_quantize(Q, nq, FA_FMT_BF16, NULL), fa_numerics_quantize(K, nk, FA_FMT_BF16, NULL);
+    fa_numerics_quantize(V, nv, FA_FMT_BF16, NULL);
+    fa_mem *mem = fa_mem_alloc(FA_MODE_NUMERIC, (size_t)1 << 40);
+    const fa_numerics nu = fa_numerics_for(FA_FMT_BF16);
+    fa_mem_set_numerics(mem, &nu);
+    assert_int_equal(fa_flash2_forward(mem, &s, bk, Q, K, V, O, L), FA_OK);
+    fa_mem_free(mem);
+    const fa_err eb = fa_err_of(O, R, no);
+    assert_true(row.e2e.abs == eb.abs && row.e2e.rmse == eb.rmse);
+    /* the preparation is the e4m3 forward's: refused with bf16 and with the backward */
+    const fa_lowprec_opts bad = {.fp8_prep = 1};
+    assert_int_equal(fa_check_lowprec(&s, bk, &a, 1, &bad, rng, &row, &n), FA_EINVAL);
+    s.dtype = FA_DTYPE_E4M3;
+    const fa_lowprec_opts badb = {.fp8_prep = 1, .bwd = 1};
+    assert_int_equal(fa_check_lowprec(&s, bk, &a, 1, &badb, rng, &row, &n), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "pass bwd"));
+    /* --hadamard with d = 24 (not a power of two): refused naming d */
+    s.d = s.d_v = 24;
+    const fa_lowprec_opts h24 = {.fp8_prep = 1, .hadamard = 1};
+    assert_int_equal(fa_check_lowprec(&s, bk, &a, 1, &h24, rng, &row, &n), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "d = 24"));
+    free(Q), free(K), free(V), free(O), free(R), free(L);
     gsl_rng_free(rng);
 }
 
@@ -997,7 +1079,7 @@ int main(void)
         cmocka_unit_test(test_fp64_matches_independent_run),
         cmocka_unit_test(test_fp64_errors),
         cmocka_unit_test(test_lowprec_naive_is_standard),
-        cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline), cmocka_unit_test(test_fp8_bwd_baseline), cmocka_unit_test(test_planted_faults),
+        cmocka_unit_test(test_lowprec_too_big), cmocka_unit_test(test_lowprec_fp8_prep), cmocka_unit_test(test_rounding_floor), cmocka_unit_test(test_collapsed_baseline), cmocka_unit_test(test_fp8_bwd_baseline), cmocka_unit_test(test_planted_faults),
         cmocka_unit_test(test_external),
         cmocka_unit_test(test_npy_size_first), cmocka_unit_test(test_empty_row_lse),
         cmocka_unit_test(test_save_sample_checks),

@@ -235,7 +235,7 @@ static void test_lowprec_rule(void **state)
         s.rescale_threshold = 8.0;
         fa_blocks bk = {cases[c].Br, cases[c].Bc};
         const fa_algo a = FA_ALGO_FLASH2;
-        fa_lowprec_opts lo = {0, 0, 0};
+        fa_lowprec_opts lo = {0};
         gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(r, 31 + c);
         fa_lowprec_row row;

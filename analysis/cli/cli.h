@@ -38,7 +38,7 @@ enum {
     O_VARY = O_OWN, O_MEASURED, O_NO_L2, O_OUT_DIR, O_DELAY, O_HEATMAP,
     O_R_MODEL, O_R_HW, O_R_SEQLEN, O_R_BATCH, O_R_PASS, O_R_OUT_DIR, O_R_NO_PLOTS, O_R_QUIET,
     O_C_Q, O_C_K, O_C_V, O_C_OUT, O_C_LSE, O_C_DOUT, O_C_DQ, O_C_DK, O_C_DV, O_C_LAYOUT, O_C_BF16, O_C_PASS, O_C_EXP2,
-    O_C_ACC, O_C_STUDY, O_C_NO_PLOTS, O_C_SAVE_NPY,
+    O_C_ACC, O_C_STUDY, O_C_NO_PLOTS, O_C_SAVE_NPY, O_C_INPUTS, O_C_FP8_QUANT, O_C_HADAMARD, O_C_HADAMARD_SEED,
     O_NIDS = 200
 };
 /* The commands, one bit each (which commands take an option). */

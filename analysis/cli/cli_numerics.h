@@ -4,6 +4,8 @@
 #ifndef FA_CLI_NUMERICS_H
 #define FA_CLI_NUMERICS_H
 
+#include <stdint.h>
+
 #include "cli.h"
 
 typedef struct {
@@ -19,10 +21,18 @@ typedef struct {
     int no_plots;         /* --no-plots (with --study) */
     int dtype_given;      /* --dtype on the command line: emulate that precision */
     int layout_given;     /* --layout bhnd|bnhd on the command line */
+    int outliers;         /* --inputs outliers: N(0,1) + N(0,100) Bernoulli(0.001) entries */
+    int inputs_given;     /* --inputs on the command line */
+    int fp8_block;        /* --fp8-quant block: one scale per tile-sized block */
+    int fp8_quant_given;  /* --fp8-quant on the command line */
+    int hadamard;         /* --hadamard: incoherent processing of Q and K */
+    uint64_t hadamard_seed;   /* --hadamard-seed S (default 0) */
+    int hadamard_seed_given;  /* --hadamard-seed on the command line */
 } num_opts;
 
 /* The option table's parser of check's own options (ids O_C_*: the tensors, --layout, --bf16,
- * --pass, --exp2, --acc, --study, --no-plots, --save-npy) into the num_opts at ctx.  Returns 0 or
+ * --pass, --exp2, --acc, --study, --no-plots, --save-npy, --inputs, --fp8-quant, --hadamard,
+ * --hadamard-seed) into the num_opts at ctx.  Returns 0 or
  * EXIT_USAGE (message printed). */
 int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const char *val);
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli_numerics.h"
 #include "fa_check.h"
+#include "fa_fp8.h"
 
 static const char *const check_head =
     "usage: fasim check [shape options] [--algo ...] [--seed S] [--tol T] [--format table|csv|json]\n"
@@ -25,7 +26,14 @@ static const char *const check_head =
     "low precision (docs/numerics.md): --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2 (fp8, e4m3: aliases of\n"
     "  fp8_e4m3; e5m2: of fp8_e5m2) runs every algorithm emulated in that precision beside naive\n"
     "  attention in it; verdict max|out - ref| <= 2 max|naive - ref|\n"
-    "  (--pass bwd: the gradients, 3x); --exp2 (log2 e folded into the scale), --acc fp32|fp64\n"
+    "  (--pass bwd: the gradients, 3x); --exp2 (log2 e folded into the scale), --acc fp32|fp64.  A row\n"
+    "  gives the max error and the RMSE sqrt(mean (out - ref)^2) against the reference on the rounded\n"
+    "  inputs, then both end to end: against the fp64 reference on the inputs before rounding\n"
+    "  FP8 forward (FlashAttention-3's input preparation): --inputs outliers (0.1 % of the entries of\n"
+    "  Q, K, V get an extra N(0, 10^2) term), and with --dtype fp8_e4m3 (forward only) --fp8-quant\n"
+    "  tensor|block (one power-of-two scale per tensor, or per tile-sized block of rows; the tiles default\n"
+    "  to 128 x 128 with either option) and --hadamard [--hadamard-seed S] (Q, K times diag(+-1) H_d /\n"
+    "  sqrt(d) first; d a power of two <= 1024, a given shape)\n"
     "  --study DIR [--seqlen MAXN] [--headdim MAXD] [--seed S] [--no-plots] [--quiet]: error vs N, vs d\n"
     "  and with outliers, for all five dtypes (CSV + PNG; --no-plots: CSV only; --quiet: no progress\n"
     "  and no \"wrote\" line).  N = 16, 32, 64, ...: the powers of two from 16 up to the largest\n"
@@ -63,7 +71,8 @@ static int mode_options_ok(const cli_opts *o, const num_opts *no)
         return 0;
     }
     if (no->save_npy && !cli_numerics_external(no)) { /* a sample problem: no check runs */
-        static const int unused[] = {O_ALGO, O_TOL, O_FORMAT, O_C_PASS, O_HW, O_SRAM, O_BLOCK_R, O_BLOCK_C, O_BLOCKS};
+        static const int unused[] = {O_ALGO, O_TOL, O_FORMAT, O_C_PASS, O_HW, O_SRAM, O_BLOCK_R, O_BLOCK_C, O_BLOCKS,
+                                     O_C_INPUTS, O_C_FP8_QUANT, O_C_HADAMARD, O_C_HADAMARD_SEED};
         for (size_t k = 0; k < sizeof unused / sizeof unused[0]; k++)
             if (o->given[unused[k]])
                 return cli_usage("check --save-npy does not use --%s (it writes fasim's flash2 on a sample problem in "
@@ -82,7 +91,8 @@ static int mode_options_ok(const cli_opts *o, const num_opts *no)
         {O_C_PASS, "the backward is checked when --dout, --dq, --dk and --dv are given"},
         {O_C_EXP2, baseline}, {O_C_ACC, baseline}, {O_HW, own_runs}, {O_SRAM, own_runs}, {O_BLOCK_R, own_runs},
         {O_BLOCK_C, own_runs}, {O_BLOCKS, own_runs}, {O_QUIET, own_runs}, {O_C_SAVE_NPY, own_runs},
-        {O_C_NO_PLOTS, own_runs},
+        {O_C_NO_PLOTS, own_runs}, {O_C_INPUTS, "the inputs are the files"}, {O_C_FP8_QUANT, own_runs},
+        {O_C_HADAMARD, own_runs}, {O_C_HADAMARD_SEED, own_runs},
     };
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++)
         if (o->given[refused[k].id])
@@ -91,6 +101,37 @@ static int mode_options_ok(const cli_opts *o, const num_opts *no)
     if (o->given[O_SEED] && !o->given[O_DROPOUT])
         return cli_usage("check with --q/--k/--v/--out files uses --seed only for --dropout (the inputs are "
                          "the files); add --dropout p or drop --seed");
+    return 0;
+}
+
+/* --inputs, --fp8-quant, --hadamard and --hadamard-seed, the FP8 study's options (docs/numerics.md,
+ * "FP8 forward"): --inputs with any --dtype, the other three only with --dtype fp8_e4m3 and the
+ * forward, --hadamard on a given shape whose d is a power of two <= 1024.  Returns 0 or
+ * EXIT_USAGE (after one message naming the option). */
+static int fp8_options_ok(const cli_opts *o, const num_opts *no)
+{
+    const int prep = no->fp8_quant_given || no->hadamard || no->hadamard_seed_given;
+    if (!prep && !no->inputs_given) return 0;
+    const char *opt = no->fp8_quant_given ? "fp8-quant" : no->hadamard ? "hadamard" : no->hadamard_seed_given ? "hadamard-seed"
+                    : "inputs";
+    if (!no->dtype_given)
+        return cli_usage("check --%s needs --dtype (%s)", opt,
+                         prep ? "fp8_e4m3: it prepares the inputs of the FP8 forward" : "it draws the inputs of the low-precision check");
+    if (prep && o->shape.dtype != FA_DTYPE_E4M3)
+        return cli_usage("check --%s applies only to --dtype fp8_e4m3 (the FP8 forward's input preparation), not --dtype %s", opt,
+                         fa_dtype_name(o->shape.dtype));
+    if (no->hadamard_seed_given && !no->hadamard) return cli_usage("check --hadamard-seed needs --hadamard");
+    if (prep && no->bwd) return cli_usage("check --%s prepares the inputs of the FP8 forward only; drop --pass bwd", opt);
+    if (!no->hadamard) return 0;
+    const int custom = o->shape.batch > 0 || o->shape.heads > 0 || o->shape.kv_heads > 0 || o->shape.seqlen_q > 0 ||
+                       o->shape.seqlen_k > 0 || o->shape.d > 0 || o->shape.d_v > 0;
+    if (!custom)
+        return cli_usage("check --hadamard needs a shape whose head dim d is a power of two (e.g. --seqlen 1024 --headdim 128): "
+                         "the built-in suite has d = 59");
+    const int64_t d = o->shape.d > 0 ? o->shape.d : 64;
+    if (d > FA_FP8_HADAMARD_MAX_D || (d & (d - 1)) != 0)
+        return cli_usage("check --hadamard needs the head dim d to be a power of two in [1, %d]; got --headdim %" PRId64,
+                         FA_FP8_HADAMARD_MAX_D, d);
     return 0;
 }
 
@@ -107,6 +148,7 @@ int cmd_check(int argc, char **argv)
     if (rc) return rc;
     no.dtype_given = o.given[O_DTYPE];
     if ((rc = mode_options_ok(&o, &no))) return rc;
+    if ((rc = fp8_options_ok(&o, &no))) return rc;
     if ((o.block_r > 0) != (o.block_c > 0)) return cli_usage("give both --block-r and --block-c");
     if (no.bf16 && !cli_numerics_external(&no))
         return cli_usage("check --bf16 applies only to .npy files (--q --k --v --out ...: 16-bit data holds "

@@ -1,6 +1,7 @@
 /* cmd_numerics.c -- `fasim check` beyond fp64: the options, and the rows printed, of
  *   --dtype T          each algorithm run in emulated precision T against the fp64 reference, next
- *                      to naive attention run in T (fa_check_lowprec; docs/numerics.md);
+ *                      to naive attention run in T (fa_check_lowprec; docs/numerics.md), with
+ *                      --inputs, --fp8-quant, --hadamard: FlashAttention-3's FP8 inputs;
  *   --q --k --v --out  an external kernel's tensors (.npy) judged the same way (fa_ext_load,
  *                      fa_ext_check; docs/validate.md);
  *   --study DIR        error vs N, vs d and with outliers, for every dtype: CSV + gnuplot PNGs
@@ -43,7 +44,21 @@ int cli_numerics_take(void *ctx, cli_opts *o, int id, const char *name, const ch
                              id == O_C_LAYOUT ? "bhnd, bnhd" : id == O_C_ACC ? "fp32, fp64" : "fwd, bwd");
         return 0;
     }
-    if (id == O_C_BF16) no->bf16 = 1;
+    if (id == O_C_INPUTS || id == O_C_FP8_QUANT) {
+        const int inp = id == O_C_INPUTS;
+        if (inp && (!strcmp(v, "normal") || !strcmp(v, "outliers"))) no->outliers = !strcmp(v, "outliers"), no->inputs_given = 1;
+        else if (!inp && (!strcmp(v, "tensor") || !strcmp(v, "block"))) no->fp8_block = !strcmp(v, "block"), no->fp8_quant_given = 1;
+        else return cli_usage("%s '%s' is not one of %s", name, v, inp ? "normal, outliers" : "tensor, block");
+        return 0;
+    }
+    if (id == O_C_HADAMARD_SEED) {
+        int64_t seed;
+        if (cli_int(name, v, 0, INT64_MAX, &seed)) return EXIT_USAGE;
+        no->hadamard_seed = (uint64_t)seed, no->hadamard_seed_given = 1;
+        return 0;
+    }
+    if (id == O_C_HADAMARD) no->hadamard = 1;
+    else if (id == O_C_BF16) no->bf16 = 1;
     else if (id == O_C_EXP2) no->exp2 = 1;
     else if (id == O_C_NO_PLOTS) no->no_plots = 1;
     else return cli_usage("%s: not a check option", name);
@@ -66,6 +81,7 @@ int cli_numerics_external(const num_opts *no)
 typedef struct {
     const cli_opts *o;
     const num_opts *no; /* NULL: the fp64 check */
+    fa_lowprec_opts lo; /* with no: the low-precision check's options */
     json_t *arr;
 } suite_ctx;
 
@@ -81,8 +97,9 @@ static int suite_prepare(void *ctx, fa_shape *s, fa_blocks *bk, uint64_t *M)
     if (rc) return rc;
     *s = oc.shape;
     if (oc.blocks == BLOCKS_EXPLICIT) *bk = (fa_blocks){oc.block_r, oc.block_c};
-    if (x->no) {
-        if (bk->block_r == 0) *bk = (fa_blocks){64, 64};
+    if (x->no) { /* the FP8 forward's input preparation: 128 x 128 tiles and blocks (docs/numerics.md) */
+        const int fp8 = x->no->fp8_quant_given || x->no->hadamard;
+        if (bk->block_r == 0) *bk = fp8 ? (fa_blocks){128, 128} : (fa_blocks){64, 64};
         return 0;
     }
     if (bk->block_r > 0) oc.blocks = BLOCKS_EXPLICIT, oc.block_r = bk->block_r, oc.block_c = bk->block_c;
@@ -116,33 +133,43 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
         fa_check_csv_row(stdout, s, bk, r);
     else if (r)
         json_array_append_new(x->arr, fa_check_json(s, bk, r));
-    else if (fmt == FMT_TABLE)
+    else if (fmt == FMT_TABLE) {
         printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
-               " d=%-3" PRId64 " %-12s %-8s err %.3e (rel %.2e)  naive %.3e  ratio %5.2f <= %.0f + atol %.1e  %s%s\n",
+               " d=%-3" PRId64 " %-12s %-8s err %.3e (rel %.2e) rmse %.2e  naive %.3e  ratio %5.2f <= %.0f + atol %.1e  %s%s\n",
                fa_algo_name(lp->algo), lp->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-               fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs, fa_err_rel(lp->err), lp->naive.abs,
-               lp->ratio, lp->factor, lp->atol, lp->pass ? "PASS" : "FAIL",
+               fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs, fa_err_rel(lp->err), lp->err.rmse,
+               lp->naive.abs, lp->ratio, lp->factor, lp->atol, lp->pass ? "PASS" : "FAIL",
                lp->by_floor ? " (by the rounding floor: both errors at the dtype's rounding level)" : "");
-    else if (fmt == FMT_CSV)
-        fa_lowprec_csv_row(stdout, s, x->no->exp2, x->no->acc64, lp);
+        printf("%-11s end to end: err %.3e rmse %.2e\n", "", lp->e2e.abs, lp->e2e.rmse);
+    } else if (fmt == FMT_CSV)
+        fa_lowprec_csv_row(stdout, s, &x->lo, lp);
     else
-        json_array_append_new(x->arr, fa_lowprec_json(s, lp));
+        json_array_append_new(x->arr, fa_lowprec_json(s, &x->lo, lp));
 }
 
 int cli_check_suite(const cli_opts *o, const num_opts *no)
 {
     fa_algo algos[FA_NALGO];
     for (int k = 0; k < o->n_algos; k++) algos[k] = (fa_algo)o->algos[k];
-    suite_ctx x = {o, no, json_array()};
+    suite_ctx x = {o, no, {0}, json_array()};
     fa_check_suite_req q = {.lowprec = no != NULL, .algos = algos, .n_algos = o->n_algos, .tol = o->tol, .seed = o->seed,
                             .prepare = suite_prepare, .row = suite_row, .ctx = &x};
-    if (no) q.lo = (fa_lowprec_opts){.exp2 = no->exp2, .acc64 = no->acc64, .bwd = no->bwd};
+    if (no)
+        x.lo = q.lo = (fa_lowprec_opts){.exp2 = no->exp2, .acc64 = no->acc64, .bwd = no->bwd, .outliers = no->outliers,
+                                        .fp8_prep = no->fp8_quant_given || no->hadamard, .fp8_block = no->fp8_block,
+                                        .hadamard = no->hadamard, .hadamard_seed = no->hadamard_seed};
     const char *dt = fa_dtype_name(o->shape.dtype);
     if (o->format == FMT_CSV) fputs(no ? fa_lowprec_csv_header : fa_check_csv_header, stdout);
-    if (no && o->format == FMT_TABLE)
+    if (no && o->format == FMT_TABLE) {
         printf("emulated %s (fp32 accumulation%s%s) vs the fp64 reference on the same rounded inputs; "
                "naive = standard attention in %s; rule: err <= %d x naive err + atol (the dtype's rounding floor)\n",
                dt, no->acc64 ? " -> fp64" : "", no->exp2 ? ", exp2 softmax" : "", dt, no->bwd ? 3 : 2);
+        printf("inputs %s, rounded to %s %s%s", no->outliers ? "N(0,1) + N(0,100) Bernoulli(0.001) (outliers)" : "N(0,1)",
+               dt, x.lo.fp8_prep && no->fp8_block ? "per block of the tiles' B_r (Q) and B_c (K, V) rows" : "per tensor",
+               no->hadamard ? " after incoherent processing of Q and K" : "");
+        if (no->hadamard) printf(" (Hadamard seed %" PRIu64 ")", no->hadamard_seed);
+        printf("; end to end: against the fp64 reference on the inputs before rounding\n");
+    }
     int rc, any_fail;
     fa_status st = fa_check_suite(&q, &o->shape, &rc, &any_fail);
     if (!rc && st) rc = cli_fail(st);

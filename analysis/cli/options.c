@@ -149,6 +149,18 @@ static const cli_option TABLE[] = {
     {"pass", A_VALUE, CMD_CHECK, O_C_PASS, "  --pass fwd|bwd                       bwd: check the gradients too (with --dtype; 3x rule)\n"},
     {"exp2", A_FLAG, CMD_CHECK, O_C_EXP2, "  --exp2                               log2(e) folded into the scale, exp2 in the softmax\n"},
     {"acc", A_VALUE, CMD_CHECK, O_C_ACC, "  --acc fp32|fp64                      the emulation's accumulator (default fp32)\n"},
+    {"inputs", A_VALUE, CMD_CHECK, O_C_INPUTS,
+     "  --inputs normal|outliers             with --dtype: Q, K, V entries N(0,1) (default), or N(0,1) plus,\n"
+     "                                       for 0.1 % of them, an extra N(0, 10^2) term (FlashAttention-3)\n"},
+    {"fp8-quant", A_VALUE, CMD_CHECK, O_C_FP8_QUANT,
+     "  --fp8-quant tensor|block             with --dtype fp8_e4m3: one power-of-two scale per tensor, or per\n"
+     "                                       block of B_r x d (Q) and B_c x d (K, V) rows, the tiles (default\n"
+     "                                       128 x 128 with a shape; --block-r/--block-c)\n"},
+    {"hadamard", A_FLAG, CMD_CHECK, O_C_HADAMARD,
+     "  --hadamard [--hadamard-seed S]       with --dtype fp8_e4m3: incoherent processing, Q and K times\n"
+     "                                       diag(+-1) H_d / sqrt(d) before quantizing (d a power of two;\n"
+     "                                       signs from SplitMix64 of S + i, default S = 0)\n"},
+    {"hadamard-seed", A_VALUE, CMD_CHECK, O_C_HADAMARD_SEED, NULL},
     {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above)\n"},
     {"no-plots", A_FLAG, CMD_CHECK, O_C_NO_PLOTS, "  --no-plots                           with --study: the CSVs only\n"},
     {"quiet", A_FLAG, CMD_CHECK, O_QUIET,
