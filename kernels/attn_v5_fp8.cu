@@ -169,7 +169,10 @@ int fp8_exponent(float amax)
     int k = (int)floor(log2(448.0 / (double)amax));
     while (ldexp((double)amax, k) > 448.0) k--;
     while (ldexp((double)amax, k + 1) <= 448.0) k++;
-    return k;
+    /* |k| <= 60 keeps 2^k, 2^-(kq + kk) and the descaled scale finite and normal in fp32 (a block
+     * with amax < 448 2^-60 ~ 3.9e-16 is quantized with k = 60: its values round to e4m3's
+     * subnormals or zero, as an fp8 tensor of such values would) */
+    return k > 60 ? 60 : k < -60 ? -60 : k;
 }
 
 /* ---------------- the attention kernel ---------------- */
@@ -386,6 +389,9 @@ extern "C" const char *fa_v5_fp8_check(const fa_gpu_shape *s)
     if (s->d != FP8_D) return "v5_fp8 runs d = 128 only";
     if (s->B < 1 || s->H < 1 || s->H_kv < 1 || s->H % s->H_kv || s->N_q < 1 || s->N_k < 1)
         return "v5_fp8: B, H, H_kv, N_q, N_k must be >= 1 and H_kv must divide H";
+    if ((long long)s->B * s->H > 65535 || s->H > 65535 || s->B > 65535)
+        return "v5_fp8: B H must be <= 65535 (the grid's y and the pre-pass's y dimension)";
+    if (!(s->scale > 0.f)) return "v5_fp8: the softmax scale must be > 0";
     return NULL;
 }
 
@@ -399,8 +405,10 @@ extern "C" cudaError_t fa_v5_fp8_alloc(const fa_gpu_shape *s, fa_fp8_bufs *b)
     cudaError_t e;
     if ((e = cudaMalloc(&b->Q8, nq)) || (e = cudaMalloc(&b->K8, nk)) || (e = cudaMalloc(&b->Vt8, nvt)) ||
         (e = cudaMalloc(&b->q_exp, qblk * 4)) || (e = cudaMalloc(&b->k_exp, kblk * 4)) || (e = cudaMalloc(&b->v_exp, kblk * 4)) ||
-        (e = cudaMalloc(&b->amax, (qblk > kblk ? qblk : kblk) * 4)))
+        (e = cudaMalloc(&b->amax, (qblk > kblk ? qblk : kblk) * 4))) {
+        fa_v5_fp8_free(b); /* cudaFree(NULL) is a no-op: the ones allocated so far */
         return e;
+    }
     return cudaSuccess;
 }
 
@@ -448,7 +456,9 @@ static cudaError_t prep_one(const float *X, int nbh, int n, int n_pad, int per_b
 extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, const float *K, const float *V, int per_block,
                                          int hadamard, unsigned long long seed, fa_fp8_bufs *b, cudaStream_t st)
 {
-    cudaError_t e;
+    cudaError_t e = wg_device_check(); /* the pre-pass's e4m3 conversion is in the sm_90a code only */
+    if (e != cudaSuccess) return e;
+    if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
     const int qpad = (s->N_q + FP8_BR - 1) / FP8_BR * FP8_BR;
     if ((e = prep_one(Q, s->B * s->H, s->N_q, qpad, per_block, hadamard, 0, seed, b->amax, b->q_exp, b->Q8, st)) != cudaSuccess)
         return e;

@@ -950,6 +950,7 @@ int main(int argc, char **argv)
     if (fp8_set && !fp8) usage_error("--inputs, --fp8-quant, --hadamard, --fp8-variant and --fp8-err-csv need --fp8", NULL);
     if (fp8 && (o.bwd || o.nk)) usage_error("--fp8 runs the v5 FP8 forward and the bf16 v5: no --bwd, no --kernels", NULL);
     if (fp8 && mode == 3 && one.d != 128) usage_error("--fp8: v5_fp8 runs d = 128 only", NULL);
+    if (fp8 && mode == 3 && fa_v5_fp8_check(&one)) usage_error(fa_v5_fp8_check(&one), NULL);
     if (fp8) o.ds = {128};
     if (o.bwd_only[0] && !o.bwd) usage_error("--bwd-kernels needs --bwd", o.bwd_only);
     if (o.csv) { /* refuse an unusable path before the GPU starts; written to PATH.tmp.PID */
@@ -984,7 +985,7 @@ int main(int argc, char **argv)
         for (int n : o.ns)
             if (mode == 2 && (n < 1 || 16384 % n)) usage_error("--n must divide 16384 in a sweep", NULL);
     }
-    if (mode == 3) { /* reject a bad shape before touching the GPU */
+    if (mode == 3 && !fp8) { /* reject a bad shape before touching the GPU (--fp8: fa_v5_fp8_check) */
         for (int i = 0; i < o.nk && !o.bwd; i++) { /* --bwd runs none of the forwards */
             const char *why = fa_gpu_check_shape((fa_kernel_id)o.kernels[i], &one);
             if (why) {

@@ -170,6 +170,13 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
     int failures = 0;
     const char *pass = "skip";
     double err8 = NAN;
+    /* the fp64 oracle and the emulation run on the host: only shapes of at most 6e8 B H N_q N_k d
+     * (as fabench's is_small); a larger validated shape is an error, not hours of CPU */
+    if (o->validate && (double)s->B * s->H * s->N_q * s->N_k * s->d > 6e8) {
+        fprintf(stderr, "fabench: --fp8 validates against the fp64 oracle on the host: B H N_q N_k d = %.3g is above 6e8 "
+                        "(pass --no-validate)\n", (double)s->B * s->H * s->N_q * s->N_k * s->d);
+        exit(2);
+    }
     if (o->validate) {
         CK8(cudaMemset(O8, 0xFF, nq * 2));
         CK8(cudaMemset(L8, 0xFF, nl * 4));
@@ -220,10 +227,15 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
             std::vector<float> Of_(Oe.begin(), Oe.end()), Lf_(Le.begin(), Le.end());
             em = error_of(Of_, Lf_, Oref, Lref);
         }
-        const int ok = !k8.nan && k8.rmse <= 2 * em.rmse && k8.max_o <= 2 * em.max_o;
+        const int ok = !k8.nan && k8.rmse <= 2 * em.rmse && k8.max_o <= 2 * em.max_o && k8.max_l <= 2 * em.max_l + 1e-3;
         pass = ok ? "PASS" : "FAIL";
 #else
-        const int ok = !k8.nan && k8.rmse <= 0.1 && k8.max_l <= 0.5; /* no emulation linked: a sanity bound only */
+        /* no emulation linked: a bound relative to O's own size (N(0,1) inputs give rms(O) ~ sqrt(e / N_k);
+         * a zero O or a wrong V^T order errs by about rms(O), fp8 by ~5 % of it) */
+        double ss = 0;
+        for (size_t i = 0; i < nq; i++) ss += Oref[i] * Oref[i];
+        const double rms_ref = sqrt(ss / (double)nq);
+        const int ok = !k8.nan && k8.rmse <= 0.25 * rms_ref && k8.max_l <= 0.1;
         pass = ok ? "SANE" : "FAIL";
 #endif
         if (!ok) failures++;
