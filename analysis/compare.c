@@ -246,12 +246,26 @@ static fa_status read_fields(const fa_cmp_reader *r, char **fld, int64_t whole[N
     return FA_OK;
 }
 
+/* 1 when the kernel name ends in "_prepass": a kernel profile's V -> V^T pre-pass (fabench's
+ * v5_fp8_prepass rows). */
+static int prepass_name(const char *k)
+{
+    static const char suf[] = "_prepass";
+    const size_t l = strlen(k), n = sizeof suf - 1;
+    return l > n && !strcmp(k + l - n, suf);
+}
+
 const fa_profile *fa_cmp_kernel_profile(const char *k, int *bwd)
 {
     char name[64];
     snprintf(name, sizeof name, "%s", k);
     size_t l = strlen(name);
     *bwd = 0;
+    if (prepass_name(name)) { /* KEY_prepass: the pre-pass of profile KEY, a forward-side kernel */
+        name[l - 8] = '\0';
+        const fa_profile *p = fa_profile_find(name);
+        return p && p->mma != FA_MMA_NONE ? p : NULL;
+    }
     if (!strncmp(name, "v5_bwd", 6)) { /* kernels/ v5_bwd and its variants: v5_bwd_pers, v5_bwd_atomic
                                           have profiles; v5_bwd_det is timed as v5_bwd (the model has
                                           no wait of one block on another: docs/time-model.md) */
@@ -418,6 +432,21 @@ next_line:
                                "ref, skip)", path, lineno, fld[ips]);
         bwd = pp == FA_PASS_BWD;
     }
+    const int pre = prepass_name(kname);
+    if (pre && (!prof || !prof->v_prepass)) {
+        char list[256] = "";
+        size_t l = 0;
+        for (int i = 0; i < fa_nprofiles; i++)
+            if (fa_profiles[i].v_prepass)
+                l += (size_t)snprintf(list + l, sizeof list - l, "%s%s_prepass", l ? ", " : "", fa_profiles[i].key);
+        if (prof)
+            FA_FAIL(FA_EINVAL, "%s:%d: kernel '%s' names the pre-pass of profile %s, which has none (pre-passes: %s)",
+                    path, lineno, kname, prof->key, list);
+        FA_FAIL(FA_EINVAL, "%s:%d: kernel '%s' ends in _prepass but names no kernel profile (pre-passes: %s)", path,
+                lineno, kname, list);
+    }
+    if (pre && bwd)
+        FA_FAIL(FA_EINVAL, "%s:%d: kernel '%s' is a forward kernel's pre-pass, not a backward (pass bwd)", path, lineno, kname);
     if (prof && prof->mma != FA_MMA_NONE && !algo_given) a = prof->algo; /* the profile's loop */
     if (!prof) prof = fa_profile_default(a);
     if (prof->mma != FA_MMA_NONE && prof->algo != a)
@@ -441,6 +470,7 @@ next_line:
     row->algo = a;
     row->profile = prof;
     row->pass = bwd ? FA_PASS_BWD : FA_PASS_FWD;
+    row->prepass = pre;
     row->blocks.block_r = w[C_BR] > 0 ? w[C_BR] : 0;
     row->blocks.block_c = w[C_BC] > 0 ? w[C_BC] : 0;
     row->blocks_per_sm = w[C_OCC] > 0 ? (int)w[C_OCC] : 0;
@@ -471,6 +501,24 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
     fa_status st;
     fa_blocks bk;
     const int given = row->blocks.block_r > 0;
+    if (row->prepass) { /* the profile's V -> V^T pre-pass: its bytes and its time (fa_perf_result) */
+        fa_perf_result *pr = &out->perf;
+        fa_clear_error();
+        if ((st = fa_perf_predict(prof, FA_PASS_FWD, s, hw, given ? &row->blocks : NULL, pr)))
+            return at_line(st, path, lineno);
+        out->blocks = pr->occ[0].blocks;
+        out->blocks_from_table = !given;
+        out->timed = pr->has_time;
+        out->pred_l2_bytes = (double)(pr->prepass_read_bytes + pr->prepass_write_bytes);
+        out->pred_dram_bytes = NAN; /* no L2 replay: it streams V once, every byte to and from DRAM */
+        out->meas_l2_bytes = row->l2_read_bytes + row->l2_write_bytes;
+        out->meas_dram_bytes = row->dram_read_bytes + row->dram_write_bytes;
+        out->meas_ms = row->ms;
+        out->pred_ms = 1e3 * pr->prepass_s;
+        if (!out->timed) out->pred_ms = 1e3 * out->pred_l2_bytes / hw->hbm_bandwidth;
+        out->bound = out->timed ? fa_pipe_name(FA_PIPE_DRAM) : "memory";
+        return FA_OK;
+    }
     fa_clear_error();
     if (given) {
         bk = row->blocks;
@@ -524,6 +572,8 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
         else if (st != FA_EINVAL) return at_line(st, path, lineno);
     }
     out->pred_l2_bytes = (double)fa_counts_hbm_bytes(&r->counts);
+    if (out->timed && fa_profile_has_format(prof)) /* the kernel's own formats (bf16 O, scales): its count */
+        out->pred_l2_bytes = (double)fa_counts_hbm_bytes(&pr->io.counts);
     out->pred_dram_bytes = out->l2 ? (double)(r->dram_read_bytes + r->dram_write_bytes) : NAN;
     out->meas_l2_bytes = row->l2_read_bytes + row->l2_write_bytes; /* NAN unless both are given */
     out->meas_dram_bytes = row->dram_read_bytes + row->dram_write_bytes;

@@ -43,6 +43,14 @@ typedef struct {
  * Errors: FA_EINVAL (shape, blocks), FA_EOVERFLOW (a count exceeds 64 bits). */
 fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out);
 
+/* The tile loads of the FlashAttention-2 forward (fa_flash2_forward) on shape s with tiles bk,
+ * over all B H heads: *q_loads, the row blocks that see a key (each loads Q_i once), and
+ * *kv_loads, the K/V tiles they visit (each loads K_j and V_j once): B H T_r and B H T_r T_c
+ * without a mask, under a mask the tiles fa_kv_span_sum leaves (the sums of the flash2 closed
+ * form).  An fp8 kernel reads one scale exponent of Q, K, V with each (docs/io-model.md, "An FP8
+ * forward kernel").  Errors: FA_EINVAL (shape, blocks), FA_EOVERFLOW (beyond 64 bits). */
+fa_status fa_formula_flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_loads, uint64_t *kv_loads);
+
 /* Bytes of SRAM the algorithm allocates with tiles bk (its peak; docs/io-model.md, "SRAM"). */
 uint64_t fa_sram_need(fa_algo a, const fa_shape *s, fa_blocks bk);
 
@@ -180,6 +188,9 @@ typedef struct {
     int perf_latency;          /* not a pipe sets the time: 1 the launches, 2 a grid under one wave */
     int splits;                /* the forward's split-KV count (1: none) */
     char perf_note[200];       /* why the time model did not run (has_perf 0), or "" */
+    uint64_t prepass_read_bytes, prepass_write_bytes; /* a profile's V -> V^T pre-pass (fa_perf_result):
+                                  a kernel of its own, not in counts; 0: none */
+    double prepass_time_s;     /* its predicted time (0 without the time model) */
 } fa_io_result;
 
 /* Runs pass p of algorithm a in count-only mode with SRAM M (trace: optional CSV sink, merging

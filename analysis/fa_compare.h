@@ -58,6 +58,8 @@ typedef struct {
     const fa_profile *profile; /* the profile column; else from the kernel name (fa_cmp_kernel_profile);
                                   else fa_profile_default(algo).  A kernel profile runs algo */
     fa_pass pass;       /* FA_PASS_FWD or FA_PASS_BWD: the pass column, else from the kernel name */
+    int prepass;        /* 1: the row times the profile's V -> V^T pre-pass (a kernel name KEY_prepass of a
+                           profile with one: v5_fp8_prepass), a forward-side kernel of its own */
     fa_blocks blocks;   /* block_r x block_c; {0, 0} when the row gives neither */
     int blocks_per_sm;  /* the kernel's occupancy, 1..32; 0 when not given */
     double ms;          /* measured time, ms; NAN when the column is absent or the field empty */
@@ -75,7 +77,8 @@ fa_status fa_cmp_open(const char *path, fa_cmp_reader **out);
 /* Reads the next row into *row: *got = 1, or *got = 0 at the end of the file.  Errors (FILE:LINE
  * named): FA_EINVAL for a line too long, a field count unlike the header's, an empty required
  * field, a value out of its column's range, an unknown dtype, algo, profile or pass (fwdbwd
- * included), a profile that runs another algorithm than the row's algo, block_r without block_c
+ * included), a kernel KEY_prepass whose profile has no pre-pass (or with pass bwd), a profile
+ * that runs another algorithm than the row's algo, block_r without block_c
  * or the reverse, a shape fa_shape_check refuses (H not a multiple of H_kv), and, at the end, a
  * file with a header and no rows ("measured file PATH has a header but no rows"), or whose rows
  * are all a benchmark's untimed ref or skip rows ("... has no timed rows ..."). */
@@ -90,7 +93,9 @@ void fa_cmp_close(fa_cmp_reader *r);
 /* The kernel profile a measured kernel's name stands for: a kernel profile's key itself ("v3",
  * "v4_bc64"), PyTorch's SDPA backends (sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math ->
  * math), v0_low -> v0, the v3 backward configurations (v3_bwd, v3_bwd_det, v3_bwd_occ2 -> v3;
- * v3_bwd_bc64).  *bwd = 1 for a backward (a name ending in _bwd or starting v3_bwd), else 0.
+ * v3_bwd_bc64), KEY_prepass -> KEY (the pre-pass of a kernel that has one, fa_cmp_row.prepass:
+ * v5_fp8_prepass -> v5_fp8).  *bwd = 1 for a backward (a name ending in _bwd or starting v3_bwd),
+ * else 0.
  * NULL when the name names no kernel profile (then the algorithm's own). */
 const fa_profile *fa_cmp_kernel_profile(const char *kernel, int *bwd);
 
@@ -110,7 +115,8 @@ typedef struct {
     int model_blocks_per_sm; /* the time model's occupancy of the row's pass; 0 when not timed */
     double pred_l2_bytes;   /* SRAM<->L2 bytes: the two-level count's HBM bytes */
     double pred_dram_bytes; /* DRAM bytes of the L2 model; NAN without it */
-    double pred_ms;     /* predicted time, ms: the time model's; else the roofline
+    double pred_ms;     /* predicted time, ms: the time model's (a pre-pass row: the pre-pass's, its
+                           bytes in pred_l2_bytes, no L2 replay); else the roofline
                            max(compute time, bytes / hbm_bandwidth) with the L2 model's DRAM bytes
                            when there are some, else the two-level bytes */
     const char *bound;  /* what bounds it: a pipe (fa_pipe_name), else "compute" or "memory" */

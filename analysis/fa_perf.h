@@ -139,7 +139,23 @@ typedef struct {
     double rescale_skip;        /* fraction of the O_i rescales (B_r d_v FMULs a tile) skipped by
                                    conditional rescaling (fasim check --rescale-threshold counts them) */
     fa_std_ops std_ops;         /* standard attention: the kernels it launches */
+    /* The kernel's HBM formats where they differ from fasim's algorithm, which stores every
+       tensor in the dtype (docs/io-model.md, "An FP8 forward kernel"; forward, flash2 only): */
+    const char *dtypes;         /* the --dtype values the kernel takes (fa_dtype_name spellings,
+                                   space-separated); NULL: any its MMA family takes */
+    int o_bytes;                /* bytes per element of O in HBM (kernels/ v5_fp8: 2, bf16); 0: the
+                                   dtype's */
+    int scale_rows;             /* > 0: Q, K and V each carry one int32 scale exponent per scale_rows
+                                   rows (a power of two per block), read with every tile loaded: one
+                                   per tile, so the tiles must divide scale_rows (or be the whole,
+                                   clamped sequence) */
+    int v_prepass;              /* 1: the kernel reads V as V^T (d_v x N_k per kv head), written by a
+                                   separate transpose kernel that reads V and writes V^T once per kv
+                                   head: the pre-pass, counted and timed apart (fa_perf_result
+                                   prepass_*; fasim compare's kernel name KEY_prepass) */
     const fa_tile_row *tiles;   /* NULL: --blocks fit (the paper's model) */
+    int d_min;                  /* the tile rows apply only when d >= d_min and d_v >= d_min too; 0: any
+                                   d up to a row's d_max (kernels/ v5_fp8 is built for d = 128 alone) */
     int ntiles;
     const char *source;         /* where each fact comes from */
 } fa_profile;
@@ -162,6 +178,11 @@ typedef struct {
 /* The fraction of the exponentials profile p computes with the polynomial at head dim d
  * (exp_poly_by_d, else exp_poly_frac). */
 double fa_profile_exp_poly_frac(const fa_profile *p, int64_t d);
+
+/* 1 when profile p's kernel stores some tensor in another format than fasim's algorithm counts
+ * (o_bytes, scale_rows) or runs a pre-pass (v_prepass): its bytes are then fa_perf_predict's
+ * (r->io), not those of fa_io_run. */
+int fa_profile_has_format(const fa_profile *p);
 
 /* The built-in profiles, and a lookup by key (NULL when unknown). */
 extern const fa_profile fa_profiles[];
@@ -269,6 +290,11 @@ typedef struct {
     fa_pipe bound;           /* the pipe with the largest busy time */
     int tail;                /* 1 when the last wave's tail (a grid that does not fill whole waves,
                                 causal imbalance) adds over 10 % to the waves' time */
+    /* the V -> V^T pre-pass of a profile with v_prepass (0 otherwise): not in time_s, io or busy
+       (a kernel of its own, which fabench times apart): its bytes, read V and written V^T once,
+       B H_kv N_k d_v e each, at the DRAM copy rate, plus a launch */
+    uint64_t prepass_read_bytes, prepass_write_bytes;
+    double prepass_s;
     double tflops;           /* nominal FLOPs (FlashAttention-2 convention) / time_s / 1e12; with a
                                 window, block, column or dense mask or an offset causal diagonal
                                 the matmul FLOPs of the tiles FlashAttention-2 visits (for standard

@@ -148,6 +148,33 @@ fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formul
     return finish(&A, s, out);
 }
 
+fa_status fa_formula_flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_loads, uint64_t *kv_loads)
+{
+    FA_TRY(fa_shape_check(s));
+    FA_TRY(fa_blocks_check(bk));
+    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
+    u128 q = 0, kv = 0;
+    if (!fa_has_mask(s)) {
+        q = (u128)T_r;
+        kv = (u128)T_r * (u128)T_c;
+    } else {
+        for (int64_t i = 0; i < T_r; i++) { /* the loop of the flash2 closed form above */
+            int64_t r0 = i * bk.block_r, rows = fa_tile_len(r0, s->seqlen_q, bk.block_r), nt, nkeys;
+            fa_kv_span_sum(s, r0, rows, bk.block_c, &nt, &nkeys);
+            if (nt > 0) q++;
+            kv += (u128)nt;
+        }
+    }
+    const u128 heads = (u128)s->batch * (u128)s->heads;
+    q *= heads;
+    kv *= heads;
+    if (q > UINT64_MAX || kv > UINT64_MAX)
+        FA_FAIL(FA_EOVERFLOW, "flash2 tile loads exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
+    *q_loads = (uint64_t)q;
+    *kv_loads = (uint64_t)kv;
+    return FA_OK;
+}
+
 uint64_t fa_sram_need(fa_algo a, const fa_shape *s, fa_blocks bk)
 {
     const uint64_t Br = (uint64_t)bk.block_r, Bc = (uint64_t)bk.block_c, d = (uint64_t)s->d,

@@ -99,6 +99,20 @@ static tile_work tile_work_of(const fa_profile *p, int bwd, const fa_shape *s, f
     return w;
 }
 
+/* 1 when dtype t's name is a word of the space-separated list (fa_profile.dtypes). */
+static int dtype_listed(const char *list, fa_dtype t)
+{
+    const char *name = fa_dtype_name(t);
+    const size_t n = strlen(name);
+    for (const char *w = list; *w;) {
+        w += strspn(w, " ");
+        const size_t l = strcspn(w, " ");
+        if (l == n && !strncmp(w, name, n)) return 1;
+        w += l;
+    }
+    return 0;
+}
+
 /* The rate of the profile's MMA pipe on hw (FLOP/s); *rate = 0 and *why says so when hw does not
  * give it.  Errors: FA_EINVAL for a dtype the kernel's instruction family does not take and for
  * the paper's profile (no kernel). */
@@ -107,6 +121,9 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
 {
     const char *key = NULL;
     double r = 0;
+    if (p->dtypes && !dtype_listed(p->dtypes, s->dtype))
+        FA_FAIL(FA_EINVAL, "profile %s takes --dtype %s only (the kernel's input format), not %s", p->key, p->dtypes,
+                fa_dtype_name(s->dtype));
     int fp8 = s->dtype == FA_DTYPE_E4M3 || s->dtype == FA_DTYPE_E5M2;
     const int fp32 = s->dtype == FA_DTYPE_FP32;
     if (fp32 && (p->mma == FA_MMA_SYNC || p->mma == FA_MMA_WGMMA || p->mma == FA_MMA_TCGEN05))
@@ -262,16 +279,23 @@ static fa_status makespan(const double *dur, int64_t period, int64_t count, int6
 
 /* ---- DRAM: the L2 captures re-reads whose working set fits (docs/time-model.md, "DRAM") ---- */
 
-/* Bytes of tensor `name` of shape s (0 when unknown: then it is never counted as reusable). */
-static uint64_t tensor_size(const char *name, const fa_shape *s)
+/* Bytes of tensor `name` of shape s in profile p's formats (0 when unknown: then it is never
+ * counted as reusable). */
+static uint64_t tensor_size(const char *name, const fa_shape *s, const fa_profile *p)
 {
     const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype);
+    const uint64_t eo = p->o_bytes > 0 ? (uint64_t)p->o_bytes : e; /* O's element (v5_fp8: bf16) */
     const uint64_t BH = (uint64_t)s->batch * (uint64_t)s->heads, BHk = (uint64_t)s->batch * (uint64_t)s->kv_heads;
     const uint64_t Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k, d = (uint64_t)s->d, dv = (uint64_t)s->d_v;
     static const char *const q_like[] = {"Q", "dQ"}, *const o_like[] = {"O", "dO"};
     for (int i = 0; i < 2; i++) {
         if (!strcmp(name, q_like[i])) return BH * Nq * d * e;
-        if (!strcmp(name, o_like[i])) return BH * Nq * dv * e;
+        if (!strcmp(name, o_like[i])) return BH * Nq * dv * (i ? e : eo);
+    }
+    if (p->scale_rows > 0) { /* one int32 exponent per scale_rows rows */
+        const uint64_t S = (uint64_t)p->scale_rows;
+        if (!strcmp(name, "Q_scale")) return BH * ((Nq + S - 1) / S) * 4;
+        if (!strcmp(name, "K_scale") || !strcmp(name, "V_scale")) return BHk * ((Nk + S - 1) / S) * 4;
     }
     if (!strcmp(name, "K") || !strcmp(name, "dK")) return BHk * Nk * d * e;
     if (!strcmp(name, "V") || !strcmp(name, "dV")) return BHk * Nk * dv * e;
@@ -282,21 +306,24 @@ static uint64_t tensor_size(const char *name, const fa_shape *s)
 
 /* The reused tensors of each loop order and pass, and the bytes one head (or kv head) of them
  * holds: the working set that must stay in L2 while the thread blocks that re-read it run. */
-static double reuse_per_head(fa_algo a, int bwd, const fa_shape *s)
+static double reuse_per_head(const fa_profile *p, int bwd, const fa_shape *s)
 {
+    const fa_algo a = p->algo;
     const double e = fa_dtype_bytes(s->dtype), Nq = (double)s->seqlen_q, Nk = (double)s->seqlen_k;
     const double d = (double)s->d, dv = (double)s->d_v;
-    if (a == FA_ALGO_FLASH2) return bwd ? Nq * (d * e + dv * e + 8 + 4 * d) : Nk * (d + dv) * e;
+    /* K and V (the fp8 kernel: V^T and the two scale vectors) */
+    const double scales = p->scale_rows > 0 ? 8 * ceil(Nk / p->scale_rows) : 0;
+    if (a == FA_ALGO_FLASH2) return bwd ? Nq * (d * e + dv * e + 8 + 4 * d) : Nk * (d + dv) * e + scales;
     if (a == FA_ALGO_FLASH1) return bwd ? Nq * (d * e + 2 * dv * e + d * e + 12) : Nq * (d * e + dv * e + 8);
     return 0;
 }
 
-static uint64_t compulsory(const fa_counts *c, const fa_shape *s)
+static uint64_t compulsory(const fa_counts *c, const fa_shape *s, const fa_profile *p)
 {
     uint64_t sum = 0;
     for (int t = 0; t < c->n_tensors; t++) {
         const fa_tensor_count *x = &c->tensor[t];
-        uint64_t sz = tensor_size(x->name, s);
+        uint64_t sz = tensor_size(x->name, s, p);
         if (!sz) sz = UINT64_MAX; /* S, P, masks: no reuse to capture */
         sum += (x->read_bytes < sz ? x->read_bytes : sz) + (x->write_bytes < sz ? x->write_bytes : sz);
     }
@@ -393,7 +420,8 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     const double e = fa_dtype_bytes(s->dtype);
     const double own = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d);
     const double shared = e * (bwd ? (double)bk.block_r * (s->d + s->d_v) : (double)bk.block_c * (s->d + s->d_v));
-    const double out = e * (bwd ? (double)bk.block_c * (s->d + s->d_v) : (double)bk.block_r * s->d_v);
+    const double eo = p->o_bytes > 0 ? p->o_bytes : e; /* O's element in HBM (v5_fp8: bf16) */
+    const double out = bwd ? e * (double)bk.block_c * (s->d + s->d_v) : eo * (double)bk.block_r * s->d_v;
     const double prologue = hw->dram_latency_s + occ * (own / (hw->dram_bandwidth / sms) + shared / (hw->l2_bandwidth / sms));
     const double epilogue = occ * out / (hw->dram_bandwidth / sms);
     const double edge = prologue + epilogue;
@@ -473,9 +501,9 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
         const uint64_t post = (uint64_t)(s->batch * s->heads) * (uint64_t)s->seqlen_q * (uint64_t)s->d * 4;
         if (t >= 0 && c->tensor[t].read_bytes > post) l2 -= c->tensor[t].read_bytes - post;
     }
-    pt->comp = compulsory(c, s);
+    pt->comp = compulsory(c, s, p);
     double l2_eff = (double)hw->l2_bytes / (hw->l2_partitions > 1 ? hw->l2_partitions : 1);
-    double per = reuse_per_head(p->algo, bwd, s), live;
+    double per = reuse_per_head(p, bwd, s), live;
     if (p->algo == FA_ALGO_FLASH2) { /* heads whose blocks are resident at once, + the next one */
         double group = bwd ? 1.0 : (double)(s->heads / s->kv_heads);
         live = ceil((double)slots / ((double)per_head * group)) + 1;
@@ -649,7 +677,7 @@ static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, 
 #define T(name, rw) (fa_counts_find(c, name) >= 0 ? (double)c->tensor[fa_counts_find(c, name)].rw : 0.0)
     pt->ctas = 0;
     pt->waves = 0;
-    pt->comp = compulsory(c, s);
+    pt->comp = compulsory(c, s, p);
     pt->dram = 0;
     *nsteps = 0;
     /* cuBLAS on fp32 (and PyTorch's math path, fp32 whatever the input) is SGEMM on the FMA
@@ -700,13 +728,15 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
  * count-only run of one K,V head's query heads over the whole N gives the placement's peaks and
  * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
  * count-only run. */
-static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
-                             int threads, int counted, fa_io_result *io)
+static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
+                                int threads, int counted, fa_io_result *io, int *run)
 {
     const int plain = !counted && !s->window && !s->block_mask && !s->col_mask && !s->dense_mask && !(s->dropout_p > 0) &&
                       !(s->softcap > 0) && !s->alibi;
+    *run = 1;
     if (!plain || (s->seqlen_q <= 2 * bk.block_r && s->seqlen_k <= 2 * bk.block_c && s->batch * s->heads <= 1))
         return fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, threads, NULL, io);
+    *run = 0;
     /* one K,V head's group of query heads over the whole N: its softmax FLOPs (scale, max, exp,
      * sum, rescale, the backward's sums over the group; the closed form has only the matmuls)
      * times B H_kv are the shape's, as the whole run counts them (every group does the same work:
@@ -748,6 +778,88 @@ static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape 
     io->nominal_flops = f * (kp == FA_PASS_FWD ? 1.0 : 2.5);
     uint64_t bytes = fa_counts_hbm_bytes(k);
     io->intensity = bytes ? (double)(k->flops_matmul + k->flops_other) / (double)bytes : 0;
+    fa_io_times(io, s, hw);
+    return FA_OK;
+}
+
+/* Adds bytes to tensor `name` of counts c (a new entry when it has none) and to c's totals. */
+static fa_status counts_add(fa_counts *c, const char *name, uint64_t read, uint64_t loads)
+{
+    int t = fa_counts_find(c, name);
+    if (t < 0) {
+        if (c->n_tensors >= FA_MAX_TENSORS) FA_FAIL(FA_EINVAL, "more than %d tensors counted", FA_MAX_TENSORS);
+        t = c->n_tensors++;
+        memset(&c->tensor[t], 0, sizeof c->tensor[t]);
+        snprintf(c->tensor[t].name, FA_NAME_LEN, "%s", name);
+    }
+    c->tensor[t].read_bytes += read;
+    c->tensor[t].loads += loads;
+    c->hbm_read_bytes += read;
+    return FA_OK;
+}
+
+/* The kernel's HBM formats (fa_profile o_bytes, scale_rows; docs/io-model.md, "An FP8 forward
+ * kernel") laid on the counts of fasim's algorithm, whose tensors are all in the dtype: O's
+ * stores at o_bytes an element, and one int32 scale exponent of Q, K and V read with every tile of
+ * them loaded (tiles that divide scale_rows: one block each), Q_scale, K_scale and V_scale.  The
+ * loads are the memory model's where it ran (run: counts from a count-only run), else the closed
+ * form's (fa_formula_flash2_loads), which io->formula takes in both cases: in a run, =formula
+ * checks the one against the other.  Forward, flash2 only (the profiles with formats). */
+static fa_status kernel_format(const fa_profile *p, fa_pass kp, const fa_shape *s, fa_blocks bk, int run,
+                               fa_io_result *io)
+{
+    if (!p->o_bytes && !p->scale_rows) return FA_OK;
+    if (kp != FA_PASS_FWD || p->algo != FA_ALGO_FLASH2)
+        FA_FAIL(FA_EINVAL, "profile %s: its HBM formats are those of a flash2 forward kernel", p->key);
+    fa_counts *c = &io->counts;
+    const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype);
+    if (p->o_bytes > 0 && (uint64_t)p->o_bytes != e) { /* O written at o_bytes an element */
+        const int t = fa_counts_find(c, "O"), f = 3; /* fa_pass_tensor_names[3] = "O" */
+        if (t >= 0) {
+            const uint64_t w = c->tensor[t].write_bytes / e * (uint64_t)p->o_bytes;
+            c->hbm_write_bytes += w - c->tensor[t].write_bytes;
+            c->tensor[t].write_bytes = w;
+        }
+        const uint64_t wf = io->formula.write[f] / e * (uint64_t)p->o_bytes;
+        io->formula.write_bytes += wf - io->formula.write[f];
+        io->formula.write[f] = wf;
+    }
+    if (p->scale_rows > 0) {
+        const int64_t S = p->scale_rows;
+        const int64_t tr = fa_cdiv(s->seqlen_q, bk.block_r), tc = fa_cdiv(s->seqlen_k, bk.block_c);
+        /* a tile of B rows starting at a multiple of B lies in one scale block when B divides S, or
+         * when it is the only tile and the sequence fits one block */
+        const int q_one = S % bk.block_r == 0 || (tr == 1 && s->seqlen_q <= S);
+        const int k_one = S % bk.block_c == 0 || (tc == 1 && s->seqlen_k <= S);
+        if (!q_one || !k_one)
+            FA_FAIL(FA_EINVAL, "profile %s reads one scale exponent of Q, K and V per %d rows with each tile: its tiles "
+                    "must divide %d rows, not B_r x B_c = %" PRId64 " x %" PRId64, p->key, p->scale_rows, p->scale_rows,
+                    bk.block_r, bk.block_c);
+        uint64_t ql, kvl;
+        FA_TRY(fa_formula_flash2_loads(s, bk, &ql, &kvl));
+        uint64_t lq = ql, lk = kvl, lv = kvl;
+        if (run) { /* the memory model's tile loads */
+            const int tq = fa_counts_find(c, "Q"), tk = fa_counts_find(c, "K"), tv = fa_counts_find(c, "V");
+            lq = tq >= 0 ? c->tensor[tq].loads : 0;
+            lk = tk >= 0 ? c->tensor[tk].loads : 0;
+            lv = tv >= 0 ? c->tensor[tv].loads : 0;
+        }
+        FA_TRY(counts_add(c, "Q_scale", 4 * lq, lq));
+        FA_TRY(counts_add(c, "K_scale", 4 * lk, lk));
+        FA_TRY(counts_add(c, "V_scale", 4 * lv, lv));
+        io->formula.read_bytes += 4 * (ql + 2 * kvl);
+    }
+    const uint64_t bytes = fa_counts_hbm_bytes(c);
+    io->intensity = bytes ? (double)(c->flops_matmul + c->flops_other) / (double)bytes : 0;
+    return FA_OK;
+}
+
+static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
+                             int threads, int counted, fa_io_result *io)
+{
+    int run;
+    FA_TRY(pass_counts_of(kp, prof, s, bk, hw, threads, counted, io, &run));
+    FA_TRY(kernel_format(prof, kp, s, bk, run, io));
     fa_io_times(io, s, hw);
     return FA_OK;
 }
@@ -876,6 +988,8 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
                         registers are derived from the placement of these tiles */
             fa_blocks table;
             bk = *bk_in;
+            if (prof->tiles && prof->d_min > 0) /* a kernel built for one head dim: no other d, whatever the tiles */
+                FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &table, &row));
             if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, s, &table, &row)) row = &none, fa_clear_error();
             if (row->block_r != bk.block_r || row->block_c != bk.block_c) {
                 local_row = *row;
@@ -921,6 +1035,17 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         launch += pt.launch;
         mk += pt.makespan;
         fluid += pt.ctas ? pt.fluid : pt.makespan;
+    }
+    if (prof->v_prepass && p != FA_PASS_BWD) { /* V -> V^T, a kernel of its own (fa_perf_result) */
+        uint64_t n = 1;
+        FA_TRY(fa_u64_mul(n, (uint64_t)s->batch, &n, "pre-pass bytes"));
+        FA_TRY(fa_u64_mul(n, (uint64_t)s->kv_heads, &n, "pre-pass bytes"));
+        FA_TRY(fa_u64_mul(n, (uint64_t)s->seqlen_k, &n, "pre-pass bytes"));
+        FA_TRY(fa_u64_mul(n, (uint64_t)s->d_v, &n, "pre-pass bytes"));
+        FA_TRY(fa_u64_mul(n, (uint64_t)fa_dtype_bytes(s->dtype), &n, "pre-pass bytes"));
+        r->prepass_read_bytes = r->prepass_write_bytes = n;
+        /* a copy's bytes at the copy's measured rate (dram_bytes_per_s: read + written), one launch */
+        if (r->has_time) r->prepass_s = 2.0 * (double)n / hw->dram_bandwidth + hw->launch_s;
     }
     r->io.pass = p;
     fa_io_times(&r->io, s, hw); /* the roofline of the summed counts, beside the model */
@@ -972,6 +1097,9 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->splits = pr->splits;
     snprintf(r->perf_note, sizeof r->perf_note, "%s", pr->has_time ? "" : pr->why);
     r->dram_est_bytes = pr->dram_bytes;
+    r->prepass_read_bytes = pr->prepass_read_bytes;
+    r->prepass_write_bytes = pr->prepass_write_bytes;
+    r->prepass_time_s = pr->prepass_s;
     for (int k = 0; k < 2; k++) {
         r->occupancy[k] = pr->occ[k].occupancy;
         r->regs_per_thread[k] = pr->occ[k].regs_per_thread;

@@ -96,6 +96,10 @@ static const fa_tile_row fa4_tiles[] = {{FA_PASS_FWD, 100, 128, -1, 256, 128, 16
  * producer warpgroup of 40 registers after setmaxnreg, two consumer warpgroups of 232: V5BRegs) */
 static const fa_tile_row v5_bwd_tiles[] = {{FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 232},
                                            {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 232}};
+/* v5_fp8 (kernels/attn_v5_fp8.cu, issue 17: the design its author gave; the file is being written):
+ * d = 128 only (the profile's d_min 128), two consumer warpgroups of 64 query rows (B_r 128) and a producer
+ * warpgroup: 12 warps; B_c 128 (wgmma m64n128k32) */
+static const fa_tile_row v5_fp8_tiles[] = {{FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 0}};
 static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
 const fa_profile fa_profiles[] = {
@@ -220,6 +224,22 @@ const fa_profile fa_profiles[] = {
      .producer_regs = 32, .exp_poly_by_d = {{64, 6.0 / 16}, {128, 7.0 / 20}}, .exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5,
      .rescale_skip = 0.9, NT(v5_tiles),
      .source = "kernels/attn_v5_fa3.cu (v5_pick variant 9: EMU 6 of 16, 7 of 20, CR), kernels/tc_common.cuh exp2_fma"},
+    /* v5_fp8: v5's FlashAttention-3 structure in FP8 (FlashAttention-3 paper, Sec. 3.3) -- a TMA
+     * producer warpgroup (32 registers, as v5) and two ping-ponging consumer warpgroups; S = Q K^T
+     * and O += P V both on wgmma m64n128k32 e4m3 x e4m3 -> fp32 (wgmma_fp8_flops; Q, K, V^T read
+     * by the tensor cores from shared memory, P from registers after scaling by 2^8 and
+     * cvt.rn.satfinite.e4m3x2.f32: one cvt per 2 scores, in place of v5's cvt.rn.bf16x2 -- the same
+     * fp32-pipe slots, ALU_PER_SCORE_FWD; the 2^8 folded into the exponent's FFMA); one ex2 per
+     * score as v5; two-stage K / V^T ring; one thread block per (row block, head, batch), not
+     * persistent, causal row blocks heaviest first (v5_unit's order).  HBM: Q, K, V^T in e4m3 (1
+     * byte), O in bf16 (o_bytes 2), LSE fp32, one int32 scale exponent per 128 rows of Q, K and V
+     * (scale_rows) read with each tile, and V^T written by a transpose pre-pass (v_prepass) */
+    {.key = "v5_fp8", .name = "kernels/ v5_fp8: v5 in FP8 e4m3 (per-block scales, V^T pre-pass, O in bf16)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
+     .producer_regs = 32, .dtypes = "fp8_e4m3", .o_bytes = 2, .scale_rows = 128, .v_prepass = 1, .d_min = 128, NT(v5_fp8_tiles),
+     .source = "kernels/attn_v5_fp8.cu (issue 17, its design as given; built on attn_v5_fa3.cu, PERS = 0); "
+               "Shah et al. 2024 (arXiv 2407.08608) Sec. 3.3"},
     /* v5's backward (kernels/attn_v5_bwd.cu): a block per K/V block of 128 keys (grid T_c x H_kv x
      * B, key block fastest: launched in index order), every GEMM a wgmma -- S^T = K Q^T and dP^T =
      * V dO^T from shared memory (SS), dV += P^T dO and dK += dS^T Q with P^T, dS^T from registers
@@ -268,6 +288,8 @@ const fa_profile fa_profiles[] = {
 };
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 
+int fa_profile_has_format(const fa_profile *p) { return p->o_bytes > 0 || p->scale_rows > 0 || p->v_prepass; }
+
 double fa_profile_exp_poly_frac(const fa_profile *p, int64_t d)
 {
     const int n = (int)(sizeof p->exp_poly_by_d / sizeof p->exp_poly_by_d[0]);
@@ -311,7 +333,7 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         const fa_tile_row *t = &p->tiles[i];
         const int causal = s->causal != FA_CAUSAL_NONE;
         if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max || s->d_v > t->d_max ||
-            (t->causal >= 0 && t->causal != causal))
+            s->d < p->d_min || s->d_v < p->d_min || (t->causal >= 0 && t->causal != causal))
             continue;
         int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
         bk->block_r = t->block_r < cq ? t->block_r : cq;
@@ -320,6 +342,7 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         return FA_OK;
     }
     int pass_rows = 0, arch_rows = 0, dmax = 0;
+    const int dmin = p->d_min;
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];
         if (t->pass != pass) continue;
@@ -335,6 +358,10 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile is sm_%d%s", p->key, p->tiles[0].arch,
                 p->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma", arch,
                 arch ? "" : " (it gives no arch)");
-    FA_FAIL(FA_EINVAL, "profile %s has no %s tile for head dim d = %lld, d_v = %lld (its kernels take d <= %d)", p->key,
-            fa_pass_name(pass), (long long)s->d, (long long)s->d_v, dmax);
+    char range[64]; /* the head dims the table covers */
+    if (dmin <= 1) snprintf(range, sizeof range, "d <= %d", dmax);
+    else if (dmin == dmax) snprintf(range, sizeof range, "d = d_v = %d only", dmax);
+    else snprintf(range, sizeof range, "%d <= d <= %d", dmin, dmax);
+    FA_FAIL(FA_EINVAL, "profile %s has no %s tile for head dim d = %lld, d_v = %lld (its kernels take %s)", p->key,
+            fa_pass_name(pass), (long long)s->d, (long long)s->d_v, range);
 }

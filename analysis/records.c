@@ -323,6 +323,16 @@ void fa_io_json(json_t *arr, const fa_shape *s, const char *hw_key, const fa_io_
         json_object_set_new(j, "profile", json_string(x->profile[0] ? x->profile : "paper"));
         if (x->perf_note[0]) json_object_set_new(j, "time_model_note", json_string(x->perf_note));
         if (x->has_perf) json_object_set_new(j, "time_model", time_model_json(j, x));
+        if (x->prepass_read_bytes) { /* the kernel's V -> V^T pre-pass: a kernel of its own */
+            json_t *pp = json_object();
+            char k[40];
+            snprintf(k, sizeof k, "%s_prepass", x->profile);
+            json_object_set_new(pp, "kernel", json_string(k));
+            set_u64(pp, "read_bytes", x->prepass_read_bytes);
+            set_u64(pp, "write_bytes", x->prepass_write_bytes);
+            if (x->has_perf) json_object_set_new(pp, "time_s", json_real(x->prepass_time_s));
+            json_object_set_new(j, "prepass", pp);
+        }
         set_u64(j, "hbm_saved_bytes", x->footprint.saved);
         set_u64(j, "hbm_peak_bytes", fa_footprint_peak(&x->footprint, x->pass));
         set_tensors(j, &x->counts);
@@ -584,7 +594,7 @@ void fa_cmp_csv_row(FILE *f, const fa_cmp_row *w, const fa_cmp_pred *p)
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, s->causal != FA_CAUSAL_NONE,
             fa_dtype_name(s->dtype), fa_algo_name(w->algo), p->blocks.block_r, p->blocks.block_c, p->pred_l2_bytes,
             p->meas_l2_bytes, p->pred_dram_bytes, p->meas_dram_bytes, p->pred_ms, p->meas_ms, bps, w->profile->key,
-            w->pass == FA_PASS_BWD ? "bwd" : "fwd", p->bound, p->model_blocks_per_sm);
+            w->prepass ? "pre" : w->pass == FA_PASS_BWD ? "bwd" : "fwd", p->bound, p->model_blocks_per_sm);
 }
 
 /* a measured (or L2-predicted) number: null when unknown */
@@ -612,7 +622,7 @@ json_t *fa_cmp_json(const fa_cmp_row *w, const fa_cmp_pred *p)
     json_object_set_new(j, "meas_ms", known_or_null(p->meas_ms));
     json_object_set_new(j, "blocks_per_sm", p->l2 ? json_integer(p->blocks_per_sm) : json_null());
     json_object_set_new(j, "profile", json_string(w->profile->key));
-    json_object_set_new(j, "pass", json_string(w->pass == FA_PASS_BWD ? "bwd" : "fwd"));
+    json_object_set_new(j, "pass", json_string(w->prepass ? "pre" : w->pass == FA_PASS_BWD ? "bwd" : "fwd"));
     json_object_set_new(j, "bound", json_string(p->bound));
     json_object_set_new(j, "model_blocks_per_sm", p->timed ? json_integer(p->model_blocks_per_sm) : json_null());
     return j;

@@ -121,7 +121,14 @@ static void test_read_rows(void **state)
     }
     assert_string_equal(fa_cmp_kernel_profile("v5_fa4", &bwd)->key, "v5_fa4");
     assert_int_equal(bwd, 0);
+    /* kernels/ v5_fp8 and its V -> V^T pre-pass (fabench names): both the v5_fp8 profile */
+    assert_string_equal(fa_cmp_kernel_profile("v5_fp8", &bwd)->key, "v5_fp8");
+    assert_int_equal(bwd, 0);
+    assert_string_equal(fa_cmp_kernel_profile("v5_fp8_prepass", &bwd)->key, "v5_fp8");
+    assert_int_equal(bwd, 0);
+    assert_null(fa_cmp_kernel_profile("paper_prepass", &bwd));
 }
+
 
 /* A file whose first failure is status st with a message holding "PATH" + want. */
 static void expect_fail(const char *text, int at_open, fa_status st, const char *want)
@@ -310,6 +317,58 @@ static void test_summary(void **state)
     assert_int_equal(t.within, 0);
 }
 
+/* fabench's rows of kernels/ v5_fp8 (its CSV columns, dtype fp8_e4m3): the kernel timed as the
+ * v5_fp8 profile with its own bytes (bf16 O, the scales: tests/test_perf.c test_v5_fp8_bytes), the
+ * v5_fp8_prepass row as the pre-pass alone (B H_kv N d bytes each way, its time); a bf16 row of
+ * v5_fp8, the pre-pass of a profile without one and a backward pre-pass are refused, FILE:LINE. */
+static void test_fp8_rows(void **state)
+{
+    (void)state;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    char path[64];
+    write_tmp(path, "kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n"
+                    "v5_fp8,2,4,2,1000,1000,128,0,fp8_e4m3,0.05,0,0,0,PASS\n"
+                    "v5_fp8_prepass,2,4,2,1000,1000,128,0,fp8_e4m3,0.005,0,0,0,PASS\n");
+    static fa_cmp_pred p;
+    static fa_perf_result pr;
+    fa_cmp_reader *rd;
+    fa_cmp_row r = row_at(path, &rd, 2);
+    assert_string_equal(r.profile->key, "v5_fp8");
+    assert_int_equal(r.prepass, 0);
+    assert_int_equal(r.shape.dtype, FA_DTYPE_E4M3);
+    assert_int_equal(fa_cmp_predict(&r, &hw, hw.sram_per_block, 1, &p), FA_OK);
+    assert_int_equal(p.timed, 1);
+    assert_true(p.pred_l2_bytes == 19492352); /* test_v5_fp8_bytes's closed form */
+    assert_int_equal(fa_perf_predict(fa_profile_find("v5_fp8"), FA_PASS_FWD, &r.shape, &hw, NULL, &pr), FA_OK);
+    assert_true(p.pred_ms == 1e3 * pr.time_s);
+    fa_cmp_close(rd);
+    r = row_at(path, &rd, 3);
+    assert_string_equal(r.profile->key, "v5_fp8");
+    assert_int_equal(r.prepass, 1);
+    assert_int_equal(r.pass, FA_PASS_FWD);
+    assert_int_equal(fa_cmp_predict(&r, &hw, hw.sram_per_block, 1, &p), FA_OK);
+    assert_true(p.pred_l2_bytes == 2 * 512000);
+    assert_true(p.pred_ms == 1e3 * pr.prepass_s);
+    assert_true(isnan(p.pred_dram_bytes));
+    assert_string_equal(p.bound, "DRAM");
+    fa_cmp_close(rd);
+    unlink(path);
+    expect_fail("kernel,B,H,N_q,d,dtype,ms\nv5_prepass,1,1,1024,128,bf16,1\n", 0, FA_EINVAL,
+                ":2: kernel 'v5_prepass' names the pre-pass of profile v5, which has none (pre-passes: v5_fp8_prepass)");
+    expect_fail("kernel,B,H,N_q,d,ms\nnope_prepass,1,1,1024,128,1\n", 0, FA_EINVAL,
+                ":2: kernel 'nope_prepass' ends in _prepass but names no kernel profile (pre-passes: v5_fp8_prepass)");
+    expect_fail("kernel,B,H,N_q,d,dtype,pass,ms\nv5_fp8_prepass,1,1,1024,128,fp8_e4m3,bwd,1\n", 0, FA_EINVAL,
+                ":2: kernel 'v5_fp8_prepass' is a forward kernel's pre-pass, not a backward");
+    /* a bf16 row of the fp8 kernel: refused when predicted, naming the dtype */
+    write_tmp(path, "kernel,B,H,N_q,d,dtype,ms\nv5_fp8,1,1,1024,128,bf16,1\n");
+    r = row_at(path, &rd, 2);
+    assert_int_equal(fa_cmp_predict(&r, &hw, hw.sram_per_block, 1, &p), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), ":2: profile v5_fp8 takes --dtype fp8_e4m3 only (the kernel's input format), not bf16"));
+    fa_cmp_close(rd);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_predict),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_fp8_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

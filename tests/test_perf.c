@@ -738,6 +738,172 @@ static void test_counted_equals_closed(void **st)
             }
 }
 
+/* The bytes of one tensor of a count, 0 when it has none. */
+static uint64_t tensor_read(const fa_counts *c, const char *name)
+{
+    int t = fa_counts_find(c, name);
+    return t < 0 ? 0 : c->tensor[t].read_bytes;
+}
+static uint64_t tensor_written(const fa_counts *c, const char *name)
+{
+    int t = fa_counts_find(c, name);
+    return t < 0 ? 0 : c->tensor[t].write_bytes;
+}
+
+/* kernels/ v5_fp8's HBM bytes (docs/io-model.md, "An FP8 forward kernel") against their closed form
+ * by hand, B = 2, H = 4, H_kv = 2, N_q = N_k = 1000, d = 128, e = 1 (e4m3), tiles 128 x 128: T_r =
+ * T_c = 8, the last tile 104 rows.  Per head without a mask: Q N d = 128000; K and V^T T_r N d =
+ * 1024000 each; O in bf16 2 N d = 256000; LSE 4 N = 4000; the scales 4 T_r = 32 (Q) and 4 T_r T_c
+ * = 256 (K, V): 2436544 B, x B H = 8: 19492352.  Causal (bottom-right, N_q = N_k): row block i
+ * visits tiles 0..i, 36 in all, keys 128 (1 + ... + 7) + 1000 = 4584: K = V = 4584 x 128 = 586752,
+ * K and V scales 4 x 36 = 144: 1561824 B a head, 12494592 in all.  The V -> V^T pre-pass: B H_kv
+ * N d e = 2 x 2 x 1000 x 128 = 512000 B read and as many written, apart.  Both the closed-form path
+ * and the count-only run (whose scale bytes are 4 x the memory model's tile loads) give them. */
+static void test_v5_fp8_bytes(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    const fa_profile *p = fa_profile_find("v5_fp8");
+    assert_non_null(p);
+    assert_int_equal(p->mma, FA_MMA_WGMMA);
+    assert_int_equal(p->overlap, FA_OVERLAP_PINGPONG);
+    assert_int_equal(p->persistent, 0);
+    assert_int_equal(p->o_bytes, 2);
+    assert_int_equal(p->scale_rows, 128);
+    assert_true(fa_profile_has_format(p));
+    assert_false(fa_profile_has_format(fa_profile_find("v5")));
+    static const struct { int causal; uint64_t q, k, o, lse, qs, ks, total; } want[2] = {
+        {0, 128000, 1024000, 256000, 4000, 32, 256, 19492352},
+        {1, 128000, 586752, 256000, 4000, 32, 144, 12494592},
+    };
+    for (int c = 0; c < 2; c++)
+        for (int counted = 0; counted < 2; counted++) {
+            fa_shape s = fa_shape_default(1000, 128);
+            s.dtype = FA_DTYPE_E4M3;
+            s.batch = 2, s.heads = 4, s.kv_heads = 2;
+            s.causal = want[c].causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+            fa_perf_result r;
+            assert_int_equal((counted ? fa_perf_predict_counted : fa_perf_predict)(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+            const fa_counts *k = &r.io.counts;
+            assert_int_equal(r.io.blocks.block_r, 128);
+            assert_int_equal(r.io.blocks.block_c, 128);
+            assert_int_equal(tensor_read(k, "Q"), 8 * want[c].q);
+            assert_int_equal(tensor_read(k, "K"), 8 * want[c].k);
+            assert_int_equal(tensor_read(k, "V"), 8 * want[c].k);
+            assert_int_equal(tensor_written(k, "O"), 8 * want[c].o);
+            assert_int_equal(tensor_written(k, "LSE"), 8 * want[c].lse);
+            assert_int_equal(tensor_read(k, "Q_scale"), 8 * want[c].qs);
+            assert_int_equal(tensor_read(k, "K_scale"), 8 * want[c].ks);
+            assert_int_equal(tensor_read(k, "V_scale"), 8 * want[c].ks);
+            assert_int_equal(fa_counts_hbm_bytes(k), want[c].total);
+            assert_int_equal(r.io.formula.read_bytes + r.io.formula.write_bytes, want[c].total);
+            assert_int_equal(r.io.formula.read_bytes, k->hbm_read_bytes);
+            assert_int_equal(r.io.formula.write_bytes, k->hbm_write_bytes);
+            assert_int_equal(r.prepass_read_bytes, 512000);
+            assert_int_equal(r.prepass_write_bytes, 512000);
+        }
+    /* the closed form of the tile loads itself (docs/io-model.md): 8 x (8, 64) and 8 x (8, 36) */
+    fa_shape s = fa_shape_default(1000, 128);
+    s.batch = 2, s.heads = 4, s.kv_heads = 2;
+    uint64_t ql, kvl;
+    assert_int_equal(fa_formula_flash2_loads(&s, (fa_blocks){128, 128}, &ql, &kvl), FA_OK);
+    assert_int_equal(ql, 64);
+    assert_int_equal(kvl, 512);
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT;
+    assert_int_equal(fa_formula_flash2_loads(&s, (fa_blocks){128, 128}, &ql, &kvl), FA_OK);
+    assert_int_equal(kvl, 288);
+}
+
+/* v5_fp8's predicted time on the H200 equals the time model's closed form (docs/time-model.md,
+ * "v5_fp8"), computed here from the h200 profile's constants: B = 1, H = 33, N = 1024, d = 128,
+ * e4m3, no mask -- 8 x 8 tiles a head, 264 thread blocks of one row block (not persistent), one per
+ * SM (registers), 2 waves on 132 SMs.  A 128 x 128 tile: tensor 2 x 128 x 128 x 256 FLOP at
+ * wgmma_fp8_flops / SMs; exp 128^2 and fp32 4.5 x 128^2 + 128 x 128 (the rescale) at the wgmma clock's
+ * share (wgmma_clock_hz / clock_hz) of exp_per_s and fma_flops / 2; G = tensor (the operands are the
+ * tensor cores' own reads), S = exp + fp32, ping-pong of two consumers: tile = max + min / 2.  A
+ * block: 8 tiles + one G exposed + its edges (DRAM latency, Q_i 128 x 128 x 1 B at DRAM / SMs, K_j and
+ * V^T_j 2 x 128 x 128 x 1 B at L2 / SMs, O_i 128 x 128 x 2 B in bf16 at DRAM / SMs); time = 2 blocks'
+ * time + one launch (the L2 and DRAM bounds are lower: checked).  The pre-pass: 2 x B H_kv N d B at
+ * dram_bytes_per_s + a launch. */
+static void test_v5_fp8_time(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    fa_shape s = fa_shape_default(1024, 128);
+    s.dtype = FA_DTYPE_E4M3;
+    s.batch = 1, s.heads = s.kv_heads = 33;
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(fa_profile_find("v5_fp8"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_true(r.has_time);
+    const double sms = hw.sms, kc = hw.wgmma_clock_hz / hw.clock_hz;
+    const double t_tc = 2.0 * 128 * 128 * 256 / (hw.wgmma_fp8_flops / sms);
+    const double t_ex = 128.0 * 128 / (kc * hw.exp_per_s / sms);
+    const double t_alu = (4.5 * 128 * 128 + 128.0 * 128) / (kc * hw.fma_flops / 2 / sms);
+    const double G = t_tc, S = t_ex + t_alu;
+    const double tile = fmax(G, S) + fmin(G, S) / 2;
+    const double edge = hw.dram_latency_s + 128.0 * 128 / (hw.dram_bandwidth / sms) +
+                        2.0 * 128 * 128 / (hw.l2_bandwidth / sms) + 2.0 * 128 * 128 / (hw.dram_bandwidth / sms);
+    const double block = 8 * tile + G + edge;
+    assert_near(r.k[0].t_tensor, t_tc, 1e-18);
+    assert_near(r.k[0].t_exp, t_ex, 1e-18);
+    assert_near(r.k[0].t_fp32, t_alu, 1e-18);
+    assert_near(r.k[0].tile, tile, 1e-18);
+    assert_near(r.k[0].edge, edge, 1e-18);
+    assert_int_equal(r.occ[0].occupancy, 1);
+    assert_int_equal(r.ctas[0], 264);
+    assert_true(r.busy[FA_PIPE_L2] < 2 * block && r.busy[FA_PIPE_DRAM] < 2 * block);
+    assert_near(r.time_s, 2 * block + hw.launch_s, 1e-15);
+    /* the numbers, for docs/time-model.md: 645.0 ns, 638.3 ns, 438.3 ns; tile 1.3991 us */
+    assert_near(t_tc, 644.97e-9, 0.01e-9);
+    assert_near(t_ex, 638.33e-9, 0.01e-9);
+    assert_near(t_alu, 438.32e-9, 0.01e-9);
+    assert_near(r.time_s, 32.63e-6, 0.01e-6);
+    /* TFLOP/s by the FlashAttention-2 convention: 4 B H N^2 d / time */
+    assert_near(r.tflops, 4.0 * 33 * 1024 * 1024 * 128 / r.time_s / 1e12, 1e-9);
+    const double pre = 2.0 * 33 * 1024 * 128 / hw.dram_bandwidth + hw.launch_s;
+    assert_near(r.prepass_s, pre, 1e-18);
+    assert_int_equal(r.prepass_read_bytes, 33 * 1024 * 128);
+}
+
+/* v5_fp8 refuses what its kernel cannot run, naming the value: another dtype, d != 128, tiles that
+ * do not divide the scale blocks, a backward. */
+static void test_v5_fp8_refusals(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    const fa_profile *p = fa_profile_find("v5_fp8");
+    fa_perf_result r;
+    fa_shape s = fa_shape_default(1024, 128);
+    s.dtype = FA_DTYPE_BF16;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "takes --dtype fp8_e4m3 only"));
+    assert_non_null(strstr(fa_last_error(), "not bf16"));
+    s.dtype = FA_DTYPE_E5M2;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "not fp8_e5m2"));
+    s = fa_shape_default(1024, 64);
+    s.dtype = FA_DTYPE_E4M3;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "head dim d = 64, d_v = 64 (its kernels take d = d_v = 128 only)"));
+    fa_blocks bk = {128, 128}; /* given tiles do not lift the head dim */
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_EINVAL);
+    s.d = s.d_v = 256;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "d = 256"));
+    s.d = s.d_v = 128;
+    bk = (fa_blocks){96, 128};
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "must divide 128 rows, not B_r x B_c = 96 x 128"));
+    bk = (fa_blocks){64, 64}; /* tiles that divide the scale block: two tiles a block, one exponent each */
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_int_equal(tensor_read(&r.io.counts, "K_scale"), 4 * 16 * 16);
+    assert_int_equal(fa_perf_predict(p, FA_PASS_BWD, &s, &hw, NULL, &r), FA_EINVAL);
+    fa_clear_error();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -750,6 +916,8 @@ int main(void)
         cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
+        cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
+        cmocka_unit_test(test_v5_fp8_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,8 +29,9 @@ static const char *const compare_head =
     "  profile, else estimated from fasim's SRAM need),\n"
     "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
     "  profile key, sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
-    "  v3_bwd* -> v3; else the algorithm's), pass (fwd or bwd; a name ending in _bwd or\n"
-    "  starting v3_bwd is a backward; default fwd),\n"
+    "  v3_bwd* -> v3; KEY_prepass -> the V -> V^T pre-pass of KEY (v5_fp8_prepass), timed\n"
+    "  apart from the kernel; else the algorithm's), pass (fwd or bwd; a name ending in _bwd or\n"
+    "  starting v3_bwd is a backward; default fwd; a pre-pass row prints pre),\n"
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
     "  l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum work too).\n"
@@ -155,7 +156,7 @@ int cmd_compare(int argc, char **argv)
         }
         fa_cmp_summary_add(&sum, &p);
         const fa_shape *s = &row.shape;
-        const char *pass_name = row.pass == FA_PASS_BWD ? "bwd" : "fwd";
+        const char *pass_name = row.prepass ? "pre" : row.pass == FA_PASS_BWD ? "bwd" : "fwd";
         char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
         if (p.l2) snprintf(bps_s, sizeof bps_s, "%d", p.blocks_per_sm);
         if (o.format == FMT_TABLE) {
@@ -182,11 +183,12 @@ int cmd_compare(int argc, char **argv)
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
     if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
         fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pass the pass\n"
-              " (fwd, bwd), profile the kernel profile timed and B_r x B_c its tiles; b/SM the thread blocks per SM\n"
-              " the L2 model replays, '-' where no replay ran: the row has no measured DRAM bytes to compare (or\n"
-              " --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight Compute's L2<->SM bytes; DRAM(L2)\n"
-              " fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time model's vs meas ms; bound the\n"
-              " pipe that bounds the predicted time; '-': not measured or not predicted)\n", out);
+              " (fwd, bwd; pre: the profile's V -> V^T pre-pass), profile the kernel profile timed and B_r x B_c its\n"
+              " tiles; b/SM the thread blocks per SM the L2 model replays, '-' where no replay ran: the row has no\n"
+              " measured DRAM bytes to compare (or --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight\n"
+              " Compute's L2<->SM bytes; DRAM(L2) fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time\n"
+              " model's vs meas ms; bound the pipe that bounds the predicted time; '-': not measured or not\n"
+              " predicted)\n", out);
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);
     }

@@ -27,7 +27,7 @@ static const char *const explain_tail =
  * algorithm's own) with the profile's tiles: every number of docs/time-model.md filled in. */
 /* Returns 0, or EXIT_USAGE when the profile asked for by name (--profile) cannot run the
  * configuration (as fasim io refuses it); the algorithm's own kernel says why in a line instead. */
-static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *given)
+static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *given, uint64_t kernel_bytes)
 {
     const fa_profile *p = o->profile ? o->profile : fa_profile_default(a);
     fa_perf_result r;
@@ -87,18 +87,72 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         fprintf(f, "     GEMM phase G = max + min / %.3g of (tensor, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
                 d->w_gemm, fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
+        if (d->S > d->G && d->w_phase > 1) /* the bound column names the busiest pipe; the tile's longer phase may differ */
+            fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
+                       "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
+                    fa_fmt_time(d->t_exp, b[1], 32), fa_fmt_time(d->t_fp32, b[2], 32), d->w_phase);
         fprintf(f, "     %.0f tiles in %" PRId64 " thread blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
                    "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
                 d->tiles, r.ctas[k], r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
                 fa_fmt_time(d->fluid, b[6], 32), fa_fmt_time(d->t_l2, b[7], 32), fa_fmt_time(d->t_dram, b[8], 32),
                 fa_fmt_time(d->extra, b[9], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(d->time, b[2], 32));
     }
+    if (fa_profile_has_format(p) && o->pass == FA_PASS_FWD) /* the kernel's own formats, counted by the model */
+        fprintf(f, "     the kernel's HBM bytes as the time model counted them: %" PRIu64 " B%s\n",
+                fa_counts_hbm_bytes(&r.io.counts), !kernel_bytes ? ""
+                : kernel_bytes == fa_counts_hbm_bytes(&r.io.counts) ? " (equal to the derivation above)"
+                : " (DIFFERENT from the derivation above)");
+    if (r.prepass_read_bytes)
+        fprintf(f, "     pre-pass %s_prepass (V -> V^T, a kernel of its own): (%" PRIu64 " + %" PRIu64 ") B / %sB/s (the "
+                   "DRAM copy rate) + a %s launch = %s, not in the time below\n", p->key, r.prepass_read_bytes,
+                r.prepass_write_bytes, fa_fmt_si(o->hw.dram_bandwidth, b[0], 32), fa_fmt_time(o->hw.launch_s, b[1], 32),
+                fa_fmt_time(r.prepass_s, b[2], 32));
     fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", fa_fmt_time(r.time_s, b[0], 32), r.tflops,
             r.latency == 1 ? "the launches (half the time or more)"
             : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
                         : fa_pipe_name(r.bound),
             r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
     return 0;
+}
+
+/* A kernel profile's own HBM formats (fa_profile o_bytes, scale_rows, v_prepass) beside fasim's
+ * algorithm's count: docs/io-model.md, "An FP8 forward kernel", with the numbers filled in. */
+static fa_status explain_formats(FILE *f, const fa_profile *p, const fa_shape *s, fa_blocks bk, uint64_t algo_bytes,
+                                 uint64_t *kernel_bytes)
+{
+    const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype), BH = (uint64_t)(s->batch * s->heads);
+    const uint64_t Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k, dv = (uint64_t)s->d_v;
+    uint64_t extra = 0, ql = 0, kvl = 0;
+    fprintf(f, "  the %s kernel's formats (docs/io-model.md, \"An FP8 forward kernel\"), per slice:\n", p->key);
+    if (p->o_bytes > 0 && (uint64_t)p->o_bytes != e) {
+        const uint64_t o = (uint64_t)p->o_bytes, v = Nq * dv * (o - e);
+        char num[64];
+        snprintf(num, sizeof num, "%" PRIu64 "*%" PRIu64 "*(%" PRIu64 " - %" PRIu64 ")", Nq, dv, o, e);
+        fprintf(f, "    %-7s %-5s %-22s = %-24s = %15" PRIu64 "   (O in %" PRIu64 "-byte elements, beyond e)\n", "O",
+                "write", "N_q*d_v*(o - e)", num, v, o);
+        extra += v * BH;
+    }
+    if (p->scale_rows > 0) {
+        FA_TRY(fa_formula_flash2_loads(s, bk, &ql, &kvl));
+        const uint64_t q = ql / BH, kv = kvl / BH;
+        fprintf(f, "    %-7s %-5s %-22s = 4*%-22" PRIu64 " = %15" PRIu64 "\n", "Q_scale", "read", "4*(row blocks loaded)", q, 4 * q);
+        fprintf(f, "    %-7s %-5s %-22s = 4*%-22" PRIu64 " = %15" PRIu64 "\n", "K_scale", "read", "4*(K/V tiles loaded)", kv, 4 * kv);
+        fprintf(f, "    %-7s %-5s %-22s = 4*%-22" PRIu64 " = %15" PRIu64 "\n", "V_scale", "read", "4*(K/V tiles loaded)", kv, 4 * kv);
+        fprintf(f, "            (one int32 exponent per %d rows, read with each tile: the tiles divide %d)\n",
+                p->scale_rows, p->scale_rows);
+        extra += 4 * (ql + 2 * kvl);
+    }
+    char b[32];
+    fprintf(f, "  the kernel moves %" PRIu64 " + %" PRIu64 " = %" PRIu64 " B (%s)\n", algo_bytes, extra, algo_bytes + extra,
+            fa_fmt_bytes((double)(algo_bytes + extra), b, sizeof b));
+    *kernel_bytes = algo_bytes + extra;
+    if (p->v_prepass) {
+        const uint64_t n = (uint64_t)(s->batch * s->kv_heads) * Nk * dv * e;
+        fprintf(f, "  pre-pass %s_prepass, a kernel of its own: V read and V^T written once, B*H_kv*N_k*d_v*e = "
+                   "%" PRId64 "*%" PRId64 "*%" PRIu64 "*%" PRIu64 "*%" PRIu64 " = %" PRIu64 " B each way; the kernel reads V^T "
+                   "(the V rows above) in V's place\n", p->key, s->batch, s->kv_heads, Nk, dv, e, n);
+    }
+    return FA_OK;
 }
 
 static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
@@ -154,8 +208,13 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
                    "--rescale-threshold counts the data-dependent number\n",
                 s->rescale_threshold, r.counts.rescales, r.counts.rescale_steps,
                 (double)r.counts.rescales / (double)r.counts.rescale_blocks, r.counts.rescale_blocks, T_c);
+    const fa_profile *kp = o->profile ? o->profile : fa_profile_default(a);
+    uint64_t kernel_bytes = 0; /* the kernel's own formats' total (0: no formats derived) */
+    if (o->pass == FA_PASS_FWD && a == FA_ALGO_FLASH2 && kp->algo == a && fa_profile_has_format(kp) &&
+        used == FA_TILES_PROFILE && (st = explain_formats(f, kp, s, bk, total, &kernel_bytes)))
+        return cli_fail(st);
     fa_explain_bound_text(f, o->pass, a, s, &r, bk, used);
-    int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL);
+    int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL, kernel_bytes);
     if (rt) return rt;
     fputc('\n', f);
     if (counted != total)

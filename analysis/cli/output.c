@@ -82,6 +82,15 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
         if (x->splits > 1)
             fprintf(f, "          (%s: the forward splits the keys %d ways and combines: FlashAttention-2's split-KV "
                        "rule for a grid that would not fill the GPU)\n", x->profile, x->splits);
+        if (x->prepass_read_bytes && x->prepass_time_s > 0) {
+            const double t = x->perf_time_s + x->prepass_time_s;
+            fprintf(f, "          (%s_prepass, V -> V^T: %s read + %s written at the DRAM copy rate %sB/s + a %s launch = "
+                       "%s, not in the time above; the kernel and its pre-pass: %s, %.1f TFLOP/s)\n", x->profile,
+                    fa_fmt_bytes((double)x->prepass_read_bytes, b[0], 32), fa_fmt_bytes((double)x->prepass_write_bytes, b[1], 32),
+                    fa_fmt_si(o->hw.dram_bandwidth, b[2], 32), fa_fmt_time(o->hw.launch_s, b[3], 32),
+                    fa_fmt_time(x->prepass_time_s, b[4], 32), fa_fmt_time(t, b[5], 32),
+                    t > 0 ? x->perf_tflops * x->perf_time_s / t : 0);
+        }
     }
 }
 
@@ -122,6 +131,13 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
                     x->sram_bytes - x->sram_overflow);
     }
+    for (int i = 0; i < n; i++) /* a kernel's V -> V^T pre-pass (fa_profile.v_prepass): its own line */
+        if (r[i].prepass_read_bytes)
+            fprintf(f, "%-9s %-27s %11s %11s %11s  (B H_kv N_k d_v e each way; a kernel of its own, not in the %s row, "
+                       "which reads V^T in V's place)\n", "pre-pass", "V -> V^T", fa_fmt_bytes((double)r[i].prepass_read_bytes, b1, sizeof b1),
+                    fa_fmt_bytes((double)r[i].prepass_write_bytes, b2, sizeof b2),
+                    fa_fmt_bytes((double)(r[i].prepass_read_bytes + r[i].prepass_write_bytes), b3, sizeof b3),
+                    fa_algo_name(r[i].algo));
     for (int i = 0; i < n; i++) /* flash2 with --rescale-threshold (fa_shape.rescale_threshold) */
         if (o->given[O_RESCALE_THRESHOLD] && r[i].algo == FA_ALGO_FLASH2 && r[i].pass == FA_PASS_FWD &&
             r[i].counts.rescale_blocks)
