@@ -346,9 +346,10 @@ static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K
     cudaError_t e = cudaFuncSetAttribute(fa_v5_fwd_kernel<D, NC, BC, PP, PERS, T, EMU, CR>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     /* the maps depend on the pointers and the shape: rebuilt only when those change */
-    static V5Maps maps; /* one cache per instantiation (its box sizes) */
-    static const void *last[4] = {NULL, NULL, NULL, NULL};
-    static fa_gpu_shape last_s;
+    static thread_local V5Maps maps; /* one cache per instantiation (its box sizes) and host thread (cpbench
+                                        drives one GPU a thread: another GPU's maps or tickets would be wrong) */
+    static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
+    static thread_local fa_gpu_shape last_s;
     if (last[0] != Q || last[1] != K || last[2] != V || last[3] != O || memcmp(&last_s, s, sizeof *s) != 0) {
         const CUtensorMapDataType t =
             std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
@@ -363,7 +364,7 @@ static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K
     int sms = 0;
     if ((e = fa_sm_count(&sms)) != cudaSuccess) return e;
     const long long units = (long long)T_r * s->H * s->B;
-    static int *tickets = NULL; /* the persistent grid's unit counter and finished-block count */
+    static thread_local int *tickets = NULL; /* the persistent grid's unit counter and finished-block count */
     if (PERS && !tickets) {
         if ((e = cudaMalloc(&tickets, 2 * sizeof(int))) != cudaSuccess) return e;
         if ((e = cudaMemset(tickets, 0, 2 * sizeof(int))) != cudaSuccess) return e;

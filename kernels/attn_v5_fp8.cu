@@ -362,9 +362,9 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
     const int bytes = fp8_smem_bytes<S>();
     cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
-    static Fp8Maps maps;
-    static const void *last[4] = {NULL, NULL, NULL, NULL};
-    static fa_gpu_shape last_s;
+    static thread_local Fp8Maps maps; /* per host thread: cpbench drives one GPU a thread */
+    static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
+    static thread_local fa_gpu_shape last_s;
     if (last[0] != in->Q8 || last[1] != in->K8 || last[2] != in->Vt8 || last[3] != O || memcmp(&last_s, s, sizeof *s) != 0) {
         const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
         if (make_map_e(&maps.q, in->Q8, FP8_D, s->N_q, s->B * s->H, FP8_BR, u8, 1) ||
