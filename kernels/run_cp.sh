@@ -5,7 +5,8 @@
 # causal) for ring and allgather at every P the machine has, N = 128k .. 1M.  NCCL_NVLS_ENABLE=0 in every run.
 #   bash kernels/run_cp.sh        (build/gpu/cpbench built here with `make cpbench` and carried)
 # Environment: CP_PS (default "1 2 4 8"; P above the GPU count is skipped), CP_NS (default
-# "131072 262144 524288 1048576"), CP_KERNEL (default v5), CP_VALIDATE_KERNELS (default "v3 v5").
+# "131072 262144 524288 1048576"), CP_SCHEMES (default "ring zigzag allgather ulysses"), CP_KERNEL
+# (default v5), CP_VALIDATE_KERNELS (default "v3 v5").
 # The whole list does not fit one 10-minute command on 8 GPUs (~18 min of forwards): split it with
 # CP_PS / CP_NS across calls.
 # Writes $OUT/cp_log.txt; compare each time with `fasim io --cp P --cp-scheme S ...` (docs/context-parallel.md).
@@ -29,9 +30,9 @@ run() { # label, timeout, args...
 for P in ${CP_PS:-1 2 4 8}; do
   [ "$P" -gt "$G" ] && continue
   for k in ${CP_VALIDATE_KERNELS:-v3 v5}; do
-    for sc in ring allgather; do
-      for c in 0 1; do # validation: the whole sequence fits one GPU
-        run "validate P $P $sc causal $c $k" 120 --P "$P" --scheme $sc --shape 1,8,2,$((4096 * P)),128,$c --kernel $k --reps 3
+    for sc in ring allgather zigzag ulysses; do
+      for c in 0 1; do # validation: the whole sequence fits one GPU (H = 16, H_kv = 8: P | both for ulysses)
+        run "validate P $P $sc causal $c $k" 120 --P "$P" --scheme $sc --shape 1,16,8,$((4096 * P)),128,$c --kernel $k --reps 3
       done
     done
   done
@@ -39,7 +40,7 @@ done
 for P in ${CP_PS:-1 2 4 8}; do
   [ "$P" -gt "$G" ] && continue
   for N in ${CP_NS:-131072 262144 524288 1048576}; do
-    for sc in ring allgather; do
+    for sc in ${CP_SCHEMES:-ring zigzag allgather ulysses}; do
       run "P $P $sc N $N" 300 --P "$P" --scheme $sc --shape 1,64,8,$N,128,1 --kernel ${CP_KERNEL:-v5} --reps 3 --no-validate
     done
   done
