@@ -367,7 +367,7 @@ static cudaError_t launch_v5(const fa_gpu_shape *s, const void *Q, const void *K
     static thread_local int *tickets = NULL; /* the persistent grid's unit counter and finished-block count */
     if (PERS && !tickets) {
         if ((e = cudaMalloc(&tickets, 2 * sizeof(int))) != cudaSuccess) return e;
-        if ((e = cudaMemset(tickets, 0, 2 * sizeof(int))) != cudaSuccess) return e;
+        if ((e = cudaMemsetAsync(tickets, 0, 2 * sizeof(int), st)) != cudaSuccess) return e; /* on the launch stream: ordered before the kernel */
     }
     dim3 grid = PERS ? dim3((unsigned)(units < sms ? units : sms)) : dim3(T_r, s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
