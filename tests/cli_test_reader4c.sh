@@ -1,0 +1,40 @@
+# cli_test_reader4c.sh -- issue 18, the fourth fresh reader's findings 27-36 (/work/notes: plots,
+# animate frames, check's output, the exercise judges, option handling): each check fails on the
+# code before the fix.  Sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, skip,
+# expect_msg, svg_gnuplot, pl_text, pl_has; $T, $FASIM).
+
+R4C_ROOT="$(dirname "$0")/.."
+
+# ---- 27-29: the report's plots: no key cut off or over the curves, y ranges from the data ----
+if ! command -v gnuplot >/dev/null 2>&1; then
+    skip "reader4c: the report's plots" "no gnuplot"
+else
+R4C_SVG="$T/r4c_svg"
+svg_gnuplot "$T/r4c_bin" "$R4C_SVG"
+if PATH="$T/r4c_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/r4c_rep" 2>"$T/r4c_err"; then
+    # 27: gnuplot warned "difficulty fitting plot titles into key" on every run (hbm_vs_sram's last
+    # key line was cut at the right edge); with the key's long lines in two, it says nothing
+    grep -q "difficulty fitting" "$T/r4c_err" && fail "reader4c: gnuplot cannot fit a key: $(grep -m3 "difficulty" "$T/r4c_err" | tr '\n' '|')" \
+        || pass "reader4c: every key of the report fits (no gnuplot 'difficulty fitting' warning)"
+    pl_has "reader4c: hbm_vs_sram's last key entry whole, on two lines" "$R4C_SVG/hbm_vs_sram.0.svg" \
+        "full attention (the counts are causal;" "its tile grows ∝ M, these tiles ∝ √M: the counted curves fall more slowly than this line)"
+    # 28: hbm_vs_n's key below the plot (inside, its box hid curves); DeepSeek's lines all short
+    r4c_ds=""
+    for f in "$R4C_SVG"/hbm_vs_n.*.svg; do pl_text "$f" | grep -q "DeepSeek-V2: HBM bytes" && r4c_ds=$f; done
+    r4c_long=$(pl_text "$r4c_ds" | awk 'length($0) > 130' | wc -l)
+    grep -q '^set key below left' "$R4C_ROOT/plots/hbm_vs_n.gp" && [ -n "$r4c_ds" ] && [ "$r4c_long" = 0 ] \
+        && pl_text "$r4c_ds" | grep -q "summed over B·H = 128 heads\$" \
+        && pass "reader4c: hbm_vs_n's key below the curves, DeepSeek's title and key lines fit (none over 130 characters)" \
+        || fail "reader4c: hbm_vs_n key placement or DeepSeek's long lines ($r4c_long): $(pl_text "$r4c_ds" | awk 'length($0) > 130' | head -2)"
+    # 29: cp_time_vs_p: one key for the four panels (it was drawn four times, over the neighbours),
+    # each panel's y range from its data (the data start at 93 ms: no tick of 1 .. 50 ms)
+    r4c_cp="$R4C_SVG/cp_time_vs_p.0.svg"
+    r4c_keys=$(pl_text "$r4c_cp" | grep -c "ring (contiguous chunks")
+    r4c_low=$(pl_text "$r4c_cp" | grep -Ex ' *(1|2|5|10|20|50) ms *' | wc -l)
+    [ "$r4c_keys" = 1 ] && [ "$r4c_low" = 0 ] && pl_text "$r4c_cp" | grep -qx ' *100 ms *' \
+        && pass "reader4c: cp_time_vs_p has one key and y axes from the data (lowest tick 100 ms)" \
+        || fail "reader4c: cp_time_vs_p: $r4c_keys keys, $r4c_low ticks below the data"
+else
+    fail "reader4c: report with the svg wrapper: $(tail -3 "$T/r4c_err")"
+fi
+fi
