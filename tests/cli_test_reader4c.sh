@@ -38,3 +38,21 @@ else
     fail "reader4c: report with the svg wrapper: $(tail -3 "$T/r4c_err")"
 fi
 fi
+
+# ---- 30: err_outliers.png: every dtype (fp32 was left out unsaid), err_vs_n's colours, x to the data ----
+if command -v gnuplot >/dev/null 2>&1; then
+    if PATH="$T/r4c_bin:$PATH" "$FASIM" check --study "$T/r4c_st" --seqlen 32 --headdim 16 --quiet 2>"$T/r4c_err"; then
+        r4c_out="$R4C_SVG/numerics_outliers.0.svg"
+        pl_has "reader4c: err_outliers draws fp32 too" "$r4c_out" "fp32 flash2" "fp32 naive" "fp16 flash2" "fp8_e5m2 flash2 end to end"
+        # one colour per dtype in the three plots: the same dtype list, coloured lc i by its place
+        r4c_dts=$(grep -h '^dts = ' "$R4C_ROOT/plots/numerics_outliers.gp" "$R4C_ROOT/plots/numerics_vs_n.gp" "$R4C_ROOT/plots/numerics_vs_d.gp" | sort -u)
+        [ "$r4c_dts" = 'dts = "fp32 fp16 bf16 fp8_e4m3 fp8_e5m2"' ] && [ "$(grep -c 'lc i ' "$R4C_ROOT/plots/numerics_outliers.gp")" = 3 ] \
+            && pass "reader4c: err_outliers colours each dtype as err_vs_n and err_vs_d do" \
+            || fail "reader4c: the study plots' dtype lists differ: $r4c_dts"
+        pl_text "$r4c_out" | grep -qx ' *1024 *' && ! pl_text "$r4c_out" | grep -qx ' *10000 *' \
+            && pass "reader4c: err_outliers' x axis ends at the last magnitude (1024)" \
+            || fail "reader4c: err_outliers' x axis: $(pl_text "$r4c_out" | grep -x ' *[0-9]* *' | tr '\n' ' ')"
+    else
+        fail "reader4c: check --study with the svg wrapper: $(tail -3 "$T/r4c_err")"
+    fi
+fi
