@@ -284,14 +284,14 @@ int fa_anim_heat_row(int r, int *tensor, int *write, const char **name)
 
 void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n)
 {
-    fprintf(f, "algo,row,tile,count\n");
+    fprintf(f, "algo,row,tile,count,transfer\n");
     for (int k = 0; k < n; k++)
         for (int r = 0; r < FA_ANIM_HEAT_ROWS; r++) {
             int p, w;
             const char *name;
             fa_anim_heat_row(r, &p, &w, &name);
             for (int t = 0; t < fa_anim_heat_tiles(&h[k], p); t++)
-                fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, h[k].n[p][w][t]);
+                fprintf(f, "%s,%d,%d,%d,%s\n", fa_algo_name(algos[k]), r, t, h[k].n[p][w][t], name);
         }
 }
 

@@ -160,8 +160,10 @@ int fa_anim_heat_tiles(const fa_anim_heat *h, int tensor);
  * 1 write) and name ("l write"); -1 for r out of range. */
 int fa_anim_heat_row(int r, int *tensor, int *write, const char **name);
 
-/* heatmap.csv: "algo,row,tile,count", then for each of the n heatmaps h[k] (algorithm algos[k])
- * its FA_ANIM_HEAT_ROWS rows in fa_anim_heat_row's order (row 0 .. 9), one line per tile. */
+/* heatmap.csv: "algo,row,tile,count,transfer", then for each of the n heatmaps h[k] (algorithm
+ * algos[k]) its FA_ANIM_HEAT_ROWS rows in fa_anim_heat_row's order, one line per tile: row is the
+ * row's index 0 .. 9 (the picture's line, top to bottom), tile the tile's index, count its
+ * transfers, transfer the row's name ("Q read", .. "LSE write": fa_anim_heat_row). */
 void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n);
 
 /* gnuplot's input of frames F, each frame a block ended by two blank lines: ft (frames.dat) the

@@ -56,3 +56,26 @@ if command -v gnuplot >/dev/null 2>&1; then
         fail "reader4c: check --study with the svg wrapper: $(tail -3 "$T/r4c_err")"
     fi
 fi
+
+# ---- 31: the heatmap: the colour bar's label clear of its tick numbers; heatmap.csv names its rows ----
+if "$FASIM" animate --heatmap --out-dir "$T/r4c_hm" >/dev/null 2>"$T/r4c_err"; then
+    head -2 "$T/r4c_hm/heatmap.csv" | tr '\n' '|' | grep -qx 'algo,row,tile,count,transfer|flash1,0,0,4,Q read|' \
+        && grep -q '^flash2,9,3,1,LSE write$' "$T/r4c_hm/heatmap.csv" \
+        && "$FASIM" animate --help | grep -q "row 0..9 the table's line (0 Q read" \
+        && tr '\n' ' ' < "$R4C_ROOT/docs/tutorial.md" | grep -q '`row` the table.s line from 0 (`Q read`) to 9 (`LSE write`)' \
+        && pass "reader4c: heatmap.csv names each row (transfer), its row column defined in animate --help and the tutorial" \
+        || fail "reader4c: heatmap.csv's rows: $(head -2 "$T/r4c_hm/heatmap.csv" | tr '\n' '|')"
+else
+    fail "reader4c: animate --heatmap: $(cat "$T/r4c_err")"
+fi
+if command -v gnuplot >/dev/null 2>&1; then
+    # the SVG of the same script: the rotated label's x against the colour bar's tick numbers'
+    # (left-aligned at one x): at gnuplot's default place the label ran over them in the PNG
+    PATH="$T/r4c_bin:$PATH" "$FASIM" animate --heatmap --out-dir "$T/r4c_hm2" >/dev/null 2>&1
+    r4c_gap=$(tr '\n' ' ' < "$R4C_SVG/anim_heatmap.0.svg" | sed 's/<g transform/\n<g transform/g' \
+        | grep -o 'translate([0-9.]*,[0-9.]*)[^<]*text-anchor="[a-z]*">[^<]*<text><tspan[^>]*>[^<]*<' \
+        | sed 's/translate(\([0-9.]*\),[0-9.]*).*>\([^<]*\)<$/\1 \2/' \
+        | awk '$2 == "transfers" && !lab { lab = $1 } $2 ~ /^[0-9]+$/ && $1 < 600 && $1 > 450 { t = $1 } END { printf "%.0f", lab - t }')
+    [ -n "$r4c_gap" ] && [ "$r4c_gap" -ge 25 ] && pass "reader4c: heatmap's colour-bar label $r4c_gap px right of its tick numbers" \
+        || fail "reader4c: heatmap's colour-bar label only ${r4c_gap:-?} px right of its tick numbers (over them)"
+fi

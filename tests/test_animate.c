@@ -334,12 +334,13 @@ static void test_files(void **state)
     fa_anim_heat_csv(f, &h, &a, 1);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(lines_of(buf), 1 + 32);
-    assert_true(!strncmp(buf, "algo,row,tile,count\nflash2,0,0,1\n", strlen("algo,row,tile,count\nflash2,0,0,1\n")));
-    assert_non_null(strstr(buf, "\nflash2,1,3,3\n"));  /* K tile 3: once per row block */
-    assert_non_null(strstr(buf, "\nflash2,3,2,0\n"));  /* O is not read back */
-    assert_non_null(strstr(buf, "\nflash2,4,2,1\n"));  /* O_2 written once */
-    assert_non_null(strstr(buf, "\nflash2,6,1,0\n"));  /* l_1 never written to HBM */
-    assert_non_null(strstr(buf, "\nflash2,9,2,1\n"));  /* LSE_2 written once */
+    const char *head = "algo,row,tile,count,transfer\nflash2,0,0,1,Q read\n";
+    assert_true(!strncmp(buf, head, strlen(head)));
+    assert_non_null(strstr(buf, "\nflash2,1,3,3,K read\n"));    /* K tile 3: once per row block */
+    assert_non_null(strstr(buf, "\nflash2,3,2,0,O read\n"));    /* O is not read back */
+    assert_non_null(strstr(buf, "\nflash2,4,2,1,O write\n"));   /* O_2 written once */
+    assert_non_null(strstr(buf, "\nflash2,6,1,0,l write\n"));   /* l_1 never written to HBM */
+    assert_non_null(strstr(buf, "\nflash2,9,2,1,LSE write\n")); /* LSE_2 written once */
     free(buf);
 
     s = shape(128, 128, 64, FA_CAUSAL_BOTTOM_RIGHT);
