@@ -182,7 +182,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" animate --seqlen 128 --headdim 32 --causal --
         "in SRAM" "read now" "written now" "written before" "skipped by the mask" "cumulative HBM KiB" "read (HBM -> SRAM)"
     pl_text "$f" | grep -q " kB" && fail "plots: a frame still writes kB" || pass "plots: frames write no kB"
     pl_has "plots: frames: one meaning a colour (flash's computed tile, standard's S written), SRAM's stale tile explained" "$f" \
-        "score tile computed in SRAM (flash)" "S written (standard)" "in SRAM (last read; kept until the next read replaces it)"
+        "score tile computed in SRAM (flash)" "S written (standard)" "in SRAM (last read; until the next read or its kernel's end)"
     pl_text "$f" | grep -qF "(standard: S written)" && fail "plots: frames' light green still means two things" \
         || pass "plots: frames' light green means one thing"
     # the LSE writes (32 rows x 4 B = 128 B a row block, 4 row blocks) are too small for the KiB

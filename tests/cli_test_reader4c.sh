@@ -79,3 +79,26 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ -n "$r4c_gap" ] && [ "$r4c_gap" -ge 25 ] && pass "reader4c: heatmap's colour-bar label $r4c_gap px right of its tick numbers" \
         || fail "reader4c: heatmap's colour-bar label only ${r4c_gap:-?} px right of its tick numbers (over them)"
 fi
+
+# ---- 32: animate's frames: a read replaces its column's tile in SRAM in its own frame, and
+# standard's kernels free their buffers (docs/io-model.md section 7) ----
+# r4c_held FRAMES: "frames columns" where a column (x = 0.5 Q, 2.1 K, 3.7 V, 5.3 O, 6.9 statistics)
+# shows more than one tile in SRAM (0x9ecae1) or being read (0x2171b5), one frame a block
+r4c_held() { awk 'BEGIN { f = 1 } NF == 0 { if (++blank == 2) { f++; blank = 0; delete c } next } { blank = 0 }
+    $1 < 8 && ($5 == 10406625 || $5 == 2191797) && ++c[$1] == 2 { print f, $1 }' "$1"; }
+if "$FASIM" animate --algo flash2 --out-dir "$T/r4c_a2" >/dev/null 2>"$T/r4c_err" \
+   && "$FASIM" animate --algo standard --out-dir "$T/r4c_as" >/dev/null 2>>"$T/r4c_err"; then
+    r4c_h2=$(r4c_held "$T/r4c_a2/frames.dat" | head -3 | tr '\n' ';')
+    r4c_hs=$(r4c_held "$T/r4c_as/frames.dat" | head -3 | tr '\n' ';')
+    [ -z "$r4c_h2" ] && [ -z "$r4c_hs" ] && pass "reader4c: animate shows one tile of a column in SRAM, the replaced one not in its replacement's frame" \
+        || fail "reader4c: animate frames with two tiles of a column in SRAM (frame x): flash2 $r4c_h2 standard $r4c_hs"
+    # standard, 4 x 4 tiles: the QK^T kernel makes 4 + 16 + 16 = 36 transfers, the softmax kernel
+    # (frames 37 .. 84) holds S_ij, m_i, l_i only: no tile of Q or K in SRAM there
+    r4c_qk=$(awk 'BEGIN { f = 1 } NF == 0 { if (++blank == 2) { f++; blank = 0 } next } { blank = 0 }
+        f >= 37 && f <= 84 && ($1 == 0.5 || $1 == 2.1) && $5 == 10406625 { n++ } END { print n + 0 }' "$T/r4c_as/frames.dat")
+    sed -n '/step 36\/120/p; /step 37\/120/p' "$T/r4c_as/labels.dat" | tr '\n' '|' | grep -q 'write tile 15 of S.*read tile 0 of S' && [ "$r4c_qk" = 0 ] \
+        && pass "reader4c: standard's softmax kernel frames show no Q or K tile in SRAM (its kernel's buffers freed)" \
+        || fail "reader4c: standard's softmax kernel frames: $r4c_qk Q/K tiles drawn in SRAM"
+else
+    fail "reader4c: animate: $(cat "$T/r4c_err")"
+fi
