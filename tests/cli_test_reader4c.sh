@@ -102,3 +102,23 @@ if "$FASIM" animate --algo flash2 --out-dir "$T/r4c_a2" >/dev/null 2>"$T/r4c_err
 else
     fail "reader4c: animate: $(cat "$T/r4c_err")"
 fi
+
+# ---- 33: fasim check's rows: the mask column wide enough, the --dtype rule in one unit ----
+"$FASIM" check > "$T/r4c_chk" 2>&1
+# every row's B_r= at one column, causal (bottom-right) rows too
+r4c_cols=$(grep -E '^(standard|flash1|flash2) ' "$T/r4c_chk" | awk '{ print index($0, "B_r=") }' | sort -u | wc -l)
+grep -q "causal (bottom-right) B_r=" "$T/r4c_chk" && [ "$r4c_cols" = 1 ] \
+    && pass "reader4c: check's rows keep B_r in one column (the mask column fits causal (bottom-right))" \
+    || fail "reader4c: check's B_r column starts at $r4c_cols places"
+"$FASIM" check --dtype bf16 > "$T/r4c_chk" 2>&1
+r4c_cols=$(grep -E '^(standard|flash1|flash2) ' "$T/r4c_chk" | awk '{ print index($0, " bf16 ") }' | sort -u | wc -l)
+# each verdict: err E <= F x naive N + atol A = B, and B is F N + A (to the printed digits)
+r4c_bad=$(grep -E '^(standard|flash1|flash2) ' "$T/r4c_chk" | awk '{
+    for (i = 1; i <= NF; i++) if ($i == "err") break
+    if ($(i + 2) != "<=" || $(i + 4) != "x" || $(i + 5) != "naive" || $(i + 7) != "+" || $(i + 8) != "atol" || $(i + 10) != "=") { bad++; next }
+    b = $(i + 3) * $(i + 6) + $(i + 9); if (b / $(i + 11) > 1.001 || b / $(i + 11) < 0.999 || $(i + 1) > $(i + 11)) bad++ }
+    END { print bad + 0 }')
+[ "$r4c_cols" = 1 ] && [ "$r4c_bad" = 0 ] && ! grep -q "ratio .* <= 2 + atol" "$T/r4c_chk" \
+    && grep -q "x naive; rel err" "$T/r4c_chk" && grep -q '`err 8.201e-03 <= 2 x naive 5.095e-03 + atol 7.814e-03 = 1.800e-02' "$R4C_ROOT/docs/numerics.md" \
+    && pass "reader4c: check --dtype states err <= F x naive + atol = bound in absolute errors, the ratio apart (as docs/numerics.md)" \
+    || fail "reader4c: check --dtype verdicts ($r4c_cols dtype columns, $r4c_bad rows not 'err <= F x naive + atol = bound'): $(sed -n 2p "$T/r4c_chk")"
