@@ -122,3 +122,9 @@ r4c_bad=$(grep -E '^(standard|flash1|flash2) ' "$T/r4c_chk" | awk '{
     && grep -q "x naive; rel err" "$T/r4c_chk" && grep -q '`err 8.201e-03 <= 2 x naive 5.095e-03 + atol 7.814e-03 = 1.800e-02' "$R4C_ROOT/docs/numerics.md" \
     && pass "reader4c: check --dtype states err <= F x naive + atol = bound in absolute errors, the ratio apart (as docs/numerics.md)" \
     || fail "reader4c: check --dtype verdicts ($r4c_cols dtype columns, $r4c_bad rows not 'err <= F x naive + atol = bound'): $(sed -n 2p "$T/r4c_chk")"
+
+# ---- 34: the exercise judges (tests/exercises.sh checks every judge's count; here the message) ----
+sh "$R4C_ROOT/docs/exercises/judge.sh" 01 "$T" >"$T/out" 2>"$T/err"; r4c_rc=$?
+[ "$r4c_rc" = 2 ] && grep -q "is a directory; expected one C file with exercise 01's functions (the default: docs/exercises/01-online-softmax/student.c)" "$T/err" \
+    && pass "reader4c: judge.sh given a directory exits 2 and names the file it expected" \
+    || fail "reader4c: judge.sh on a directory: exit $r4c_rc, $(cat "$T/err")"
