@@ -128,3 +128,20 @@ sh "$R4C_ROOT/docs/exercises/judge.sh" 01 "$T" >"$T/out" 2>"$T/err"; r4c_rc=$?
 [ "$r4c_rc" = 2 ] && grep -q "is a directory; expected one C file with exercise 01's functions (the default: docs/exercises/01-online-softmax/student.c)" "$T/err" \
     && pass "reader4c: judge.sh given a directory exits 2 and names the file it expected" \
     || fail "reader4c: judge.sh on a directory: exit $r4c_rc, $(cat "$T/err")"
+
+# ---- 35: check --study's progress: \r lines on a terminal only (stderr a file here: none) ----
+rm -rf "$T/r4c_st2"
+"$FASIM" check --study "$T/r4c_st2" --seqlen 32 --headdim 16 --no-plots >"$T/out" 2>"$T/err"
+r4c_cr=$(tr -cd '\r' < "$T/err" | wc -c)
+[ "$r4c_cr" = 0 ] && [ ! -s "$T/err" ] && grep -q "^wrote " "$T/out" \
+    && pass "reader4c: check --study writes no progress to a stderr that is a file" \
+    || fail "reader4c: check --study wrote $r4c_cr carriage returns to a file: $(od -c "$T/err" | head -2)"
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
+    rm -rf "$T/r4c_st3"
+    script -qec "\"$FASIM\" check --study \"$T/r4c_st3\" --seqlen 32 --headdim 16 --no-plots" /dev/null >"$T/out" 2>&1
+    tr -cd '\r' < "$T/out" | wc -c | grep -qv '^0$' && grep -q "study: fp32 N = 16" "$T/out" \
+        && pass "reader4c: check --study shows its progress on a terminal (script's pty)" \
+        || fail "reader4c: check --study on a terminal: no progress: $(od -c "$T/out" | head -2)"
+else
+    skip "reader4c: check --study's progress on a terminal" "no script(1) to make a pty"
+fi

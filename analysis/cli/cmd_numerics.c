@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_numerics.h"
 #include "cli_outset.h"
@@ -297,6 +298,8 @@ static int run_study(const cli_opts *o, const num_opts *no)
     static const char *const gp[3] = {"numerics_vs_n.gp", "numerics_vs_d.gp", "numerics_outliers.gp"};
     cli_outset os = {0};
     int ic[3], ip[3] = {-1, -1, -1};
+    /* progress lines (\r) on a terminal only, as fasim sweep's: a log or a pipe gets none */
+    FILE *progress = !o->quiet && isatty(2) ? stderr : NULL;
     if (cli_outset_mkdir(&os, no->study)) return EXIT_USAGE;
     for (int part = 0; part < 3; part++) {
         char path[1200];
@@ -308,15 +311,15 @@ static int run_study(const cli_opts *o, const num_opts *no)
     }
     for (int part = 0; part < 3 && !st; part++) {
         FILE *f = os.file[ic[part]].f;
-        st = fa_study_csv(f, part, maxn, maxd, o->seed, o->quiet ? NULL : stderr);
+        st = fa_study_csv(f, part, maxn, maxd, o->seed, progress);
         if (!st && (fflush(f) != 0 || ferror(f))) {
-            if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
+            if (progress) fprintf(stderr, "\r%40s\r", "");
             fprintf(stderr, "fasim: cannot write %s/%s: %s\n", no->study, csv[part], strerror(errno));
             fa_outset_abort(&os);
             return EXIT_RUN;
         }
     }
-    if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
+    if (progress) fprintf(stderr, "\r%40s\r", "");
     if (st) {
         fa_outset_abort(&os);
         return cli_fail(st);
