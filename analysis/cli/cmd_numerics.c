@@ -276,6 +276,16 @@ static int run_save(const cli_opts *o0, const num_opts *no)
     if (!o.quiet)
         printf("wrote q, k, v, o, lse, do, dq, dk, dv .npy (%s, layout %s, fasim's flash2 in %s) to %s\n",
                fa_format_name(f), fa_ext_layout_name(no->bnhd), fa_format_name(f), no->save_npy);
+    if (!o.quiet && o.shape.dtype == FA_DTYPE_BF16) { /* the reader cannot tell bf16 bits from integers */
+        char mb[256];
+        const char *mask = fa_mask_name(&o.shape, mb, sizeof mb);
+        printf("bf16 has no NumPy dtype: all but lse (<f4) hold bf16 bit patterns as dtype '<u2' (valid .npy; NumPy "
+               "reads them as uint16), so reading them back needs --bf16: fasim check --q %s/q.npy --k %s/k.npy --v "
+               "%s/v.npy --out %s/o.npy --lse %s/lse.npy --bf16%s%s%s%s\n",
+               no->save_npy, no->save_npy, no->save_npy, no->save_npy, no->save_npy, no->bnhd ? " --layout bnhd" : "",
+               strcmp(mask, "none") ? " (and this run's mask options: " : "", strcmp(mask, "none") ? mask : "",
+               strcmp(mask, "none") ? ")" : "");
+    }
     return 0;
 }
 
