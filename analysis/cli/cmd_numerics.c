@@ -141,8 +141,8 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
          * the ratio err / naive beside it, apart */
         const double bound = lp->factor * lp->naive.abs + lp->atol;
         printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
-               " d=%-3" PRId64 " %-*s %-8s err %.3e %s %.0f x naive %.3e + atol %.3e = %.3e  (%.2f x naive; rel err %.2e, "
-               "rmse %.2e)  %s%s\n",
+               " d=%-3" PRId64 " %-*s %-8s err %.3e %s %.0f x naive %.3e + atol %.3e = %.3e  (%.2f x naive)  rel err %.2e  "
+               "rmse %.2e  %s%s\n",
                fa_algo_name(lp->algo), lp->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
                MASK_W, fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs,
                lp->err.abs <= bound ? "<=" : "> ", lp->factor, lp->naive.abs, lp->atol, bound, lp->ratio, fa_err_rel(lp->err),
