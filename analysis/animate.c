@@ -48,6 +48,7 @@ static void sink(void *ctx, const fa_transfer *t)
     x->col0 = t->col0;
     x->cols = t->cols;
     x->bytes = t->bytes;
+    x->kernel = t->kernel;
     r->bytes += t->bytes;
 }
 
@@ -193,6 +194,11 @@ fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const 
         int qside = p == P_Q || p == P_O || p == P_STAT || p < 0;
         int ti = (int)(x->row0 / (qside ? bk.block_r : bk.block_c));
         int tj = p < 0 ? (int)(x->col0 / bk.block_c) : 0;
+        /* what SRAM holds during this transfer: a new kernel starts with its own buffers (the
+         * last one's were freed), and a read replaces its column's tile in the column's buffer */
+        if (f > 0 && x->kernel != rec->t[f - 1].kernel)
+            for (int q = 0; q < NPANEL; q++) sram[q] = -1;
+        if (p >= 0 && !x->write) sram[p] = ti;
         for (int b = 0; b < FA_ANIM_NTENSOR; b++)
             if (!strcmp(fa_anim_tensor_names[b], x->tensor)) {
                 cum[b][x->write] += x->bytes;
@@ -219,10 +225,7 @@ fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const 
                 if (p < 0 && i == ti && j == tj) c = x->write ? FA_ANIM_WRITE : FA_ANIM_READ;
                 *t++ = box(8.0 + j + 0.5, -(i + 0.5), c);
             }
-        if (p >= 0) {
-            if (x->write) done[p][ti] = 1;
-            else sram[p] = ti;
-        }
+        if (p >= 0 && x->write) done[p][ti] = 1;
         fa_anim_frame *fr = &out->frame[f];
         snprintf(fr->caption, sizeof fr->caption, "step %d/%d: %s tile %d of %s (%" PRIu64 " B)", f + 1, rec->n,
                  x->write ? "write" : "read", p < 0 ? ti * (int)T_c + tj : ti, x->tensor, x->bytes);
@@ -284,14 +287,14 @@ int fa_anim_heat_row(int r, int *tensor, int *write, const char **name)
 
 void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n)
 {
-    fprintf(f, "algo,row,tile,count\n");
+    fprintf(f, "algo,row,tile,count,transfer\n");
     for (int k = 0; k < n; k++)
         for (int r = 0; r < FA_ANIM_HEAT_ROWS; r++) {
             int p, w;
             const char *name;
             fa_anim_heat_row(r, &p, &w, &name);
             for (int t = 0; t < fa_anim_heat_tiles(&h[k], p); t++)
-                fprintf(f, "%s,%d,%d,%d\n", fa_algo_name(algos[k]), r, t, h[k].n[p][w][t]);
+                fprintf(f, "%s,%d,%d,%d,%s\n", fa_algo_name(algos[k]), r, t, h[k].n[p][w][t], name);
         }
 }
 

@@ -29,8 +29,9 @@
 /* The colours of the tiles. */
 enum {
     FA_ANIM_IDLE = 0xdddddd,  /* a tile in HBM not yet written; a score tile not yet computed */
-    FA_ANIM_SRAM = 0x9ecae1,  /* the last tile of the column read into SRAM (kept there until the
-                                 column's next read replaces it, used again or not) */
+    FA_ANIM_SRAM = 0x9ecae1,  /* the last tile of the column read into SRAM, used again or not:
+                                 until the column's next read replaces it (from that read's frame
+                                 on) or its kernel ends (standard frees each kernel's buffers) */
     FA_ANIM_READ = 0x2171b5,  /* the tile of this frame's transfer, a read (HBM -> SRAM) */
     FA_ANIM_WRITE = 0xde2d26, /* the tile of this frame's transfer, a write (SRAM -> HBM) */
     FA_ANIM_DONE = 0xfcbba1,  /* a tile written before */
@@ -49,6 +50,8 @@ typedef struct {
     int write;                /* 1: SRAM -> HBM, 0: HBM -> SRAM */
     int64_t row0, rows, col0, cols; /* the tile, in the tensor's rows and columns */
     uint64_t bytes;           /* rows * cols * the tensor's bytes per element */
+    int kernel;               /* the kernel it belongs to (the sink's fa_transfer.kernel: standard
+                                 runs three, flash1 and flash2 one) */
 } fa_anim_transfer;
 
 /* The transfers of one pass, in order. */
@@ -120,7 +123,10 @@ typedef struct {
 
 /* The frames of the record rec of algorithm a (fa_anim_record_pass with the same s and bk).
  * Colours: a column's tile is READ or WRITE in the frame of its transfer, else SRAM when it is
- * the column's last tile read, DONE once written, else IDLE.  A score tile starts SKIP when a
+ * the column's last tile read -- not in the frame that reads the column's next tile (the read
+ * replaces it in the column's one buffer), nor after its kernel ended (the memory model's kernel
+ * index of the transfers: standard frees each kernel's buffers, docs/io-model.md section 7) --,
+ * DONE once written, else IDLE.  A score tile starts SKIP when a
  * mask skips it (flash1, flash2; fa_tile_classify) else IDLE; it turns COMP when flash2 reads the
  * V tile j for row block i, when flash1 reads Q tile i for key block j, when standard writes S's
  * tile (PDONE: P's); S's and P's tiles (and a dense mask's) are READ or WRITE in their frame.
@@ -160,8 +166,10 @@ int fa_anim_heat_tiles(const fa_anim_heat *h, int tensor);
  * 1 write) and name ("l write"); -1 for r out of range. */
 int fa_anim_heat_row(int r, int *tensor, int *write, const char **name);
 
-/* heatmap.csv: "algo,row,tile,count", then for each of the n heatmaps h[k] (algorithm algos[k])
- * its FA_ANIM_HEAT_ROWS rows in fa_anim_heat_row's order (row 0 .. 9), one line per tile. */
+/* heatmap.csv: "algo,row,tile,count,transfer", then for each of the n heatmaps h[k] (algorithm
+ * algos[k]) its FA_ANIM_HEAT_ROWS rows in fa_anim_heat_row's order, one line per tile: row is the
+ * row's index 0 .. 9 (the picture's line, top to bottom), tile the tile's index, count its
+ * transfers, transfer the row's name ("Q read", .. "LSE write": fa_anim_heat_row). */
 void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int n);
 
 /* gnuplot's input of frames F, each frame a block ended by two blank lines: ft (frames.dat) the

@@ -152,10 +152,20 @@ fa_status fa_model_load(const char *path, fa_model *m)
     FA_TRY(fa_check_regular(path, "model file"));
     FILE *f = fopen(path, "r");
     if (!f) FA_FAIL(FA_EIO, "cannot open model file %s: %s", path, strerror(errno));
+    /* a UTF-8 byte order mark (editors on Windows write one) is skipped, as compare skips it in
+     * a CSV: jansson reads from the stream's position */
+    char bom[3];
+    if (fread(bom, 1, 3, f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3) != 0) rewind(f);
     json_t *top = json_loadf(f, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one? */
     fclose(f);
-    if (!top)
-        FA_FAIL(FA_EINVAL, "model file %s: malformed JSON at line %d: %s", path, err.line, err.text);
+    if (!top) { /* jansson's text quotes the file near the error: bytes outside printable ASCII as \xNN */
+        char ex[4 * sizeof err.text];
+        size_t k = 0;
+        for (const unsigned char *c = (const unsigned char *)err.text; *c && k + 5 < sizeof ex; c++)
+            k += (size_t)snprintf(ex + k, sizeof ex - k, *c >= 0x20 && *c < 0x7f ? "%c" : "\\x%02x", *c);
+        ex[k] = 0;
+        FA_FAIL(FA_EINVAL, "model file %s: malformed JSON at line %d: %s", path, err.line, ex);
+    }
     fa_status st = FA_OK;
     memset(m, 0, sizeof *m);
     const int64_t LIM = INT32_MAX;

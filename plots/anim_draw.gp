@@ -1,8 +1,9 @@
 # Draws frame f of `fasim animate` (loaded by anim_frames.gp once per frame).
 # Top: tiles of Q, K, V, O, statistics (columns) and the T_r x T_c score tiles (grid).
 # Colours (drawn as a legend under the tiles): light grey idle, light blue in SRAM (the tile last
-# read into the column's buffer: it stays marked until the next read replaces it, so a tile the
-# loop is done with still shows there), blue read now, red written now, pink written before,
+# read into the column's buffer: it stays marked until the read of the column's next tile replaces
+# it -- from that read's frame on -- or its kernel ends, so a tile the loop is done with still
+# shows there), blue read now, red written now, pink written before,
 # light green score tile computed in SRAM (flash1, flash2), amber S written (standard), green P
 # written (standard), dark grey skipped by the mask.  Bottom: cumulative bytes per tensor in KiB
 # (MiB past 4 MiB), the unit of the tables; a bar under 3 % of the axis (the 256 B LSE or l, m
@@ -28,7 +29,7 @@ set label 6 "score tiles S_{ij} (rows i, keys j)" at 8 + tc / 2.0, 0.35 center
 plot fdat index f using 1:2:3:4:5 with boxxyerror fs solid 1.0 border lc rgb "white" lc rgb variable notitle, \
      ldat index f using 1:2:3 with labels left noenhanced notitle, \
      keyentry with boxes fs solid 1.0 lc rgb "#dddddd" title "in HBM, idle / not computed", \
-     keyentry with boxes fs solid 1.0 lc rgb "#9ecae1" title "in SRAM (last read; kept until the next read replaces it)", \
+     keyentry with boxes fs solid 1.0 lc rgb "#9ecae1" title "in SRAM (last read; until the next read or its kernel's end)", \
      keyentry with boxes fs solid 1.0 lc rgb "#2171b5" title "read now", \
      keyentry with boxes fs solid 1.0 lc rgb "#de2d26" title "written now", \
      keyentry with boxes fs solid 1.0 lc rgb "#fcbba1" title "written before", \

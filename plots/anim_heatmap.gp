@@ -1,7 +1,7 @@
 # `fasim animate --heatmap`: how many times each tile of Q, K, V, O and of the statistics (l, m;
 # LSE) was read and written, FlashAttention-1 (left) vs FlashAttention-2 (right).
-# Input: algo,row,tile,count (rows 0-4: Q read, K read, V read, O read, O write; 5-9: l read,
-# l write, m read, m write, LSE write -- fa_anim_heat_row).  Variables: infile, outfile, tmax,
+# Input: algo,row,tile,count,transfer (rows 0-4: Q read, K read, V read, O read, O write; 5-9:
+# l read, l write, m read, m write, LSE write -- fa_anim_heat_row; transfer names the row).  Variables: infile, outfile, tmax,
 # sizes (optional: the bytes of one tile of each tensor, for the key).  Both panels share one
 # colour scale (0 .. the largest count of either), each with its colour legend; the x ticks are the
 # tile indices 0 .. tmax - 1; the statistics' rows sit under a line of their own.
@@ -17,7 +17,8 @@ set multiplot layout 1,2 title "HBM transfers of each tile (batch 0, head 0); on
 set palette defined (0 "#f7fbff", 1 "#6baed6", 2 "#08306b")
 set cbrange [0:cmax]
 if (cmax <= 12) { set cbtics 1 } else { set cbtics format "%.0f" }
-set cblabel "transfers of the tile (reads or writes)"
+# offset: moved right of the tick numbers (at the default place it ran over them)
+set cblabel "transfers of the tile (reads or writes)" offset 1.5, 0
 unset key
 set xrange [-0.5:tmax - 0.5]
 set xtics 0, (tmax > 16 ? ceil(tmax / 16.0) : 1) format "%.0f"

@@ -31,11 +31,12 @@ if (!exists("nheads")) nheads = 0
 # flash2's B_r = d (b2r): then the two coincide, and the key says why
 if (!exists("f2std")) f2std = 0
 if (!exists("b2r")) b2r = 0
-set terminal pngcairo size 1300,780 enhanced font ",11"
+set terminal pngcairo size 1300,960 enhanced font ",11"
 set output outfile
 set datafile separator ","
-# opaque: the dashed line at the model's N does not run through the key's text
-set key top left Left reverse opaque box
+# the key below the plot: inside, its box hid curves (Mistral's and Phi-3's standard beyond 64k,
+# Gemma-2-9b's between 128k and 256k) and DeepSeek's long lines ran off the right edge
+set key below left Left reverse
 set logscale xy 2
 # bytes in IEC units (KiB = 2^10 B, the tables' unit), one label every 2^5
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
@@ -50,15 +51,22 @@ set ylabel "HBM bytes (read + written)"
 if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
 cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""
+# the key's lines at most about 125 characters: a longer one does not fit the key below the plot
+# (gnuplot: "difficulty fitting plot titles into key"), so the long notes take two lines
 con = f2std > 0.9 && f2std < 1.1 ? \
-    sprintf("   (FlashAttention-2's counted curve lies on this line: causal, it re-reads K, V about N^2 d e / B_r bytes a head, = N^2 e at B_r = d = %d)", b2r) : ""
+    "   (FlashAttention-2's counted curve lies on this line: causal, it re-reads K, V" : ""
+con2 = f2std > 0.9 && f2std < 1.1 ? \
+    sprintf("    about N^2 d e / B_r bytes a head, = N^2 e at B_r = d = %d)", b2r) : ""
 cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
     win > 0 ? "; windowed counts over the full-attention Θ" : "") : ""
 cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cw1, cw2) : ""
 if (!exists("dword")) dword = ''
 # dkey: dword in the key's enhanced text (d_{qk}: subscripts in braces)
 if (!exists("dkey")) dkey = dword
-units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements%s, M in bytes, times e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", (strlen(dword) > 0 ? " (".dword.")" : ""), ebytes, nheads) : ""
+# a d note longer than "d = 1024" (DeepSeek's d_qk, d_v) on a line of its own under FlashAttention's bound
+dlong = strlen(dkey) > 8
+# two lines: with DeepSeek's d_qk, d_v note one line was wider than the image
+units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements%s, M in bytes,\ntimes e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", (strlen(dword) > 0 ? " (".dword.")" : ""), ebytes, nheads) : ""
 set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
 wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w), constant 1", win)
@@ -68,7 +76,9 @@ plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted
      ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) · e B H (Theorem 2), constant 1".(strlen(dkey) > 0 ? ", ".dkey : ""), \
      keyentry with lines lc rgb "white" title cstr, \
      keyentry with lines lc rgb "white" title con, \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)".(strlen(dkey) > 0 ? ", ".dkey : ""), \
+     keyentry with lines lc rgb "white" title con2, \
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)".(strlen(dkey) > 0 && !dlong ? ", ".dkey : ""), \
+     keyentry with lines lc rgb "white" title (dlong ? "   (".dkey.")" : ""), \
      keyentry with lines lc rgb "white" title cfla, \
      ''     using 1:(win > 0 ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
             title (win > 0 ? wlabel : ""), \

@@ -21,7 +21,7 @@ units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements, M in bytes, t
 set terminal pngcairo size 1100,780 enhanced font ",11"
 set output outfile
 set datafile separator ","
-set key below left Left reverse maxrows 5
+set key below left Left reverse maxrows 6
 set logscale xy 2
 # bytes in IEC units (KiB = 2^10 B, the tables' unit)
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
@@ -50,4 +50,5 @@ plot infile using 1:3 skip 1 with linespoints lw 2 pt 7 title "standard (S, P te
      ''     using 1:5 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2", \
      ''     using 1:(thstd > 0 ? thstd : 1/0) skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" \
             title (thstd > 0 ? "standard's bound Θ(Nd + N^2) · e B H, constant 1: no M in it" : ""), \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal; its tile grows ∝ M, these tiles ∝ √M)"
+     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal;", \
+     keyentry with lines lc rgb "white" title "    its tile grows ∝ M, these tiles ∝ √M: the counted curves fall more slowly than this line)"

@@ -67,3 +67,37 @@ nothing_in() { [ -z "$(find "$1" ! -type d 2>/dev/null)" ]; }
 # points it elsewhere
 hw_dir_save() { hw_saved_dir=${FASIM_HW_DIR-}; hw_saved_set=${FASIM_HW_DIR+set}; }
 hw_dir_restore() { if [ "$hw_saved_set" = set ]; then export FASIM_HW_DIR="$hw_saved_dir"; else unset FASIM_HW_DIR; fi; }
+
+# svg_gnuplot BIN SVG: writes BIN/gnuplot, a wrapper that runs the real gnuplot (fasim's PNG) and
+# then the same script again with `set terminal svg` into SVG/NAME.K.svg (NAME the script's, K
+# counting from 0), so that a check can read the text a plot shows.  Put BIN first in PATH.
+svg_gnuplot() {
+    sg_real=$(command -v gnuplot)
+    mkdir -p "$1" "$2"
+    cat > "$1/gnuplot" <<WRAP
+#!/bin/sh
+# called as: gnuplot -e VARS SCRIPT (analysis/cli/outset.c)
+"$sg_real" "\$@" || exit \$?
+n=\$(basename "\$3" .gp)
+k=\$(ls "$2" | grep -c "^\$n\\.")
+mkdir -p "$2/gp"
+for g in \$(dirname "\$3")/*.gp; do sed 's/^set terminal pngcairo/set terminal svg/' "\$g" > "$2/gp/\$(basename "\$g")"; done
+"$sg_real" -e "\$2; outfile='$2/\$n.\$k.svg'; dir='$2'; sfx='.\$n.svg'; gif='$2/anim.gif.tmp'" "$2/gp/\$n.gp"
+WRAP
+    chmod +x "$1/gnuplot"
+}
+
+# pl_text FILE: the text of an SVG, one <text> element a line, its <tspan> pieces joined
+# (2<tspan>35</tspan>: "235")
+pl_text() { tr '\n' ' ' < "$1" | sed 's/<text/\n<text/g' | grep '^<text' | sed 's/<\/text>.*//; s/<[^>]*>//g'; }
+
+# pl_has NAME FILE TEXT...: every TEXT (fixed strings) is in FILE's text (pl_text)
+pl_has() {
+    ph_name=$1 ph_f=$2; shift 2
+    [ -s "$ph_f" ] || { fail "$ph_name: no SVG $ph_f"; return; }
+    pl_text "$ph_f" > "$T/pl_txt"
+    for ph_t in "$@"; do
+        grep -qF -- "$ph_t" "$T/pl_txt" || { fail "$ph_name: '$ph_t' not in the plot's text: $(tr '\n' '|' < "$T/pl_txt" | head -c 600)"; return; }
+    done
+    pass "$ph_name"
+}

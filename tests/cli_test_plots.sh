@@ -9,32 +9,8 @@
 if ! command -v gnuplot >/dev/null 2>&1; then
     skip "plots: the rendered text of every plot" "no gnuplot"
 else
-PL_REAL=$(command -v gnuplot)
 PL_SVG="$T/pl_svg"
-mkdir -p "$T/pl_bin" "$PL_SVG"
-cat > "$T/pl_bin/gnuplot" <<WRAP
-#!/bin/sh
-# called as: gnuplot -e VARS SCRIPT (analysis/cli/outset.c)
-"$PL_REAL" "\$@" || exit \$?
-n=\$(basename "\$3" .gp)
-k=\$(ls "$PL_SVG" | grep -c "^\$n\\.")
-mkdir -p "$PL_SVG/gp"
-for g in \$(dirname "\$3")/*.gp; do sed 's/^set terminal pngcairo/set terminal svg/' "\$g" > "$PL_SVG/gp/\$(basename "\$g")"; done
-"$PL_REAL" -e "\$2; outfile='$PL_SVG/\$n.\$k.svg'; dir='$PL_SVG'; sfx='.\$n.svg'; gif='$PL_SVG/anim.gif.tmp'" "$PL_SVG/gp/\$n.gp"
-WRAP
-chmod +x "$T/pl_bin/gnuplot"
-# the text of an SVG, one <text> element a line, its <tspan> pieces joined (2<tspan>35</tspan>: "235")
-pl_text() { tr '\n' ' ' < "$1" | sed 's/<text/\n<text/g' | grep '^<text' | sed 's/<\/text>.*//; s/<[^>]*>//g'; }
-# pl_has NAME FILE TEXT...: every TEXT (fixed strings) is in FILE's text
-pl_has() {
-    ph_name=$1 ph_f=$2; shift 2
-    [ -s "$ph_f" ] || { fail "$ph_name: no SVG $ph_f"; return; }
-    pl_text "$ph_f" > "$T/pl_txt"
-    for ph_t in "$@"; do
-        grep -qF -- "$ph_t" "$T/pl_txt" || { fail "$ph_name: '$ph_t' not in the plot's text: $(tr '\n' '|' < "$T/pl_txt" | head -c 600)"; return; }
-    done
-    pass "$ph_name"
-}
+svg_gnuplot "$T/pl_bin" "$PL_SVG"
 if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/err"; then
     M=$(ls "$PL_SVG"/hbm_vs_n.*.svg 2>/dev/null | wc -l)
     [ "$M" -ge 3 ] && pass "plots: the report's hbm_vs_n plots rendered as SVG too ($M)" || fail "plots: $M hbm_vs_n SVGs"
@@ -83,10 +59,12 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "ulysses (all-to-all to H/P heads and back)" "ideal: one GPU's time / P" \
         "Llama-3-70B attention (H = 64, H_kv = 8, d = 128, bf16, causal, B = 1)" "NVLink 450 GB/s per direction" \
         "not measured: no multi-GPU run yet"
-    # h18d: the keys clear of the curves and of the model's-N line (below the curves, opaque boxes)
-    grep -q '^set key bottom left .*opaque box' "$(dirname "$0")/../plots/cp_time_vs_p.gp" && grep -q '^set offsets 0, 0, 0, graph' "$(dirname "$0")/../plots/cp_time_vs_p.gp" \
-        && grep -q '^set key top left .*opaque box' "$(dirname "$0")/../plots/hbm_vs_n.gp" \
-        && pass "plots: cp_time_vs_p's key below the curves, hbm_vs_n's opaque over the model's-N line" \
+    # h18d, reader4 28-29: the keys clear of the curves, of the neighbouring panels and of the image's
+    # edges: cp_time_vs_p one key for its four panels in a band of its own, hbm_vs_n's below the plot
+    grep -q 'set key at screen 0.5, 0.01 center bottom' "$(dirname "$0")/../plots/cp_time_vs_p.gp" \
+        && grep -q '^    margins 0.09, 0.98, 0.15, 0.90' "$(dirname "$0")/../plots/cp_time_vs_p.gp" \
+        && grep -q '^set key below left' "$(dirname "$0")/../plots/hbm_vs_n.gp" \
+        && pass "plots: cp_time_vs_p's one key under its panels, hbm_vs_n's below the plot" \
         || fail "plots: cp_time_vs_p / hbm_vs_n key placement"
     # h18d: DeepSeek (d = 192, d_v = 128): the Θ lines say which d
     pl_dsv=""
@@ -204,7 +182,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" animate --seqlen 128 --headdim 32 --causal --
         "in SRAM" "read now" "written now" "written before" "skipped by the mask" "cumulative HBM KiB" "read (HBM -> SRAM)"
     pl_text "$f" | grep -q " kB" && fail "plots: a frame still writes kB" || pass "plots: frames write no kB"
     pl_has "plots: frames: one meaning a colour (flash's computed tile, standard's S written), SRAM's stale tile explained" "$f" \
-        "score tile computed in SRAM (flash)" "S written (standard)" "in SRAM (last read; kept until the next read replaces it)"
+        "score tile computed in SRAM (flash)" "S written (standard)" "in SRAM (last read; until the next read or its kernel's end)"
     pl_text "$f" | grep -qF "(standard: S written)" && fail "plots: frames' light green still means two things" \
         || pass "plots: frames' light green means one thing"
     # the LSE writes (32 rows x 4 B = 128 B a row block, 4 row blocks) are too small for the KiB

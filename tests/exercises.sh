@@ -2,7 +2,8 @@
 # exercises.sh -- proves every course exercise (docs/exercises/NN-name/) solvable and its judge
 # strict: the reference solution (solutions/NN.c) must pass, the planted wrong solution
 # (wrong/NN.c) and the untouched student stub must fail -- the stub at most half of its checks
-# (a budget check must not pass for code that does nothing; judge.h's judge_budget).  Built with
+# (a budget check must not pass for code that does nothing; judge.h's judge_budget) -- and all three
+# report the same number of checks (the judge's, not the submission's).  Built with
 # -Werror and the sanitizers against the ASan library; run by `make test`.  One PASS/FAIL line per
 # file.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +25,14 @@ expect() { # expect STATUS NN FILE WHAT [stub]
     rc=$?
     np=$(grep -c '^PASS' "$T/out")
     nc=$(grep -c '^\(PASS\|FAIL\|SKIP\)' "$T/out")
+    # the total of the verdict line ("all N checks passed", "P of N checks passed"), per exercise
+    total=$(tail -1 "$T/out" | sed -n 's/.*: all \([0-9]*\) checks passed.*/\1/p; s/.*: [0-9]* of \([0-9]*\) checks passed.*/\1/p')
+    [ -z "$total_first" ] && total_first=$total
+    if [ "$total" != "$total_first" ] || [ "$total" != "$nc" ]; then
+        fails=$((fails + 1))
+        echo "FAIL exercise $2: $4: $total checks reported ($nc lines), $total_first for the reference solution -- the count must not depend on the submission"
+        return
+    fi
     if [ "$rc" -eq "$1" ] && [ -n "$5" ] && [ $((2 * np)) -gt "$nc" ]; then
         fails=$((fails + 1))
         echo "FAIL exercise $2: $4: the untouched stub passes $np of $nc checks (vacuous budget checks?)"
@@ -41,6 +50,7 @@ for dir in "$ROOT"/docs/exercises/[0-9][0-9]-*/; do
     [ -f "$ROOT/docs/exercises/solutions/$nn.c" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no solutions/$nn.c"; continue; }
     [ -f "$ROOT/docs/exercises/wrong/$nn.c" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no wrong/$nn.c"; continue; }
     [ -f "$dir/README.md" ] || { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL exercise $nn: no README.md"; continue; }
+    total_first=""
     expect 0 "$nn" "$ROOT/docs/exercises/solutions/$nn.c" "reference solution accepted"
     expect 1 "$nn" "$ROOT/docs/exercises/wrong/$nn.c" "planted wrong solution rejected"
     expect 1 "$nn" "$dir/student.c" "student stub compiles and fails" stub
@@ -49,5 +59,11 @@ done
 sh "$J" 99 >/dev/null 2>"$T/err"; rc=$?
 n=$((n + 1))
 if [ $rc -eq 2 ] && grep -q "no exercise" "$T/err"; then echo "PASS judge: unknown exercise exits 2"; else fails=$((fails + 1)); echo "FAIL judge: unknown exercise: exit $rc"; fi
+# a directory where the file should be: exit 2, saying what it expected
+sh "$J" 01 "$T" >/dev/null 2>"$T/err"; rc=$?
+n=$((n + 1))
+if [ $rc -eq 2 ] && grep -q "is a directory; expected one C file" "$T/err" && grep -q "01-online-softmax/student.c" "$T/err"; then
+    echo "PASS judge: a directory for FILE exits 2 and names the file expected"
+else fails=$((fails + 1)); echo "FAIL judge: a directory for FILE: exit $rc, $(cat "$T/err")"; fi
 echo "exercises: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

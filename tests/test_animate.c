@@ -244,6 +244,26 @@ static void test_frames(void **state)
     expect_box(&t4[6], 5.3, -0.5, FA_ANIM_DONE);                  /* O0 written before */
     assert_string_equal(F.frame[4].caption, "step 5/12: write tile 0 of LSE (256 B)");
     assert_true(F.frame[11].cum[8][1] == 2 * 256); /* LSE written twice */
+    /* a read replaces its column's tile in SRAM in its own frame: K1's read leaves K0 in HBM only
+     * (V0 still in SRAM), V1's read V0 (K1 now in SRAM) */
+    const fa_anim_tile *t8 = F.tile + 8 * 14, *t9 = F.tile + 9 * 14;
+    assert_string_equal(F.frame[8].caption, "step 9/12: read tile 1 of K (8192 B)");
+    expect_box(&t8[2], 2.1, -0.5, FA_ANIM_IDLE); /* K0: replaced, not in SRAM */
+    expect_box(&t8[3], 2.1, -1.5, FA_ANIM_READ); /* K1 being read */
+    expect_box(&t8[4], 3.7, -0.5, FA_ANIM_SRAM); /* V0 still in SRAM */
+    expect_box(&t8[1], 0.5, -1.5, FA_ANIM_SRAM); /* Q1 */
+    assert_string_equal(F.frame[9].caption, "step 10/12: read tile 1 of V (8192 B)");
+    expect_box(&t9[4], 3.7, -0.5, FA_ANIM_IDLE); /* V0: replaced */
+    expect_box(&t9[5], 3.7, -1.5, FA_ANIM_READ); /* V1 being read */
+    expect_box(&t9[3], 2.1, -1.5, FA_ANIM_SRAM); /* K1 */
+    for (int f = 0; f < F.n; f++) { /* at most one tile of a column in SRAM or being read */
+        const fa_anim_tile *t = F.tile + (size_t)f * 14;
+        for (int q = 0; q < 5; q++) {
+            int held = 0;
+            for (int k = 0; k < 2; k++) held += t[2 * q + k].colour == FA_ANIM_SRAM || t[2 * q + k].colour == FA_ANIM_READ;
+            assert_true(held <= 1);
+        }
+    }
     fa_anim_frames_free(&F);
     fa_anim_record_free(&r);
 
@@ -260,6 +280,13 @@ static void test_frames(void **state)
     assert_string_equal(F.frame[4].caption, "step 5/32: write tile 1 of S (8192 B)");
     expect_box(&g4[1], 9.5, -0.5, FA_ANIM_WRITE);
     assert_string_equal(F.frame[9].caption, "step 10/32: write tile 3 of S (8192 B)");
+    /* the QK^T kernel holds Q1 and K1 to its end; the softmax kernel (its first transfer, S_00
+     * read) starts with its own buffers: no tile of Q or K in SRAM (docs/io-model.md section 7) */
+    expect_box(&F.tile[9 * 14 + 1], 0.5, -1.5, FA_ANIM_SRAM);  /* Q1 */
+    expect_box(&F.tile[9 * 14 + 3], 2.1, -1.5, FA_ANIM_SRAM);  /* K1 */
+    assert_string_equal(F.frame[10].caption, "step 11/32: read tile 0 of S (8192 B)");
+    for (int k = 0; k < 4; k++) assert_int_equal(F.tile[10 * 14 + k].colour, FA_ANIM_IDLE); /* Q0 Q1 K0 K1 */
+    assert_int_not_equal(r.t[10].kernel, r.t[9].kernel);
     assert_string_equal(F.frame[12].caption, "step 13/32: read tile 0 of S (8192 B)");
     expect_box(&F.tile[12 * 14 + 10], 8.5, -0.5, FA_ANIM_READ);
     assert_string_equal(F.frame[13].caption, "step 14/32: write tile 0 of P (8192 B)");
@@ -334,12 +361,13 @@ static void test_files(void **state)
     fa_anim_heat_csv(f, &h, &a, 1);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(lines_of(buf), 1 + 32);
-    assert_true(!strncmp(buf, "algo,row,tile,count\nflash2,0,0,1\n", strlen("algo,row,tile,count\nflash2,0,0,1\n")));
-    assert_non_null(strstr(buf, "\nflash2,1,3,3\n"));  /* K tile 3: once per row block */
-    assert_non_null(strstr(buf, "\nflash2,3,2,0\n"));  /* O is not read back */
-    assert_non_null(strstr(buf, "\nflash2,4,2,1\n"));  /* O_2 written once */
-    assert_non_null(strstr(buf, "\nflash2,6,1,0\n"));  /* l_1 never written to HBM */
-    assert_non_null(strstr(buf, "\nflash2,9,2,1\n"));  /* LSE_2 written once */
+    const char *head = "algo,row,tile,count,transfer\nflash2,0,0,1,Q read\n";
+    assert_true(!strncmp(buf, head, strlen(head)));
+    assert_non_null(strstr(buf, "\nflash2,1,3,3,K read\n"));    /* K tile 3: once per row block */
+    assert_non_null(strstr(buf, "\nflash2,3,2,0,O read\n"));    /* O is not read back */
+    assert_non_null(strstr(buf, "\nflash2,4,2,1,O write\n"));   /* O_2 written once */
+    assert_non_null(strstr(buf, "\nflash2,6,1,0,l write\n"));   /* l_1 never written to HBM */
+    assert_non_null(strstr(buf, "\nflash2,9,2,1,LSE write\n")); /* LSE_2 written once */
     free(buf);
 
     s = shape(128, 128, 64, FA_CAUSAL_BOTTOM_RIGHT);

@@ -395,6 +395,15 @@ static void test_malformed_json(void **state)
     assert_non_null(strstr(fa_last_error(), "not a JSON object"));
     p = write_file(t, "empty.json", "");
     assert_int_equal(fa_model_load(p, &m), FA_EINVAL);
+    /* a UTF-8 byte order mark first is skipped (as compare skips it); a second one is an error,
+     * quoted in printable \xNN form */
+    p = write_file(t, "bom.json", "\xEF\xBB\xBF{\"num_attention_heads\": 12, \"hidden_size\": 768}\n");
+    assert_int_equal(fa_model_load(p, &m), FA_OK);
+    assert_int_equal(m.heads, 12);
+    assert_int_equal(m.head_dim, 64);
+    p = write_file(t, "bom2.json", "\xEF\xBB\xBF\xEF\xBB\xBF{}\n");
+    assert_int_equal(fa_model_load(p, &m), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "expected near '\\xef\\xbb\\xbf'"));
 }
 
 static void test_missing_heads(void **state)

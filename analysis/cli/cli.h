@@ -107,7 +107,8 @@ int cli_takes(const char *cmd, const char *name);
 void cli_option_names(const char *cmd, void (*fn)(const char *name, int takes_value, void *ctx), void *ctx);
 /* The name (without "--") of option id as command cmd spells it ("?" when it takes none). */
 const char *cli_option_name(const char *cmd, int id);
-/* 1 when argv[2..) holds --help or -h. */
+/* 1 when argv[2..) holds --help or -h and no word that is neither an option nor an option's value
+ * (then the command parses, and its parser refuses the word: "fasim io --help extra" is exit 2). */
 int cli_wants_help(int argc, char **argv);
 /* Prints a command's help: head, the table's lines of the options it takes (in table order,
  * with the group headings), tail. */

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_numerics.h"
 #include "cli_outset.h"
@@ -115,13 +116,15 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
     const suite_ctx *x = ctx;
     const out_format fmt = x->o->format;
     char c[256], lse_txt[32] = "n/a"; /* standard attention computes no LSE */
+    /* the mask column as wide as the built-in suites' widest mask, "causal (bottom-right)" */
+    enum { MASK_W = 21 };
     if (r && r->algo != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
     if (r && fmt == FMT_TABLE)
         printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
-               " d=%-3" PRId64 " d_v=%-3" PRId64 " %-12s B_r=%-3" PRId64 " B_c=%-3" PRId64
+               " d=%-3" PRId64 " d_v=%-3" PRId64 " %-*s B_r=%-3" PRId64 " B_c=%-3" PRId64
                "  abs %.3e  rel %.3e  lse %-9s  %s\n",
                fa_algo_name(r->algo), s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
-               fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
+               MASK_W, fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, r->abs_o, r->rel_o, lse_txt, r->pass ? "PASS" : "FAIL");
     if (r && fmt == FMT_TABLE && r->algo == FA_ALGO_FLASH2 && x->o->given[O_RESCALE_THRESHOLD] && r->rescale_blocks)
         printf("          rescales (threshold %g): %" PRIu64 " of %" PRIu64 " tile steps, %.2f per row block (max %" PRIu64
                "; unconditional %.2f)\n", s->rescale_threshold, r->rescales, r->rescale_steps,
@@ -134,11 +137,16 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
     else if (r)
         json_array_append_new(x->arr, fa_check_json(s, bk, r));
     else if (fmt == FMT_TABLE) {
+        /* the rule of docs/numerics.md in one unit, the absolute error: err <= F x naive + atol;
+         * the ratio err / naive beside it, apart */
+        const double bound = lp->factor * lp->naive.abs + lp->atol;
         printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
-               " d=%-3" PRId64 " %-12s %-8s err %.3e (rel %.2e) rmse %.2e  naive %.3e  ratio %5.2f <= %.0f + atol %.1e  %s%s\n",
+               " d=%-3" PRId64 " %-*s %-8s err %.3e %s %.0f x naive %.3e + atol %.3e = %.3e  (%.2f x naive)  rel err %.2e  "
+               "rmse %.2e  %s%s\n",
                fa_algo_name(lp->algo), lp->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-               fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs, fa_err_rel(lp->err), lp->err.rmse,
-               lp->naive.abs, lp->ratio, lp->factor, lp->atol, lp->pass ? "PASS" : "FAIL",
+               MASK_W, fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs,
+               lp->err.abs <= bound ? "<=" : "> ", lp->factor, lp->naive.abs, lp->atol, bound, lp->ratio, fa_err_rel(lp->err),
+               lp->err.rmse, lp->pass ? "PASS" : "FAIL",
                lp->by_floor ? " (by the rounding floor: both errors at the dtype's rounding level)" : "");
         printf("%-11s end to end: err %.3e rmse %.2e\n", "", lp->e2e.abs, lp->e2e.rmse);
     } else if (fmt == FMT_CSV)
@@ -268,6 +276,16 @@ static int run_save(const cli_opts *o0, const num_opts *no)
     if (!o.quiet)
         printf("wrote q, k, v, o, lse, do, dq, dk, dv .npy (%s, layout %s, fasim's flash2 in %s) to %s\n",
                fa_format_name(f), fa_ext_layout_name(no->bnhd), fa_format_name(f), no->save_npy);
+    if (!o.quiet && o.shape.dtype == FA_DTYPE_BF16) { /* the reader cannot tell bf16 bits from integers */
+        char mb[256];
+        const char *mask = fa_mask_name(&o.shape, mb, sizeof mb);
+        printf("bf16 has no NumPy dtype: all but lse (<f4) hold bf16 bit patterns as dtype '<u2' (valid .npy; NumPy "
+               "reads them as uint16), so reading them back needs --bf16: fasim check --q %s/q.npy --k %s/k.npy --v "
+               "%s/v.npy --out %s/o.npy --lse %s/lse.npy --bf16%s%s%s%s\n",
+               no->save_npy, no->save_npy, no->save_npy, no->save_npy, no->save_npy, no->bnhd ? " --layout bnhd" : "",
+               strcmp(mask, "none") ? " (and this run's mask options: " : "", strcmp(mask, "none") ? mask : "",
+               strcmp(mask, "none") ? ")" : "");
+    }
     return 0;
 }
 
@@ -290,6 +308,8 @@ static int run_study(const cli_opts *o, const num_opts *no)
     static const char *const gp[3] = {"numerics_vs_n.gp", "numerics_vs_d.gp", "numerics_outliers.gp"};
     cli_outset os = {0};
     int ic[3], ip[3] = {-1, -1, -1};
+    /* progress lines (\r) on a terminal only, as fasim sweep's: a log or a pipe gets none */
+    FILE *progress = !o->quiet && isatty(2) ? stderr : NULL;
     if (cli_outset_mkdir(&os, no->study)) return EXIT_USAGE;
     for (int part = 0; part < 3; part++) {
         char path[1200];
@@ -301,15 +321,15 @@ static int run_study(const cli_opts *o, const num_opts *no)
     }
     for (int part = 0; part < 3 && !st; part++) {
         FILE *f = os.file[ic[part]].f;
-        st = fa_study_csv(f, part, maxn, maxd, o->seed, o->quiet ? NULL : stderr);
+        st = fa_study_csv(f, part, maxn, maxd, o->seed, progress);
         if (!st && (fflush(f) != 0 || ferror(f))) {
-            if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
+            if (progress) fprintf(stderr, "\r%40s\r", "");
             fprintf(stderr, "fasim: cannot write %s/%s: %s\n", no->study, csv[part], strerror(errno));
             fa_outset_abort(&os);
             return EXIT_RUN;
         }
     }
-    if (!o->quiet) fprintf(stderr, "\r%40s\r", "");
+    if (progress) fprintf(stderr, "\r%40s\r", "");
     if (st) {
         fa_outset_abort(&os);
         return cli_fail(st);

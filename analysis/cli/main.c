@@ -49,6 +49,10 @@ static int dispatch(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         if (argc > 2 && strncmp(argv[2], "-", 1) != 0) { /* fasim help io: io's help */
+            if (argc > 3) { /* fasim help io extra: refused as fasim io --help extra is */
+                fprintf(stderr, "fasim: unexpected argument '%s': fasim help takes one command (see fasim --help)\n", argv[3]);
+                return EXIT_USAGE;
+            }
             char *av[] = {argv[0], argv[2], "--help", NULL};
             return dispatch(3, av);
         }

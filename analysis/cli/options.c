@@ -203,7 +203,8 @@ static const cli_option TABLE[] = {
     {"mask", A_VALUE, MASK_CMDS, O_MASK,
      "  --mask FILE                          dense 0/1 mask, N_q rows of N_k (read from HBM too)\n"},
     {"dropout", A_VALUE, SHAPE_CMDS, O_DROPOUT,
-     "  --dropout p --seed S                 dropout probability p in [0, 1), Philox seed (default 42)\n"},
+     "  --dropout p --seed S                 dropout probability p in [0, 1), Philox seed (default 42;\n"
+     "                                       --seed without --dropout: check only, the inputs' seed)\n"},
     {"seed", A_VALUE, SHAPE_CMDS, O_SEED, NULL},
     {"rescale-threshold", A_VALUE, SHAPE_CMDS & ~CMD_ANIMATE, O_RESCALE_THRESHOLD,
      "  --rescale-threshold T                flash2: rescale O, l only when m grows by > T (log2;\n"
@@ -664,6 +665,11 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
         return cli_usage("'--' ends nothing here: fasim %s takes options only (see fasim %s --help)", cmd, cmd);
     if (optind < ac) /* a word that is not an option */
         return cli_usage("unexpected argument '%s': fasim %s takes options only (see fasim %s --help)", av[optind], cmd, cmd);
+    /* --seed seeds the dropout mask only, except in check, whose own inputs it also draws (check
+     * with files refuses it alone too: cmd_check.c); a seed that changes nothing is refused */
+    if (o->given[O_SEED] && !o->given[O_DROPOUT] && !(bit & CMD_CHECK))
+        return cli_usage("%s uses --seed only as the dropout mask's seed (its counts do not depend on it): "
+                         "add --dropout p or drop --seed", cmd);
     /* the tiles: --blocks, --block-r/--block-c, a kernel profile's table */
     const int takes_profile = cli_takes(cmd, "profile");
     if (o->block_r > 0 || o->block_c > 0) {
@@ -693,9 +699,32 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
 
 int cli_wants_help(int argc, char **argv)
 {
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
-    return 0;
+    /* --help prints the help unless a word is no option nor an option's value ("io --help extra"):
+     * then the parser refuses that word (exit 2), as it does without --help.  The values are
+     * skipped as cli_parse_cmd takes them: the next word of a value option written without '=',
+     * of an optional-value option when it does not start with "--". */
+    const unsigned bit = argc > 1 ? cmd_bit(argv[1]) : 0;
+    int help = 0, stray = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help = 1;
+            continue;
+        }
+        if (strncmp(a, "--", 2) != 0 || !a[2]) {
+            stray = 1;
+            continue;
+        }
+        if (strchr(a, '=')) continue;
+        for (int k = 0; k < NTABLE; k++)
+            if (TABLE[k].name && (TABLE[k].cmds & bit) && !strcmp(TABLE[k].name, a + 2)) {
+                if (i + 1 < argc && (TABLE[k].arg == A_VALUE ||
+                                     (TABLE[k].arg == A_OPTIONAL && strncmp(argv[i + 1], "--", 2) != 0)))
+                    i++;
+                break;
+            }
+    }
+    return help && !stray;
 }
 
 const char *cli_option_name(const char *cmd, int id)

@@ -15,7 +15,12 @@ if [ -z "$dir" ]; then
 fi
 dir=${dir%/}
 FILE=${FILE:-$dir/student.c}
-[ -f "$FILE" ] || { echo "judge: no file $FILE" >&2; exit 2; }
+# FILE is one C source file: the student's copy of $dir/student.c
+if [ -d "$FILE" ]; then
+    echo "judge: $FILE is a directory; expected one C file with exercise $EX's functions (the default: ${dir#"$ROOT"/}/student.c)" >&2
+    exit 2
+fi
+[ -f "$FILE" ] || { echo "judge: no file $FILE; expected one C file with exercise $EX's functions (the default: ${dir#"$ROOT"/}/student.c)" >&2; exit 2; }
 LIB=${LIB:-$ROOT/build/libfasim.a}
 EXOUT=${EXOUT:-$ROOT/build/exercises}
 CC=${CC:-gcc}

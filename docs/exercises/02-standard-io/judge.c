@@ -1,5 +1,7 @@
 /* judge.c -- exercise 02: compares the predicted bytes of standard attention with the bytes the
- * memory model counts when fa_standard_forward runs (count-only mode), tensor by tensor. */
+ * memory model counts when fa_standard_forward runs (count-only mode), tensor by tensor: one
+ * check per tensor (Q, K, V, S, P, O) of each of the four shapes, 24 checks whatever the
+ * submission returns. */
 #include "judge.h"
 #include "ex.h"
 
@@ -18,26 +20,24 @@ static void judge_one(fa_shape s, fa_blocks bk)
     judge_shape(&s, bk, sh, sizeof sh);
     fa_io_result r;
     fa_status st = fa_io_run(FA_PASS_FWD, FA_ALGO_STANDARD, &s, bk, 64u << 20, NULL, NULL, &r);
-    if (st) {
-        judge_check(0, "%s: the counter failed: %s", sh, fa_last_error());
-        return;
-    }
     ex_standard_io p;
     memset(&p, 0xff, sizeof p);
-    ex_standard_bytes(&s, bk, &p);
+    if (!st) ex_standard_bytes(&s, bk, &p);
     const char *names[] = {"Q", "K", "V", "S", "P", "O"};
     const ex_rw *rw[] = {&p.Q, &p.K, &p.V, &p.S, &p.P, &p.O};
-    int bad = 0;
-    for (int t = 0; t < 6; t++) {
+    for (int t = 0; t < 6; t++) { /* one check per tensor, passed or failed: always six */
+        if (st) {
+            judge_check(0, "%s: %s: the counter failed: %s", sh, names[t], fa_last_error());
+            continue;
+        }
         uint64_t cr = judge_read(&r.counts, names[t]), cw = judge_written(&r.counts, names[t]);
-        if (rw[t]->read != cr || rw[t]->write != cw) {
+        if (rw[t]->read == cr && rw[t]->write == cw)
+            judge_check(1, "%s: %s read %" PRIu64 ", written %" PRIu64 ", as counted", sh, names[t], cr, cw);
+        else
             judge_check(0, "%s: %s read %" PRIu64 ", written %" PRIu64 "; the counter says read %" PRIu64
                            ", written %" PRIu64 " (hint: %s)",
                         sh, names[t], rw[t]->read, rw[t]->write, cr, cw, hint(names[t]));
-            bad = 1;
-        }
     }
-    if (!bad) judge_check(1, "%s: all six tensors match the counter (%" PRIu64 " bytes in all)", sh, fa_counts_hbm_bytes(&r.counts));
 }
 
 int main(void)

@@ -1,5 +1,7 @@
 /* judge.c -- exercise 08: the derived per-tensor bytes of flash1 and flash2 must equal the
- * counted ones, and the crossover block size must be the one the counter finds. */
+ * counted ones, and the crossover block size must be the one the counter finds: one check per
+ * tensor (Q, K, V, O, l, m, LSE) of each algorithm on each of two shapes and one per crossover,
+ * 2 x 2 x 7 + 3 = 31 checks whatever the submission returns. */
 #include "judge.h"
 #include "ex.h"
 
@@ -15,16 +17,26 @@ static void compare(const char *algo, const char *sh, const ex_flash_io *p, cons
 {
     const char *names[] = {"Q", "K", "V", "O", "l", "m", "LSE"};
     const ex_rw *rw[] = {&p->Q, &p->K, &p->V, &p->O, &p->l, &p->m, &p->LSE};
-    int bad = 0;
+    /* a tensor that moves no byte (flash1's LSE, flash2's l and m) matches a stub's zeros: it is
+     * judged (judge_budget) once one of the algorithm's moving tensors is right */
+    int moving_ok = 0;
     for (int t = 0; t < 7; t++) {
         uint64_t cr = judge_read(c, names[t]), cw = judge_written(c, names[t]);
-        if (rw[t]->read != cr || rw[t]->write != cw) {
+        moving_ok |= (cr || cw) && rw[t]->read == cr && rw[t]->write == cw;
+    }
+    for (int t = 0; t < 7; t++) { /* one check per tensor, passed, failed or not judged: always seven */
+        uint64_t cr = judge_read(c, names[t]), cw = judge_written(c, names[t]);
+        const int ok = rw[t]->read == cr && rw[t]->write == cw;
+        if (!cr && !cw)
+            judge_budget(moving_ok, "none of this algorithm's other tensors is right yet", ok, NULL,
+                         "%s %s: %s read %" PRIu64 ", written %" PRIu64 " (counted: it never moves)", algo, sh, names[t],
+                         rw[t]->read, rw[t]->write);
+        else if (ok)
+            judge_check(1, "%s %s: %s read %" PRIu64 ", written %" PRIu64 ", as counted", algo, sh, names[t], cr, cw);
+        else
             judge_check(0, "%s %s: %s read %" PRIu64 ", written %" PRIu64 "; counted read %" PRIu64 ", written %" PRIu64,
                         algo, sh, names[t], rw[t]->read, rw[t]->write, cr, cw);
-            bad = 1;
-        }
     }
-    if (!bad) judge_check(1, "%s %s: every tensor matches the counter", algo, sh);
 }
 
 static void run_case(fa_shape s, fa_blocks bk)

@@ -5,7 +5,9 @@
  *     PASS  what was checked
  *     FAIL  what was checked: what went wrong, and a hint
  *     SKIP  a budget check not judged, because the output it budgets is wrong (judge_budget)
- * then a verdict.  Exit status 0 when every check passed, 1 otherwise (a FAIL or a SKIP). */
+ * then a verdict.  Exit status 0 when every check passed, 1 otherwise (a FAIL or a SKIP).  A judge
+ * records the same checks for every submission (a check that fails still prints one line and
+ * counts once), so the verdict's total does not depend on what the submission returns. */
 #ifndef EX_JUDGE_H
 #define EX_JUDGE_H
 
