@@ -355,8 +355,10 @@ void fa_shape_fill(fa_shape *s, const fa_model *m)
     if (m) {
         if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m->kv_heads == m->heads ? s->heads : m->kv_heads;
         if (s->heads < 0) s->heads = m->heads;
+        /* d_v: the model's (MLA: v_head_dim) unless --headdim was given, which moves d_v with it;
+         * decided before d is filled in (once filled, d would always look given) */
+        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim_v > 0 ? m->head_dim_v : m->head_dim;
         if (s->d < 0) s->d = m->head_dim;
-        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim_v;
         if (s->scale <= 0 && m->scale > 0) s->scale = m->scale;
         if (s->softcap == 0 && m->softcap > 0) s->softcap = m->softcap;
         if ((int)s->dtype < 0) s->dtype = m->dtype;
