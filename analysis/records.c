@@ -123,6 +123,14 @@ void fa_json_shape(json_t *j, const fa_shape *s, int64_t batch)
     json_object_set_new(j, "d_v", json_integer(s->d_v));
 }
 
+/* The score modifiers a run used: "scale", the softmax scale (--scale, a model config's, e.g.
+ * Gemma-2's 1/sqrt(query_pre_attn_scalar), else 1/sqrt(d)), and "softcap", C (null: none). */
+static void set_scores(json_t *j, const fa_shape *s)
+{
+    json_object_set_new(j, "scale", json_real(fa_shape_scale(s)));
+    json_object_set_new(j, "softcap", s->softcap > 0 ? json_real(s->softcap) : json_null());
+}
+
 /* byte counts can exceed 2^63: JSON integers in jansson are signed 64-bit */
 static void set_u64(json_t *j, const char *key, uint64_t v)
 {
@@ -292,6 +300,7 @@ void fa_io_json(json_t *arr, const fa_shape *s, const char *hw_key, const fa_io_
         json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
         json_object_set_new(j, "causal", json_string(causal_name(s->causal)));
         json_object_set_new(j, "mask", json_string(fa_mask_text(s, 0, mt, sizeof mt)));
+        set_scores(j, s);
         json_object_set_new(j, "hw", json_string(hw_key));
         json_object_set_new(j, "sram_bytes", json_integer((json_int_t)x->sram_bytes));
         json_object_set_new(j, "block_r", json_integer(x->blocks.block_r));
@@ -375,6 +384,7 @@ json_t *fa_infer_json(const fa_shape *s, const fa_varlen *vl, const char *hw_key
     json_object_set_new(j, "nseq", json_integer(vl ? vl->nseq : s->batch));
     fa_json_shape(j, s, vl ? 1 : s->batch);
     json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
+    set_scores(j, s);
     json_object_set_new(j, "hw", json_string(hw_key));
     json_object_set_new(j, "splits", json_integer(r->opt.splits));
     json_object_set_new(j, "splits_auto", json_boolean(x->auto_split));
