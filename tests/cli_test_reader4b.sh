@@ -30,3 +30,25 @@ r4_dc=$("$FASIM" io --decode --kv-len 1024 --scale 0.25 --format json 2>&1 | jq 
     && ! "$FASIM" io --algo flash2 2>&1 | head -1 | grep -q "scale" \
     && pass "r4-4: JSON scale/softcap are the ones used (--scale/--softcap, Gemma-2's 1/12 and 50, default 1/8), the header names a non-default scale" \
     || fail "r4-4: JSON scale/softcap: flags $r4_sc, gemma $r4_gm, default $r4_df, decode $r4_dc"
+
+# ---- r4-5: the tile tables follow the kernels' sources (analysis/profiles.c cites the commits):
+# FlashAttention-2 flash_fwd_launch_template.h -- hdim192 <192, 128, 64, 8>; hdim256 <256, 128, 64,
+# 8> on the A100 (164 KiB per SM < 192 KiB), <256, 64, 64, 4> on the H100/H200; the backward's
+# hdim192/256 <64, 64, 8>; FlashAttention-3 tile_size.h at d <= 192: 128 x 128 for d_v <= 128, else
+# 128 x 112; its backward at d = 192: 64 x 96 with 16 warps
+r4_tiles() { # HW PROFILE D DV PASS -> "BRxBC warps" of the pass's kernel
+    "$FASIM" io --hw "$1" --profile "$2" --headdim "$3" --headdim-v "$4" --pass "$5" --seqlen 4096 --heads 16 --dtype bf16 --format json 2>&1 \
+        | jq -r '.[0].time_model.kernels[0] | "\(.block_r)x\(.block_c) \(.warps)"' 2>/dev/null
+}
+r4_t=""
+for c in "a100 fa2 192 192 fwd=128x64 8" "h200 fa2 192 128 fwd=128x64 8" "a100 fa2 256 256 fwd=128x64 8" \
+         "h100 fa2 256 256 fwd=64x64 4" "h200 fa2 256 256 fwd=64x64 4" "a100 fa2 128 128 fwd=128x64 4" \
+         "h200 fa2 192 192 bwd=64x64 8" "a100 fa2 256 256 bwd=64x64 8" \
+         "h200 fa3 192 128 fwd=128x128 12" "h100 fa3 192 192 fwd=128x112 12" "h200 fa3 256 256 fwd=128x80 12" \
+         "h200 fa3 192 128 bwd=64x96 16"; do
+    set -- ${c%%=*}
+    want=${c#*=}
+    got=$(r4_tiles "$1" "$2" "$3" "$4" "$5")
+    [ "$got" = "$want" ] || r4_t="$r4_t [$1 $2 d=$3 d_v=$4 $5: $got, want $want]"
+done
+[ -z "$r4_t" ] && pass "r4-5: fa2 and fa3 tiles at d = 192 and 256 are their sources' (12 cases)" || fail "r4-5: tiles:$r4_t"
