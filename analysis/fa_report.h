@@ -82,8 +82,16 @@ int fa_report_model_kinds(const fa_model *m, int64_t batch, int64_t seqlen, fa_s
 int fa_report_plot_model(const fa_report_model *ms, int n);
 
 /* The model of the long-context section: the first of ms[0 .. n) whose every layer has a sliding
- * window (Mistral-7B; -1 when none has). */
+ * window (Mistral-7B; a model of both layer types, as Gemma-2/3, is passed over); -1 when none
+ * has (the report then says so and writes no long_context.csv). */
 int fa_report_window_model(const fa_report_model *ms, int n);
+
+/* 1 when name (a file name, no directory) is one fasim report writes under its --out-dir: report.csv,
+ * kernels.csv, papers.csv, decode.csv, long_context.csv, cp.csv, cp_time_vs_p.png, memory_vs_n.csv/.png,
+ * hbm_vs_sram.csv/.png, hbm_vs_block.csv/.png, and hbm_vs_n_<stem>.csv/.png; else 0.  The report
+ * removes such a file an earlier run left that this run did not write (analysis/cli/cmd_report.c),
+ * and no other. */
+int fa_report_owns_file(const char *name);
 
 /* ---- the hardware ---- */
 

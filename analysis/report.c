@@ -117,6 +117,19 @@ int fa_report_window_model(const fa_report_model *ms, int n)
     return -1;
 }
 
+int fa_report_owns_file(const char *name)
+{
+    static const char *const fixed[] = {"report.csv", "kernels.csv", "papers.csv", "decode.csv", "long_context.csv",
+                                        "cp.csv", "cp_time_vs_p.png", "memory_vs_n.csv", "memory_vs_n.png",
+                                        "hbm_vs_sram.csv", "hbm_vs_sram.png", "hbm_vs_block.csv", "hbm_vs_block.png"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(name, fixed[i])) return 1;
+    const char *pre = "hbm_vs_n_";
+    const size_t np = strlen(pre), n = strlen(name);
+    if (n <= np + 4 || strncmp(name, pre, np) != 0 || strchr(name, '/')) return 0;
+    return !strcmp(name + n - 4, ".csv") || !strcmp(name + n - 4, ".png");
+}
+
 /* ---- the hardware ---- */
 
 const char *const fa_report_default_hw[FA_REPORT_MAX_HW] = {"a100", "h100", "h200"};

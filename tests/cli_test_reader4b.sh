@@ -52,3 +52,36 @@ for c in "a100 fa2 192 192 fwd=128x64 8" "h200 fa2 192 128 fwd=128x64 8" "a100 f
     [ "$got" = "$want" ] || r4_t="$r4_t [$1 $2 d=$3 d_v=$4 $5: $got, want $want]"
 done
 [ -z "$r4_t" ] && pass "r4-5: fa2 and fa3 tiles at d = 192 and 256 are their sources' (12 cases)" || fail "r4-5: tiles:$r4_t"
+
+# ---- r4-9, r4-21: the long-context table takes the first model whose every layer slides (so
+# Gemma-2, which alternates, is passed over for Mistral-7B) and says so; with no such model the
+# report says the section is skipped.  A report into a directory of an earlier one removes the
+# earlier files this run would not write -- the report's own file names only -- and nothing else.
+r4_d="$T/r4_rep"
+"$FASIM" report --model "$R4_MODELS/gemma-2-9b.json" --model "$R4_MODELS/mistral-7b.json" --no-plots --out-dir "$r4_d" > "$T/r4_rep1" 2>&1
+r4_lc=$(grep -c "^== long context: mistralai/Mistral-7B" "$T/r4_rep1")
+"$FASIM" report --help > "$T/r4_rhelp" 2>&1
+[ "$r4_lc" = 1 ] && [ -f "$r4_d/long_context.csv" ] && [ -f "$r4_d/hbm_vs_n_mistral-7b.csv" ] \
+    && tr '\n' ' ' < "$T/r4_rhelp" | tr -s ' ' | grep -q "the first model whose every layer has a sliding window (Mistral-7B; a model that mixes full-attention layers in, as Gemma-2/3, is passed over)" \
+    && tr '\n' ' ' < "$R4_ROOT/docs/report-csv.md" | tr -s ' ' | grep -q "whose every layer has a sliding window: Mistral-7B" \
+    && pass "r4-9: long context takes Mistral-7B over Gemma-2-9b (every layer slides), as report --help and report-csv.md say" \
+    || fail "r4-9: long context with gemma-2-9b + mistral-7b ($r4_lc headers) or the wording"
+echo "my notes" > "$r4_d/notes.txt"; echo "mine" > "$r4_d/hbm_vs_n_mine.txt"
+printf 'not a png' > "$r4_d/hbm_vs_sram.png"  # as an earlier run with plots would have left
+ln -s notes.txt "$r4_d/hbm_vs_n_link.csv"
+# a failed run changes nothing
+"$FASIM" report --model "$T/r4_nope.json" --no-plots --out-dir "$r4_d" > /dev/null 2>&1
+r4_f0=$(LC_ALL=C ls "$r4_d" | tr '\n' ' ')
+"$FASIM" report --model "$R4_MODELS/gemma-2-9b.json" --no-plots --out-dir "$r4_d" > "$T/r4_rep2" 2>&1; r4_rc=$?
+r4_f=$(LC_ALL=C ls "$r4_d" | tr '\n' ' ')
+r4_want="cp.csv decode.csv hbm_vs_block.csv hbm_vs_n_gemma-2-9b.csv hbm_vs_n_link.csv hbm_vs_n_mine.txt hbm_vs_sram.csv kernels.csv memory_vs_n.csv notes.txt papers.csv report.csv "
+[ "$r4_rc" = 0 ] && [ "$r4_f" = "$r4_want" ] && [ "$(cat "$r4_d/notes.txt")" = "my notes" ] \
+    && echo "$r4_f0" | grep -q " long_context.csv " && echo "$r4_f0" | grep -q " hbm_vs_n_mistral-7b.csv " \
+    && grep -q "^removed from $r4_d, an earlier report's files this run did not write" "$T/r4_rep2" \
+    && [ "$(grep -c "^  $r4_d/\(long_context.csv\|hbm_vs_n_mistral-7b.csv\|hbm_vs_sram.png\)$" "$T/r4_rep2")" = 3 ] \
+    && pass "r4-21: a report into an earlier one's directory removes its stale files (long_context.csv, another model's hbm_vs_n, a PNG after --no-plots), lists them, keeps the rest" \
+    || fail "r4-21: rc $r4_rc; files after: $r4_f (before: $r4_f0)"
+grep -q "^== long context: skipped, no model given has a sliding window on every layer" "$T/r4_rep2" \
+    && ! grep -q "^== long context: google" "$T/r4_rep2" \
+    && pass "r4-9: with no model whose every layer slides, the report says the long-context section is skipped" \
+    || fail "r4-9: no long-context message with gemma-2-9b alone"

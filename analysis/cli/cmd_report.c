@@ -3,10 +3,13 @@
  * build/report/ (or --out-dir).  Every file is opened before any is written and renamed into
  * place only at the end (cli_outset.h): a failed report leaves no file behind.  The numbers
  * are computed in analysis/report.c (fa_report.h); this file parses, calls, prints and writes. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_outset.h"
@@ -24,15 +27,19 @@ static const char *const report_head =
     "  (eager, math, fa1, fa2, fa3, cudnn) with tiles, placement, occupancy, time and bound\n"
     "  (kernels.csv), and the FlashAttention papers' figures beside the time model (FlashAttention\n"
     "  Figure 2, FlashAttention-2 Figure 4, FlashAttention-3 Figures 5-6: papers.csv).\n"
-    "  Writes under DIR (default build/report): report.csv, kernels.csv, papers.csv, and for the plots\n"
+    "  Writes under DIR (default build/report) -- and removes the files of an earlier report there\n"
+    "  that this run does not write (the report's own file names only) -- report.csv, kernels.csv,\n"
+    "  papers.csv, and for the plots\n"
     "  hbm_vs_n_<model>.csv/.png (log-log, with the Theta lines), hbm_vs_sram.csv/.png and\n"
     "  hbm_vs_block.csv/.png (bytes and predicted time vs tile size; Llama-3-8B-like shape\n"
     "  on the last --hw, N = 8192).  N defaults to each model's max_position_embeddings.\n"
     "  Then training: forward + backward of GPT-2 medium's shape (B = 64, H = 16, N = 1024,\n"
     "  d = 64, fp16, causal) for the three algorithms, and the HBM footprint vs N with the N at\n"
     "  which each algorithm runs out of memory on each profile (memory_vs_n.csv/.png).\n"
-    "  Then long context: the first model with a sliding window (Mistral-7B), flash2 forward,\n"
-    "  N = 4k .. 256k, its window vs full causal attention on the last --hw (long_context.csv).\n"
+    "  Then long context: the first model whose every layer has a sliding window (Mistral-7B; a model\n"
+    "  that mixes full-attention layers in, as Gemma-2/3, is passed over), flash2 forward, N = 4k ..\n"
+    "  256k, its window vs full causal attention on the last --hw (long_context.csv; when no model\n"
+    "  qualifies the report says so and writes no long_context.csv).\n"
     "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
     "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n"
     "  Then context parallelism: Llama-3-70B's attention (H = 64, H_kv = 8, d = 128, bf16, causal), one\n"
@@ -336,6 +343,36 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
     return 0;
+}
+
+/* After the commit: removes from c->dir every regular file the report owns (fa_report_owns_file:
+ * its own file names only) that this run did not write -- an earlier run's hbm_vs_n_<stem> of a
+ * model not given now, its PNGs after --no-plots, its long_context.csv when no model has a window
+ * on every layer -- so the directory holds one run's outputs.  The first max file names go to removed.
+ * Returns how many were removed (a file that cannot be removed stays, with a warning). */
+static int remove_stale(report_ctx *c, char (*removed)[300], int max)
+{
+    DIR *dir = opendir(c->dir);
+    if (!dir) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (!fa_report_owns_file(e->d_name)) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", c->dir, e->d_name);
+        int mine = 0;
+        for (int i = 0; i < c->n_written && !mine; i++) mine = !strcmp(c->written[i], path);
+        struct stat st;
+        if (mine || lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlink(path) != 0) {
+            fprintf(stderr, "fasim: warning: cannot remove %s, an earlier report's file: %s\n", path, strerror(errno));
+            continue;
+        }
+        if (n < max) snprintf(removed[n], sizeof removed[n], "%s", e->d_name);
+        n++;
+    }
+    closedir(dir);
+    return n;
 }
 
 /* The sliding window's savings at long context: flash2, causal, full vs windowed, fwd. */
@@ -760,6 +797,10 @@ int cmd_report(int argc, char **argv)
     if (rc == 0) rc = training(&c, hw, nh);
     /* Long context: a sliding window (Mistral-7B) against full causal attention. */
     if (rc == 0 && longk >= 0) rc = long_context(&c, &models[longk], &hw[nh - 1]);
+    if (rc == 0 && longk < 0 && !c.quiet)
+        printf("== long context: skipped, no model given has a sliding window on every layer (the section takes the\n"
+               "   first that has: Mistral-7B, Phi-3 among the shipped configs; Gemma-2/3 mix full-attention layers in);\n"
+               "   no long_context.csv written\n\n");
     /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
     /* The kernel profiles: predicted time and TFLOP/s of each real kernel per model and GPU. */
     fa_shape shapes[MAX_MODELS];
@@ -799,10 +840,18 @@ int cmd_report(int argc, char **argv)
         return rc;
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;
+    char removed[64][300];
+    const int nrm = remove_stale(&c, removed, 64);
     if (!c.quiet) {
         printf("files written (every CSV column defined in docs/report-csv.md; report.csv's dram_read_bytes and\n"
                " dram_write_bytes stay empty: the report runs no L2 replay, its DRAM figure is dram_est_bytes):\n");
         for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
+        if (nrm > 0) {
+            printf("removed from %s, an earlier report's files this run did not write (other models, --no-plots,\n"
+                   " no long-context model; only the report's own file names, fa_report_owns_file):\n", c.dir);
+            for (int i = 0; i < nrm && i < 64; i++) printf("  %s/%s\n", c.dir, removed[i]);
+            if (nrm > 64) printf("  ... and %d more\n", nrm - 64);
+        }
     }
     return 0;
 }
