@@ -85,3 +85,18 @@ grep -q "^== long context: skipped, no model given has a sliding window on every
     && ! grep -q "^== long context: google" "$T/r4_rep2" \
     && pass "r4-9: with no model whose every layer slides, the report says the long-context section is skipped" \
     || fail "r4-9: no long-context message with gemma-2-9b alone"
+
+# ---- r4-10: --cp P without --cp-scheme runs the schemes the shape admits; ulysses at H = 1 is
+# "not applicable" with its reason; --cp-scheme ulysses there is still refused
+"$FASIM" io --cp 2 --seqlen 1024 > "$T/r4_cp" 2>"$T/err"; r4_rc=$?
+r4_rows=$(grep -cE "^(ring|zigzag|allgather) +2 +[0-9]" "$T/r4_cp")
+r4_js=$("$FASIM" io --cp 2 --seqlen 1024 --format json 2>/dev/null | jq -c '[.[] | [.scheme, .applicable]]')
+r4_csv=$("$FASIM" io --cp 2 --seqlen 1024 --format csv 2>"$T/r4_cperr" | awk -F, 'NR > 1 { printf "%s ", $1 }')
+[ "$r4_rc" = 0 ] && [ "$r4_rows" = 3 ] && grep -Eq "^ulysses +2  not applicable: H = 1 query heads is not a multiple of P = 2" "$T/r4_cp" \
+    && [ "$r4_js" = '[["ring",true],["zigzag",true],["allgather",true],["ulysses",false]]' ] && [ "$r4_csv" = "ring zigzag allgather " ] \
+    && grep -q "not applicable, no row: ulysses: H = 1" "$T/r4_cperr" \
+    && pass "r4-10: --cp 2 at H = 1 runs ring, zigzag, allgather and reports ulysses not applicable (table, JSON, CSV)" \
+    || fail "r4-10: --cp 2 at H = 1: rc $r4_rc, $r4_rows rows, json $r4_js, csv $r4_csv ($(head -c 200 "$T/err"))"
+expect_msg -x "r4-10: --cp-scheme ulysses at H = 1 is still refused" \
+    "ulysses: H = 1 query heads is not a multiple of P = 2 (each GPU computes H/P heads)" -- io --cp 2 --seqlen 1024 --cp-scheme ulysses
+expect_msg "r4-10: a shape no scheme admits is refused with the first reason" "ring: N = 1000 is not a multiple of P = 3" -- io --cp 3 --seqlen 1000 --heads 3

@@ -81,18 +81,30 @@ int cp_io(const cli_opts *o)
         return cli_usage("--cp takes no --trace, --l2 or --breakdown (they describe one GPU's kernel)");
     fa_cp_config c = {.shape = o->shape, .hw = o->hw, .profile = o->profile, .P = o->cp, .count = 1};
     fa_cp_result r[FA_CP_NSCHEME], one;
-    int n = 0;
+    int n = 0, nna = 0;
+    /* every scheme unless --cp-scheme names one: a scheme this shape does not admit (ulysses with H
+     * or H_kv not a multiple of P, zigzag with N not a multiple of 2P) is reported as not
+     * applicable and the others run; a scheme named by --cp-scheme that cannot run is exit 2, and
+     * so is a shape no scheme admits (the first scheme's reason) */
+    char na[FA_CP_NSCHEME][400];
     for (int k = 0; k < FA_CP_NSCHEME; k++) {
         if (o->cp_scheme >= 0 && k != o->cp_scheme) continue;
         c.scheme = (fa_cp_scheme)k;
         fa_status st = fa_cp_predict(&c, &r[n]);
-        if (st) return cli_fail(st);
+        if (st && (o->cp_scheme >= 0 || st != FA_EINVAL)) return cli_fail(st);
+        if (st) {
+            snprintf(na[nna++], sizeof na[0], "%s", fa_last_error());
+            fa_clear_error();
+            continue;
+        }
         n++;
     }
+    if (n == 0) return cli_usage("%s", na[0]); /* no scheme runs: the first one's reason */
     c.P = 1, c.scheme = FA_CP_RING;
     fa_status st = fa_cp_predict(&c, &one);
     if (st) return cli_fail(st);
-    if (o->format == FMT_CSV) {
+    if (o->format == FMT_CSV) { /* the rows that ran; a scheme not applicable is named on stderr */
+        for (int k = 0; k < nna; k++) fprintf(stderr, "fasim: note: not applicable, no row: %s\n", na[k]);
         fputs(CP_CSV_HEAD, stdout);
         for (int k = 0; k < n; k++) csv_row(stdout, &r[k], one.time_s, &o->hw, &o->shape, NULL);
         return 0;
@@ -102,7 +114,7 @@ int cp_io(const cli_opts *o)
         for (int k = 0; k < n; k++) {
             const fa_cp_result *x = &r[k];
             json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, "
-                                                 "s:f, s:f, s:f, s:f, s:s, s:s, s:s}",
+                                                 "s:f, s:f, s:f, s:f, s:s, s:s, s:s, s:b}",
                 "scheme", fa_cp_scheme_name(x->scheme), "P", (json_int_t)x->P, "gpu", (json_int_t)x->gpu,
                 "calls", (json_int_t)x->calls, "merges", (json_int_t)x->merges, "hbm_bytes", (json_int_t)x->hbm_bytes,
                 "attn_bytes", (json_int_t)x->attn_bytes, "merge_bytes", (json_int_t)x->merge_bytes,
@@ -110,7 +122,13 @@ int cp_io(const cli_opts *o)
                 "merge_flops", (json_int_t)x->merge_flops, "sent_bytes", (json_int_t)x->sent_bytes,
                 "recv_bytes", (json_int_t)x->recv_bytes, "memory_bytes", (json_int_t)x->memory_bytes,
                 "compute_s", x->compute_s, "comm_s", x->comm_s, "time_s", x->time_s, "speedup", one.time_s / x->time_s,
-                "bound", bound_text(x), "profile", x->profile, "hw", o->hw.key));
+                "bound", bound_text(x), "profile", x->profile, "hw", o->hw.key, "applicable", 1));
+        }
+        for (int k = 0; k < nna; k++) { /* "ulysses: H = 1 query heads is not a multiple of P = 2 (...)" */
+            char sch[16] = "";
+            sscanf(na[k], "%15[a-z]", sch);
+            json_array_append_new(arr, json_pack("{s:s, s:I, s:b, s:s}", "scheme", sch, "P", (json_int_t)o->cp,
+                                                 "applicable", 0, "reason", na[k]));
         }
         cli_dump_json(arr, stdout);
         json_decref(arr);
@@ -123,6 +141,11 @@ int cp_io(const cli_opts *o)
            link_text(&o->hw, lk, sizeof lk), one.profile);
     table_head(stdout);
     for (int k = 0; k < n; k++) table_row(stdout, &r[k], one.time_s);
+    for (int k = 0; k < nna; k++) { /* the scheme's name leads its reason */
+        char sch[16] = "";
+        sscanf(na[k], "%15[a-z]", sch);
+        printf("%-10s %4" PRId64 "  not applicable: %s\n", sch, o->cp, na[k] + strlen(sch) + (na[k][strlen(sch)] == ':' ? 2 : 0));
+    }
     printf("one GPU (P = 1): HBM %s, memory %s, time %s%s\n", fa_fmt_bytes((double)one.hbm_bytes, lk, sizeof lk),
            fa_fmt_bytes((double)one.memory_bytes, (char[32]){0}, 32), fa_fmt_time(one.time_s, (char[32]){0}, 32),
            one.has_time ? "" : " (roofline: the profile has no pipe rates)");
