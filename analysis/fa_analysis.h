@@ -172,7 +172,9 @@ typedef struct {
     double perf_busy[6];       /* busy time per fa_pipe, s */
     double perf_tflops;        /* nominal FLOPs / perf_time_s, TFLOP/s */
     uint64_t dram_est_bytes;   /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
-    int occupancy[2];          /* thread blocks per SM, forward / backward kernel (0: not run) */
+    int occupancy[2];          /* thread blocks an SM can hold, forward / backward kernel (0: not run) */
+    double blocks_run[2];      /* thread blocks that share an SM: min(occupancy, ceil(grid / SMs))
+                                  (docs/time-model.md, section 3; the time model's blocks_per_sm) */
     int regs_per_thread[2];
     uint64_t smem_per_block[2];
     int warps[2];

@@ -315,6 +315,7 @@ fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_l
         row->window_flops = rw.counts.flops_matmul;
         row->full_time_s = fa_report_time(&rf);
         row->window_time_s = fa_report_time(&rw);
+        row->timed = rf.has_perf && rw.has_perf;
         (*n)++;
     }
     return FA_OK;
@@ -322,7 +323,7 @@ fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_l
 
 /* ---- the kernels table ---- */
 
-const char *const fa_report_kernel_keys[FA_REPORT_NKERNELS] = {"eager", "math", "fa1", "fa2", "fa3", "cudnn"};
+const char *const fa_report_kernel_keys[FA_REPORT_NKERNELS] = {"eager", "math", "fa1", "fa2", "fa3", "cudnn", "fa4"};
 
 fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass p,
                             fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS], int *n)
@@ -353,6 +354,7 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
             row->hw = h;
             row->profile = prof;
             row->occ = pr.occ[kp == FA_PASS_BWD];
+            row->blocks_run = pr.k[kp == FA_PASS_BWD].blocks_per_sm;
             row->time_s = pr.time_s;
             row->tflops = pr.tflops;
             row->bound = pr.bound;

@@ -100,3 +100,78 @@ r4_csv=$("$FASIM" io --cp 2 --seqlen 1024 --format csv 2>"$T/r4_cperr" | awk -F,
 expect_msg -x "r4-10: --cp-scheme ulysses at H = 1 is still refused" \
     "ulysses: H = 1 query heads is not a multiple of P = 2 (each GPU computes H/P heads)" -- io --cp 2 --seqlen 1024 --cp-scheme ulysses
 expect_msg "r4-10: a shape no scheme admits is refused with the first reason" "ring: N = 1000 is not a multiple of P = 3" -- io --cp 3 --seqlen 1000 --heads 3
+
+# ---- r4-19, r4-24: the kernels table says which layer type each model's rows time (kernels.csv:
+# layer_type, mask), and blocks/SM is what runs, min(occupancy, ceil(grid / SMs)) (docs/
+# time-model.md, section 3): fa1 on Mistral-7B (B x H = 32 thread blocks on 108 SMs) runs 1 a SM
+# of the 2 its shared memory allows -- as explain says ("1 shares an SM here")
+r4_kc="$r4_d/kernels.csv" # written by the gemma-2-9b run above; r4_rep1's kernels were gemma + mistral
+"$FASIM" report --model "$R4_MODELS/gemma-2-9b.json" --model "$R4_MODELS/mistral-7b.json" --no-plots --out-dir "$T/r4_rep3" > "$T/r4_rep3.out" 2>&1
+r4_kc="$T/r4_rep3/kernels.csv"
+r4_lt=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["model"] ":" $c["layer_type"] ":" $c["mask"] }' "$r4_kc" | sort -u | tr '\n' '|')
+[ "$r4_lt" = "gemma-2-9b:full:causal (bottom-right); softcap 50|mistral-7b:sliding:causal (bottom-right); window (4095; 0)|" ] \
+    && grep -q "^== kernels: google/gemma-2-9b, N = 8192, fwd of one of its 21 full-attention layers (causal (bottom-right), softcap 50; its 21 sliding-window layers: the model's table above)" "$T/r4_rep3.out" \
+    && grep -q "^== kernels: mistralai/Mistral-7B-v0.1, N = 32768, fwd of one sliding-window layer (causal (bottom-right), window (4095, 0))" "$T/r4_rep3.out" \
+    && pass "r4-19: the kernels table and kernels.csv name the layer type and mask each model's rows time" \
+    || fail "r4-19: kernels layer types: $r4_lt"
+r4_f1=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["model"] == "mistral-7b" && $c["profile"] == "fa1" && $c["hw"] == "a100" { print $c["blocks_per_sm"] " " $c["occupancy"] }' "$r4_kc")
+r4_f1t=$(awk '/^== kernels: mistralai/ { on = 1 } on && /^A100/ { a = 1 } on && a && / fa1 / { print $7 " " $8 " " $9; exit }' "$T/r4_rep3.out")
+r4_ex=$("$FASIM" explain --model "$R4_MODELS/mistral-7b.json" --seqlen 32768 --algo flash1 --hw a100 --causal --window 4095,0 2>&1 | grep -c "2 blocks per SM (limit: shared memory), 1 shares an SM here")
+[ "$r4_f1" = "1 2" ] && [ "$r4_f1t" = "1 of 2" ] \
+    && "$FASIM" io --model "$R4_MODELS/mistral-7b.json" --seqlen 32768 --algo flash1 --hw a100 --causal 2>&1 | grep -q " 1 of 2 (shared memory) " \
+    && "$FASIM" explain --model "$R4_MODELS/mistral-7b.json" --seqlen 32768 --algo flash1 --hw a100 --causal 2>&1 | grep -q "2 blocks per SM (limit: shared memory), 1 shares an SM here" \
+    && pass "r4-24: fa1's blocks/SM is what runs (1 of the 2 its occupancy allows) in the kernels table, kernels.csv, io and explain" \
+    || fail "r4-24: fa1 on Mistral-7B, A100: kernels.csv $r4_f1, table '$r4_f1t' (explain $r4_ex)"
+
+# ---- r4-16: an fp32 SIMT kernel's GEMMs (v2) are fp32-pipe time, as math's SGEMMs: busy_tensor_s 0,
+# busy_fp32_s = GEMMs + softmax; the time is unchanged.  v2 at d = 128, 64 x 64 tiles: a tile's
+# GEMMs 2 x 2 x 64 x 64 x 128 = 2097152 FLOP at 66e12 / 132 FLOP/s an SM = 4.194 us, 4 x 16 x 64 x 64 =
+# 262144 tiles over 132 SMs: 8.33 ms of GEMMs
+r4_v2=$("$FASIM" io --profile v2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 --hw h200 --format csv 2>&1 \
+    | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { g = 262144 * 2097152 / (66e12 / 132) / 132;
+        print ($c["busy_tensor_s"] == 0) " " ($c["busy_fp32_s"] > g && $c["busy_fp32_s"] < g * 1.05) " " $c["model_time_s"] " " $c["model_bound"] }')
+sh "$R4_ROOT/plots/model_csv.sh" pipes "$FASIM" 128 "$T/r4_pipes.csv" 2>/dev/null
+r4_pp=$(awk -F, '$1 == "v2" { print ($3 == 0) " " ($6 > 8.3) }' "$T/r4_pipes.csv")
+[ "$r4_v2" = "1 1 2.098676e-02 smem" ] && [ "$r4_pp" = "1 1" ] \
+    && "$FASIM" explain --profile v2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 2>&1 | grep -q "a tile: GEMMs on the FMA units (fp32 pipe; busy under fp32)" \
+    && pass "r4-16: v2's GEMMs are fp32-pipe time (busy_fp32_s, pipes_d128.csv, explain), its time unchanged (20.99 ms)" \
+    || fail "r4-16: v2 busy (tensor 0, fp32 ok, time, bound): $r4_v2; pipes csv: $r4_pp"
+
+# ---- r4-11, r4-12, r4-25: the B200 has its datasheet memory (180 GB, DGX B200 User Guide); a GPU
+# whose memory is unknown prints "unknown", never "0 B"; on the B200 no ratio sets a roofline
+# against the time model, roofline times are labelled, and the kernels table has fa4; the cp
+# footnote explains why ring/zigzag memory per GPU does not drop from P = 1 to 2
+"$FASIM" report --hw b200 --model "$R4_MODELS/llama-3-8b.json" --model "$R4_MODELS/mistral-7b.json" --no-plots --out-dir "$T/r4_b200" > "$T/r4_b200.out" 2>&1
+r4_j=$(tr '\n' ' ' < "$T/r4_b200.out" | tr -s ' ')
+r4_fits=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { n[$c["fits"]]++ } END { print n[0] + 0, n[1] + 0, n[""] + 0 }' "$T/r4_b200/cp.csv")
+# 80 x 2 x (N/P) x 8 x 128 x 2 B = 320 GiB at N/P = 1M (P = 1 at N = 1M, 4 schemes) exceeds 167.6 GiB; 160 GiB fits
+[ "$r4_fits" = "4 60 0" ] && grep -Eq "^B200-SXM +167.6 GiB " "$T/r4_b200.out" && ! grep -q "its 0 B" "$T/r4_b200.out" \
+    && echo "$r4_j" | grep -q "(cp.csv: fits = 0, 4 rows here): the 80 layers' K,V of a GPU's share alone exceed its 167.6 GiB" \
+    && grep -q "^hbm_capacity_bytes = 180000000000" "$R4_ROOT/sim/hw/b200.hw" && grep -q "DGX B200 User Guide" "$R4_ROOT/sim/hw/b200.hw" \
+    && pass "r4-11: the B200's 180 GB (cited) in the memory table, the cp marks and cp.csv fits" \
+    || fail "r4-11: B200 memory: fits $r4_fits"
+r4_hw="$T/r4_hw"; mkdir -p "$r4_hw"; cp "$R4_ROOT"/sim/hw/*.hw "$r4_hw/"
+grep -v '^hbm_capacity_bytes' "$R4_ROOT/sim/hw/h200-sxm.hw" > "$r4_hw/h200-sxm.hw"
+hw_dir_save; export FASIM_HW_DIR="$r4_hw"
+"$FASIM" report --hw h200 --model "$R4_MODELS/llama-3-8b.json" --no-plots --out-dir "$T/r4_nocap" > "$T/r4_nocap.out" 2>&1; r4_rc=$?
+hw_dir_restore
+[ "$r4_rc" = 0 ] && grep -Eq "^H200-SXM +unknown +unknown +unknown +unknown$" "$T/r4_nocap.out" && ! grep -q "its 0 B\|^H200-SXM  *0 B" "$T/r4_nocap.out" \
+    && tr '\n' ' ' < "$T/r4_nocap.out" | tr -s ' ' | grep -q "No row is judged \"out of memory\": H200-SXM's memory is unknown" \
+    && [ "$(head -1 "$T/r4_nocap/memory_vs_n.csv")" = "N,standard,flash1,flash2" ] \
+    && pass "r4-11: a profile without hbm_capacity_bytes prints 'unknown' (memory table, cp note), no capacity column" \
+    || fail "r4-11: unknown capacity (rc $r4_rc): $(grep -E '^H200-SXM +' "$T/r4_nocap.out" | head -2)"
+r4_vs=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12] / { print $1 ":" $11 }' "$T/r4_b200.out" | tr '\n' ' ')
+r4_tr=$(awk '/^== training/ { on = 1; next } on && /^flash[12] / { print $1 ":" $14 ":" $15 }' "$T/r4_b200.out" | tr '\n' ' ')
+r4_fa4=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa4" { printf "%s ", $c["model"] }' "$T/r4_b200/kernels.csv")
+[ "$r4_vs" = "flash1:- flash2:- " ] && [ "$r4_tr" = "flash1:r:- flash2:r:- " ] && [ "$r4_fa4" = "llama-3-8b mistral-7b " ] \
+    && echo "$r4_j" | grep -q "roofline time, not the time model (so no time 'vs std')" \
+    && echo "$r4_j" | grep -q "(r: a roofline time, max(FLOPs / peaks, bytes / bandwidth), not the time model" \
+    && grep -q "full roof.  win roof." "$T/r4_b200.out" \
+    && grep -Eq "^ +N scheme +P +HBM/GPU +sent/GPU memory/GPU K,V x 80/GPU +roofline +vs P=1" "$T/r4_b200.out" \
+    && echo "$r4_j" | grep -q "time: the roofline, max(FLOPs / peak, bytes / bandwidth), of each local call -- not the time model" \
+    && pass "r4-12: on the B200 no time ratio mixes a roofline with the time model; roofline times labelled (model, training, long context, cp); fa4 in the kernels table" \
+    || fail "r4-12: B200: vs std $r4_vs; training $r4_tr; fa4 rows: $r4_fa4"
+echo "$r4_j" | grep -q "at bf16 with d = d_v, 4 H d_v = q + o, so the second buffer and O_acc make up for the split: P = 2 needs exactly P = 1's memory" \
+    && "$FASIM" io --cp 2 --seqlen 131072 --heads 64 --kv-heads 8 --headdim 128 --dtype bf16 --causal 2>&1 | tr '\n' ' ' | tr -s ' ' | grep -q "make up for the split, so here P = 2 needs no less memory than one GPU" \
+    && pass "r4-25: the report's and io --cp's notes say why ring/zigzag memory per GPU does not drop from P = 1 to 2" \
+    || fail "r4-25: no note on ring memory at P = 2"
