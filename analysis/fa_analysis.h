@@ -359,7 +359,7 @@ typedef struct {
     uint64_t programs_main;   /* thread blocks of the main kernel (row blocks x chunks) */
     uint64_t programs_combine; /* thread blocks of the combine (0 when S = 1) */
     uint64_t prog_bytes_max;  /* HBM bytes of the heaviest main-kernel thread block */
-    double prog_time_max_s;   /* its time with 1/sms of the bandwidth and of the peaks */
+    double prog_time_max_s;   /* its time with 1/sms of the sustained DRAM rate (dram_bytes_per_s) and of the peaks */
     double combine_prog_time_s; /* the same for a combine thread block */
 } fa_infer_formula;
 

@@ -175,3 +175,16 @@ echo "$r4_j" | grep -q "at bf16 with d = d_v, 4 H d_v = q + o, so the second buf
     && "$FASIM" io --cp 2 --seqlen 131072 --heads 64 --kv-heads 8 --headdim 128 --dtype bf16 --causal 2>&1 | tr '\n' ' ' | tr -s ' ' | grep -q "make up for the split, so here P = 2 needs no less memory than one GPU" \
     && pass "r4-25: the report's and io --cp's notes say why ring/zigzag memory per GPU does not drop from P = 1 to 2" \
     || fail "r4-25: no note on ring memory at P = 2"
+
+# ---- r4-13: the decoding wave model charges the sustained DRAM rate (the H200's dram_bytes_per_s,
+# 3.94e12), as the time model does: batch 1, 1024 keys, packed (Llama-3-8B's 32/8 heads, d = 128):
+# 8 blocks of 2 x 1024 x 128 x 2 + 4 x 128 x 2 x 2 + 4 x 4 = 526352 B, each at 1/132 of the rate:
+# 526352 x 132 / 3.94e12 s = 17.634 us; the roofline stays the datasheet's (4.8e12)
+r4_dec=$("$FASIM" io --decode --kv-len 1024 --heads 32 --kv-heads 8 --headdim 128 --dtype bf16 --gqa packed --hw h200 --format json 2>&1 \
+    | jq -r '.[0] | "\(.hbm_bytes) \(.programs) \(.time_s * 1e9 | round) \(.time_roofline_s * 1e12 | round)"')
+# roofline: 4210816 B / 4.8e12 = 877.25 ns (the FLOPs' time is below it)
+[ "$r4_dec" = "4210816 8 17634 877253" ] \
+    && grep -q "bandwidth D/sms, peaks P/sms, where D is the hardware" "$R4_ROOT/docs/inference.md" \
+    && grep -q "| 1 | 1024 | 17.63 µs (8 blocks) |" "$R4_ROOT/docs/inference.md" \
+    && pass "r4-13: the decode wave model charges dram_bytes_per_s (17.63 us at batch 1, 1k keys), as docs/inference.md says" \
+    || fail "r4-13: decode bytes, blocks, time (ns), roofline (ps): $r4_dec"
