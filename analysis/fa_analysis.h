@@ -272,8 +272,9 @@ typedef struct {
  *    scale_attn_weights false: 1 (GPT-2); MLA: 1/sqrt(d) x mscale^2 with
  *    mscale = 0.1 mscale_all_dim ln(factor) + 1 of a yarn rope_scaling; else 1/sqrt(d).
  *  - softcap: attn_logit_softcapping (Gemma-2's default 50).
- *  - the window: sliding_window (Mistral's, Gemma's and Qwen2's default 4096), none when
- *    use_sliding_window is false (Qwen2/Qwen3's default); per layer: layer_types
+ *  - the window: sliding_window (Mistral's, Gemma's and Qwen2's default 4096), none when null or
+ *    when use_sliding_window is false (Qwen2/Qwen3's default; a 0 there too); 0 otherwise refused
+ *    (Transformers would build a window of no key from it); per layer: layer_types
  *    (sliding_attention / full_attention), else Gemma-2's alternation (even layers sliding),
  *    sliding_window_pattern P (Gemma-3's default 6: layer i is full iff (i + 1) % P == 0), Qwen's
  *    max_window_layers (layers i >= it slide), else every layer slides.

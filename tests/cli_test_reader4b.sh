@@ -188,3 +188,21 @@ r4_dec=$("$FASIM" io --decode --kv-len 1024 --heads 32 --kv-heads 8 --headdim 12
     && grep -q "| 1 | 1024 | 17.63 µs (8 blocks) |" "$R4_ROOT/docs/inference.md" \
     && pass "r4-13: the decode wave model charges dram_bytes_per_s (17.63 us at batch 1, 1k keys), as docs/inference.md says" \
     || fail "r4-13: decode bytes, blocks, time (ns), roofline (ps): $r4_dec"
+
+# ---- r4-22: "sliding_window": 0 -- Transformers tests the key for None only, so 0 would be a window
+# of no key: refused with the range the other values get; null is no window; use_sliding_window
+# false (Qwen2) discards it, 0 included
+printf '{"model_type": "mistral", "num_attention_heads": 8, "hidden_size": 512, "sliding_window": 0}' > "$T/r4_sw0.json"
+printf '{"model_type": "mistral", "num_attention_heads": 8, "hidden_size": 512, "sliding_window": -5}' > "$T/r4_swm.json"
+printf '{"model_type": "mistral", "num_attention_heads": 8, "hidden_size": 512, "sliding_window": null}' > "$T/r4_swn.json"
+printf '{"model_type": "qwen2", "num_attention_heads": 8, "hidden_size": 512, "sliding_window": 0, "use_sliding_window": false}' > "$T/r4_swq.json"
+expect_msg -x "r4-22: sliding_window 0 is refused with the range" \
+    "model file $T/r4_sw0.json: sliding_window = 0 must be an integer in [1, 2147483647], or null for no window (Transformers reads 0 as a window of no key, which masks every key)" \
+    -- io --model "$T/r4_sw0.json"
+expect_msg "r4-22: sliding_window -5 names the same range" "sliding_window = -5 must be an integer in [1, 2147483647]" -- io --model "$T/r4_swm.json"
+"$FASIM" report --model "$T/r4_swn.json" --model "$T/r4_swq.json" --seqlen 512 --no-plots --out-dir "$T/r4_sw" > "$T/r4_sw.out" 2>&1; r4_rc=$?
+r4_sw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["model"] ":" $c["mask"] }' "$T/r4_sw/report.csv" | sort -u | tr '\n' ' ')
+[ "$r4_rc" = 0 ] && [ "$r4_sw" = "r4_swn:causal (bottom-right) r4_swq:causal (bottom-right) " ] \
+    && grep -q "0 is refused with that range: Transformers tests the key for None only" "$R4_ROOT/docs/conventions.md" \
+    && pass "r4-22: null and use_sliding_window false (with 0) mean no window, as docs/conventions.md says" \
+    || fail "r4-22: null / qwen2 0 (rc $r4_rc): $r4_sw"
