@@ -206,3 +206,12 @@ r4_sw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $
     && grep -q "0 is refused with that range: Transformers tests the key for None only" "$R4_ROOT/docs/conventions.md" \
     && pass "r4-22: null and use_sliding_window false (with 0) mean no window, as docs/conventions.md says" \
     || fail "r4-22: null / qwen2 0 (rc $r4_rc): $r4_sw"
+
+# ---- r4-26: "packed" means GQA packing only (the varlen-packed row); the sequences laid end to end
+# are the concatenated batch, and the padded comparison names the row it divides by
+"$FASIM" io --cu-seqlens 0,100,300,1000 --heads 8 --kv-heads 2 > "$T/r4_vl" 2>&1
+r4_vb=$(awk '$1 == "varlen" { print $10 $11 }' "$T/r4_vl")
+[ "$r4_vb" = "11.16MiB" ] && grep -q "^padded to 3 x (N_q = 700, N_k = 700), FlashAttention-2 would move 28.78 MiB (2.58x the unpadded, concatenated batch: the varlen row)$" "$T/r4_vl" \
+    && ! grep -q "the packed batch" "$T/r4_vl" && ! grep -q "packed tensors\|packed along the row axis" "$R4_ROOT/docs/inference.md" \
+    && pass "r4-26: the varlen output calls the unpadded batch concatenated and names its row (28.78 / 11.16 MiB = 2.58x)" \
+    || fail "r4-26: varlen wording: $(grep padded "$T/r4_vl") ($r4_vb)"

@@ -146,9 +146,11 @@ int infer_io(const cli_opts *o)
         fa_infer_result pr;
         if (fa_varlen_padded(&o->shape, &o->vl, v[0].r.blocks, o->sram, &o->hw, &p, &pr) == FA_OK) {
             char t1[32];
-            printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the packed batch)\n",
+            /* "packed" is GQA packing here (the varlen-packed row); the sequences end to end are "concatenated" */
+            printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the "
+                   "unpadded, concatenated batch: the %s row)\n",
                    o->vl.nseq, p.seqlen_q, p.seqlen_k, fa_fmt_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
-                   (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
+                   (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts), v[0].name);
         }
     }
     int any_auto = 0;
