@@ -210,7 +210,7 @@ r4_sw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $
 # ---- r4-26: "packed" means GQA packing only (the varlen-packed row); the sequences laid end to end
 # are the concatenated batch, and the padded comparison names the row it divides by
 "$FASIM" io --cu-seqlens 0,100,300,1000 --heads 8 --kv-heads 2 > "$T/r4_vl" 2>&1
-r4_vb=$(awk '$1 == "varlen" { print $10 $11 }' "$T/r4_vl")
+r4_vb=$(awk '$1 == "varlen" && $2 == 1 { print $10 $11 }' "$T/r4_vl")
 [ "$r4_vb" = "11.16MiB" ] && grep -q "^padded to 3 x (N_q = 700, N_k = 700), FlashAttention-2 would move 28.78 MiB (2.58x the unpadded, concatenated batch: the varlen row)$" "$T/r4_vl" \
     && ! grep -q "the packed batch" "$T/r4_vl" && ! grep -q "packed tensors\|packed along the row axis" "$R4_ROOT/docs/inference.md" \
     && pass "r4-26: the varlen output calls the unpadded batch concatenated and names its row (28.78 / 11.16 MiB = 2.58x)" \
