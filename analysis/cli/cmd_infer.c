@@ -287,8 +287,8 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
            " split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"
            " Per head, each of the 4 query heads of a group reads the group's K/V: 4x the bytes, 1/4 the intensity.\n"
            " The split gains rest on the wave model's assumption that a thread block gets 1/%d of the DRAM rate (the\n"
-           " sustained %.3g TB/s the time model charges everywhere, dram_bytes_per_s; the roofline column takes the\n"
-           " datasheet's %.3g): batch 1's 8 blocks then use 8 of %d SMs' share and S-way splitting multiplies it by S.  A real SM can\n"
+           " sustained %.3g TB/s the time model charges everywhere, dram_bytes_per_s, not the datasheet's %.3g):\n"
+           " batch 1's 8 blocks then use 8 of %d SMs' share and S-way splitting multiplies it by S.  A real SM can\n"
            " pull more than that share, and launch latency (a few us a kernel) is left out, so measured gains are\n"
            " smaller; at batch 1 per head and packed take the same time in this model (docs/inference.md).)\n\n",
            ph->sms, (ph->dram_bandwidth > 0 ? ph->dram_bandwidth : ph->hbm_bandwidth) / 1e12, ph->hbm_bandwidth / 1e12, ph->sms);
