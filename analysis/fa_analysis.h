@@ -180,7 +180,9 @@ typedef struct {
     double perf_busy[6];       /* busy time per fa_pipe, s */
     double perf_tflops;        /* nominal FLOPs / perf_time_s, TFLOP/s */
     uint64_t dram_est_bytes;   /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
-    int occupancy[2];          /* thread blocks per SM, forward / backward kernel (0: not run) */
+    int occupancy[2];          /* thread blocks an SM can hold, forward / backward kernel (0: not run) */
+    double blocks_run[2];      /* thread blocks that share an SM: min(occupancy, ceil(grid / SMs))
+                                  (docs/time-model.md, section 3; the time model's blocks_per_sm) */
     int regs_per_thread[2];
     uint64_t smem_per_block[2];
     int warps[2];
@@ -281,8 +283,9 @@ typedef struct {
  *    scale_attn_weights false: 1 (GPT-2); MLA: 1/sqrt(d) x mscale^2 with
  *    mscale = 0.1 mscale_all_dim ln(factor) + 1 of a yarn rope_scaling; else 1/sqrt(d).
  *  - softcap: attn_logit_softcapping (Gemma-2's default 50).
- *  - the window: sliding_window (Mistral's, Gemma's and Qwen2's default 4096), none when
- *    use_sliding_window is false (Qwen2/Qwen3's default); per layer: layer_types
+ *  - the window: sliding_window (Mistral's, Gemma's and Qwen2's default 4096), none when null or
+ *    when use_sliding_window is false (Qwen2/Qwen3's default; a 0 there too); 0 otherwise refused
+ *    (Transformers would build a window of no key from it); per layer: layer_types
  *    (sliding_attention / full_attention), else Gemma-2's alternation (even layers sliding),
  *    sliding_window_pattern P (Gemma-3's default 6: layer i is full iff (i + 1) % P == 0), Qwen's
  *    max_window_layers (layers i >= it slide), else every layer slides.
@@ -368,7 +371,7 @@ typedef struct {
     uint64_t programs_main;   /* thread blocks of the main kernel (row blocks x chunks) */
     uint64_t programs_combine; /* thread blocks of the combine (0 when S = 1) */
     uint64_t prog_bytes_max;  /* HBM bytes of the heaviest main-kernel thread block */
-    double prog_time_max_s;   /* its time with 1/sms of the bandwidth and of the peaks */
+    double prog_time_max_s;   /* its time with 1/sms of the sustained DRAM rate (dram_bytes_per_s) and of the peaks */
     double combine_prog_time_s; /* the same for a combine thread block */
 } fa_infer_formula;
 

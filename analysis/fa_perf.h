@@ -61,7 +61,8 @@ typedef enum { FA_OVERLAP_NONE = 0, FA_OVERLAP_WARPS, FA_OVERLAP_PINGPONG, FA_OV
  *               the casts of O and of the probabilities back to the input dtype */
 typedef enum { FA_STD_THREE = 0, FA_STD_V0, FA_STD_TORCH_MATH } fa_std_ops;
 
-/* One row of a profile's tile table: the first row whose pass, arch and d_max match is used. */
+/* One row of a profile's tile table: the first row whose pass, arch, d_max (and dv_max) and mask
+ * match is used. */
 typedef struct {
     fa_pass pass;   /* FA_PASS_FWD or FA_PASS_BWD */
     int arch;       /* the GPU's compute capability x 10 this row is for; 0: any */
@@ -71,6 +72,8 @@ typedef struct {
     int warps;      /* warps per thread block */
     int regs;       /* registers per thread as compiled (ptxas -v, Nsight Compute); 0: derived
                        from the placement (fa_occupancy) */
+    int dv_max;     /* the row applies when d_v <= dv_max; 0: when d_v <= d_max (FlashAttention-3's
+                       d <= 192 tile depends on d_v apart from d) */
 } fa_tile_row;
 
 /* Where the GEMM operands of one K/V tile step come from: for each operand, how many warps of

@@ -155,9 +155,11 @@ void fa_report_block_csv(FILE *f, const fa_report_block_row *rows, int n);
 void fa_report_mem_csv(FILE *f, const fa_report_mem_row *rows, int n, const fa_hw *hw, int nh);
 /* long_context.csv: N, the window (tokens), then full and windowed bytes, FLOPs and times. */
 void fa_report_long_csv(FILE *f, const fa_report_long_row *rows, int n, int64_t window);
-/* kernels.csv: the header, and the row of kernel x of model stem on hardware hw (x's GPU). */
+/* kernels.csv: the header, and the row of kernel x of model stem on hardware hw (x's GPU), timed on
+ * shape s (its layer type: full, or sliding when s has a window; its mask in words). */
 extern const char fa_report_kernels_csv_header[];
-void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pass p, const fa_report_kernel *x);
+void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pass p, const fa_shape *s,
+                              const fa_report_kernel *x);
 /* papers.csv: each published figure's point beside the time model's (fa_paper_row). */
 void fa_report_papers_csv(FILE *f, const fa_paper_row *rows, int n);
 /* decode.csv: per batch, KV length and variant (per-head, packed, packed-split) of table t. */

@@ -82,8 +82,16 @@ int fa_report_model_kinds(const fa_model *m, int64_t batch, int64_t seqlen, fa_s
 int fa_report_plot_model(const fa_report_model *ms, int n);
 
 /* The model of the long-context section: the first of ms[0 .. n) whose every layer has a sliding
- * window (Mistral-7B; -1 when none has). */
+ * window (Mistral-7B; a model of both layer types, as Gemma-2/3, is passed over); -1 when none
+ * has (the report then says so and writes no long_context.csv). */
 int fa_report_window_model(const fa_report_model *ms, int n);
+
+/* 1 when name (a file name, no directory) is one fasim report writes under its --out-dir: report.csv,
+ * kernels.csv, papers.csv, decode.csv, long_context.csv, cp.csv, cp_time_vs_p.png, memory_vs_n.csv/.png,
+ * hbm_vs_sram.csv/.png, hbm_vs_block.csv/.png, and hbm_vs_n_<stem>.csv/.png; else 0.  The report
+ * removes such a file an earlier run left that this run did not write (analysis/cli/cmd_report.c),
+ * and no other. */
+int fa_report_owns_file(const char *name);
 
 /* ---- the hardware ---- */
 
@@ -192,6 +200,8 @@ typedef struct {
     uint64_t full_bytes, window_bytes;
     uint64_t full_flops, window_flops;
     double full_time_s, window_time_s;
+    int timed;               /* 1: both times are the fa2 profile's time model; 0: rooflines (a GPU
+                                whose profile gives no mma.sync rate, as the B200's) */
 } fa_report_long_row;
 
 /* Fills rows[0 .. *n), *n = FA_REPORT_LONG_ROWS.  Errors: FA_EINVAL when m has no sliding
@@ -201,8 +211,9 @@ fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_l
 
 /* ---- the kernels table ---- */
 
-/* The profiles of the kernels table, in its order: eager, math, fa1, fa2, fa3, cudnn. */
-#define FA_REPORT_NKERNELS 6
+/* The profiles of the kernels table, in its order: eager, math, fa1, fa2, fa3, cudnn, fa4 (each on
+ * the GPUs its tile table runs on: fa3 and cudnn on Hopper, fa4 on Blackwell). */
+#define FA_REPORT_NKERNELS 7
 extern const char *const fa_report_kernel_keys[FA_REPORT_NKERNELS];
 
 /* One kernel on one GPU: profile fa_report_kernel_keys[key] on hw[hw], pass p of the shape. */
@@ -211,6 +222,8 @@ typedef struct {
     int hw;                   /* index in the hw array */
     const fa_profile *profile;
     fa_occupancy occ;         /* the pass's kernel: the backward's for p = bwd, else the forward's */
+    double blocks_run;        /* its thread blocks that share an SM: min(occ.occupancy, ceil(grid / SMs))
+                                 (docs/time-model.md, section 3); 0 for the library GEMMs */
     double time_s, tflops;    /* fa_perf_result's time_s, tflops */
     fa_pipe bound;
     int latency;              /* fa_perf_result's latency: 1 the launches, 2 a grid under one wave */

@@ -23,13 +23,16 @@ typedef struct {
     double ptime_max, ctime;
 } acc;
 
-/* Time of one thread block that owns 1/sms of the machine (docs/inference.md, "wave model"). */
+/* Time of one thread block that owns 1/sms of the machine (docs/inference.md, "wave model"): its
+ * share of the sustained DRAM rate (dram_bytes_per_s, the rate the time model charges everywhere;
+ * the datasheet's hbm_bandwidth when the profile gives none) and of the peaks. */
 static double prog_time(const fa_hw *hw, const fa_shape *s, double bytes, double mm, double oth)
 {
     if (!hw) return 0;
     double sms = hw->sms > 0 ? hw->sms : 1;
     double mm_peak = s->dtype == FA_DTYPE_FP32 ? hw->peak_fp32 : hw->peak_fp16;
-    double tm = bytes * sms / hw->hbm_bandwidth, tc = (mm / mm_peak + oth / hw->peak_fp32) * sms;
+    double bw = hw->dram_bandwidth > 0 ? hw->dram_bandwidth : hw->hbm_bandwidth;
+    double tm = bytes * sms / bw, tc = (mm / mm_peak + oth / hw->peak_fp32) * sms;
     return tm > tc ? tm : tc;
 }
 

@@ -280,14 +280,21 @@ fa_status fa_model_load(const char *path, fa_model *m)
     json_t *sc = json_object_get(root, "attn_logit_softcapping");
     if (!sc && !strcmp(m->type, "gemma2")) m->softcap = 50;
     else if ((r = get_real(root, path, "attn_logit_softcapping", &m->softcap)) < 0) goto fail;
-    /* the window and the layers it applies to */
-    json_t *swv = json_object_get(root, "sliding_window");
-    if (!swv && is_type(m->type, t_sw4096)) m->sliding_window = 4096;
-    else if (json_is_integer(swv) && json_integer_value(swv) == 0) m->sliding_window = 0;
-    else GET(k_sw, 1, &m->sliding_window, 0);
+    /* the window and the layers it applies to.  Transformers tests sliding_window for None only
+     * (masking_utils: create_causal_mask if config.sliding_window is None, else the sliding-window
+     * mask kv_idx > q_idx - sliding_window): null is no window, and 0 a window of no key, a mask that
+     * hides every key -- refused, with the range.  use_sliding_window false (Qwen2/3) sets it to
+     * None whatever the file says (Qwen2Config), so a 0 there is accepted and means no window. */
     int usw;
     if (get_bool(root, path, "use_sliding_window", !is_type(m->type, t_qwen) && strcmp(m->type, "qwen2"), &usw) < 0)
         goto fail;
+    json_t *swv = json_object_get(root, "sliding_window");
+    if (!swv && is_type(m->type, t_sw4096)) m->sliding_window = 4096;
+    else if (json_is_number(swv) && json_number_value(swv) == 0 && !usw) m->sliding_window = 0;
+    else if (json_is_number(swv) && json_number_value(swv) == 0)
+        REFUSE("model file %s: sliding_window = 0 must be an integer in [1, 2147483647], or null for no window "
+               "(Transformers reads 0 as a window of no key, which masks every key)", path);
+    else GET(k_sw, 1, &m->sliding_window, 0);
     if (!usw) m->sliding_window = 0; /* Qwen2: sliding_window is kept in the file but not used */
     json_t *lt = json_object_get(root, "layer_types");
     int64_t mwl = -1, swp = 0;
@@ -365,8 +372,10 @@ void fa_shape_fill(fa_shape *s, const fa_model *m)
     if (m) {
         if (s->kv_heads < 0) s->kv_heads = s->heads > 0 && m->kv_heads == m->heads ? s->heads : m->kv_heads;
         if (s->heads < 0) s->heads = m->heads;
+        /* d_v: the model's (MLA: v_head_dim) unless --headdim was given, which moves d_v with it;
+         * decided before d is filled in (once filled, d would always look given) */
+        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim_v > 0 ? m->head_dim_v : m->head_dim;
         if (s->d < 0) s->d = m->head_dim;
-        if (s->d_v < 0) s->d_v = s->d >= 0 ? s->d : m->head_dim_v;
         if (s->scale <= 0 && m->scale > 0) s->scale = m->scale;
         if (s->softcap == 0 && m->softcap > 0) s->softcap = m->softcap;
         if ((int)s->dtype < 0) s->dtype = m->dtype;

@@ -493,6 +493,12 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     pt->busy[FA_PIPE_SMEM] = tiles_total * t_sm / sms;
     pt->busy[FA_PIPE_EXP] = tiles_total * t_ex / sms;
     pt->busy[FA_PIPE_FP32] = tiles_total * t_alu / sms;
+    if (p->mma == FA_MMA_SIMT) { /* fp32 SIMT GEMMs (v1, v2) run on the FMA units, not the tensor cores: their
+                                    busy time is the fp32 pipe's, as math's SGEMMs (a label only: the tile
+                                    time above, and so the kernel's, is the same) */
+        pt->busy[FA_PIPE_FP32] += pt->busy[FA_PIPE_TENSOR];
+        pt->busy[FA_PIPE_TENSOR] = 0;
+    }
     /* L2 -> SM: the two-level count; DRAM: re-reads captured by the L2 when their working set fits */
     uint64_t l2 = fa_counts_hbm_bytes(c);
     if (bwd && p->dq_reduce) { /* the reduction happens in the L2: the main loop's dQacc reads (all
@@ -976,7 +982,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         if ((p == FA_PASS_FWD && bwd) || (p == FA_PASS_BWD && !bwd)) continue;
         fa_pass kp = bwd ? FA_PASS_BWD : FA_PASS_FWD;
         fa_blocks bk;
-        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0};
+        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0};
         const fa_tile_row *row = &none;
         fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
         if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA || prof->mma == FA_MMA_TCGEN05) &&
@@ -1102,6 +1108,7 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->prepass_time_s = pr->prepass_s;
     for (int k = 0; k < 2; k++) {
         r->occupancy[k] = pr->occ[k].occupancy;
+        r->blocks_run[k] = pr->k[k].blocks_per_sm;
         r->regs_per_thread[k] = pr->occ[k].regs_per_thread;
         r->smem_per_block[k] = pr->occ[k].smem_bytes;
         r->warps[k] = pr->occ[k].warps;

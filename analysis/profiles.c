@@ -14,6 +14,12 @@
 #define BWD(a0, b0, a1, b1, a2, b2, a3, b3, a4, b4) {{a0, a1, a2, a3, a4}, {b0, b1, b2, b3, b4}}
 #define NT(t) .tiles = t, .ntiles = (int)(sizeof t / sizeof t[0])
 
+/* The tile rows below give fa_tile_row's first eight fields positionally and leave out the ninth,
+ * dv_max (0: d_v bounded by d_max), except the one row that needs it (FlashAttention-3 at
+ * d <= 192): -Wmissing-field-initializers would flag every other row, so it is off in this file
+ * (the profile table itself uses designated initializers, which it never flags). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 static const char REGS_FWD[] = "S_ij O_i m_i l_i";
 static const char REGS_BWD[] = "S_ij dP_ij dK_j dV_j dQ_i L_i D_i";
 /* FlashAttention-3's backward: dQ of a step goes through shared memory to a dQ-writer warp that
@@ -21,17 +27,25 @@ static const char REGS_BWD[] = "S_ij dP_ij dK_j dV_j dQ_i L_i D_i";
 static const char REGS_BWD_WS[] = "S_ij dP_ij dK_j dV_j L_i D_i";
 
 /* FlashAttention-2 (Dao-AILab/flash-attention at 0251105a, csrc/flash_attn/src/
- * flash_fwd_launch_template.h run_mha_fwd_hdim64/128: Flash_fwd_kernel_traits<64, 128, 128, 4>
- * and <128, 128, 64, 4>; A100 and H100/H200 take the same branch (is_sm8x is sm86/89 only);
- * flash_bwd_launch_template.h run_mha_bwd_hdim64/128 with >= 144 KB of shared memory per block:
- * Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4> and <128, 64, 128, 8, 2, 4, 2>).  PyTorch's
+ * flash_fwd_launch_template.h, the kernels without dropout; the head dim rounds up to 32, 64, 96,
+ * 128, 192, 256 (static_switch.h HEADDIM_SWITCH)): run_mha_fwd_hdim64/128:
+ * Flash_fwd_kernel_traits<64, 128, 128, 4> and <128, 128, 64, 4> (hdim32 and hdim96 take the same
+ * tiles); A100 and H100/H200 take the same branch (is_sm8x is sm86/89 only); hdim192: <192, 128,
+ * 64, 8> on every GPU; hdim256: <256, 128, 64, 8> when the GPU has at least 2 x 256 x (128 + 2 x 64)
+ * B = 128 KiB of shared memory per block and less than 4 x 256 x (64 + 2 x 64) B = 192 KiB per SM
+ * -- the A100's 164 KiB (the source's comment: "For A100, we want to run with 128 x 64") -- else
+ * <256, 64, 64, 4> (H100, H200, B200: 228 KiB, two blocks per SM); the arch-80 row stands for that
+ * shared-memory test.  flash_bwd_launch_template.h run_mha_bwd_hdim64/128 with >= 144 KB of shared
+ * memory per block: Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4> and <128, 64, 128, 8, 2, 4,
+ * 2>; hdim192 and hdim256: <192|256, 64, 64, 8, ...> (both shared-memory branches).  PyTorch's
  * SDPA flash backend runs these kernels (Nsight Compute on the H200: <128, 128, 64, 4> at d = 128,
  * <64, 128, 128, 4> at d = 64). */
 static const fa_tile_row fa2_tiles[] = {
     {FA_PASS_FWD, 0, 64, -1, 128, 128, 4, 255},  {FA_PASS_FWD, 0, 128, -1, 128, 64, 4, 255},
+    {FA_PASS_FWD, 0, 192, -1, 128, 64, 8, 0},    {FA_PASS_FWD, 80, 256, -1, 128, 64, 8, 0},
     {FA_PASS_FWD, 0, 256, -1, 64, 64, 4, 0},
     {FA_PASS_BWD, 0, 64, -1, 128, 128, 8, 0},  {FA_PASS_BWD, 0, 128, -1, 64, 128, 8, 0},
-    {FA_PASS_BWD, 0, 256, -1, 64, 64, 8, 0},
+    {FA_PASS_BWD, 0, 192, -1, 64, 64, 8, 0},   {FA_PASS_BWD, 0, 256, -1, 64, 64, 8, 0},
 };
 /* FlashAttention-1 (flash-attention v1.0.9, csrc/flash_attn/fmha_api.cpp: blocksize_c = 256 for
  * d <= 64, else 128, forward and backward; FMHA_kernel_traits<B_c, d, STEP = 16, 1, WARPS_N>:
@@ -40,15 +54,24 @@ static const fa_tile_row fa1_tiles[] = {
     {FA_PASS_FWD, 0, 64, -1, 16, 256, 4, 0}, {FA_PASS_FWD, 0, 128, -1, 16, 128, 4, 0},
     {FA_PASS_BWD, 0, 64, -1, 16, 256, 8, 0}, {FA_PASS_BWD, 0, 128, -1, 16, 128, 8, 0},
 };
-/* FlashAttention-3 as measured in its paper (the code at 7f67966c, hopper/: d = 64 192 x 128
- * with 3 consumer warpgroups + 1 producer = 16 warps; d = 128 128 x 176 without a causal mask,
- * 128 x 128 with one, 2 + 1 warpgroups; backward d = 64 128 x 128, d = 128 80 x 128 (64 x 128
- * causal), 2 + 1 warpgroups). */
+/* FlashAttention-3 as measured in its paper (the code at 7f67966c, hopper/
+ * flash_fwd_launch_template.h: d = 64 192 x 128 with 3 consumer warpgroups + 1 producer = 16 warps;
+ * d = 128 128 x 176 without a causal mask, 128 x 128 with one, 2 + 1 warpgroups; d = 256 128 x 80).
+ * That release takes d = 64, 128 and 256 only (flash_api.cpp), so d = 192 comes from the later
+ * code: hopper/tile_size.h (first at 7a802796; d_v apart from d since 2a204125, "support
+ * hdimQK=192, hdimV=128"; unchanged at 0251105a) tile_size_fwd_sm90 at d <= 192: 128 x 128 when
+ * d_v <= 128 (DeepSeek's MLA), else 128 x 112 (128 x 96 with a sliding window or paged KV, which
+ * these rows do not tell apart), 2 + 1 warpgroups.  Backward: d = 64 128 x 128, d = 128 80 x 128
+ * (64 x 128 causal), 2 + 1 warpgroups (hopper/flash_bwd_launch_template.h at 0251105a; 7f67966c
+ * ran 64 x 128 at d = 128); d = 192 64 x 96 with 3 MMA warpgroups + 1 producer = 16 warps; d = 256
+ * 64 x 64 (0251105a runs 64 x 80 there; 7f67966c had no d = 256 backward). */
 static const fa_tile_row fa3_tiles[] = {
     {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0}, {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
-    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
+    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0}, {FA_PASS_FWD, 90, 192, -1, 128, 128, 12, 0, .dv_max = 128},
+    {FA_PASS_FWD, 90, 192, -1, 128, 112, 12, 0}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
     {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
-    {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
+    {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 0},
+    {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
 };
 /* cuDNN's Hopper fused attention as Nsight Compute shows it (FACTS.md): a persistent grid of one
  * thread block per SM, 384 threads (3 warpgroups), up to 227 KB of shared memory; its tiles are
@@ -332,8 +355,9 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];
         const int causal = s->causal != FA_CAUSAL_NONE;
-        if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max || s->d_v > t->d_max ||
-            s->d < p->d_min || s->d_v < p->d_min || (t->causal >= 0 && t->causal != causal))
+        if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max ||
+            s->d_v > (t->dv_max ? t->dv_max : t->d_max) || s->d < p->d_min || s->d_v < p->d_min ||
+            (t->causal >= 0 && t->causal != causal))
             continue;
         int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
         bk->block_r = t->block_r < cq ? t->block_r : cq;

@@ -123,6 +123,14 @@ void fa_json_shape(json_t *j, const fa_shape *s, int64_t batch)
     json_object_set_new(j, "d_v", json_integer(s->d_v));
 }
 
+/* The score modifiers a run used: "scale", the softmax scale (--scale, a model config's, e.g.
+ * Gemma-2's 1/sqrt(query_pre_attn_scalar), else 1/sqrt(d)), and "softcap", C (null: none). */
+static void set_scores(json_t *j, const fa_shape *s)
+{
+    json_object_set_new(j, "scale", json_real(fa_shape_scale(s)));
+    json_object_set_new(j, "softcap", s->softcap > 0 ? json_real(s->softcap) : json_null());
+}
+
 /* byte counts can exceed 2^63: JSON integers in jansson are signed 64-bit */
 static void set_u64(json_t *j, const char *key, uint64_t v)
 {
@@ -191,7 +199,7 @@ static const char *const io_cols =
     "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes,hbm_saved_bytes,"
     "hbm_peak_bytes,mask,profile,model_time_s,model_bound,model_tflops,dram_est_bytes,block_r_bwd,block_c_bwd,"
     "blocks_per_sm,blocks_per_sm_bwd,regs_per_thread,smem_per_block,busy_tensor_s,busy_smem_s,busy_exp_s,"
-    "busy_fp32_s,busy_l2_s,busy_dram_s";
+    "busy_fp32_s,busy_l2_s,busy_dram_s,occupancy,occupancy_bwd";
 
 void fa_io_csv(FILE *f, const fa_shape *s, const char *hw_key, int breakdown, const fa_io_result *r, int n,
                const fa_col *extra, int n_extra, int header)
@@ -229,13 +237,14 @@ void fa_io_csv(FILE *f, const fa_shape *s, const char *hw_key, int breakdown, co
         fprintf(f, ",%s", mt);
         fprintf(f, ",%s", x->profile[0] ? x->profile : "paper");
         if (x->has_perf) {
-            fprintf(f, ",%.6e,%s,%.4g,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64, x->perf_time_s,
+            fprintf(f, ",%.6e,%s,%.4g,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%.0f,%.0f,%d,%" PRIu64, x->perf_time_s,
                     perf_bound(x), x->perf_tflops, x->dram_est_bytes, x->blocks_bwd.block_r, x->blocks_bwd.block_c,
-                    x->occupancy[0], x->occupancy[1], x->regs_per_thread[x->pass == FA_PASS_BWD],
+                    x->blocks_run[0], x->blocks_run[1], x->regs_per_thread[x->pass == FA_PASS_BWD],
                     x->smem_per_block[x->pass == FA_PASS_BWD]);
             for (int q = 0; q < 6; q++) fprintf(f, ",%.6e", x->perf_busy[q]);
+            fprintf(f, ",%d,%d", x->occupancy[0], x->occupancy[1]);
         } else {
-            fprintf(f, ",,,,,,,,,,,,,,,,");
+            fprintf(f, ",,,,,,,,,,,,,,,,,,");
         }
         if (breakdown)
             for (int t = 0; t < FA_PASS_TENSORS; t++) {
@@ -268,7 +277,8 @@ static json_t *time_model_json(json_t *j, const fa_io_result *x)
         json_object_set_new(kj, "block_r", json_integer(bk.block_r));
         json_object_set_new(kj, "block_c", json_integer(bk.block_c));
         json_object_set_new(kj, "warps", json_integer(x->warps[k]));
-        json_object_set_new(kj, "blocks_per_sm", json_integer(x->occupancy[k]));
+        json_object_set_new(kj, "blocks_per_sm", json_integer((json_int_t)x->blocks_run[k])); /* what runs */
+        json_object_set_new(kj, "occupancy", json_integer(x->occupancy[k]));                /* the limit */
         json_object_set_new(kj, "occupancy_limit", json_string(x->occ_limit[k] ? x->occ_limit[k] : ""));
         json_object_set_new(kj, "regs_per_thread", json_integer(x->regs_per_thread[k]));
         json_object_set_new(kj, "smem_per_block", json_integer((json_int_t)x->smem_per_block[k]));
@@ -292,6 +302,7 @@ void fa_io_json(json_t *arr, const fa_shape *s, const char *hw_key, const fa_io_
         json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
         json_object_set_new(j, "causal", json_string(causal_name(s->causal)));
         json_object_set_new(j, "mask", json_string(fa_mask_text(s, 0, mt, sizeof mt)));
+        set_scores(j, s);
         json_object_set_new(j, "hw", json_string(hw_key));
         json_object_set_new(j, "sram_bytes", json_integer((json_int_t)x->sram_bytes));
         json_object_set_new(j, "block_r", json_integer(x->blocks.block_r));
@@ -385,6 +396,7 @@ json_t *fa_infer_json(const fa_shape *s, const fa_varlen *vl, const char *hw_key
     json_object_set_new(j, "nseq", json_integer(vl ? vl->nseq : s->batch));
     fa_json_shape(j, s, vl ? 1 : s->batch);
     json_object_set_new(j, "dtype", json_string(fa_dtype_name(s->dtype)));
+    set_scores(j, s);
     json_object_set_new(j, "hw", json_string(hw_key));
     json_object_set_new(j, "splits", json_integer(r->opt.splits));
     json_object_set_new(j, "splits_auto", json_boolean(x->auto_split));
@@ -675,12 +687,14 @@ void fa_report_block_csv(FILE *f, const fa_report_block_row *rows, int n)
 void fa_report_mem_csv(FILE *f, const fa_report_mem_row *rows, int n, const fa_hw *hw, int nh)
 {
     fprintf(f, "N,standard,flash1,flash2");
-    for (int h = 0; h < nh; h++) fprintf(f, ",capacity_%s", hw[h].key);
+    for (int h = 0; h < nh; h++) /* a GPU whose memory is unknown (no hbm_capacity_bytes) has no column */
+        if (hw[h].hbm_capacity) fprintf(f, ",capacity_%s", hw[h].key);
     fprintf(f, "\n");
     for (int i = 0; i < n; i++) {
         fprintf(f, "%" PRId64, rows[i].N);
         for (int a = 0; a < FA_NALGO; a++) fprintf(f, ",%" PRIu64, rows[i].peak[a]);
-        for (int h = 0; h < nh; h++) fprintf(f, ",%" PRIu64, hw[h].hbm_capacity);
+        for (int h = 0; h < nh; h++)
+            if (hw[h].hbm_capacity) fprintf(f, ",%" PRIu64, hw[h].hbm_capacity);
         fprintf(f, "\n");
     }
 }
@@ -697,16 +711,22 @@ void fa_report_long_csv(FILE *f, const fa_report_long_row *rows, int n, int64_t 
 
 const char fa_report_kernels_csv_header[] =
     "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
-    "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes\n";
+    "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes,occupancy,layer_type,mask\n";
 
-void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pass p, const fa_report_kernel *x)
+void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pass p, const fa_shape *s,
+                              const fa_report_kernel *x)
 {
     const fa_occupancy *oc = &x->occ;
-    fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%d,%d,%" PRIu64 ",%.6e,%.4g,%s", stem, hw->key, x->profile->key,
-            fa_pass_name(p), oc->blocks.block_r, oc->blocks.block_c, oc->occupancy ? oc->warps : 0, oc->occupancy, oc->regs_per_thread,
-            oc->smem_bytes, x->time_s, x->tflops, fa_bound_name(x->bound, x->latency));
+    fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%.0f,%d,%" PRIu64 ",%.6e,%.4g,%s", stem, hw->key, x->profile->key,
+            fa_pass_name(p), oc->blocks.block_r, oc->blocks.block_c, oc->occupancy ? oc->warps : 0,
+            oc->occupancy ? x->blocks_run : 0.0, oc->regs_per_thread, oc->smem_bytes, x->time_s, x->tflops,
+            fa_bound_name(x->bound, x->latency));
     for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", x->busy[q]);
-    fprintf(f, ",%" PRIu64 "\n", x->dram_bytes);
+    char mt[256]; /* commas become semicolons, as in report.csv's mask */
+    fa_mask_text(s, 0, mt, sizeof mt);
+    for (char *c = mt; *c; c++)
+        if (*c == ',') *c = ';';
+    fprintf(f, ",%" PRIu64 ",%d,%s,%s\n", x->dram_bytes, oc->occupancy, s->window ? "sliding" : "full", mt);
 }
 
 void fa_report_papers_csv(FILE *f, const fa_paper_row *rows, int n)

@@ -117,6 +117,19 @@ int fa_report_window_model(const fa_report_model *ms, int n)
     return -1;
 }
 
+int fa_report_owns_file(const char *name)
+{
+    static const char *const fixed[] = {"report.csv", "kernels.csv", "papers.csv", "decode.csv", "long_context.csv",
+                                        "cp.csv", "cp_time_vs_p.png", "memory_vs_n.csv", "memory_vs_n.png",
+                                        "hbm_vs_sram.csv", "hbm_vs_sram.png", "hbm_vs_block.csv", "hbm_vs_block.png"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(name, fixed[i])) return 1;
+    const char *pre = "hbm_vs_n_";
+    const size_t np = strlen(pre), n = strlen(name);
+    if (n <= np + 4 || strncmp(name, pre, np) != 0 || strchr(name, '/')) return 0;
+    return !strcmp(name + n - 4, ".csv") || !strcmp(name + n - 4, ".png");
+}
+
 /* ---- the hardware ---- */
 
 const char *const fa_report_default_hw[FA_REPORT_MAX_HW] = {"a100", "h100", "h200"};
@@ -302,6 +315,7 @@ fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_l
         row->window_flops = rw.counts.flops_matmul;
         row->full_time_s = fa_report_time(&rf);
         row->window_time_s = fa_report_time(&rw);
+        row->timed = rf.has_perf && rw.has_perf;
         (*n)++;
     }
     return FA_OK;
@@ -309,7 +323,7 @@ fa_status fa_report_long_context(const fa_model *m, const fa_hw *hw, fa_report_l
 
 /* ---- the kernels table ---- */
 
-const char *const fa_report_kernel_keys[FA_REPORT_NKERNELS] = {"eager", "math", "fa1", "fa2", "fa3", "cudnn"};
+const char *const fa_report_kernel_keys[FA_REPORT_NKERNELS] = {"eager", "math", "fa1", "fa2", "fa3", "cudnn", "fa4"};
 
 fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass p,
                             fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS], int *n)
@@ -340,6 +354,7 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
             row->hw = h;
             row->profile = prof;
             row->occ = pr.occ[kp == FA_PASS_BWD];
+            row->blocks_run = pr.k[kp == FA_PASS_BWD].blocks_per_sm;
             row->time_s = pr.time_s;
             row->tflops = pr.tflops;
             row->bound = pr.bound;

@@ -29,7 +29,7 @@ set ylabel "HBM bytes (peak of fwd + bwd)"
 if (!exists("ttl3")) ttl3 = ''
 set title ttl.(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced
 set grid
-array cap[ncap]
+array cap[ncap > 0 ? ncap : 1]   # ncap 0: no GPU's memory is known (no line)
 do for [i=1:ncap] { stats infile using (column(4 + i)) skip 1 nooutput; cap[i] = STATS_max }
 # the key of capacity i: its size, and the earlier line within 2 % it lies on
 near(i, j) = j >= i ? "" : (abs(cap[i] / cap[j] - 1) < 0.02 ? sprintf(", on top of %s's line", word(capnames, j)) : near(i, j + 1))

@@ -9,12 +9,16 @@ r3_clk=$(grep -c "1830 MHz" "$T/r3_out")
 [ "$r3_clk" -ge 2 ] && grep -q "1620 MHz under wgmma" "$T/r3_out" \
     && pass "reader3: the per-model and kernels notes explain H100 vs H200 (clocks)" \
     || fail "reader3: no H100 vs H200 clock note under the tables ($r3_clk)"
-# fa2's tiles: d = 192 runs 64 x 64 as d = 256 does (the note names both)
-grep -q "64 at d > 128: DeepSeek's d = 192" "$T/r3_out" && ! grep -q "64 at d = 256;" "$T/r3_out" \
-    && pass "reader3: the fa2 tiles note covers d = 192" || fail "reader3: the fa2 tiles note omits d = 192"
+# fa2's tiles past d = 128, as FlashAttention-2's launch templates pick them (the note names both;
+# issue 18's fourth reader: d = 192 runs 128 x 64 with 8 warps, and so does d = 256 on the A100)
+grep -q "128 x 64 with 8 warps at DeepSeek's d = 192 on every GPU and at d = 256 on the A100" "$T/r3_out" \
+    && ! grep -q "DeepSeek's d = 192 runs 64 x 64" "$T/r3_out" \
+    && pass "reader3: the fa2 tiles note covers d = 192 and d = 256" || fail "reader3: the fa2 tiles note on d = 192 / 256"
 r3_d192=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa2" && $c["d"] == 192 { print $c["block_r"] "x" $c["block_c"] }' "$T/r3_rep/report.csv" | sort -u)
-[ "$r3_d192" = "64x64" ] && pass "reader3: fa2 at d = 192 runs 64x64 in report.csv, as the note says" \
-    || fail "reader3: fa2 at d = 192 runs $r3_d192"
+r3_d256=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa2" && $c["d"] == 256 { print $c["hw"] ":" $c["block_r"] "x" $c["block_c"] }' "$T/r3_rep/report.csv" | sort -u | tr '\n' ' ')
+[ "$r3_d192" = "128x64" ] && [ "$r3_d256" = "a100:128x64 h100:64x64 h200:64x64 " ] \
+    && pass "reader3: fa2 at d = 192 runs 128x64, at d = 256 128x64 on the A100 and 64x64 on Hopper, in report.csv" \
+    || fail "reader3: fa2 at d = 192 runs $r3_d192, at d = 256 $r3_d256"
 # the kernels table's regs has its unit
 grep -q "regs: registers a thread" "$T/r3_out" && pass "reader3: the kernels note gives regs its unit" \
     || fail "reader3: regs has no unit in the kernels note"

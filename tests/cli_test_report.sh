@@ -29,7 +29,7 @@ if "$FASIM" report --no-plots --out-dir "$T/o_rnotes" > "$T/rn_out" 2>"$T/err"; 
         && pass "report: the standard row's masks said to skip no tile" || fail "report: no note on standard's masks"
     grep -qF "flash2 accumulates dQ in fp32 in HBM" "$T/rn_out" && grep -qF "(128 x 128, T_c = 8)" "$T/rn_out" \
         && pass "report: the training table says why flash1 moves fewer bytes than flash2" || fail "report: no note on flash1 < flash2 bytes"
-    grep -qF "The split gains rest on the wave model's assumption that a thread block gets 1/132 of the bandwidth" "$T/rn_out" \
+    grep -qF "The split gains rest on the wave model's assumption that a thread block gets 1/132 of the DRAM rate (the" "$T/rn_out" \
         && pass "report: the decode table names the wave model's assumption" || fail "report: no wave-model note"
     grep -qF "c: causal" "$T/rn_out" && pass "report: the papers table's c column explained" || fail "report: c column unexplained"
 else

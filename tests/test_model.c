@@ -523,6 +523,21 @@ static void test_shape_fill(void **state)
     s = unset, s.d = 96; /* --headdim alone moves d_v with it */
     fa_shape_fill(&s, &gqa);
     assert_int_equal(s.d_v, 96);
+    /* an MLA model (DeepSeek-V2's config: qk_nope 128 + qk_rope 64 = 192, v_head_dim 128): d_v is
+     * the model's, not d (issue 18, the fourth reader: io --model gave d_v = 192) */
+    fa_model mla = {.heads = 128, .kv_heads = 128, .head_dim = 192, .head_dim_v = 128, .max_positions = 163840,
+                    .dtype = FA_DTYPE_BF16, .mla = 1};
+    s = unset;
+    fa_shape_fill(&s, &mla);
+    assert_int_equal(s.d, 192);
+    assert_int_equal(s.d_v, 128);
+    s = unset, s.d = 160; /* --headdim on it: d_v moves with it, as for every model */
+    fa_shape_fill(&s, &mla);
+    assert_int_equal(s.d_v, 160);
+    s = unset, s.d_v = 96; /* --headdim-v alone: d stays the model's */
+    fa_shape_fill(&s, &mla);
+    assert_int_equal(s.d, 192);
+    assert_int_equal(s.d_v, 96);
     s = unset, s.kv_heads = 2, s.seqlen_q = 77; /* no model: H follows H_kv, N_k follows N_q */
     fa_shape_fill(&s, NULL);
     assert_int_equal(s.heads, 2);

@@ -150,7 +150,7 @@ static void test_io_records(void **state)
     char *csv = captured(write_io, &c);
     assert_true(!strncmp(csv, "seqlen,algo,pass,batch,", strlen("seqlen,algo,pass,batch,")));
     assert_int_equal(fields(csv), fields(strchr(csv, '\n') + 1));
-    assert_int_equal(fields(csv), 1 + 53 + 2 * FA_PASS_TENSORS); /* seqlen, the record, --breakdown's pairs */
+    assert_int_equal(fields(csv), 1 + 55 + 2 * FA_PASS_TENSORS); /* seqlen, the record, --breakdown's pairs */
     const char *row = "256,flash2,fwd,1,1,1,256,256,64,64,fp16,none,h200,";
     assert_true(!strncmp(strchr(csv, '\n') + 1, row, strlen(row)));
     assert_true(csv_value(csv, "hbm_bytes") == 328704);

@@ -459,6 +459,14 @@ static void test_kernels(void **state)
                 assert_int_equal(rows[i].bound, pr.bound);
                 assert_int_equal(rows[i].dram_bytes, pr.dram_bytes);
                 for (int q = 0; q < FA_NPIPE; q++) assert_true(rows[i].busy[q] == pr.busy[q]);
+                /* blocks/SM: what runs, min(occupancy, ceil(grid / SMs)) (time-model.md section 3); fa1's
+                 * forward grid is B x H = 32 blocks, under one an SM on 108 or 132 SMs */
+                assert_true(rows[i].blocks_run == pr.k[kp == FA_PASS_BWD].blocks_per_sm);
+                assert_true(rows[i].blocks_run <= rows[i].occ.occupancy);
+                if (k == 2 && kp == FA_PASS_FWD) {
+                    assert_true(rows[i].blocks_run == 1);
+                    assert_true(rows[i].occ.occupancy > 1);
+                }
                 if (k == 4) fa3 += h == 1; /* FlashAttention-3 is Hopper's */
                 i++;
             }
@@ -469,6 +477,45 @@ static void test_kernels(void **state)
     fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS];
     int n;
     assert_int_equal(fa_report_kernels(&s, hw, 0, FA_PASS_FWD, rows, &n), FA_EINVAL);
+}
+
+/* The B200's kernels table: fa4 (Blackwell's, FlashAttention-4) has its row; fa1 and fa2, which the
+ * B200 profile cannot time (no mma.sync rate), have none; fa3, cudnn (Hopper's) none. */
+static void test_kernels_b200(void **state)
+{
+    (void)state;
+    fa_hw hw[1] = {load_hw("b200")};
+    fa_shape s = fa_shape_default(8192, 128);
+    s.heads = 32, s.kv_heads = 8, s.causal = FA_CAUSAL_BOTTOM_RIGHT, s.dtype = FA_DTYPE_BF16;
+    fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS];
+    int n = -1, fa4 = 0;
+    assert_int_equal(fa_report_kernels(&s, hw, 1, FA_PASS_FWD, rows, &n), FA_OK);
+    for (int j = 0; j < n; j++) {
+        const char *key = fa_report_kernel_keys[rows[j].key];
+        assert_true(!strcmp(key, "eager") || !strcmp(key, "math") || !strcmp(key, "fa4"));
+        if (!strcmp(key, "fa4")) {
+            fa4++;
+            assert_int_equal(rows[j].occ.blocks.block_r, 256); /* two Q tiles of 128 a CTA */
+            assert_int_equal(rows[j].occ.blocks.block_c, 128);
+            assert_true(rows[j].time_s > 0);
+        }
+    }
+    assert_int_equal(fa4, 1);
+    assert_int_equal(hw[0].hbm_capacity, 180000000000ull); /* DGX B200 User Guide: 1,440 GB over 8 GPUs */
+}
+
+/* The files the report owns in its --out-dir, and only those (an earlier run's are removed). */
+static void test_owns_file(void **state)
+{
+    (void)state;
+    static const char *const mine[] = {"report.csv", "kernels.csv", "papers.csv", "decode.csv", "long_context.csv",
+                                       "cp.csv", "cp_time_vs_p.png", "memory_vs_n.png", "hbm_vs_sram.csv",
+                                       "hbm_vs_block.png", "hbm_vs_n_llama-3-8b.csv", "hbm_vs_n_x.png"};
+    static const char *const not_mine[] = {"notes.txt", "report.csv.tmp.123", "hbm_vs_n_.csv", "hbm_vs_n_x.txt",
+                                           "hbm_vs_n_a.csvx", "Report.csv", "hbm_vs_nx.csv", "x/report.csv", ""};
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) assert_int_equal(fa_report_owns_file(mine[i]), 1);
+    for (size_t i = 0; i < sizeof not_mine / sizeof not_mine[0]; i++)
+        assert_int_equal(fa_report_owns_file(not_mine[i]), 0);
 }
 
 /* ---- the papers ---- */
@@ -644,6 +691,8 @@ int main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_long_context),
         cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_kernels_b200),
+        cmocka_unit_test(test_owns_file),
         cmocka_unit_test(test_papers),
         cmocka_unit_test(test_hbm_vs_n), cmocka_unit_test(test_hbm_vs_n_window),
         cmocka_unit_test(test_hbm_vs_sram),

@@ -84,10 +84,14 @@ void cli_abort(cli_file *cf) { fa_outfile_abort(cf); }
 
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {
-    char mb[32], mt[256];
+    char mb[32], mt[256], sc[48] = "";
     const char *mask = fa_mask_text(s, 0, mt, sizeof mt);
+    /* a scale other than the default 1/sqrt(d) (--scale, or the model's: Gemma's
+     * query_pre_attn_scalar, DeepSeek's mscale); it changes no count */
+    if (s->scale > 0 && fabs(s->scale * sqrt((double)s->d) - 1) > 1e-12)
+        snprintf(sc, sizeof sc, ", scale %.6g (not 1/sqrt(d))", s->scale);
     fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64
-               " d=%" PRId64 " d_v=%" PRId64 " %s, %s | %s, M = %" PRIu64 " B (%s)\n",
+               " d=%" PRId64 " d_v=%" PRId64 " %s, %s%s | %s, M = %" PRIu64 " B (%s)\n",
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v,
-            fa_dtype_name(s->dtype), mask, o->hw.name, o->sram, fa_fmt_bytes((double)o->sram, mb, sizeof mb));
+            fa_dtype_name(s->dtype), mask, sc, o->hw.name, o->sram, fa_fmt_bytes((double)o->sram, mb, sizeof mb));
 }

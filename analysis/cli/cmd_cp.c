@@ -81,18 +81,30 @@ int cp_io(const cli_opts *o)
         return cli_usage("--cp takes no --trace, --l2 or --breakdown (they describe one GPU's kernel)");
     fa_cp_config c = {.shape = o->shape, .hw = o->hw, .profile = o->profile, .P = o->cp, .count = 1};
     fa_cp_result r[FA_CP_NSCHEME], one;
-    int n = 0;
+    int n = 0, nna = 0;
+    /* every scheme unless --cp-scheme names one: a scheme this shape does not admit (ulysses with H
+     * or H_kv not a multiple of P, zigzag with N not a multiple of 2P) is reported as not
+     * applicable and the others run; a scheme named by --cp-scheme that cannot run is exit 2, and
+     * so is a shape no scheme admits (the first scheme's reason) */
+    char na[FA_CP_NSCHEME][400];
     for (int k = 0; k < FA_CP_NSCHEME; k++) {
         if (o->cp_scheme >= 0 && k != o->cp_scheme) continue;
         c.scheme = (fa_cp_scheme)k;
         fa_status st = fa_cp_predict(&c, &r[n]);
-        if (st) return cli_fail(st);
+        if (st && (o->cp_scheme >= 0 || st != FA_EINVAL)) return cli_fail(st);
+        if (st) {
+            snprintf(na[nna++], sizeof na[0], "%s", fa_last_error());
+            fa_clear_error();
+            continue;
+        }
         n++;
     }
+    if (n == 0) return cli_usage("%s", na[0]); /* no scheme runs: the first one's reason */
     c.P = 1, c.scheme = FA_CP_RING;
     fa_status st = fa_cp_predict(&c, &one);
     if (st) return cli_fail(st);
-    if (o->format == FMT_CSV) {
+    if (o->format == FMT_CSV) { /* the rows that ran; a scheme not applicable is named on stderr */
+        for (int k = 0; k < nna; k++) fprintf(stderr, "fasim: note: not applicable, no row: %s\n", na[k]);
         fputs(CP_CSV_HEAD, stdout);
         for (int k = 0; k < n; k++) csv_row(stdout, &r[k], one.time_s, &o->hw, &o->shape, NULL);
         return 0;
@@ -102,7 +114,7 @@ int cp_io(const cli_opts *o)
         for (int k = 0; k < n; k++) {
             const fa_cp_result *x = &r[k];
             json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, "
-                                                 "s:f, s:f, s:f, s:f, s:s, s:s, s:s}",
+                                                 "s:f, s:f, s:f, s:f, s:s, s:s, s:s, s:b}",
                 "scheme", fa_cp_scheme_name(x->scheme), "P", (json_int_t)x->P, "gpu", (json_int_t)x->gpu,
                 "calls", (json_int_t)x->calls, "merges", (json_int_t)x->merges, "hbm_bytes", (json_int_t)x->hbm_bytes,
                 "attn_bytes", (json_int_t)x->attn_bytes, "merge_bytes", (json_int_t)x->merge_bytes,
@@ -110,7 +122,13 @@ int cp_io(const cli_opts *o)
                 "merge_flops", (json_int_t)x->merge_flops, "sent_bytes", (json_int_t)x->sent_bytes,
                 "recv_bytes", (json_int_t)x->recv_bytes, "memory_bytes", (json_int_t)x->memory_bytes,
                 "compute_s", x->compute_s, "comm_s", x->comm_s, "time_s", x->time_s, "speedup", one.time_s / x->time_s,
-                "bound", bound_text(x), "profile", x->profile, "hw", o->hw.key));
+                "bound", bound_text(x), "profile", x->profile, "hw", o->hw.key, "applicable", 1));
+        }
+        for (int k = 0; k < nna; k++) { /* "ulysses: H = 1 query heads is not a multiple of P = 2 (...)" */
+            char sch[16] = "";
+            sscanf(na[k], "%15[a-z]", sch);
+            json_array_append_new(arr, json_pack("{s:s, s:I, s:b, s:s}", "scheme", sch, "P", (json_int_t)o->cp,
+                                                 "applicable", 0, "reason", na[k]));
         }
         cli_dump_json(arr, stdout);
         json_decref(arr);
@@ -123,10 +141,25 @@ int cp_io(const cli_opts *o)
            link_text(&o->hw, lk, sizeof lk), one.profile);
     table_head(stdout);
     for (int k = 0; k < n; k++) table_row(stdout, &r[k], one.time_s);
+    for (int k = 0; k < nna; k++) { /* the scheme's name leads its reason */
+        char sch[16] = "";
+        sscanf(na[k], "%15[a-z]", sch);
+        printf("%-10s %4" PRId64 "  not applicable: %s\n", sch, o->cp, na[k] + strlen(sch) + (na[k][strlen(sch)] == ':' ? 2 : 0));
+    }
     printf("one GPU (P = 1): HBM %s, memory %s, time %s%s\n", fa_fmt_bytes((double)one.hbm_bytes, lk, sizeof lk),
            fa_fmt_bytes((double)one.memory_bytes, (char[32]){0}, 32), fa_fmt_time(one.time_s, (char[32]){0}, 32),
            one.has_time ? "" : " (roofline: the profile has no pipe rates)");
     fputs(CP_NOTE, stdout);
+    for (int k = 0; k < n; k++) /* the ring's buffers can outweigh the split: say why (once) */
+        if ((r[k].scheme == FA_CP_RING || r[k].scheme == FA_CP_ZIGZAG) && r[k].P > 1 && r[k].memory_bytes >= one.memory_bytes) {
+            printf("(memory: %s and zigzag keep, for their N/P tokens, Q, two K/V buffers (the one computed on and the one\n"
+                   " arriving), O, an fp32 accumulator O_acc and two LSE -- q + 2 kv + o + 4 H d_v + 2 lse bytes a token\n"
+                   " against one GPU's q + kv + o + lse for all N (docs/context-parallel.md, \"Memory per GPU\"); the second\n"
+                   " K/V buffer and O_acc make up for the split, so here P = %" PRId64 " needs no less memory than one GPU;\n"
+                   " at fp16/bf16 with d = d_v (4 H d_v = q + o) P = 2 needs exactly one GPU's, and P = 4 half of it.)\n",
+                   fa_cp_scheme_name(r[k].scheme), r[k].P);
+            break;
+        }
     return 0;
 }
 
@@ -140,7 +173,9 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
     s.heads = 64, s.kv_heads = 8, s.dtype = FA_DTYPE_BF16, s.causal = FA_CAUSAL_BOTTOM_RIGHT;
     static const int64_t NS[] = {131072, 262144, 524288, 1048576}, PS[] = {1, 2, 4, 8};
     fprintf(csv, "%.*s%s", (int)strlen(CP_CSV_HEAD) - 1, CP_CSV_HEAD, CP_REPORT_CSV_EXTRA);
-    int oom_rows = 0;
+    int oom_rows = 0, same_mem = 0; /* same_mem: ring at P = 2 holds as much as one GPU */
+    int one_timed = 1;              /* every P = 1 call had the time model (else: rooflines) */
+    char prof_key[16] = "";
     char cap[32];
     fa_fmt_bytes((double)hw->hbm_capacity, cap, sizeof cap);
     if (!quiet) {
@@ -148,8 +183,6 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
         printf("== context parallelism: Llama-3-70B's attention (H = 64, H_kv = 8, d = 128, bf16, causal, B = 1), one\n"
                "   layer's forward (x 80 per model pass) over P GPUs of %s, NVLink %s; predicted, not measured\n",
                hw->name, link_text(hw, lk, sizeof lk));
-        printf("%8s %-10s %4s %11s %10s %10s %12s %10s %10s %8s %8s\n", "N", "scheme", "P", "HBM/GPU", "sent/GPU",
-               "memory/GPU", "K,V x 80/GPU", "time", "vs P=1", "bound", "");
     }
     for (size_t i = 0; i < sizeof NS / sizeof NS[0]; i++) {
         s.seqlen_q = s.seqlen_k = NS[i];
@@ -157,6 +190,11 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
         fa_cp_result one;
         fa_status st = fa_cp_predict(&c, &one);
         if (st) return cli_fail(st);
+        one_timed &= one.has_time;
+        snprintf(prof_key, sizeof prof_key, "%s", one.profile);
+        if (i == 0 && !quiet) /* a profile without the time model here: the column says roofline */
+            printf("%8s %-10s %4s %11s %10s %10s %12s %10s %10s %8s %8s\n", "N", "scheme", "P", "HBM/GPU", "sent/GPU",
+                   "memory/GPU", "K,V x 80/GPU", one.has_time ? "time" : "roofline", "vs P=1", "bound", "");
         for (int k = 0; k < FA_CP_NSCHEME; k++)
             for (size_t j = 0; j < sizeof PS / sizeof PS[0]; j++) {
                 c.scheme = (fa_cp_scheme)k, c.P = PS[j];
@@ -171,6 +209,7 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
                 else
                     snprintf(extra, sizeof extra, ",%" PRIu64 ",", kv80);
                 csv_row(csv, &r, one.time_s, hw, &s, extra);
+                if (k == FA_CP_RING && r.P == 2 && r.memory_bytes == one.memory_bytes) same_mem = 1;
                 if (quiet) continue;
                 oom_rows += !fits;
                 char b[5][32];
@@ -181,12 +220,28 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
                        bound_text(&r), fits ? "" : "  out of memory");
             }
     }
-    if (!quiet)
+    if (!quiet) {
         printf("(per GPU; one layer except 'K,V x 80/GPU', the K and V of all 80 layers a GPU holds for its N/P tokens\n"
                " (allgather gathers one layer's at a time).  time: the layer's forward, the slowest GPU; the columns of\n"
-               " fasim io --cp and the derivations: docs/context-parallel.md.  No multi-GPU machine has measured these.\n"
-               " \"out of memory\" (cp.csv: fits = 0, %d rows here): the 80 layers' K,V of a GPU's share alone exceed its\n"
-               " %s, the model's weights and activations not counted; the row is what the layer would cost.)\n\n",
-               oom_rows, cap);
+               " fasim io --cp and the derivations: docs/context-parallel.md.  No multi-GPU machine has measured these.\n");
+        if (hw->hbm_capacity)
+            printf(" \"out of memory\" (cp.csv: fits = 0, %d rows here): the 80 layers' K,V of a GPU's share alone exceed its\n"
+                   " %s, the model's weights and activations not counted; the row is what the layer would cost.\n",
+                   oom_rows, cap);
+        else
+            printf(" No row is judged \"out of memory\": %s's memory is unknown (no hbm_capacity_bytes in its profile;\n"
+                   " cp.csv leaves fits empty).\n", hw->name);
+        if (!one_timed)
+            printf(" time: the roofline, max(FLOPs / peak, bytes / bandwidth), of each local call -- not the time model:\n"
+                   " the %s kernel profile has no pipe rates on %s (no mma.sync rate: docs/conventions.md,\n"
+                   " \"Hardware profiles\"), and 'vs P=1' compares rooflines with rooflines.\n", prof_key, hw->name);
+        if (same_mem)
+            printf(" memory/GPU: ring and zigzag keep, for their N/P tokens, Q, two K/V buffers (the one computed on and\n"
+                   " the one arriving), O, an fp32 accumulator O_acc and two LSE -- q + 2 kv + o + 4 H d_v + 2 lse bytes a\n"
+                   " token against one GPU's q + kv + o + lse for all N; at bf16 with d = d_v, 4 H d_v = q + o, so the\n"
+                   " second buffer and O_acc make up for the split: P = 2 needs exactly P = 1's memory, P = 4 half of it\n"
+                   " (docs/context-parallel.md, \"Memory per GPU\").\n");
+        printf(")\n\n");
+    }
     return 0;
 }

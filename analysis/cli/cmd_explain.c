@@ -79,14 +79,16 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                 fa_fmt_bytes((double)oc->smem_bytes, b[0], 32), oc->regs_per_thread, oc->occupancy,
                 oc->occupancy == 1 ? "" : "s", oc->limit ? oc->limit : "-", d->blocks_per_sm,
                 d->blocks_per_sm == 1 ? "s" : "", !k && r.splits > 1 ? " (split-KV)" : "");
-        fprintf(f, "     a tile: tensor %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
+        /* an fp32 SIMT kernel's GEMMs run on the FMA units: its "tensor" term is the fp32 pipe's */
+        const int simt = p->mma == FA_MMA_SIMT;
+        fprintf(f, "     a tile: %s %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
                    " (the non-tensor pipes at %.3f x their clock)\n",
-                fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
+                simt ? "GEMMs on the FMA units (fp32 pipe; busy under fp32)" : "tensor", fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
                 fa_fmt_si(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
                 fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale);
-        fprintf(f, "     GEMM phase G = max + min / %.3g of (tensor, smem) = %s; softmax S = exp + fp32 = %s; "
+        fprintf(f, "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
-                d->w_gemm, fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
+                d->w_gemm, simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
         if (d->S > d->G && d->w_phase > 1) /* the bound column names the busiest pipe; the tile's longer phase may differ */
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",

@@ -146,9 +146,11 @@ int infer_io(const cli_opts *o)
         fa_infer_result pr;
         if (fa_varlen_padded(&o->shape, &o->vl, v[0].r.blocks, o->sram, &o->hw, &p, &pr) == FA_OK) {
             char t1[32];
-            printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the packed batch)\n",
+            /* "packed" is GQA packing here (the varlen-packed row); the sequences end to end are "concatenated" */
+            printf("padded to %" PRId64 " x (N_q = %" PRId64 ", N_k = %" PRId64 "), FlashAttention-2 would move %s (%.2fx the "
+                   "unpadded, concatenated batch: the %s row)\n",
                    o->vl.nseq, p.seqlen_q, p.seqlen_k, fa_fmt_bytes((double)fa_counts_hbm_bytes(&pr.counts), t1, 32),
-                   (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts));
+                   (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts), v[0].name);
         }
     }
     int any_auto = 0;
@@ -284,10 +286,11 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
            " so split HBM = packed HBM + partial_bytes + (S - 1) x Q.\n"
            " split gain: packed no split / packed best split; packed gain: per head / packed, both without split.\n"
            " Per head, each of the 4 query heads of a group reads the group's K/V: 4x the bytes, 1/4 the intensity.\n"
-           " The split gains rest on the wave model's assumption that a thread block gets 1/%d of the bandwidth:\n"
+           " The split gains rest on the wave model's assumption that a thread block gets 1/%d of the DRAM rate (the\n"
+           " sustained %.3g TB/s the time model charges everywhere, dram_bytes_per_s, not the datasheet's %.3g):\n"
            " batch 1's 8 blocks then use 8 of %d SMs' share and S-way splitting multiplies it by S.  A real SM can\n"
            " pull more than that share, and launch latency (a few us a kernel) is left out, so measured gains are\n"
            " smaller; at batch 1 per head and packed take the same time in this model (docs/inference.md).)\n\n",
-           ph->sms, ph->sms);
+           ph->sms, (ph->dram_bandwidth > 0 ? ph->dram_bandwidth : ph->hbm_bandwidth) / 1e12, ph->hbm_bandwidth / 1e12, ph->sms);
     return 0;
 }

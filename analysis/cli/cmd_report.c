@@ -3,10 +3,13 @@
  * build/report/ (or --out-dir).  Every file is opened before any is written and renamed into
  * place only at the end (cli_outset.h): a failed report leaves no file behind.  The numbers
  * are computed in analysis/report.c (fa_report.h); this file parses, calls, prints and writes. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_outset.h"
@@ -21,18 +24,22 @@ static const char *const report_head =
     "  profiles eager, fa1, fa2: their tile tables and placement), and prints HBM bytes, the\n"
     "  estimated DRAM bytes, the time model's time, TFLOP/s and bound side by side\n"
     "  (docs/time-model.md).  Then the kernels table: every profile that runs on each GPU\n"
-    "  (eager, math, fa1, fa2, fa3, cudnn) with tiles, placement, occupancy, time and bound\n"
+    "  (eager, math, fa1, fa2, fa3, cudnn, fa4) with tiles, placement, occupancy, time and bound\n"
     "  (kernels.csv), and the FlashAttention papers' figures beside the time model (FlashAttention\n"
     "  Figure 2, FlashAttention-2 Figure 4, FlashAttention-3 Figures 5-6: papers.csv).\n"
-    "  Writes under DIR (default build/report): report.csv, kernels.csv, papers.csv, and for the plots\n"
+    "  Writes under DIR (default build/report) -- and removes the files of an earlier report there\n"
+    "  that this run does not write (the report's own file names only) -- report.csv, kernels.csv,\n"
+    "  papers.csv, and for the plots\n"
     "  hbm_vs_n_<model>.csv/.png (log-log, with the Theta lines), hbm_vs_sram.csv/.png and\n"
     "  hbm_vs_block.csv/.png (bytes and predicted time vs tile size; Llama-3-8B-like shape\n"
     "  on the last --hw, N = 8192).  N defaults to each model's max_position_embeddings.\n"
     "  Then training: forward + backward of GPT-2 medium's shape (B = 64, H = 16, N = 1024,\n"
     "  d = 64, fp16, causal) for the three algorithms, and the HBM footprint vs N with the N at\n"
     "  which each algorithm runs out of memory on each profile (memory_vs_n.csv/.png).\n"
-    "  Then long context: the first model with a sliding window (Mistral-7B), flash2 forward,\n"
-    "  N = 4k .. 256k, its window vs full causal attention on the last --hw (long_context.csv).\n"
+    "  Then long context: the first model whose every layer has a sliding window (Mistral-7B; a model\n"
+    "  that mixes full-attention layers in, as Gemma-2/3, is passed over), flash2 forward, N = 4k ..\n"
+    "  256k, its window vs full causal attention on the last --hw (long_context.csv; when no model\n"
+    "  qualifies the report says so and writes no long_context.csv).\n"
     "  Then decoding: Llama-3-8B (GQA 32/8, d = 128), N_q = 1, KV cache 1k .. 128k, batch 1\n"
     "  and 64: per-head vs GQA-packed, no split vs split-KV (decode.csv; docs/inference.md).\n"
     "  Then context parallelism: Llama-3-70B's attention (H = 64, H_kv = 8, d = 128, bf16, causal), one\n"
@@ -248,21 +255,31 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                ph->name);
         printf("%-9s %11s %11s %11s %8s %12s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
                "fwd+bwd HBM", "vs std", "matmul FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
+        int roof = 0; /* rows timed by the roofline (no time model for their profile on this GPU) */
         for (int a = 0; a < FA_NALGO; a++) {
             const fa_io_result *f = &r[FA_PASS_FWD][a], *bw = &r[FA_PASS_BWD][a], *fb = &r[FA_PASS_FWDBWD][a];
             const fa_io_result *sd = &r[FA_PASS_FWDBWD][FA_ALGO_STANDARD];
             double by = (double)fa_counts_hbm_bytes(&fb->counts);
             /* the matmul FLOPs (the softmax FLOPs apart: report.csv's and `fasim io`'s flops_other) */
             const double mm = (double)fb->counts.flops_matmul;
-            printf("%-9s %11s %11s %11s %7.2fx %12s %8.1f %10s %7.2fx %11s %11s\n", fa_algo_name((fa_algo)a),
+            char vt[16] = "-"; /* like with like: no ratio of a roofline to the time model */
+            if (sd->has_perf == fb->has_perf) snprintf(vt, sizeof vt, "%.2fx", fa_report_time(sd) / fa_report_time(fb));
+            char tt[40];
+            snprintf(tt, sizeof tt, "%s%s", fa_fmt_time(fa_report_time(fb), b[4], 32), fb->has_perf ? "" : " r");
+            if (!fb->has_perf) roof++;
+            printf("%-9s %11s %11s %11s %7.2fx %12s %8.1f %10s %8s %11s %11s\n", fa_algo_name((fa_algo)a),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), fa_fmt_bytes(by, b[2], 32),
                    (double)fa_counts_hbm_bytes(&sd->counts) / by,
-                   fa_fmt_si(mm, b[3], 32), by > 0 ? mm / by : 0.0,
-                   fa_fmt_time(fa_report_time(fb), b[4], 32), fa_report_time(sd) / fa_report_time(fb),
+                   fa_fmt_si(mm, b[3], 32), by > 0 ? mm / by : 0.0, tt, vt,
                    fa_fmt_bytes((double)fb->footprint.saved, b[5], 32),
                    fa_fmt_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
         }
+        if (roof)
+            printf("(r: a roofline time, max(FLOPs / peaks, bytes / bandwidth), not the time model: that kernel profile\n"
+                   " has no pipe rates on %s (%s); a roofline is set against no time-model time ('vs std': -).)\n",
+                   ph->name, r[FA_PASS_FWDBWD][FA_ALGO_FLASH2].perf_note[0] ? r[FA_PASS_FWDBWD][FA_ALGO_FLASH2].perf_note
+                   : r[FA_PASS_FWDBWD][FA_ALGO_FLASH1].perf_note);
         const fa_io_result *b1 = &r[FA_PASS_BWD][FA_ALGO_FLASH1], *b2 = &r[FA_PASS_BWD][FA_ALGO_FLASH2];
         if (fa_counts_hbm_bytes(&b1->counts) < fa_counts_hbm_bytes(&b2->counts))
             printf("(flash1 moves fewer bytes than flash2 here, in its backward: flash2 accumulates dQ in fp32 in HBM,\n"
@@ -311,8 +328,8 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                 else if (n[a] == 0) snprintf(nb[a], 24, "none < 2^31");
                 else snprintf(nb[a], 24, "%" PRId64, n[a]);
             }
-            printf("%-15s %12s %14s %14s %14s\n", hw[h].name, fa_fmt_bytes((double)hw[h].hbm_capacity, b[7], 32),
-                   nb[0], nb[1], nb[2]);
+            printf("%-15s %12s %14s %14s %14s\n", hw[h].name,
+                   hw[h].hbm_capacity ? fa_fmt_bytes((double)hw[h].hbm_capacity, b[7], 32) : "unknown", nb[0], nb[1], nb[2]);
         }
         printf("(OOM N: the smallest N whose fwd + bwd peak exceeds the device memory.  flash2's peak is above\n"
                " flash1's because its backward holds dQ in an fp32 accumulator, 4 N d bytes a head, beside dQ\n"
@@ -322,20 +339,51 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
     }
     if (c->plots) {
         char vars[4000], names[256] = "";
+        int ncap = 0; /* the GPUs whose memory is known: memory_vs_n.csv's capacity columns */
         for (int h = 0; h < nh; h++) {
             size_t l = strlen(names), k = strlen(hw[h].name);
-            if (l + k + 2 >= sizeof names) break;
-            if (h) names[l++] = ' ';
+            if (!hw[h].hbm_capacity || l + k + 2 >= sizeof names) continue;
+            if (ncap++) names[l++] = ' ';
             memcpy(names + l, hw[h].name, k + 1);
         }
         snprintf(vars, sizeof vars, "infile='%s'; outfile='%s'; ncap=%d; capnames='%s'; ttl='HBM peak of one training step vs N "
                  "(forward + backward, B x H = 64 x 16, d = 64, fp16, causal)'; "
                  "ttl3='GPT-2 medium''s attention: one layer''s tensors only (no weights, no other layers)'; ttl2='kept for the backward: standard Q, K, V, O and P, "
                  "FlashAttention-1 Q, K, V, O, l and m, FlashAttention-2 Q, K, V, O and LSE'",
-                 fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), nh, names);
+                 fa_outset_target(&c->os, c->mem), fa_outset_target(&c->os, c->mem_png), ncap, names);
         draw(c, "memory_vs_n.gp", vars, c->mem_png);
     }
     return 0;
+}
+
+/* After the commit: removes from c->dir every regular file the report owns (fa_report_owns_file:
+ * its own file names only) that this run did not write -- an earlier run's hbm_vs_n_<stem> of a
+ * model not given now, its PNGs after --no-plots, its long_context.csv when no model has a window
+ * on every layer -- so the directory holds one run's outputs.  The first max file names go to removed.
+ * Returns how many were removed (a file that cannot be removed stays, with a warning). */
+static int remove_stale(report_ctx *c, char (*removed)[300], int max)
+{
+    DIR *dir = opendir(c->dir);
+    if (!dir) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (!fa_report_owns_file(e->d_name)) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", c->dir, e->d_name);
+        int mine = 0;
+        for (int i = 0; i < c->n_written && !mine; i++) mine = !strcmp(c->written[i], path);
+        struct stat st;
+        if (mine || lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlink(path) != 0) {
+            fprintf(stderr, "fasim: warning: cannot remove %s, an earlier report's file: %s\n", path, strerror(errno));
+            continue;
+        }
+        if (n < max) snprintf(removed[n], sizeof removed[n], "%s", e->d_name);
+        n++;
+    }
+    closedir(dir);
+    return n;
 }
 
 /* The sliding window's savings at long context: flash2, causal, full vs windowed, fwd. */
@@ -346,12 +394,13 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
     int n;
     fa_status st = fa_report_long_context(m, hw, rows, &n); /* on failure, the rows before it */
     fa_report_long_csv(out_stream(c, c->longctx), rows, n, m->sliding_window);
+    const int timed = n > 0 && rows[0].timed; /* else both times are rooflines (no time model here) */
     if (!c->quiet) {
         printf("== long context: %s with its sliding window of %" PRId64 " tokens vs full causal attention; "
                "flash2 forward (the fa2 kernel profile, as the tables above), one layer, B = 1, on %s\n",
                m->name, m->sliding_window, hw->name);
         printf("%8s %12s %12s %8s %12s %12s %10s %10s %8s\n", "N", "full HBM", "window HBM", "saved",
-               "full FLOPs", "win FLOPs", "full time", "win time", "speedup");
+               "full FLOPs", "win FLOPs", timed ? "full time" : "full roof.", timed ? "win time" : "win roof.", "speedup");
     }
     for (int i = 0; i < n; i++) {
         const fa_report_long_row *x = &rows[i];
@@ -369,8 +418,10 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
     if (!c->quiet)
         printf("(FLOPs: the matmul FLOPs (Q K^T and P V, FMA = 2) of the tiles flash2 visits: causal, or causal\n"
                " and the window; up to N = w = %" PRId64 " the window drops no key, so both agree.  saved = 1 - window\n"
-               " HBM / full HBM, speedup = full time / win time, each time the fa2 profile's (docs/time-model.md).)\n\n",
-               m->sliding_window);
+               " HBM / full HBM, speedup = full time / win time, %s.)\n\n",
+               m->sliding_window, timed ? "each time the fa2 profile's (docs/time-model.md)"
+               : "both rooflines, max(FLOPs / peaks, bytes / bandwidth): the fa2 profile has no time model on this GPU\n"
+                 " (no mma.sync rate)");
     return csv_done(c, c->longctx);
 }
 
@@ -383,10 +434,18 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
     FILE *f = out_stream(c, c->kernels);
     fputs(fa_report_kernels_csv_header, f);
     for (int k = 0; k < nm; k++) {
+        char lt[400], mt[160]; /* the layer type the rows time, and its mask */
+        fa_mask_text(&shapes[k], 0, mt, sizeof mt);
+        if (models[k].m.n_sliding == 0) snprintf(lt, sizeof lt, "one full-attention layer (%s)", mt);
+        else if (models[k].m.n_sliding == models[k].m.layers) snprintf(lt, sizeof lt, "one sliding-window layer (%s)", mt);
+        else
+            snprintf(lt, sizeof lt, "one of its %" PRId64 " full-attention layers (%s; its %" PRId64
+                     " sliding-window layers: the model's table above)", models[k].m.layers - models[k].m.n_sliding, mt,
+                     models[k].m.n_sliding);
         if (!c->quiet)
-            printf("== kernels: %s, N = %" PRId64 ", %s on each GPU (fasim io --profile KEY; docs/time-model.md)\n"
+            printf("== kernels: %s, N = %" PRId64 ", %s of %s, on each GPU (fasim io --profile KEY; docs/time-model.md)\n"
                    "%-15s %-6s %9s %5s %9s %4s %9s %12s %8s %8s\n",
-                   models[k].m.name, shapes[k].seqlen_q, fa_pass_name(pass), "hardware", "kernel", "tiles", "warps",
+                   models[k].m.name, shapes[k].seqlen_q, fa_pass_name(pass), lt, "hardware", "kernel", "tiles", "warps",
                    "smem/blk", "regs", "blocks/SM", "time", "TFLOP/s", "bound");
         fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS];
         int n;
@@ -401,17 +460,18 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             if (!c->quiet)
             {
                 char rg[16] = "-", bl[16] = "-", wp[16] = "-"; /* a fused kernel's own; '-' for the library GEMMs (eager, math) */
-                if (oc->occupancy) {
+                if (oc->occupancy) { /* blocks/SM: what runs; "1 of 3" when the grid is too small to fill the occupancy */
                     snprintf(wp, sizeof wp, "%d", oc->warps);
                     snprintf(rg, sizeof rg, "%d", oc->regs_per_thread);
-                    snprintf(bl, sizeof bl, "%d", oc->occupancy);
+                    if (x->blocks_run < oc->occupancy) snprintf(bl, sizeof bl, "%.0f of %d", x->blocks_run, oc->occupancy);
+                    else snprintf(bl, sizeof bl, "%d", oc->occupancy);
                 }
                 printf("%-15s %-6s %9s %5s %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, wp,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
                        bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
             }
-            fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, x);
+            fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
         if (st) return cli_fail(st);
         if (!c->quiet && k == nm - 1)
@@ -419,7 +479,13 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                    " warps, smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
                    " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
                    " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
-                   " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only.  regs: registers a thread\n"
+                   " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only, fa4 on Blackwell (B200) only; a\n"
+                   " kernel the GPU's profile cannot time (fa1, fa2 on the B200: no mma.sync rate) has no row.  Each model's\n"
+                   " rows time one layer type, named in its title (kernels.csv: layer_type, mask): a model of both\n"
+                   " types, as Gemma-2/3, its full-attention layers; Mistral-7B and Phi-3 their sliding-window layers.\n"
+                   " blocks/SM: the thread blocks that run on an SM at once, min(occupancy, ceil(grid / SMs))\n"
+                   " (docs/time-model.md, section 3); \"1 of 3\": the grid is too small to fill the 3 the occupancy\n"
+                   " allows (fa1: one block per batch x head).  regs: registers a thread\n"
                    " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).  H100 against H200: the\n"
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
                    " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
@@ -662,7 +728,9 @@ int cmd_report(int argc, char **argv)
                     double by = (double)fa_counts_hbm_bytes(&x->counts);
                     double sb = (double)fa_counts_hbm_bytes(&sd->counts);
                     if (sdr) snprintf(v1, sizeof v1, "%.2fx", sb / by);
-                    if (sdr) snprintf(v2, sizeof v2, "%.2fx", fa_report_time(sd) / fa_report_time(x));
+                    /* a time ratio of like with like only: a roofline against the time model is no speed-up */
+                    if (sdr && sd->has_perf == x->has_perf)
+                        snprintf(v2, sizeof v2, "%.2fx", fa_report_time(sd) / fa_report_time(x));
                     /* a pass whose live tensors exceed the GPU's memory is still counted, and says so */
                     fa_footprint fp;
                     char oom[96] = "";
@@ -678,7 +746,7 @@ int cmd_report(int argc, char **argv)
                     }
                     char why[300] = ""; /* a kernel this GPU's profile cannot time (b200: no mma.sync rate) */
                     if (!x->has_perf && !oom[0])
-                        snprintf(why, sizeof why, "  roofline time, not the time model: %s",
+                        snprintf(why, sizeof why, "  roofline time, not the time model (so no time 'vs std'): %s",
                                  x->perf_note[0] ? x->perf_note : "no time model for this kernel here");
                     printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s%s\n",
                            a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
@@ -718,7 +786,9 @@ int cmd_report(int argc, char **argv)
                    " is under one wave and SMs sit idle (fa1, the paper's kernel, runs one thread block per batch x\n"
                    " head: Llama-3-8B's 32 heads use 32 of the H200's 132 SMs, so it is slower than standard there),\n"
                    " launch when kernel launches take half the time.  vs std: standard's bytes (time) / this row's,\n"
-                   " above 1 = fewer bytes (faster) than standard.  DRAM est depends on the L2: 40 MiB on the A100,\n"
+                   " above 1 = fewer bytes (faster) than standard; no time ratio ('-') where one of the two times is a\n"
+                   " roofline (a kernel the GPU's profile cannot time, as fa1 and fa2 on the B200) and the other the time\n"
+                   " model's.  DRAM est depends on the L2: 40 MiB on the A100,\n"
                    " 50 MiB on the H100, 60 MiB on the H200: a working set that fits one L2 but not another reaches\n"
                    " DRAM several times less on the larger.\n"
                    " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
@@ -737,8 +807,10 @@ int cmd_report(int argc, char **argv)
                    " worked example's equal-tile order (README, 64 x 64: flash1 above flash2) need not hold here.\n"
                    " fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c passes with its\n"
                    " wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r passes\n"
-                   " with B_r = 128 (64 at d > 128: DeepSeek's d = 192 runs 64 x 64, as d = 256 does; the causal mask\n"
-                   " halves both).  Where fa1's few passes cost less\n"
+                   " with B_r = 128 (64 at d = 256 on the H100 and H200, whose 228 KiB of shared memory per SM hold two\n"
+                   " 64 x 64 blocks; 128 x 64 with 8 warps at DeepSeek's d = 192 on every GPU and at d = 256 on the A100,\n"
+                   " as FlashAttention-2's flash_fwd_launch_template.h picks; the causal mask halves both).  Where fa1's\n"
+                   " few passes cost less\n"
                    " than fa2's more passes (GPT-2 medium, d = 64: 4 against 8; Falcon-7B), flash1 moves fewer bytes\n"
                    " -- at fa2's 128 x 128 tiles it would move more (GPT-2 medium: 34.25 MiB against 22.06) -- and it\n"
                    " is slower all the same (grid: one thread block per batch x head).\n"
@@ -758,6 +830,10 @@ int cmd_report(int argc, char **argv)
     if (rc == 0) rc = training(&c, hw, nh);
     /* Long context: a sliding window (Mistral-7B) against full causal attention. */
     if (rc == 0 && longk >= 0) rc = long_context(&c, &models[longk], &hw[nh - 1]);
+    if (rc == 0 && longk < 0 && !c.quiet)
+        printf("== long context: skipped, no model given has a sliding window on every layer (the section takes the\n"
+               "   first that has: Mistral-7B, Phi-3 among the shipped configs; Gemma-2/3 mix full-attention layers in);\n"
+               "   no long_context.csv written\n\n");
     /* Decoding: Llama-3-8B's GQA shape, split-KV and GQA packing (cmd_infer.c). */
     /* The kernel profiles: predicted time and TFLOP/s of each real kernel per model and GPU. */
     fa_shape shapes[MAX_MODELS];
@@ -797,10 +873,18 @@ int cmd_report(int argc, char **argv)
         return rc;
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;
+    char removed[64][300];
+    const int nrm = remove_stale(&c, removed, 64);
     if (!c.quiet) {
         printf("files written (every CSV column defined in docs/report-csv.md; report.csv's dram_read_bytes and\n"
                " dram_write_bytes stay empty: the report runs no L2 replay, its DRAM figure is dram_est_bytes):\n");
         for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
+        if (nrm > 0) {
+            printf("removed from %s, an earlier report's files this run did not write (other models, --no-plots,\n"
+                   " no long-context model; only the report's own file names, fa_report_owns_file):\n", c.dir);
+            for (int i = 0; i < nrm && i < 64; i++) printf("  %s/%s\n", c.dir, removed[i]);
+            if (nrm > 64) printf("  ... and %d more\n", nrm - 64);
+        }
     }
     return 0;
 }

@@ -59,7 +59,10 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
             fa_blocks bk = k ? x->blocks_bwd : x->blocks;
             char tiles[32], occ[40], prof[24];
             snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, bk.block_r, bk.block_c);
-            if (x->occupancy[k]) snprintf(occ, sizeof occ, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
+            /* what runs (docs/time-model.md, section 3), "1 of 3 (limit)" when the grid leaves the occupancy unfilled */
+            if (x->occupancy[k] && x->blocks_run[k] < x->occupancy[k])
+                snprintf(occ, sizeof occ, "%.0f of %d (%s)", x->blocks_run[k], x->occupancy[k], x->occ_limit[k]);
+            else if (x->occupancy[k]) snprintf(occ, sizeof occ, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
             else snprintf(occ, sizeof occ, "-");
             snprintf(prof, sizeof prof, "%s%s%s", x->profile, x->pass == FA_PASS_FWDBWD || k ? (k ? " bwd" : " fwd") : "",
                      !k && x->splits > 1 ? " split" : "");
