@@ -560,6 +560,13 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
         fa_clear_error();
         if ((st = fa_perf_predict(prof, pass, s, &h, from_table ? NULL : &bk, pr))) return at_line(st, path, lineno);
         out->timed = pr->has_time;
+        if (pr->splits > 1 && pass == FA_PASS_FWD) { /* the split-KV kernel's tiles and bytes, as fasim io counts them */
+            bk = out->blocks = pr->occ[0].blocks;
+            need = fa_sram_need_pass(pass, a, s, bk);
+            if (need > M) out->sram = M = need;
+            fa_clear_error();
+            if ((st = fa_io_run_regs(pass, a, s, bk, pr->splits, M, hw, NULL, 0, NULL, r))) return at_line(st, path, lineno);
+        }
     }
     /* the L2 replay is costly: run it only where the row has DRAM bytes to compare */
     if (use_l2 && !isnan(row->dram_read_bytes + row->dram_write_bytes)) {
@@ -567,7 +574,7 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
         if (occ == 0 && out->timed && pr->occ[bwd].occupancy > 0 && pr->occ[bwd].occupancy <= 32)
             occ = pr->occ[bwd].occupancy;
         fa_clear_error();
-        st = fa_io_l2(pass, a, s, bk, M, hw, occ, r);
+        st = fa_io_l2(pass, a, s, bk, r->splits, M, hw, occ, r);
         if (st == FA_OK) out->l2 = 1;
         else if (st != FA_EINVAL) return at_line(st, path, lineno);
     }

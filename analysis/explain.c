@@ -27,7 +27,15 @@ static void add(fa_fwd_terms *x_, const char *tensor, const char *dir, const cha
 
 fa_status fa_explain_forward(fa_algo a, const fa_shape *s, fa_blocks bk, fa_fwd_terms *out)
 {
+    return fa_explain_forward_split(a, s, bk, 1, out);
+}
+
+fa_status fa_explain_forward_split(fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, fa_fwd_terms *out)
+{
     memset(out, 0, sizeof *out);
+    if (splits < 1 || (splits > 1 && a != FA_ALGO_FLASH2))
+        FA_FAIL(FA_EINVAL, "split-KV S = %lld: give S >= 1, and S > 1 only for flash2", (long long)splits);
+    out->splits = splits;
     if (bk.block_r < 1 || bk.block_c < 1) FA_FAIL(FA_EINVAL, "tiles %" PRId64 " x %" PRId64 ": both at least 1", bk.block_r, bk.block_c);
     const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype), Nq = (uint64_t)s->seqlen_q, Nk = (uint64_t)s->seqlen_k,
                    d = (uint64_t)s->d, dv = (uint64_t)s->d_v;
@@ -44,13 +52,15 @@ fa_status fa_explain_forward(fa_algo a, const fa_shape *s, fa_blocks bk, fa_fwd_
         add(out, "V", "read", "T_r*N_k*d_v*e", (uint64_t)T_r * Nk * dv * e, "%" PRId64 "*%" PRIu64 "*%" PRIu64 "*%" PRIu64, T_r, Nk, dv, e);
         add(out, "O", "write", "N_q*d_v*e", Nq * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, dv, e);
     } else if (a == FA_ALGO_FLASH1) {
-        /* V_rows: query rows summed over all (i, j) visits */
+        /* V_rows: query rows summed over all (i, j) visits (the row blocks that see key block j:
+         * causal i_lo(j) .. T_r - 1, a window the band's) */
         uint64_t vrows = 0, kcols = 0;
+        (void)T_r;
         for (int64_t j = 0; j < T_c; j++) {
-            int64_t c0 = j * bk.block_c, cols = fa_tile_len(c0, s->seqlen_k, bk.block_c), lo, full;
-            fa_q_tiles(s, c0, cols, bk.block_r, &lo, &full);
-            if (lo < T_r) {
-                vrows += Nq - (uint64_t)(lo * bk.block_r);
+            int64_t c0 = j * bk.block_c, cols = fa_tile_len(c0, s->seqlen_k, bk.block_c), nb, nrows;
+            fa_q_span_sum(s, c0, cols, bk.block_r, &nb, &nrows);
+            if (nb > 0) {
+                vrows += (uint64_t)nrows;
                 kcols += (uint64_t)cols;
             }
         }
@@ -65,18 +75,31 @@ fa_status fa_explain_forward(fa_algo a, const fa_shape *s, fa_blocks bk, fa_fwd_
         add(out, "m", "read", "4*V_rows", 4 * vrows, "4*%" PRIu64, vrows);
         add(out, "m", "write", "4*(N_q + V_rows)", 4 * (Nq + vrows), "4*(%" PRIu64 " + %" PRIu64 ")", Nq, vrows);
     } else {
+        /* the keys of the tiles each row block visits (causal: its leading tiles, a window: the
+         * band's; fa_kv_span_sum), the rows of the blocks that see a key */
         uint64_t qrows = 0, krows = 0;
         for (int64_t i = 0; i < T_r; i++) {
-            int64_t r0 = i * bk.block_r, rows = s->seqlen_q - r0 < bk.block_r ? s->seqlen_q - r0 : bk.block_r, nv, nf;
-            fa_kv_tiles(s, r0, rows, bk.block_c, &nv, &nf);
-            if (nv > 0) qrows += (uint64_t)rows;
-            uint64_t k = (uint64_t)(nv * bk.block_c);
-            krows += k < Nk ? k : Nk;
+            int64_t r0 = i * bk.block_r, rows = fa_tile_len(r0, s->seqlen_q, bk.block_r), nt, nkeys;
+            fa_kv_span_sum(s, r0, rows, bk.block_c, &nt, &nkeys);
+            if (nt > 0) qrows += (uint64_t)rows;
+            krows += (uint64_t)nkeys;
         }
         out->qrows = qrows, out->krows = krows;
-        add(out, "Q", "read", "N_q*d*e", qrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, qrows, d, e);
-        add(out, "K", "read", "K_rows*d*e", krows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, d, e);
-        add(out, "V", "read", "K_rows*d_v*e", krows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, dv, e);
+        if (splits > 1) { /* FlashAttention-2's split-KV kernel, then its combine (docs/io-model.md, "Split-KV") */
+            const uint64_t S = (uint64_t)splits, qs = (uint64_t)fa_split_q_rows(s, bk, splits);
+            out->qsplit = qs;
+            add(out, "Q", "read", "Q_rows*d*e", qs * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, qs, d, e);
+            add(out, "K", "read", "K_rows*d*e", krows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, d, e);
+            add(out, "V", "read", "K_rows*d_v*e", krows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, dv, e);
+            add(out, "O_part", "write", "S*N_q*d_v*4", S * Nq * dv * 4, "%" PRIu64 "*%" PRIu64 "*%" PRIu64 "*4", S, Nq, dv);
+            add(out, "LSE_part", "write", "S*N_q*4", S * Nq * 4, "%" PRIu64 "*%" PRIu64 "*4", S, Nq);
+            add(out, "O_part", "read", "S*N_q*d_v*4", S * Nq * dv * 4, "%" PRIu64 "*%" PRIu64 "*%" PRIu64 "*4", S, Nq, dv);
+            add(out, "LSE_part", "read", "S*N_q*4", S * Nq * 4, "%" PRIu64 "*%" PRIu64 "*4", S, Nq);
+        } else {
+            add(out, "Q", "read", "N_q*d*e", qrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, qrows, d, e);
+            add(out, "K", "read", "K_rows*d*e", krows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, d, e);
+            add(out, "V", "read", "K_rows*d_v*e", krows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, dv, e);
+        }
         add(out, "O", "write", "N_q*d_v*e", Nq * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, Nq, dv, e);
         add(out, "LSE", "write", "4*N_q", 4 * Nq, "4*%" PRIu64, Nq);
     }
@@ -90,13 +113,18 @@ fa_status fa_explain_run(const fa_run_config *c, fa_algo a, fa_blocks *bk, fa_io
     fa_tile_rule dummy;
     if (!used) used = &dummy;
     const fa_profile *prof = c->profile ? c->profile : fa_profile_default(a);
-    const fa_tile_row *row;
-    if (c->rule == FA_TILES_PROFILE && c->pass != FA_PASS_FWDBWD && prof->tiles && prof->algo == a &&
-        fa_profile_tiles(prof, c->pass, c->hw.arch, &c->shape, bk, &row) == FA_OK &&
-        fa_io_run_placed(c->pass, a, &c->shape, *bk, c->sram, &c->hw, prof, row->warps * 32, NULL, r) == FA_OK) {
-        snprintf(rule, n, "the %s profile's tile table", prof->key); /* as fasim io */
-        *used = FA_TILES_PROFILE;
-        return FA_OK;
+    /* the kernel profile's tiles, counted as fasim io counts them (fa_run_algo: each pass's own
+     * tiles, FlashAttention-2's split-KV where its rule splits); a kernel that cannot run the
+     * shape falls back to the paper's model below */
+    if (c->rule == FA_TILES_PROFILE && prof->tiles && prof->algo == a) {
+        fa_run_config pc = *c;
+        pc.profile = prof;
+        if (fa_run_algo(&pc, a, NULL, r) == FA_OK && r->profile[0]) {
+            *bk = c->pass == FA_PASS_BWD ? r->blocks_bwd : r->blocks;
+            snprintf(rule, n, "the %s profile's tile table", prof->key); /* as fasim io */
+            *used = FA_TILES_PROFILE;
+            return FA_OK;
+        }
     }
     fa_clear_error();
     fa_run_config paper = *c; /* the paper's model: no table (or none that runs here) is --blocks fit */
@@ -121,20 +149,41 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
         fprintf(f, "  FlashAttention Alg. 1: O, l, m initialised in HBM (line 2); outer loop over the T_c key\n"
                    "  blocks (K_j, V_j loaded once, line 6); inner loop over row blocks loading Q_i, O_i, l_i, m_i\n"
                    "  and storing O_i, l_i, m_i on every visit (lines 8, 12, 13).\n");
-        if (s->causal == FA_CAUSAL_NONE)
+        if (s->window)
+            fprintf(f, "  window (keys c-%" PRId64 " .. c+%" PRId64 " of row i, c = i + N_k - N_q%s): key block j is visited by the\n"
+                       "  row blocks whose band reaches it (fa_q_span_sum), so V_rows = %" PRIu64 " (instead of T_c*N_q = %" PRIu64 "),\n"
+                       "  and only key blocks some row sees are loaded: %" PRIu64 " of %" PRIu64 " keys\n",
+                    s->window_left, s->window_right, s->causal != FA_CAUSAL_NONE ? "; and causal" : "", x->vrows,
+                    (uint64_t)T_c * Nq, x->kcols, Nk);
+        else if (s->causal == FA_CAUSAL_NONE)
             fprintf(f, "  V_rows = query rows over all visits = T_c*N_q = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_c, Nq, x->vrows);
         else
-            fprintf(f, "  causal: key block j is visited by row blocks i_lo(j) .. T_r-1 (fa_q_tiles), so\n"
+            fprintf(f, "  causal: key block j is visited by row blocks i_lo(j) .. T_r-1 (fa_q_span_sum), so\n"
                        "  V_rows = sum_j (N_q - i_lo(j)*B_r) = %" PRIu64 " (instead of T_c*N_q = %" PRIu64 "),\n"
                        "  and only key blocks some row sees are loaded: %" PRIu64 " of %" PRIu64 " keys\n",
                     x->vrows, (uint64_t)T_c * Nq, x->kcols, Nk);
     } else {
-        fprintf(f, "  FlashAttention-2 Alg. 1: outer loop over the T_r row blocks (Q_i loaded once, O_i, m_i, l_i on\n"
-                   "  chip), inner loop over key blocks loading K_j, V_j; O_i and LSE_i stored once.\n");
-        if (s->causal == FA_CAUSAL_NONE)
+        if (x->splits > 1)
+            fprintf(f, "  FlashAttention-2's split-KV kernel (flash_fwd_splitkv_kernel): the key tiles of each row block in\n"
+                       "  S = %" PRId64 " chunks of ceil(T_c/S) = %" PRId64 " tiles, one thread block per (row block, chunk); each runs\n"
+                       "  FlashAttention-2 Alg. 1 lines 4-13 over its chunk (Q_i loaded once per chunk that has a tile,\n"
+                       "  O_i, m_i, l_i on chip) and stores its partial O_i and LSE_i in fp32 (O_part, LSE_part); a\n"
+                       "  combine kernel reads every partial back and stores O and LSE (lines 14-15, merged by their LSE).\n"
+                       "  Q_rows = query rows loaded over all (row block, chunk) blocks = %" PRIu64 "\n",
+                    x->splits, fa_cdiv(T_c, x->splits), x->qsplit);
+        else
+            fprintf(f, "  FlashAttention-2 Alg. 1: outer loop over the T_r row blocks (Q_i loaded once, O_i, m_i, l_i on\n"
+                       "  chip), inner loop over key blocks loading K_j, V_j; O_i and LSE_i stored once.\n");
+        if (s->window)
+            fprintf(f, "  window (keys c-%" PRId64 " .. c+%" PRId64 " of row i, c = i + N_k - N_q%s): row block i visits the key\n"
+                       "  blocks of its rows' band (fa_kv_span_sum), so K_rows = the keys of those blocks summed over i\n"
+                       "  = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 "); Q rows loaded (blocks that see a key) = %" PRIu64 "\n",
+                    s->window_left, s->window_right, s->causal != FA_CAUSAL_NONE ? "; and causal" : "", x->krows,
+                    (uint64_t)T_r * Nk, x->qrows);
+        else if (s->causal == FA_CAUSAL_NONE)
             fprintf(f, "  K_rows = keys loaded over all row blocks = T_r*N_k = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_r, Nk, x->krows);
         else
-            fprintf(f, "  causal: row block i visits n_visit(i) leading key blocks (fa_kv_tiles), so\n"
+            fprintf(f, "  causal: row block i visits n_visit(i) leading key blocks (fa_kv_span_sum), so\n"
                        "  K_rows = sum_i min(N_k, n_visit(i)*B_c) = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 ");\n"
                        "  Q rows loaded (blocks that see a key) = %" PRIu64 "\n",
                     x->krows, (uint64_t)T_r * Nk, x->qrows);
@@ -157,11 +206,24 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
         fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f%s = %.1f B (%s)\n",
                 thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", s->seqlen_q, s->seqlen_k, s->d, e, M,
                 s->batch * s->heads > 1 ? " (per head)" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
-        const char *bn = a == FA_ALGO_FLASH2 ? "B_r" : "B_c";
+        /* the tile of the outer loop's re-reads: flash2's forward re-reads K, V once per row block
+         * (B_r); flash1, and every backward, re-read the row blocks' tensors once per key block (B_c) */
+        const fa_blocks bb = r->blocks_bwd.block_r ? r->blocks_bwd : bk; /* the backward's tiles */
+        const int both = p == FA_PASS_FWDBWD && (a == FA_ALGO_FLASH2 || bb.block_c != bk.block_c);
+        const char *bn = both ? "B" : a == FA_ALGO_FLASH2 && p == FA_PASS_FWD ? "B_r" : "B_c";
+        char bdesc[96];
+        if (both)
+            snprintf(bdesc, sizeof bdesc, "B = %s = %" PRId64 " in the forward, B = B_c = %" PRId64 " in the backward",
+                     a == FA_ALGO_FLASH2 ? "B_r" : "B_c", a == FA_ALGO_FLASH2 ? bk.block_r : bk.block_c, bb.block_c);
+        else
+            snprintf(bdesc, sizeof bdesc, "B = %s = %" PRId64, bn,
+                     a == FA_ALGO_FLASH2 && p == FA_PASS_FWD ? bk.block_r : p == FA_PASS_BWD ? bb.block_c : bk.block_c);
+        /* the block sizes the proofs use: FlashAttention's Algorithm 1 line 1 (forward, Theorem 2)
+         * and Algorithm 4 line 2 (backward, Theorem 5), B_c = ceil(M/4d) */
         fprintf(f, "  where it comes from: the re-read term moves the other operand once per tile of the loop, about\n"
-                   "  N_q*N_k*(d + d_v)*e / B bytes with B = %s = %" PRId64 "; the paper's proof lets B grow like\n"
-                   "  M/(4*d*e) (Alg. 1 line 1), which turns it into Theta(N^2 d^2 e^2 / M).  ",
-                bn, a == FA_ALGO_FLASH2 ? bk.block_r : bk.block_c);
+                   "  N_q*N_k*(d + d_v)*e / B bytes with %s; the paper's proof lets B grow like\n"
+                   "  M/(4*d*e) (FlashAttention %s), which turns it into Theta(N^2 d^2 e^2 / M).  ",
+                bdesc, p == FA_PASS_FWD ? "Alg. 1 line 1" : p == FA_PASS_BWD ? "Alg. 4 line 2" : "Alg. 1 line 1, Alg. 4 line 2");
         const double k = tot / r->bound_bytes;
         /* how B was chosen, so what the constant means (issue 18: given tiles are not "limited") */
         switch (rule) {

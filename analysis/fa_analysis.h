@@ -79,8 +79,9 @@ fa_status fa_pass_parse(const char *s, fa_pass *p);
 
 /* Tensor names of the forward and backward counters.  The first FA_FORMULA_TENSORS entries are
  * fa_formula_tensor_names in the same order (Q, K, V, O, S, P, l, m, LSE, mask), then dO, dP, dS, D,
- * dQ, dQacc, dK, dV.  D = rowsum(dO o O) and dQacc (FlashAttention-2's dQ accumulator) are fp32. */
-#define FA_PASS_TENSORS 18
+ * dQ, dQacc, dK, dV.  D = rowsum(dO o O) and dQacc (FlashAttention-2's dQ accumulator) are fp32;
+ * then O_part, LSE_part: the fp32 partials of FlashAttention-2's split-KV forward. */
+#define FA_PASS_TENSORS 20
 extern const char *const fa_pass_tensor_names[FA_PASS_TENSORS];
 
 /* Per-tensor HBM bytes of a closed form over any pass. */
@@ -98,9 +99,17 @@ typedef struct {
 fa_status fa_formula_bwd_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out);
 
 /* The same for a pass: fwd (fa_formula_bytes in the first 9 entries), bwd, or fwd + bwd.
- * Errors: as fa_formula_bwd_bytes. */
-fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk,
+ * splits > 1 (flash2 only): the forward is FlashAttention-2's split-KV kernel and its combine
+ * (fa_flash2_forward_split; docs/io-model.md, "Split-KV"): Q_i read once per chunk that has a
+ * tile, O_part and LSE_part written and read once, O and LSE written by the combine.
+ * Errors: as fa_formula_bwd_bytes; FA_EINVAL for splits < 1, or > 1 with another algorithm. */
+fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits,
                                 fa_pass_formula *out);
+
+/* FlashAttention-2's split-KV forward with S chunks of ceil(T_c / S) key tiles: the query rows
+ * its thread blocks load per slice, each row block's rows once per chunk that holds a tile the
+ * block visits (the mask's SKIP tiles left out). */
+int64_t fa_split_q_rows(const fa_shape *s, fa_blocks bk, int64_t splits);
 
 /* Bytes of SRAM the backward of a allocates with tiles bk: its peak over its kernels
  * (docs/io-model-backward.md, "SRAM").  fa_sram_need_pass: fwd, bwd, or their max. */
@@ -152,7 +161,8 @@ typedef struct {
     fa_algo algo;
     fa_blocks blocks;
     uint64_t sram_bytes;     /* M the run used */
-    uint64_t sram_overflow;  /* > 0 when --blocks paper needed more than M (set by the caller) */
+    uint64_t sram_overflow;  /* > 0 when --blocks paper's tiles make this algorithm's buffers need
+                                more than M: sram_need - M (set by the caller) */
     fa_counts counts;        /* measured; fwdbwd: both passes on one memory model (bytes add up
                                 per tensor, sram_peak_bytes is the larger peak) */
     fa_pass_formula formula; /* closed form */
@@ -168,7 +178,9 @@ typedef struct {
     int has_l2;              /* 1 when fa_io_l2 filled the fields below */
     uint64_t dram_read_bytes;  /* with the L2 model: bytes read from DRAM */
     uint64_t dram_write_bytes; /* with the L2 model: bytes written to DRAM */
-    int l2_slots;              /* concurrent thread blocks the L2 model replayed */
+    int l2_slots;              /* concurrent thread blocks the L2 model replays: SMs x blocks per SM */
+    int64_t l2_max_grid;       /* thread blocks of the largest kernel replayed: fewer than
+                                  l2_slots run at once when it is smaller */
     int l2_partitions;         /* L2 partitions the model used (1 or 2) */
     /* ---- the time model (fa_perf.h), filled by the command line when a kernel profile ran ---- */
     char profile[16];          /* the kernel profile's key; "" = the paper's model (one SRAM of M) */
@@ -188,7 +200,8 @@ typedef struct {
     int warps[2];
     const char *occ_limit[2];
     int perf_latency;          /* not a pipe sets the time: 1 the launches, 2 a grid under one wave */
-    int splits;                /* the forward's split-KV count (1: none) */
+    int splits;                /* the forward's split-KV count S (1: none): counts and formula are
+                                  those of fa_flash2_forward_split with S chunks */
     char perf_note[200];       /* why the time model did not run (has_perf 0), or "" */
     uint64_t prepass_read_bytes, prepass_write_bytes; /* a profile's V -> V^T pre-pass (fa_perf_result):
                                   a kernel of its own, not in counts; 0: none */
@@ -206,7 +219,8 @@ fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint6
  * kernel profile (fa_perf.h).  counts.sram_peak_bytes is then the shared memory alone and
  * counts.reg_peak_bytes the registers; sram_need stays the paper's model (every buffer in M).
  * Errors: as fa_io_run, and FA_EINVAL for a bad placement list. */
-fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+/* splits > 1: flash2's forward is the split-KV kernel with its combine (fa_run_pass_split). */
+fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                          const fa_hw *hw, const char *regs, size_t reg_capacity, FILE *trace,
                          fa_io_result *r);
 
@@ -224,16 +238,19 @@ fa_status fa_run_forward(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk
 /* Runs pass p of algorithm a on mem (count-only or numeric with NULL data not allowed: this is
  * the count-only dispatcher used by fa_io_run and fa_io_l2). */
 fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk);
+/* The same with the forward of flash2 split S ways (fa_flash2_forward_split; the backward never
+ * splits).  Errors: FA_EINVAL for S < 1, or S > 1 with standard or flash1. */
+fa_status fa_run_pass_split(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk, int64_t splits);
 
 /* Predicts DRAM bytes with the L2 model (sim/fa_l2.h): replays the pass's transfers with
  * hw->sms x blocks_per_sm concurrent thread blocks through an L2 of hw->l2_bytes (128-byte
  * lines, 16 ways, hw->l2_partitions partitions).  blocks_per_sm = 0 estimates the occupancy as
  * max(1, floor(sram_per_sm / SRAM need)), capped at 32; a kernel's own occupancy (what Nsight
- * Compute's launch__occupancy_limit_* report) may be given instead (1..32).  Fills the has_l2
- * fields of r (r must come from fa_io_run with the same arguments).  Errors: FA_EINVAL when
- * blocks_per_sm is out of range or the run has more than 2^26 transfers, FA_ENOMEM, those of
- * the algorithm. */
-fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+ * Compute's launch__occupancy_limit_* report) may be given instead (1..32).  splits: as
+ * fa_run_pass_split.  Fills the has_l2 fields of r (r must come from fa_io_run with the same
+ * arguments).  Errors: FA_EINVAL when blocks_per_sm is out of range or
+ * the run has more than 2^26 transfers, FA_ENOMEM, those of the algorithm. */
+fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                    const fa_hw *hw, int blocks_per_sm, fa_io_result *r);
 
 /* --blocks fit for a pass: the largest square multiple of 16 whose buffers fit M for every

@@ -24,6 +24,8 @@ typedef struct {
     uint64_t p;            /* standard: the softmax reads S p times (1: one tile a row, else 2) */
     uint64_t vrows, kcols; /* flash1 (FlashAttention Alg. 1): query rows over all (i, j) visits, keys loaded */
     uint64_t krows, qrows; /* flash2 (FlashAttention-2 Alg. 1): keys loaded over all row blocks, query rows loaded */
+    int64_t splits;        /* flash2's split-KV chunks S (1: none) */
+    uint64_t qsplit;       /* split-KV: query rows loaded by the S chunks' thread blocks (fa_split_q_rows) */
 } fa_fwd_terms;
 
 /* The forward HBM bytes of algorithm a on shape s (one slice; causal or not) with tiles bk, term
@@ -32,6 +34,12 @@ typedef struct {
  * Alg. 1: Q once, K, V per visited key block, O, LSE once).  B H x slice equals the memory
  * model's count (tests/test_explain.c).  Errors: FA_EINVAL for tiles below 1. */
 fa_status fa_explain_forward(fa_algo a, const fa_shape *s, fa_blocks bk, fa_fwd_terms *out);
+/* The same with flash2 split S ways (FlashAttention-2's split-KV kernel and its combine,
+ * fa_flash2_forward_split): Q_rows = fa_split_q_rows, K_rows as unsplit, O_part and LSE_part
+ * written by the splits and read by the combine (S N_q d_v and S N_q fp32 values), O and LSE
+ * written by the combine.  Errors: as fa_explain_forward; FA_EINVAL for S < 1, or S > 1 with
+ * another algorithm. */
+fa_status fa_explain_forward_split(fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, fa_fwd_terms *out);
 
 /* The counts fasim explain derives for algorithm a on configuration c, and their tiles, as fasim
  * io chooses them: with c->rule FA_TILES_PROFILE the kernel profile's tile table (c->profile, else

@@ -332,8 +332,9 @@ int fa_split_kv_heuristic(const fa_profile *prof, const fa_shape *s, int sms, fa
 void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r);
 
 /* Runs pass p of algorithm a like fa_io_run, with the buffers of profile prof placed in
- * registers (prof NULL or "paper": every buffer in one SRAM of M).  Errors: as fa_io_run. */
-fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+ * registers (prof NULL or "paper": every buffer in one SRAM of M); splits > 1: flash2's forward
+ * split-KV (fa_io_run_regs).  Errors: as fa_io_run. */
+fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                            const fa_hw *hw, const fa_profile *prof, int threads, FILE *trace,
                            fa_io_result *r);
 

@@ -11,9 +11,10 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE, Tmask, TdO, TdP, TdS, TD, TdQ, TdQacc, TdK, TdV };
+enum { TQ, TK, TV, TO, TS, TP, Tl, Tm, TLSE, Tmask, TdO, TdP, TdS, TD, TdQ, TdQacc, TdK, TdV, TOpart, TLpart };
 const char *const fa_pass_tensor_names[FA_PASS_TENSORS] = {
-    "Q", "K", "V", "O", "S", "P", "l", "m", "LSE", "mask", "dO", "dP", "dS", "D", "dQ", "dQacc", "dK", "dV"};
+    "Q", "K", "V", "O", "S", "P", "l", "m", "LSE", "mask", "dO", "dP", "dS", "D", "dQ", "dQacc", "dK", "dV",
+    "O_part", "LSE_part"};
 
 const char *fa_pass_name(fa_pass p)
 {
@@ -190,10 +191,70 @@ static fa_status add_formula(fa_pass_formula *acc_f, const fa_pass_formula *f)
     return FA_OK;
 }
 
-fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk,
+/* 1 if the K/V tiles [t0, t1) hold a tile row block [r0, r0 + rows) visits (not SKIP). */
+static int chunk_visited(const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc, int64_t t0, int64_t t1)
+{
+    int64_t lo, hi, fl, fh;
+    fa_kv_span(s, r0, rows, Bc, &lo, &hi, &fl, &fh);
+    if (t0 < lo) t0 = lo;
+    if (t1 > hi) t1 = hi;
+    if (t0 >= t1) return 0;
+    if (t0 < fh && fl < t1 && fl < fh) return 1; /* a FULL tile of the core */
+    for (int64_t t = t0; t < t1; t++)
+        if (fa_tile_classify(s, r0, rows, t * Bc, fa_tile_len(t * Bc, s->seqlen_k, Bc)) != FA_TILE_SKIP) return 1;
+    return 0;
+}
+
+/* FlashAttention-2's split-KV forward beyond the unsplit one (docs/io-model.md, "Split-KV"):
+ * row block i loads Q_i once per chunk with a visited tile (n_i chunks) instead of once, every
+ * split writes its fp32 partial (O_part: d_v values a row, LSE_part: one) and the combine reads
+ * them all back; K, V, O and LSE move as without the split. */
+/* Per slice: the query rows the split kernel loads (row block i's rows once per chunk with a
+ * visited tile) in *split, and those the unsplit kernel loads (once per row block that sees a
+ * key) in *once. */
+static void q_rows(const fa_shape *s, fa_blocks bk, int64_t S, int64_t *split, int64_t *once)
+{
+    const int64_t Br = bk.block_r, Bc = bk.block_c, T_r = fa_cdiv(s->seqlen_q, Br), T_c = fa_cdiv(s->seqlen_k, Bc);
+    const int64_t c = fa_cdiv(T_c, S);
+    *split = *once = 0;
+    for (int64_t i = 0; i < T_r; i++) {
+        const int64_t r0 = i * Br, rows = fa_tile_len(r0, s->seqlen_q, Br);
+        int64_t n = 0;
+        for (int64_t q = 0; q < S; q++) n += chunk_visited(s, r0, rows, Bc, q * c, (q + 1) * c);
+        *split += n * rows;
+        if (n > 0) *once += rows;
+    }
+}
+
+int64_t fa_split_q_rows(const fa_shape *s, fa_blocks bk, int64_t splits)
+{
+    int64_t split, once;
+    q_rows(s, bk, splits, &split, &once);
+    return split;
+}
+
+static fa_status split_terms(const fa_shape *s, fa_blocks bk, int64_t S, fa_pass_formula *out)
+{
+    const u128 e = (u128)fa_dtype_bytes(s->dtype), d = (u128)s->d, dv = (u128)s->d_v, Nq = (u128)s->seqlen_q;
+    acc A;
+    memset(&A, 0, sizeof A);
+    int64_t split, once;
+    q_rows(s, bk, S, &split, &once);
+    A.rq[TQ] = (u128)(split - once) * d * e; /* the unsplit count has Q_i once */
+    A.wq[TOpart] = A.rq[TOpart] = (u128)S * Nq * dv * 4;
+    A.wq[TLpart] = A.rq[TLpart] = (u128)S * Nq * 4;
+    fa_pass_formula x;
+    FA_TRY(finish(&A, s, &x));
+    return add_formula(out, &x);
+}
+
+fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits,
                                 fa_pass_formula *out)
 {
     if (p < 0 || p >= FA_NPASS) FA_FAIL(FA_EINVAL, "unknown pass %d", (int)p);
+    if (splits < 1 || (splits > 1 && a != FA_ALGO_FLASH2))
+        FA_FAIL(FA_EINVAL, "split-KV S = %lld: give S >= 1, and S > 1 only for flash2 (FlashAttention-2's split kernel)",
+                (long long)splits);
     memset(out, 0, sizeof *out);
     if (p != FA_PASS_BWD) {
         fa_formula f;
@@ -205,6 +266,7 @@ fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_bloc
         out->read_bytes = f.read_bytes;
         out->write_bytes = f.write_bytes;
         out->matmul_flops = f.matmul_flops;
+        if (splits > 1) FA_TRY(split_terms(s, bk, splits, out));
     }
     if (p != FA_PASS_FWD) {
         fa_pass_formula b;

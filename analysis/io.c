@@ -74,14 +74,24 @@ fa_status fa_bwd_run(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
 
 fa_status fa_run_pass(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk)
 {
+    return fa_run_pass_split(p, a, mem, s, bk, 1);
+}
+
+fa_status fa_run_pass_split(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk, int64_t splits)
+{
+    if (splits < 1 || (splits > 1 && a != FA_ALGO_FLASH2))
+        FA_FAIL(FA_EINVAL, "split-KV S = %lld: give S >= 1, and S > 1 only for flash2 (FlashAttention-2's split kernel)",
+                (long long)splits);
     fa_status st = FA_OK;
-    if (p != FA_PASS_BWD) st = fa_run_forward(a, mem, s, bk, NULL, NULL, NULL, NULL, NULL);
+    if (p != FA_PASS_BWD)
+        st = splits > 1 ? fa_flash2_forward_split(mem, s, bk, splits, NULL, NULL, NULL, NULL, NULL)
+                        : fa_run_forward(a, mem, s, bk, NULL, NULL, NULL, NULL, NULL);
     if (!st && p == FA_PASS_FWDBWD) fa_mem_kernel_barrier(mem); /* backward after forward */
     if (!st && p != FA_PASS_FWD) st = fa_bwd_run(a, mem, s, bk);
     return st;
 }
 
-fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                    const fa_hw *hw, int blocks_per_sm, fa_io_result *r)
 {
     if (blocks_per_sm < 0 || blocks_per_sm > 32)
@@ -97,7 +107,7 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
     const uint64_t limit = (uint64_t)1 << 26;
     fa_mem *cm = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!cm) return FA_ENOMEM;
-    fa_status st0 = fa_run_pass(p, a, cm, s, bk);
+    fa_status st0 = fa_run_pass_split(p, a, cm, s, bk, splits);
     uint64_t n = 0;
     const fa_counts *c = fa_mem_counts(cm);
     for (int t = 0; st0 == FA_OK && t < c->n_tensors; t++) n += c->tensor[t].loads + c->tensor[t].stores;
@@ -122,7 +132,7 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
         return FA_ENOMEM;
     }
     fa_mem_set_sink(mem, fa_l2_sink, l2);
-    fa_status st = fa_run_pass(p, a, mem, s, bk);
+    fa_status st = fa_run_pass_split(p, a, mem, s, bk, splits);
     fa_l2_result lr;
     if (st == FA_OK) st = fa_l2_run(l2, &lr);
     fa_mem_free(mem);
@@ -132,6 +142,7 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
     r->dram_read_bytes = lr.dram_read_bytes;
     r->dram_write_bytes = lr.dram_write_bytes;
     r->l2_slots = lr.slots;
+    r->l2_max_grid = lr.max_grid;
     r->l2_partitions = hw->l2_partitions > 1 ? hw->l2_partitions : 1;
     return FA_OK;
 }
@@ -139,10 +150,10 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64
 fa_status fa_io_run(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
                     const fa_hw *hw, FILE *trace, fa_io_result *r)
 {
-    return fa_io_run_regs(p, a, s, bk, M, hw, NULL, 0, trace, r);
+    return fa_io_run_regs(p, a, s, bk, 1, M, hw, NULL, 0, trace, r);
 }
 
-fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                          const fa_hw *hw, const char *regs, size_t reg_capacity, FILE *trace,
                          fa_io_result *r)
 {
@@ -151,13 +162,14 @@ fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, 
     r->algo = a;
     r->blocks = bk;
     r->sram_bytes = M;
-    FA_TRY(fa_formula_pass_bytes(p, a, s, bk, &r->formula));
+    r->splits = p == FA_PASS_BWD ? 1 : (int)splits;
+    FA_TRY(fa_formula_pass_bytes(p, a, s, bk, p == FA_PASS_BWD ? 1 : splits, &r->formula));
     FA_TRY(fa_hbm_footprint(a, s, &r->footprint));
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) return FA_ENOMEM;
     if (trace) fa_mem_set_trace(mem, trace);
     fa_status st = fa_mem_set_registers(mem, regs, reg_capacity);
-    if (st == FA_OK) st = fa_run_pass(p, a, mem, s, bk);
+    if (st == FA_OK) st = fa_run_pass_split(p, a, mem, s, bk, splits);
     if (st == FA_OK) r->counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
     if (st) return st;

@@ -499,6 +499,19 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
         pt->busy[FA_PIPE_FP32] += pt->busy[FA_PIPE_TENSOR];
         pt->busy[FA_PIPE_TENSOR] = 0;
     }
+    /* split-KV: the counts hold both kernels; the combine's (O_part, LSE_part read, O and LSE
+     * written) run after the split kernel, at DRAM speed (below), the rest is the split kernel's */
+    fa_counts main_c = *c;
+    uint64_t combine_bytes = 0;
+    if (splits > 1)
+        for (int t = 0; t < main_c.n_tensors; t++) {
+            fa_tensor_count *x = &main_c.tensor[t];
+            const int part = !strcmp(x->name, "O_part") || !strcmp(x->name, "LSE_part");
+            const int result = !strcmp(x->name, "O") || !strcmp(x->name, "LSE");
+            if (part) combine_bytes += x->read_bytes, main_c.hbm_read_bytes -= x->read_bytes, x->read_bytes = 0;
+            if (result) combine_bytes += x->write_bytes, main_c.hbm_write_bytes -= x->write_bytes, x->write_bytes = 0;
+        }
+    c = &main_c;
     /* L2 -> SM: the two-level count; DRAM: re-reads captured by the L2 when their working set fits */
     uint64_t l2 = fa_counts_hbm_bytes(c);
     if (bwd && p->dq_reduce) { /* the reduction happens in the L2: the main loop's dQacc reads (all
@@ -521,19 +534,16 @@ static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, con
     double ws = live * per, hit = ws > 0 ? (l2_eff >= ws ? 1.0 : l2_eff / ws) : 1.0;
     double dram = (double)pt->comp + ((double)l2 - (double)pt->comp) * (1 - hit);
     if (dram < (double)pt->comp) dram = (double)pt->comp;
-    pt->dram = (uint64_t)dram;
+    pt->dram = (uint64_t)dram + combine_bytes; /* the combine's bytes all reach DRAM */
     pt->busy[FA_PIPE_L2] = (double)l2 / hw->l2_bandwidth;
     pt->busy[FA_PIPE_DRAM] = dram / hw->dram_bandwidth;
     /* the FlashAttention-2 backward's two small kernels: D = rowsum(dO o O) and dQacc -> dQ;
-     * split-KV: the splits' fp32 partial O and LSE written, then read by a combine kernel */
+     * split-KV: the combine kernel, its bytes (the partials read back, O and LSE written) at
+     * DRAM speed (the split kernel's partial writes are in its counts above: compulsory) */
     int kernels = 1;
     double extra = 0;
     if (splits > 1) {
-        const double rows = (double)heads * (double)s->seqlen_q;
-        const double part = rows * (double)splits * (4.0 * (double)s->d_v + 4.0);
-        pt->busy[FA_PIPE_L2] += part / hw->l2_bandwidth;
-        pt->busy[FA_PIPE_DRAM] += part / hw->dram_bandwidth;
-        extra = (part + rows * (double)s->d_v * e) / hw->dram_bandwidth;
+        extra = (double)combine_bytes / hw->dram_bandwidth;
         kernels = 2;
     }
     if (bwd && p->algo == FA_ALGO_FLASH2) {
@@ -716,16 +726,16 @@ static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, 
     return FA_OK;
 }
 
-fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, uint64_t M,
+fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                            const fa_hw *hw, const fa_profile *prof, int threads, FILE *trace,
                            fa_io_result *r)
 {
     const char *regs = NULL;
     if (prof && prof->tiles) regs = p == FA_PASS_BWD ? prof->regs_bwd : prof->regs_fwd;
-    if (!regs || !*regs || !hw || !hw->regs_per_thread) return fa_io_run(p, a, s, bk, M, hw, trace, r);
+    if (!regs || !*regs || !hw || !hw->regs_per_thread) return fa_io_run_regs(p, a, s, bk, splits, M, hw, NULL, 0, trace, r);
     /* the register arena: what the block's threads may hold (beyond it a kernel spills) */
     size_t cap = (size_t)(threads - 32 * prof->producer_warps) * (size_t)hw->regs_per_thread * 4;
-    return fa_io_run_regs(p, a, s, bk, M, hw, regs, cap, trace, r);
+    return fa_io_run_regs(p, a, s, bk, splits, M, hw, regs, cap, trace, r);
 }
 
 /* The counts of one kernel's pass with the profile's placement.  Without masks beyond causal
@@ -734,14 +744,14 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
  * count-only run of one K,V head's query heads over the whole N gives the placement's peaks and
  * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
  * count-only run. */
-static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
-                                int threads, int counted, fa_io_result *io, int *run)
+static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
+                                const fa_hw *hw, int threads, int counted, fa_io_result *io, int *run)
 {
     const int plain = !counted && !s->window && !s->block_mask && !s->col_mask && !s->dense_mask && !(s->dropout_p > 0) &&
                       !(s->softcap > 0) && !s->alibi;
     *run = 1;
     if (!plain || (s->seqlen_q <= 2 * bk.block_r && s->seqlen_k <= 2 * bk.block_c && s->batch * s->heads <= 1))
-        return fa_io_run_placed(kp, prof->algo, s, bk, hw->sram_per_block, hw, prof, threads, NULL, io);
+        return fa_io_run_placed(kp, prof->algo, s, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, io);
     *run = 0;
     /* one K,V head's group of query heads over the whole N: its softmax FLOPs (scale, max, exp,
      * sum, rescale, the backward's sums over the group; the closed form has only the matmuls)
@@ -751,7 +761,7 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     c.batch = c.kv_heads = 1;
     c.heads = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
     fa_io_result small;
-    FA_TRY(fa_io_run_placed(kp, prof->algo, &c, bk, hw->sram_per_block, hw, prof, threads, NULL, &small));
+    FA_TRY(fa_io_run_placed(kp, prof->algo, &c, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &small));
     const uint64_t heads = (uint64_t)s->batch * (uint64_t)(s->kv_heads > 0 ? s->kv_heads : 1);
     if (small.counts.flops_other > UINT64_MAX / heads)
         FA_FAIL(FA_EOVERFLOW, "softmax FLOPs exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
@@ -760,7 +770,8 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     io->algo = prof->algo;
     io->blocks = bk;
     io->sram_bytes = hw->sram_per_block;
-    FA_TRY(fa_formula_pass_bytes(kp, prof->algo, s, bk, &io->formula));
+    io->splits = (int)splits;
+    FA_TRY(fa_formula_pass_bytes(kp, prof->algo, s, bk, splits, &io->formula));
     FA_TRY(fa_hbm_footprint(prof->algo, s, &io->footprint));
     fa_counts *k = &io->counts;
     for (int t = 0; t < FA_PASS_TENSORS; t++) {
@@ -860,11 +871,11 @@ static fa_status kernel_format(const fa_profile *p, fa_pass kp, const fa_shape *
     return FA_OK;
 }
 
-static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, const fa_hw *hw,
-                             int threads, int counted, fa_io_result *io)
+static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
+                             const fa_hw *hw, int threads, int counted, fa_io_result *io)
 {
     int run;
-    FA_TRY(pass_counts_of(kp, prof, s, bk, hw, threads, counted, io, &run));
+    FA_TRY(pass_counts_of(kp, prof, s, bk, splits, hw, threads, counted, io, &run));
     FA_TRY(kernel_format(prof, kp, s, bk, run, io));
     fa_io_times(io, s, hw);
     return FA_OK;
@@ -952,6 +963,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
     memset(r, 0, sizeof *r);
     r->profile = prof;
     r->pass = p;
+    r->splits = 1;
     if (prof->mma == FA_MMA_NONE)
         FA_FAIL(FA_EINVAL, "profile %s is the paper's abstract model (one SRAM of M): it has no kernel to "
                 "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
@@ -1015,10 +1027,10 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
                 row = &local_row;
             }
         }
-        r->splits = splits;
+        if (!bwd) r->splits = splits; /* the forward's (fwdbwd: the backward never splits) */
         const int warps = row->warps;
         fa_io_result io;
-        FA_TRY(pass_counts(kp, prof, s, bk, hw, warps * 32, counted, &io));
+        FA_TRY(pass_counts(kp, prof, s, bk, bwd ? 1 : splits, hw, warps * 32, counted, &io));
         pass_time pt;
         memset(&pt, 0, sizeof pt);
         r->occ[k].blocks = bk;

@@ -276,7 +276,9 @@ static json_t *time_model_json(json_t *j, const fa_io_result *x)
         json_object_set_new(kj, "pass", json_string(k ? "bwd" : "fwd"));
         json_object_set_new(kj, "block_r", json_integer(bk.block_r));
         json_object_set_new(kj, "block_c", json_integer(bk.block_c));
-        json_object_set_new(kj, "warps", json_integer(x->warps[k]));
+        /* FlashAttention-2's split-KV forward: S chunks of the keys and a combine (1: none) */
+        json_object_set_new(kj, "splits", json_integer(!k && x->splits > 1 ? x->splits : 1));
+        json_object_set_new(kj, "warps", json_integer(x->occupancy[k] ? x->warps[k] : 0)); /* 0: library kernels (as kernels.csv) */
         json_object_set_new(kj, "blocks_per_sm", json_integer((json_int_t)x->blocks_run[k])); /* what runs */
         json_object_set_new(kj, "occupancy", json_integer(x->occupancy[k]));                /* the limit */
         json_object_set_new(kj, "occupancy_limit", json_string(x->occ_limit[k] ? x->occ_limit[k] : ""));

@@ -67,8 +67,9 @@ fa_status fa_run_algo(const fa_run_config *o, fa_algo a, FILE *trace, fa_io_resu
                 FA_FAIL(FA_EINVAL, "--trace with --pass fwdbwd needs one set of tiles: the %s profile's "
                         "forward and backward tiles differ (give --block-r/--block-c, or trace each pass)", prof->key);
             fa_io_result t;
-            FA_TRY(fa_io_run_placed(o->pass, a, &o->shape, pr.occ[o->pass == FA_PASS_BWD].blocks, o->sram, &o->hw,
-                                    prof, pr.occ[o->pass == FA_PASS_BWD].threads, trace, &t));
+            FA_TRY(fa_io_run_placed(o->pass, a, &o->shape, pr.occ[o->pass == FA_PASS_BWD].blocks,
+                                    o->pass == FA_PASS_BWD ? 1 : pr.splits, o->sram, &o->hw, prof,
+                                    pr.occ[o->pass == FA_PASS_BWD].threads, trace, &t));
         }
         return FA_OK;
     }
@@ -76,7 +77,8 @@ fa_status fa_run_algo(const fa_run_config *o, fa_algo a, FILE *trace, fa_io_resu
     uint64_t over;
     FA_TRY(fa_run_tiles(o, &bk, &over));
     FA_TRY(fa_io_run(o->pass, a, &o->shape, bk, o->sram + over, &o->hw, trace, r));
-    r->sram_overflow = over;
+    /* M grew for the pass's largest buffers; this algorithm's own may fit */
+    r->sram_overflow = over && r->sram_need > o->sram ? r->sram_need - o->sram : 0;
     if (prof->mma == FA_MMA_NONE) return FA_OK; /* the paper's model: the roofline alone */
     fa_status st = fa_perf_predict_counted(prof, o->pass, &o->shape, &o->hw, &bk, &pr);
     if (st && o->profile) return st; /* asked for: say why it cannot be timed */
@@ -100,8 +102,8 @@ fa_status fa_run_l2(const fa_run_config *c, fa_algo a, fa_io_result *r)
         FA_FAIL(FA_EINVAL, "--l2 with --pass fwdbwd replays one set of tiles: the %s profile's forward and backward "
                            "tiles differ (give --block-r/--block-c, or one pass)", r->profile);
     const uint64_t need = fa_sram_need_pass(c->pass, a, &c->shape, bk);
-    return fa_io_l2(c->pass, a, &c->shape, bk, need > r->sram_bytes ? need : r->sram_bytes, &c->hw,
-                    r->occupancy[c->pass == FA_PASS_BWD], r);
+    return fa_io_l2(c->pass, a, &c->shape, bk, c->pass == FA_PASS_BWD ? 1 : (r->splits > 1 ? r->splits : 1),
+                    need > r->sram_bytes ? need : r->sram_bytes, &c->hw, r->occupancy[c->pass == FA_PASS_BWD], r);
 }
 
 fa_status fa_run_counts(const fa_run_config *c, fa_algo a, int l2, fa_io_result *r)
@@ -110,8 +112,8 @@ fa_status fa_run_counts(const fa_run_config *c, fa_algo a, int l2, fa_io_result 
     uint64_t over;
     FA_TRY(fa_run_tiles(c, &bk, &over));
     FA_TRY(fa_io_run(c->pass, a, &c->shape, bk, c->sram + over, &c->hw, NULL, r));
-    if (l2) FA_TRY(fa_io_l2(c->pass, a, &c->shape, bk, c->sram + over, &c->hw, 0, r));
-    r->sram_overflow = over;
+    if (l2) FA_TRY(fa_io_l2(c->pass, a, &c->shape, bk, 1, c->sram + over, &c->hw, 0, r));
+    r->sram_overflow = over && r->sram_need > c->sram ? r->sram_need - c->sram : 0;
     return FA_OK;
 }
 

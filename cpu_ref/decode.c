@@ -265,31 +265,36 @@ static fa_status combine_kernel(fa_mem *mem, infer_eng *E)
         FA_TRY(infer_seq_of(E, seq(E, &sq), &q));
         if (q.Nq == 0) continue;
         for (fa_tile_iter i = fa_iter_rows(mem, 1, s->heads, q.Nq, Br, 1); fa_iter_next(&i, &st);) {
-            const int64_t h = i.h, r0 = i.x0, rows = i.len;
             fa_mem_set_program(mem, E->program++);
-            FA_TRY(fa_load(mem, &q.Lp, q.b, h, r0, rows, 0, S, &E->Ls));
-            FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (4u * (uint64_t)S + 2u)));
-            if (E->Ls.data)
-                for (int64_t r = 0; r < rows; r++) {
-                    E->Lc.data[r] = lse_sum(S, E->Ls.data + r * S, 1);
-                    for (int64_t c = 0; c < dv; c++) E->Oc.data[r * dv + c] = 0;
-                }
-            for (int64_t sp = 0; sp < S; sp++) {
-                FA_TRY(fa_load(mem, &q.Op, q.b, h, r0, rows, sp * dv, dv, &E->Os));
-                FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (2u + 2u * (uint64_t)dv)));
-                if (E->Os.data)
-                    for (int64_t r = 0; r < rows; r++) {
-                        double wt = fa_exp_guarded(E->Ls.data[r * S + sp], E->Lc.data[r]);
-                        if (wt == 0) continue; /* an empty partial (0, -inf) adds nothing */
-                        for (int64_t c = 0; c < dv; c++)
-                            E->Oc.data[r * dv + c] += wt * E->Os.data[r * dv + c];
-                    }
-            }
-            FA_TRY(fa_store(mem, &q.O, q.b, h, r0, rows, 0, dv, &E->Oc));
-            FA_TRY(fa_store(mem, &q.L, q.b, h, r0, rows, 0, 1, &E->Lc));
+            fa_split_bufs cb = {&E->Ls, &E->Os, &E->Oc, &E->Lc};
+            FA_TRY(fa_split_combine(mem, S, dv, &q.Op, &q.Lp, &q.O, &q.L, q.b, i.h, i.x0, i.len, &cb));
         }
     }
     return st;
+}
+
+fa_status fa_split_combine(fa_mem *mem, int64_t S, int64_t dv, fa_tensor *Op, fa_tensor *Lp, fa_tensor *O,
+                           fa_tensor *L, int64_t b, int64_t h, int64_t r0, int64_t rows, const fa_split_bufs *x)
+{
+    FA_TRY(fa_load(mem, Lp, b, h, r0, rows, 0, S, x->Ls));
+    FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (4u * (uint64_t)S + 2u)));
+    if (x->Ls->data)
+        for (int64_t r = 0; r < rows; r++) {
+            x->Lc->data[r] = lse_sum(S, x->Ls->data + r * S, 1);
+            for (int64_t c = 0; c < dv; c++) x->Oc->data[r * dv + c] = 0;
+        }
+    for (int64_t sp = 0; sp < S; sp++) {
+        FA_TRY(fa_load(mem, Op, b, h, r0, rows, sp * dv, dv, x->Os));
+        FA_TRY(fa_count_flops(mem, 0, (uint64_t)rows * (2u + 2u * (uint64_t)dv)));
+        if (x->Os->data)
+            for (int64_t r = 0; r < rows; r++) {
+                double wt = fa_exp_guarded(x->Ls->data[r * S + sp], x->Lc->data[r]);
+                if (wt == 0) continue; /* an empty partial (0, -inf) adds nothing */
+                for (int64_t c = 0; c < dv; c++) x->Oc->data[r * dv + c] += wt * x->Os->data[r * dv + c];
+            }
+    }
+    FA_TRY(fa_store(mem, O, b, h, r0, rows, 0, dv, x->Oc));
+    return fa_store(mem, L, b, h, r0, rows, 0, 1, x->Lc);
 }
 
 fa_status infer_run(fa_mem *mem, infer_eng *E)

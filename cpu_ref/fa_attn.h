@@ -224,6 +224,9 @@ fa_tile_iter fa_iter_rows(fa_mem *mem, int64_t batch, int64_t heads, int64_t n, 
 fa_tile_iter fa_iter_slices(fa_mem *mem, int64_t batch, int64_t heads);
 /* The K/V tiles (of B_c keys) row block [r0, r0 + rows) sees: fa_kv_span, SKIP tiles left out. */
 fa_tile_iter fa_iter_kv(fa_mem *mem, const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc);
+/* The same tiles cut to the chunk [t0, t1) of K/V tiles (a split-KV thread block's share). */
+fa_tile_iter fa_iter_kv_chunk(fa_mem *mem, const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc,
+                              int64_t t0, int64_t t1);
 /* The row blocks (of B_r rows) of each of `heads` query heads that see the key tile
  * [c0, c0 + cols): fa_q_span, SKIP blocks left out. */
 fa_tile_iter fa_iter_q(fa_mem *mem, const fa_shape *s, int64_t heads, int64_t c0, int64_t cols,
@@ -354,6 +357,27 @@ fa_status fa_flash1_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const 
  * Errors: FA_EINVAL, FA_ENOSRAM, FA_EOVERFLOW, FA_ENOMEM. */
 fa_status fa_flash2_forward(fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
                             const double *K, const double *V, double *O, double *LSE);
+
+/* FlashAttention-2's split-KV forward (flash_fwd_splitkv_kernel + its combine kernel, the
+ * kernel PyTorch's flash backend runs when a grid of row blocks would not fill the GPU):
+ * row block i's key tiles (those fa_iter_kv yields) in S chunks of c = ceil(T_c / S) tiles,
+ * chunk q = [q c, (q + 1) c); one thread block per (batch, head, chunk, row block) runs
+ * Algorithm 1 lines 4-13 over its chunk (Q_i loaded only when the chunk has a tile) and stores
+ * its partial O_q (normalised over the chunk) and LSE_q, fp32, in
+ *   O_part   (B, H, N_q, S * d_v)   chunk q in columns [q d_v, (q+1) d_v)
+ *   LSE_part (B, H, N_q, S)
+ * (a chunk with no tile or no allowed key stores the merge's identity O_q = 0, LSE_q = -inf).
+ * The combine kernel then reads every partial, fa_split_combine_rows rows a thread block, and
+ * writes O and LSE (fa_split_combine).  S = 1 is fa_flash2_forward exactly.  Numerically
+ * O and LSE equal fa_flash2_forward's to rounding.  Errors: FA_EINVAL (S < 1 or S > T_c), and
+ * those of fa_flash2_forward. */
+fa_status fa_flash2_forward_split(fa_mem *mem, const fa_shape *s, fa_blocks bk, int64_t splits,
+                                  const double *Q, const double *K, const double *V, double *O,
+                                  double *LSE);
+
+/* Rows a thread block of the split-KV combine kernel merges: 4, 8 or 16 as the head dim
+ * rounded to 32 is a multiple of 128, of 64, or neither (FlashAttention-2's kBlockM). */
+int64_t fa_split_combine_rows(const fa_shape *s);
 
 /* Number of elements of each tensor of a shape (cpu_ref/shape.c). */
 int64_t fa_numel_q(const fa_shape *s);

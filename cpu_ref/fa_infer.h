@@ -115,6 +115,21 @@ fa_status fa_varlen_reference_forward(const fa_shape *s, const fa_varlen *vl, co
 void fa_lse_merge(int64_t n, const double *lse, const double *O_parts, int64_t ld, int64_t dv,
                   double *O, double *lse_out);
 
+/* The SRAM buffers of one combine thread block of R rows: LSE_s (R x S), O_s and O_c
+ * (R x d_v), LSE_c (R x 1), all fp32. */
+typedef struct {
+    fa_buf *Ls, *Os, *Oc, *Lc;
+} fa_split_bufs;
+
+/* The split-KV combine of rows [r0, r0 + rows) of head h of batch b (one thread block of the
+ * combine kernel, FlashAttention-2's flash_fwd_splitkv_combine_kernel): loads their LSE_part
+ * (rows x S) and the S partial tiles of O_part (chunk s in columns [s d_v, (s+1) d_v)), merges
+ * them as fa_lse_merge, stores O and LSE.  Counts the loads, stores and fa_combine_flops_per_row
+ * FLOPs a row.  Used by the decode kernel and by fa_flash2_forward_split.  Errors: those of
+ * fa_load, fa_store and fa_count_flops. */
+fa_status fa_split_combine(fa_mem *mem, int64_t S, int64_t dv, fa_tensor *Op, fa_tensor *Lp, fa_tensor *O,
+                           fa_tensor *L, int64_t b, int64_t h, int64_t r0, int64_t rows, const fa_split_bufs *x);
+
 /* FLOPs (other) the combine counts per row merging S partials of d_v values:
  * 4S + 2 for the LSE (max, exp, sum, log) and S (2 + 2 d_v) for the weighted sum. */
 uint64_t fa_combine_flops_per_row(int64_t S, int64_t dv);

@@ -346,12 +346,25 @@ fa_tile_iter fa_iter_slices(fa_mem *mem, int64_t batch, int64_t heads)
 
 fa_tile_iter fa_iter_kv(fa_mem *mem, const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc)
 {
+    return fa_iter_kv_chunk(mem, s, r0, rows, Bc, 0, fa_cdiv(s->seqlen_k, Bc));
+}
+
+static int64_t clamp_to(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+fa_tile_iter fa_iter_kv_chunk(fa_mem *mem, const fa_shape *s, int64_t r0, int64_t rows, int64_t Bc,
+                              int64_t t0, int64_t t1)
+{
     fa_tile_iter it = iter_make(mem, 1, 1, s->seqlen_k, Bc);
     it.s = s;
     it.kv = 1;
     it.f0 = r0;
     it.flen = rows;
     fa_kv_span(s, r0, rows, Bc, &it.lo, &it.hi, &it.full_lo, &it.full_hi);
+    /* the span cut to the chunk [t0, t1), its FULL core with it (unchanged for the whole axis) */
+    it.lo = clamp_to(it.lo, t0, t1 > t0 ? t1 : t0);
+    it.hi = clamp_to(it.hi, it.lo, t1 > it.lo ? t1 : it.lo);
+    it.full_lo = clamp_to(it.full_lo, it.lo, it.hi);
+    it.full_hi = clamp_to(it.full_hi, it.full_lo, it.hi);
     return iter_first(it);
 }
 

@@ -26,6 +26,7 @@ typedef struct {
     uint64_t dram_write_bytes;/* L2 -> DRAM: dirty lines evicted or flushed at the end */
     uint64_t accesses, misses;/* line accesses and misses */
     int64_t programs;         /* thread blocks replayed */
+    int64_t max_grid;         /* thread blocks of the largest kernel (at most that many run at once) */
     int slots;                /* concurrent thread blocks */
     int sample;               /* 1: every line simulated; f: every f-th set, counts scaled by f */
 } fa_l2_result;

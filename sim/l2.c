@@ -359,6 +359,11 @@ fa_status fa_l2_run(fa_l2 *l, fa_l2_result *out)
     l->res.sample = (int)f;
     l->res.programs = (int64_t)np;
     l->res.slots = l->slots;
+    l->res.max_grid = 0; /* the largest kernel's thread blocks */
+    for (uint64_t i = 0, run = 0; i < np; i++) {
+        run = i > 0 && kern[i] == kern[i - 1] ? run + 1 : 1;
+        if ((int64_t)run > l->res.max_grid) l->res.max_grid = (int64_t)run;
+    }
     *out = l->res;
     free(start);
     free(kern);

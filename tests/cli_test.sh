@@ -304,7 +304,7 @@ expect_exit 2 "decode has no backward" -- io --decode --kv-len 100 --pass bwd
 expect_exit 2 "varlen with a window" -- io --cu-seqlens 0,5,9 --window 3,0
 
 # ---- round-2 fixes ----
-expect_exit 2 "explain with a window" -- explain --seqlen 256 --window 64,0
+expect_exit 2 "explain with a doc mask (explain derives windows, not mask files)" -- explain --seqlen 256 --doc-mask 128,128
 expect_exit 2 "--trace with --decode" -- io --decode --kv-len 4096 --heads 8 --kv-heads 2 --trace "$T/tr.csv"
 expect_exit 2 "--algo with --cu-seqlens" -- io --cu-seqlens 0,5,9 --algo flash1
 expect_exit 2 "cu-seqlens junk list" -- io --cu-seqlens 0,5,abc

@@ -11,7 +11,7 @@ if "$FASIM" explain --seqlen 1000 --block-r 64 --block-c 64 --causal >"$T/out" 2
 else
     fail "explain explicit tiles: $(cat "$T/err")"
 fi
-"$FASIM" explain --seqlen 1000 --algo flash2 --pass fwdbwd >"$T/out" 2>&1 && grep -q "Here B is limited by" "$T/out" \
+"$FASIM" explain --seqlen 1000 --algo flash2 --pass fwdbwd --blocks fit >"$T/out" 2>&1 && grep -q "Here B is limited by" "$T/out" \
     && pass "explain: --blocks fit's tiles are the ones M (the fp32 S tile) limits" || fail "explain fit: $(grep -A2 'Here' "$T/out")"
 # issue 20: FlashAttention-4's conditional rescaling, the count-only bound by hand: N = 1024, B_r = B_c = 128,
 # T_r = T_c = 8: every tile, 64 steps, 8 a row block; causal: row block i visits i + 1 tiles, 36 in all, 4.5 a block

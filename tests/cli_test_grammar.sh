@@ -7,10 +7,10 @@ case $FASIM in /*) FG_ABS=$FASIM ;; *) FG_ABS=$PWD/$FASIM ;; esac
 [ $rc = 2 ] && grep -q "^fasim: --out needs a value (got the option '--quiet'" "$T/err" && [ ! -e "$T/--quiet" ] \
     && pass "sweep --out --quiet: the value is missing, no file named --quiet" || fail "sweep --out --quiet: exit $rc, $(cat "$T/err")"
 expect_msg "animate --out-dir followed by an option" "--out-dir needs a value (got the option '--heatmap'" -- animate --out-dir --heatmap
-expect_msg -x "explain --window: an option of other commands, named" \
-    "--window is not an option of fasim explain (see fasim explain --help)" -- explain --window 3,4
-expect_msg -x "explain --window=3,4: the name alone" \
-    "--window is not an option of fasim explain (see fasim explain --help)" -- explain --window=3,4
+expect_msg -x "explain --doc-mask: an option of other commands, named" \
+    "--doc-mask is not an option of fasim explain (see fasim explain --help)" -- explain --doc-mask 3,4
+expect_msg -x "explain --doc-mask=3,4: the name alone" \
+    "--doc-mask is not an option of fasim explain (see fasim explain --help)" -- explain --doc-mask=3,4
 expect_msg "a stray word" "unexpected argument 'extra': fasim io takes options only" -- io --seqlen 64 extra
 expect_msg "a bare --" "'--' ends nothing here" -- io -- --seqlen 64
 expect_msg "check --acc without --dtype" "--acc need --dtype" -- check --acc fp64

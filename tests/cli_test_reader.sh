@@ -44,7 +44,7 @@ grep -q "^FLOPs: every FLOP counted, matmul (FMA = 2) and the softmax's" "$T/rd_
     || fail "reader: io's FLOPs/TFLOP/s notes: $(grep -E '^(FLOPs|TFLOP)' "$T/rd_io")"
 grep "^time model" "$T/rd_io" | grep -Eq "lent|\)\)" && fail "reader: io's time-model header: $(grep '^time model' "$T/rd_io")" \
     || pass "reader: io's time-model header has no 'lent' and no doubled parenthesis"
-grep -Eq "^standard +eager +[0-9]+x[0-9]+ +[0-9]+ +- +- +- " "$T/rd_io" && pass "reader: io prints '-' for eager's smem, regs, blocks/SM" \
+grep -Eq "^standard +eager +[0-9]+x[0-9]+ +- +- +- +- " "$T/rd_io" && pass "reader: io prints '-' for eager's warps, smem, regs, blocks/SM" \
     || fail "reader: io's eager row: $(grep '^standard  eager' "$T/rd_io")"
 # compare: a legend of its columns, b/SM explained
 "$FASIM" compare --measured "$(dirname "$0")/../analysis/measured/h200/timemodel_input.csv" > "$T/rd_cmp" 2>&1

@@ -227,6 +227,108 @@ static void test_split_with_empty_chunk(void **state)
     problem_free(&p);
 }
 
+/* One run of FlashAttention-2's split-KV forward (fa_flash2_forward_split). */
+static fa_status run_split(fa_mode mode, int merge, const fa_shape *s, fa_blocks bk, int64_t S, const problem *p,
+                           double *O, double *L, fa_counts *c)
+{
+    fa_mem *mem = fa_mem_alloc(mode, BIG_M);
+    assert_non_null(mem);
+    fa_mem_set_merge(mem, merge);
+    fa_status st = mode == FA_MODE_NUMERIC ? fa_flash2_forward_split(mem, s, bk, S, p->Q, p->K, p->V, O, L)
+                                           : fa_flash2_forward_split(mem, s, bk, S, NULL, NULL, NULL, NULL, NULL);
+    if (c) *c = *fa_mem_counts(mem);
+    fa_mem_free(mem);
+    return st;
+}
+
+/* Asserts counts == fa_formula_pass_bytes(fwd, flash2, splits S) tensor by tensor, the matmul FLOPs. */
+static void assert_split_formula(const fa_counts *c, const fa_shape *s, fa_blocks bk, int64_t S, const char *what)
+{
+    fa_pass_formula f;
+    assert_int_equal(fa_formula_pass_bytes(FA_PASS_FWD, FA_ALGO_FLASH2, s, bk, S, &f), FA_OK);
+    for (int t = 0; t < FA_PASS_TENSORS; t++) {
+        int id = fa_counts_find(c, fa_pass_tensor_names[t]);
+        uint64_t r = id < 0 ? 0 : c->tensor[id].read_bytes, w = id < 0 ? 0 : c->tensor[id].write_bytes;
+        if (r != f.read[t] || w != f.write[t])
+            fail_msg("%s S=%lld tensor %s: counted r=%llu w=%llu, formula r=%llu w=%llu", what, (long long)S,
+                     fa_pass_tensor_names[t], (unsigned long long)r, (unsigned long long)w,
+                     (unsigned long long)f.read[t], (unsigned long long)f.write[t]);
+    }
+    assert_int_equal(c->hbm_read_bytes, f.read_bytes);
+    assert_int_equal(c->hbm_write_bytes, f.write_bytes);
+    assert_int_equal(c->flops_matmul, f.matmul_flops);
+}
+
+/* FlashAttention-2's split-KV forward on the training kernel (issue 18, the fourth reader: fasim io
+ * counts what the fa2 profile runs): for every case and S in {1, 2, 3, T_c}, O and LSE equal the
+ * fp64 reference to 1e-12, numeric counts equal count-only counts (merged and not) and the closed
+ * form, and without other masks than causal the bytes per tensor equal the decode kernel's with the
+ * same S (two implementations of the same kernel); with a sliding window the closed form holds too. */
+static void test_flash2_split(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < NDC + 2; c++) {
+        fa_shape s = dshape(&dcases[c < NDC ? c : 2]);
+        if (c >= NDC) { /* a window of 23 keys (and causal), on a longer N_q: rows see different chunks */
+            s.seqlen_q = 70, s.window = 1, s.window_left = 22, s.window_right = c == NDC ? 0 : 5;
+            if (c > NDC) s.causal = FA_CAUSAL_NONE;
+        }
+        fa_blocks bk = {dcases[c < NDC ? c : 2].Br, dcases[c < NDC ? c : 2].Bc};
+        problem p;
+        problem_init(&p, &s, 700 + c);
+        int64_t no = fa_numel_o(&s), ns = fa_numel_stats(&s), T_c = fa_cdiv(s.seqlen_k, bk.block_c);
+        int64_t splits[] = {1, 2, 3, T_c};
+        for (int k = 0; k < 4; k++) {
+            const int64_t S = splits[k];
+            if (S > T_c) continue;
+            double *O = tu_alloc(no), *L = tu_alloc(ns);
+            fa_counts num, cnt, mrg, dec;
+            assert_int_equal(run_split(FA_MODE_NUMERIC, 0, &s, bk, S, &p, O, L, &num), FA_OK);
+            double eo = tu_max_rel(O, p.O_ref, no), el = tu_max_rel(L, p.LSE_ref, ns);
+            if (eo > 1e-12 || el > 1e-12) fail_msg("case %zu S=%lld: O error %g, LSE error %g", c, (long long)S, eo, el);
+            assert_int_equal(run_split(FA_MODE_COUNT, 0, &s, bk, S, NULL, NULL, NULL, &cnt), FA_OK);
+            assert_int_equal(run_split(FA_MODE_COUNT, 1, &s, bk, S, NULL, NULL, NULL, &mrg), FA_OK);
+            tu_assert_counts_equal(&num, &cnt);
+            tu_assert_counts_equal(&num, &mrg);
+            assert_split_formula(&num, &s, bk, S, "flash2 split");
+            if (!s.window) {
+                fa_infer_opts o = {.splits = S, .pack_gqa = 0, .page_size = 0};
+                assert_int_equal(run_decode(FA_MODE_COUNT, 0, &s, bk, &o, NULL, NULL, NULL, &dec), FA_OK);
+                static const char *const nm[] = {"Q", "K", "V", "O", "LSE", "O_part", "LSE_part"};
+                for (int t = 0; t < (S > 1 ? 7 : 5); t++) {
+                    const fa_tensor_count *x = &num.tensor[fa_counts_find(&num, nm[t])];
+                    const fa_tensor_count *y = &dec.tensor[fa_counts_find(&dec, nm[t])];
+                    assert_int_equal(x->read_bytes, y->read_bytes);
+                    assert_int_equal(x->write_bytes, y->write_bytes);
+                }
+            }
+            free(O);
+            free(L);
+        }
+        problem_free(&p);
+    }
+    /* by hand: N = 4096, d = 64, fp16, 64 x 256 tiles, S = 4 (what the fa2 profile runs on one head):
+     * Q 4 x 4096 x 64 x 2, K = V = T_r N_k d e = 64 x 4096 x 64 x 2, O_part S N_q d_v 4 = 4194304
+     * written and read, LSE_part S N_q 4 = 65536 written and read, O 524288 and LSE 16384 written */
+    fa_shape s = fa_shape_default(4096, 64);
+    s.dtype = FA_DTYPE_FP16;
+    fa_counts c;
+    assert_int_equal(run_split(FA_MODE_COUNT, 1, &s, (fa_blocks){64, 256}, 4, NULL, NULL, NULL, &c), FA_OK);
+    assert_int_equal(c.tensor[fa_counts_find(&c, "Q")].read_bytes, 2097152);
+    assert_int_equal(c.tensor[fa_counts_find(&c, "K")].read_bytes, 33554432);
+    assert_int_equal(c.tensor[fa_counts_find(&c, "O_part")].write_bytes, 4194304);
+    assert_int_equal(c.tensor[fa_counts_find(&c, "O_part")].read_bytes, 4194304);
+    assert_int_equal(c.tensor[fa_counts_find(&c, "LSE_part")].read_bytes, 65536);
+    assert_int_equal(c.tensor[fa_counts_find(&c, "O")].write_bytes, 524288);
+    assert_int_equal(fa_counts_hbm_bytes(&c), 78266368);
+    /* S outside 1 .. T_c, and a split of another algorithm, are refused */
+    assert_int_equal(run_split(FA_MODE_COUNT, 1, &s, (fa_blocks){64, 256}, 17, NULL, NULL, NULL, NULL), FA_EINVAL);
+    assert_int_equal(run_split(FA_MODE_COUNT, 1, &s, (fa_blocks){64, 256}, 0, NULL, NULL, NULL, NULL), FA_EINVAL);
+    fa_pass_formula f;
+    assert_int_equal(fa_formula_pass_bytes(FA_PASS_FWD, FA_ALGO_FLASH1, &s, (fa_blocks){64, 256}, 2, &f), FA_EINVAL);
+    fa_clear_error();
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -395,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_gqa_8_on_2),
         cmocka_unit_test(test_intensity_rises_with_g),
         cmocka_unit_test(test_split_with_empty_chunk),
+        cmocka_unit_test(test_flash2_split),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_paged_equals_contiguous),
         cmocka_unit_test(test_large_closed_form),

@@ -101,12 +101,38 @@ static void test_explain_run(void **st)
     assert_int_equal(used, FA_TILES_PROFILE);
     assert_true(bk.block_r == 128 && bk.block_c == 128);
     assert_int_equal(fa_counts_hbm_bytes(&r.counts), 197632);
-    /* fwdbwd has no one table: --blocks fit's tiles in the paper's model */
+    /* fwdbwd: each pass on its own tiles of the table, as fasim io (issue 18, the fourth reader):
+     * the forward's 197632 B above plus the backward's at 128 x 128 (T_c = 2): Q and dO read per key
+     * block (2 x 32768 each, dO once more for D), K, V, O once (32768 each), LSE and D read per key
+     * block (2 x 1024 each) and D written once (1024), dQacc (4 B a value, 65536) read and written per
+     * key block and once more (2 x 3 x 65536), dQ, dK, dV written once (32768 each): 758784 B */
     c.pass = FA_PASS_FWDBWD;
     assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);
-    assert_string_equal(rule, "--blocks fit");
-    assert_int_equal(used, FA_TILES_FIT);
-    assert_int_equal(r.counts.reg_peak_bytes, 0);
+    assert_string_equal(rule, "the fa2 profile's tile table");
+    assert_int_equal(used, FA_TILES_PROFILE);
+    assert_true(bk.block_r == 128 && bk.block_c == 128 && r.blocks_bwd.block_r == 128 && r.blocks_bwd.block_c == 128);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), r.formula.read_bytes + r.formula.write_bytes);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 197632 + 2 * 32768 + 3 * 32768 + 3 * 32768 + 5 * 1024 +
+                                                         6 * 65536 + 3 * 32768);
+    /* a grid that would not fill the GPU: FlashAttention-2's split-KV kernel, as fasim io counts it.
+     * N = 4096: 64 row blocks of 64 < 0.8 x 2 x 132, so S = 4 splits of 64 x 256 tiles (T_r = 64, T_c =
+     * 16, 4 tiles a chunk): Q read once per chunk 4 x 4096 x 64 x 2, K and V T_r N_k d e each, O_part
+     * written and read S N_q d_v 4, LSE_part S N_q 4, O and LSE written by the combine */
+    c.pass = FA_PASS_FWD;
+    c.shape = fa_shape_default(4096, 64);
+    c.shape.dtype = FA_DTYPE_FP16;
+    assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);
+    assert_true(bk.block_r == 64 && bk.block_c == 256 && r.splits == 4);
+    assert_int_equal(fa_counts_hbm_bytes(&r.counts), 4 * 4096 * 64 * 2 + 2 * 64 * 4096 * 64 * 2 + 2 * 4 * 4096 * 64 * 4 +
+                                                         2 * 4 * 4096 * 4 + 4096 * 64 * 2 + 4096 * 4);
+    fa_fwd_terms x;
+    assert_int_equal(fa_explain_forward_split(FA_ALGO_FLASH2, &c.shape, bk, 4, &x), FA_OK);
+    assert_int_equal(x.slice, fa_counts_hbm_bytes(&r.counts));
+    assert_int_equal(x.qsplit, 4 * 4096);
+    assert_int_equal(fa_explain_forward_split(FA_ALGO_FLASH1, &c.shape, bk, 4, &x), FA_EINVAL);
+    fa_clear_error();
+    c.shape = fa_shape_default(256, 64);
+    c.shape.dtype = FA_DTYPE_FP16;
     /* --blocks paper: B_c = ceil(M / 4d) = 908, clamped to N = 256; B_r = min(B_c, d) = 64: T_r = 4 again */
     c.pass = FA_PASS_FWD, c.rule = FA_TILES_PAPER;
     assert_int_equal(fa_explain_run(&c, FA_ALGO_FLASH2, &bk, &r, rule, sizeof rule, &used), FA_OK);

@@ -91,7 +91,7 @@ static void test_l2_flash2_reads_qkv_once(void **state)
     fa_blocks bk = {64, 32};
     fa_io_result r;
     assert_int_equal(fa_io_run(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, NULL, &r), FA_OK);
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, 0, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, 1 << 20, &hw, 0, &r), FA_OK);
     assert_int_equal(r.dram_read_bytes, 3 * 153600);
     assert_int_equal(r.dram_write_bytes, 153600 + 9600);
     assert_int_equal(r.counts.hbm_read_bytes, 11 * 153600); /* Q once + T_r = 5 passes over K, V */
@@ -99,23 +99,23 @@ static void test_l2_flash2_reads_qkv_once(void **state)
      * blocks of a head ask for the same K_j, V_j one after another (the lockstep the model
      * assumes). */
     hw.l2_bytes = 8192;
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, 0, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, 1 << 20, &hw, 0, &r), FA_OK);
     assert_true(r.l2_slots >= 40); /* 132 SMs x (233472 / SRAM need) blocks each */
     assert_int_equal(r.dram_read_bytes, 3 * 153600);
     /* One thread block at a time: each streams 38400 B of K and V per pass through 8 KiB, so
      * every K/V read misses; only Q_i (read once) is as before. */
     hw.sms = 1;
     hw.sram_per_sm = 1;
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, 0, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, 1 << 20, &hw, 0, &r), FA_OK);
     assert_int_equal(r.l2_slots, 1);
     assert_int_equal(r.dram_read_bytes, r.counts.hbm_read_bytes);
     /* The kernel's own occupancy overrides the estimate: 5 blocks on the one SM are the 5 row
      * blocks of a head, which share each K_j, V_j again. */
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, 5, &r), FA_OK);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, 1 << 20, &hw, 5, &r), FA_OK);
     assert_int_equal(r.l2_slots, 5);
     assert_int_equal(r.dram_read_bytes, 3 * 153600);
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, 33, &r), FA_EINVAL);
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1 << 20, &hw, -1, &r), FA_EINVAL);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, 1 << 20, &hw, 33, &r), FA_EINVAL);
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, 1 << 20, &hw, -1, &r), FA_EINVAL);
 }
 
 /* One read of row 0 of a 1 x 256 B fp16 tensor (at address 0): lines 0 and 1. */

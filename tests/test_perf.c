@@ -89,7 +89,7 @@ static void test_placement_fa2(void **st)
     assert_non_null(p);
     fa_io_result placed, paper;
     fa_blocks bk = {128, 64};
-    assert_int_equal(fa_io_run_placed(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, hw.sram_per_block, &hw, p, 128, NULL,
+    assert_int_equal(fa_io_run_placed(FA_PASS_FWD, FA_ALGO_FLASH2, &s, bk, 1, hw.sram_per_block, &hw, p, 128, NULL,
                                       &placed), FA_OK);
     assert_int_equal(placed.counts.sram_peak_bytes, 128 * 128 * 2 + 2 * 64 * 128 * 2); /* 65536 */
     assert_int_equal(placed.counts.reg_peak_bytes, 128 * 64 * 4 + 128 * 128 * 4 + 2 * 128 * 4); /* 99328 */
@@ -103,7 +103,7 @@ static void test_placement_fa2(void **st)
     assert_int_equal(fa_io_run(FA_PASS_FWD, FA_ALGO_FLASH2, &s, (fa_blocks){256, 128}, hw.sram_per_block, &hw,
                                NULL, &paper), FA_ENOSRAM);
     /* ... but fit with the kernel's placement (registers of 256 threads: 255 x 4 B each) */
-    assert_int_equal(fa_io_run_placed(FA_PASS_FWD, FA_ALGO_FLASH2, &s, (fa_blocks){128, 128}, hw.sram_per_block,
+    assert_int_equal(fa_io_run_placed(FA_PASS_FWD, FA_ALGO_FLASH2, &s, (fa_blocks){128, 128}, 1, hw.sram_per_block,
                                       &hw, p, 256, NULL, &placed), FA_OK);
 }
 

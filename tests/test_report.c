@@ -579,7 +579,7 @@ static void test_hbm_vs_n(void **state)
             fa_blocks bk;
             fa_pass_formula pf;
             assert_int_equal(fa_blocks_fit_pass(FA_PASS_FWD, &s, M, &bk), FA_OK);
-            assert_int_equal(fa_formula_pass_bytes(FA_PASS_FWD, (fa_algo)a, &s, bk, &pf), FA_OK);
+            assert_int_equal(fa_formula_pass_bytes(FA_PASS_FWD, (fa_algo)a, &s, bk, 1, &pf), FA_OK);
             assert_int_equal(rows[i].bytes[a], pf.read_bytes + pf.write_bytes);
         }
         assert_true(rows[i].theta_standard == fa_bound_pass_bytes(FA_PASS_FWD, FA_ALGO_STANDARD, &s, M));

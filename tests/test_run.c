@@ -127,7 +127,7 @@ static void test_l2(void **st)
     assert_int_equal(fa_run_l2(&c, FA_ALGO_FLASH2, &r), FA_OK);
     const fa_blocks bk = {128, 64};
     const uint64_t need = fa_sram_need_pass(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk);
-    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk, need > x.sram_bytes ? need : x.sram_bytes, &c.hw,
+    assert_int_equal(fa_io_l2(FA_PASS_FWD, FA_ALGO_FLASH2, &c.shape, bk, 1, need > x.sram_bytes ? need : x.sram_bytes, &c.hw,
                               x.occupancy[0], &x), FA_OK);
     assert_int_equal(r.has_l2, 1);
     assert_int_equal(r.dram_read_bytes, x.dram_read_bytes);

@@ -35,7 +35,36 @@ int cli_resolve(cli_opts *o)
         fa_status st = fa_model_load(o->model_path, &m);
         if (st) return cli_fail(st);
     }
+    const int dtype_given = (int)s->dtype >= 0;
     fa_shape_fill(s, o->model_path ? &m : NULL);
+    o->model_note[0] = '\0';
+    if (o->model_path) { /* the model's rows as fasim report counts them (fa_report_model_shape) */
+        size_t k = 0;
+        const size_t n = sizeof o->model_note;
+        if (!dtype_given && m.dtype == FA_DTYPE_FP32) {
+            s->dtype = FA_DTYPE_BF16; /* the FlashAttention kernels take fp16/bf16 */
+            k += (size_t)snprintf(o->model_note + k, n - k, "the model is published in fp32; counted in bf16 as "
+                                  "fasim report does (the FlashAttention kernels take fp16/bf16; --dtype fp32 to count fp32)");
+        }
+        const int all = m.n_sliding == m.layers || (m.n_sliding == 0 && m.layers <= 0);
+        if (m.sliding_window > 0 && m.sliding_window < s->seqlen_k && !o->given[O_WINDOW] && k < n) {
+            if (all && s->causal != FA_CAUSAL_NONE) {
+                s->window = 1, s->window_left = m.sliding_window - 1, s->window_right = 0;
+                k += (size_t)snprintf(o->model_note + k, n - k, "%severy layer attends to a %" PRId64 "-token sliding "
+                                      "window: counted with --window %" PRId64 ",0, as fasim report does", k ? "; " : "",
+                                      m.sliding_window, m.sliding_window - 1);
+            } else if (all) {
+                k += (size_t)snprintf(o->model_note + k, n - k, "%severy layer attends causally to a %" PRId64 "-token "
+                                      "sliding window, which applies with --causal (counted without: no mask)", k ? "; " : "",
+                                      m.sliding_window);
+            } else {
+                k += (size_t)snprintf(o->model_note + k, n - k, "%s%" PRId64 " of %" PRId64 " layers attend to a %" PRId64
+                                      "-token sliding window; counted: a full-attention layer, as fasim report's kernels "
+                                      "table (--window %" PRId64 ",0 for a sliding one)", k ? "; " : "", m.n_sliding,
+                                      m.layers, m.sliding_window, m.sliding_window - 1);
+            }
+        }
+    }
     static fa_mask_store masks; /* the arrays live until the process ends */
     fa_status st = fa_masks_load(s, o->block_mask_path, o->col_mask_path, o->doc_len, o->n_docs, o->dense_mask_path, &masks);
     if (st) return cli_fail(st);

@@ -16,11 +16,12 @@ static const char *const explain_head =
     "  each term of the closed form per tensor with the numbers filled in, their sum beside the\n"
     "  counted bytes, and the Theta bound with the constant the count carries; then the time\n"
     "  model's derivation for the algorithm's kernel (--profile).\n"
-    "options (those of fasim io but --format, --breakdown, --trace, --l2, the masks of files and\n"
-    "windows, and inference):\n";
+    "options (those of fasim io but --format, --breakdown, --trace, --l2, the masks of files, and\n"
+    "inference):\n";
 static const char *const explain_tail =
-    "--window, --block-mask, --col-mask, --doc-mask and --mask are not taken: explain derives the\n"
-    "unmasked and the causal counts (see fasim io --breakdown for the others).\n"
+    "--block-mask, --col-mask, --doc-mask and --mask are not taken: explain derives the unmasked,\n"
+    "the causal and the windowed (--window, or --model with a sliding window) counts (see fasim io\n"
+    "--breakdown for the others).\n"
     "Derivations: docs/io-model.md (forward), docs/io-model-backward.md (backward).\n";
 
 /* The time model's derivation for the algorithm's kernel profile (--profile, else the
@@ -157,6 +158,38 @@ static fa_status explain_formats(FILE *f, const fa_profile *p, const fa_shape *s
     return FA_OK;
 }
 
+/* A placement list "S_ij O_i m_i l_i" as "S_ij, O_i, m_i, l_i" into buf. */
+static const char *comma_list(const char *names, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = names; *p && k + 3 < n; p++) {
+        if (*p == ' ') buf[k++] = ',';
+        buf[k++] = *p;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+/* The prose of the backward's loops, with its paper lines (docs/io-model-backward.md, 4-6). */
+static void backward_text(FILE *f, fa_algo a)
+{
+    if (a == FA_ALGO_STANDARD)
+        fprintf(f, "  FlashAttention Alg. 3 (standard attention backward), five kernels in turn: dV = P^T dO (line 1),\n"
+                   "  dP = dO V^T (line 2), dS = P o (dP - D) (line 3), dQ = dS K (line 4), dK = dS^T Q (line 5);\n"
+                   "  P, dP and dS are N_q x N_k matrices in HBM.\n");
+    else if (a == FA_ALGO_FLASH1)
+        fprintf(f, "  FlashAttention Alg. 4: dQ = 0 written to HBM (line 5); outer loop over the T_c key blocks (K_j,\n"
+                   "  V_j loaded once, line 7; dK_j, dV_j on chip, line 8), inner loop over row blocks loading Q_i,\n"
+                   "  O_i, dO_i, dQ_i, l_i, m_i (line 10) and writing dQ_i back on every visit (line 21); dK_j, dV_j\n"
+                   "  written once (line 24).\n");
+    else
+        fprintf(f, "  FlashAttention-2 Alg. 2 as FlashAttention-2's three kernels: D = rowsum(dO o O) and dQacc = 0\n"
+                   "  written first (lines 3-4); outer loop over the T_c key blocks (K_j, V_j loaded once, line 6;\n"
+                   "  dK_j, dV_j on chip, line 7), inner loop over row blocks loading Q_i, dO_i, L_i, D_i (line 9)\n"
+                   "  and reading and writing dQacc_i (fp32) on every visit (line 15); dK_j, dV_j written once\n"
+                   "  (line 18); dQ = dQacc converted last.\n");
+}
+
 static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
 {
     const fa_shape *s = &o->shape;
@@ -169,29 +202,68 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     if ((st = fa_explain_run(&c, a, &bk, &r, rule, sizeof rule, &used))) return cli_fail(st);
     char b1[32], b2[32];
     const uint64_t BH = (uint64_t)(s->batch * s->heads);
-    const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
+    /* the passes' tiles: fwdbwd with a kernel profile runs each pass on its own (as fasim io) */
+    const int two = o->pass == FA_PASS_FWDBWD && used == FA_TILES_PROFILE;
+    const fa_blocks pbk[2] = {bk, two ? r.blocks_bwd : bk};
+    const int splits = o->pass != FA_PASS_BWD && r.splits > 1 ? r.splits : 1;
+    const fa_profile *prof = o->profile ? o->profile : fa_profile_default(a);
     fprintf(f, "== %s, %s pass\n", fa_algo_name(a), fa_pass_name(o->pass));
-    fprintf(f, "  B_r = %" PRId64 ", B_c = %" PRId64 " (%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n", bk.block_r,
-            bk.block_c, rule, r.sram_need, r.sram_bytes,
-            r.counts.reg_peak_bytes ? " in the paper's model (the kernel keeps S, O, m, l in registers)" : "");
-    fprintf(f, "  T_r = ceil(N_q/B_r) = ceil(%" PRId64 "/%" PRId64 ") = %" PRId64 ", T_c = ceil(N_k/B_c) = ceil(%" PRId64 "/%" PRId64
-               ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slices\n",
-            s->seqlen_q, bk.block_r, T_r, s->seqlen_k, bk.block_c, T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH);
+    char regs[2][96] = {"", ""};
+    if (r.counts.reg_peak_bytes && used == FA_TILES_PROFILE) /* the profile's placement of each pass */
+        for (int k = 0; k < 2; k++) {
+            if ((o->pass == FA_PASS_FWD && k) || (o->pass == FA_PASS_BWD && !k)) continue;
+            const char *l = k ? prof->regs_bwd : prof->regs_fwd;
+            if (l && *l) comma_list(l, regs[k], sizeof regs[k]);
+        }
+    char where[256] = "";
+    if (regs[0][0] && regs[1][0])
+        snprintf(where, sizeof where, " in the paper's model (in registers: the forward kernel keeps %s, the backward "
+                                      "kernel %s)", regs[0], regs[1]);
+    else if (regs[0][0] || regs[1][0])
+        snprintf(where, sizeof where, " in the paper's model (the kernel keeps %s in registers)", regs[0][0] ? regs[0] : regs[1]);
+    if (two)
+        fprintf(f, "  forward B_r = %" PRId64 ", B_c = %" PRId64 "; backward B_r = %" PRId64 ", B_c = %" PRId64
+                   " (%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n",
+                pbk[0].block_r, pbk[0].block_c, pbk[1].block_r, pbk[1].block_c, rule, r.sram_need, r.sram_bytes, where);
+    else
+        fprintf(f, "  B_r = %" PRId64 ", B_c = %" PRId64 " (%s%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n",
+                bk.block_r, bk.block_c, rule, splits > 1 ? ", its split-KV kernel's" : "", r.sram_need, r.sram_bytes, where);
+    if (splits > 1) /* fa_split_kv_heuristic, FlashAttention-2's num_splits_heuristic */
+        fprintf(f, "  split-KV: B*H*ceil(N_q/64) = %" PRId64 " row blocks of 64 would not fill 0.8 x 2 x %d SMs, so the %s\n"
+                   "  profile runs FlashAttention-2's split-KV rule (num_splits_heuristic): S = %d splits, 64 x %" PRId64 " tiles\n",
+                s->batch * s->heads * fa_cdiv(s->seqlen_q, 64), o->hw.sms, prof->key, splits, bk.block_c);
+    for (int k = 0; k < 1 + two; k++) {
+        const int64_t T_r = fa_cdiv(s->seqlen_q, pbk[k].block_r), T_c = fa_cdiv(s->seqlen_k, pbk[k].block_c);
+        fprintf(f, "  %sT_r = ceil(N_q/B_r) = ceil(%" PRId64 "/%" PRId64 ") = %" PRId64 ", T_c = ceil(N_k/B_c) = ceil(%" PRId64 "/%" PRId64
+                   ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slices\n",
+                two ? (k ? "backward: " : "forward: ") : "", s->seqlen_q, pbk[k].block_r, T_r, s->seqlen_k, pbk[k].block_c,
+                T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH);
+    }
+    const int64_t T_c = fa_cdiv(s->seqlen_k, bk.block_c);
     uint64_t total = 0;
     if (o->pass == FA_PASS_FWD) {
         fa_fwd_terms x;
-        if ((st = fa_explain_forward(a, s, bk, &x))) return cli_fail(st);
+        if ((st = fa_explain_forward_split(a, s, bk, splits, &x))) return cli_fail(st);
         fa_explain_forward_text(f, a, s, bk, &x);
         fprintf(f, "  per slice:\n");
         for (int k = 0; k < x.n; k++)
-            fprintf(f, "    %-4s %-5s  %-22s = %-26s = %15" PRIu64 "\n", x.t[k].tensor, x.t[k].dir, x.t[k].symbol,
-                    x.t[k].numbers, x.t[k].value);
+            fprintf(f, "    %-*s %-5s  %-22s = %-26s = %15" PRIu64 "\n", splits > 1 ? 8 : 4, x.t[k].tensor, x.t[k].dir,
+                    x.t[k].symbol, x.t[k].numbers, x.t[k].value);
         const uint64_t slice = x.slice;
         total = slice * BH;
         fprintf(f, "  sum per slice = %" PRIu64 " B; times B*H = %" PRIu64 ": %" PRIu64 " B (%s)\n", slice, BH, total,
                 fa_fmt_bytes((double)total, b1, sizeof b1));
     } else {
-        fprintf(f, "  per tensor, the closed form of docs/io-model-backward.md (sections 4-6):\n");
+        if (o->pass == FA_PASS_FWDBWD) {
+            fa_fwd_terms x; /* the forward's loops, then the backward's */
+            if ((st = fa_explain_forward_split(a, s, bk, splits, &x))) return cli_fail(st);
+            fa_explain_forward_text(f, a, s, bk, &x);
+        }
+        backward_text(f, a);
+        fprintf(f, "  per tensor, the closed form of %s:\n",
+                o->pass == FA_PASS_FWDBWD ? "docs/io-model.md (forward) and docs/io-model-backward.md (sections 4-6), "
+                                            "both passes summed"
+                                          : "docs/io-model-backward.md (sections 4-6)");
         for (int k = 0; k < FA_PASS_TENSORS; k++) {
             if (!r.formula.read[k] && !r.formula.write[k]) continue;
             fprintf(f, "    %-6s read %15" PRIu64 "  written %15" PRIu64 "\n", fa_pass_tensor_names[k], r.formula.read[k], r.formula.write[k]);
@@ -249,6 +321,7 @@ int cmd_explain(int argc, char **argv)
     if (!mf) return cli_fail(FA_ENOMEM);
     fprintf(mf, "%s | ", o.pass == FA_PASS_FWD ? "forward pass" : o.pass == FA_PASS_BWD ? "backward pass" : "forward + backward");
     cli_describe(mf, &o, &o.shape);
+    if (o.model_note[0]) fprintf(mf, "note: --model %s: %s\n", o.model_path, o.model_note);
     fputc('\n', mf);
     int worst = 0;
     for (int k = 0; k < o.n_algos && worst != EXIT_USAGE; k++) {

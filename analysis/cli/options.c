@@ -46,7 +46,7 @@ static const char *const CMD_NAMES[] = {"io", "sweep", "check", "compare", "expl
 #define SHAPE_CMDS (CMD_IO | CMD_SWEEP | CMD_CHECK | CMD_EXPLAIN | CMD_ANIMATE)
 #define HW_CMDS (CMD_IO | CMD_SWEEP | CMD_CHECK | CMD_EXPLAIN | CMD_ANIMATE | CMD_COMPARE)
 #define INFER_CMDS (CMD_IO | CMD_SWEEP | CMD_CHECK)
-#define MASK_CMDS (SHAPE_CMDS & ~CMD_EXPLAIN) /* explain derives the unmasked and the causal counts */
+#define MASK_CMDS (SHAPE_CMDS & ~CMD_EXPLAIN) /* explain derives the unmasked, causal and windowed counts */
 
 /* An option's argument: none (a flag; "--flag=x" is refused by its setter), a value, or an
  * optional value ("--causal", "--causal=top-left" or "--causal top-left"). */
@@ -118,7 +118,9 @@ static const cli_option TABLE[] = {
      "                                       flash1: fa1, flash2: fa2) with its tile table; --blocks or\n"
      "                                       --block-r/--block-c count in the paper's model, and the\n"
      "                                       time model times each kernel on those tiles, except\n"
-     "                                       --blocks fit with --profile KEY: KEY's tile table\n"},
+     "                                       --blocks fit with --profile KEY: KEY's tile table (fa2\n"
+     "                                       on a grid too small for the GPU: FlashAttention-2's\n"
+     "                                       split-KV kernel, counted and timed as such)\n"},
     {"pass", A_VALUE, CMD_IO | CMD_SWEEP | CMD_EXPLAIN, O_PASS,
      "  --pass fwd|bwd|fwdbwd                forward, backward (recomputation), or both (default fwd)\n"},
     {"format", A_VALUE, CMD_IO | CMD_CHECK | CMD_COMPARE, O_FORMAT,
@@ -189,7 +191,7 @@ static const cli_option TABLE[] = {
     {"quiet", A_FLAG, CMD_REPORT, O_R_QUIET, "  --quiet                              nothing on stdout (no tables, no \"wrote\" lines): the\n"
      "                                       files only (errors still go to stderr)\n"},
     {NULL, 0, SHAPE_CMDS, 0, "masks and score modifiers (docs/variants.md):\n"},
-    {"window", A_VALUE, MASK_CMDS, O_WINDOW,
+    {"window", A_VALUE, SHAPE_CMDS, O_WINDOW,
      "  --window L,R                         sliding window: keys c-L..c+R of row i, c = i + N_k - N_q\n"
      "                                       (-1: unbounded on that side)\n"},
     {"softcap", A_VALUE, SHAPE_CMDS, O_SOFTCAP, "  --softcap C                          S <- C tanh(S / C) after the scale\n"},

@@ -64,11 +64,14 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                 snprintf(occ, sizeof occ, "%.0f of %d (%s)", x->blocks_run[k], x->occupancy[k], x->occ_limit[k]);
             else if (x->occupancy[k]) snprintf(occ, sizeof occ, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
             else snprintf(occ, sizeof occ, "-");
-            snprintf(prof, sizeof prof, "%s%s%s", x->profile, x->pass == FA_PASS_FWDBWD || k ? (k ? " bwd" : " fwd") : "",
-                     !k && x->splits > 1 ? " split" : "");
-            char rg[16] = "-"; /* a fused kernel's registers; '-' for the library GEMMs (eager, math) */
+            /* the forward of fwdbwd is "fwd", or "split" for FlashAttention-2's split-KV kernel */
+            snprintf(prof, sizeof prof, "%s%s", x->profile,
+                     k ? " bwd" : x->splits > 1 ? " split" : x->pass == FA_PASS_FWDBWD ? " fwd" : "");
+            char rg[16] = "-", wp[16] = "-"; /* a fused kernel's registers and warps; '-' for the library
+                                                GEMMs (eager, math): no kernel of their own */
             if (x->occupancy[k]) snprintf(rg, sizeof rg, "%d", x->regs_per_thread[k]);
-            fprintf(f, "%-9s %-11s %9s %5d %9s %4s %-16s", fa_algo_name(x->algo), prof, tiles, x->warps[k],
+            if (x->occupancy[k]) snprintf(wp, sizeof wp, "%d", x->warps[k]);
+            fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s", fa_algo_name(x->algo), prof, tiles, wp,
                     x->occupancy[k] ? fa_fmt_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
                     rg, occ);
             int last = x->pass != FA_PASS_FWDBWD || k == 1;
@@ -84,7 +87,8 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
         }
         if (x->splits > 1)
             fprintf(f, "          (%s: the forward splits the keys %d ways and combines: FlashAttention-2's split-KV "
-                       "rule for a grid that would not fill the GPU)\n", x->profile, x->splits);
+                       "rule for a grid that would not fill the GPU; the partials are in HBM total and DRAM est)\n",
+                    x->profile, x->splits);
         if (x->prepass_read_bytes && x->prepass_time_s > 0) {
             const double t = x->perf_time_s + x->prepass_time_s;
             fprintf(f, "          (%s_prepass, V -> V^T: %s read + %s written at the DRAM copy rate %sB/s + a %s launch = "
@@ -94,6 +98,23 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                     fa_fmt_time(x->prepass_time_s, b[4], 32), fa_fmt_time(t, b[5], 32),
                     t > 0 ? x->perf_tflops * x->perf_time_s / t : 0);
         }
+    }
+    for (int i = 0; i < n; i++) /* eager, math, v0: no kernel of their own (as the report's kernels table says) */
+        if (r[i].has_perf && r[i].algo == FA_ALGO_STANDARD && !r[i].occupancy[0] && !r[i].occupancy[1])
+            fprintf(f, "standard (%s): library GEMMs and separate kernels, no fused kernel: no warps, smem/blk, regs or "
+                       "blocks/SM of its own ('-'); tiles: the GEMMs' assumed thread-block tile\n", r[i].profile);
+    /* two byte figures of one row that differ: say why, and where each is derived */
+    for (int i = 0; i < n; i++) {
+        const fa_io_result *x = &r[i];
+        const uint64_t hbm = fa_counts_hbm_bytes(&x->counts);
+        if (!x->has_perf || x->algo != FA_ALGO_STANDARD || x->dram_est_bytes == hbm) continue;
+        fprintf(f, "note: standard (%s): DRAM est %s is the %s profile's kernels (docs/time-model.md section 6, \"Standard "
+                   "attention\": %s), HBM total %s counts the standard algorithm in %s (docs/io-model.md section 2)\n",
+                x->profile, fa_fmt_bytes((double)x->dram_est_bytes, b[0], sizeof b[0]), x->profile,
+                !strcmp(x->profile, "math") ? "SDPA's math backend computes in fp32: casts, scales, mask, safe softmax, "
+                                              "every N_q x N_k tensor 4 bytes an element"
+                                            : "its own list of kernels and their bytes",
+                fa_fmt_bytes((double)hbm, b[1], sizeof b[1]), fa_dtype_name(o->shape.dtype));
     }
 }
 
@@ -126,13 +147,13 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 x->has_perf ? (x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound))
                 : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
         (void)b7;
-        if (x->sram_overflow)
-            fprintf(f, "  note: --blocks paper (B_r = %" PRId64 ", B_c = %" PRId64 ") needs %" PRIu64
+        if (x->sram_overflow) /* this algorithm's own buffers exceed M (fa_run_algo) */
+            fprintf(f, "  note: --blocks paper (B_r = %" PRId64 ", B_c = %" PRId64 "): %s's buffers need %" PRIu64
                        " B of SRAM, %" PRIu64 " B (%.1f%%) more than M = %" PRIu64
                        " B; counted with the SRAM enlarged to fit\n",
-                    x->blocks.block_r, x->blocks.block_c, x->sram_bytes, x->sram_overflow,
-                    100.0 * (double)x->sram_overflow / (double)(x->sram_bytes - x->sram_overflow),
-                    x->sram_bytes - x->sram_overflow);
+                    x->blocks.block_r, x->blocks.block_c, fa_algo_name(x->algo), x->sram_need, x->sram_overflow,
+                    100.0 * (double)x->sram_overflow / (double)(x->sram_need - x->sram_overflow),
+                    x->sram_need - x->sram_overflow);
     }
     for (int i = 0; i < n; i++) /* a kernel's V -> V^T pre-pass (fa_profile.v_prepass): its own line */
         if (r[i].prepass_read_bytes)
@@ -149,6 +170,28 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                        "without a mask), which increasing scores attain; fasim check --rescale-threshold counts them on "
                        "N(0, 1) inputs\n", s->rescale_threshold, r[i].counts.rescales, r[i].counts.rescale_steps,
                     (double)r[i].counts.rescales / (double)r[i].counts.rescale_blocks, r[i].counts.rescale_max);
+    for (int i = 0; i < n; i++) { /* fwdbwd on a profile's tables: each pass on its own tiles */
+        const fa_io_result *x = &r[i];
+        if (x->pass != FA_PASS_FWDBWD || !x->blocks_bwd.block_r ||
+            (x->blocks_bwd.block_r == x->blocks.block_r && x->blocks_bwd.block_c == x->blocks.block_c))
+            continue;
+        fprintf(f, "note: %s: B_r, B_c, T_r, T_c above are the forward kernel's; the backward's are %" PRId64 " x %" PRId64
+                   " (T_r = %" PRId64 ", T_c = %" PRId64 "); HBM and =formula sum both passes, each on its own tiles\n",
+                fa_algo_name(x->algo), x->blocks_bwd.block_r, x->blocks_bwd.block_c,
+                fa_cdiv(s->seqlen_q, x->blocks_bwd.block_r), fa_cdiv(s->seqlen_k, x->blocks_bwd.block_c));
+    }
+    for (int i = 0; i < n; i++) /* FlashAttention-2's split-KV kernel: other tiles, two more tensors, a second kernel */
+        if (r[i].splits > 1 && r[i].pass != FA_PASS_BWD) {
+            const int64_t T_c = fa_cdiv(s->seqlen_k, r[i].blocks.block_c);
+            fprintf(f, "note: %s (%s): FlashAttention-2's split-KV kernel: B*H*ceil(N_q/64) = %" PRId64 " row blocks would "
+                       "not fill 0.8 x 2 x %d SMs, so its rule splits each row block's T_c = %" PRId64 " key tiles (%" PRId64
+                       " x %" PRId64 ") in S = %d chunks of %" PRId64 "; every chunk writes an fp32 partial (O_part, LSE_part), "
+                       "a combine kernel reads them back and writes O and LSE: all counted above (HBM, =formula, --breakdown; "
+                       "docs/io-model.md, \"Split-KV\"); --block-r/--block-c count the unsplit kernel\n",
+                    fa_algo_name(r[i].algo), r[i].profile, s->batch * s->heads * fa_cdiv(s->seqlen_q, 64), o->hw.sms, T_c,
+                    r[i].blocks.block_r, r[i].blocks.block_c, r[i].splits, fa_cdiv(T_c, r[i].splits));
+        }
+    if (o->model_note[0]) fprintf(f, "note: --model %s: %s\n", o->model_path, o->model_note);
     io_write_model(f, o, r, n);
     if (n > 0 && r[0].pass != FA_PASS_FWD) {
         fprintf(f, "\nHBM footprint (all %" PRId64 " x %" PRId64 " heads): kept between forward and backward / peak of the pass\n",
@@ -160,15 +203,41 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     r[i].algo == FA_ALGO_STANDARD ? "Q, K, V, O and P (N_q x N_k per head)"
                     : r[i].algo == FA_ALGO_FLASH1 ? "Q, K, V, O, l and m" : "Q, K, V, O and LSE");
     }
+    int both = 0; /* rows with the time model's DRAM estimate and the L2 replay's */
     for (int i = 0; i < n; i++)
         if (r[i].has_l2) {
-            char d1[32], d2[32];
-            fprintf(f, "%s%-9s L2 model (%s L2%s, %d thread blocks at a time): DRAM read %s, DRAM write %s "
-                       "(SRAM<->L2 traffic is the HBM column above)\n",
+            char d1[32], d2[32], d3[32], at[96];
+            /* at most the largest kernel's grid runs at once, whatever the slots */
+            const int64_t run = r[i].l2_max_grid > 0 && r[i].l2_max_grid < r[i].l2_slots ? r[i].l2_max_grid : r[i].l2_slots;
+            if (run < r[i].l2_slots)
+                snprintf(at, sizeof at, "%" PRId64 " thread blocks at a time: the whole grid, under the %d slots of %d SMs",
+                         run, r[i].l2_slots, o->hw.sms);
+            else
+                snprintf(at, sizeof at, "%d thread blocks at a time: %d SMs x %d", r[i].l2_slots, o->hw.sms,
+                         o->hw.sms ? r[i].l2_slots / o->hw.sms : 0);
+            fprintf(f, "%s%-9s L2 model (%s L2%s, %s): DRAM read %s + write %s = %s (SRAM<->L2 traffic is the HBM "
+                       "column above)\n",
                     i == 0 ? "\n" : "", fa_algo_name(r[i].algo), fa_fmt_bytes((double)o->hw.l2_bytes, b7, sizeof b7),
-                    r[i].l2_partitions > 1 ? " in 2 partitions" : "", r[i].l2_slots, fa_fmt_bytes((double)r[i].dram_read_bytes, d1, sizeof d1),
-                    fa_fmt_bytes((double)r[i].dram_write_bytes, d2, sizeof d2));
+                    r[i].l2_partitions > 1 ? " in 2 partitions" : "", at, fa_fmt_bytes((double)r[i].dram_read_bytes, d1, sizeof d1),
+                    fa_fmt_bytes((double)r[i].dram_write_bytes, d2, sizeof d2),
+                    fa_fmt_bytes((double)(r[i].dram_read_bytes + r[i].dram_write_bytes), d3, sizeof d3));
+            both |= r[i].has_perf;
         }
+    if (both) {
+        fprintf(f, "note: two estimates of the same DRAM traffic, which differ: DRAM est (the time model's: standard, each "
+                   "kernel's bytes, docs/time-model.md section 6; flash, compulsory + re-reads x (1 - hit), hit = min(1, L2 / "
+                   "working set), section 7) and the L2 model's replay of every transfer through an LRU set-associative L2 in "
+                   "launch order (docs/l2-model.md; fasim compare uses it where measured DRAM bytes exist):");
+        for (int i = 0, k = 0; i < n; i++)
+            if (r[i].has_l2 && r[i].has_perf) {
+                char d1[32], d2[32];
+                fprintf(f, "%s %s %s vs %s", k++ ? "," : "", fa_algo_name(r[i].algo),
+                        fa_fmt_bytes((double)r[i].dram_est_bytes, d1, sizeof d1),
+                        fa_fmt_bytes((double)(r[i].dram_read_bytes + r[i].dram_write_bytes), d2, sizeof d2));
+            }
+        fprintf(f, "; a re-read working set larger than the L2 keeps L2 / WS of its hits in the rule and none in LRU "
+                   "order, and the rule charges standard's re-reads to DRAM while the replay finds some in the L2\n");
+    }
     if (o->breakdown) {
         fprintf(f, "\nper tensor (bytes):\n%-9s %-6s %16s %16s %12s %12s\n", "algo", "tensor", "read",
                 "written", "loads", "stores");
