@@ -272,8 +272,13 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
         fprintf(f, "  sum: %" PRIu64 " B (%s)\n", total, fa_fmt_bytes((double)total, b1, sizeof b1));
     }
     uint64_t counted = fa_counts_hbm_bytes(&r.counts);
-    fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
-            counted == total ? "equal to the sum" : "DIFFERENT from the sum");
+    const fa_profile *kp = o->profile ? o->profile : fa_profile_default(a);
+    uint64_t kernel_bytes = 0; /* the kernel's own formats' total (0: no formats derived) */
+    const int formats = o->pass == FA_PASS_FWD && a == FA_ALGO_FLASH2 && kp->algo == a && fa_profile_has_format(kp) &&
+                        used == FA_TILES_PROFILE;
+    if (!formats)
+        fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
+                counted == total ? "equal to the sum" : "DIFFERENT from the sum");
     if (o->given[O_RESCALE_THRESHOLD] && a == FA_ALGO_FLASH2 && o->pass == FA_PASS_FWD && r.counts.rescale_blocks)
         /* FlashAttention-4's conditional rescaling (fa_shape.rescale_threshold, docs/variants.md) */
         fprintf(f, "  rescales of O_i, l_i (threshold %g): %" PRIu64 " of %" PRIu64 " tile steps = %.2f per row block "
@@ -282,11 +287,12 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
                    "--rescale-threshold counts the data-dependent number\n",
                 s->rescale_threshold, r.counts.rescales, r.counts.rescale_steps,
                 (double)r.counts.rescales / (double)r.counts.rescale_blocks, r.counts.rescale_blocks, T_c);
-    const fa_profile *kp = o->profile ? o->profile : fa_profile_default(a);
-    uint64_t kernel_bytes = 0; /* the kernel's own formats' total (0: no formats derived) */
-    if (o->pass == FA_PASS_FWD && a == FA_ALGO_FLASH2 && kp->algo == a && fa_profile_has_format(kp) &&
-        used == FA_TILES_PROFILE && (st = explain_formats(f, kp, s, bk, total, &kernel_bytes)))
-        return cli_fail(st);
+    if (formats) { /* the count is the kernel's (its formats included, as fasim io counts it): beside the kernel's sum */
+        if ((st = explain_formats(f, kp, s, bk, total, &kernel_bytes))) return cli_fail(st);
+        total = kernel_bytes;
+        fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
+                counted == total ? "equal to the kernel's sum" : "DIFFERENT from the kernel's sum");
+    }
     fa_explain_bound_text(f, o->pass, a, s, &r, bk, used);
     int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL, kernel_bytes);
     if (rt) return rt;
