@@ -249,6 +249,8 @@ typedef struct {
     double mm, exps, alu, smem;      /* a tile's tensor FLOPs, exponentials on the exp unit, fp32 ops
                                         (polynomial exponentials included), smem bytes */
     double tensor_rate, clock_scale; /* the MMA family's rate (FLOP/s, GPU) and the other pipes' clock factor */
+    double load_duty, load_clock_hz; /* wgmma_clock_by_load applied: the tensor pipe's share of the time at the
+                                        full-load clock and the clock it gives (0, 0: not applied) */
     double t_tensor, t_smem, t_exp, t_fp32; /* their times on one SM, s */
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
@@ -258,6 +260,11 @@ typedef struct {
     double makespan, fluid;          /* the waves' time, and with every slot busy to the end */
     double t_l2, t_dram, extra, launch, time; /* L2 and DRAM bounds, small kernels, launches, total */
 } fa_perf_kernel;
+
+/* The SM clock (Hz) that hw's wgmma_clock_by_load gives at a tensor-pipe share duty of a kernel's
+ * time (linear between its points, the end points' clocks beyond them); wgmma_clock_hz when the
+ * profile has no such points.  docs/time-model.md, section 1. */
+double fa_hw_wgmma_clock_at(const fa_hw *hw, double duty);
 
 /* One kernel of a standard-attention profile's sequence: its GEMM FLOPs at `rate`, its DRAM
  * bytes, its exponentials, and its time (the largest of the three at the GPU's rates). */

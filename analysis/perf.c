@@ -373,8 +373,51 @@ static int64_t row_tiles(const fa_shape *s, fa_blocks bk, int64_t i)
     return row_span(s, bk, i, &first);
 }
 
+static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
+                               fa_blocks bk, int splits, const fa_occupancy *oc, const fa_counts *c, pass_time *pt);
+
+/* The SM clock a power-limited GPU holds while its tensor pipe is busy `duty` of the time: the
+ * hardware profile's wgmma_clock_by_load points, linear between them, the end points' clocks
+ * outside them (docs/time-model.md, section 1). */
+double fa_hw_wgmma_clock_at(const fa_hw *hw, double duty)
+{
+    const int n = hw->wgmma_load_n;
+    if (n <= 0) return hw->wgmma_clock_hz;
+    if (duty <= hw->wgmma_load_duty[0]) return hw->wgmma_load_hz[0];
+    for (int i = 1; i < n; i++)
+        if (duty <= hw->wgmma_load_duty[i]) {
+            const double d0 = hw->wgmma_load_duty[i - 1], d1 = hw->wgmma_load_duty[i];
+            return hw->wgmma_load_hz[i - 1] + (hw->wgmma_load_hz[i] - hw->wgmma_load_hz[i - 1]) * (duty - d0) / (d1 - d0);
+        }
+    return hw->wgmma_load_hz[n - 1];
+}
+
+/* A wgmma kernel on a GPU whose profile has wgmma_clock_by_load: timed at the full-load clock
+ * (wgmma_clock_hz, the rate wgmma_flops was measured at) first; the tensor pipe's share of that
+ * time (busy / makespan, which the clock does not change) gives the clock the GPU holds at that
+ * load, and the kernel is timed again with every SM pipe at it (wgmma rates scaled by clock /
+ * wgmma_clock_hz; DRAM, L2 and latencies as they are).  No constant is fitted: the points are
+ * ubench_pipes' wgmma_duty rows. */
 static fa_status time_flash(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
                             fa_blocks bk, int splits, const fa_occupancy *oc, const fa_counts *c, pass_time *pt)
+{
+    FA_TRY(time_flash_at(p, bwd, s, hw, bk, splits, oc, c, pt));
+    if (p->mma != FA_MMA_WGMMA || hw->wgmma_load_n <= 0 || !(hw->wgmma_clock_hz > 0) || !(pt->makespan > 0)) return FA_OK;
+    const double duty = pt->busy[FA_PIPE_TENSOR] / pt->makespan;
+    const double hz = fa_hw_wgmma_clock_at(hw, duty > 1 ? 1 : duty), f = hz / hw->wgmma_clock_hz;
+    fa_hw h2 = *hw;
+    h2.wgmma_clock_hz = hz;
+    h2.wgmma_flops *= f;
+    h2.wgmma_fp8_flops *= f;
+    h2.wgmma_load_n = 0;
+    FA_TRY(time_flash_at(p, bwd, s, &h2, bk, splits, oc, c, pt));
+    pt->d.load_duty = duty;
+    pt->d.load_clock_hz = hz;
+    return FA_OK;
+}
+
+static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, const fa_hw *hw,
+                               fa_blocks bk, int splits, const fa_occupancy *oc, const fa_counts *c, pass_time *pt)
 {
     double tc_rate; /* predict checked every rate this needs (r->has_time) */
     FA_TRY(tensor_rate(p, s, hw, &tc_rate, NULL, 0));

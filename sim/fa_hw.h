@@ -30,6 +30,8 @@
 /* The L2 model's geometry (analysis/io.c builds its cache from these): 128-byte lines, 16 ways.
  * The profile loader checks l2_bytes against them. */
 enum { FA_HW_L2_LINE = 128, FA_HW_L2_WAYS = 16 };
+/* the most points of wgmma_clock_by_load (the SM clock as a function of the tensor load) */
+enum { FA_HW_LOAD_POINTS = 8 };
 
 typedef struct {
     char name[48];                /* "H200-SXM" */
@@ -54,6 +56,10 @@ typedef struct {
     double mma_sync_flops;        /* mma.sync m16n8k16 fp16/bf16 -> fp32, FLOP/s, whole GPU */
     double mma_sync_clock_hz;     /* the SM clock while mma.sync runs flat out (0: clock_hz) */
     double wgmma_clock_hz;        /* the SM clock while wgmma runs flat out (0: clock_hz) */
+    int wgmma_load_n;             /* points of wgmma_clock_by_load (0: none: every wgmma kernel at
+                                     wgmma_clock_hz) */
+    double wgmma_load_duty[FA_HW_LOAD_POINTS]; /* the tensor pipe's share of a kernel's time, increasing in (0, 1] */
+    double wgmma_load_hz[FA_HW_LOAD_POINTS];   /* the SM clock the GPU holds at that share (power-limited) */
     double wgmma_flops;           /* wgmma fp16/bf16 -> fp32 (0: the GPU has none) */
     double wgmma_fp8_flops;       /* wgmma e4m3 -> fp32 (0: none) */
     double gemm_flops;            /* a library GEMM (cuBLAS bf16, large square), FLOP/s */

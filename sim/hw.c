@@ -64,6 +64,7 @@ static const struct {
     {"mma_sync_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"mma_sync_clock_hz", K_REAL, 1, 1e8, 1e10, "1e8 to 1e10 Hz"},
     {"wgmma_clock_hz", K_REAL, 1, 1e8, 1e10, "1e8 to 1e10 Hz"},
+    {"wgmma_clock_by_load", K_TEXT, 1, 0, 0, NULL},
     {"wgmma_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"wgmma_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"gemm_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
@@ -85,7 +86,7 @@ static const struct {
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
-       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
+       ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA_LOAD, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
        SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, NVLINK };
 
 static char *trim(char *s)
@@ -147,6 +148,45 @@ static fa_status set_text(const char *path, int line, int idx, const char *v, ch
 
 /* Parses one `key = value` line s (trimmed, not a comment) into hw; seen[] holds the line each
  * key was first given on. */
+/* wgmma_clock_by_load = "duty:hz duty:hz ...": the SM clock (Hz, 1e8 to 1e10) the GPU holds while
+ * the tensor pipe is busy that share (0 < duty <= 1, increasing) of a wgmma kernel's time, from
+ * kernels/ubench_pipes.cu's wgmma_duty rows (docs/time-model.md, section 1). */
+static fa_status parse_load_curve(const char *path, int line, const char *v, fa_hw *hw)
+{
+    char ex[FA_EXCERPT_SIZE];
+    const char *q = fa_excerpt(v, strlen(v), ex);
+    int n = 0;
+    const char *p = v;
+    while (*p) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        if (n == FA_HW_LOAD_POINTS)
+            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s' has more than %d points", path, line, q, FA_HW_LOAD_POINTS);
+        char *end;
+        errno = 0;
+        const double d = strtod(p, &end);
+        if (errno || end == p || *end != ':' || !isfinite(d) || !(d > 0) || d > 1)
+            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s': point %d is not duty:hz with 0 < duty <= 1 "
+                    "(e.g. 0.81:1.732e9)", path, line, q, n + 1);
+        p = end + 1;
+        errno = 0;
+        const double h = strtod(p, &end);
+        if (errno || end == p || (*end && !isspace((unsigned char)*end)) || !isfinite(h) || h < 1e8 || h > 1e10)
+            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s': point %d's clock is not in 1e8 to 1e10 Hz", path, line, q,
+                    n + 1);
+        if (n > 0 && !(d > hw->wgmma_load_duty[n - 1]))
+            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s': the duties must increase (point %d: %g after %g)", path,
+                    line, q, n + 1, d, hw->wgmma_load_duty[n - 1]);
+        hw->wgmma_load_duty[n] = d;
+        hw->wgmma_load_hz[n] = h;
+        n++;
+        p = end;
+    }
+    if (n == 0) FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load has no points", path, line);
+    hw->wgmma_load_n = n;
+    return FA_OK;
+}
+
 static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_hw *hw)
 {
     char *eq = strchr(s, '=');
@@ -169,6 +209,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     if (idx == KEY) return set_text(path, line, idx, v, hw->key, sizeof hw->key);
     if (idx == SOURCE) return set_text(path, line, idx, v, hw->source, sizeof hw->source);
     if (idx == PIPES_SOURCE) return set_text(path, line, idx, v, hw->pipes_source, sizeof hw->pipes_source);
+    if (idx == WGMMA_LOAD) return parse_load_curve(path, line, v, hw);
     double x = 0;
     FA_TRY(parse_num(path, line, idx, v, &x));
     switch (idx) {

@@ -31,6 +31,10 @@ hw_bad "value without a key" 's/^sms = .*/= 132/' "10: expected key = value"
 hw_bad "l2_partitions out of range" 's/^l2_partitions = .*/l2_partitions = 4/' "15: l2_partitions = '4' is not 1 or 2"
 hw_bad "name too long" 's/^name = .*/name = NVIDIA-H200-SXM-141GB-HBM3e-with-a-very-long-names/' \
     "2: name = 'NVIDIA-H200-SXM-141GB-HBM3e-with-a-very-...' is 50 characters long (limit 47)"
+hw_bad "load curve: duty above 1" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = 0.5:1.7e9 1.2:1.6e9/'     "47: wgmma_clock_by_load = '0.5:1.7e9 1.2:1.6e9': point 2 is not duty:hz with 0 < duty <= 1"
+hw_bad "load curve: duties not increasing" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = 0.8:1.7e9 0.5:1.8e9/'     "47: wgmma_clock_by_load = '0.8:1.7e9 0.5:1.8e9': the duties must increase (point 2: 0.5 after 0.8)"
+hw_bad "load curve: clock out of range" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = 0.5:17e10/'     "47: wgmma_clock_by_load = '0.5:17e10': point 1's clock is not in 1e8 to 1e10 Hz"
+hw_bad "load curve: not duty:hz" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = fast/'     "47: wgmma_clock_by_load = 'fast': point 1 is not duty:hz"
 long=$(printf '%01100d' 0)
 hw_bad "very long line" "1i # $long" "1: line longer than 1022 characters"
 cp "$HW_SRC/h200-sxm.hw" "$T/hw/h200-sxm.hw"

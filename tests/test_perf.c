@@ -831,6 +831,7 @@ static void test_v5_fp8_time(void **st)
     (void)st;
     fa_hw hw;
     assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    hw.wgmma_load_n = 0; /* the closed form at the full-load clock (the load clock: test_wgmma_clock_by_load) */
     fa_shape s = fa_shape_default(1024, 128);
     s.dtype = FA_DTYPE_E4M3;
     s.batch = 1, s.heads = s.kv_heads = 33;
@@ -865,6 +866,46 @@ static void test_v5_fp8_time(void **st)
     const double pre = 2.0 * 33 * 1024 * 128 / hw.dram_bandwidth + hw.launch_s;
     assert_near(r.prepass_s, pre, 1e-18);
     assert_int_equal(r.prepass_read_bytes, 33 * 1024 * 128);
+}
+
+/* wgmma_clock_by_load (h200-sxm.hw: 0.23:1.800e9 0.43:1.786e9 0.59:1.793e9 0.81:1.732e9 1.0:1.603e9):
+ * the clock by hand between and beyond the points, and a wgmma kernel timed at the clock of its
+ * tensor share at the full-load clock: every SM pipe's time scaled by wgmma_clock_hz / that clock. */
+static void test_wgmma_clock_by_load(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    assert_int_equal(hw.wgmma_load_n, 5);
+    assert_near(fa_hw_wgmma_clock_at(&hw, 0.1), 1.800e9, 1);         /* below the first point: its clock */
+    assert_near(fa_hw_wgmma_clock_at(&hw, 0.7), 1.7625e9, 1);        /* 1.793 + (1.732 - 1.793) 0.11 / 0.22 */
+    assert_near(fa_hw_wgmma_clock_at(&hw, 0.9), 1.732e9 - 0.129e9 * 0.09 / 0.19, 1);
+    assert_near(fa_hw_wgmma_clock_at(&hw, 1.0), 1.603e9, 1);
+    fa_hw full = hw;
+    full.wgmma_load_n = 0;
+    assert_near(fa_hw_wgmma_clock_at(&full, 0.5), full.wgmma_clock_hz, 0); /* no points: the full-load clock */
+    fa_shape s = fa_shape_default(4096, 128);
+    s.dtype = FA_DTYPE_BF16;
+    s.batch = 4, s.heads = s.kv_heads = 16;
+    fa_perf_result r0, r1;
+    const fa_profile *p = fa_profile_find("v5");
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &full, NULL, &r0), FA_OK);
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r1), FA_OK);
+    const double duty = r0.k[0].t_tensor * r0.k[0].tiles / hw.sms / r0.k[0].makespan;
+    assert_near(r1.k[0].load_duty, duty, 1e-12);
+    const double hz = fa_hw_wgmma_clock_at(&hw, duty), f = hz / hw.wgmma_clock_hz;
+    assert_near(r1.k[0].load_clock_hz, hz, 1e-3);
+    assert_true(hz > hw.wgmma_clock_hz); /* a partial load: a higher clock */
+    assert_near(r1.k[0].t_tensor, r0.k[0].t_tensor / f, 1e-15);
+    assert_near(r1.k[0].t_exp, r0.k[0].t_exp / f, 1e-15);
+    assert_near(r1.k[0].t_fp32, r0.k[0].t_fp32 / f, 1e-15);
+    assert_near(r1.k[0].tile, r0.k[0].tile / f, 1e-15);
+    assert_near(r0.k[0].load_duty, 0, 0); /* not applied without points */
+    /* mma.sync kernels keep mma_sync_clock_hz: the curve is wgmma's */
+    fa_perf_result a, b;
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_FWD, &s, &full, NULL, &a), FA_OK);
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_FWD, &s, &hw, NULL, &b), FA_OK);
+    assert_near(a.time_s, b.time_s, 0);
 }
 
 /* v5_fp8 refuses what its kernel cannot run, naming the value: another dtype, d != 128, tiles that
@@ -917,7 +958,7 @@ int main(void)
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
-        cmocka_unit_test(test_v5_fp8_refusals),
+        cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,6 +87,11 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                 simt ? "GEMMs on the FMA units (fp32 pipe; busy under fp32)" : "tensor", fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
                 fa_fmt_si(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
                 fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale);
+        if (d->load_clock_hz > 0) /* wgmma_clock_by_load (the hardware profile): the clock at this tensor load */
+            fprintf(f, "     the clock at this load: the tensor pipe is busy %.1f %% of the time at the full-load clock %.0f MHz; "
+                       "the GPU holds %.0f MHz at that load (wgmma_clock_by_load, docs/time-model.md section 1), so every "
+                       "SM pipe above runs at %.0f MHz\n",
+                    100 * d->load_duty, o->hw.wgmma_clock_hz / 1e6, d->load_clock_hz / 1e6, d->load_clock_hz / 1e6);
         fprintf(f, "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
                 d->w_gemm, simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));

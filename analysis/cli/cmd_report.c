@@ -196,7 +196,7 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
             for (int j = h; j < nh; j++)
                 if (hw[j].sram_per_block == hw[h].sram_per_block) {
                     l = strlen(gl);
-                    snprintf(gl + l, sizeof gl - l, "%s%s", l == 0 ? "" : (j == h ? " " : "+"), hw[j].name);
+                    snprintf(gl + l, sizeof gl - l, "%s%.47s", l == 0 ? "" : (j == h ? " " : "+"), hw[j].name);
                 }
         }
         /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line) */
