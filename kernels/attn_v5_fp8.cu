@@ -57,7 +57,7 @@
 
 namespace {
 
-constexpr int FP8_D = 128, FP8_BR = 128, FP8_BC = 128, FP8_NC = 2;
+constexpr int FP8_D = 128, FP8_BR = 128, FP8_BC = 128; /* FP8_BR: Q's scale blocks (and v5_fp8's B_r) */
 
 struct Fp8Maps {
     CUtensorMap q, k;  /* (d, N, B x heads) bytes, boxes (128, 128, 1) */
@@ -182,13 +182,19 @@ int fp8_exponent(float amax)
 
 /* ---------------- the attention kernel ---------------- */
 
-template <int S>
-__global__ void __launch_bounds__(128 * (FP8_NC + 1), 1)
+/* registers a thread after setmaxnreg: two consumers 232 (384 threads: a pool of 168 a thread),
+ * three 160 (512 threads: 128 a thread, 128 x 32 + 384 x 160 = 65536) */
+template <int NC> struct Fp8Regs {
+    static constexpr int producer = 32, consumer = NC == 2 ? 232 : 160;
+};
+
+template <int S, int NC>
+__global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
                      const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
 {
 #if FA_HAVE_WGMMA
-    constexpr int D = FP8_D, NC = FP8_NC, BR = FP8_BR, BC = FP8_BC;
+    constexpr int D = FP8_D, BR = 64 * NC, BC = FP8_BC;
     constexpr int NB = BC / 8, DB = D / 8;
     constexpr uint32_t Q_BYTES = BR * D, KV_BYTES = BC * D; /* one byte an element */
     extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -219,7 +225,7 @@ __global__ void __launch_bounds__(128 * (FP8_NC + 1), 1)
     __syncthreads();
 
     if (wg == 0) { /* ---- producer: one thread issues every copy ---- */
-        reg_dealloc<32>();
+        reg_dealloc<Fp8Regs<NC>::producer>();
         if (threadIdx.x == 0 && n_kv > 0) {
             mbar_expect_tx(fullQ, Q_BYTES);
             tma_load3(Qs, &maps.q, fullQ, 0, r0, qrow);
@@ -237,7 +243,7 @@ __global__ void __launch_bounds__(128 * (FP8_NC + 1), 1)
         return;
     }
 
-    reg_alloc<232>();
+    reg_alloc<Fp8Regs<NC>::consumer>();
     const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane >> 2, t4 = lane & 3;
     const int wrow = cw * 64 + warp * 16;
@@ -275,7 +281,8 @@ __global__ void __launch_bounds__(128 * (FP8_NC + 1), 1)
         wg_commit();
     };
     const int *ke = k_exp + (long long)krow * nkb, *ve = v_exp + (long long)krow * nkb;
-    const int qe = q_exp[(long long)qrow * ((sh.N_q + BR - 1) / BR) + qb];
+    /* Q's scale blocks are 128 rows (FP8_BR); a consumer's 64 rows lie in one of them */
+    const int qe = q_exp[(long long)qrow * ((sh.N_q + FP8_BR - 1) / FP8_BR) + (r0 + 64 * cw) / FP8_BR];
     auto scores = [&](int j) { /* the mask, then lines 9-10 with tile j's descale in the scale */
         const int c0 = j * BC;
         if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
@@ -359,20 +366,23 @@ __global__ void __launch_bounds__(128 * (FP8_NC + 1), 1)
 #endif
 }
 
-template <int S> int fp8_smem_bytes() { return (FP8_BR * FP8_D + 2 * S * FP8_BC * FP8_D) + FP8_BR * FP8_D * 2 + (1 + 4 * S) * 8 + 1024; }
+template <int S, int NC> int fp8_smem_bytes()
+{
+    return (64 * NC * FP8_D + 2 * S * FP8_BC * FP8_D) + 64 * NC * FP8_D * 2 + (1 + 4 * S) * 8 + 1024;
+}
 
-template <int S>
+template <int S, int NC>
 cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
 {
-    const int bytes = fp8_smem_bytes<S>();
-    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    const int bytes = fp8_smem_bytes<S, NC>();
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     static thread_local Fp8Maps maps; /* per host thread: cpbench drives one GPU a thread */
     static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
     static thread_local fa_gpu_shape last_s;
     if (last[0] != in->Q8 || last[1] != in->K8 || last[2] != in->Vt8 || last[3] != O || memcmp(&last_s, s, sizeof *s) != 0) {
         const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-        if (make_map_e(&maps.q, in->Q8, FP8_D, s->N_q, s->B * s->H, FP8_BR, u8, 1) ||
+        if (make_map_e(&maps.q, in->Q8, FP8_D, s->N_q, s->B * s->H, 64 * NC, u8, 1) ||
             make_map_e(&maps.k, in->K8, FP8_D, s->N_k, s->B * s->H_kv, FP8_BC, u8, 1) ||
             make_map_e(&maps.vt, in->Vt8, in->n_kpad, FP8_D, s->B * s->H_kv, FP8_D, u8, 1) ||
             make_map(&maps.o, O, FP8_D, s->N_q, s->B * s->H, 64, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)) {
@@ -381,9 +391,9 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
         }
         last[0] = in->Q8, last[1] = in->K8, last[2] = in->Vt8, last[3] = O, last_s = *s;
     }
-    const dim3 grid((s->N_q + FP8_BR - 1) / FP8_BR, s->H, s->B);
+    const dim3 grid((s->N_q + 64 * NC - 1) / (64 * NC), s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v5_fp8_kernel<S><<<grid, 128 * (FP8_NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    fa_v5_fp8_kernel<S, NC><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
     return cudaGetLastError();
 }
 
@@ -479,7 +489,10 @@ extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, con
     cudaError_t e = wg_device_check();
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
-    if (variant == 0) return launch_fp8<2>(s, in, O, LSE, st);
-    if (variant == 1) return launch_fp8<3>(s, in, O, LSE, st);
+    if (variant == 0) return launch_fp8<2, 2>(s, in, O, LSE, st);
+    if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
+    /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
+     * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
+     * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */
     return cudaErrorInvalidValue;
 }
