@@ -10,6 +10,8 @@
  *                        m64n256k32 e4m3, f32 accumulators, both operands in shared memory
  *                        through descriptors (K-major, 128-byte swizzle), 4 wgmma per commit
  *                        group with one group left in flight, 1 or 2 warpgroups per SM: TFLOP/s
+ *   wgmma_latency_kK     one warpgroup: a commit group of K/16 wgmma m64n128k16 then wait_group 0,
+ *                        repeated: cycles from issue to a usable result (K = 16, 64, 128)
  *   wgmma_duty_Y         4 wgmma m64n128k16 bf16 and Y = 0 .. 512 independent ex2 a thread an
  *                        iteration, 1 warpgroup per SM: TFLOP/s and the SM clock at that tensor
  *                        load (the clock under a partial wgmma load, for the time model)
@@ -399,6 +401,41 @@ __global__ void __launch_bounds__(128, 1) k_wgmma_duty(int iters, int flag, floa
 #pragma unroll
     for (int i = 0; i < 8; i++) s += e[i];
     if (flag) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+/* 3c. wgmma latency: one warpgroup on one SM issues KS wgmma m64n128k16 bf16 (one accumulator, one
+ * commit group) and waits for the group (wait_group 0) before the next: the time from issue to a
+ * result a dependent step can use -- what a kernel pays at every wgmma_wait<0> on a GEMM it just
+ * issued (S before its softmax, dP before dS, dQ before its store). */
+template <int KS>
+__global__ void __launch_bounds__(128, 1) k_wgmma_lat(int iters, int flag, float *sink, ClkRec *rec)
+{
+    extern __shared__ unsigned char dsmem[];
+    ClkProbe clk(rec);
+    const uint32_t s0 = smem_u32(dsmem);
+    const uint32_t base = (s0 + 1023u) & ~1023u;
+    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
+    constexpr int N = 128, BYTES = (64 + N) * 128;
+    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
+    fence_proxy_async();
+    __syncthreads();
+    float d[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) d[i] = 0.f;
+    const uint32_t a_addr = base, b_addr = base + 64 * 128;
+    for (int it = 0; it < iters; it++) {
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < KS; kk++)
+            wg_mma<N, 0>(d, make_desc(a_addr + (kk & 3) * 32, 16, 1024, 1), make_desc(b_addr + (kk & 3) * 32, 16, 1024, 1));
+        wg_commit();
+        wg_wait<0>();
+    }
+    clk.stop(rec);
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) s += d[i];
+    if (flag) sink[threadIdx.x] = s;
 }
 
 /* 4. ex2: 8 independent chains x <- 2^-x (stays in [0.5, 1)), 128 ex2 a thread an iteration */
@@ -1031,6 +1068,26 @@ template <int Y> static void wgmma_duty_row()
          "%.1f %% of 4096 FLOP/SM/clk, exp unit %.1f %% of 16/SM/clk, at the measured clock",
          Y, 100 * tshare, 100 * eshare);
 }
+/* wgmma_latency_KS: cycles from issuing a commit group of KS wgmma m64n128k16 to its wait_group 0
+ * returning, one warpgroup on one SM (the rest idle) */
+template <int KS> static void wgmma_lat_row()
+{
+    const size_t smem = one_block_smem((const void *)k_wgmma_lat<KS>, 128, (64 + 128) * 128 + 1024);
+    const Stat s = measure([&](long long n) { k_wgmma_lat<KS><<<1, 128, smem>>>((int)n, 0, g_sink, g_rec); }, 64);
+    const double per = s.cyc / (double)s.n;
+    char name[32];
+    snprintf(name, sizeof name, "wgmma_latency_k%d", 16 * KS);
+    emit(name, per, "cycles", s.mhz,
+         "one warpgroup, one SM: a commit group of %d wgmma m64n128k16 bf16 (K = %d) then wait_group 0, repeated; "
+         "%.1f ns a group; its issue-limited time at 4096 FLOP/SM/clk would be %d cycles",
+         KS, 16 * KS, s.ms * 1e6 / (double)s.n, KS * 64 * 128 * 16 * 2 / 4096);
+}
+static void t_wgmma_lat()
+{
+    wgmma_lat_row<1>();
+    wgmma_lat_row<4>();
+    wgmma_lat_row<8>();
+}
 static void t_wgmma_duty()
 {
     wgmma_duty_row<0>();
@@ -1524,6 +1581,7 @@ static const Test TESTS[] = {
     {"wgmma_bf16", "wgmma_bf16", t_wgmma_bf16},
     {"wgmma_bf16_n128", "wgmma_bf16_n128", t_wgmma_n128},
     {"wgmma_fp8", "wgmma_fp8", t_wgmma_fp8},
+    {"wgmma_latency", "wgmma_latency_k16,wgmma_latency_k64,wgmma_latency_k128", t_wgmma_lat},
     {"wgmma_duty", "wgmma_duty_0,wgmma_duty_32,wgmma_duty_64,wgmma_duty_128,wgmma_duty_256,wgmma_duty_512", t_wgmma_duty},
     {"ex2_f32", "ex2_f32,ex2_ftz_f32", t_ex2},
     {"fma_f32", "fma_f32,fadd_f32,fmax_f32", t_falu},
