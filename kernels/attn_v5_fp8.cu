@@ -188,7 +188,7 @@ template <int NC> struct Fp8Regs {
     static constexpr int producer = 32, consumer = NC == 2 ? 232 : 160;
 };
 
-template <int S, int NC>
+template <int S, int NC, int EMU = 0>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
                      const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
     auto scores = [&](int j) { /* the mask, then lines 9-10 with tile j's descale in the scale */
         const int c0 = j * BC;
         if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
-        softmax_m16<NB, DB, false, 0, false, 8>(s, o, m, l, alpha, ldexpf(scale_log2, -(qe + __ldg(&ke[j]))));
+        softmax_m16<NB, DB, false, EMU, false, 8>(s, o, m, l, alpha, ldexpf(scale_log2, -(qe + __ldg(&ke[j]))));
     };
     int v_prev = 0;
     if (n_kv > 0) {
@@ -371,11 +371,11 @@ template <int S, int NC> int fp8_smem_bytes()
     return (64 * NC * FP8_D + 2 * S * FP8_BC * FP8_D) + 64 * NC * FP8_D * 2 + (1 + 4 * S) * 8 + 1024;
 }
 
-template <int S, int NC>
+template <int S, int NC, int EMU = 0>
 cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
 {
     const int bytes = fp8_smem_bytes<S, NC>();
-    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     static thread_local Fp8Maps maps; /* per host thread: cpbench drives one GPU a thread */
     static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
@@ -393,7 +393,7 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
     }
     const dim3 grid((s->N_q + 64 * NC - 1) / (64 * NC), s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v5_fp8_kernel<S, NC><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    fa_v5_fp8_kernel<S, NC, EMU><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
     return cudaGetLastError();
 }
 
@@ -491,6 +491,9 @@ extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, con
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
     if (variant == 0) return launch_fp8<2, 2>(s, in, O, LSE, st);
     if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
+    /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
+     * take 2^x from exp2_fma on the FMA pipe (its argument here is at most 8: PSHIFT) */
+    if (variant == 2) return launch_fp8<2, 2, 4>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
      * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
      * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */

@@ -167,7 +167,7 @@ cudaError_t fa_v5_fp8_alloc(const fa_gpu_shape *s, fa_fp8_bufs *b);
 void fa_v5_fp8_free(fa_fp8_bufs *b);
 cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, const float *K, const float *V, int per_block,
                               int hadamard, unsigned long long seed, fa_fp8_bufs *b, cudaStream_t st);
-/* variant 0: a 2-stage TMA ring, 1: 3 stages */
+/* variant 0: a 2-stage TMA ring, 1: 3 stages, 2: 2 stages with FlashAttention-4's exp split */
 cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
                               cudaStream_t st);
 int fa_v0_init(void);
