@@ -99,9 +99,9 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
                     fa_fmt_time(d->t_exp, b[1], 32), fa_fmt_time(d->t_fp32, b[2], 32), d->w_phase);
-        fprintf(f, "     %.0f tiles in %" PRId64 " thread blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
+        fprintf(f, "     %.0f tile%s in %" PRId64 " thread block%s (%.2f waves), block edges %s: waves %s (every slot busy to the "
                    "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
-                d->tiles, r.ctas[k], r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
+                d->tiles, d->tiles == 1 ? "" : "s", r.ctas[k], r.ctas[k] == 1 ? "" : "s", r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
                 fa_fmt_time(d->fluid, b[6], 32), fa_fmt_time(d->t_l2, b[7], 32), fa_fmt_time(d->t_dram, b[8], 32),
                 fa_fmt_time(d->extra, b[9], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(d->time, b[2], 32));
     }
@@ -240,9 +240,9 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     for (int k = 0; k < 1 + two; k++) {
         const int64_t T_r = fa_cdiv(s->seqlen_q, pbk[k].block_r), T_c = fa_cdiv(s->seqlen_k, pbk[k].block_c);
         fprintf(f, "  %sT_r = ceil(N_q/B_r) = ceil(%" PRId64 "/%" PRId64 ") = %" PRId64 ", T_c = ceil(N_k/B_c) = ceil(%" PRId64 "/%" PRId64
-                   ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slices\n",
+                   ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slice%s\n",
                 two ? (k ? "backward: " : "forward: ") : "", s->seqlen_q, pbk[k].block_r, T_r, s->seqlen_k, pbk[k].block_c,
-                T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH);
+                T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH, BH == 1 ? "" : "s");
     }
     const int64_t T_c = fa_cdiv(s->seqlen_k, bk.block_c);
     uint64_t total = 0;

@@ -1,0 +1,22 @@
+# cli_test_reader5.sh -- issue 18, the fifth fresh reader (notes/reader5_findings.md): every table
+# and plot explains itself -- what sets a time, what a line sums, which clock, which tiles, plurals
+# and aligned columns.  Sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, skip; $T,
+# $FASIM), after cli_test_reader3.sh, whose report output ($T/r3_out, $T/r3_rep) it reuses.
+
+R5_ROOT="$(dirname "$0")/.."
+
+# ---- 14: one thread block, one slice, one GPU: singular nouns ----
+"$FASIM" explain --algo flash1 --seqlen 4096 --headdim 64 > "$T/r5_g1" 2>&1
+"$FASIM" io --cp 1 --seqlen 8192 > "$T/r5_g2" 2>&1
+grep -q "B\*H = 1 slice$" "$T/r5_g1" && grep -q " 4096 tiles in 1 thread block (0.01 waves)" "$T/r5_g1" \
+    && grep -q "^context parallelism, one layer's forward over P = 1 GPU | " "$T/r5_g2" \
+    && ! grep -Eq " 1 (slices|thread blocks|GPUs)\b" "$T/r5_g1" "$T/r5_g2" \
+    && pass "reader5: 1 slice, 1 thread block, P = 1 GPU (singular)" \
+    || fail "reader5: plurals: $(grep -E 'slice|thread block|GPU' "$T/r5_g1" "$T/r5_g2" | head -3 | tr '\n' ' ')"
+
+# ---- 15: the CP tables' headers end at "bound", no trailing blanks (io --cp, report) ----
+"$FASIM" io --cp 2 --seqlen 8192 > "$T/r5_cp" 2>&1
+r5_h=$(grep -h "vs P=1" "$T/r5_cp" "$T/r3_out" | grep -c ' $')
+[ "$(cat "$T/r5_cp" "$T/r3_out" | grep -c "vs P=1 *bound$")" -ge 2 ] && [ "$r5_h" = 0 ] \
+    && pass "reader5: the CP table headers (io --cp, report) end at 'bound' with no trailing blanks" \
+    || fail "reader5: CP headers with trailing blanks: $r5_h"
