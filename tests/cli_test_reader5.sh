@@ -20,3 +20,9 @@ r5_h=$(grep -h "vs P=1" "$T/r5_cp" "$T/r3_out" | grep -c ' $')
 [ "$(cat "$T/r5_cp" "$T/r3_out" | grep -c "vs P=1 *bound$")" -ge 2 ] && [ "$r5_h" = 0 ] \
     && pass "reader5: the CP table headers (io --cp, report) end at 'bound' with no trailing blanks" \
     || fail "reader5: CP headers with trailing blanks: $r5_h"
+
+# ---- 16: the reader's docs state facts, not the project's history (results.md is the log) ----
+r5_hist=$(grep -EniH "since 2026-|until (this change|2026-)|(seventh|eighth|this) session|in the eighth|measured afterwards" \
+    "$R5_ROOT/docs/time-model.md" "$R5_ROOT/docs/numerics.md" "$R5_ROOT/docs/context-parallel.md" | head -3)
+[ -z "$r5_hist" ] && pass "reader5: time-model.md, numerics.md, context-parallel.md carry no session history" \
+    || fail "reader5: history language: $r5_hist"
