@@ -26,3 +26,10 @@ r5_hist=$(grep -EniH "since 2026-|until (this change|2026-)|(seventh|eighth|this
     "$R5_ROOT/docs/time-model.md" "$R5_ROOT/docs/numerics.md" "$R5_ROOT/docs/context-parallel.md" | head -3)
 [ -z "$r5_hist" ] && pass "reader5: time-model.md, numerics.md, context-parallel.md carry no session history" \
     || fail "reader5: history language: $r5_hist"
+
+# ---- 3: explain's kernel line says how its time is made (not a sum of what it lists) ----
+# flash2, N = 4096, d = 64: waves 19.71 us beside L2 8.387 us, DRAM 1.48 us; + 1.218 us + 8 us = 28.93 us
+"$FASIM" explain --seqlen 4096 --headdim 64 --algo flash2 > "$T/r5_t3" 2>&1
+grep -q "waves 19.71 us .*; L2 8.387 us, DRAM 1.48 us; small kernels 1.218 us, launches 8 us: time = max(waves, L2, DRAM) + small kernels + launches = 28.93 us$" "$T/r5_t3" \
+    && pass "reader5: explain's kernel line: time = max(waves, L2, DRAM) + small kernels + launches = 28.93 us" \
+    || fail "reader5: explain's time line: $(grep 'launches' "$T/r5_t3")"

@@ -100,7 +100,8 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
                     fa_fmt_time(d->t_exp, b[1], 32), fa_fmt_time(d->t_fp32, b[2], 32), d->w_phase);
         fprintf(f, "     %.0f tile%s in %" PRId64 " thread block%s (%.2f waves), block edges %s: waves %s (every slot busy to the "
-                   "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
+                   "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: time = max(waves, L2, DRAM) + small kernels + "
+                   "launches = %s\n",
                 d->tiles, d->tiles == 1 ? "" : "s", r.ctas[k], r.ctas[k] == 1 ? "" : "s", r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
                 fa_fmt_time(d->fluid, b[6], 32), fa_fmt_time(d->t_l2, b[7], 32), fa_fmt_time(d->t_dram, b[8], 32),
                 fa_fmt_time(d->extra, b[9], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(d->time, b[2], 32));
