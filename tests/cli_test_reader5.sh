@@ -33,3 +33,11 @@ r5_hist=$(grep -EniH "since 2026-|until (this change|2026-)|(seventh|eighth|this
 grep -q "waves 19.71 us .*; L2 8.387 us, DRAM 1.48 us; small kernels 1.218 us, launches 8 us: time = max(waves, L2, DRAM) + small kernels + launches = 28.93 us$" "$T/r5_t3" \
     && pass "reader5: explain's kernel line: time = max(waves, L2, DRAM) + small kernels + launches = 28.93 us" \
     || fail "reader5: explain's time line: $(grep 'launches' "$T/r5_t3")"
+
+# ---- 4: the non-tensor pipes' clock factor names the clock it scales (clock_hz, 1970 MHz) ----
+# v5 at 65.2 % tensor load: 1776 MHz = 0.901 x 1970 MHz, the figure the load-clock line gives
+"$FASIM" explain --profile v5 --dtype bf16 --headdim 128 --seqlen 4096 --heads 16 --batch 4 > "$T/r5_t4" 2>&1
+grep -q "(the non-tensor pipes at 0.901 x the 1970 MHz their rates hold at = 1776 MHz)$" "$T/r5_t4" \
+    && grep -q "so every SM pipe above runs at 1776 MHz$" "$T/r5_t4" \
+    && pass "reader5: explain: non-tensor pipes at 0.901 x 1970 MHz = 1776 MHz, the load-clock line's clock" \
+    || fail "reader5: explain's clock factor: $(grep -o '(the non-tensor[^)]*)' "$T/r5_t4")"

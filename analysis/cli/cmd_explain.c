@@ -83,10 +83,11 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         /* an fp32 SIMT kernel's GEMMs run on the FMA units: its "tensor" term is the fp32 pipe's */
         const int simt = p->mma == FA_MMA_SIMT;
         fprintf(f, "     a tile: %s %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
-                   " (the non-tensor pipes at %.3f x their clock)\n",
+                   " (the non-tensor pipes at %.3f x the %.0f MHz their rates hold at = %.0f MHz)\n",
                 simt ? "GEMMs on the FMA units (fp32 pipe; busy under fp32)" : "tensor", fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
                 fa_fmt_si(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
-                fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale);
+                fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale,
+                o->hw.clock_hz / 1e6, d->clock_scale * o->hw.clock_hz / 1e6);
         if (d->load_clock_hz > 0) /* wgmma_clock_by_load (the hardware profile): the clock at this tensor load */
             fprintf(f, "     the clock at this load: the tensor pipe is busy %.1f %% of the time at the full-load clock %.0f MHz; "
                        "the GPU holds %.0f MHz at that load (wgmma_clock_by_load, docs/time-model.md section 1), so every "
