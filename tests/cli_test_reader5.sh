@@ -41,3 +41,10 @@ grep -q "(the non-tensor pipes at 0.901 x the 1970 MHz their rates hold at = 177
     && grep -q "so every SM pipe above runs at 1776 MHz$" "$T/r5_t4" \
     && pass "reader5: explain: non-tensor pipes at 0.901 x 1970 MHz = 1776 MHz, the load-clock line's clock" \
     || fail "reader5: explain's clock factor: $(grep -o '(the non-tensor[^)]*)' "$T/r5_t4")"
+
+# ---- 10: io's legend says what each word of the bound column means, '+ tail' among them ----
+"$FASIM" io --pass fwdbwd --seqlen 2048 --headdim 128 --causal --dtype bf16 --heads 16 --batch 2 > "$T/r5_t10" 2>&1
+grep -Eq "^flash2 +fa2 bwd .* smem \+ tail$" "$T/r5_t10" \
+    && grep -q "^bound: the busiest pipe of the time model (tensor, smem, exp, fp32, L2, DRAM: .*; grid: .*; launch: .*; '+ tail': the last wave's tail adds over 10 %" "$T/r5_t10" \
+    && pass "reader5: io's legend explains the bound column's words, 'smem + tail' included" \
+    || fail "reader5: io's bound legend: $(grep '^bound' "$T/r5_t10")"

@@ -99,6 +99,11 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                     t > 0 ? x->perf_tflops * x->perf_time_s / t : 0);
         }
     }
+    /* the bound column, each of its words (docs/time-model.md, section 6) */
+    fprintf(f, "bound: the busiest pipe of the time model (tensor, smem, exp, fp32, L2, DRAM: the largest busy time above); "
+               "grid: the grid is under one wave (SMs sit idle, every pipe's busy time is below the time); launch: kernel "
+               "launches take half the time or more; '+ tail': the last wave's tail adds over 10 %% (the waves take more "
+               "than 1.1 x their time with every slot busy to the end; explain prints both)\n");
     for (int i = 0; i < n; i++) /* eager, math, v0: no kernel of their own (as the report's kernels table says) */
         if (r[i].has_perf && r[i].algo == FA_ALGO_STANDARD && !r[i].occupancy[0] && !r[i].occupancy[1])
             fprintf(f, "standard (%s): library GEMMs and separate kernels, no fused kernel: no warps, smem/blk, regs or "
