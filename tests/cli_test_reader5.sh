@@ -48,3 +48,12 @@ grep -Eq "^flash2 +fa2 bwd .* smem \+ tail$" "$T/r5_t10" \
     && grep -q "^bound: the busiest pipe of the time model (tensor, smem, exp, fp32, L2, DRAM: .*; grid: .*; launch: .*; '+ tail': the last wave's tail adds over 10 %" "$T/r5_t10" \
     && pass "reader5: io's legend explains the bound column's words, 'smem + tail' included" \
     || fail "reader5: io's bound legend: $(grep '^bound' "$T/r5_t10")"
+
+# ---- 13: fasim check says its columns and the tiles of each low-precision row ----
+"$FASIM" check > "$T/r5_c13a" 2>&1
+"$FASIM" check --dtype fp8_e4m3 --fp8-quant block --seqlen 256 --headdim 64 > "$T/r5_c13b" 2>&1
+head -1 "$T/r5_c13a" | grep -q "^each algorithm in fp64 against the fp64 reference .*abs = max |O - O_ref|, rel = abs / max |O_ref|, lse = max |LSE - LSE_ref| (n/a: standard computes no LSE); PASS: rel <= 1.0e-10" \
+    && grep -Eq "^flash2 +O +B=1 .* d=64 +none +B_r=128 B_c=128 fp8_e4m3 err " "$T/r5_c13b" \
+    && grep -q "per block of the tiles' B_r (Q) and B_c (K, V) rows (B_r, B_c: each row's; 128 x 128 on a shape given by options" "$T/r5_c13b" \
+    && pass "reader5: check: a header for abs, rel, lse; the fp8 rows print their tiles (128 x 128 by default with --fp8-quant)" \
+    || fail "reader5: check headers: $(head -1 "$T/r5_c13a" | cut -c1-80) / $(grep '^flash2' "$T/r5_c13b" | cut -c1-120)"
