@@ -57,3 +57,15 @@ head -1 "$T/r5_c13a" | grep -q "^each algorithm in fp64 against the fp64 referen
     && grep -q "per block of the tiles' B_r (Q) and B_c (K, V) rows (B_r, B_c: each row's; 128 x 128 on a shape given by options" "$T/r5_c13b" \
     && pass "reader5: check: a header for abs, rel, lse; the fp8 rows print their tiles (128 x 128 by default with --fp8-quant)" \
     || fail "reader5: check headers: $(head -1 "$T/r5_c13a" | cut -c1-80) / $(grep '^flash2' "$T/r5_c13b" | cut -c1-120)"
+
+# ---- 7: compare says which skip rows it compares, whose pass column it prints, and what v5_fp8's ms holds ----
+"$FASIM" compare --measured "$R5_ROOT/analysis/measured/h200/s8_fp8_sweep.csv" --hw h200 --no-l2 > "$T/r5_c7" 2>&1
+"$FASIM" compare --help > "$T/r5_c7h" 2>&1
+grep -q "^time  *16 rows: " "$T/r5_c7" \
+    && grep -q "^(v5_fp8: meas ms is the attention kernel alone, as fabench times it (kernels/fabench_fp8.cu); the V -> V^T pre-pass is timed apart" "$T/r5_c7" \
+    && grep -q "not a benchmark file's pass" "$T/r5_c7" \
+    && grep -q "a skip row with a time (the validation did not run: every row of s8_fp8_sweep.csv) is" "$T/r5_c7h" \
+    && ! grep -q "ref and skip rows (not timed) are left out" "$T/r5_c7h" \
+    && grep -q "fabench's \`v5_fp8\` ms is the attention kernel alone" "$R5_ROOT/docs/time-model.md" \
+    && pass "reader5: compare: its 16 skip rows with a time compared and said so; v5_fp8's ms without its pre-pass (note, help, time-model.md)" \
+    || fail "reader5: compare skip/pass/pre-pass notes: $(grep -E '^(time|\(v5_fp8)' "$T/r5_c7")"

@@ -38,7 +38,11 @@ static const char *const compare_head =
     "  The CSVs of kernels/fabench.cu and kernels/compare_sdpa.py (--csv) are read as they are:\n"
     "  their tflops, gbps and max_err columns are accepted and not read, and their pass column\n"
     "  holds the validation's verdict (PASS, FAIL, CONS, ref, skip) instead of fwd/bwd -- the\n"
-    "  pass then comes from the kernel name, and ref and skip rows (not timed) are left out.\n"
+    "  pass then comes from the kernel name (the table's pass column is that pass, not the\n"
+    "  file's verdict); a ref row, and a skip row with no time (ms nan or empty), is left out;\n"
+    "  a skip row with a time (the validation did not run: every row of s8_fp8_sweep.csv) is\n"
+    "  compared.  fabench times a v5_fp8 row's attention kernel alone: its V -> V^T pre-pass\n"
+    "  is timed apart (kernels/fabench_fp8.cu); a v5_fp8_prepass row is the pre-pass alone.\n"
     "  Each column appears once, under one of its names (case-sensitive); any other column\n"
     "  name is an error; a UTF-8 byte order mark before the header is skipped.  Every row\n"
     "  has the header's number of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers\n"
@@ -142,6 +146,7 @@ int cmd_compare(int argc, char **argv)
     static fa_cmp_summary sum;
     memset(&sum, 0, sizeof sum);
     static fa_cmp_pred p; /* large (two runs' counts): not on the stack */
+    char prepass_key[32] = ""; /* a profile with a V -> V^T pre-pass among the rows */
     for (;;) {
         fa_cmp_row row;
         int got;
@@ -155,6 +160,8 @@ int cmd_compare(int argc, char **argv)
             break;
         }
         fa_cmp_summary_add(&sum, &p);
+        if (row.profile->v_prepass && !row.prepass && !prepass_key[0]) /* what its measured ms holds */
+            snprintf(prepass_key, sizeof prepass_key, "%s", row.profile->key);
         const fa_shape *s = &row.shape;
         const char *pass_name = row.prepass ? "pre" : row.pass == FA_PASS_BWD ? "bwd" : "fwd";
         char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
@@ -179,11 +186,16 @@ int cmd_compare(int argc, char **argv)
     fa_cmp_close(rd);
     if (rc == 0 && o.format == FMT_TABLE) stat_print(out, &sum);
     if (rc == 0 && o.format == FMT_TABLE && untimed)
-        fprintf(out, "(%d row%s left out: the benchmark's ref or skip row%s, not timed)\n", untimed,
+        fprintf(out, "(%d row%s left out: the benchmark's ref row%s or skip rows with no time)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
+    if (rc == 0 && o.format == FMT_TABLE && prepass_key[0])
+        fprintf(out, "(%s: meas ms is the attention kernel alone, as fabench times it (kernels/fabench_fp8.cu); the V -> "
+                     "V^T pre-pass is timed apart (a %s_prepass row is timed as the pre-pass alone), and the time model's ms "
+                     "leaves it out too)\n", prepass_key, prepass_key);
     if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
         fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pass the pass\n"
-              " (fwd, bwd; pre: the profile's V -> V^T pre-pass), profile the kernel profile timed and B_r x B_c its\n"
+              " (fwd, bwd; pre: the profile's V -> V^T pre-pass; from the kernel name, not a benchmark file's pass\n"
+              " column, which holds its validation's verdict), profile the kernel profile timed and B_r x B_c its\n"
               " tiles; b/SM the thread blocks per SM the L2 model replays, '-' where no replay ran: the row has no\n"
               " measured DRAM bytes to compare (or --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight\n"
               " Compute's L2<->SM bytes; DRAM(L2) fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time\n"
