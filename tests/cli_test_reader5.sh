@@ -69,3 +69,13 @@ grep -q "^time  *16 rows: " "$T/r5_c7" \
     && grep -q "fabench's \`v5_fp8\` ms is the attention kernel alone" "$R5_ROOT/docs/time-model.md" \
     && pass "reader5: compare: its 16 skip rows with a time compared and said so; v5_fp8's ms without its pre-pass (note, help, time-model.md)" \
     || fail "reader5: compare skip/pass/pre-pass notes: $(grep -E '^(time|\(v5_fp8)' "$T/r5_c7")"
+
+# ---- 8: compare names a kernel it has no profile for, and the profile it timed it as ----
+printf 'kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms\nzzz,1,16,16,4096,4096,64,0,bf16,1\n' > "$T/r5_zzz.csv"
+"$FASIM" compare --measured "$T/r5_zzz.csv" --no-l2 > "$T/r5_c8" 2>&1; r5_rc=$?
+"$FASIM" compare --measured "$T/r5_zzz.csv" --no-l2 --format csv > "$T/r5_c8c" 2>"$T/r5_c8e"
+[ $r5_rc = 0 ] && grep -q "^(note: 1 row names a kernel fasim has no profile for (no profile column either): timed 'zzz' (line 2) as fa2, the flash2 default" "$T/r5_c8" \
+    && grep -q "^fasim compare: note: 1 row names a kernel fasim has no profile for" "$T/r5_c8e" \
+    && ! grep -q "note" "$T/r5_c8c" \
+    && pass "reader5: compare: a mistyped kernel name (zzz) is timed as fa2 with a note naming it (table; stderr with csv)" \
+    || fail "reader5: compare unknown kernel: rc $r5_rc, $(grep note "$T/r5_c8" "$T/r5_c8e")"

@@ -30,7 +30,8 @@ static const char *const compare_head =
     "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
     "  profile key, sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
     "  v3_bwd* -> v3; KEY_prepass -> the V -> V^T pre-pass of KEY (v5_fp8_prepass), timed\n"
-    "  apart from the kernel; else the algorithm's), pass (fwd or bwd; a name ending in _bwd or\n"
+    "  apart from the kernel; else the algorithm's, with a note naming the kernel: a name\n"
+    "  fasim does not know, or a typo), pass (fwd or bwd; a name ending in _bwd or\n"
     "  starting v3_bwd is a backward; default fwd; a pre-pass row prints pre),\n"
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
@@ -147,6 +148,8 @@ int cmd_compare(int argc, char **argv)
     memset(&sum, 0, sizeof sum);
     static fa_cmp_pred p; /* large (two runs' counts): not on the stack */
     char prepass_key[32] = ""; /* a profile with a V -> V^T pre-pass among the rows */
+    char guess_note[160] = ""; /* the first row whose kernel name names no profile */
+    int n_guessed = 0;
     for (;;) {
         fa_cmp_row row;
         int got;
@@ -160,6 +163,11 @@ int cmd_compare(int argc, char **argv)
             break;
         }
         fa_cmp_summary_add(&sum, &p);
+        if (row.guessed) { /* a kernel name fasim does not know: timed as its algorithm's default profile */
+            if (!n_guessed++)
+                snprintf(guess_note, sizeof guess_note, "'%.40s' (line %d) as %s, the %s default", row.kernel, row.line,
+                         row.profile->key, fa_algo_name(row.algo));
+        }
         if (row.profile->v_prepass && !row.prepass && !prepass_key[0]) /* what its measured ms holds */
             snprintf(prepass_key, sizeof prepass_key, "%s", row.profile->key);
         const fa_shape *s = &row.shape;
@@ -188,6 +196,12 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0 && o.format == FMT_TABLE && untimed)
         fprintf(out, "(%d row%s left out: the benchmark's ref row%s or skip rows with no time)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
+    if (rc == 0 && n_guessed) /* on stderr too: a typo must not pass unseen in CSV or JSON */
+        fprintf(o.format == FMT_TABLE ? out : stderr,
+                "%snote: %d row%s name%s a kernel fasim has no profile for (no profile column either): timed %s%s; give "
+                "the profile column, or a kernel name of fasim io --profile's list%s\n", o.format == FMT_TABLE ? "(" : "fasim compare: ",
+                n_guessed, n_guessed == 1 ? "" : "s", n_guessed == 1 ? "s" : "", n_guessed == 1 ? "" : "first ", guess_note,
+                o.format == FMT_TABLE ? ")" : "");
     if (rc == 0 && o.format == FMT_TABLE && prepass_key[0])
         fprintf(out, "(%s: meas ms is the attention kernel alone, as fabench times it (kernels/fabench_fp8.cu); the V -> "
                      "V^T pre-pass is timed apart (a %s_prepass row is timed as the pre-pass alone), and the time model's ms "
