@@ -255,6 +255,7 @@ typedef struct {
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
     double edge;                     /* a block's prologue + epilogue, s */
+    double once;                     /* the phase a block leaves exposed once, s: G (ping-pong), S (pipelined), 0 */
     double tiles;                    /* tiles visited over the whole grid */
     double blocks_per_sm;            /* blocks that share an SM (occupancy, or fewer for a small grid) */
     double makespan, fluid;          /* the waves' time, and with every slot busy to the end */

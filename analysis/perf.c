@@ -530,7 +530,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
                              .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
-                             .edge = edge, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
+                             .edge = edge, .once = once, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
                              .fluid = pt->fluid};
     pt->busy[FA_PIPE_TENSOR] = tiles_total * t_tc / sms;
     pt->busy[FA_PIPE_SMEM] = tiles_total * t_sm / sms;

@@ -79,3 +79,11 @@ printf 'kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms\nzzz,1,16,16,4096,4096,64,0,bf
     && ! grep -q "note" "$T/r5_c8c" \
     && pass "reader5: compare: a mistyped kernel name (zzz) is timed as fa2 with a note naming it (table; stderr with csv)" \
     || fail "reader5: compare unknown kernel: rc $r5_rc, $(grep note "$T/r5_c8" "$T/r5_c8e")"
+
+# ---- 2: explain's waves can be rebuilt: a block's slot with the ping-pong's exposed G ----
+# v5_fp8, B 4, H 16, N 4096, d 128: 1 x (32 x 1.268 us + G 584.8 ns) + 2.477 us = 43.65 us; 16 in turn = 698.5 us
+"$FASIM" explain --profile v5_fp8 --dtype fp8_e4m3 --headdim 128 --seqlen 4096 --heads 16 --batch 4 > "$T/r5_t2" 2>&1
+grep -q "^     a block's slot: 1 x (32 tiles x tile + G once (the ping-pong's exposed GEMM phase)) + edges = 1 x (32 x 1.268 us + 584.8 ns) + 2.477 us = 43.65 us; 16 blocks in turn on the fullest slot (ceil(15.52 waves)): 698.5 us" "$T/r5_t2" \
+    && grep -q "waves 698.5 us" "$T/r5_t2" \
+    && pass "reader5: explain rebuilds v5_fp8's waves: 16 x (32 x 1.268 us + G 584.8 ns + edges 2.477 us) = 698.5 us" \
+    || fail "reader5: explain's slot line: $(grep "slot:" "$T/r5_t2")"

@@ -100,6 +100,26 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
                     fa_fmt_time(d->t_exp, b[1], 32), fa_fmt_time(d->t_fp32, b[2], 32), d->w_phase);
+        if (r.ctas[k] > 0) { /* a block's slot time, the waves' unit (docs/time-model.md section 6) */
+            const double per = d->tiles / (double)r.ctas[k];
+            const int uniform = per == floor(per) && o->shape.causal == FA_CAUSAL_NONE && !o->shape.window && !p->persistent;
+            const fa_overlap ov = k ? p->overlap_bwd : p->overlap;
+            const char *ph = ov == FA_OVERLAP_PINGPONG ? " + G once (the ping-pong's exposed GEMM phase)"
+                             : ov == FA_OVERLAP_PIPELINED ? " + S once (the pipeline's exposed softmax phase)" : "";
+            fprintf(f, "     a block's slot: %.0f x (%s%.4g tiles x tile%s) + edges%s", d->blocks_per_sm,
+                    uniform ? "" : "its tiles, on average ", per, d->once > 0 ? ph : "",
+                    p->persistent ? " (persistent: the epilogue a block, the prologue once a slot)" : "");
+            if (uniform)
+                fprintf(f, " = %.0f x (%.0f x %s%s%s) + %s = %s; %.0f block%s in turn on the fullest slot (ceil(%.2f waves)): %s",
+                        d->blocks_per_sm, per, fa_fmt_time(d->tile, b[1], 32), d->once > 0 ? " + " : "",
+                        d->once > 0 ? fa_fmt_time(d->once, b[2], 32) : "",
+                        fa_fmt_time(d->edge, b[3], 32), fa_fmt_time(d->blocks_per_sm * (per * d->tile + d->once) + d->edge, b[4], 32),
+                        ceil(r.waves[k]), ceil(r.waves[k]) == 1 ? "" : "s", r.waves[k],
+                        fa_fmt_time(ceil(r.waves[k]) * (d->blocks_per_sm * (per * d->tile + d->once) + d->edge), b[5], 32));
+            else
+                fprintf(f, "; the blocks list-scheduled in launch order on the SMs' slots");
+            fprintf(f, " (docs/time-model.md section 6)\n");
+        }
         fprintf(f, "     %.0f tile%s in %" PRId64 " thread block%s (%.2f waves), block edges %s: waves %s (every slot busy to the "
                    "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: time = max(waves, L2, DRAM) + small kernels + "
                    "launches = %s\n",
