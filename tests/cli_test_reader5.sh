@@ -87,3 +87,16 @@ grep -q "^     a block's slot: 1 x (32 tiles x tile + G once (the ping-pong's ex
     && grep -q "waves 698.5 us" "$T/r5_t2" \
     && pass "reader5: explain rebuilds v5_fp8's waves: 16 x (32 x 1.268 us + G 584.8 ns + edges 2.477 us) = 698.5 us" \
     || fail "reader5: explain's slot line: $(grep "slot:" "$T/r5_t2")"
+
+# ---- 11: io's time-model table keeps its columns: "1 of 3 (shared memory)" and 92.19 KiB fit ----
+"$FASIM" io --seqlen 512 > "$T/r5_t11" 2>&1
+# the rows with times: the tensor column's last character under the header's ("tensor" ends in r, a time in s)
+r5_al() { awk '/^algo +profile +tiles/ { h = $0; t = index(h, "tensor") + 5; next }
+    /^$/ { h = "" }
+    h && /^(standard|flash1|flash2) / && $2 !~ /^\(/ && NF > 20 { n++; if (substr($0, t, 2) != "s ") bad++ }
+    END { print n + 0, bad + 0 }' "$1"; }
+r5_a1=$(r5_al "$T/r5_t11"); r5_a2=$(r5_al "$T/r5_t10")
+grep -q " 1 of 3 (shared memory)   102.8 ns " "$T/r5_t11" && grep -Eq "^flash1 +fa1 bwd +16x128 +8  92.19 KiB  176 " "$T/r5_t10" \
+    && [ "$r5_a1" = "3 0" ] && [ "$r5_a2" = "3 0" ] \
+    && pass "reader5: io's time-model rows keep the tensor column under its header (N = 512, fwdbwd), warps and smem/blk apart" \
+    || fail "reader5: io time-model columns: rows/misaligned $r5_a1 / $r5_a2: $(grep -E '^flash1 +fa1' "$T/r5_t11" "$T/r5_t10")"

@@ -48,7 +48,7 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
     fprintf(f, "TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape / time: 2 N_q N_k (d + d_v) a head forward "
                "(4 N^2 d at d_v = d), halved by a causal mask (other masks: the matmul FLOPs of the tiles visited), "
                "2.5x that backward; no softmax FLOPs, the same work for standard, flash1 and flash2\n");
-    fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
+    fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-23s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
             "tiles", "warps", "smem/blk", "regs", "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
             "DRAM est", "time", "TFLOP/s", "bound");
     for (int i = 0; i < n; i++) {
@@ -71,10 +71,10 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                                                 GEMMs (eager, math): no kernel of their own */
             if (x->occupancy[k]) snprintf(rg, sizeof rg, "%d", x->regs_per_thread[k]);
             if (x->occupancy[k]) snprintf(wp, sizeof wp, "%d", x->warps[k]);
-            fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s", fa_algo_name(x->algo), prof, tiles, wp,
+            int last = x->pass != FA_PASS_FWDBWD || k == 1; /* the row that carries the times */
+            fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-*s", fa_algo_name(x->algo), prof, tiles, wp,
                     x->occupancy[k] ? fa_fmt_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
-                    rg, occ);
-            int last = x->pass != FA_PASS_FWDBWD || k == 1;
+                    rg, last ? 23 : 0, occ);
             if (last) {
                 for (int q = 0; q < 6; q++) fprintf(f, " %9s", fa_fmt_time(x->perf_busy[q], b[q + 1 < 8 ? q + 1 : 7], 32));
                 char tb[32];
