@@ -100,3 +100,12 @@ grep -q " 1 of 3 (shared memory)   102.8 ns " "$T/r5_t11" && grep -Eq "^flash1 +
     && [ "$r5_a1" = "3 0" ] && [ "$r5_a2" = "3 0" ] \
     && pass "reader5: io's time-model rows keep the tensor column under its header (N = 512, fwdbwd), warps and smem/blk apart" \
     || fail "reader5: io time-model columns: rows/misaligned $r5_a1 / $r5_a2: $(grep -E '^flash1 +fa1' "$T/r5_t11" "$T/r5_t10")"
+
+# ---- 9: a roofline time beside the time model's is marked, and the legend says which is which ----
+"$FASIM" io --block-r 17 --block-c 17 > "$T/r5_t9" 2>&1
+grep -Eq "^standard +17 +17 .* 18.79 us +launch$" "$T/r5_t9" && grep -Eq "^flash1 +17 +17 .* \(5.289 us\) +memory$" "$T/r5_t9" \
+    && grep -Eq "^flash2 +17 +17 .* \(3.387 us\) +memory$" "$T/r5_t9" \
+    && grep -q "^time in parentheses: the roofline max(FLOPs / peaks, HBM bytes / bandwidth) of a row no kernel profile times here" "$T/r5_t9" \
+    && ! "$FASIM" io --seqlen 512 | grep -q "^time in parentheses" \
+    && pass "reader5: io --block-r 17: flash1, flash2's rooflines in parentheses beside standard's time-model 18.79 us, with a legend" \
+    || fail "reader5: io roofline marks: $(grep -E '^(standard|flash1|flash2) ' "$T/r5_t9" | awk '{ print $(NF-1), $NF }' | tr '\n' ' ')"

@@ -133,12 +133,17 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
     fprintf(f, "%-9s %5s %5s %7s %7s %11s %11s %11s %7s %11s %8s %10s %8s %10s %11s %7s\n", "algo",
             "B_r", "B_c", "T_r", "T_c", "HBM read", "HBM write", "HBM total", "=formula",
             "Theta bound", "total/Θ", "FLOPs", "FLOP/B", "SRAM peak", "time", "bound");
+    int mixed = 0, timed = 0, roof = 0; /* rows of the time model and rooflines in one time column */
+    for (int i = 0; i < n; i++) timed |= r[i].has_perf, roof |= !r[i].has_perf;
+    mixed = timed && roof;
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
         uint64_t tot = fa_counts_hbm_bytes(&x->counts);
         double flops = (double)x->counts.flops_matmul + (double)x->counts.flops_other;
-        char tbuf[32];
-        fa_fmt_time(x->has_perf ? x->perf_time_s : x->time_s, tbuf, sizeof tbuf);
+        char tbuf[40], tt[32];
+        fa_fmt_time(x->has_perf ? x->perf_time_s : x->time_s, tt, sizeof tt);
+        /* a roofline beside the time model's times: in parentheses (the legend under the table) */
+        snprintf(tbuf, sizeof tbuf, mixed && !x->has_perf ? "(%s)" : "%s", tt);
         fprintf(f, "%-9s %5" PRId64 " %5" PRId64 " %7" PRId64 " %7" PRId64
                    " %11s %11s %11s %7s %11s %8.3g %10s %8.1f %10s %11s %7s\n",
                 fa_algo_name(x->algo), x->blocks.block_r, x->blocks.block_c,
@@ -160,6 +165,10 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_need - x->sram_overflow),
                     x->sram_need - x->sram_overflow);
     }
+    if (mixed)
+        fprintf(f, "time in parentheses: the roofline max(FLOPs / peaks, HBM bytes / bandwidth) of a row no kernel profile "
+                   "times here (notes below), its bound compute or memory; the others are the time model's (table below): "
+                   "the two are not comparable\n");
     for (int i = 0; i < n; i++) /* a kernel's V -> V^T pre-pass (fa_profile.v_prepass): its own line */
         if (r[i].prepass_read_bytes)
             fprintf(f, "%-9s %-27s %11s %11s %11s  (B H_kv N_k d_v e each way; a kernel of its own, not in the %s row, "
