@@ -109,3 +109,12 @@ grep -Eq "^standard +17 +17 .* 18.79 us +launch$" "$T/r5_t9" && grep -Eq "^flash
     && ! "$FASIM" io --seqlen 512 | grep -q "^time in parentheses" \
     && pass "reader5: io --block-r 17: flash1, flash2's rooflines in parentheses beside standard's time-model 18.79 us, with a legend" \
     || fail "reader5: io roofline marks: $(grep -E '^(standard|flash1|flash2) ' "$T/r5_t9" | awk '{ print $(NF-1), $NF }' | tr '\n' ' ')"
+
+# ---- 17: the report's roofline rows (fa1, fa2 on the B200) print their time and TFLOP/s in parentheses ----
+"$FASIM" report --hw b200 --model "$R5_ROOT/analysis/models/llama-3-8b.json" --no-plots --out-dir "$T/r5_b200" > "$T/r5_b200.out" 2>&1
+r5_b2=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12] / { print $1 ":" $9 $10 ":" $12 }' "$T/r5_b200.out" | tr '\n' ' ')
+[ "$r5_b2" = "flash1:(860.4us):(639.0) flash2:(562.2us):(977.9) " ] \
+    && grep -Eq "^B200-SXM +standard +eager .* 4.608 ms +1.00x +119.3 +DRAM$" "$T/r5_b200.out" \
+    && tr '\n' ' ' < "$T/r5_b200.out" | tr -s ' ' | grep -q "as fa1 and fa2 on the B200: its time and TFLOP/s in parentheses" \
+    && pass "reader5: report --hw b200: fa1's, fa2's roofline time and TFLOP/s in parentheses (562.2 us, 977.9), the time model's bare" \
+    || fail "reader5: report b200 roofline marks: '$r5_b2'"
