@@ -118,3 +118,12 @@ r5_b2=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12
     && tr '\n' ' ' < "$T/r5_b200.out" | tr -s ' ' | grep -q "as fa1 and fa2 on the B200: its time and TFLOP/s in parentheses" \
     && pass "reader5: report --hw b200: fa1's, fa2's roofline time and TFLOP/s in parentheses (562.2 us, 977.9), the time model's bare" \
     || fail "reader5: report b200 roofline marks: '$r5_b2'"
+
+# ---- 5: sweep says it is the paper's model (profile paper, --blocks tiles, no model_* time) ----
+"$FASIM" sweep --help > "$T/r5_sw" 2>&1
+r5_sw=$("$FASIM" sweep --vary seqlen=512 --algo flash2 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["profile"] ":" $c["block_r"] "x" $c["block_c"] ":" $c["model_time_s"] }')
+[ "$r5_sw" = "paper:160x160:" ] && grep -q "Runs \`fasim io --profile paper\` over the cartesian product" "$T/r5_sw" \
+    && grep -q "model_\* columns (the time model of a" "$T/r5_sw" \
+    && grep -q "^| \`fasim sweep\` | .*the paper's model (\`fasim io --profile paper\`" "$R5_ROOT/README.md" \
+    && pass "reader5: sweep --help and the README say sweep runs the paper's model (profile paper, 160 x 160, model_time_s empty)" \
+    || fail "reader5: sweep's model: '$r5_sw', help: $(sed -n 2p "$T/r5_sw")"
