@@ -45,7 +45,7 @@ grep -q "(the non-tensor pipes at 0.901 x the 1970 MHz their rates hold at = 177
 # ---- 10: io's legend says what each word of the bound column means, '+ tail' among them ----
 "$FASIM" io --pass fwdbwd --seqlen 2048 --headdim 128 --causal --dtype bf16 --heads 16 --batch 2 > "$T/r5_t10" 2>&1
 grep -Eq "^flash2 +fa2 bwd .* smem \+ tail$" "$T/r5_t10" \
-    && grep -q "^bound: the busiest pipe of the time model (tensor, smem, exp, fp32, L2, DRAM: .*; grid: .*; launch: .*; '+ tail': the last wave's tail adds over 10 %" "$T/r5_t10" \
+    && grep -q "^bound: what sets the time: .*; grid: .*; launch: .*; '+ tail': the last wave's tail adds over 10 %" "$T/r5_t10" \
     && pass "reader5: io's legend explains the bound column's words, 'smem + tail' included" \
     || fail "reader5: io's bound legend: $(grep '^bound' "$T/r5_t10")"
 
@@ -127,3 +127,26 @@ r5_sw=$("$FASIM" sweep --vary seqlen=512 --algo flash2 2>/dev/null | awk -F, 'NR
     && grep -q "^| \`fasim sweep\` | .*the paper's model (\`fasim io --profile paper\`" "$R5_ROOT/README.md" \
     && pass "reader5: sweep --help and the README say sweep runs the paper's model (profile paper, 160 x 160, model_time_s empty)" \
     || fail "reader5: sweep's model: '$r5_sw', help: $(sed -n 2p "$T/r5_sw")"
+
+# ---- 1: bound names what sets the time (the waves' longer phase), the busiest pipe beside it ----
+# DeepSeek-V2 causal, fa2: waves 3.239 s (the tile G + S / 1, G the longer), DRAM busy 1.859 s;
+# v5_fp8: the softmax phase S is the longer one, tensor the busiest pipe
+"$FASIM" explain --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t1a" 2>&1
+"$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t1b" 2>&1
+r5_j1=$("$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 --format json 2>/dev/null | jq -r '.[0].time_model.bound')
+grep -q "^   time 3.239 s, 339.4 TFLOP/s, bound by tensor (the GEMM phase G, the tile's longer one); the busiest pipe: DRAM, 1.859 s of the 3.239 s$" "$T/r5_t1a" \
+    && grep -Eq "^flash2 +128 +64 .* 3.239 s +tensor$" "$T/r5_t1b" && grep -Eq "^flash2 +fa2 .* 3.239 s +339.4 tensor$" "$T/r5_t1b" \
+    && grep -q "(the tile's softmax phase S, the longer one); the busiest pipe: tensor, " "$T/r5_t2" \
+    && [ "$r5_j1" = DRAM ] && grep -q "^bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves" "$T/r5_t1b" \
+    && pass "reader5: bound names what sets the time (DeepSeek-V2: tensor's G phase, DRAM the busiest pipe; v5_fp8: softmax); JSON keeps the busiest pipe" \
+    || fail "reader5: bound: $(grep '^   time' "$T/r5_t1a"), json '$r5_j1'"
+
+# ---- 12: cp_time_vs_p marks the points the table calls "out of memory"; allgather shows under ulysses ----
+# cp.csv: fits = 0 for the 4 schemes at P = 1, N = 512k and P = 1, 2 at N = 1M: 12 points
+r5_oom=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["fits"] == "0" { n++ } END { print n + 0 }' "$T/r3_rep/cp.csv")
+r5_gp="$R5_ROOT/plots/cp_time_vs_p.gp"
+[ "$r5_oom" = 12 ] && [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "fits") print i }' "$T/r3_rep/cp.csv")" = 31 ] \
+    && grep -q 'strcol(31) eq "0" ? column(2) : 1/0' "$r5_gp" && grep -q 'title "out of memory (cp.csv fits = 0: 80 layers' "$r5_gp" \
+    && grep -q '^schemes = "ring allgather zigzag ulysses"' "$r5_gp" && grep -q '^lws = "2 9 4 2"' "$r5_gp" \
+    && pass "reader5: cp_time_vs_p marks cp.csv's 12 out-of-memory points (column 31 fits = 0); allgather drawn widest under zigzag and ulysses" \
+    || fail "reader5: cp plot: $r5_oom out-of-memory rows, the script's marks missing"

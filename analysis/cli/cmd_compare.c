@@ -213,7 +213,7 @@ int cmd_compare(int argc, char **argv)
               " tiles; b/SM the thread blocks per SM the L2 model replays, '-' where no replay ran: the row has no\n"
               " measured DRAM bytes to compare (or --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight\n"
               " Compute's L2<->SM bytes; DRAM(L2) fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time\n"
-              " model's vs meas ms; bound the pipe that bounds the predicted time; '-': not measured or not\n"
+              " model's vs meas ms; bound the busiest pipe of the predicted time; '-': not measured or not\n"
               " predicted)\n", out);
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);

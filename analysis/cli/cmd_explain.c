@@ -96,7 +96,7 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         fprintf(f, "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
                 d->w_gemm, simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
-        if (d->S > d->G && d->w_phase > 1) /* the bound column names the busiest pipe; the tile's longer phase may differ */
+        if (d->S > d->G && d->w_phase > 1) /* the tile's longer phase, which bound names, not a single pipe */
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
                     fa_fmt_time(d->t_exp, b[1], 32), fa_fmt_time(d->t_fp32, b[2], 32), d->w_phase);
@@ -137,11 +137,22 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                    "DRAM copy rate) + a %s launch = %s, not in the time below\n", p->key, r.prepass_read_bytes,
                 r.prepass_write_bytes, fa_fmt_si(o->hw.dram_bandwidth, b[0], 32), fa_fmt_time(o->hw.launch_s, b[1], 32),
                 fa_fmt_time(r.prepass_s, b[2], 32));
-    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", fa_fmt_time(r.time_s, b[0], 32), r.tflops,
+    /* what sets the time, and the busiest pipe beside it where they differ (docs/time-model.md section 6) */
+    const char *sets = r.sets ? r.sets : fa_pipe_name(r.bound);
+    const char *what = p->algo == FA_ALGO_STANDARD ? "" /* its kernels in turn, each its largest term */
+                       : !strcmp(sets, "softmax") ? " (the tile's softmax phase S, the longer one)"
+                       : !strcmp(sets, "loads") ? " (the tile's loads, not prefetched)"
+                       : !strcmp(sets, "L2") || !strcmp(sets, "DRAM") ? " (its bytes / rate exceed the waves)"
+                       : p->algo != FA_ALGO_STANDARD ? " (the GEMM phase G, the tile's longer one)" : "";
+    char busy[96] = "";
+    if (!r.latency && strcmp(sets, fa_pipe_name(r.bound)))
+        snprintf(busy, sizeof busy, "; the busiest pipe: %s, %s of the %s", fa_pipe_name(r.bound),
+                 fa_fmt_time(r.busy[r.bound], b[1], 32), fa_fmt_time(r.time_s, b[2], 32));
+    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s%s%s\n", fa_fmt_time(r.time_s, b[0], 32), r.tflops,
             r.latency == 1 ? "the launches (half the time or more)"
             : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
-                        : fa_pipe_name(r.bound),
-            r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
+                        : sets,
+            r.latency ? "" : what, busy, r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
     return 0;
 }
 

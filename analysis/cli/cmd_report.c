@@ -469,7 +469,8 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                 printf("%-15s %-6s %9s %5s %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, wp,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
-                       bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
+                       bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops,
+                       x->sets && !x->latency ? x->sets : fa_bound_name(x->bound, x->latency));
             }
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
@@ -787,8 +788,10 @@ int cmd_report(int argc, char **argv)
                    " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"
                    " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
                    " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
-                   " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = its\n"
-                   " busiest pipe: tensor cores, smem (shared memory), exp, fp32, L2 or DRAM -- or grid when the grid\n"
+                   " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = what\n"
+                   " sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase,\n"
+                   " softmax (exp + fp32) or its GEMM phase's busier pipe, tensor or smem (standard: its busiest pipe;\n"
+                   " report.csv's model_bound is the busiest pipe, which can differ) -- or grid when the grid\n"
                    " is under one wave and SMs sit idle (fa1, the paper's kernel, runs one thread block per batch x\n"
                    " head: Llama-3-8B's 32 heads use 32 of the H200's 132 SMs, so it is slower than standard there),\n"
                    " launch when kernel launches take half the time.  vs std: standard's bytes (time) / this row's,\n"

@@ -80,7 +80,7 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                 char tb[32];
                 fprintf(f, " %10s %10s %8.1f %s%s", fa_fmt_bytes((double)x->dram_est_bytes, b[7], sizeof b[7]),
                         fa_fmt_time(x->perf_time_s, tb, sizeof tb), x->perf_tflops,
-                        x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound),
+                        x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_report_bound(x),
                         x->perf_tail && !x->perf_latency ? " + tail" : "");
             }
             fprintf(f, "\n");
@@ -100,7 +100,9 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
         }
     }
     /* the bound column, each of its words (docs/time-model.md, section 6) */
-    fprintf(f, "bound: the busiest pipe of the time model (tensor, smem, exp, fp32, L2, DRAM: the largest busy time above); "
+    fprintf(f, "bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase "
+               "-- softmax (S = exp + fp32), or G's busier pipe, tensor or smem (fp32 for SIMT GEMMs); standard: its busiest "
+               "pipe; the busiest pipe is the largest busy time above (fasim explain prints both, CSV and JSON's bound is it); "
                "grid: the grid is under one wave (SMs sit idle, every pipe's busy time is below the time); launch: kernel "
                "launches take half the time or more; '+ tail': the last wave's tail adds over 10 %% (the waves take more "
                "than 1.1 x their time with every slot busy to the end; explain prints both)\n");
@@ -154,7 +156,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 fa_fmt_bytes(x->bound_bytes, b4, sizeof b4), (double)tot / x->bound_bytes,
                 fa_fmt_si(flops, b5, sizeof b5), x->intensity,
                 fa_fmt_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
-                x->has_perf ? (x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound))
+                x->has_perf ? fa_report_bound(x)
                 : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
         (void)b7;
         if (x->sram_overflow) /* this algorithm's own buffers exceed M (fa_run_algo) */
