@@ -150,3 +150,12 @@ r5_gp="$R5_ROOT/plots/cp_time_vs_p.gp"
     && grep -q '^schemes = "ring allgather zigzag ulysses"' "$r5_gp" && grep -q '^lws = "2 9 4 2"' "$r5_gp" \
     && pass "reader5: cp_time_vs_p marks cp.csv's 12 out-of-memory points (column 31 fits = 0); allgather drawn widest under zigzag and ulysses" \
     || fail "reader5: cp plot: $r5_oom out-of-memory rows, the script's marks missing"
+
+# ---- 6: fa2 on d = 192, d_v = 128 (DeepSeek's MLA) says FlashAttention-2's released API pads V ----
+"$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t6" 2>&1
+grep -q "^note: flash2 (fa2): d_v = 128 != d = 192 counted as given; FlashAttention-2's released API checks V's head dim against Q's, so its callers pad V (and O) to 192 (--headdim-v 192 counts that" "$T/r5_t6" \
+    && ! "$FASIM" io --seqlen 512 --algo flash2 | grep -q "counted as given" \
+    && grep -q "^\*\*d_v != d on \`fa2\` (DeepSeek's MLA, d = 192, d_v = 128).\*\*" "$R5_ROOT/docs/time-model.md" \
+    && grep -q "FlashAttention-2's released API needs V padded to 192" "$R5_ROOT/docs/conventions.md" \
+    && pass "reader5: fa2 at d = 192, d_v = 128: io's note and docs say the released FlashAttention-2 API pads V to d" \
+    || fail "reader5: fa2 d_v != d: $(grep '^note' "$T/r5_t6")"

@@ -207,6 +207,12 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     fa_algo_name(r[i].algo), r[i].profile, s->batch * s->heads * fa_cdiv(s->seqlen_q, 64), o->hw.sms, T_c,
                     r[i].blocks.block_r, r[i].blocks.block_c, r[i].splits, fa_cdiv(T_c, r[i].splits));
         }
+    for (int i = 0; i < n; i++) /* FlashAttention-1/-2's released API: V's head dim = Q's (docs/time-model.md section 2) */
+        if (s->d_v != s->d && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "fa1")))
+            fprintf(f, "note: %s (%s): d_v = %" PRId64 " != d = %" PRId64 " counted as given; FlashAttention-2's released "
+                       "API checks V's head dim against Q's, so its callers pad V (and O) to %" PRId64 " (--headdim-v %" PRId64
+                       " counts that; docs/time-model.md section 2)\n", fa_algo_name(r[i].algo), r[i].profile, s->d_v, s->d,
+                    s->d, s->d);
     if (o->model_note[0]) fprintf(f, "note: --model %s: %s\n", o->model_path, o->model_note);
     io_write_model(f, o, r, n);
     if (n > 0 && r[0].pass != FA_PASS_FWD) {
