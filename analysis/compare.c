@@ -448,6 +448,7 @@ next_line:
     if (pre && bwd)
         FA_FAIL(FA_EINVAL, "%s:%d: kernel '%s' is a forward kernel's pre-pass, not a backward (pass bwd)", path, lineno, kname);
     if (prof && prof->mma != FA_MMA_NONE && !algo_given) a = prof->algo; /* the profile's loop */
+    const int guessed = !prof;
     if (!prof) prof = fa_profile_default(a);
     if (prof->mma != FA_MMA_NONE && prof->algo != a)
         FA_FAIL(FA_EINVAL, "%s:%d: profile %s is a %s kernel, the row's algo is %s", path, lineno, prof->key,
@@ -466,6 +467,7 @@ next_line:
                     specs[missing].names[0], r->idx[missing] >= 0 ? "empty" : "not a column");
         }
     row->kernel = kname;
+    row->guessed = guessed;
     row->shape = s;
     row->algo = a;
     row->profile = prof;

@@ -187,7 +187,8 @@ typedef struct {
     int has_perf;              /* 1: the fields below hold the time model's prediction */
     fa_blocks blocks_bwd;      /* the backward kernel's tiles (a profile's bwd tiles may differ) */
     double perf_time_s;        /* predicted time */
-    int perf_bound;            /* fa_pipe that bounds it */
+    int perf_bound;            /* fa_pipe that bounds it: the busiest pipe (CSV and JSON "bound") */
+    const char *perf_sets;     /* what sets its time (fa_perf_result.sets): the tables' "bound" */
     int perf_tail;             /* 1: the waves add over 10 % (tail, latency, causal imbalance) */
     double perf_busy[6];       /* busy time per fa_pipe, s */
     double perf_tflops;        /* nominal FLOPs / perf_time_s, TFLOP/s */

@@ -58,6 +58,8 @@ typedef struct {
     const fa_profile *profile; /* the profile column; else from the kernel name (fa_cmp_kernel_profile);
                                   else fa_profile_default(algo).  A kernel profile runs algo */
     fa_pass pass;       /* FA_PASS_FWD or FA_PASS_BWD: the pass column, else from the kernel name */
+    int guessed;        /* 1: neither the profile column nor the kernel name names a profile (a kernel
+                           fasim does not know, or a typo): profile is the algo's default */
     int prepass;        /* 1: the row times the profile's V -> V^T pre-pass (a kernel name KEY_prepass of a
                            profile with one: v5_fp8_prepass), a forward-side kernel of its own */
     fa_blocks blocks;   /* block_r x block_c; {0, 0} when the row gives neither */

@@ -255,6 +255,11 @@ typedef struct {
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
     double edge;                     /* a block's prologue + epilogue, s */
+    double once;                     /* the phase a block leaves exposed once, s: G (ping-pong), S (pipelined), 0 */
+    const char *sets;                /* what sets the kernel's time: "L2" or "DRAM" when its bound is the
+                                        largest, else the waves' tile: its longer phase, "softmax" (S),
+                                        "loads" (a kernel without prefetch) or G's busier pipe ("tensor",
+                                        "smem"; "fp32" for SIMT GEMMs) -- docs/time-model.md section 6 */
     double tiles;                    /* tiles visited over the whole grid */
     double blocks_per_sm;            /* blocks that share an SM (occupancy, or fewer for a small grid) */
     double makespan, fluid;          /* the waves' time, and with every slot busy to the end */
@@ -298,6 +303,8 @@ typedef struct {
     double launch_s;         /* kernel launches */
     double time_s;           /* the prediction */
     fa_pipe bound;           /* the pipe with the largest busy time */
+    const char *sets;        /* what sets the time (fa_perf_kernel.sets of the longer kernel; standard
+                                attention: its bound pipe's name); the tables' "bound" column */
     int tail;                /* 1 when the last wave's tail (a grid that does not fill whole waves,
                                 causal imbalance) adds over 10 % to the waves' time */
     /* the V -> V^T pre-pass of a profile with v_prepass (0 otherwise): not in time_s, io or busy

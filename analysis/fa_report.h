@@ -225,7 +225,8 @@ typedef struct {
     double blocks_run;        /* its thread blocks that share an SM: min(occ.occupancy, ceil(grid / SMs))
                                  (docs/time-model.md, section 3); 0 for the library GEMMs */
     double time_s, tflops;    /* fa_perf_result's time_s, tflops */
-    fa_pipe bound;
+    fa_pipe bound;            /* the busiest pipe (kernels.csv's bound) */
+    const char *sets;         /* what sets the time (fa_perf_result.sets): the kernels table's bound */
     int latency;              /* fa_perf_result's latency: 1 the launches, 2 a grid under one wave */
     double busy[FA_NPIPE];    /* each pipe's busy time, s */
     uint64_t dram_bytes;      /* estimated DRAM bytes */

@@ -530,7 +530,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
                              .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
-                             .edge = edge, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
+                             .edge = edge, .once = once, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
                              .fluid = pt->fluid};
     pt->busy[FA_PIPE_TENSOR] = tiles_total * t_tc / sms;
     pt->busy[FA_PIPE_SMEM] = tiles_total * t_sm / sms;
@@ -604,6 +604,13 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->d.extra = extra;
     pt->d.launch = pt->launch;
     pt->d.time = pt->time;
+    /* what sets the time (a label: the time is the same) -- the largest of the three terms above;
+     * the waves' by the tile's longer phase */
+    if (t > pt->makespan && pt->busy[FA_PIPE_L2] >= pt->busy[FA_PIPE_DRAM]) pt->d.sets = "L2";
+    else if (t > pt->makespan) pt->d.sets = "DRAM";
+    else if (t_load > G && t_load > S) pt->d.sets = "loads";
+    else if (S > G) pt->d.sets = "softmax";
+    else pt->d.sets = p->mma == FA_MMA_SIMT ? "fp32" : t_tc >= t_sm ? "tensor" : "smem";
     return FA_OK;
 }
 
@@ -1118,6 +1125,11 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
     for (int q = 1; q < FA_NPIPE; q++)
         if (r->busy[q] > r->busy[b]) b = q;
     r->bound = (fa_pipe)b;
+    r->sets = fa_pipe_name(r->bound); /* standard attention: its busiest pipe */
+    if (prof->algo != FA_ALGO_STANDARD) { /* the kernel of the longer time (fwdbwd: of the two) */
+        const int k = p == FA_PASS_BWD || (p == FA_PASS_FWDBWD && r->k[1].time > r->k[0].time);
+        if (r->k[k].sets) r->sets = r->k[k].sets;
+    }
     r->tail = r->makespan_s > 1.1 * fluid;
     /* TFLOP/s by the FlashAttention-2 convention where it holds (no mask, or causal with N_q = N_k:
      * nominal FLOPs); with other masks the matmul FLOPs of the tiles FlashAttention-2 visits at
@@ -1151,6 +1163,7 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->blocks_bwd = pr->occ[1].blocks;
     r->perf_time_s = pr->time_s;
     r->perf_bound = (int)pr->bound;
+    r->perf_sets = pr->sets;
     r->perf_tail = pr->tail;
     for (int q = 0; q < FA_NPIPE; q++) r->perf_busy[q] = pr->busy[q];
     r->perf_tflops = pr->tflops;

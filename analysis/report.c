@@ -182,6 +182,7 @@ const char *fa_bound_name(int pipe, int latency)
 
 const char *fa_report_bound(const fa_io_result *r)
 {
+    if (r->has_perf && r->perf_sets && !r->perf_latency) return r->perf_sets; /* what sets the time */
     if (r->has_perf) return fa_bound_name(r->perf_bound, r->perf_latency);
     return r->time_compute_s > r->time_memory_s ? "compute" : "memory";
 }
@@ -358,6 +359,7 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
             row->time_s = pr.time_s;
             row->tflops = pr.tflops;
             row->bound = pr.bound;
+            row->sets = pr.sets;
             row->latency = pr.latency;
             for (int q = 0; q < FA_NPIPE; q++) row->busy[q] = pr.busy[q];
             row->dram_bytes = pr.dram_bytes;

@@ -1,14 +1,20 @@
 # Context parallelism: predicted time of one attention layer's forward vs the number of GPUs P,
 # one panel per sequence length N, one line per scheme (fasim report's cp.csv;
-# docs/context-parallel.md).  Input columns: scheme (1), P (2), time_s (17), speedup (18), seqlen (25).
+# docs/context-parallel.md).  Input columns: scheme (1), P (2), time_s (17), speedup (18), seqlen (25),
+# fits (31: 0 when the 80 layers' K,V of a GPU's share exceed its memory, as the table's
+# "out of memory"; empty when the memory is unknown).
 if (!exists("ttl")) ttl = 'context parallelism: predicted time vs P'
 if (!exists("ttl2")) ttl2 = ''
 set terminal pngcairo size 1200,960 enhanced font ",11"
 set output outfile
 set datafile separator ","
 nlab(n) = n >= 1048576 ? sprintf("%dM", n / 1048576) : sprintf("%dk", n / 1024)
-schemes = "ring zigzag allgather ulysses"
-what = "'ring (contiguous chunks; causal: the last GPU works every step)' 'zigzag (load-balanced ring: chunks r and 2P-1-r)' 'allgather (all-gather K, V, then compute; not overlapped)' 'ulysses (all-to-all to H/P heads and back)'"
+schemes = "ring allgather zigzag ulysses"
+what = "'ring (contiguous chunks; causal: the last GPU works every step)' 'allgather (all-gather K, V, then compute; not overlapped; widest)' 'zigzag (load-balanced ring: chunks r and 2P-1-r)' 'ulysses (all-to-all to H/P heads and back; dashed)'"
+# allgather, zigzag and ulysses often predict the same time: drawn in that order, each narrower
+# than the one below (ulysses dashed), so every line shows
+lws = "2 9 4 2"
+dts = "1 1 1 2"
 # the four panels above a band at the bottom that holds one key for all of them (a key in each
 # panel overflowed it onto the neighbour's tick labels and past the image's right edge)
 set multiplot layout 2,2 title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "") noenhanced \
@@ -41,7 +47,9 @@ do for [nn in "131072 262144 524288 1048576"] {
     else { unset key }
     set title sprintf("N = %s tokens (1k = 1024)", nlab(N)) noenhanced
     plot for [i=1:4] infile using (strcol(1) eq word(schemes, i) && column(25) == N ? column(2) : 1/0):(column(17) * 1e3) \
-         skip 1 with linespoints lw 2 pt (4 + 2 * i) title word(what, i), \
+         skip 1 with linespoints lw int(word(lws, i)) dt int(word(dts, i)) pt (4 + 2 * i) title word(what, i), \
+         infile using (column(25) == N && strcol(31) eq "0" ? column(2) : 1/0):(column(17) * 1e3) \
+         skip 1 with points pt 2 ps 3 lw 2 lc rgb "#d00000" title "out of memory (cp.csv fits = 0: 80 layers' K,V)", \
          infile using (strcol(1) eq "ring" && column(25) == N ? column(2) : 1/0):(column(17) * 1e3 * column(18) / column(2)) \
          skip 1 with lines dt 2 lc rgb "#777777" title "ideal: one GPU's time / P"
 }

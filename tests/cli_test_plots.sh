@@ -55,8 +55,9 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     pl_has "plots: cp_time_vs_p names its schemes, axes, shape, link and that nothing was measured" \
         "$PL_SVG/cp_time_vs_p.0.svg" "GPUs P" "predicted time of one layer" "N = 128k tokens (1k = 1024)" \
         "N = 256k tokens" "N = 512k tokens" "N = 1M tokens" "ring (contiguous chunks; causal: the last GPU works every step)" \
-        "zigzag (load-balanced ring: chunks r and 2P-1-r)" "allgather (all-gather K, V, then compute; not overlapped)" \
-        "ulysses (all-to-all to H/P heads and back)" "ideal: one GPU's time / P" \
+        "zigzag (load-balanced ring: chunks r and 2P-1-r)" "allgather (all-gather K, V, then compute; not overlapped; widest)" \
+        "ulysses (all-to-all to H/P heads and back; dashed)" "ideal: one GPU's time / P" \
+        "out of memory (cp.csv fits = 0: 80 layers' K,V)" \
         "Llama-3-70B attention (H = 64, H_kv = 8, d = 128, bf16, causal, B = 1)" "NVLink 450 GB/s per direction" \
         "not measured: no multi-GPU run yet"
     # h18d, reader4 28-29: the keys clear of the curves, of the neighbouring panels and of the image's

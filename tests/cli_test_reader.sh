@@ -75,7 +75,7 @@ fi
 # report --hw b200: fa1's and fa2's rows say their time is the roofline, not the time model
 if "$FASIM" report --hw b200 --no-plots --model "$(dirname "$0")/../analysis/models/gpt2-medium.json" \
         --out-dir "$T/rd_b2" > "$T/rd_b2.txt" 2>&1; then
-    [ "$(grep -c "roofline time, not the time model (so no time 'vs std'): profile fa[12] runs on mma.sync" "$T/rd_b2.txt")" -eq 2 ] \
+    [ "$(grep -c "roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std'): profile fa[12] runs on mma.sync" "$T/rd_b2.txt")" -eq 2 ] \
         && pass "reader: report --hw b200 marks fa1's and fa2's rows as roofline times" \
         || fail "reader: report --hw b200: $(grep -E 'fa1|fa2' "$T/rd_b2.txt" | head -2)"
 else

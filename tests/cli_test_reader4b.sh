@@ -164,7 +164,7 @@ r4_vs=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12
 r4_tr=$(awk '/^== training/ { on = 1; next } on && /^flash[12] / { print $1 ":" $14 ":" $15 }' "$T/r4_b200.out" | tr '\n' ' ')
 r4_fa4=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa4" { printf "%s ", $c["model"] }' "$T/r4_b200/kernels.csv")
 [ "$r4_vs" = "flash1:- flash2:- " ] && [ "$r4_tr" = "flash1:r:- flash2:r:- " ] && [ "$r4_fa4" = "llama-3-8b mistral-7b " ] \
-    && echo "$r4_j" | grep -q "roofline time, not the time model (so no time 'vs std')" \
+    && echo "$r4_j" | grep -q "roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std')" \
     && echo "$r4_j" | grep -q "(r: a roofline time, max(FLOPs / peaks, bytes / bandwidth), not the time model" \
     && grep -q "full roof.  win roof." "$T/r4_b200.out" \
     && grep -Eq "^ +N scheme +P +HBM/GPU +sent/GPU memory/GPU K,V x 80/GPU +roofline +vs P=1" "$T/r4_b200.out" \

@@ -30,7 +30,8 @@ static const char *const compare_head =
     "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
     "  profile key, sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
     "  v3_bwd* -> v3; KEY_prepass -> the V -> V^T pre-pass of KEY (v5_fp8_prepass), timed\n"
-    "  apart from the kernel; else the algorithm's), pass (fwd or bwd; a name ending in _bwd or\n"
+    "  apart from the kernel; else the algorithm's, with a note naming the kernel: a name\n"
+    "  fasim does not know, or a typo), pass (fwd or bwd; a name ending in _bwd or\n"
     "  starting v3_bwd is a backward; default fwd; a pre-pass row prints pre),\n"
     "  ms, dram_read_bytes, dram_write_bytes, l2_read_bytes, l2_write_bytes (optional; the\n"
     "  Nsight Compute names dram__bytes_read.sum, dram__bytes_write.sum,\n"
@@ -38,7 +39,11 @@ static const char *const compare_head =
     "  The CSVs of kernels/fabench.cu and kernels/compare_sdpa.py (--csv) are read as they are:\n"
     "  their tflops, gbps and max_err columns are accepted and not read, and their pass column\n"
     "  holds the validation's verdict (PASS, FAIL, CONS, ref, skip) instead of fwd/bwd -- the\n"
-    "  pass then comes from the kernel name, and ref and skip rows (not timed) are left out.\n"
+    "  pass then comes from the kernel name (the table's pass column is that pass, not the\n"
+    "  file's verdict); a ref row, and a skip row with no time (ms nan or empty), is left out;\n"
+    "  a skip row with a time (the validation did not run: every row of s8_fp8_sweep.csv) is\n"
+    "  compared.  fabench times a v5_fp8 row's attention kernel alone: its V -> V^T pre-pass\n"
+    "  is timed apart (kernels/fabench_fp8.cu); a v5_fp8_prepass row is the pre-pass alone.\n"
     "  Each column appears once, under one of its names (case-sensitive); any other column\n"
     "  name is an error; a UTF-8 byte order mark before the header is skipped.  Every row\n"
     "  has the header's number of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers\n"
@@ -142,6 +147,9 @@ int cmd_compare(int argc, char **argv)
     static fa_cmp_summary sum;
     memset(&sum, 0, sizeof sum);
     static fa_cmp_pred p; /* large (two runs' counts): not on the stack */
+    char prepass_key[32] = ""; /* a profile with a V -> V^T pre-pass among the rows */
+    char guess_note[160] = ""; /* the first row whose kernel name names no profile */
+    int n_guessed = 0;
     for (;;) {
         fa_cmp_row row;
         int got;
@@ -155,6 +163,13 @@ int cmd_compare(int argc, char **argv)
             break;
         }
         fa_cmp_summary_add(&sum, &p);
+        if (row.guessed) { /* a kernel name fasim does not know: timed as its algorithm's default profile */
+            if (!n_guessed++)
+                snprintf(guess_note, sizeof guess_note, "'%.40s' (line %d) as %s, the %s default", row.kernel, row.line,
+                         row.profile->key, fa_algo_name(row.algo));
+        }
+        if (row.profile->v_prepass && !row.prepass && !prepass_key[0]) /* what its measured ms holds */
+            snprintf(prepass_key, sizeof prepass_key, "%s", row.profile->key);
         const fa_shape *s = &row.shape;
         const char *pass_name = row.prepass ? "pre" : row.pass == FA_PASS_BWD ? "bwd" : "fwd";
         char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
@@ -179,15 +194,26 @@ int cmd_compare(int argc, char **argv)
     fa_cmp_close(rd);
     if (rc == 0 && o.format == FMT_TABLE) stat_print(out, &sum);
     if (rc == 0 && o.format == FMT_TABLE && untimed)
-        fprintf(out, "(%d row%s left out: the benchmark's ref or skip row%s, not timed)\n", untimed,
+        fprintf(out, "(%d row%s left out: the benchmark's ref row%s or skip rows with no time)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
+    if (rc == 0 && n_guessed) /* on stderr too: a typo must not pass unseen in CSV or JSON */
+        fprintf(o.format == FMT_TABLE ? out : stderr,
+                "%snote: %d row%s name%s a kernel fasim has no profile for (no profile column either): timed %s%s; give "
+                "the profile column, or a kernel name of fasim io --profile's list%s\n", o.format == FMT_TABLE ? "(" : "fasim compare: ",
+                n_guessed, n_guessed == 1 ? "" : "s", n_guessed == 1 ? "s" : "", n_guessed == 1 ? "" : "first ", guess_note,
+                o.format == FMT_TABLE ? ")" : "");
+    if (rc == 0 && o.format == FMT_TABLE && prepass_key[0])
+        fprintf(out, "(%s: meas ms is the attention kernel alone, as fabench times it (kernels/fabench_fp8.cu); the V -> "
+                     "V^T pre-pass is timed apart (a %s_prepass row is timed as the pre-pass alone), and the time model's ms "
+                     "leaves it out too)\n", prepass_key, prepass_key);
     if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
         fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pass the pass\n"
-              " (fwd, bwd; pre: the profile's V -> V^T pre-pass), profile the kernel profile timed and B_r x B_c its\n"
+              " (fwd, bwd; pre: the profile's V -> V^T pre-pass; from the kernel name, not a benchmark file's pass\n"
+              " column, which holds its validation's verdict), profile the kernel profile timed and B_r x B_c its\n"
               " tiles; b/SM the thread blocks per SM the L2 model replays, '-' where no replay ran: the row has no\n"
               " measured DRAM bytes to compare (or --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight\n"
               " Compute's L2<->SM bytes; DRAM(L2) fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time\n"
-              " model's vs meas ms; bound the pipe that bounds the predicted time; '-': not measured or not\n"
+              " model's vs meas ms; bound the busiest pipe of the predicted time; '-': not measured or not\n"
               " predicted)\n", out);
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);

@@ -40,9 +40,9 @@ static void csv_row(FILE *f, const fa_cp_result *r, double t1, const fa_hw *hw, 
 
 static void table_head(FILE *f)
 {
-    fprintf(f, "%-10s %4s %4s %5s %6s %11s %10s %8s %10s %10s %10s %10s %10s %10s %10s %8s %7s\n", "scheme", "P", "GPU",
+    fprintf(f, "%-10s %4s %4s %5s %6s %11s %10s %8s %10s %10s %10s %10s %10s %10s %10s %8s\n", "scheme", "P", "GPU",
             "calls", "merges", "HBM bytes", "of merges", "=formula", "sent", "received", "memory", "compute", "link", "time",
-            "vs P=1", "bound", "");
+            "vs P=1", "bound");
 }
 
 static void table_row(FILE *f, const fa_cp_result *r, double t1)
@@ -135,7 +135,7 @@ int cp_io(const cli_opts *o)
         return 0;
     }
     char lk[64];
-    printf("context parallelism, one layer's forward over P = %" PRId64 " GPUs | ", o->cp);
+    printf("context parallelism, one layer's forward over P = %" PRId64 " GPU%s | ", o->cp, o->cp == 1 ? "" : "s");
     cli_describe(stdout, o, &o->shape);
     printf("each GPU: %s, NVLink %s | local calls: flash2 as the %s kernel profile (docs/time-model.md)\n", o->hw.name,
            link_text(&o->hw, lk, sizeof lk), one.profile);
@@ -193,8 +193,8 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
         one_timed &= one.has_time;
         snprintf(prof_key, sizeof prof_key, "%s", one.profile);
         if (i == 0 && !quiet) /* a profile without the time model here: the column says roofline */
-            printf("%8s %-10s %4s %11s %10s %10s %12s %10s %10s %8s %8s\n", "N", "scheme", "P", "HBM/GPU", "sent/GPU",
-                   "memory/GPU", "K,V x 80/GPU", one.has_time ? "time" : "roofline", "vs P=1", "bound", "");
+            printf("%8s %-10s %4s %11s %10s %10s %12s %10s %10s %8s\n", "N", "scheme", "P", "HBM/GPU", "sent/GPU",
+                   "memory/GPU", "K,V x 80/GPU", one.has_time ? "time" : "roofline", "vs P=1", "bound");
         for (int k = 0; k < FA_CP_NSCHEME; k++)
             for (size_t j = 0; j < sizeof PS / sizeof PS[0]; j++) {
                 c.scheme = (fa_cp_scheme)k, c.P = PS[j];

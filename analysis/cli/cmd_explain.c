@@ -83,10 +83,11 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         /* an fp32 SIMT kernel's GEMMs run on the FMA units: its "tensor" term is the fp32 pipe's */
         const int simt = p->mma == FA_MMA_SIMT;
         fprintf(f, "     a tile: %s %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
-                   " (the non-tensor pipes at %.3f x their clock)\n",
+                   " (the non-tensor pipes at %.3f x the %.0f MHz their rates hold at = %.0f MHz)\n",
                 simt ? "GEMMs on the FMA units (fp32 pipe; busy under fp32)" : "tensor", fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
                 fa_fmt_si(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
-                fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale);
+                fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale,
+                o->hw.clock_hz / 1e6, d->clock_scale * o->hw.clock_hz / 1e6);
         if (d->load_clock_hz > 0) /* wgmma_clock_by_load (the hardware profile): the clock at this tensor load */
             fprintf(f, "     the clock at this load: the tensor pipe is busy %.1f %% of the time at the full-load clock %.0f MHz; "
                        "the GPU holds %.0f MHz at that load (wgmma_clock_by_load, docs/time-model.md section 1), so every "
@@ -95,13 +96,34 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         fprintf(f, "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
                    "tile = max(G, S) + min(G, S) / %.3g = %s\n",
                 d->w_gemm, simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
-        if (d->S > d->G && d->w_phase > 1) /* the bound column names the busiest pipe; the tile's longer phase may differ */
+        if (d->S > d->G && d->w_phase > 1) /* the tile's longer phase, which bound names, not a single pipe */
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
                     fa_fmt_time(d->t_exp, b[1], 32), fa_fmt_time(d->t_fp32, b[2], 32), d->w_phase);
-        fprintf(f, "     %.0f tiles in %" PRId64 " thread blocks (%.2f waves), block edges %s: waves %s (every slot busy to the "
-                   "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: %s\n",
-                d->tiles, r.ctas[k], r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
+        if (r.ctas[k] > 0) { /* a block's slot time, the waves' unit (docs/time-model.md section 6) */
+            const double per = d->tiles / (double)r.ctas[k];
+            const int uniform = per == floor(per) && o->shape.causal == FA_CAUSAL_NONE && !o->shape.window && !p->persistent;
+            const fa_overlap ov = k ? p->overlap_bwd : p->overlap;
+            const char *ph = ov == FA_OVERLAP_PINGPONG ? " + G once (the ping-pong's exposed GEMM phase)"
+                             : ov == FA_OVERLAP_PIPELINED ? " + S once (the pipeline's exposed softmax phase)" : "";
+            fprintf(f, "     a block's slot: %.0f x (%s%.4g tiles x tile%s) + edges%s", d->blocks_per_sm,
+                    uniform ? "" : "its tiles, on average ", per, d->once > 0 ? ph : "",
+                    p->persistent ? " (persistent: the epilogue a block, the prologue once a slot)" : "");
+            if (uniform)
+                fprintf(f, " = %.0f x (%.0f x %s%s%s) + %s = %s; %.0f block%s in turn on the fullest slot (ceil(%.2f waves)): %s",
+                        d->blocks_per_sm, per, fa_fmt_time(d->tile, b[1], 32), d->once > 0 ? " + " : "",
+                        d->once > 0 ? fa_fmt_time(d->once, b[2], 32) : "",
+                        fa_fmt_time(d->edge, b[3], 32), fa_fmt_time(d->blocks_per_sm * (per * d->tile + d->once) + d->edge, b[4], 32),
+                        ceil(r.waves[k]), ceil(r.waves[k]) == 1 ? "" : "s", r.waves[k],
+                        fa_fmt_time(ceil(r.waves[k]) * (d->blocks_per_sm * (per * d->tile + d->once) + d->edge), b[5], 32));
+            else
+                fprintf(f, "; the blocks list-scheduled in launch order on the SMs' slots");
+            fprintf(f, " (docs/time-model.md section 6)\n");
+        }
+        fprintf(f, "     %.0f tile%s in %" PRId64 " thread block%s (%.2f waves), block edges %s: waves %s (every slot busy to the "
+                   "end: %s); L2 %s, DRAM %s; small kernels %s, launches %s: time = max(waves, L2, DRAM) + small kernels + "
+                   "launches = %s\n",
+                d->tiles, d->tiles == 1 ? "" : "s", r.ctas[k], r.ctas[k] == 1 ? "" : "s", r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
                 fa_fmt_time(d->fluid, b[6], 32), fa_fmt_time(d->t_l2, b[7], 32), fa_fmt_time(d->t_dram, b[8], 32),
                 fa_fmt_time(d->extra, b[9], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(d->time, b[2], 32));
     }
@@ -115,11 +137,22 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                    "DRAM copy rate) + a %s launch = %s, not in the time below\n", p->key, r.prepass_read_bytes,
                 r.prepass_write_bytes, fa_fmt_si(o->hw.dram_bandwidth, b[0], 32), fa_fmt_time(o->hw.launch_s, b[1], 32),
                 fa_fmt_time(r.prepass_s, b[2], 32));
-    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s\n", fa_fmt_time(r.time_s, b[0], 32), r.tflops,
+    /* what sets the time, and the busiest pipe beside it where they differ (docs/time-model.md section 6) */
+    const char *sets = r.sets ? r.sets : fa_pipe_name(r.bound);
+    const char *what = p->algo == FA_ALGO_STANDARD ? "" /* its kernels in turn, each its largest term */
+                       : !strcmp(sets, "softmax") ? " (the tile's softmax phase S, the longer one)"
+                       : !strcmp(sets, "loads") ? " (the tile's loads, not prefetched)"
+                       : !strcmp(sets, "L2") || !strcmp(sets, "DRAM") ? " (its bytes / rate exceed the waves)"
+                       : p->algo != FA_ALGO_STANDARD ? " (the GEMM phase G, the tile's longer one)" : "";
+    char busy[96] = "";
+    if (!r.latency && strcmp(sets, fa_pipe_name(r.bound)))
+        snprintf(busy, sizeof busy, "; the busiest pipe: %s, %s of the %s", fa_pipe_name(r.bound),
+                 fa_fmt_time(r.busy[r.bound], b[1], 32), fa_fmt_time(r.time_s, b[2], 32));
+    fprintf(f, "   time %s, %.1f TFLOP/s, bound by %s%s%s%s\n", fa_fmt_time(r.time_s, b[0], 32), r.tflops,
             r.latency == 1 ? "the launches (half the time or more)"
             : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
-                        : fa_pipe_name(r.bound),
-            r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
+                        : sets,
+            r.latency ? "" : what, busy, r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
     return 0;
 }
 
@@ -240,9 +273,9 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     for (int k = 0; k < 1 + two; k++) {
         const int64_t T_r = fa_cdiv(s->seqlen_q, pbk[k].block_r), T_c = fa_cdiv(s->seqlen_k, pbk[k].block_c);
         fprintf(f, "  %sT_r = ceil(N_q/B_r) = ceil(%" PRId64 "/%" PRId64 ") = %" PRId64 ", T_c = ceil(N_k/B_c) = ceil(%" PRId64 "/%" PRId64
-                   ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slices\n",
+                   ") = %" PRId64 ", e = %d B (%s), B*H = %" PRIu64 " slice%s\n",
                 two ? (k ? "backward: " : "forward: ") : "", s->seqlen_q, pbk[k].block_r, T_r, s->seqlen_k, pbk[k].block_c,
-                T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH);
+                T_c, fa_dtype_bytes(s->dtype), fa_dtype_name(s->dtype), BH, BH == 1 ? "" : "s");
     }
     const int64_t T_c = fa_cdiv(s->seqlen_k, bk.block_c);
     uint64_t total = 0;

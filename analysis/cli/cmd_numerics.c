@@ -84,6 +84,7 @@ typedef struct {
     const num_opts *no; /* NULL: the fp64 check */
     fa_lowprec_opts lo; /* with no: the low-precision check's options */
     json_t *arr;
+    int headed;         /* the fp64 table's header printed (before its first row, not before an error) */
 } suite_ctx;
 
 /* A configuration's shape resolved as the options' (defaults, mask files) and its tiles: the
@@ -119,6 +120,12 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
     /* the mask column as wide as the built-in suites' widest mask, "causal (bottom-right)" */
     enum { MASK_W = 21 };
     if (r && r->algo != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
+    if (r && fmt == FMT_TABLE && !x->headed) { /* the columns of the fp64 check */
+        ((suite_ctx *)ctx)->headed = 1;
+        printf("each algorithm in fp64 against the fp64 reference on N(0,1) inputs (seed %lu), on the tiles B_r x B_c: abs = "
+               "max |O - O_ref|, rel = abs / max |O_ref|, lse = max |LSE - LSE_ref| (n/a: standard computes no LSE); PASS: "
+               "rel <= %.1e and lse <= %.1e x max(1, max |LSE_ref|)\n", (unsigned long)x->o->seed, x->o->tol, x->o->tol);
+    }
     if (r && fmt == FMT_TABLE)
         printf("%-9s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-5" PRId64 " N_k=%-5" PRId64
                " d=%-3" PRId64 " d_v=%-3" PRId64 " %-*s B_r=%-3" PRId64 " B_c=%-3" PRId64
@@ -141,10 +148,10 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
          * the ratio err / naive beside it, apart */
         const double bound = lp->factor * lp->naive.abs + lp->atol;
         printf("%-8s %-2s B=%-2" PRId64 " H=%-2" PRId64 " H_kv=%-2" PRId64 " N_q=%-4" PRId64 " N_k=%-4" PRId64
-               " d=%-3" PRId64 " %-*s %-8s err %.3e %s %.0f x naive %.3e + atol %.3e = %.3e  (%.2f x naive)  rel err %.2e  "
+               " d=%-3" PRId64 " %-*s B_r=%-3" PRId64 " B_c=%-3" PRId64 " %-8s err %.3e %s %.0f x naive %.3e + atol %.3e = %.3e  (%.2f x naive)  rel err %.2e  "
                "rmse %.2e  %s%s\n",
                fa_algo_name(lp->algo), lp->tensor, s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d,
-               MASK_W, fa_mask_name(s, c, sizeof c), fa_dtype_name(s->dtype), lp->err.abs,
+               MASK_W, fa_mask_name(s, c, sizeof c), bk.block_r, bk.block_c, fa_dtype_name(s->dtype), lp->err.abs,
                lp->err.abs <= bound ? "<=" : "> ", lp->factor, lp->naive.abs, lp->atol, bound, lp->ratio, fa_err_rel(lp->err),
                lp->err.rmse, lp->pass ? "PASS" : "FAIL",
                lp->by_floor ? " (by the rounding floor: both errors at the dtype's rounding level)" : "");
@@ -159,7 +166,7 @@ int cli_check_suite(const cli_opts *o, const num_opts *no)
 {
     fa_algo algos[FA_NALGO];
     for (int k = 0; k < o->n_algos; k++) algos[k] = (fa_algo)o->algos[k];
-    suite_ctx x = {o, no, {0}, json_array()};
+    suite_ctx x = {o, no, {0}, json_array(), 0};
     fa_check_suite_req q = {.lowprec = no != NULL, .algos = algos, .n_algos = o->n_algos, .tol = o->tol, .seed = o->seed,
                             .prepare = suite_prepare, .row = suite_row, .ctx = &x};
     if (no)
@@ -173,11 +180,14 @@ int cli_check_suite(const cli_opts *o, const num_opts *no)
                "naive = standard attention in %s; rule: err <= %d x naive err + atol (the dtype's rounding floor)\n",
                dt, no->acc64 ? " -> fp64" : "", no->exp2 ? ", exp2 softmax" : "", dt, no->bwd ? 3 : 2);
         printf("inputs %s, rounded to %s %s%s", no->outliers ? "N(0,1) + N(0,100) Bernoulli(0.001) (outliers)" : "N(0,1)",
-               dt, x.lo.fp8_prep && no->fp8_block ? "per block of the tiles' B_r (Q) and B_c (K, V) rows" : "per tensor",
+               dt, x.lo.fp8_prep && no->fp8_block ? "per block of the tiles' B_r (Q) and B_c (K, V) rows (B_r, B_c: each row's; "
+                                                    "128 x 128 on a shape given by options, unless --block-r/--block-c)"
+                                                  : "per tensor",
                no->hadamard ? " after incoherent processing of Q and K" : "");
         if (no->hadamard) printf(" (Hadamard seed %" PRIu64 ")", no->hadamard_seed);
         printf("; end to end: against the fp64 reference on the inputs before rounding\n");
     }
+
     int rc, any_fail;
     fa_status st = fa_check_suite(&q, &o->shape, &rc, &any_fail);
     if (!rc && st) rc = cli_fail(st);

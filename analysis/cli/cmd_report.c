@@ -469,7 +469,8 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                 printf("%-15s %-6s %9s %5s %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, wp,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
-                       bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops, fa_bound_name(x->bound, x->latency));
+                       bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops,
+                       x->sets && !x->latency ? x->sets : fa_bound_name(x->bound, x->latency));
             }
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
@@ -746,13 +747,19 @@ int cmd_report(int argc, char **argv)
                     }
                     char why[300] = ""; /* a kernel this GPU's profile cannot time (b200: no mma.sync rate) */
                     if (!x->has_perf && !oom[0])
-                        snprintf(why, sizeof why, "  roofline time, not the time model (so no time 'vs std'): %s",
+                        snprintf(why, sizeof why, "  roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std'): %s",
                                  x->perf_note[0] ? x->perf_note : "no time model for this kernel here");
-                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8.1f %8s%s\n",
+                    /* a roofline's time and TFLOP/s in parentheses: not the time model's (the row says why) */
+                    char tc[40], fc[24], tt[32];
+                    fa_fmt_time(fa_report_time(x), tt, sizeof tt);
+                    snprintf(tc, sizeof tc, x->has_perf ? "%s" : "(%s)", tt);
+                    snprintf(fc, sizeof fc, x->has_perf ? "%.1f" : "(%.1f)", fa_report_tflops(x));
+                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8s %8s%s\n",
                            a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                            x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), v1,
                            x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                           fa_fmt_time(fa_report_time(x), b3, sizeof b3), v2, fa_report_tflops(x), fa_report_bound(x), oom[0] ? oom : why);
+                           tc, v2, fc, fa_report_bound(x), oom[0] ? oom : why);
+                    (void)b3;
                 }
             printf("\n");
         }
@@ -781,14 +788,16 @@ int cmd_report(int argc, char **argv)
                    " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"
                    " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
                    " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
-                   " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = its\n"
-                   " busiest pipe: tensor cores, smem (shared memory), exp, fp32, L2 or DRAM -- or grid when the grid\n"
+                   " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = what\n"
+                   " sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase,\n"
+                   " softmax (exp + fp32) or its GEMM phase's busier pipe, tensor or smem (standard: its busiest pipe;\n"
+                   " report.csv's model_bound is the busiest pipe, which can differ) -- or grid when the grid\n"
                    " is under one wave and SMs sit idle (fa1, the paper's kernel, runs one thread block per batch x\n"
                    " head: Llama-3-8B's 32 heads use 32 of the H200's 132 SMs, so it is slower than standard there),\n"
                    " launch when kernel launches take half the time.  vs std: standard's bytes (time) / this row's,\n"
                    " above 1 = fewer bytes (faster) than standard; no time ratio ('-') where one of the two times is a\n"
-                   " roofline (a kernel the GPU's profile cannot time, as fa1 and fa2 on the B200) and the other the time\n"
-                   " model's.  DRAM est depends on the L2: 40 MiB on the A100,\n"
+                   " roofline (a kernel the GPU's profile cannot time, as fa1 and fa2 on the B200: its time and TFLOP/s\n"
+                   " in parentheses) and the other the time model's.  DRAM est depends on the L2: 40 MiB on the A100,\n"
                    " 50 MiB on the H100, 60 MiB on the H200: a working set that fits one L2 but not another reaches\n"
                    " DRAM several times less on the larger.\n"
                    " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"

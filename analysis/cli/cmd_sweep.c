@@ -12,9 +12,12 @@
 
 static const char *const sweep_head =
     "usage: fasim sweep --vary NAME=RANGE [--vary NAME=RANGE ...] [io options] [--out FILE]\n"
-    "  Runs `fasim io` over the cartesian product of the ranges; one CSV row per point and\n"
-    "  algorithm (default --format csv; json gives one array).  Progress goes to stderr\n"
-    "  when it is a terminal.\n"
+    "  Runs `fasim io --profile paper` over the cartesian product of the ranges; one CSV row\n"
+    "  per point and algorithm (default --format csv; json gives one array).  Progress goes\n"
+    "  to stderr when it is a terminal.  The paper's model only: tiles by --blocks (fit: the\n"
+    "  largest multiples of 16 whose buffers fit M, 160 x 160 at d = 64 on the H200) unless\n"
+    "  --block-r/--block-c, time_s the roofline, the model_* columns (the time model of a\n"
+    "  kernel profile) empty; for a kernel's tiles and time run fasim io --profile KEY per point.\n"
     "NAME:  seqlen seqlen-k headdim headdim-v batch heads kv-heads sram block-r block-c\n"
     "       kv-len splits page-size (with --decode or --cu-seqlens)\n"
     "RANGE: START:STOP:xF   geometric (F >= 2), e.g. seqlen=512:1048576:x2\n"

@@ -48,7 +48,7 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
     fprintf(f, "TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape / time: 2 N_q N_k (d + d_v) a head forward "
                "(4 N^2 d at d_v = d), halved by a causal mask (other masks: the matmul FLOPs of the tiles visited), "
                "2.5x that backward; no softmax FLOPs, the same work for standard, flash1 and flash2\n");
-    fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
+    fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-23s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
             "tiles", "warps", "smem/blk", "regs", "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
             "DRAM est", "time", "TFLOP/s", "bound");
     for (int i = 0; i < n; i++) {
@@ -71,16 +71,16 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                                                 GEMMs (eager, math): no kernel of their own */
             if (x->occupancy[k]) snprintf(rg, sizeof rg, "%d", x->regs_per_thread[k]);
             if (x->occupancy[k]) snprintf(wp, sizeof wp, "%d", x->warps[k]);
-            fprintf(f, "%-9s %-11s %9s %5s %9s %4s %-16s", fa_algo_name(x->algo), prof, tiles, wp,
+            int last = x->pass != FA_PASS_FWDBWD || k == 1; /* the row that carries the times */
+            fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-*s", fa_algo_name(x->algo), prof, tiles, wp,
                     x->occupancy[k] ? fa_fmt_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
-                    rg, occ);
-            int last = x->pass != FA_PASS_FWDBWD || k == 1;
+                    rg, last ? 23 : 0, occ);
             if (last) {
                 for (int q = 0; q < 6; q++) fprintf(f, " %9s", fa_fmt_time(x->perf_busy[q], b[q + 1 < 8 ? q + 1 : 7], 32));
                 char tb[32];
                 fprintf(f, " %10s %10s %8.1f %s%s", fa_fmt_bytes((double)x->dram_est_bytes, b[7], sizeof b[7]),
                         fa_fmt_time(x->perf_time_s, tb, sizeof tb), x->perf_tflops,
-                        x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound),
+                        x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_report_bound(x),
                         x->perf_tail && !x->perf_latency ? " + tail" : "");
             }
             fprintf(f, "\n");
@@ -99,6 +99,13 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                     t > 0 ? x->perf_tflops * x->perf_time_s / t : 0);
         }
     }
+    /* the bound column, each of its words (docs/time-model.md, section 6) */
+    fprintf(f, "bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase "
+               "-- softmax (S = exp + fp32), or G's busier pipe, tensor or smem (fp32 for SIMT GEMMs); standard: its busiest "
+               "pipe; the busiest pipe is the largest busy time above (fasim explain prints both, CSV and JSON's bound is it); "
+               "grid: the grid is under one wave (SMs sit idle, every pipe's busy time is below the time); launch: kernel "
+               "launches take half the time or more; '+ tail': the last wave's tail adds over 10 %% (the waves take more "
+               "than 1.1 x their time with every slot busy to the end; explain prints both)\n");
     for (int i = 0; i < n; i++) /* eager, math, v0: no kernel of their own (as the report's kernels table says) */
         if (r[i].has_perf && r[i].algo == FA_ALGO_STANDARD && !r[i].occupancy[0] && !r[i].occupancy[1])
             fprintf(f, "standard (%s): library GEMMs and separate kernels, no fused kernel: no warps, smem/blk, regs or "
@@ -128,12 +135,17 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
     fprintf(f, "%-9s %5s %5s %7s %7s %11s %11s %11s %7s %11s %8s %10s %8s %10s %11s %7s\n", "algo",
             "B_r", "B_c", "T_r", "T_c", "HBM read", "HBM write", "HBM total", "=formula",
             "Theta bound", "total/Θ", "FLOPs", "FLOP/B", "SRAM peak", "time", "bound");
+    int mixed = 0, timed = 0, roof = 0; /* rows of the time model and rooflines in one time column */
+    for (int i = 0; i < n; i++) timed |= r[i].has_perf, roof |= !r[i].has_perf;
+    mixed = timed && roof;
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
         uint64_t tot = fa_counts_hbm_bytes(&x->counts);
         double flops = (double)x->counts.flops_matmul + (double)x->counts.flops_other;
-        char tbuf[32];
-        fa_fmt_time(x->has_perf ? x->perf_time_s : x->time_s, tbuf, sizeof tbuf);
+        char tbuf[40], tt[32];
+        fa_fmt_time(x->has_perf ? x->perf_time_s : x->time_s, tt, sizeof tt);
+        /* a roofline beside the time model's times: in parentheses (the legend under the table) */
+        snprintf(tbuf, sizeof tbuf, mixed && !x->has_perf ? "(%s)" : "%s", tt);
         fprintf(f, "%-9s %5" PRId64 " %5" PRId64 " %7" PRId64 " %7" PRId64
                    " %11s %11s %11s %7s %11s %8.3g %10s %8.1f %10s %11s %7s\n",
                 fa_algo_name(x->algo), x->blocks.block_r, x->blocks.block_c,
@@ -144,7 +156,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 fa_fmt_bytes(x->bound_bytes, b4, sizeof b4), (double)tot / x->bound_bytes,
                 fa_fmt_si(flops, b5, sizeof b5), x->intensity,
                 fa_fmt_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
-                x->has_perf ? (x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_pipe_name((fa_pipe)x->perf_bound))
+                x->has_perf ? fa_report_bound(x)
                 : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
         (void)b7;
         if (x->sram_overflow) /* this algorithm's own buffers exceed M (fa_run_algo) */
@@ -155,6 +167,10 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_need - x->sram_overflow),
                     x->sram_need - x->sram_overflow);
     }
+    if (mixed)
+        fprintf(f, "time in parentheses: the roofline max(FLOPs / peaks, HBM bytes / bandwidth) of a row no kernel profile "
+                   "times here (notes below), its bound compute or memory; the others are the time model's (table below): "
+                   "the two are not comparable\n");
     for (int i = 0; i < n; i++) /* a kernel's V -> V^T pre-pass (fa_profile.v_prepass): its own line */
         if (r[i].prepass_read_bytes)
             fprintf(f, "%-9s %-27s %11s %11s %11s  (B H_kv N_k d_v e each way; a kernel of its own, not in the %s row, "
@@ -191,6 +207,12 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     fa_algo_name(r[i].algo), r[i].profile, s->batch * s->heads * fa_cdiv(s->seqlen_q, 64), o->hw.sms, T_c,
                     r[i].blocks.block_r, r[i].blocks.block_c, r[i].splits, fa_cdiv(T_c, r[i].splits));
         }
+    for (int i = 0; i < n; i++) /* FlashAttention-1/-2's released API: V's head dim = Q's (docs/time-model.md section 2) */
+        if (s->d_v != s->d && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "fa1")))
+            fprintf(f, "note: %s (%s): d_v = %" PRId64 " != d = %" PRId64 " counted as given; FlashAttention-2's released "
+                       "API checks V's head dim against Q's, so its callers pad V (and O) to %" PRId64 " (--headdim-v %" PRId64
+                       " counts that; docs/time-model.md section 2)\n", fa_algo_name(r[i].algo), r[i].profile, s->d_v, s->d,
+                    s->d, s->d);
     if (o->model_note[0]) fprintf(f, "note: --model %s: %s\n", o->model_path, o->model_note);
     io_write_model(f, o, r, n);
     if (n > 0 && r[0].pass != FA_PASS_FWD) {
