@@ -203,9 +203,11 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
         fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (S, P written and read) carry the constant; they do\n"
                    "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes);
     } else {
-        fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f%s = %.1f B (%s)\n",
-                thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", s->seqlen_q, s->seqlen_k, s->d, e, M,
-                s->batch * s->heads > 1 ? " (per head)" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
+        char bh[32] = ""; /* the B*H factor written out, so that the product is the printed total */
+        if (s->batch * s->heads > 1) snprintf(bh, sizeof bh, "%" PRId64 "*", s->batch * s->heads);
+        fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %s%" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f = %.1f B (%s)\n",
+                thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", bh, s->seqlen_q, s->seqlen_k, s->d, e, M,
+                r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
         /* the tile of the outer loop's re-reads: flash2's forward re-reads K, V once per row block
          * (B_r); flash1, and every backward, re-read the row blocks' tensors once per key block (B_c) */
         const fa_blocks bb = r->blocks_bwd.block_r ? r->blocks_bwd : bk; /* the backward's tiles */

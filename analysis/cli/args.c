@@ -15,7 +15,8 @@
 static int resolve_infer(cli_opts *o)
 {
     const fa_infer_args a = {.decode = o->decode, .varlen = o->varlen, .cu_k = o->n_cu[1] >= 0, .kv_len = o->kv_len,
-                             .splits = o->splits || o->splits_auto, .paged = o->paged, .gqa = o->gqa,
+                             .splits = o->splits || o->splits_auto, .paged = o->paged,
+                             .gqa = o->gqa || o->given[O_GQA], /* given at all: --gqa both needs them too */
                              .mask_files = o->block_mask_path || o->col_mask_path || o->n_docs > 0 || o->dense_mask_path,
                              .trace = o->trace_path != NULL, .l2 = o->l2, .algo_given = o->algo_given,
                              .model_given = o->model_path != NULL, .pass = o->pass};

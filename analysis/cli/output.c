@@ -232,11 +232,11 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
             /* at most the largest kernel's grid runs at once, whatever the slots */
             const int64_t run = r[i].l2_max_grid > 0 && r[i].l2_max_grid < r[i].l2_slots ? r[i].l2_max_grid : r[i].l2_slots;
             if (run < r[i].l2_slots)
-                snprintf(at, sizeof at, "%" PRId64 " thread blocks at a time: the whole grid, under the %d slots of %d SMs",
-                         run, r[i].l2_slots, o->hw.sms);
+                snprintf(at, sizeof at, "%" PRId64 " thread block%s at a time: the whole grid, under the %d slots of %d SMs",
+                         run, run == 1 ? "" : "s", r[i].l2_slots, o->hw.sms);
             else
-                snprintf(at, sizeof at, "%d thread blocks at a time: %d SMs x %d", r[i].l2_slots, o->hw.sms,
-                         o->hw.sms ? r[i].l2_slots / o->hw.sms : 0);
+                snprintf(at, sizeof at, "%d thread block%s at a time: %d SMs x %d", r[i].l2_slots, r[i].l2_slots == 1 ? "" : "s",
+                         o->hw.sms, o->hw.sms ? r[i].l2_slots / o->hw.sms : 0);
             fprintf(f, "%s%-9s L2 model (%s L2%s, %s): DRAM read %s + write %s = %s (SRAM<->L2 traffic is the HBM "
                        "column above)\n",
                     i == 0 ? "\n" : "", fa_algo_name(r[i].algo), fa_fmt_bytes((double)o->hw.l2_bytes, b7, sizeof b7),
