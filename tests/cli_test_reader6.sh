@@ -25,3 +25,13 @@ grep -q "B\*H\*N_q\*N_k\*d^2\*e^2/M = 4096\*4096\*128^2\*2^2/232448 = 4730140" "
 grep -q -- "--fp8-quant block --hadamard --seqlen 1024 --headdim 128" "$(dirname "$0")/../README.md" \
     && "$FASIM" check --dtype fp8_e4m3 --inputs outliers --fp8-quant block --hadamard --seqlen 1024 --headdim 128 >/dev/null 2>&1 \
     && pass "reader6: the README's fp8 check example runs as written" || fail "reader6: README fp8 example does not run"
+
+# ---- 2: --rescale-threshold (flash2's conditional rescaling) refused when --algo has no flash2 ----
+expect_msg "reader6: --rescale-threshold with --algo flash1 refused" "--rescale-threshold applies to flash2 only" -- io --rescale-threshold 8 --algo flash1
+expect_msg "reader6: --rescale-threshold with --algo standard refused" "--algo has no flash2" -- io --rescale-threshold 8 --algo standard
+"$FASIM" io --rescale-threshold 8 --algo flash1,flash2 >/dev/null 2>&1 && pass "reader6: --rescale-threshold with flash2 among the algorithms runs" \
+    || fail "reader6: --rescale-threshold --algo flash1,flash2 refused"
+
+# ---- 20: judge's list of exercises ends without a blank before ')' ----
+sh "$(dirname "$0")/../docs/exercises/judge.sh" 99 2>&1 | grep -q "one of: 01 [0-9 ]*09)$" \
+    && pass "reader6: judge's exercise list ends at the last number" || fail "reader6: judge list: $(sh "$(dirname "$0")/../docs/exercises/judge.sh" 99 2>&1)"

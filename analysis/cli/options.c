@@ -672,6 +672,13 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
     if (o->given[O_SEED] && !o->given[O_DROPOUT] && !(bit & CMD_CHECK))
         return cli_usage("%s uses --seed only as the dropout mask's seed (its counts do not depend on it): "
                          "add --dropout p or drop --seed", cmd);
+    /* --rescale-threshold is flash2's (FlashAttention-4's conditional rescaling): with only standard
+     * or flash1 chosen it would change nothing, so it is refused like a --seed without --dropout */
+    int has_flash2 = 0;
+    for (int q = 0; q < o->n_algos; q++) has_flash2 |= o->algos[q] == (int)FA_ALGO_FLASH2;
+    if (o->given[O_RESCALE_THRESHOLD] && o->algo_given && !has_flash2)
+        return cli_usage("--rescale-threshold applies to flash2 only (FlashAttention-4's conditional rescaling); "
+                         "--algo has no flash2: add it or drop --rescale-threshold");
     /* the tiles: --blocks, --block-r/--block-c, a kernel profile's table */
     const int takes_profile = cli_takes(cmd, "profile");
     if (o->block_r > 0 || o->block_c > 0) {

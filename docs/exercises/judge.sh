@@ -6,7 +6,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 EX=$1
 FILE=$2
-list=$(cd "$ROOT/docs/exercises" && ls -d [0-9][0-9]-*/ | sed 's,-.*,,' | tr '\n' ' ')
+list=$(cd "$ROOT/docs/exercises" && ls -d [0-9][0-9]-*/ | sed 's,-.*,,' | tr '\n' ' ' | sed 's/ $//')
 dir=""
 [ -n "$EX" ] && dir=$(ls -d "$ROOT"/docs/exercises/"$EX"-*/ 2>/dev/null | head -1)
 if [ -z "$dir" ]; then
