@@ -66,7 +66,9 @@ test: unit-test cli-test valgrind-test exercise-test tutorial-test citations-tes
 valgrind-test: $(BUILD)/fasim
 	@FASIM=./$(BUILD)/fasim sh tests/valgrind.sh
 
-unit-test: $(TESTS)
+# the suites are compiled in parallel (one job a CPU), then run one after another
+unit-test:
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 ./$$t; done
 
 cli-test: $(BUILD)/asan/fasim
