@@ -54,6 +54,7 @@
 #include "tc_common.cuh"
 #include "wgmma.cuh"
 #include "hopper.cuh"
+#include "fa_rng.cuh"
 
 namespace {
 
@@ -101,13 +102,6 @@ template <int NB> __device__ __forceinline__ void p_fragment_e4m3(uint32_t (&pa)
     pa[3] = pack4_e4m3(s[4 * kc + 2][2], s[4 * kc + 2][3], s[4 * kc + 3][2], s[4 * kc + 3][3]);
 }
 
-__device__ __forceinline__ uint64_t fp8_splitmix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
 
 /* ---------------- the pre-pass ---------------- */
 
@@ -131,7 +125,7 @@ __global__ void __launch_bounds__(128) fp8_prep_kernel(const float *__restrict__
     float *row = tile + t * 129;
     if (HAD) { /* x' = (x o s) H / sqrt(128): signs, then the butterflies of the Walsh-Hadamard transform */
         for (int c = 0; c < 128; c++)
-            if (fp8_splitmix(seed + (uint64_t)c) & 1) row[c] = -row[c];
+            if (fa_splitmix64(seed + (uint64_t)c) & 1) row[c] = -row[c];
         for (int h = 1; h < 128; h <<= 1)
             for (int c = 0; c < 128; c++)
                 if (!(c & h)) {

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "fa_kernels.h"
+#include "fa_rng.cuh"
 
 #define CK(x)                                                                                                     \
     do {                                                                                                          \
@@ -72,13 +73,6 @@ struct Opts {
     fa_kernel_id k;
 };
 
-static __device__ __forceinline__ uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
 
 /* element (b, h, row, c) of a (B, heads, N, d) tensor, drawn from its global index: every GPU can
  * make its own chunk (rows r0 ..) and the whole tensor alike */
@@ -88,9 +82,7 @@ __global__ void fill_rows(__nv_bfloat16 *x, int B, int heads, int N, int rows, i
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
         const long long c = i % d, row = (i / d) % rows, bh = i / ((long long)d * rows);
         const uint64_t g = ((uint64_t)bh * N + (uint64_t)(r0 + row)) * d + c;
-        const uint64_t u = mix64(seed ^ mix64(g));
-        const float a = ((u >> 40) + 1) * (1.0f / 16777217.0f), b = ((u >> 16) & 0xFFFFFF) * (1.0f / 16777216.0f);
-        x[i] = __float2bfloat16(sqrtf(-2.f * logf(a)) * cospif(2.f * b));
+        x[i] = __float2bfloat16(fa_normal_of(fa_splitmix64(seed ^ fa_splitmix64(g))));
     }
 }
 

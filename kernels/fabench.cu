@@ -62,20 +62,11 @@
 
 #include "fa_kernels.h"
 #include "fabench_fp8.h"
+#include "fa_rng.cuh"
 #include "tc_common.cuh"
 extern "C" {
 #include "fa_attn.h"
 }
-
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "fabench: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_),    \
-                    __FILE__, __LINE__, cudaGetErrorString(e_));                              \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static void usage_error(const char *msg, const char *arg)
 {
@@ -85,25 +76,14 @@ static void usage_error(const char *msg, const char *arg)
 
 /* ---------------- input generation (device) ---------------- */
 
-__device__ __forceinline__ uint64_t splitmix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* f[i] ~ N(0,1) rounded to the low dtype; lo[i] the low copy, f[i] its exact fp32 value. */
 template <typename T>
 __global__ void gen_inputs(float *f, T *lo, long long n, uint64_t seed)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
-        uint64_t r = splitmix(seed ^ splitmix((uint64_t)i));
-        float u1 = ((r >> 40) + 1) * (1.0f / 16777217.0f); /* (0, 1] */
-        float u2 = ((r >> 16) & 0xFFFFFF) * (1.0f / 16777216.0f);
-        float z = sqrtf(-2.f * logf(u1)) * cospif(2.f * u2);
-        T t = (T)z;
+        uint64_t r = fa_splitmix64(seed ^ fa_splitmix64((uint64_t)i));
+        T t = (T)fa_normal_of(r);
         lo[i] = t;
         f[i] = (float)t;
     }

@@ -29,6 +29,7 @@
 
 #include "fa_kernels.h"
 #include "fabench_fp8.h"
+#include "fa_rng.cuh"
 extern "C" {
 #include "fa_attn.h"
 #if __has_include("fa_fp8.h")
@@ -39,37 +40,15 @@ extern "C" {
 #endif
 }
 
-#define CK8(call)                                                                             \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "fabench: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_),    \
-                    __FILE__, __LINE__, cudaGetErrorString(e_));                              \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
-
-__device__ __forceinline__ uint64_t fp8b_splitmix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-__device__ __forceinline__ float fp8b_normal(uint64_t r)
-{
-    const float u1 = ((r >> 40) + 1) * (1.0f / 16777217.0f), u2 = ((r >> 16) & 0xFFFFFF) * (1.0f / 16777216.0f);
-    return sqrtf(-2.f * logf(u1)) * cospif(2.f * u2);
-}
 /* x ~ N(0,1) (+ N(0,100) with probability 0.001 when outliers); lo: x rounded to bf16 */
 __global__ void fp8b_gen(float *x, __nv_bfloat16 *lo, long long n, uint64_t seed, int outliers)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        const uint64_t r = fp8b_splitmix(seed ^ fp8b_splitmix((uint64_t)i));
-        float z = fp8b_normal(r);
+        const uint64_t r = fa_splitmix64(seed ^ fa_splitmix64((uint64_t)i));
+        float z = fa_normal_of(r);
         if (outliers) {
-            const uint64_t r2 = fp8b_splitmix(r ^ 0xA5A5A5A5A5A5A5A5ull), r3 = fp8b_splitmix(r2);
-            if ((r2 >> 11) * (1.0 / 9007199254740992.0) < 0.001) z += 10.f * fp8b_normal(r3);
+            const uint64_t r2 = fa_splitmix64(r ^ 0xA5A5A5A5A5A5A5A5ull), r3 = fa_splitmix64(r2);
+            if ((r2 >> 11) * (1.0 / 9007199254740992.0) < 0.001) z += 10.f * fa_normal_of(r3);
         }
         x[i] = z;
         lo[i] = __float2bfloat16_rn(z);
@@ -127,44 +106,44 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
     const size_t nl = (size_t)s->B * s->H * s->N_q;
     float *Qf, *Kf, *Vf, *Of, *L8, *Lb;
     __nv_bfloat16 *Qb, *Kb, *Vb, *O8, *Ob;
-    CK8(cudaMalloc(&Qf, nq * 4));
-    CK8(cudaMalloc(&Kf, nk * 4));
-    CK8(cudaMalloc(&Vf, nk * 4));
-    CK8(cudaMalloc(&Of, nq * 4));
-    CK8(cudaMalloc(&L8, nl * 4));
-    CK8(cudaMalloc(&Lb, nl * 4));
-    CK8(cudaMalloc(&Qb, nq * 2));
-    CK8(cudaMalloc(&Kb, nk * 2));
-    CK8(cudaMalloc(&Vb, nk * 2));
-    CK8(cudaMalloc(&O8, nq * 2));
-    CK8(cudaMalloc(&Ob, nq * 2));
+    CK(cudaMalloc(&Qf, nq * 4));
+    CK(cudaMalloc(&Kf, nk * 4));
+    CK(cudaMalloc(&Vf, nk * 4));
+    CK(cudaMalloc(&Of, nq * 4));
+    CK(cudaMalloc(&L8, nl * 4));
+    CK(cudaMalloc(&Lb, nl * 4));
+    CK(cudaMalloc(&Qb, nq * 2));
+    CK(cudaMalloc(&Kb, nk * 2));
+    CK(cudaMalloc(&Vb, nk * 2));
+    CK(cudaMalloc(&O8, nq * 2));
+    CK(cudaMalloc(&Ob, nq * 2));
     fp8b_gen<<<2048, 256>>>(Qf, Qb, (long long)nq, seed + 1, o->outliers);
     fp8b_gen<<<2048, 256>>>(Kf, Kb, (long long)nk, seed + 2, o->outliers);
     fp8b_gen<<<2048, 256>>>(Vf, Vb, (long long)nk, seed + 3, o->outliers);
-    CK8(cudaGetLastError());
-    CK8(cudaDeviceSynchronize());
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
 
     fa_fp8_bufs fb;
-    CK8(fa_v5_fp8_alloc(s, &fb));
+    CK(fa_v5_fp8_alloc(s, &fb));
     cudaEvent_t e0, e1;
-    CK8(cudaEventCreate(&e0));
-    CK8(cudaEventCreate(&e1));
-    CK8(cudaEventRecord(e0, 0));
-    CK8(fa_v5_fp8_prepare(s, Qf, Kf, Vf, o->per_block, o->hadamard, o->hadamard_seed, &fb, 0));
-    CK8(cudaEventRecord(e1, 0));
-    CK8(cudaEventSynchronize(e1));
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventRecord(e0, 0));
+    CK(fa_v5_fp8_prepare(s, Qf, Kf, Vf, o->per_block, o->hadamard, o->hadamard_seed, &fb, 0));
+    CK(cudaEventRecord(e1, 0));
+    CK(cudaEventSynchronize(e1));
     float prep_ms = 0;
-    CK8(cudaEventElapsedTime(&prep_ms, e0, e1));
+    CK(cudaEventElapsedTime(&prep_ms, e0, e1));
 
-    auto run8 = [&]() { CK8(fa_v5_fp8_forward(s, o->variant, &fb, O8, L8, 0)); };
-    auto runb = [&]() { CK8(fa_gpu_forward(FA_K_V5, s, FA_GPU_BF16, Qb, Kb, Vb, Ob, Lb, NULL, 0)); };
+    auto run8 = [&]() { CK(fa_v5_fp8_forward(s, o->variant, &fb, O8, L8, 0)); };
+    auto runb = [&]() { CK(fa_gpu_forward(FA_K_V5, s, FA_GPU_BF16, Qb, Kb, Vb, Ob, Lb, NULL, 0)); };
     auto fetch = [&](const __nv_bfloat16 *Od, const float *Ld, std::vector<float> &O, std::vector<float> &L) {
         fp8b_to_f32<<<1024, 256>>>(Od, Of, (long long)nq);
-        CK8(cudaGetLastError());
+        CK(cudaGetLastError());
         O.resize(nq);
         L.resize(nl);
-        CK8(cudaMemcpy(O.data(), Of, nq * 4, cudaMemcpyDeviceToHost));
-        CK8(cudaMemcpy(L.data(), Ld, nl * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(O.data(), Of, nq * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(L.data(), Ld, nl * 4, cudaMemcpyDeviceToHost));
     };
     const char *inputs = o->outliers ? "outliers" : "normal", *quant = o->per_block ? "block" : "tensor";
     int failures = 0;
@@ -178,20 +157,20 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
         exit(2);
     }
     if (o->validate) {
-        CK8(cudaMemset(O8, 0xFF, nq * 2));
-        CK8(cudaMemset(L8, 0xFF, nl * 4));
-        CK8(cudaMemset(Ob, 0xFF, nq * 2));
-        CK8(cudaMemset(Lb, 0xFF, nl * 4));
+        CK(cudaMemset(O8, 0xFF, nq * 2));
+        CK(cudaMemset(L8, 0xFF, nl * 4));
+        CK(cudaMemset(Ob, 0xFF, nq * 2));
+        CK(cudaMemset(Lb, 0xFF, nl * 4));
         run8();
         runb();
-        CK8(cudaDeviceSynchronize());
+        CK(cudaDeviceSynchronize());
         std::vector<float> O_8, L_8, O_b, L_b;
         fetch(O8, L8, O_8, L_8);
         fetch(Ob, Lb, O_b, L_b);
         std::vector<float> hq(nq), hk(nk), hv(nk);
-        CK8(cudaMemcpy(hq.data(), Qf, nq * 4, cudaMemcpyDeviceToHost));
-        CK8(cudaMemcpy(hk.data(), Kf, nk * 4, cudaMemcpyDeviceToHost));
-        CK8(cudaMemcpy(hv.data(), Vf, nk * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hq.data(), Qf, nq * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hk.data(), Kf, nk * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hv.data(), Vf, nk * 4, cudaMemcpyDeviceToHost));
         std::vector<double> dq(hq.begin(), hq.end()), dk(hk.begin(), hk.end()), dv(hv.begin(), hv.end());
         std::vector<double> Oref(nq), Lref(nl);
         fa_shape fs = fa_shape_default(s->N_q, s->d);
@@ -257,18 +236,18 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
     if (o->time) {
         std::vector<float> t8(o->reps), tb(o->reps);
         for (int i = 0; i < o->warmup; i++) run8(), runb();
-        CK8(cudaDeviceSynchronize());
+        CK(cudaDeviceSynchronize());
         for (int i = 0; i < o->reps; i++) { /* interleaved: the two see the same clocks */
-            CK8(cudaEventRecord(e0, 0));
+            CK(cudaEventRecord(e0, 0));
             run8();
-            CK8(cudaEventRecord(e1, 0));
-            CK8(cudaEventSynchronize(e1));
-            CK8(cudaEventElapsedTime(&t8[i], e0, e1));
-            CK8(cudaEventRecord(e0, 0));
+            CK(cudaEventRecord(e1, 0));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&t8[i], e0, e1));
+            CK(cudaEventRecord(e0, 0));
             runb();
-            CK8(cudaEventRecord(e1, 0));
-            CK8(cudaEventSynchronize(e1));
-            CK8(cudaEventElapsedTime(&tb[i], e0, e1));
+            CK(cudaEventRecord(e1, 0));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&tb[i], e0, e1));
         }
         const double ms8 = median_ms(t8), msb = median_ms(tb);
         const double flops = 4.0 * s->B * s->H * (double)s->N_q * s->N_k * s->d * (s->causal ? 0.5 : 1);
@@ -286,19 +265,19 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
             fflush(csv);
         }
     }
-    CK8(cudaEventDestroy(e0));
-    CK8(cudaEventDestroy(e1));
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
     fa_v5_fp8_free(&fb);
-    CK8(cudaFree(Qf));
-    CK8(cudaFree(Kf));
-    CK8(cudaFree(Vf));
-    CK8(cudaFree(Of));
-    CK8(cudaFree(L8));
-    CK8(cudaFree(Lb));
-    CK8(cudaFree(Qb));
-    CK8(cudaFree(Kb));
-    CK8(cudaFree(Vb));
-    CK8(cudaFree(O8));
-    CK8(cudaFree(Ob));
+    CK(cudaFree(Qf));
+    CK(cudaFree(Kf));
+    CK(cudaFree(Vf));
+    CK(cudaFree(Of));
+    CK(cudaFree(L8));
+    CK(cudaFree(Lb));
+    CK(cudaFree(Qb));
+    CK(cudaFree(Kb));
+    CK(cudaFree(Vb));
+    CK(cudaFree(O8));
+    CK(cudaFree(Ob));
     return failures;
 }

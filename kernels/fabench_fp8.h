@@ -6,6 +6,18 @@
 
 #include "fa_kernels.h"
 
+/* fabench's CUDA check (fabench.cu, fabench_fp8.cu): a failed call prints its name, file and line,
+ * and exits 1 */
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            fprintf(stderr, "fabench: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_),    \
+                    __FILE__, __LINE__, cudaGetErrorString(e_));                              \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
 typedef struct {
     int outliers;   /* 0: N(0,1) inputs; 1: N(0,1) + N(0,100) Bernoulli(0.001) */
     int per_block;  /* 1: a scale per 128-row block; 0: one per tensor */

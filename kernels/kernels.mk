@@ -35,7 +35,7 @@ BENCH_BWD_CSV ?= $(GPU_DIR)/fabench_bwd.csv
 gpu: $(GPU_DIR)/fabench
 
 $(GPU_DIR)/%.o: kernels/%.cu kernels/fa_kernels.h kernels/simt_tile.cuh kernels/tc_common.cuh \
-                kernels/wgmma.cuh kernels/hopper.cuh kernels/fabench_fp8.h
+                kernels/wgmma.cuh kernels/hopper.cuh kernels/fabench_fp8.h kernels/fa_rng.cuh
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $@"
 	@$(NVCC) $(NVCCFLAGS) $(if $(findstring attn_v4,$<)$(findstring attn_v5,$<),$(GPU_ARCH_V4),$(GPU_ARCH)) \
