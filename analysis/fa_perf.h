@@ -138,6 +138,15 @@ typedef struct {
                                    entry with d <= d_max (d_max 0 ends the list; none: exp_poly_frac) --
                                    kernels/ v5's split is a whole number of n8 blocks of B_c, so its
                                    fraction changes with the tile (fa_profile_exp_poly_frac) */
+    struct { int d_max; double fwd, bwd; } inst_by_d[3]; /* warp instructions the SM issues per score
+                                   element of a tile (all its warps: producer and consumer), forward
+                                   and backward, by head dim (the first entry with d <= d_max; d_max 0
+                                   ends the list; 0: not measured): Nsight Compute's
+                                   smsp__inst_executed.sum over the tiles x B_r x B_c the model counts,
+                                   at B 4, N 4096, non-causal (kernels/run_issue_ncu.sh,
+                                   analysis/measured/h200/s9_issue.csv).  The softmax phase takes at least
+                                   their issue time (fa_perf_kernel.t_issue; docs/time-model.md section 4,
+                                   "Issue slots") -- an instruction count, not a time */
     double exp_poly_ops;        /* fp32 issue slots per polynomial exponential (0: FA_PERF_POLY_EXP_OPS) */
     double rescale_skip;        /* fraction of the O_i rescales (B_r d_v FMULs a tile) skipped by
                                    conditional rescaling (fasim check --rescale-threshold counts them) */
@@ -178,6 +187,9 @@ typedef struct {
  * FFMA rate (ubench fmax_f32, as the row max's FMNMX: 2 slots each) -- 7 + 2 x 2 = 11 slots. */
 #define FA_PERF_POLY_EXP_OPS_V5 11.0
 
+/* Warp instructions per score element profile p issues in pass bwd (0 forward, 1 backward) at
+ * head dim d (inst_by_d; 0: not measured). */
+double fa_profile_inst_per_elem(const fa_profile *p, int bwd, int64_t d);
 /* The fraction of the exponentials profile p computes with the polynomial at head dim d
  * (exp_poly_by_d, else exp_poly_frac). */
 double fa_profile_exp_poly_frac(const fa_profile *p, int64_t d);
@@ -252,6 +264,8 @@ typedef struct {
     double load_duty, load_clock_hz; /* wgmma_clock_by_load applied: the tensor pipe's share of the time at the
                                         full-load clock and the clock it gives (0, 0: not applied) */
     double t_tensor, t_smem, t_exp, t_fp32; /* their times on one SM, s */
+    double inst, t_issue;            /* warp instructions a tile issues (inst_by_d x B_r x B_c; 0: not
+                                        measured) and their issue time on one SM at issue_per_sm_clk, s */
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
     double edge;                     /* a block's prologue + epilogue, s */

@@ -439,6 +439,13 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     const fa_overlap ov = bwd ? p->overlap_bwd : p->overlap;
     double wsched = occ * oc->warps / 4.0; /* resident warps per scheduler */
     double G = overlap2(t_tc, t_sm, wsched), S = t_ex + t_alu;
+    /* issue slots: the softmax phase (every instruction but the GEMMs', which a wgmma issues in a
+     * few slots) cannot take less than its warp instructions at the schedulers' issue rate, at
+     * the clock the other pipes run at; charged where the profile's count was measured */
+    const double inst = fa_profile_inst_per_elem(p, bwd, s->d) * (double)bk.block_r * (double)bk.block_c;
+    const double t_iss = inst > 0 && hw->issue_per_sm_clk > 0 && hw->clock_hz > 0
+                             ? inst / (hw->issue_per_sm_clk * kc * hw->clock_hz) : 0;
+    if (t_iss > S) S = t_iss;
     double tile = overlap2(G, S, phase_streams(ov, (int)occ, oc));
     double t_load = 0;
     if (p->sync_loads) { /* a third phase: the tile's loads (and stores), not prefetched: a tile's
@@ -529,6 +536,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
 
     pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
+                             .inst = inst, .t_issue = t_iss,
                              .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
                              .edge = edge, .once = once, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
                              .fluid = pt->fluid};
@@ -609,7 +617,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     if (t > pt->makespan && pt->busy[FA_PIPE_L2] >= pt->busy[FA_PIPE_DRAM]) pt->d.sets = "L2";
     else if (t > pt->makespan) pt->d.sets = "DRAM";
     else if (t_load > G && t_load > S) pt->d.sets = "loads";
-    else if (S > G) pt->d.sets = "softmax";
+    else if (S > G) pt->d.sets = t_iss >= S ? "issue" : "softmax";
     else pt->d.sets = p->mma == FA_MMA_SIMT ? "fp32" : t_tc >= t_sm ? "tensor" : "smem";
     return FA_OK;
 }

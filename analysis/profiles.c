@@ -162,6 +162,9 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
      .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(cudnn_tiles),
+     /* warp instructions per score element, Nsight Compute at B 4, N 4096, non-causal
+        (analysis/measured/h200/s9_issue.csv: smsp__inst_executed.sum / (tiles x B_r x B_c)) */
+     .inst_by_d = {{64, 0.2575, 0.5727}, {128, 0.2901, 0.6959}},
      .source = "Nsight Compute on the lent H200 (shared/FACTS.md): 132 x 384 threads, persistent; tiles assumed"},
     /* PyTorch's SDPA math backend: fp16/bf16 computed in fp32, composite ops (fa_std_ops) */
     {.key = "math", .name = "PyTorch's SDPA math backend (standard attention in fp32: casts, GEMM, mask, safe softmax, GEMM)",
@@ -219,7 +222,9 @@ const fa_profile fa_profiles[] = {
     {.key = "v5", .name = "kernels/ v5: FlashAttention-3 structure (TMA, warp specialization, ping-pong, persistent)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
-     .producer_regs = 32, NT(v5_tiles), .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
+     .producer_regs = 32, NT(v5_tiles),
+     .inst_by_d = {{64, 0.2415, 0}, {128, 0.2638, 0}}, /* s9_issue.csv, as cudnn's */
+     .source = "kernels/attn_v5_fa3.cu (v5_pick)"},
     /* v5 with FlashAttention-4's ideas (kernels/attn_v5_fa3.cu variants 7, 8, 9: v5_exp2poly,
      * v5_cresc, v5_fa4): identical to v5 but for the parameters named -- the fraction of the
      * exponentials computed by exp2_fma (tc_common.cuh) on the FMA pipe: softmax_m16's EMU of a
@@ -280,6 +285,7 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     .inst_by_d = {{64, 0, 0.6155}, {128, 0, 0.9542}}, /* s9_issue.csv, as cudnn's */
      .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
     /* v5_bwd_pers: the same kernel on a persistent grid (min(units, SMs) blocks taking units
      * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish */
@@ -287,14 +293,16 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
      .stat_copies_bwd = 24, .persistent = 1, .base_regs = 24, .producer_warps = 4, .producer_regs = 40,
-     NT(v5_bwd_tiles), .source = "kernels/attn_v5_bwd.cu (variant 2, PERS)"},
+     NT(v5_bwd_tiles), .inst_by_d = {{64, 0, 0.6136}, {128, 0, 0.9524}}, /* s9_issue.csv */
+     .source = "kernels/attn_v5_bwd.cu (variant 2, PERS)"},
     /* v5_bwd_atomic: dQ_i added by the consumers' fp32 atomics straight from the wgmma accumulator
-     * (atomic_add_tile: red.global at the L2), no shared dQ tile; the atomics' issue cost is not
-     * modelled */
+     * (atomic_add_tile: red.global at the L2), no shared dQ tile; the atomics' issue cost is in its
+     * instruction count (inst_by_d) */
     {.key = "v5_bwd_atomic", .name = "kernels/ v5_bwd_atomic: v5_bwd with dQ by fp32 atomics from the consumers",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_reduce = 1,
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     .inst_by_d = {{64, 0, 0.7152}, {128, 0, 1.1594}}, /* s9_issue.csv: the atomics issue */
      .source = "kernels/attn_v5_bwd.cu (variant 1, RED = false: atomic_add_tile)"},
     /* FlashAttention-4 (B200): tcgen05.mma with S and O in tensor memory (charged to the register
      * arena, which stands for registers + TMEM here), softmax warpgroups ping-ponging over the two Q
@@ -312,6 +320,14 @@ const fa_profile fa_profiles[] = {
 const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 
 int fa_profile_has_format(const fa_profile *p) { return p->o_bytes > 0 || p->scale_rows > 0 || p->v_prepass; }
+
+double fa_profile_inst_per_elem(const fa_profile *p, int bwd, int64_t d)
+{
+    const int n = (int)(sizeof p->inst_by_d / sizeof p->inst_by_d[0]);
+    for (int i = 0; i < n && p->inst_by_d[i].d_max > 0; i++)
+        if (d <= p->inst_by_d[i].d_max) return bwd ? p->inst_by_d[i].bwd : p->inst_by_d[i].fwd;
+    return 0;
+}
 
 double fa_profile_exp_poly_frac(const fa_profile *p, int64_t d)
 {

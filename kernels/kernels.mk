@@ -64,7 +64,7 @@ UBENCH_ARCH ?= -gencode arch=compute_90a,code=sm_90a
 
 ubench: $(GPU_DIR)/ubench_pipes
 
-$(GPU_DIR)/ubench_pipes: kernels/ubench_pipes.cu
+$(GPU_DIR)/ubench_pipes: kernels/ubench_pipes.cu kernels/wgmma.cuh
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 -lineinfo $(NVCCWARN) $(UBENCH_ARCH) $< -lcublas -o $@
 

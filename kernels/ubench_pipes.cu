@@ -100,6 +100,8 @@
 #include <string>
 #include <vector>
 
+#include "wgmma.cuh"
+
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "ubench_pipes needs the arch-specific sm_90a target (wgmma): -gencode arch=compute_90a,code=sm_90a"
 #endif
@@ -219,20 +221,8 @@ __device__ __forceinline__ uint4 ldg_cg(const uint4 *p)
     return v;
 }
 
-/* wgmma (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"), as kernels/wgmma.cuh */
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit()
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int N> __device__ __forceinline__ void wg_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
+/* wgmma: fences, commit/wait, wg_desc and the SS, RS and MN-major wrappers of the kernels
+ * (kernels/wgmma.cuh); the m64n128/m64n256 K-major forms below take the swizzle mode. */
 /* Shared-memory matrix descriptor: bits 0-13 start address >> 4, 16-29 leading-dimension byte
  * offset >> 4, 32-45 stride-dimension byte offset >> 4, 49-51 base offset (0: the swizzle
  * atoms are 1024-byte aligned), 62-63 swizzle mode (0 none, 1 128-byte, 2 64-byte, 3 32-byte). */
@@ -436,6 +426,146 @@ __global__ void __launch_bounds__(128, 1) k_wgmma_lat(int iters, int flag, float
 #pragma unroll
     for (int i = 0; i < N / 2; i++) s += d[i];
     if (flag) sink[threadIdx.x] = s;
+}
+
+/* 3d. wgmma by instruction form: the forms the attention kernels issue (kernels/attn_v5_fa3.cu,
+ * attn_v5_bwd.cu) -- FORM 0 SS, A and B K-major (wg_mma_ss: S = Q K^T, S^T = K Q^T); FORM 1 RS,
+ * A from registers, B MN-major (wg_mma_rs_tb: O += P V, dV += P^T dO, dK += dS^T Q); FORM 2 SS
+ * with A and B MN-major (wg_mma_ss_tt: the backward's dQ = dS K) -- at m64nNk16 bf16, in
+ * k_wgmma's loop (4 wgmma a commit group, K = 64, wait_group 1), 1 or 2 warpgroups an SM reading
+ * the same tiles.  MN-major operands: a 64-column slab of K = 64 rows x 128 bytes (8 KiB; N = 128:
+ * two slabs, LBO 8 KiB), the k16 steps 2 KiB apart, SBO 1024 (8 rows of 128 bytes). */
+template <int N, int FORM>
+__global__ void __launch_bounds__(256, 1) k_wgmma_form(int iters, int flag, float *sink, ClkRec *rec)
+{
+    extern __shared__ unsigned char dsmem[];
+    ClkProbe clk(rec);
+    const uint32_t s0 = smem_u32(dsmem);
+    const uint32_t base = (s0 + 1023u) & ~1023u;
+    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
+    constexpr int BYTES = (64 + N) * 128;
+    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
+    fence_proxy_async();
+    __syncthreads();
+    float d[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) d[i] = 0.f;
+    uint32_t a[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) a[i] = bf16x2_pattern(threadIdx.x * 4 + i);
+    const uint32_t a_addr = base, b_addr = base + 64 * 128;
+    for (int it = 0; it < iters; it++) {
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            if constexpr (FORM == 0)
+                wg_mma_ss<N, __nv_bfloat16>(d, wg_desc(a_addr + kk * 32, 16, 1024), wg_desc(b_addr + kk * 32, 16, 1024), 1);
+            else if constexpr (FORM == 1)
+                wg_mma_rs_tb<N, __nv_bfloat16>(d, a, wg_desc(b_addr + kk * 2048, 8192, 1024));
+            else
+                wg_mma_ss_tt<N, __nv_bfloat16>(d, wg_desc(a_addr + kk * 2048, 8192, 1024),
+                                               wg_desc(b_addr + kk * 2048, 8192, 1024), 1);
+        }
+        wg_commit();
+        wg_wait<1>();
+    }
+    wg_wait<0>();
+    clk.stop(rec);
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) s += d[i];
+    if (flag) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+/* 3e. the v5 backward's GEMM step without its softmax (kernels/attn_v5_bwd.cu, the consumer loop):
+ * two consumer warpgroups an SM, each owning 64 of the B_c = 128 keys, a step =
+ *   S^T = K_w Q_i^T and dP^T = V_w dO_i^T   (SS, m64 n B_r k d, one commit group each)
+ *   [wait_group 1, wait_group 0]            (the kernel's softmax and dS^T read them here)
+ *   dV_w += P^T dO_i, dK_w += dS^T Q_i     (RS, m64 n d k B_r, B MN-major; one commit group)
+ *   [bar.sync between the two warpgroups]  (both halves of dS^T are in shared memory)
+ *   dQ_i += dS K_j                          (SS MN-major, m64 n64 k B_c = 128; one commit group)
+ *   [wait_group 0]                          (dQ_i to its shared tile, the stage released)
+ * d = 128: B_r 64; d = 64: B_r 128 (the kernel's tiles).  SYNC 1: the waits and the barrier as the
+ * kernel has them; SYNC 0: none inside the step (wait_group 1 at its end, a group left in flight):
+ * the same instructions with their latencies hidden.  The RS A fragments are fixed registers (the
+ * kernel converts P^T, dS^T into them).  The difference of the two is what the step's waits and
+ * barrier cost on the tensor pipe. */
+template <int D, int SYNC>
+__global__ void __launch_bounds__(256, 1) k_wgmma_bwdstep(int iters, int flag, float *sink, ClkRec *rec)
+{
+    constexpr int BR = D == 128 ? 64 : 128, BC = 128;
+    constexpr uint32_t SLAB_KV = BC * 128, SLAB_Q = BR * 128;
+    extern __shared__ unsigned char dsmem[];
+    ClkProbe clk(rec);
+    const uint32_t s0 = smem_u32(dsmem);
+    const uint32_t base = (s0 + 1023u) & ~1023u;
+    uint32_t *wp = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
+    /* K, V (B_c x d each), Q, dO (B_r x d each), dS^T (B_c x B_r) */
+    constexpr uint32_t K_OFF = 0, V_OFF = BC * D * 2, Q_OFF = 2 * BC * D * 2, DO_OFF = Q_OFF + BR * D * 2,
+                       DS_OFF = DO_OFF + BR * D * 2, BYTES = DS_OFF + BC * BR * 2;
+    for (uint32_t i = threadIdx.x; i < BYTES / 4; i += blockDim.x) wp[i] = hash32(i) & 0xb7b7b7b7u;
+    fence_proxy_async();
+    __syncthreads();
+    const int w = threadIdx.x / 128;
+    float s[BR / 2], dp[BR / 2], dv[D / 2], dk[D / 2], dq[32];
+#pragma unroll
+    for (int i = 0; i < BR / 2; i++) s[i] = dp[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) dv[i] = dk[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < 32; i++) dq[i] = 0.f;
+    uint32_t a[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) a[i] = bf16x2_pattern(threadIdx.x * 4 + i);
+    const uint32_t k_addr = base + K_OFF, v_addr = base + V_OFF, q_addr = base + Q_OFF, do_addr = base + DO_OFF,
+                   ds_addr = base + DS_OFF;
+    for (int it = 0; it < iters; it++) {
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            wg_mma_ss<BR, __nv_bfloat16>(s, wg_desc(k_addr + (kk >> 2) * SLAB_KV + w * 64 * 128 + (kk & 3) * 32, 16, 1024),
+                                         wg_desc(q_addr + (kk >> 2) * SLAB_Q + (kk & 3) * 32, 16, 1024), kk > 0);
+        wg_commit();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            wg_mma_ss<BR, __nv_bfloat16>(dp, wg_desc(v_addr + (kk >> 2) * SLAB_KV + w * 64 * 128 + (kk & 3) * 32, 16, 1024),
+                                         wg_desc(do_addr + (kk >> 2) * SLAB_Q + (kk & 3) * 32, 16, 1024), kk > 0);
+        wg_commit();
+        if (SYNC) {
+            wg_wait<1>();
+            wg_wait<0>();
+        }
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < BR / 16; kc++)
+            wg_mma_rs_tb<D, __nv_bfloat16>(dv, a, wg_desc(do_addr + kc * 16 * 128, SLAB_Q, 1024));
+#pragma unroll
+        for (int kc = 0; kc < BR / 16; kc++)
+            wg_mma_rs_tb<D, __nv_bfloat16>(dk, a, wg_desc(q_addr + kc * 16 * 128, SLAB_Q, 1024));
+        wg_commit();
+        if (SYNC) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        const uint32_t a0 = ds_addr + (BR == 128 ? w * SLAB_KV : 0), b0 = k_addr + (D == 128 ? w * SLAB_KV : 0);
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < BC / 16; kc++)
+            wg_mma_ss_tt<64, __nv_bfloat16>(dq, wg_desc(a0 + kc * 16 * 128, SLAB_KV, 1024),
+                                            wg_desc(b0 + kc * 16 * 128, SLAB_KV, 1024), kc > 0);
+        wg_commit();
+        if (SYNC)
+            wg_wait<0>();
+        else
+            wg_wait<1>();
+    }
+    wg_wait<0>();
+    clk.stop(rec);
+    float t = 0.f;
+#pragma unroll
+    for (int i = 0; i < BR / 2; i++) t += s[i] + dp[i];
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) t += dv[i] + dk[i];
+#pragma unroll
+    for (int i = 0; i < 32; i++) t += dq[i];
+    if (flag) sink[blockIdx.x * blockDim.x + threadIdx.x] = t;
 }
 
 /* 4. ex2: 8 independent chains x <- 2^-x (stays in [0.5, 1)), 128 ex2 a thread an iteration */
@@ -1088,6 +1218,58 @@ static void t_wgmma_lat()
     wgmma_lat_row<4>();
     wgmma_lat_row<8>();
 }
+/* wgmma_FORM_nN: k_wgmma_form's TFLOP/s, the better of 1 and 2 warpgroups an SM */
+template <int N, int FORM> static void wgmma_form_row(const char *name)
+{
+    double tf[2], mhz[2], fpc[2];
+    for (int g = 0; g < 2; g++) {
+        const int threads = 128 * (g + 1);
+        const size_t smem = one_block_smem((const void *)k_wgmma_form<N, FORM>, threads, (64 + N) * 128 + 1024);
+        const Stat s = measure(
+            [&](long long n) { k_wgmma_form<N, FORM><<<g_sms, threads, smem>>>((int)n, 0, g_sink, g_rec); }, 64);
+        const double flop = (double)g_sms * (g + 1) * (double)s.n * 4 * (2.0 * 64 * N * 16);
+        tf[g] = flop / (s.ms * 1e-3) / 1e12;
+        mhz[g] = s.mhz;
+        fpc[g] = per_sm_clk(flop / (s.ms * 1e-3), s.mhz);
+    }
+    const int b = tf[1] > tf[0] ? 1 : 0;
+    static const char *forms[3] = {"SS, A and B K-major", "RS, A from registers, B MN-major",
+                                   "SS, A and B MN-major"};
+    emit(name, tf[b], "TFLOP/s", mhz[b],
+         "m64n%dk16 bf16 -> f32 %s (128B swizzle); 4 wgmma a commit group; wait_group 1; best at %d "
+         "warpgroup(s)/SM: 1 WG %.1f 2 WG %.1f TFLOP/s; %.0f FLOP/SM/clk",
+         N, forms[FORM], b + 1, tf[0], tf[1], fpc[b]);
+}
+static void t_wgmma_forms()
+{
+    wgmma_form_row<64, 0>("wgmma_ss_n64");
+    wgmma_form_row<128, 0>("wgmma_ss_n128");
+    wgmma_form_row<64, 1>("wgmma_rs_n64");
+    wgmma_form_row<128, 1>("wgmma_rs_n128");
+    wgmma_form_row<64, 2>("wgmma_sstt_n64");
+}
+/* wgmma_bwdstep_dD[_nosync]: k_wgmma_bwdstep's TFLOP/s (the step's 5 GEMMs: 2 B_r B_c d + 2 B_c d B_r
+ * + 2 B_r d B_c FLOPs... for both warpgroups: 10 B_r B_c d) and ns a step */
+template <int D, int SYNC> static void wgmma_bwdstep_row(const char *name)
+{
+    constexpr int BR = D == 128 ? 64 : 128, BC = 128;
+    const size_t need = (size_t)(2 * BC * D * 2 + 2 * BR * D * 2 + BC * BR * 2) + 1024;
+    const size_t smem = one_block_smem((const void *)k_wgmma_bwdstep<D, SYNC>, 256, need);
+    const Stat s = measure([&](long long n) { k_wgmma_bwdstep<D, SYNC><<<g_sms, 256, smem>>>((int)n, 0, g_sink, g_rec); }, 16);
+    const double flop = (double)g_sms * (double)s.n * 10.0 * BR * BC * D;
+    emit(name, flop / (s.ms * 1e-3) / 1e12, "TFLOP/s", s.mhz,
+         "the v5 backward's GEMM step at d = %d (B_r %d, B_c %d; 2 consumer warpgroups, one block an SM) without its "
+         "softmax, %s; %.1f ns a step; %.0f FLOP/SM/clk",
+         D, BR, BC, SYNC ? "with the kernel's waits and barrier" : "no wait or barrier inside the step",
+         s.ms * 1e6 / (double)s.n, per_sm_clk(flop / (s.ms * 1e-3), s.mhz));
+}
+static void t_wgmma_bwdstep()
+{
+    wgmma_bwdstep_row<128, 1>("wgmma_bwdstep_d128");
+    wgmma_bwdstep_row<128, 0>("wgmma_bwdstep_d128_nosync");
+    wgmma_bwdstep_row<64, 1>("wgmma_bwdstep_d64");
+    wgmma_bwdstep_row<64, 0>("wgmma_bwdstep_d64_nosync");
+}
 static void t_wgmma_duty()
 {
     wgmma_duty_row<0>();
@@ -1582,6 +1764,8 @@ static const Test TESTS[] = {
     {"wgmma_bf16_n128", "wgmma_bf16_n128", t_wgmma_n128},
     {"wgmma_fp8", "wgmma_fp8", t_wgmma_fp8},
     {"wgmma_latency", "wgmma_latency_k16,wgmma_latency_k64,wgmma_latency_k128", t_wgmma_lat},
+    {"wgmma_forms", "wgmma_ss_n64,wgmma_ss_n128,wgmma_rs_n64,wgmma_rs_n128,wgmma_sstt_n64", t_wgmma_forms},
+    {"wgmma_bwdstep", "wgmma_bwdstep_d128,wgmma_bwdstep_d128_nosync,wgmma_bwdstep_d64,wgmma_bwdstep_d64_nosync", t_wgmma_bwdstep},
     {"wgmma_duty", "wgmma_duty_0,wgmma_duty_32,wgmma_duty_64,wgmma_duty_128,wgmma_duty_256,wgmma_duty_512", t_wgmma_duty},
     {"ex2_f32", "ex2_f32,ex2_ftz_f32", t_ex2},
     {"fma_f32", "fma_f32,fadd_f32,fmax_f32", t_falu},

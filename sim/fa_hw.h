@@ -77,6 +77,9 @@ typedef struct {
     double tcgen05_fp8_flops;     /* tcgen05.mma e4m3 -> fp32 (0: none) */
     uint64_t tmem_per_sm;         /* tensor memory per SM, bytes (sm_100: 256 KiB; 0: none) */
     char pipes_source[256];       /* where the pipe rates come from */
+    double issue_per_sm_clk;      /* warp instructions the SM's schedulers issue a clock, together (4
+                                     on A100, H100, H200, B200: four schedulers, one a clock; 0 = not
+                                     given: no issue-slot bound) */
     double nvlink_bandwidth;      /* NVLink bytes/s one GPU sends (and, at the same time, receives)
                                      to its peers, per direction (optional key nvlink_bytes_per_s;
                                      0 = not given: no context-parallel time) */

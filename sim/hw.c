@@ -82,12 +82,14 @@ static const struct {
     {"tmem_per_sm_bytes", K_COUNT, 1, 1024, 0x1p30, "1 KiB to 1 GiB"},
     {"pipes_source", K_TEXT, 1, 0, 0, NULL},
     /* the interconnect of the context-parallel level (docs/context-parallel.md) */
+    /* warp instructions an SM issues a clock (its schedulers, one each) */
+    {"issue_per_sm_clk", K_REAL, 1, 1, 64, "1 to 64 warp instructions per SM per clock"},
     {"nvlink_bytes_per_s", K_REAL, 1, 1e9, 1e13, "1e9 to 1e13 bytes/s (per direction)"},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA_LOAD, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, NVLINK };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK };
 
 static char *trim(char *s)
 {
@@ -246,6 +248,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case DRAM_LAT: hw->dram_latency_s = x; break;
     case L2_LAT: hw->l2_latency_s = x; break;
     case LAUNCH: hw->launch_s = x; break;
+    case ISSUE: hw->issue_per_sm_clk = x; break;
     case NVLINK: hw->nvlink_bandwidth = x; break;
     default: break;
     }

@@ -908,6 +908,47 @@ static void test_wgmma_clock_by_load(void **st)
     assert_near(a.time_s, b.time_s, 0);
 }
 
+/* Issue slots: the softmax phase of a profile with measured instruction counts takes at least
+ * inst / (issue_per_sm_clk x the SM clock); v5_bwd at d = 128 (0.9542 warp instructions per score
+ * element, s9_issue.csv) on 64 x 128 tiles: 7816.8 instructions, 1954.2 clocks at 1620 MHz (the
+ * full-load clock: no load points here) = 1.2063 us, longer than its exp + fp32 time, so S is it
+ * and the serial tile is G + S.  Without the count, or without issue_per_sm_clk, S is exp + fp32. */
+static void test_issue_slots(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    assert_near(hw.issue_per_sm_clk, 4, 0);
+    hw.wgmma_load_n = 0;
+    const fa_profile *p = fa_profile_find("v5_bwd");
+    assert_near(fa_profile_inst_per_elem(p, 1, 64), 0.6155, 0);
+    assert_near(fa_profile_inst_per_elem(p, 1, 128), 0.9542, 0);
+    assert_near(fa_profile_inst_per_elem(p, 1, 256), 0, 0); /* beyond the table: not measured */
+    assert_near(fa_profile_inst_per_elem(p, 0, 128), 0, 0); /* a backward kernel: no forward count */
+    fa_shape s = fa_shape_default(4096, 128);
+    s.dtype = FA_DTYPE_BF16;
+    s.batch = 4, s.heads = s.kv_heads = 16;
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_BWD, &s, &hw, NULL, &r), FA_OK);
+    const fa_perf_kernel *k = &r.k[1];
+    assert_near(k->inst, 0.9542 * 64 * 128, 1e-9);
+    assert_near(k->t_issue, 0.9542 * 64 * 128 / (4 * 1.62e9), 1e-15);
+    assert_near(k->t_issue, 1.2063e-6, 1e-10);
+    assert_true(k->t_issue > k->t_exp + k->t_fp32);
+    assert_near(k->S, k->t_issue, 0);
+    assert_near(k->tile, k->G + k->S, 1e-15); /* one block an SM, in step: nothing hides S */
+    fa_profile q = *p; /* the same kernel without a count */
+    memset(q.inst_by_d, 0, sizeof q.inst_by_d);
+    fa_perf_result r2;
+    assert_int_equal(fa_perf_predict(&q, FA_PASS_BWD, &s, &hw, NULL, &r2), FA_OK);
+    assert_near(r2.k[1].t_issue, 0, 0);
+    assert_near(r2.k[1].S, k->t_exp + k->t_fp32, 1e-15);
+    fa_hw h0 = hw; /* a machine without the issue rate */
+    h0.issue_per_sm_clk = 0;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_BWD, &s, &h0, NULL, &r2), FA_OK);
+    assert_near(r2.k[1].S, k->t_exp + k->t_fp32, 1e-15);
+}
+
 /* v5_fp8 refuses what its kernel cannot run, naming the value: another dtype, d != 128, tiles that
  * do not divide the scale blocks, a backward. */
 static void test_v5_fp8_refusals(void **st)
@@ -959,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
+        cmocka_unit_test(test_issue_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,8 +93,16 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                        "the GPU holds %.0f MHz at that load (wgmma_clock_by_load, docs/time-model.md section 1), so every "
                        "SM pipe above runs at %.0f MHz\n",
                     100 * d->load_duty, o->hw.wgmma_clock_hz / 1e6, d->load_clock_hz / 1e6, d->load_clock_hz / 1e6);
-        fprintf(f, "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
-                   "tile = max(G, S) + min(G, S) / %.3g = %s\n",
+        if (d->inst > 0) /* issue slots (docs/time-model.md section 4): the softmax phase's floor */
+            fprintf(f, "     issue slots: %.0f warp instructions a tile (the profile's count per score element x B_r x B_c; "
+                       "Nsight Compute, analysis/measured/h200/s9_issue.csv) / (%.0f a clock x %.0f MHz) = %s; exp + fp32 = %s%s\n",
+                    d->inst, o->hw.issue_per_sm_clk, (d->load_clock_hz > 0 ? d->load_clock_hz : d->clock_scale * o->hw.clock_hz) / 1e6,
+                    fa_fmt_time(d->t_issue, b[1], 32), fa_fmt_time(d->t_exp + d->t_fp32, b[2], 32),
+                    d->t_issue > d->t_exp + d->t_fp32 ? ": S is the issue time" : ": S is exp + fp32");
+        fprintf(f, d->inst > 0 ? "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = max(exp + fp32, issue) = %s; "
+                                 "tile = max(G, S) + min(G, S) / %.3g = %s\n"
+                               : "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
+                                 "tile = max(G, S) + min(G, S) / %.3g = %s\n",
                 d->w_gemm, simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
         if (d->S > d->G && d->w_phase > 1) /* the tile's longer phase, which bound names, not a single pipe */
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
