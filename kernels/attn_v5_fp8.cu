@@ -48,7 +48,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <type_traits>
 #include <vector>
 
 #include "fa_kernels.h"
@@ -104,21 +103,55 @@ template <int NB> __device__ __forceinline__ void p_fragment_e4m3(uint32_t (&pa)
 }
 
 
-/* A scheduling anchor for ptxas before a consumer's P V wait: wgmma.wait_group 0 predicated on
- * the row sums l of the softmax just computed (the predicate, !(min l < 0), is always true; the
- * plain wait that follows keeps the code correct whatever it is), so ptxas cannot hoist the wait
- * above the softmax.  Without it ptxas (CUDA 13.0) put the WARPGROUP.DEPBAR of the P V wait before
- * the softmax's first FMNMX (the eighth session's kernel, SASS read in the ninth): each consumer
- * waited for its own P V before starting its softmax, so its softmax ran under no GEMM of its own
- * warpgroup.  (A never-taken branch to __trap() did the same but ptxas then serialized every
- * wgmma, C7512.) */
-#if FA_HAVE_WGMMA /* used by the sm_90a kernel body only */
-__device__ __forceinline__ void softmax_done(const float (&l)[2])
+/* softmax_m16<NB, DB, false, 0, false, 8> (tc_common.cuh: lines 9-10 with m in scaled log2 units and
+ * P = 2^8 exp2(..)) with the same arithmetic in another order, for the LEAN kernel: the row max as a
+ * tree (exact: max does not round), then all the FFMAs, then all the ex2, then the row sums in the
+ * original order, so that no MUFU.EX2 waits on the FFMA just before it and P, l, m, alpha are the
+ * same bits. */
+template <int NB>
+__device__ __forceinline__ void softmax_fp8(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                            float scale_log2)
 {
-    asm volatile("{\n.reg .pred q;\nsetp.lt.f32 q, %0, 0f00000000;\n@!q wgmma.wait_group.sync.aligned 0;\n}\n" ::"f"(fminf(l[0], l[1]))
-                 : "memory");
+    float mx[2], ms[2];
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        static_assert(NB == 16, "softmax_fp8's max tree is for 16 n8 blocks");
+        float t[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) t[i] = fmaxf(fmaxf(s[i][2 * hr], s[i][2 * hr + 1]), fmaxf(s[i + 8][2 * hr], s[i + 8][2 * hr + 1]));
+#pragma unroll
+        for (int i = 0; i < 4; i++) t[i] = fmaxf(t[i], t[i + 4]);
+        mx[hr] = fmaxf(fmaxf(t[0], t[2]), fmaxf(t[1], t[3]));
+    }
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) mx[hr] = fmaxf(mx[hr], __shfl_xor_sync(0xffffffffu, mx[hr], 1));
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) mx[hr] = fmaxf(mx[hr], __shfl_xor_sync(0xffffffffu, mx[hr], 2));
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        const float mn = fmaxf(m[hr], mx[hr] * scale_log2); /* -inf stays -inf */
+        ms[hr] = mn == -INFINITY ? 0.f : mn - 8.f;
+        alpha[hr] = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] - mn);
+        m[hr] = mn;
+    }
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) s[nb][e] = fmaf(s[nb][e], scale_log2, -ms[e >> 1]);
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) s[nb][e] = fast_exp2(s[nb][e]);
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        float rs = 0.f;
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int e = 2 * hr; e < 2 * hr + 2; e++) rs += s[nb][e];
+        l[hr] = l[hr] * alpha[hr] + rs;
+    }
 }
-#endif
 
 /* ---------------- the pre-pass ---------------- */
 
@@ -195,11 +228,11 @@ int fp8_exponent(float amax)
 
 /* registers a thread after setmaxnreg: two consumers 232 (384 threads: a pool of 168 a thread),
  * three 160 (512 threads: 128 a thread, 128 x 32 + 384 x 160 = 65536) */
-template <int NC, int LA = 0> struct Fp8Regs {
-    static constexpr int producer = LA ? 24 : 32, consumer = NC == 2 ? (LA ? 240 : 232) : 160;
+template <int NC> struct Fp8Regs {
+    static constexpr int producer = 32, consumer = NC == 2 ? 232 : 160;
 };
 
-template <int S, int NC, int EMU = 0, int LA = 0>
+template <int S, int NC, int EMU = 0, int LEAN = 0>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
                      const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
@@ -236,7 +269,7 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
     __syncthreads();
 
     if (wg == 0) { /* ---- producer: one thread issues every copy ---- */
-        reg_dealloc<Fp8Regs<NC, LA>::producer>();
+        reg_dealloc<Fp8Regs<NC>::producer>();
         if (threadIdx.x == 0 && n_kv > 0) {
             mbar_expect_tx(fullQ, Q_BYTES);
             tma_load3(Qs, &maps.q, fullQ, 0, r0, qrow);
@@ -254,7 +287,7 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         return;
     }
 
-    reg_alloc<Fp8Regs<NC, LA>::consumer>();
+    reg_alloc<Fp8Regs<NC>::consumer>();
     const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane >> 2, t4 = lane & 3;
     const int wrow = cw * 64 + warp * 16;
@@ -272,17 +305,16 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
 #pragma unroll
         for (int e = 0; e < 4; e++) o[db][e] = 0.f;
 
-    auto issue_s_to = [&](float(&acc)[NB][4], int st) { /* S = Q_i K_j^T: d / 32 wgmma m64 x 128 x k32 */
+    auto issue_s = [&](int st) { /* S = Q_i K_j^T: d / 32 wgmma m64 x 128 x k32 */
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 32; kk++) {
             const uint64_t da = wg_desc(q_addr + kk * 32, 16, 1024);
             const uint64_t dk = wg_desc(k_addr + st * KV_BYTES + kk * 32, 16, 1024);
-            wg_mma_ss_e4m3<BC>(&acc[0][0], da, dk, kk > 0);
+            wg_mma_ss_e4m3<BC>(&s[0][0], da, dk, kk > 0);
         }
         wg_commit();
     };
-    auto issue_s = [&](int st) { issue_s_to(s, st); };
     auto issue_pv = [&](int st) { /* O += P V_j: B = V_j^T (d rows of 128 keys), K-major */
         wg_fence();
 #pragma unroll
@@ -297,103 +329,14 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
     const int qe = q_exp[(long long)qrow * ((sh.N_q + FP8_BR - 1) / FP8_BR) + (r0 + 64 * cw) / FP8_BR];
     /* tile j's softmax scale with its descale 2^-(kq + kk_j) (exact) */
     auto tile_scale = [&](int j) { return ldexpf(scale_log2, -(qe + __ldg(&ke[j]))); };
-    auto scores = [&](int j, float sc) { /* the mask, then lines 9-10 */
+    auto scores = [&](int j, float sc) { /* the mask, then lines 9-10 with tile j's descale in the scale */
         const int c0 = j * BC;
         if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
-        softmax_m16<NB, DB, false, EMU, false, 8>(s, o, m, l, alpha, sc);
+        if (LEAN) softmax_fp8<NB>(s, m, l, alpha, sc);
+        else softmax_m16<NB, DB, false, EMU, false, 8>(s, o, m, l, alpha, sc);
     };
     int v_prev = 0;
-    if (LA && n_kv > 0) {
-        /* LA: S one tile ahead (the intra-warpgroup pipeline one stage deeper).  In turn j a
-         * consumer issues S_{j+1} = Q K_{j+1}^T into the other S buffer and O += P_{j-1} V_{j-1},
-         * then runs tile j's softmax on S_j, issued one turn earlier and done at its end (one
-         * wait_group 0 a turn): the S GEMM's latency leaves the chain.  Two S buffers (128
-         * registers) beside O (64) and P (16).  LA = 2: the same without the ping-pong turns. */
-        constexpr bool PP = LA != 2;
-        float s2[NB][4];
-        auto scores_la = [&](float(&acc)[NB][4], int j, float sc) {
-            const int c0 = j * BC;
-            if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(acc, sh, r0 + wrow, c0, g, t4);
-            softmax_m16<NB, DB, false, EMU, false, 8>(acc, o, m, l, alpha, sc);
-        };
-        if (PP && cw == NC - 1) named_arrive(1, 256); /* the first consumer issues first */
-        const float sc0 = tile_scale(0);
-        mbar_wait(fullQ, 0);
-        mbar_wait(&fullK[0], 0);
-        if (n_kv > 1) mbar_wait(&fullK[1 % S], (1 / S) & 1);
-        if (PP) named_sync(my_bar, 256);
-        issue_s_to(s, 0);
-        if (n_kv > 1) issue_s_to(s2, 1 % S);
-        if (PP) named_arrive(next_bar, 256);
-        wg_wait<0>();
-        fence_regs(s);
-        if (n_kv > 1) fence_regs(s2);
-        if (lane == 0) {
-            mbar_arrive(&emptyK[0]);
-            if (n_kv > 1) mbar_arrive(&emptyK[1 % S]);
-        }
-        scores_la(s, 0, sc0);
-        v_prev = __ldg(&ve[0]);
-#pragma unroll
-        for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
-        /* turn j: cur holds S_j (issued the turn before), nxt receives S_{j+1} (MORE: j + 1 < n_kv) */
-        auto turn = [&](auto more_c, int j, float(&cur)[NB][4], float(&nxt)[NB][4]) {
-            constexpr bool more = decltype(more_c)::value;
-            const int sp = (j - 1) % S;
-            const int v_j = __ldg(&ve[j]);
-            const float sc = tile_scale(j);
-            mbar_wait(&fullV[sp], ((j - 1) / S) & 1);
-            if (more) mbar_wait(&fullK[(j + 1) % S], ((j + 1) / S) & 1);
-            if (PP) named_sync(my_bar, 256);
-            if (more) issue_s_to(nxt, (j + 1) % S);
-            issue_pv(sp);
-            if (PP) named_arrive(next_bar, 256);
-            scores_la(cur, j, sc); /* S_j: done at the end of the last turn */
-            softmax_done(l);
-            wg_wait<0>();          /* S_{j+1}, then P_{j-1} V_{j-1} (the tensor pipe runs them in order) */
-            fence_regs(o);
-            if (more) fence_regs(nxt);
-            if (lane == 0) {
-                if (more) mbar_arrive(&emptyK[(j + 1) % S]);
-                mbar_arrive(&emptyV[sp]);
-            }
-            const float vr = ldexpf(1.f, v_j - v_prev);
-            v_prev = v_j;
-            const float a0 = alpha[0] * vr, a1 = alpha[1] * vr;
-#pragma unroll
-            for (int db = 0; db < DB; db++) {
-                o[db][0] *= a0;
-                o[db][1] *= a0;
-                o[db][2] *= a1;
-                o[db][3] *= a1;
-            }
-#pragma unroll
-            for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], cur, kc);
-        };
-        using yes = std::true_type;
-        using no = std::false_type;
-        int j = 1;
-        for (; j + 2 < n_kv; j += 2) { /* turns j and j + 1, both with a next tile */
-            turn(yes(), j, s2, s);
-            turn(yes(), j + 1, s, s2);
-        }
-        /* 1 or 2 turns left (n_kv - j): the last one without a next tile */
-        if (j + 1 < n_kv) {
-            turn(yes(), j, s2, s);
-            turn(no(), j + 1, s, s2);
-        } else if (j < n_kv) {
-            turn(no(), j, s2, s);
-        }
-        const int sl = (n_kv - 1) % S;
-        mbar_wait(&fullV[sl], ((n_kv - 1) / S) & 1);
-        if (PP) named_sync(my_bar, 256);
-        issue_pv(sl);
-        if (PP) named_arrive(next_bar, 256);
-        wg_wait<0>();
-        fence_regs(o);
-        if (lane == 0) mbar_arrive(&emptyV[sl]);
-        if (PP && cw == 0) named_sync(1, 256); /* the last consumer's last pass */
-    } else if (n_kv > 0) {
+    if (n_kv > 0) {
         if (cw == NC - 1) named_arrive(1, 256); /* the first consumer issues first */
         mbar_wait(fullQ, 0);
         mbar_wait(&fullK[0], 0);
@@ -410,7 +353,8 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         for (int j = 1; j < n_kv; j++) {
             const int st = j % S, sp = (j - 1) % S;
             const int v_j = __ldg(&ve[j]);
-            const float sc = tile_scale(j); /* loaded before the waits, off the softmax's chain */
+            /* LEAN: tile j's scale loaded before the waits; otherwise inside the softmax as before */
+            const float sc_pre = LEAN ? tile_scale(j) : 0.f;
             mbar_wait(&fullK[st], (j / S) & 1);
             mbar_wait(&fullV[sp], ((j - 1) / S) & 1);
             named_sync(my_bar, 256);
@@ -420,20 +364,25 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
             wg_wait<1>();
             fence_regs(s);
             if (lane == 0) mbar_arrive(&emptyK[st]);
-            scores(j, sc);
-            softmax_done(l); /* the P V wait stays below the softmax */
+            scores(j, LEAN ? sc_pre : tile_scale(j));
             wg_wait<0>();
             fence_regs(o);
             if (lane == 0) mbar_arrive(&emptyV[sp]);
-            const float vr = ldexpf(1.f, v_j - v_prev); /* O from V_{j-1}'s units to V_j's (exact) */
+            /* O from V_{j-1}'s units to V_j's (exact; |v_j - v_prev| <= 120, so 2^d is a normal float
+             * and LEAN builds it from its exponent bits) */
+            const float vr = LEAN ? __int_as_float((127 + v_j - v_prev) << 23) : ldexpf(1.f, v_j - v_prev);
             v_prev = v_j;
             const float a0 = alpha[0] * vr, a1 = alpha[1] * vr;
+            /* LEAN: a warp whose 16 rows kept their max under an unchanged V scale has a0 = a1 = 1
+             * exactly and skips the 64 multiplies (x * 1 = x: the same O) */
+            if (!LEAN || __any_sync(0xffffffffu, a0 != 1.f || a1 != 1.f)) {
 #pragma unroll
-            for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
-                o[db][0] *= a0;
-                o[db][1] *= a0;
-                o[db][2] *= a1;
-                o[db][3] *= a1;
+                for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
+                    o[db][0] *= a0;
+                    o[db][1] *= a0;
+                    o[db][2] *= a1;
+                    o[db][3] *= a1;
+                }
             }
 #pragma unroll
             for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
@@ -477,11 +426,11 @@ template <int S, int NC> int fp8_smem_bytes()
     return (64 * NC * FP8_D + 2 * S * FP8_BC * FP8_D) + 64 * NC * FP8_D * 2 + (1 + 4 * S) * 8 + 1024;
 }
 
-template <int S, int NC, int EMU = 0, int LA = 0>
+template <int S, int NC, int EMU = 0, int LEAN = 0>
 cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
 {
     const int bytes = fp8_smem_bytes<S, NC>();
-    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU, LA>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU, LEAN>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     static thread_local Fp8Maps maps; /* per host thread: cpbench drives one GPU a thread */
     static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
@@ -499,7 +448,7 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
     }
     const dim3 grid((s->N_q + 64 * NC - 1) / (64 * NC), s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v5_fp8_kernel<S, NC, EMU, LA><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    fa_v5_fp8_kernel<S, NC, EMU, LEAN><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
     return cudaGetLastError();
 }
 
@@ -600,9 +549,9 @@ extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, con
     /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
      * take 2^x from exp2_fma on the FMA pipe (its argument here is at most 8: PSHIFT) */
     if (variant == 2) return launch_fp8<2, 2, 4>(s, in, O, LSE, st);
-    /* 3: S one tile ahead (LA), three stages; 4: the same with two */
-    if (variant == 3) return launch_fp8<3, 2, 0, 1>(s, in, O, LSE, st);
-    if (variant == 4) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
+    /* 3: LEAN -- the same arithmetic with fewer instructions and waits on the chain (softmax_fp8's
+     * order, the tile's scale loaded before the waits, O's rescale skipped when it is by 1) */
+    if (variant == 3) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
      * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
      * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */

@@ -121,8 +121,7 @@ static int parse_kernel(const char *s)
 
 /* A comma-separated list of integers in [0, 2^31 - 1]: no empty item, no trailing comma. */
 #define FP8_VARIANT_HELP                                                                                 \
-    "--fp8-variant wants 0 (2 stages), 1 (3 stages), 2 (2 stages, exp split), 3 (S one tile ahead, 3 stages) " \
-    "or 4 (S one tile ahead, 2 stages)"
+    "--fp8-variant wants 0 (2 stages), 1 (3 stages), 2 (2 stages, exp split) or 3 (2 stages, LEAN softmax)"
 static std::vector<int> parse_ints(const char *s, const char *what)
 {
     std::vector<int> v;
@@ -882,7 +881,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--fp8-variant")) {
             NEEDVAL();
             std::vector<int> v = parse_ints(val, FP8_VARIANT_HELP);
-            if (v.size() != 1 || v[0] > 4) usage_error(FP8_VARIANT_HELP, val);
+            if (v.size() != 1 || v[0] > 3) usage_error(FP8_VARIANT_HELP, val);
             f8.variant = v[0];
             fp8_set = 1;
         } else if (!strcmp(a, "--fp8-err-csv")) {
@@ -914,7 +913,7 @@ int main(int argc, char **argv)
                    "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
                    "         --no-time  --csv FILE  --seed S\n"
                    "  fabench --fp8 --check|--sweep|--shape ...  the v5 FP8 forward (d = 128) beside the bf16 v5:\n"
-                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0..4\n"
+                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0..3\n"
                    "         --fp8-err-csv FILE (accuracy rows; validation runs the fp64 oracle on the host)\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
                    "         v4 v4_bc64 v5 v5_bc128 v5_bc176 v5_wg3 v5_nopp v5_pers v5_pers_wg3 v5_pers_bc160\n"
