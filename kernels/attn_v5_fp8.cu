@@ -32,13 +32,29 @@
  * M = diag(s) H_128 / sqrt(128) (Walsh-Hadamard with random signs s_i, M orthogonal so
  * Q M (K M)^T = Q K^T) before quantization, which spreads an outlier over all d entries of its row
  * (cpu_ref/fa_fp8.h has the same transform for the emulation).
- * Measured on the H200 (analysis/measured/h200/s8_fp8_sweep.csv, the bf16 v5 in the same process):
- * 692-765 TFLOP/s without a mask, 1.08-1.18x the bf16 v5 -- not the 2x of the tensor rate: Nsight
- * Compute (s8_fp8_ncu.csv) has the tensor pipe 41 % active and no pipe saturated; one warpgroup's
- * softmax chain outlasts the other's fp8 GEMMs (docs/results.md, "v5 FP8").  Its error equals fasim's
- * emulation of the same inputs to 0.1 % (docs/numerics.md, "FP8 forward").
+ * LEAN (the default, the ninth session): softmax_fp8 does softmax_m16's arithmetic in another order
+ * (the row max as a tree, all the FFMAs, all the ex2, then the row sums in the original order: the
+ * same bits), the tile's scale 2^-(kq + kk_j) is loaded before the turn's waits instead of after
+ * the S wait, V's 2^(kv_j - kv_{j-1}) is built from its exponent bits instead of ldexpf, and a warp
+ * whose 16 rows kept their max under an unchanged V scale skips O's 64 multiplies by exactly 1.
+ * Measured on the H200 (analysis/measured/h200/s9_fp8_sweep_lean.csv, the bf16 v5 in the same
+ * process): 789-794 TFLOP/s without a mask at N >= 4k, 1.20-1.23x the bf16 v5 (1.16-1.24x causal);
+ * the eighth session's kernel (--fp8-variant 3) 744-772 in the same call, 1.15x (1.12-1.17x causal).  Not the 2x
+ * of the tensor rate, nor issue 17's 1.6x: Nsight Compute at B 4, N 4096 (s9_fp8_ncu_lean.csv) has
+ * the tensor pipe 43 % active, XU (ex2) 45 %, FMA 18 %, ALU 29 %, issue slots 48 %; its warp stall
+ * sampling of the eighth session's kernel (s9_fp8_ncu_stalls.txt) puts 85 % of a consumer warp's
+ * samples in the softmax's own instructions (578 a warp a tile: 66 MUFU.EX2, 66 FFMA, 68 FADD,
+ * 70 FMNMX, 76 FMUL, 32 F2FP, ~200 integer, uniform and barrier ones), stalled on fixed-latency
+ * dependencies and the exp unit's queue (stall_wait 28 %, mio 7.5 %), and 15 % waiting for wgmma,
+ * the other warpgroup or TMA data: the two consumers' softmax streams, two warps a scheduler,
+ * share each SM sub-partition and leave both pipes half idle.  Tried in the ninth session, no gain
+ * (docs/results.md, "v5 FP8"): S one tile ahead within a warpgroup (0.98-1.01x), keeping ptxas
+ * (CUDA 13.0) from hoisting the P V wait above the softmax (it does in this kernel and in the bf16
+ * v5: the softmax runs after the warpgroup's own P V, under the other warpgroup's GEMMs only;
+ * forcing the overlap: ~0.95x).  Its error equals fasim's emulation of the same inputs to 0.1 %
+ * (docs/numerics.md, "FP8 forward").
  * Tiles: d = 128 only, two consumer warpgroups (B_r = 128) and B_c = 128, one thread block per row
- * block, a TMA ring of FP8_STAGES stages; O leaves through shared memory in bf16 (TMA store), LSE
+ * block, a TMA ring of two stages (three: variant 1); O leaves through shared memory in bf16 (TMA store), LSE
  * fp32.  Causal (bottom-right), N_q != N_k, tails (V^T padded with zero keys to a multiple of 128),
  * GQA, as v5.  Needs sm_90a. */
 #include <cuda.h>
@@ -537,21 +553,23 @@ extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, 
     return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
 }
 
-/* variant 0: two stages in the ring; 1: three */
+/* variant 0: LEAN, two stages in the ring (the default since the ninth session); 1: three stages;
+ * 2: FlashAttention-4's exp split; 3: the eighth session's kernel (two stages, softmax_m16), kept
+ * to measure LEAN against.  Variants 1-3 take softmax_m16.  0, 1 and 3 do the same arithmetic on
+ * every score (the accuracy rows of 0 and 3 agree to every printed digit, s9_fp8_acc_lean.txt); 2's
+ * exp2_fma differs from ex2.approx in the last bits. */
 extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
                                          cudaStream_t st)
 {
     cudaError_t e = wg_device_check();
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
-    if (variant == 0) return launch_fp8<2, 2>(s, in, O, LSE, st);
+    if (variant == 0) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
     if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
     /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
      * take 2^x from exp2_fma on the FMA pipe (its argument here is at most 8: PSHIFT) */
     if (variant == 2) return launch_fp8<2, 2, 4>(s, in, O, LSE, st);
-    /* 3: LEAN -- the same arithmetic with fewer instructions and waits on the chain (softmax_fp8's
-     * order, the tile's scale loaded before the waits, O's rescale skipped when it is by 1) */
-    if (variant == 3) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
+    if (variant == 3) return launch_fp8<2, 2>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
      * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
      * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */

@@ -121,7 +121,8 @@ static int parse_kernel(const char *s)
 
 /* A comma-separated list of integers in [0, 2^31 - 1]: no empty item, no trailing comma. */
 #define FP8_VARIANT_HELP                                                                                 \
-    "--fp8-variant wants 0 (2 stages), 1 (3 stages), 2 (2 stages, exp split) or 3 (2 stages, LEAN softmax)"
+    "--fp8-variant wants 0 (2 stages, the default), 1 (3 stages), 2 (2 stages, exp split) or 3 (the eighth session's " \
+    "kernel)"
 static std::vector<int> parse_ints(const char *s, const char *what)
 {
     std::vector<int> v;
