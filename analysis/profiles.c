@@ -119,9 +119,11 @@ static const fa_tile_row fa4_tiles[] = {{FA_PASS_FWD, 100, 128, -1, 256, 128, 16
  * producer warpgroup of 40 registers after setmaxnreg, two consumer warpgroups of 232: V5BRegs) */
 static const fa_tile_row v5_bwd_tiles[] = {{FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 232},
                                            {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 232}};
-/* v5_fp8 (kernels/attn_v5_fp8.cu, issue 17: the design its author gave; the file is being written):
+/* v5_fp8 (kernels/attn_v5_fp8.cu, issue 17; measured on the H200 in the eighth and ninth sessions):
  * d = 128 only (the profile's d_min 128), two consumer warpgroups of 64 query rows (B_r 128) and a producer
- * warpgroup: 12 warps; B_c 128 (wgmma m64n128k32) */
+ * warpgroup: 12 warps; B_c 128 (wgmma m64n128k32; the K/V scale blocks are 128 rows, so a tile has one
+ * scale).  Registers: 168 a thread at launch (ptxas -v, Nsight Compute), setmaxnreg 32 for the producer
+ * and 232 for the consumers (S 64 + O 64 + P 16 accumulator registers), no spills; regs stays 0 (derived). */
 static const fa_tile_row v5_fp8_tiles[] = {{FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 0}};
 static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
@@ -258,7 +260,10 @@ const fa_profile fa_profiles[] = {
      * by the tensor cores from shared memory, P from registers after scaling by 2^8 and
      * cvt.rn.satfinite.e4m3x2.f32: one cvt per 2 scores, in place of v5's cvt.rn.bf16x2 -- the same
      * fp32-pipe slots, ALU_PER_SCORE_FWD; the 2^8 folded into the exponent's FFMA); one ex2 per
-     * score as v5; two-stage K / V^T ring; one thread block per (row block, head, batch), not
+     * score as v5; two-stage K / V^T ring.  Overlap: the ping-pong between the two consumers only --
+     * within a consumer ptxas (CUDA 13.0) schedules the wait for its own P V before its softmax (SASS,
+     * ninth session), so a softmax runs under the other consumer's GEMMs, as the ping-pong law
+     * (max(G, S) + min(G, S) / 2) assumes; one thread block per (row block, head, batch), not
      * persistent, causal row blocks heaviest first (v5_unit's order).  HBM: Q, K, V^T in e4m3 (1
      * byte), O in bf16 (o_bytes 2), LSE fp32, one int32 scale exponent per 128 rows of Q, K and V
      * (scale_rows) read with each tile, and V^T written by a transpose pre-pass (v_prepass) */

@@ -32,13 +32,29 @@
  * M = diag(s) H_128 / sqrt(128) (Walsh-Hadamard with random signs s_i, M orthogonal so
  * Q M (K M)^T = Q K^T) before quantization, which spreads an outlier over all d entries of its row
  * (cpu_ref/fa_fp8.h has the same transform for the emulation).
- * Measured on the H200 (analysis/measured/h200/s8_fp8_sweep.csv, the bf16 v5 in the same process):
- * 692-765 TFLOP/s without a mask, 1.08-1.18x the bf16 v5 -- not the 2x of the tensor rate: Nsight
- * Compute (s8_fp8_ncu.csv) has the tensor pipe 41 % active and no pipe saturated; one warpgroup's
- * softmax chain outlasts the other's fp8 GEMMs (docs/results.md, "v5 FP8").  Its error equals fasim's
- * emulation of the same inputs to 0.1 % (docs/numerics.md, "FP8 forward").
+ * LEAN (the default, the ninth session): softmax_fp8 does softmax_m16's arithmetic in another order
+ * (the row max as a tree, all the FFMAs, all the ex2, then the row sums in the original order: the
+ * same bits), the tile's scale 2^-(kq + kk_j) is loaded before the turn's waits instead of after
+ * the S wait, V's 2^(kv_j - kv_{j-1}) is built from its exponent bits instead of ldexpf, and a warp
+ * whose 16 rows kept their max under an unchanged V scale skips O's 64 multiplies by exactly 1.
+ * Measured on the H200 (analysis/measured/h200/s9_fp8_sweep_lean.csv, the bf16 v5 in the same
+ * process): 789-794 TFLOP/s without a mask at N >= 4k, 1.20-1.23x the bf16 v5 (1.16-1.24x causal);
+ * the eighth session's kernel (--fp8-variant 3) 744-772 in the same call, 1.15x (1.12-1.17x causal).  Not the 2x
+ * of the tensor rate, nor issue 17's 1.6x: Nsight Compute at B 4, N 4096 (s9_fp8_ncu_lean.csv) has
+ * the tensor pipe 43 % active, XU (ex2) 45 %, FMA 18 %, ALU 29 %, issue slots 48 %; its warp stall
+ * sampling of the eighth session's kernel (s9_fp8_ncu_stalls.txt) puts 85 % of a consumer warp's
+ * samples in the softmax's own instructions (578 a warp a tile: 66 MUFU.EX2, 66 FFMA, 68 FADD,
+ * 70 FMNMX, 76 FMUL, 32 F2FP, ~200 integer, uniform and barrier ones), stalled on fixed-latency
+ * dependencies and the exp unit's queue (stall_wait 28 %, mio 7.5 %), and 15 % waiting for wgmma,
+ * the other warpgroup or TMA data: the two consumers' softmax streams, two warps a scheduler,
+ * share each SM sub-partition and leave both pipes half idle.  Tried in the ninth session, no gain
+ * (docs/results.md, "v5 FP8"): S one tile ahead within a warpgroup (0.98-1.01x), keeping ptxas
+ * (CUDA 13.0) from hoisting the P V wait above the softmax (it does in this kernel and in the bf16
+ * v5: the softmax runs after the warpgroup's own P V, under the other warpgroup's GEMMs only;
+ * forcing the overlap: ~0.95x).  Its error equals fasim's emulation of the same inputs to 0.1 %
+ * (docs/numerics.md, "FP8 forward").
  * Tiles: d = 128 only, two consumer warpgroups (B_r = 128) and B_c = 128, one thread block per row
- * block, a TMA ring of FP8_STAGES stages; O leaves through shared memory in bf16 (TMA store), LSE
+ * block, a TMA ring of two stages (three: variant 1); O leaves through shared memory in bf16 (TMA store), LSE
  * fp32.  Causal (bottom-right), N_q != N_k, tails (V^T padded with zero keys to a multiple of 128),
  * GQA, as v5.  Needs sm_90a. */
 #include <cuda.h>
@@ -102,6 +118,56 @@ template <int NB> __device__ __forceinline__ void p_fragment_e4m3(uint32_t (&pa)
     pa[3] = pack4_e4m3(s[4 * kc + 2][2], s[4 * kc + 2][3], s[4 * kc + 3][2], s[4 * kc + 3][3]);
 }
 
+
+/* softmax_m16<NB, DB, false, 0, false, 8> (tc_common.cuh: lines 9-10 with m in scaled log2 units and
+ * P = 2^8 exp2(..)) with the same arithmetic in another order, for the LEAN kernel: the row max as a
+ * tree (exact: max does not round), then all the FFMAs, then all the ex2, then the row sums in the
+ * original order, so that no MUFU.EX2 waits on the FFMA just before it and P, l, m, alpha are the
+ * same bits. */
+template <int NB>
+__device__ __forceinline__ void softmax_fp8(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                            float scale_log2)
+{
+    float mx[2], ms[2];
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        static_assert(NB == 16, "softmax_fp8's max tree is for 16 n8 blocks");
+        float t[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) t[i] = fmaxf(fmaxf(s[i][2 * hr], s[i][2 * hr + 1]), fmaxf(s[i + 8][2 * hr], s[i + 8][2 * hr + 1]));
+#pragma unroll
+        for (int i = 0; i < 4; i++) t[i] = fmaxf(t[i], t[i + 4]);
+        mx[hr] = fmaxf(fmaxf(t[0], t[2]), fmaxf(t[1], t[3]));
+    }
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) mx[hr] = fmaxf(mx[hr], __shfl_xor_sync(0xffffffffu, mx[hr], 1));
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) mx[hr] = fmaxf(mx[hr], __shfl_xor_sync(0xffffffffu, mx[hr], 2));
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        const float mn = fmaxf(m[hr], mx[hr] * scale_log2); /* -inf stays -inf */
+        ms[hr] = mn == -INFINITY ? 0.f : mn - 8.f;
+        alpha[hr] = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] - mn);
+        m[hr] = mn;
+    }
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) s[nb][e] = fmaf(s[nb][e], scale_log2, -ms[e >> 1]);
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) s[nb][e] = fast_exp2(s[nb][e]);
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        float rs = 0.f;
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+            for (int e = 2 * hr; e < 2 * hr + 2; e++) rs += s[nb][e];
+        l[hr] = l[hr] * alpha[hr] + rs;
+    }
+}
 
 /* ---------------- the pre-pass ---------------- */
 
@@ -182,7 +248,7 @@ template <int NC> struct Fp8Regs {
     static constexpr int producer = 32, consumer = NC == 2 ? 232 : 160;
 };
 
-template <int S, int NC, int EMU = 0>
+template <int S, int NC, int EMU = 0, int LEAN = 0>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
                      const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
@@ -277,10 +343,13 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
     const int *ke = k_exp + (long long)krow * nkb, *ve = v_exp + (long long)krow * nkb;
     /* Q's scale blocks are 128 rows (FP8_BR); a consumer's 64 rows lie in one of them */
     const int qe = q_exp[(long long)qrow * ((sh.N_q + FP8_BR - 1) / FP8_BR) + (r0 + 64 * cw) / FP8_BR];
-    auto scores = [&](int j) { /* the mask, then lines 9-10 with tile j's descale in the scale */
+    /* tile j's softmax scale with its descale 2^-(kq + kk_j) (exact) */
+    auto tile_scale = [&](int j) { return ldexpf(scale_log2, -(qe + __ldg(&ke[j]))); };
+    auto scores = [&](int j, float sc) { /* the mask, then lines 9-10 with tile j's descale in the scale */
         const int c0 = j * BC;
         if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
-        softmax_m16<NB, DB, false, EMU, false, 8>(s, o, m, l, alpha, ldexpf(scale_log2, -(qe + __ldg(&ke[j]))));
+        if (LEAN) softmax_fp8<NB>(s, m, l, alpha, sc);
+        else softmax_m16<NB, DB, false, EMU, false, 8>(s, o, m, l, alpha, sc);
     };
     int v_prev = 0;
     if (n_kv > 0) {
@@ -293,13 +362,15 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         wg_wait<0>();
         fence_regs(s);
         if (lane == 0) mbar_arrive(&emptyK[0]);
-        scores(0);
+        scores(0, tile_scale(0));
         v_prev = __ldg(&ve[0]);
 #pragma unroll
         for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
         for (int j = 1; j < n_kv; j++) {
             const int st = j % S, sp = (j - 1) % S;
             const int v_j = __ldg(&ve[j]);
+            /* LEAN: tile j's scale loaded before the waits; otherwise inside the softmax as before */
+            const float sc_pre = LEAN ? tile_scale(j) : 0.f;
             mbar_wait(&fullK[st], (j / S) & 1);
             mbar_wait(&fullV[sp], ((j - 1) / S) & 1);
             named_sync(my_bar, 256);
@@ -309,19 +380,25 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
             wg_wait<1>();
             fence_regs(s);
             if (lane == 0) mbar_arrive(&emptyK[st]);
-            scores(j);
+            scores(j, LEAN ? sc_pre : tile_scale(j));
             wg_wait<0>();
             fence_regs(o);
             if (lane == 0) mbar_arrive(&emptyV[sp]);
-            const float vr = ldexpf(1.f, v_j - v_prev); /* O from V_{j-1}'s units to V_j's (exact) */
+            /* O from V_{j-1}'s units to V_j's (exact; |v_j - v_prev| <= 120, so 2^d is a normal float
+             * and LEAN builds it from its exponent bits) */
+            const float vr = LEAN ? __int_as_float((127 + v_j - v_prev) << 23) : ldexpf(1.f, v_j - v_prev);
             v_prev = v_j;
             const float a0 = alpha[0] * vr, a1 = alpha[1] * vr;
+            /* LEAN: a warp whose 16 rows kept their max under an unchanged V scale has a0 = a1 = 1
+             * exactly and skips the 64 multiplies (x * 1 = x: the same O) */
+            if (!LEAN || __any_sync(0xffffffffu, a0 != 1.f || a1 != 1.f)) {
 #pragma unroll
-            for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
-                o[db][0] *= a0;
-                o[db][1] *= a0;
-                o[db][2] *= a1;
-                o[db][3] *= a1;
+                for (int db = 0; db < DB; db++) { /* line 10: O *= exp(m_old - m_new) */
+                    o[db][0] *= a0;
+                    o[db][1] *= a0;
+                    o[db][2] *= a1;
+                    o[db][3] *= a1;
+                }
             }
 #pragma unroll
             for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
@@ -365,11 +442,11 @@ template <int S, int NC> int fp8_smem_bytes()
     return (64 * NC * FP8_D + 2 * S * FP8_BC * FP8_D) + 64 * NC * FP8_D * 2 + (1 + 4 * S) * 8 + 1024;
 }
 
-template <int S, int NC, int EMU = 0>
+template <int S, int NC, int EMU = 0, int LEAN = 0>
 cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
 {
     const int bytes = fp8_smem_bytes<S, NC>();
-    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU, LEAN>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     static thread_local Fp8Maps maps; /* per host thread: cpbench drives one GPU a thread */
     static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
@@ -387,7 +464,7 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
     }
     const dim3 grid((s->N_q + 64 * NC - 1) / (64 * NC), s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v5_fp8_kernel<S, NC, EMU><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    fa_v5_fp8_kernel<S, NC, EMU, LEAN><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
     return cudaGetLastError();
 }
 
@@ -476,18 +553,23 @@ extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, 
     return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
 }
 
-/* variant 0: two stages in the ring; 1: three */
+/* variant 0: LEAN, two stages in the ring (the default since the ninth session); 1: three stages;
+ * 2: FlashAttention-4's exp split; 3: the eighth session's kernel (two stages, softmax_m16), kept
+ * to measure LEAN against.  Variants 1-3 take softmax_m16.  0, 1 and 3 do the same arithmetic on
+ * every score (the accuracy rows of 0 and 3 agree to every printed digit, s9_fp8_acc_lean.txt); 2's
+ * exp2_fma differs from ex2.approx in the last bits. */
 extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
                                          cudaStream_t st)
 {
     cudaError_t e = wg_device_check();
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
-    if (variant == 0) return launch_fp8<2, 2>(s, in, O, LSE, st);
+    if (variant == 0) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
     if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
     /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
      * take 2^x from exp2_fma on the FMA pipe (its argument here is at most 8: PSHIFT) */
     if (variant == 2) return launch_fp8<2, 2, 4>(s, in, O, LSE, st);
+    if (variant == 3) return launch_fp8<2, 2>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
      * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
      * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */

@@ -3,19 +3,23 @@
 # validation on the odd shapes, the accuracy table (N(0,1) and outlier inputs x block/tensor scales x
 # Hadamard off/on, beside fasim's emulation and the bf16 v5), compute-sanitizer, and the d = 128
 # FlashAttention-2 sweep shapes with the bf16 v5 timed in the same process (interleaved launches).
-#   bash kernels/run_fp8.sh       (build/gpu/fabench built here with `make gpu` and carried)
+#   bash kernels/run_fp8.sh       (build/gpu/fabench built here with `make gpu` and carried; FB=path for another)
 # Writes $OUT/fp8_sweep.csv, $OUT/fp8_err.csv, $OUT/fp8_log.txt.
-# Environment: FP8_NS (default "2048,4096,8192,16384"), FP8_VARIANTS (default "0 1"), SAN=0 skips
-# the sanitizers, ACC_SHAPE (default 1,2,2,1024,1024,128,0: the oracle and the emulation run on the host).
+# Environment: FP8_NS (default "2048,4096,8192,16384"), FP8_VARIANTS (default "0 1": the sweep),
+# FP8_CHECK_VARIANTS (default "0": --check and the sanitizers for each), SAN=0 skips the sanitizers,
+# ACC_SHAPE (default 1,2,2,1024,1024,128,0: the oracle and the emulation run on the host; the accuracy
+# table is the default variant's).
 set -u
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
-FB=./build/gpu/fabench
+FB=${FB:-./build/gpu/fabench}
 LOG="$OUT/fp8_log.txt"
 rc=0
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw --format=csv >>"$LOG" 2>&1
-echo "== check" >>"$LOG"
-timeout 300 $FB --fp8 --check >>"$LOG" 2>&1 || rc=1
+for v in ${FP8_CHECK_VARIANTS:-0}; do
+  echo "== check variant $v" >>"$LOG"
+  timeout 300 $FB --fp8 --check --fp8-variant $v >>"$LOG" 2>&1 || rc=1
+done
 echo "== accuracy" >>"$LOG"
 first=1
 for inp in normal outliers; do
@@ -29,10 +33,12 @@ for inp in normal outliers; do
   done
 done
 if [ "${SAN:-1}" = 1 ]; then
-  for tool in memcheck racecheck synccheck; do
-    echo "== compute-sanitizer $tool" >>"$LOG"
-    timeout 300 compute-sanitizer --tool $tool --error-exitcode 3 $FB --fp8 --shape 1,2,1,203,300,128,1 --reps 1 --warmup 0 \
-      >>"$LOG" 2>&1 || { echo "sanitizer $tool rc $?" >>"$LOG"; rc=1; }
+  for v in ${FP8_CHECK_VARIANTS:-0}; do
+    for tool in memcheck racecheck synccheck; do
+      echo "== compute-sanitizer $tool variant $v" >>"$LOG"
+      timeout 300 compute-sanitizer --tool $tool --error-exitcode 3 $FB --fp8 --shape 1,2,1,203,300,128,1 --reps 1 --warmup 0 \
+        --fp8-variant $v >>"$LOG" 2>&1 || { echo "sanitizer $tool variant $v rc $?" >>"$LOG"; rc=1; }
+    done
   done
 fi
 echo "== sweep" >>"$LOG"
