@@ -249,23 +249,24 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
 
 /* ---- the papers ---- */
 
-/* The papers' figures reproduced (fa_papers_reproduce): rows[i].hw points at a100 or h100 of
- * this struct, so it must not be copied while rows are used. */
+/* The papers' figures reproduced (fa_papers_reproduce): rows[i].hw points at a100, h100 or b200
+ * of this struct, so it must not be copied while rows are used.  The b200 rows (FlashAttention-4's
+ * Figure 4) are predictions only: no B200 was lent (sim/hw/b200.hw). */
 typedef struct {
-    fa_hw a100, h100;
+    fa_hw a100, h100, b200;
     fa_paper_row *rows; /* n rows, malloc'd: fa_report_papers_free */
     int n;
 } fa_report_paper_set;
 
-/* Loads the a100 and h100 hardware profiles and reproduces every row of published (NULL:
+/* Loads the a100, h100 and b200 hardware profiles and reproduces every row of published (NULL:
  * fa_report_models_dir()/../measured/papers/published.csv, analysis/measured/papers/).  Errors:
  * those of fa_hw_load and fa_papers_reproduce (FA_EIO the file), FA_ENOMEM; on failure nothing
  * is left to free. */
 fa_status fa_report_papers(const char *published, fa_report_paper_set *out);
 void fa_report_papers_free(fa_report_paper_set *set);
 
-/* 1 when row r continues the series of row prev (the same figure, kernel, head dim, mask, pass
- * and unit: one line of the papers' table, one N after another), else 0. */
+/* 1 when row r continues the series of row prev (the same paper, figure, GPU, kernel, head dim,
+ * mask, pass and unit: one line of the papers' table, one N after another), else 0. */
 int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r);
 
 /* ---- the plots' data ---- */

@@ -14,7 +14,7 @@ static const struct {
 } KERNELS[] = {
     {"FlashAttention-2", "fa2"}, {"FlashAttention-3", "fa3"}, {"cuDNN", "cudnn"},
     {"FlashAttention", "fa1"},   {"standard", "eager"},       {"Standard attention", "eager"},
-    {"PyTorch", "eager"},
+    {"PyTorch", "eager"},        {"FA4", "fa4"},
 };
 
 /* Splits a CSV line in place (no quoted fields in published.csv); returns the field count. */
@@ -44,8 +44,18 @@ static fa_shape sweep_shape(int64_t N, int64_t d, int causal)
     return s;
 }
 
-fa_status fa_papers_reproduce(const char *published, const fa_hw *a100, const fa_hw *h100, fa_paper_row *rows,
-                              int max_rows, int *n_rows)
+/* FlashAttention-4's benchmark shape (arXiv 2603.05451, section 5, "Benchmark settings"): the batch
+ * such that B N = 32k tokens, hidden 2048 (H = 2048 / d), bf16. */
+static fa_shape fa4_shape(int64_t N, int64_t d, int causal)
+{
+    fa_shape s = sweep_shape(N, d, causal);
+    s.batch = 32768 / N > 0 ? 32768 / N : 1;
+    s.dtype = FA_DTYPE_BF16;
+    return s;
+}
+
+fa_status fa_papers_reproduce(const char *published, const fa_hw *a100, const fa_hw *h100, const fa_hw *b200,
+                              fa_paper_row *rows, int max_rows, int *n_rows)
 {
     *n_rows = 0;
     FILE *f = fopen(published, "r");
@@ -61,13 +71,17 @@ fa_status fa_papers_reproduce(const char *published, const fa_hw *a100, const fa
         const int fig2 = !strcmp(fig, "Figure 2 left");
         const int fa2fig4 = !strcmp(fig, "Figure 4") && !strncmp(gpu, "A100", 4);
         const int fa3fig = (!strcmp(fig, "Figure 5") || !strcmp(fig, "Figure 6")) && !strncmp(gpu, "H100", 4);
-        if (!fig2 && !fa2fig4 && !fa3fig) continue;
+        /* FlashAttention-4's Figure 4 (B200, d = 128); its Figure 5 (d = 192, d_v = 128) is stored, not timed */
+        const int fa4fig = !strncmp(fld[0], "FlashAttention-4 ", 17) && !strcmp(fig, "Figure 4") && !strncmp(gpu, "B200", 4);
+        if (!fig2 && !fa2fig4 && !fa3fig && !fa4fig) continue;
         if (fig2 && strcmp(unit, "GB") && strcmp(unit, "ms")) continue;
         if (!fig2 && strcmp(unit, "TFLOP/s")) continue;
         const char *key = NULL;
         for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++)
             if (!strcmp(kern, KERNELS[i].paper_name)) key = KERNELS[i].profile;
-        if (!key) continue;
+        /* only fa4 has a B200 profile (fa2's mma.sync has no B200 rate; cudnn is Hopper's wgmma),
+         * and fa4 only FlashAttention-4's figure */
+        if (!key || fa4fig != !strcmp(key, "fa4")) continue;
         int64_t d = atoll(fld[6]), N = atoll(fld[8]);
         if (d != 64 && d != 128) continue;
         fa_pass p;
@@ -84,7 +98,7 @@ fa_status fa_papers_reproduce(const char *published, const fa_hw *a100, const fa
         r->N = N;
         r->causal = atoi(fld[7]) == 1;
         r->published = atof(fld[9]);
-        r->hw = fa3fig ? h100 : a100;
+        r->hw = fa4fig ? b200 : fa3fig ? h100 : a100;
         fa_shape s;
         if (fig2) { /* GPT-2 medium attention: B = 64, H = 16, N = 1024, d = 64, fp16, no mask (the
                        figure's 7.3 ms is 132 TFLOP/s for the full 962 GFLOP of this shape, the
@@ -92,6 +106,8 @@ fa_status fa_papers_reproduce(const char *published, const fa_hw *a100, const fa
             s = sweep_shape(1024, 64, 0);
             s.batch = 64;
             s.heads = s.kv_heads = 16;
+        } else if (fa4fig) {
+            s = fa4_shape(N, d, r->causal);
         } else {
             s = sweep_shape(N, d, r->causal);
         }

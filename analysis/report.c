@@ -382,10 +382,11 @@ fa_status fa_report_papers(const char *published, fa_report_paper_set *out)
     out->n = 0;
     FA_TRY(fa_hw_load("a100", NULL, &out->a100));
     FA_TRY(fa_hw_load("h100", NULL, &out->h100));
+    FA_TRY(fa_hw_load("b200", NULL, &out->b200));
     fa_paper_row *rows = malloc(MAXR * sizeof *rows);
     if (!rows) FA_FAIL(FA_ENOMEM, "out of host memory");
     int n = 0;
-    fa_status st = fa_papers_reproduce(published, &out->a100, &out->h100, rows, MAXR, &n);
+    fa_status st = fa_papers_reproduce(published, &out->a100, &out->h100, &out->b200, rows, MAXR, &n);
     if (st) {
         free(rows);
         return st;
@@ -404,7 +405,8 @@ void fa_report_papers_free(fa_report_paper_set *set)
 
 int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r)
 {
-    return !strcmp(r->figure, prev->figure) && !strcmp(r->kernel, prev->kernel) && r->d == prev->d &&
+    return !strcmp(r->source, prev->source) && !strcmp(r->figure, prev->figure) && r->hw == prev->hw &&
+           !strcmp(r->kernel, prev->kernel) && r->d == prev->d &&
            r->causal == prev->causal && r->pass == prev->pass && !strcmp(r->unit, prev->unit);
 }
 

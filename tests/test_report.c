@@ -530,7 +530,7 @@ static void test_papers(void **state)
     int a100 = 0, h100 = 0;
     for (int i = 0; i < set->n; i++) {
         const fa_paper_row *r = &set->rows[i];
-        assert_true(r->hw == &set->a100 || r->hw == &set->h100);
+        assert_true(r->hw == &set->a100 || r->hw == &set->h100 || r->hw == &set->b200);
         a100 += r->hw == &set->a100, h100 += r->hw == &set->h100;
         assert_true(r->published > 0);
         assert_true(fabs(r->ratio - r->predicted / r->published) <= 1e-12 * r->ratio);
@@ -548,12 +548,132 @@ static void test_papers(void **state)
     assert_int_equal(fa_report_same_series(&x, &y), 0);
     y = x, y.causal = !x.causal;
     assert_int_equal(fa_report_same_series(&x, &y), 0);
+    y = x, y.hw = x.hw == &set->a100 ? &set->h100 : &set->a100;
+    assert_int_equal(fa_report_same_series(&x, &y), 0);
+    y = x, snprintf(y.source, sizeof y.source, "another paper");
+    assert_int_equal(fa_report_same_series(&x, &y), 0);
     assert_string_equal(set->a100.key, "a100");
     assert_string_equal(set->h100.key, "h100");
+    assert_string_equal(set->b200.key, "b200");
     fa_report_papers_free(set);
     assert_null(set->rows);
     assert_int_equal(fa_report_papers("/nonexistent/published.csv", set), FA_EIO);
     assert_null(set->rows);
+    free(set);
+}
+
+/* FlashAttention-4 (Zadouri et al. 2026, arXiv 2603.05451v1): the bar labels of Figure 4 (forward,
+ * B200, d = 128; left without a mask, right causal) and Figure 5 (causal, d = 192, d_v = 128), as
+ * published.csv transcribes them (docs/citations.md, section 5: read off the arXiv source's
+ * figure images), N = 1k .. 32k. */
+static const int FA4_N[6] = {1024, 2048, 4096, 8192, 16384, 32768};
+static const struct {
+    const char *figure, *kernel;
+    int d, causal, v[6];
+} FA4_FIG[] = {
+    {"Figure 4", "FA2", 128, 0, {383, 406, 420, 427, 430, 432}},
+    {"Figure 4", "Triton 3.6.0", 128, 0, {507, 594, 648, 676, 695, 703}},
+    {"Figure 4", "Gluon 3.6.0", 128, 0, {1060, 1147, 1198, 1226, 1242, 1250}},
+    {"Figure 4", "cuDNN 9.13.0", 128, 0, {1157, 1328, 1413, 1460, 1488, 1517}},
+    {"Figure 4", "cuDNN 9.19.1.2", 128, 0, {1346, 1474, 1552, 1585, 1609, 1613}},
+    {"Figure 4", "FA4", 128, 0, {1355, 1468, 1532, 1579, 1601, 1613}},
+    {"Figure 4", "FA2", 128, 1, {292, 343, 375, 395, 404, 408}},
+    {"Figure 4", "Triton 3.6.0", 128, 1, {351, 455, 546, 609, 647, 670}},
+    {"Figure 4", "Gluon 3.6.0", 128, 1, {638, 824, 938, 982, 1023, 1037}},
+    {"Figure 4", "cuDNN 9.13.0", 128, 1, {717, 929, 1076, 1168, 1285, 1266}},
+    {"Figure 4", "cuDNN 9.19.1", 128, 1, {822, 1103, 1295, 1430, 1509, 1540}},
+    {"Figure 4", "FA4", 128, 1, {744, 1053, 1279, 1426, 1526, 1576}},
+    {"Figure 5", "cuDNN 9.13.0", 192, 1, {769, 999, 1167, 1276, 1375, 1382}},
+    {"Figure 5", "cuDNN 9.19.1.2", 192, 1, {860, 1133, 1311, 1415, 1515, 1563}},
+    {"Figure 5", "FA4", 192, 1, {812, 1121, 1357, 1506, 1600, 1654}},
+};
+enum { FA4_NFIG = (int)(sizeof FA4_FIG / sizeof FA4_FIG[0]) };
+
+/* The FlashAttention-4 figures stored in published.csv are the paper's bar labels, every one once
+ * (nothing else on the B200); fasim's rows for them are FA4's twelve of Figure 4 on the b200
+ * profile with the fa4 profile, each fa_perf_predict of the paper's shape (B = 32768 / N,
+ * H = 16, bf16), and no row of another kernel is timed on the B200. */
+static void test_papers_fa4(void **state)
+{
+    (void)state;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/../measured/papers/published.csv", fa_report_models_dir());
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int seen[FA4_NFIG][6];
+    memset(seen, 0, sizeof seen);
+    int n_fa4 = 0, n_b200 = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *fld[12];
+        int nf = 0;
+        for (char *p = line; nf < 12;) {
+            fld[nf++] = p;
+            char *c = strchr(p, ',');
+            if (!c) break;
+            *c = '\0', p = c + 1;
+        }
+        if (nf != 11) continue;
+        const int fa4 = !strncmp(fld[0], "FlashAttention-4 ", 17);
+        n_b200 += !strcmp(fld[3], "B200");
+        if (!fa4) continue;
+        n_fa4++;
+        assert_string_equal(fld[0], "FlashAttention-4 arXiv 2603.05451v1");
+        assert_string_equal(fld[3], "B200");
+        assert_string_equal(fld[5], "fwd");
+        assert_string_equal(fld[10], "TFLOP/s");
+        int k = 0, j = 0;
+        while (k < FA4_NFIG && !(!strcmp(fld[1], FA4_FIG[k].figure) && !strcmp(fld[4], FA4_FIG[k].kernel) &&
+                                 atoi(fld[6]) == FA4_FIG[k].d && atoi(fld[7]) == FA4_FIG[k].causal))
+            k++;
+        assert_true(k < FA4_NFIG);
+        while (j < 6 && FA4_N[j] != atoi(fld[8])) j++;
+        assert_true(j < 6);
+        assert_int_equal(atoi(fld[9]), FA4_FIG[k].v[j]);
+        seen[k][j]++;
+    }
+    fclose(f);
+    assert_int_equal(n_fa4, FA4_NFIG * 6);
+    assert_int_equal(n_b200, FA4_NFIG * 6);
+    for (int k = 0; k < FA4_NFIG; k++)
+        for (int j = 0; j < 6; j++) assert_int_equal(seen[k][j], 1);
+    /* the headline: 1613 TFLOP/s, FA4 without a mask at 32k (the abstract's number) */
+    assert_int_equal(FA4_FIG[5].v[5], 1613);
+
+    fa_report_paper_set *set = malloc(sizeof *set);
+    assert_non_null(set);
+    assert_int_equal(fa_report_papers(NULL, set), FA_OK);
+    int n = 0;
+    for (int i = 0; i < set->n; i++) {
+        const fa_paper_row *r = &set->rows[i];
+        const int b200 = r->hw == &set->b200;
+        assert_int_equal(b200, !strncmp(r->source, "FlashAttention-4 ", 17));
+        if (!b200) continue;
+        n++;
+        assert_string_equal(r->figure, "Figure 4");
+        assert_string_equal(r->kernel, "FA4");
+        assert_string_equal(r->profile->key, "fa4");
+        assert_string_equal(r->unit, "TFLOP/s");
+        assert_int_equal(r->pass, FA_PASS_FWD);
+        assert_int_equal(r->d, 128);
+        int j = 0;
+        while (j < 6 && FA4_N[j] != r->N) j++;
+        assert_true(j < 6);
+        assert_true(r->published == FA4_FIG[r->causal ? 11 : 5].v[j]);
+        fa_shape s = fa_shape_default(r->N, 128);
+        s.batch = 32768 / r->N, s.heads = s.kv_heads = 16, s.dtype = FA_DTYPE_BF16;
+        s.causal = r->causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        fa_perf_result pr;
+        assert_int_equal(fa_perf_predict(fa_profile_find("fa4"), FA_PASS_FWD, &s, &set->b200, NULL, &pr), FA_OK);
+        assert_true(pr.has_time);
+        assert_true(r->predicted == pr.tflops && r->time_s == pr.time_s);
+        assert_true(fabs(r->ratio - r->predicted / r->published) <= 1e-12 * r->ratio);
+        /* a prediction, and the model's known shortfall: below the published figure, above half */
+        assert_true(r->ratio > 0.5 && r->ratio < 1.0);
+    }
+    assert_int_equal(n, 12);
+    fa_report_papers_free(set);
     free(set);
 }
 
@@ -694,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_kernels_b200),
         cmocka_unit_test(test_owns_file),
         cmocka_unit_test(test_papers),
+        cmocka_unit_test(test_papers_fa4),
         cmocka_unit_test(test_hbm_vs_n), cmocka_unit_test(test_hbm_vs_n_window),
         cmocka_unit_test(test_hbm_vs_sram),
         cmocka_unit_test(test_hbm_vs_block),

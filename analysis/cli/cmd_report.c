@@ -26,7 +26,8 @@ static const char *const report_head =
     "  (docs/time-model.md).  Then the kernels table: every profile that runs on each GPU\n"
     "  (eager, math, fa1, fa2, fa3, cudnn, fa4) with tiles, placement, occupancy, time and bound\n"
     "  (kernels.csv), and the FlashAttention papers' figures beside the time model (FlashAttention\n"
-    "  Figure 2, FlashAttention-2 Figure 4, FlashAttention-3 Figures 5-6: papers.csv).\n"
+    "  Figure 2, FlashAttention-2 Figure 4, FlashAttention-3 Figures 5-6, and FlashAttention-4\n"
+    "  Figure 4 on the B200, fasim's numbers there predictions only: papers.csv).\n"
     "  Writes under DIR (default build/report) -- and removes the files of an earlier report there\n"
     "  that this run does not write (the report's own file names only) -- report.csv, kernels.csv,\n"
     "  papers.csv, and for the plots\n"
@@ -502,8 +503,31 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
     return 0;
 }
 
-/* The papers' figures: FlashAttention Figure 2 (A100), FlashAttention-2 Figure 4 (A100) and
- * FlashAttention-3 Figures 5-6 (H100) beside the time model (fa_papers.h; papers.csv). */
+/* The papers' table, one series (paper, figure, GPU, kernel, d, mask, pass, unit) a line: the rows
+ * on b200 (b200_rows 1: FlashAttention-4's Figure 4, each line tagged a prediction) or the others
+ * (0). */
+static void paper_series(const fa_paper_row *rows, int n, const fa_hw *b200, int b200_rows)
+{
+    printf("%-14s %-6s %-18s %-6s %4s %2s  %s\n", "figure", "gpu", "kernel", "pass", "d", "c",
+           "N: published -> fasim (ratio)");
+    int prev = -1;
+    for (int i = 0; i < n; i++) {
+        if ((rows[i].hw == b200) != b200_rows) continue;
+        if (prev >= 0 && fa_report_same_series(&rows[prev], &rows[i]))
+            printf("  %" PRId64 ": %.4g -> %.4g (%.2f)", rows[i].N, rows[i].published, rows[i].predicted, rows[i].ratio);
+        else
+            printf("%s%s%-14s %-6s %-18.18s %-6s %4" PRId64 " %2d  %" PRId64 ": %.4g -> %.4g %s (%.2f)",
+                   prev >= 0 && b200_rows ? "  [prediction: no B200 here]" : "", prev >= 0 ? "\n" : "", rows[i].figure,
+                   rows[i].hw->key, rows[i].kernel, fa_pass_name(rows[i].pass), rows[i].d, rows[i].causal, rows[i].N,
+                   rows[i].published, rows[i].predicted, rows[i].unit, rows[i].ratio);
+        prev = i;
+    }
+    printf("%s\n", prev >= 0 && b200_rows ? "  [prediction: no B200 here]" : "");
+}
+
+/* The papers' figures: FlashAttention Figure 2 (A100), FlashAttention-2 Figure 4 (A100),
+ * FlashAttention-3 Figures 5-6 (H100) and FlashAttention-4 Figure 4 (B200, predictions only)
+ * beside the time model (fa_papers.h; papers.csv). */
 static int papers(report_ctx *c)
 {
     fa_report_paper_set set;
@@ -515,17 +539,7 @@ static int papers(report_ctx *c)
     if (!c->quiet) {
         printf("== the papers, reproduced (published figure vs fasim's time model; ratio = fasim / published; "
                "c: causal; papers.csv, docs/results.md)\n");
-        printf("%-14s %-6s %-18s %-6s %4s %2s  %s\n", "figure", "gpu", "kernel", "pass", "d", "c",
-               "N: published -> fasim (ratio)");
-        for (int i = 0; i < n; i++) {
-            if (i > 0 && fa_report_same_series(&rows[i - 1], &rows[i]))
-                printf("  %" PRId64 ": %.4g -> %.4g (%.2f)", rows[i].N, rows[i].published, rows[i].predicted, rows[i].ratio);
-            else
-                printf("%s%-14s %-6s %-18.18s %-6s %4" PRId64 " %2d  %" PRId64 ": %.4g -> %.4g %s (%.2f)", i ? "\n" : "",
-                       rows[i].figure, rows[i].hw->key, rows[i].kernel, fa_pass_name(rows[i].pass), rows[i].d,
-                       rows[i].causal, rows[i].N, rows[i].published, rows[i].predicted, rows[i].unit, rows[i].ratio);
-        }
-        printf("\n");
+        paper_series(rows, n, &set.b200, 0);
         printf("(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above; fasim's GB is\n"
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
                " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
@@ -556,6 +570,15 @@ static int papers(report_ctx *c)
                " An N missing from a series (Figure 4 FlashAttention-2: d = 64 without a mask N = 1024, d = 128\n"
                " without a mask N = 512 and 1024) has no value in fasim's transcription of the figure\n"
                " (analysis/measured/papers/published.csv): not read off the figure, so not compared.)\n\n");
+        printf("== FlashAttention-4 (arXiv 2603.05451) on the B200: every fasim number a prediction (no B200 here:\n"
+               "   sim/hw/b200.hw is datasheet figures and assumptions, nothing fitted to a B200 time); the\n"
+               "   paper's shape: 32k tokens (B = 32768 / N), hidden 2048 (H = 16), bf16, forward\n");
+        paper_series(rows, n, &set.b200, 1);
+        printf("(Figure 4 also shows FA2, Triton 3.6.0, Gluon 3.6.0, cuDNN 9.13.0 and 9.19.1(.2) on the B200\n"
+               " (published.csv holds them, and Figure 5's d = 192 / d_v = 128 causal rows): fasim has no B200\n"
+               " profile for them (fa2 runs mma.sync, whose B200 rate is not known here; cudnn's profile is\n"
+               " Hopper's wgmma) and no fa4 tile at d = 192, so they are not compared.  Why the model falls\n"
+               " short of FA4: docs/results.md, \"FlashAttention-4 on the B200\".)\n\n");
     }
     fa_report_papers_free(&set);
     return 0;
