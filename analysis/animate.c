@@ -227,8 +227,15 @@ fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const 
             }
         if (p >= 0 && x->write) done[p][ti] = 1;
         fa_anim_frame *fr = &out->frame[f];
-        snprintf(fr->caption, sizeof fr->caption, "step %d/%d: %s tile %d of %s (%" PRIu64 " B)", f + 1, rec->n,
-                 x->write ? "write" : "read", p < 0 ? ti * (int)T_c + tj : ti, x->tensor, x->bytes);
+        /* numbered from 1, as FlashAttention's Algorithm 1 numbers its blocks: Q_i, O_i, l_i, m_i (i = 1 ..
+         * T_r), K_j, V_j (j = 1 .. T_c), the score tile S_ij; steps and frames from 1 too */
+        if (p < 0)
+            snprintf(fr->caption, sizeof fr->caption, "step %d/%d: %s %.8s_%d,%d (score tile i = %d, j = %d; %" PRIu64 " B)",
+                     f + 1, rec->n, x->write ? "write" : "read", x->tensor, ti + 1, tj + 1, ti + 1, tj + 1, x->bytes);
+        else
+            snprintf(fr->caption, sizeof fr->caption, "step %d/%d: %s %.8s_%d (%s %d of %d; %" PRIu64 " B)", f + 1,
+                     rec->n, x->write ? "write" : "read", x->tensor, ti + 1, qside ? "row block" : "key block", ti + 1,
+                     (int)(qside ? T_r : T_c), x->bytes);
         memcpy(fr->cum, cum, sizeof cum);
     }
     return FA_OK;
@@ -294,7 +301,8 @@ void fa_anim_heat_csv(FILE *f, const fa_anim_heat *h, const fa_algo *algos, int 
             const char *name;
             fa_anim_heat_row(r, &p, &w, &name);
             for (int t = 0; t < fa_anim_heat_tiles(&h[k], p); t++)
-                fprintf(f, "%s,%d,%d,%d,%s\n", fa_algo_name(algos[k]), r, t, h[k].n[p][w][t], name);
+                /* row and tile numbered from 1, as the captions and Algorithm 1 (Q_1 .. Q_T_r) */
+                fprintf(f, "%s,%d,%d,%d,%s\n", fa_algo_name(algos[k]), r + 1, t + 1, h[k].n[p][w][t], name);
         }
 }
 

@@ -65,8 +65,10 @@ fa_status fa_explain_forward_split(fa_algo a, const fa_shape *s, fa_blocks bk, i
             }
         }
         out->vrows = vrows, out->kcols = kcols;
-        add(out, "K", "read", "N_k*d*e", kcols * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, kcols, d, e);
-        add(out, "V", "read", "N_k*d_v*e", kcols * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, kcols, dv, e);
+        /* K_seen: the keys of the key blocks some row sees (N_k unless a mask leaves a block unseen) */
+        const int seen = kcols != Nk;
+        add(out, "K", "read", seen ? "K_seen*d*e" : "N_k*d*e", kcols * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, kcols, d, e);
+        add(out, "V", "read", seen ? "K_seen*d_v*e" : "N_k*d_v*e", kcols * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, kcols, dv, e);
         add(out, "Q", "read", "V_rows*d*e", vrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, vrows, d, e);
         add(out, "O", "read", "V_rows*d_v*e", vrows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, vrows, dv, e);
         add(out, "O", "write", "(N_q + V_rows)*d_v*e", (Nq + vrows) * dv * e, "(%" PRIu64 " + %" PRIu64 ")*%" PRIu64 "*%" PRIu64, Nq, vrows, dv, e);
@@ -150,18 +152,22 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
                    "  blocks (K_j, V_j loaded once, line 6); inner loop over row blocks loading Q_i, O_i, l_i, m_i\n"
                    "  and storing O_i, l_i, m_i on every visit (lines 8, 12, 13).\n");
         if (s->window)
-            fprintf(f, "  window (keys c-%" PRId64 " .. c+%" PRId64 " of row i, c = i + N_k - N_q%s): key block j is visited by the\n"
-                       "  row blocks whose band reaches it (fa_q_span_sum), so V_rows = %" PRIu64 " (instead of T_c*N_q = %" PRIu64 "),\n"
-                       "  and only key blocks some row sees are loaded: %" PRIu64 " of %" PRIu64 " keys\n",
-                    s->window_left, s->window_right, s->causal != FA_CAUSAL_NONE ? "; and causal" : "", x->vrows,
-                    (uint64_t)T_c * Nq, x->kcols, Nk);
+            fprintf(f, "  window (keys c-%" PRId64 " .. c+%" PRId64 " of row i, c = i + N_k - N_q%s): key block j (B_c = %" PRId64
+                       " keys) is\n"
+                       "  visited only by the row blocks (B_r = %" PRId64 " rows) whose band reaches one of its keys (fa_q_span_sum),\n"
+                       "  so V_rows = query rows loaded over all visits, summed over the T_c = %" PRId64 " key blocks = %" PRIu64 "\n"
+                       "  (instead of T_c*N_q = %" PRIu64 " without the window); %s%" PRIu64 " of %" PRIu64 " keys\n",
+                    s->window_left, s->window_right, s->causal != FA_CAUSAL_NONE ? "; and causal" : "", bk.block_c,
+                    bk.block_r, T_c, x->vrows, (uint64_t)T_c * Nq,
+                    x->kcols == Nk ? "every key block is seen by some row, K and V are read once: "
+                                   : "only the key blocks some row sees are loaded: K_seen = ", x->kcols, Nk);
         else if (s->causal == FA_CAUSAL_NONE)
             fprintf(f, "  V_rows = query rows over all visits = T_c*N_q = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_c, Nq, x->vrows);
         else
             fprintf(f, "  causal: key block j is visited by row blocks i_lo(j) .. T_r-1 (fa_q_span_sum), so\n"
                        "  V_rows = sum_j (N_q - i_lo(j)*B_r) = %" PRIu64 " (instead of T_c*N_q = %" PRIu64 "),\n"
-                       "  and only key blocks some row sees are loaded: %" PRIu64 " of %" PRIu64 " keys\n",
-                    x->vrows, (uint64_t)T_c * Nq, x->kcols, Nk);
+                       "  and only key blocks some row sees are loaded: %s%" PRIu64 " of %" PRIu64 " keys\n",
+                    x->vrows, (uint64_t)T_c * Nq, x->kcols != Nk ? "K_seen = " : "", x->kcols, Nk);
     } else {
         if (x->splits > 1)
             fprintf(f, "  FlashAttention-2's split-KV kernel (flash_fwd_splitkv_kernel): the key tiles of each row block in\n"

@@ -173,7 +173,8 @@ typedef struct {
     double intensity;        /* counted FLOPs per HBM byte */
     double time_compute_s;   /* matmul / tensor peak + other / fp32 peak */
     double time_memory_s;    /* HBM bytes / bandwidth */
-    double time_s;           /* roofline: max of the two (0 when hw is NULL) */
+    double time_s;           /* roofline: max of the two (0 when hw is NULL); the CSV and JSON
+                                roofline_s (their time_s is fa_report_time: the table's) */
     fa_footprint footprint;  /* HBM footprint of the algorithm on s */
     int has_l2;              /* 1 when fa_io_l2 filled the fields below */
     uint64_t dram_read_bytes;  /* with the L2 model: bytes read from DRAM */
@@ -187,10 +188,11 @@ typedef struct {
     int has_perf;              /* 1: the fields below hold the time model's prediction */
     fa_blocks blocks_bwd;      /* the backward kernel's tiles (a profile's bwd tiles may differ) */
     double perf_time_s;        /* predicted time */
-    int perf_bound;            /* fa_pipe that bounds it: the busiest pipe (CSV and JSON "bound") */
+    int perf_bound;            /* the busiest pipe, an fa_pipe (CSV busiest_pipe, JSON time_model.busiest_pipe) */
     const char *perf_sets;     /* what sets its time (fa_perf_result.sets): the tables' "bound" */
     int perf_tail;             /* 1: the waves add over 10 % (tail, latency, causal imbalance) */
     double perf_busy[6];       /* busy time per fa_pipe, s */
+    unsigned perf_pipes;       /* the pipes the model charges (fa_perf_result.pipes, bit 1 << fa_pipe) */
     double perf_tflops;        /* nominal FLOPs / perf_time_s, TFLOP/s */
     uint64_t dram_est_bytes;   /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
     int occupancy[2];          /* thread blocks an SM can hold, forward / backward kernel (0: not run) */

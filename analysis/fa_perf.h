@@ -268,6 +268,8 @@ typedef struct {
                                         measured) and their issue time on one SM at issue_per_sm_clk, s */
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
+    double t_load;                   /* a kernel without prefetch (sync_loads): its third phase L, the
+                                        tile's loads; 0 otherwise */
     double edge;                     /* a block's prologue + epilogue, s */
     double once;                     /* the phase a block leaves exposed once, s: G (ping-pong), S (pipelined), 0 */
     const char *sets;                /* what sets the kernel's time: "L2" or "DRAM" when its bound is the
@@ -313,6 +315,10 @@ typedef struct {
     uint64_t dram_bytes;     /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
     uint64_t compulsory_bytes; /* every tensor read and written once */
     double busy[FA_NPIPE];   /* each pipe's busy time, s (summed over SMs / SMs) */
+    unsigned pipes;          /* the pipes the model charges, bit 1 << fa_pipe: all six for a fused
+                                kernel; standard attention's library kernels only their GEMMs' pipe
+                                (tensor, or fp32 for SGEMM), exp and DRAM -- the others' busy time
+                                is 0 because they are not modelled, the tables print '-' */
     double makespan_s;       /* the waves of thread blocks over the SMs, with prologue latency */
     double launch_s;         /* kernel launches */
     double time_s;           /* the prediction */

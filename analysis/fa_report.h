@@ -124,8 +124,9 @@ fa_status fa_report_count(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M, c
 double fa_report_time(const fa_io_result *r);
 /* Its TFLOP/s: the time model's, else nominal_flops / time_s / 1e12. */
 double fa_report_tflops(const fa_io_result *r);
-/* What bounds it: the time model's pipe (fa_pipe_name), else "compute" or "memory" by the
- * roofline's two times. */
+/* What bounds it, as the tables' bound column and the CSV and JSON "bound" of fasim io: what
+ * sets the time model's time (fa_perf_result.sets: a pipe, softmax, loads; "launch" or "grid"),
+ * else "compute" or "memory" by the roofline's two times. */
 const char *fa_report_bound(const fa_io_result *r);
 
 /* ---- per model and GPU: the three algorithms ---- */
@@ -225,16 +226,17 @@ typedef struct {
     double blocks_run;        /* its thread blocks that share an SM: min(occ.occupancy, ceil(grid / SMs))
                                  (docs/time-model.md, section 3); 0 for the library GEMMs */
     double time_s, tflops;    /* fa_perf_result's time_s, tflops */
-    fa_pipe bound;            /* the busiest pipe (kernels.csv's bound) */
-    const char *sets;         /* what sets the time (fa_perf_result.sets): the kernels table's bound */
+    fa_pipe bound;            /* the busiest pipe (kernels.csv's busiest_pipe) */
+    const char *sets;         /* what sets the time (fa_perf_result.sets): the kernels table's and
+                                 kernels.csv's bound */
     int latency;              /* fa_perf_result's latency: 1 the launches, 2 a grid under one wave */
     double busy[FA_NPIPE];    /* each pipe's busy time, s */
     uint64_t dram_bytes;      /* estimated DRAM bytes */
 } fa_report_kernel;
 
-/* What sets a predicted time, as the tables, CSVs and JSON print it: "launch" or "grid" when no
- * pipe does (latency 1: the launches take half the time; 2: a grid of less than one wave leaves
- * SMs idle), else the busiest pipe's name (tensor, smem, exp, fp32, L2, DRAM). */
+/* "launch" or "grid" when no pipe sets a predicted time (latency 1: the launches take half the
+ * time; 2: a grid of less than one wave leaves SMs idle), else the pipe's name (tensor, smem,
+ * exp, fp32, L2, DRAM). */
 const char *fa_bound_name(int pipe, int latency);
 
 /* For each of hw[0 .. nh) and each profile of fa_report_kernel_keys that has a tile row for the

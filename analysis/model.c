@@ -143,6 +143,37 @@ static int check_rope(json_t *rs, const char *path, const char *key, int mla, do
     return -1;
 }
 
+/* The object key that ends at byte `end` of f (jansson's position after a duplicate key, which its
+ * message does not name), into out: the last quoted string before it, its bytes outside printable
+ * ASCII, a quote and a backslash written as \xNN (the message quotes the file's content); "" when
+ * none is found. */
+static void duplicate_key(FILE *f, long end, char *out, size_t n)
+{
+    out[0] = '\0';
+    char buf[512];
+    long from = end > (long)sizeof buf ? end - (long)sizeof buf : 0;
+    if (end <= 0 || fseek(f, from, SEEK_SET) != 0) return;
+    size_t len = fread(buf, 1, (size_t)(end - from), f);
+    size_t close = len; /* the key's closing quote: the last quote not escaped */
+    while (close > 0 && buf[close - 1] != '"') close--;
+    if (close == 0) return;
+    size_t open = close - 1; /* its opening quote: the previous quote not preceded by an odd run of backslashes */
+    while (open > 0) {
+        open--;
+        if (buf[open] != '"') continue;
+        size_t bs = 0;
+        while (open >= bs + 1 && buf[open - bs - 1] == '\\') bs++;
+        if (bs % 2 == 0) break;
+    }
+    if (buf[open] != '"' || open + 1 >= close) return;
+    size_t k = 0;
+    for (size_t i = open + 1; i < close - 1 && k + 5 < n; i++) {
+        const unsigned char c = (unsigned char)buf[i];
+        k += (size_t)snprintf(out + k, n - k, c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? "%c" : "\\x%02x", c);
+    }
+    out[k] = '\0';
+}
+
 fa_status fa_model_load(const char *path, fa_model *m)
 {
     struct stat sb;
@@ -155,9 +186,14 @@ fa_status fa_model_load(const char *path, fa_model *m)
     /* a UTF-8 byte order mark (editors on Windows write one) is skipped, as compare skips it in
      * a CSV: jansson reads from the stream's position */
     char bom[3];
-    if (fread(bom, 1, 3, f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3) != 0) rewind(f);
+    long start = 3;
+    if (fread(bom, 1, 3, f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3) != 0) rewind(f), start = 0;
     json_t *top = json_loadf(f, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one? */
+    char dup[96] = "";
+    if (!top && json_error_code(&err) == json_error_duplicate_key) duplicate_key(f, start + err.position, dup, sizeof dup);
     fclose(f);
+    if (!top && dup[0]) /* jansson names no key: the one that ends where it stopped */
+        FA_FAIL(FA_EINVAL, "model file %s: key \"%s\" given twice (line %d): give each key once", path, dup, err.line);
     if (!top) { /* jansson's text quotes the file near the error: bytes outside printable ASCII as \xNN */
         char ex[4 * sizeof err.text];
         size_t k = 0;

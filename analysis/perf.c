@@ -538,6 +538,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
                              .inst = inst, .t_issue = t_iss,
                              .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
+                             .t_load = t_load,
                              .edge = edge, .once = once, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
                              .fluid = pt->fluid};
     pt->busy[FA_PIPE_TENSOR] = tiles_total * t_tc / sms;
@@ -738,6 +739,15 @@ static void torch_math(std_seq *q, int bwd, const fa_shape *s, double g)
     }
 }
 
+/* The pipe standard attention's library GEMMs run on: cuBLAS on fp32 (and PyTorch's math path,
+ * fp32 whatever the input) is SGEMM on the FMA units (tensor_rate): its GEMM time is the fp32
+ * pipe's, not the tensor cores' (a label only: each step's time is the same). */
+static fa_pipe std_gemm_pipe(const fa_profile *p, const fa_shape *s)
+{
+    return p->mma == FA_MMA_LIBRARY && (s->dtype == FA_DTYPE_FP32 || p->std_ops == FA_STD_TORCH_MATH) ? FA_PIPE_FP32
+                                                                                                       : FA_PIPE_TENSOR;
+}
+
 /* Standard attention (PyTorch's math path, the papers' PyTorch baseline, kernels/ v0): library
  * GEMMs and memory-bound kernels in turn, each bounded by its compute or its DRAM bytes
  * (docs/time-model.md, "Standard attention"). */
@@ -754,12 +764,7 @@ static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->comp = compulsory(c, s, p);
     pt->dram = 0;
     *nsteps = 0;
-    /* cuBLAS on fp32 (and PyTorch's math path, fp32 whatever the input) is SGEMM on the FMA
-     * units (tensor_rate): its GEMM time is the fp32 pipe's, not the tensor cores' (a label only:
-     * each step's time is the same) */
-    const fa_pipe gemm = p->mma == FA_MMA_LIBRARY && (s->dtype == FA_DTYPE_FP32 || p->std_ops == FA_STD_TORCH_MATH)
-                             ? FA_PIPE_FP32 : FA_PIPE_TENSOR;
-    std_seq q = {pt, hw, steps, nsteps, gemm};
+    std_seq q = {pt, hw, steps, nsteps, std_gemm_pipe(p, s)};
     if (p->std_ops == FA_STD_TORCH_MATH) {
         torch_math(&q, bwd, s, g);
     } else if (!bwd) {
@@ -1125,6 +1130,10 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
     }
     r->io.pass = p;
     fa_io_times(&r->io, s, hw); /* the roofline of the summed counts, beside the model */
+    /* the pipes the model charges: std_step charges the GEMMs' pipe, exp and DRAM only */
+    r->pipes = prof->algo == FA_ALGO_STANDARD
+                   ? (1u << std_gemm_pipe(prof, s)) | (1u << FA_PIPE_EXP) | (1u << FA_PIPE_DRAM)
+                   : (1u << FA_NPIPE) - 1;
     r->has_time = r->has_time && (prof->algo == FA_ALGO_STANDARD || has_occ);
     r->time_s = total;
     r->launch_s = launch;
@@ -1175,6 +1184,7 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->perf_tail = pr->tail;
     for (int q = 0; q < FA_NPIPE; q++) r->perf_busy[q] = pr->busy[q];
     r->perf_tflops = pr->tflops;
+    r->perf_pipes = pr->pipes;
     r->perf_latency = pr->latency;
     r->splits = pr->splits;
     snprintf(r->perf_note, sizeof r->perf_note, "%s", pr->has_time ? "" : pr->why);

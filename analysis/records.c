@@ -186,18 +186,22 @@ static int formula_match(const fa_io_result *r)
     return r->formula.read_bytes == r->counts.hbm_read_bytes && r->formula.write_bytes == r->counts.hbm_write_bytes;
 }
 
-/* The time model's bound: the launches, the grid, or the pipe. */
+/* The time model's busiest pipe (the largest busy time); what sets the time -- the tables'
+ * bound, the launches or the grid among them -- is fa_report_bound. */
 static const char *perf_bound(const fa_io_result *x)
 {
-    return fa_bound_name(x->perf_bound, x->perf_latency);
+    return fa_pipe_name((fa_pipe)x->perf_bound);
 }
 
+/* time_s and bound are the table's time and bound columns (fa_report_time, fa_report_bound: the
+ * time model's where it ran, else the roofline's); roofline_* the paper's roofline beside them
+ * (issue 18: time_s was the roofline while the table showed the time model) */
 static const char *const io_cols =
     "algo,pass,batch,heads,kv_heads,seqlen_q,seqlen_k,d,d_v,dtype,causal,hw,sram_bytes,block_r,block_c,"
     "hbm_read_bytes,hbm_write_bytes,hbm_bytes,formula_bytes,formula_match,bound_bytes,flops,"
     "flops_matmul,flops_other,nominal_flops,sram_peak_bytes,sram_overflow_bytes,intensity,"
-    "time_s,time_compute_s,time_memory_s,dram_read_bytes,dram_write_bytes,hbm_saved_bytes,"
-    "hbm_peak_bytes,mask,profile,model_time_s,model_bound,model_tflops,dram_est_bytes,block_r_bwd,block_c_bwd,"
+    "time_s,bound,roofline_s,roofline_compute_s,roofline_memory_s,dram_read_bytes,dram_write_bytes,hbm_saved_bytes,"
+    "hbm_peak_bytes,mask,profile,busiest_pipe,model_tflops,dram_est_bytes,block_r_bwd,block_c_bwd,"
     "blocks_per_sm,blocks_per_sm_bwd,regs_per_thread,smem_per_block,busy_tensor_s,busy_smem_s,busy_exp_s,"
     "busy_fp32_s,busy_l2_s,busy_dram_s,occupancy,occupancy_bwd";
 
@@ -219,14 +223,14 @@ void fa_io_csv(FILE *f, const fa_shape *s, const char *hw_key, int breakdown, co
                 "%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                 ",%s,%s,%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                 ",%" PRIu64 ",%d,%.6e,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6e,%zu,%" PRIu64
-                ",%.6g,%.6e,%.6e,%.6e",
+                ",%.6g,%.6e,%s,%.6e,%.6e,%.6e",
                 fa_algo_name(x->algo), fa_pass_name(x->pass), s->batch, s->heads, s->kv_heads, s->seqlen_q,
                 s->seqlen_k, s->d, s->d_v, fa_dtype_name(s->dtype), causal_name(s->causal), hw_key, x->sram_bytes,
                 x->blocks.block_r, x->blocks.block_c, x->counts.hbm_read_bytes, x->counts.hbm_write_bytes,
                 fa_counts_hbm_bytes(&x->counts), x->formula.read_bytes + x->formula.write_bytes, formula_match(x),
                 x->bound_bytes, x->counts.flops_matmul + x->counts.flops_other, x->counts.flops_matmul,
                 x->counts.flops_other, x->nominal_flops, x->counts.sram_peak_bytes, x->sram_overflow, x->intensity,
-                x->time_s, x->time_compute_s, x->time_memory_s);
+                fa_report_time(x), fa_report_bound(x), x->time_s, x->time_compute_s, x->time_memory_s);
         if (x->has_l2) fprintf(f, ",%" PRIu64 ",%" PRIu64, x->dram_read_bytes, x->dram_write_bytes);
         else fprintf(f, ",,");
         fprintf(f, ",%" PRIu64 ",%" PRIu64, x->footprint.saved, fa_footprint_peak(&x->footprint, x->pass));
@@ -237,14 +241,14 @@ void fa_io_csv(FILE *f, const fa_shape *s, const char *hw_key, int breakdown, co
         fprintf(f, ",%s", mt);
         fprintf(f, ",%s", x->profile[0] ? x->profile : "paper");
         if (x->has_perf) {
-            fprintf(f, ",%.6e,%s,%.4g,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%.0f,%.0f,%d,%" PRIu64, x->perf_time_s,
+            fprintf(f, ",%s,%.4g,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%.0f,%.0f,%d,%" PRIu64,
                     perf_bound(x), x->perf_tflops, x->dram_est_bytes, x->blocks_bwd.block_r, x->blocks_bwd.block_c,
                     x->blocks_run[0], x->blocks_run[1], x->regs_per_thread[x->pass == FA_PASS_BWD],
                     x->smem_per_block[x->pass == FA_PASS_BWD]);
             for (int q = 0; q < 6; q++) fprintf(f, ",%.6e", x->perf_busy[q]);
             fprintf(f, ",%d,%d", x->occupancy[0], x->occupancy[1]);
         } else {
-            fprintf(f, ",,,,,,,,,,,,,,,,,,");
+            fprintf(f, ",,,,,,,,,,,,,,,,,"); /* busiest_pipe .. occupancy_bwd: no time model */
         }
         if (breakdown)
             for (int t = 0; t < FA_PASS_TENSORS; t++) {
@@ -261,7 +265,7 @@ static json_t *time_model_json(json_t *j, const fa_io_result *x)
 {
     json_t *tm = json_object();
     json_object_set_new(tm, "time_s", json_real(x->perf_time_s));
-    json_object_set_new(tm, "bound", json_string(perf_bound(x)));
+    json_object_set_new(tm, "busiest_pipe", json_string(perf_bound(x))); /* the record's "bound" says what sets the time */
     json_object_set_new(tm, "waves_add_over_10pct", json_boolean(x->perf_tail));
     json_object_set_new(tm, "tflops", json_real(x->perf_tflops));
     set_u64(j, "dram_est_bytes", x->dram_est_bytes);
@@ -324,9 +328,11 @@ void fa_io_json(json_t *arr, const fa_shape *s, const char *hw_key, const fa_io_
         set_u64(j, "sram_peak_bytes", (uint64_t)x->counts.sram_peak_bytes);
         set_u64(j, "sram_overflow_bytes", x->sram_overflow);
         json_object_set_new(j, "intensity", json_real(x->intensity));
-        json_object_set_new(j, "time_s", json_real(x->time_s));
-        json_object_set_new(j, "time_compute_s", json_real(x->time_compute_s));
-        json_object_set_new(j, "time_memory_s", json_real(x->time_memory_s));
+        json_object_set_new(j, "time_s", json_real(fa_report_time(x))); /* the table's time and bound */
+        json_object_set_new(j, "bound", json_string(fa_report_bound(x)));
+        json_object_set_new(j, "roofline_s", json_real(x->time_s));
+        json_object_set_new(j, "roofline_compute_s", json_real(x->time_compute_s));
+        json_object_set_new(j, "roofline_memory_s", json_real(x->time_memory_s));
         if (x->has_l2) {
             set_u64(j, "dram_read_bytes", x->dram_read_bytes);
             set_u64(j, "dram_write_bytes", x->dram_write_bytes);
@@ -713,16 +719,17 @@ void fa_report_long_csv(FILE *f, const fa_report_long_row *rows, int n, int64_t 
 
 const char fa_report_kernels_csv_header[] =
     "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
-    "busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes,occupancy,layer_type,mask\n";
+    "busiest_pipe,busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes,occupancy,layer_type,mask\n";
 
 void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pass p, const fa_shape *s,
                               const fa_report_kernel *x)
 {
     const fa_occupancy *oc = &x->occ;
-    fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%.0f,%d,%" PRIu64 ",%.6e,%.4g,%s", stem, hw->key, x->profile->key,
+    /* bound: what the kernels table prints (what sets the time); busiest_pipe: the largest busy time */
+    fprintf(f, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%d,%.0f,%d,%" PRIu64 ",%.6e,%.4g,%s,%s", stem, hw->key, x->profile->key,
             fa_pass_name(p), oc->blocks.block_r, oc->blocks.block_c, oc->occupancy ? oc->warps : 0,
             oc->occupancy ? x->blocks_run : 0.0, oc->regs_per_thread, oc->smem_bytes, x->time_s, x->tflops,
-            fa_bound_name(x->bound, x->latency));
+            x->sets && !x->latency ? x->sets : fa_bound_name(x->bound, x->latency), fa_pipe_name((fa_pipe)x->bound));
     for (int q = 0; q < FA_NPIPE; q++) fprintf(f, ",%.6e", x->busy[q]);
     char mt[256]; /* commas become semicolons, as in report.csv's mask */
     fa_mask_text(s, 0, mt, sizeof mt);

@@ -1,10 +1,10 @@
 # `fasim animate --heatmap`: how many times each tile of Q, K, V, O and of the statistics (l, m;
 # LSE) was read and written, FlashAttention-1 (left) vs FlashAttention-2 (right).
-# Input: algo,row,tile,count,transfer (rows 0-4: Q read, K read, V read, O read, O write; 5-9:
-# l read, l write, m read, m write, LSE write -- fa_anim_heat_row; transfer names the row).  Variables: infile, outfile, tmax,
+# Input: algo,row,tile,count,transfer (rows 1-5: Q read, K read, V read, O read, O write; 6-10:
+# l read, l write, m read, m write, LSE write -- fa_anim_heat_row + 1; transfer names the row).  Variables: infile, outfile, tmax,
 # sizes (optional: the bytes of one tile of each tensor, for the key).  Both panels share one
 # colour scale (0 .. the largest count of either), each with its colour legend; the x ticks are the
-# tile indices 0 .. tmax - 1; the statistics' rows sit under a line of their own.
+# tile numbers 1 .. tmax (from 1, as Algorithm 1's Q_i, K_j); the statistics' rows sit under a line of their own.
 if (!exists("sizes")) sizes = ''
 set terminal pngcairo size 1200,640 font ",10"
 set output outfile
@@ -20,14 +20,14 @@ if (cmax <= 12) { set cbtics 1 } else { set cbtics format "%.0f" }
 # offset: moved right of the tick numbers (at the default place it ran over them)
 set cblabel "transfers of the tile (reads or writes)" offset 1.5, 0
 unset key
-set xrange [-0.5:tmax - 0.5]
-set xtics 0, (tmax > 16 ? ceil(tmax / 16.0) : 1) format "%.0f"
-set yrange [9.5:-0.5]
-set ytics ("Q read" 0, "K read" 1, "V read" 2, "O read" 3, "O write" 4, \
-           "l read" 5, "l write" 6, "m read" 7, "m write" 8, "LSE write" 9)
-set xlabel "tile index (row block for Q, O, l, m, LSE; key block for K, V)"
+set xrange [0.5:tmax + 0.5]
+set xtics 1, (tmax > 16 ? ceil(tmax / 16.0) : 1) format "%.0f"
+set yrange [10.5:0.5]
+set ytics ("Q read" 1, "K read" 2, "V read" 3, "O read" 4, "O write" 5, \
+           "l read" 6, "l write" 7, "m read" 8, "m write" 9, "LSE write" 10)
+set xlabel "tile number, from 1 (row block i for Q, O, l, m, LSE; key block j for K, V)"
 # the line between the tiles of Q, K, V, O and those of the statistics
-set arrow 1 from graph 0, first 4.5 to graph 1, first 4.5 nohead lw 3 lc rgb "#d55e00" front
+set arrow 1 from graph 0, first 5.5 to graph 1, first 5.5 nohead lw 3 lc rgb "#d55e00" front
 # a count's label in white on the dark half of the scale, black on the light half
 lc(c) = c > cmax / 2.0 ? 0xffffff : 0x000000
 do for [a in "flash1 flash2"] {

@@ -11,7 +11,8 @@
 #       runs `FASIM io --profile KEY --seqlen 4096 --batch 4 --heads 2048/D --headdim D
 #       --dtype bf16 --hw h200 --format csv` for each kernel profile (a profile that errors for
 #       the shape is skipped, with a note); writes profile,pred_ms,tensor_ms,smem_ms,exp_ms,
-#       fp32_ms,l2_ms,dram_ms,busy_sum_ms,bound (busy times of the pipes, in ms).
+#       fp32_ms,l2_ms,dram_ms,busy_sum_ms,bound (busy times of the pipes, in ms; pred_ms is the
+#       CSV's time_s, bound its busiest_pipe: the pipe with the largest busy time).
 # Columns of fasim's CSV are found by name in its header.  POSIX sh + awk.
 set -eu
 
@@ -72,7 +73,7 @@ pipes)
         awk -F, -v OFS=, -v key="$key" '
         NR == 1 {
             for (i = 1; i <= NF; i++) col[$i] = i
-            split("profile model_time_s model_bound busy_tensor_s busy_smem_s busy_exp_s busy_fp32_s busy_l2_s busy_dram_s", need, " ")
+            split("profile time_s busiest_pipe busy_tensor_s busy_smem_s busy_exp_s busy_fp32_s busy_l2_s busy_dram_s", need, " ")
             for (i in need) if (!(need[i] in col)) { print "model_csv: no column " need[i] > "/dev/stderr"; exit 1 }
             next
         }
@@ -80,8 +81,8 @@ pipes)
         $col["profile"] == key && !done {
             t = ms("busy_tensor_s"); s = ms("busy_smem_s"); e = ms("busy_exp_s")
             f = ms("busy_fp32_s"); l = ms("busy_l2_s"); r = ms("busy_dram_s")
-            printf "%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", key, ms("model_time_s"), \
-                   t, s, e, f, l, r, t + s + e + f + l + r, $col["model_bound"]
+            printf "%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", key, ms("time_s"), \
+                   t, s, e, f, l, r, t + s + e + f + l + r, $col["busiest_pipe"]
             done = 1
         }
         END { if (!done) exit 1 }

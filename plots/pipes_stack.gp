@@ -39,7 +39,7 @@ set bmargin at screen 0.155
 set tmargin at screen (broken ? 0.60 : 0.86)
 set yrange [0 : broken ? ylo : yhi]
 set key at screen 0.805, screen (broken ? 0.60 : 0.86) left top Left reverse box opaque noenhanced samplen 2 spacing 1.15 title "pipe (stacked)"
-set xlabel "kernel profile (fasim io --profile KEY); below the name: the pipe the model says bounds it" offset 0, -0.6
+set xlabel "kernel profile (fasim io --profile KEY); below the name: its busiest pipe (the tallest segment)" offset 0, -0.6
 if (broken) {
   set arrow 1 from graph -0.012, graph 0.985 to graph 0.012, graph 1.015 nohead lw 1.5 front
   set arrow 2 from graph 0.988, graph 0.985 to graph 1.012, graph 1.015 nohead lw 1.5 front

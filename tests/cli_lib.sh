@@ -60,6 +60,10 @@ expect_msg() {
     pass "$em_name"
 }
 
+# oneline FILE: FILE's text on one line, every run of blanks and newlines one blank -- for a check
+# of a note that the report fills into lines by their length (a phrase may break anywhere)
+oneline() { tr '\n' ' ' < "$1" | tr -s ' '; }
+
 # nothing_in DIR: DIR holds nothing but directories (no file, no temporary left behind)
 nothing_in() { [ -z "$(find "$1" ! -type d 2>/dev/null)" ]; }
 

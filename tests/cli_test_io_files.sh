@@ -27,4 +27,4 @@ expect_msg -p "dense mask: a binary file, the first byte escaped" "$T/p2_mask.bi
 printf '{"num_attention_heads": 12, "hidden_size": 768, "torch_dtype": "fl\\u0001oat"}' > "$T/p2_model.json"
 expect_msg -p "model: torch_dtype escaped" "torch_dtype 'fl\\x01oat'" -- io --model "$T/p2_model.json"
 printf '{"num_attention_heads": 8, "num_attention_heads": 4, "hidden_size": 512}' > "$T/dup_key.json"
-expect_msg "--model with a duplicated key: named" "duplicate object key" -- io --model "$T/dup_key.json"
+expect_msg "--model with a duplicated key: named" 'key "num_attention_heads" given twice (line 1)' -- io --model "$T/dup_key.json"

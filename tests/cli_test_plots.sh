@@ -156,7 +156,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" animate --heatmap --out-dir "$T/pl_hm" >/dev/
         "l read" "l write" "m read" "m write" "LSE write" \
         "below the line: the statistics, fp32 per query row -- FlashAttention-1's running max m and sum l, FlashAttention-2's logsumexp LSE" \
         "Q, O, l, m re-read and O, l, m re-written on every visit" "l and m stay on chip: 0 transfers" \
-        "l_i, m_i, LSE_i: 64 fp32 values = 256 B" "Q_i 64 x 64 = 8 KiB" "tile index (row block for Q, O, l, m, LSE"
+        "l_i, m_i, LSE_i: 64 fp32 values = 256 B" "Q_i 64 x 64 = 8 KiB" "tile number, from 1 (row block i for Q, O, l, m, LSE"
     pl_text "$f" | grep -q "not shown" && fail "plots: heatmap still says the statistics are not shown" \
         || pass "plots: heatmap no longer leaves the statistics out"
     # the cells' counts, with their text colour: flash1's l and m write 5 times a tile (T_c + 1),

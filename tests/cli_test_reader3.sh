@@ -11,7 +11,7 @@ r3_clk=$(grep -c "1830 MHz" "$T/r3_out")
     || fail "reader3: no H100 vs H200 clock note under the tables ($r3_clk)"
 # fa2's tiles past d = 128, as FlashAttention-2's launch templates pick them (the note names both;
 # issue 18's fourth reader: d = 192 runs 128 x 64 with 8 warps, and so does d = 256 on the A100)
-grep -q "128 x 64 with 8 warps at DeepSeek's d = 192 on every GPU and at d = 256 on the A100" "$T/r3_out" \
+oneline "$T/r3_out" | grep -q "128 x 64 with 8 warps at d = 192 on every GPU and at d = 256 on the A100-SXM4-80GB" \
     && ! grep -q "DeepSeek's d = 192 runs 64 x 64" "$T/r3_out" \
     && pass "reader3: the fa2 tiles note covers d = 192 and d = 256" || fail "reader3: the fa2 tiles note on d = 192 / 256"
 r3_d192=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa2" && $c["d"] == 192 { print $c["block_r"] "x" $c["block_c"] }' "$T/r3_rep/report.csv" | sort -u)
@@ -110,9 +110,11 @@ echo "$R4_README" | grep -q "the pipes only partly overlap" && echo "$R4_README"
     && grep -q "^## 5. Overlap" "$R3_ROOT/docs/time-model.md" \
     && pass "reader3: README says the pipes only partly overlap (time-model.md 5)" || fail "reader3: README's overlap sentence"
 # H100 vs H200: the L2/DRAM terms too; which DRAM rate the model charges (sustained, not datasheet)
-r4_h=$(grep -c "row can still be predicted faster on the H200" "$T/r3_out")
-[ "$r4_h" -ge 2 ] && grep -q "the model charges sustained" "$T/r3_out" && grep -q "3.94 TB/s" "$T/r3_out" \
-    && grep -q "datasheet 4.8" "$T/r3_out" && grep -q "2.039 TB/s x 3.94 / 4.8" "$T/r3_out" && ! grep -q "(4.8 against 3.35 TB/s" "$T/r3_out" \
+r4_h=$(oneline "$T/r3_out" | grep -o "row can still be predicted faster on the H200" | wc -l)
+r4_j=$(oneline "$T/r3_out")
+[ "$r4_h" -ge 2 ] && echo "$r4_j" | grep -q "the model charges sustained" && echo "$r4_j" | grep -q "3.94 TB/s" \
+    && echo "$r4_j" | grep -q "(datasheet 4.8)" && echo "$r4_j" | grep -qF "A100-SXM4-80GB's 1.67 TB/s, its datasheet's x 3.94 / 4.8 (datasheet 2.039)" \
+    && ! grep -q "(4.8 against 3.35 TB/s" "$T/r3_out" \
     && pass "reader3: the notes say L2/DRAM differ too and which DRAM rate is charged" || fail "reader3: H100/H200 L2/DRAM or DRAM-rate notes ($r4_h)"
 # the memory table counts one attention layer's tensors
 grep -q "^   (one attention layer's tensors only: no weights, no other layers" "$T/r3_out" \

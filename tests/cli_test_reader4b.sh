@@ -129,7 +129,7 @@ r4_ex=$("$FASIM" explain --model "$R4_MODELS/mistral-7b.json" --seqlen 32768 --a
 # 262144 tiles over 132 SMs: 8.33 ms of GEMMs
 r4_v2=$("$FASIM" io --profile v2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 --hw h200 --format csv 2>&1 \
     | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { g = 262144 * 2097152 / (66e12 / 132) / 132;
-        print ($c["busy_tensor_s"] == 0) " " ($c["busy_fp32_s"] > g && $c["busy_fp32_s"] < g * 1.05) " " $c["model_time_s"] " " $c["model_bound"] }')
+        print ($c["busy_tensor_s"] == 0) " " ($c["busy_fp32_s"] > g && $c["busy_fp32_s"] < g * 1.05) " " $c["time_s"] " " $c["busiest_pipe"] }')
 sh "$R4_ROOT/plots/model_csv.sh" pipes "$FASIM" 128 "$T/r4_pipes.csv" 2>/dev/null
 r4_pp=$(awk -F, '$1 == "v2" { print ($3 == 0) " " ($6 > 8.3) }' "$T/r4_pipes.csv")
 [ "$r4_v2" = "1 1 2.098676e-02 smem" ] && [ "$r4_pp" = "1 1" ] \

@@ -59,10 +59,10 @@ fi
 
 # ---- 31: the heatmap: the colour bar's label clear of its tick numbers; heatmap.csv names its rows ----
 if "$FASIM" animate --heatmap --out-dir "$T/r4c_hm" >/dev/null 2>"$T/r4c_err"; then
-    head -2 "$T/r4c_hm/heatmap.csv" | tr '\n' '|' | grep -qx 'algo,row,tile,count,transfer|flash1,0,0,4,Q read|' \
-        && grep -q '^flash2,9,3,1,LSE write$' "$T/r4c_hm/heatmap.csv" \
-        && "$FASIM" animate --help | grep -q "row 0..9 the table's line (0 Q read" \
-        && tr '\n' ' ' < "$R4C_ROOT/docs/tutorial.md" | grep -q '`row` the table.s line from 0 (`Q read`) to 9 (`LSE write`)' \
+    head -2 "$T/r4c_hm/heatmap.csv" | tr '\n' '|' | grep -qx 'algo,row,tile,count,transfer|flash1,1,1,4,Q read|' \
+        && grep -q '^flash2,10,4,1,LSE write$' "$T/r4c_hm/heatmap.csv" \
+        && "$FASIM" animate --help | grep -q "row 1..10 the table's line (1 Q read" \
+        && tr '\n' ' ' < "$R4C_ROOT/docs/tutorial.md" | grep -q '`row` the table.s line from 1 (`Q read`) to 10 (`LSE write`)' \
         && pass "reader4c: heatmap.csv names each row (transfer), its row column defined in animate --help and the tutorial" \
         || fail "reader4c: heatmap.csv's rows: $(head -2 "$T/r4c_hm/heatmap.csv" | tr '\n' '|')"
 else
@@ -96,7 +96,7 @@ if "$FASIM" animate --algo flash2 --out-dir "$T/r4c_a2" >/dev/null 2>"$T/r4c_err
     # (frames 37 .. 84) holds S_ij, m_i, l_i only: no tile of Q or K in SRAM there
     r4c_qk=$(awk 'BEGIN { f = 1 } NF == 0 { if (++blank == 2) { f++; blank = 0 } next } { blank = 0 }
         f >= 37 && f <= 84 && ($1 == 0.5 || $1 == 2.1) && $5 == 10406625 { n++ } END { print n + 0 }' "$T/r4c_as/frames.dat")
-    sed -n '/step 36\/120/p; /step 37\/120/p' "$T/r4c_as/labels.dat" | tr '\n' '|' | grep -q 'write tile 15 of S.*read tile 0 of S' && [ "$r4c_qk" = 0 ] \
+    sed -n '/step 36\/120/p; /step 37\/120/p' "$T/r4c_as/labels.dat" | tr '\n' '|' | grep -q 'write S_4,4 (score tile i = 4, j = 4.*read S_1,1 ' && [ "$r4c_qk" = 0 ] \
         && pass "reader4c: standard's softmax kernel frames show no Q or K tile in SRAM (its kernel's buffers freed)" \
         || fail "reader4c: standard's softmax kernel frames: $r4c_qk Q/K tiles drawn in SRAM"
 else

@@ -44,7 +44,7 @@ grep -q "(the non-tensor pipes at 0.901 x the 1970 MHz their rates hold at = 177
 
 # ---- 10: io's legend says what each word of the bound column means, '+ tail' among them ----
 "$FASIM" io --pass fwdbwd --seqlen 2048 --headdim 128 --causal --dtype bf16 --heads 16 --batch 2 > "$T/r5_t10" 2>&1
-grep -Eq "^flash2 +fa2 bwd .* smem \+ tail$" "$T/r5_t10" \
+grep -Eq "^flash2 +fwd \+ bwd: the two kernels above together .* smem \+ tail$" "$T/r5_t10" \
     && grep -q "^bound: what sets the time: .*; grid: .*; launch: .*; '+ tail': the last wave's tail adds over 10 %" "$T/r5_t10" \
     && pass "reader5: io's legend explains the bound column's words, 'smem + tail' included" \
     || fail "reader5: io's bound legend: $(grep '^bound' "$T/r5_t10")"
@@ -115,17 +115,17 @@ grep -Eq "^standard +17 +17 .* 18.79 us +launch$" "$T/r5_t9" && grep -Eq "^flash
 r5_b2=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12] / { print $1 ":" $9 $10 ":" $12 }' "$T/r5_b200.out" | tr '\n' ' ')
 [ "$r5_b2" = "flash1:(860.4us):(639.0) flash2:(562.2us):(977.9) " ] \
     && grep -Eq "^B200-SXM +standard +eager .* 4.608 ms +1.00x +119.3 +DRAM$" "$T/r5_b200.out" \
-    && tr '\n' ' ' < "$T/r5_b200.out" | tr -s ' ' | grep -q "as fa1 and fa2 on the B200: its time and TFLOP/s in parentheses" \
+    && oneline "$T/r5_b200.out" | grep -qF "a kernel the GPU's profile cannot time (here on B200-SXM: no mma.sync rate for fa1 and fa2), its time and TFLOP/s in parentheses" \
     && pass "reader5: report --hw b200: fa1's, fa2's roofline time and TFLOP/s in parentheses (562.2 us, 977.9), the time model's bare" \
     || fail "reader5: report b200 roofline marks: '$r5_b2'"
 
 # ---- 5: sweep says it is the paper's model (profile paper, --blocks tiles, no model_* time) ----
 "$FASIM" sweep --help > "$T/r5_sw" 2>&1
-r5_sw=$("$FASIM" sweep --vary seqlen=512 --algo flash2 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["profile"] ":" $c["block_r"] "x" $c["block_c"] ":" $c["model_time_s"] }')
-[ "$r5_sw" = "paper:160x160:" ] && grep -q "Runs \`fasim io --profile paper\` over the cartesian product" "$T/r5_sw" \
-    && grep -q "model_\* columns (the time model of a" "$T/r5_sw" \
+r5_sw=$("$FASIM" sweep --vary seqlen=512 --algo flash2 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["profile"] ":" $c["block_r"] "x" $c["block_c"] ":" $c["busiest_pipe"] ":" ($c["time_s"] == $c["roofline_s"]) }')
+[ "$r5_sw" = "paper:160x160::1" ] && grep -q "Runs \`fasim io --profile paper\` over the cartesian product" "$T/r5_sw" \
+    && grep -q "time_s the roofline (= roofline_s, bound compute or memory)" "$T/r5_sw" \
     && grep -q "^| \`fasim sweep\` | .*the paper's model (\`fasim io --profile paper\`" "$R5_ROOT/README.md" \
-    && pass "reader5: sweep --help and the README say sweep runs the paper's model (profile paper, 160 x 160, model_time_s empty)" \
+    && pass "reader5: sweep --help and the README say sweep runs the paper's model (profile paper, 160 x 160, busiest_pipe empty, time_s the roofline)" \
     || fail "reader5: sweep's model: '$r5_sw', help: $(sed -n 2p "$T/r5_sw")"
 
 # ---- 1: bound names what sets the time (the waves' longer phase), the busiest pipe beside it ----
@@ -133,12 +133,12 @@ r5_sw=$("$FASIM" sweep --vary seqlen=512 --algo flash2 2>/dev/null | awk -F, 'NR
 # v5_fp8: the softmax phase S is the longer one, tensor the busiest pipe
 "$FASIM" explain --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t1a" 2>&1
 "$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t1b" 2>&1
-r5_j1=$("$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 --format json 2>/dev/null | jq -r '.[0].time_model.bound')
+r5_j1=$("$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 --format json 2>/dev/null | jq -r '.[0].time_model.busiest_pipe')
 grep -q "^   time 3.239 s, 339.4 TFLOP/s, bound by tensor (the GEMM phase G, the tile's longer one); the busiest pipe: DRAM, 1.859 s of the 3.239 s$" "$T/r5_t1a" \
     && grep -Eq "^flash2 +128 +64 .* 3.239 s +tensor$" "$T/r5_t1b" && grep -Eq "^flash2 +fa2 .* 3.239 s +339.4 tensor$" "$T/r5_t1b" \
     && grep -q "(the tile's softmax phase S, the longer one); the busiest pipe: tensor, " "$T/r5_t2" \
     && [ "$r5_j1" = DRAM ] && grep -q "^bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves" "$T/r5_t1b" \
-    && pass "reader5: bound names what sets the time (DeepSeek-V2: tensor's G phase, DRAM the busiest pipe; v5_fp8: softmax); JSON keeps the busiest pipe" \
+    && pass "reader5: bound names what sets the time (DeepSeek-V2: tensor's G phase, DRAM the busiest pipe; v5_fp8: softmax); JSON time_model.busiest_pipe keeps the busiest pipe" \
     || fail "reader5: bound: $(grep '^   time' "$T/r5_t1a"), json '$r5_j1'"
 
 # ---- 12: cp_time_vs_p marks the points the table calls "out of memory"; allgather shows under ulysses ----

@@ -25,7 +25,7 @@ expect_exit 2 "report: decode.csv is a directory" -- report --out-dir "$T/o_rp"
 
 # ---- the tables explain themselves (issue 18) ----
 if "$FASIM" report --no-plots --out-dir "$T/o_rnotes" > "$T/rn_out" 2>"$T/err"; then
-    grep -qF "the causal mask and the window are applied to S but skip no tile" "$T/rn_out" \
+    oneline "$T/rn_out" | grep -qF "the causal mask and the window are applied to S but skip no tile" \
         && pass "report: the standard row's masks said to skip no tile" || fail "report: no note on standard's masks"
     grep -qF "flash2 accumulates dQ in fp32 in HBM" "$T/rn_out" && grep -qF "(128 x 128, T_c = 8)" "$T/rn_out" \
         && pass "report: the training table says why flash1 moves fewer bytes than flash2" || fail "report: no note on flash1 < flash2 bytes"
@@ -93,15 +93,16 @@ grep -q "^algo .* matmul FLOPs   FLOP/B " "$T/r_fresh.txt" && grep -qF "FLOP/B =
     && pass "report: the training table names its FLOPs matmul and defines FLOP/B" || fail "report: training FLOPs unnamed"
 grep -qF " HBM peak: the largest HBM footprint of the step" "$T/r_fresh.txt" \
     && pass "report: the training table's HBM peak defined" || fail "report: HBM peak undefined"
-grep -qF " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:" "$T/r_fresh.txt" \
-    && grep -qF "each score becomes C tanh(S / C) before the softmax; it moves no byte," "$T/r_fresh.txt" \
-    && grep -qF "and the time model leaves its tanh out (docs/time-model.md, section 4)" "$T/r_fresh.txt" \
+oneline "$T/r_fresh.txt" > "$T/r_fresh1.txt"
+grep -qF " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:" "$T/r_fresh1.txt" \
+    && grep -qF "each score becomes C tanh(S / C) before the softmax; it moves no byte," "$T/r_fresh1.txt" \
+    && grep -qF "and the time model leaves its tanh out (docs/time-model.md, section 4)" "$T/r_fresh1.txt" \
     && pass "report: the model tables' note defines scale and softcap" || fail "report: scale, softcap undefined"
 grep -qF "softcap C (Gemma-2's" "$T/r_fresh.txt" && grep -qF "Score modifiers are not in the table: a softcap C" \
     "$(dirname "$0")/../docs/time-model.md" && pass "report: docs/time-model.md says the softcap is not timed" \
     || fail "report: the softcap's time undocumented"
-grep -qF " TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape," "$T/r_fresh.txt" \
-    && grep -qF " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask" "$T/r_fresh.txt" \
+grep -qF " TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape," "$T/r_fresh1.txt" \
+    && grep -qF " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask" "$T/r_fresh1.txt" \
     && pass "report: the TFLOP/s column's FLOPs defined" || fail "report: TFLOP/s's FLOPs undefined"
 # the TFLOP/s definition holds: Llama-3-8B on the H200, flash2: 2 N^2 (d + d_v) H / 2 / time
 l3=$(awk '/^== meta-llama\/Meta-Llama-3-8B/{f=1} f && /flash2 +fa2/ {n++} f && n == 3 {print $10, $11, $13; exit}' "$T/r_fresh.txt")
@@ -127,8 +128,8 @@ else
     fail "report: no papers.csv under $T/r_fresh"
 fi
 # the eager profile's causal time is its full time (the cause the note names)
-eg_f=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 32 --seqlen 8192 --headdim 64 --dtype bf16 --format csv | awk -F, 'NR==1{for(i=1;i<=NF;i++) if ($i == "model_time_s") c = i} NR==2{print $c}')
-eg_c=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 32 --seqlen 8192 --headdim 64 --dtype bf16 --causal --format csv | awk -F, 'NR==1{for(i=1;i<=NF;i++) if ($i == "model_time_s") c = i} NR==2{print $c}')
+eg_f=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 32 --seqlen 8192 --headdim 64 --dtype bf16 --format csv | awk -F, 'NR==1{for(i=1;i<=NF;i++) if ($i == "time_s") c = i} NR==2{print $c}')
+eg_c=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 32 --seqlen 8192 --headdim 64 --dtype bf16 --causal --format csv | awk -F, 'NR==1{for(i=1;i<=NF;i++) if ($i == "time_s") c = i} NR==2{print $c}')
 [ -n "$eg_f" ] && [ "$eg_f" = "$eg_c" ] && pass "eager: the causal mask takes no time in the profile ($eg_f s both), as the papers' note says" \
     || fail "eager: causal $eg_c s vs full $eg_f s: the papers' note on standard's causal rows is stale"
 # FlashAttention-1's rows at N <= 1k: the note's 1.4-1.8 is papers.csv's range, and the docs say it

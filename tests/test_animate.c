@@ -224,7 +224,7 @@ static void test_frames(void **state)
     assert_int_equal(fa_anim_frames_make(FA_ALGO_FLASH2, &s, bk, &r, &F), FA_OK);
     assert_int_equal(F.n_tiles, 14);
     const fa_anim_tile *t0 = F.tile, *t2 = F.tile + 2 * 14, *t3 = F.tile + 3 * 14;
-    assert_string_equal(F.frame[0].caption, "step 1/12: read tile 0 of Q (8192 B)");
+    assert_string_equal(F.frame[0].caption, "step 1/12: read Q_1 (row block 1 of 2; 8192 B)");
     expect_box(&t0[0], 0.5, -0.5, FA_ANIM_READ);                  /* Q0 being read */
     expect_box(&t0[1], 0.5, -1.5, FA_ANIM_IDLE);
     expect_box(&t0[2], 1.6 + 0.5, -0.5, FA_ANIM_IDLE);            /* K0 */
@@ -233,26 +233,26 @@ static void test_frames(void **state)
     expect_box(&t0[11], 9.5, -0.5, FA_ANIM_SKIP);                 /* (0,1): above the diagonal */
     expect_box(&t0[13], 9.5, -1.5, FA_ANIM_IDLE);
     assert_true(F.frame[0].cum[0][0] == 8192 && F.frame[0].cum[1][0] == 0);
-    assert_string_equal(F.frame[2].caption, "step 3/12: read tile 0 of V (8192 B)");
+    assert_string_equal(F.frame[2].caption, "step 3/12: read V_1 (key block 1 of 2; 8192 B)");
     expect_box(&t2[0], 0.5, -0.5, FA_ANIM_SRAM);                  /* Q0 in SRAM */
     expect_box(&t2[2], 2.1, -0.5, FA_ANIM_SRAM);                  /* K0 in SRAM */
     expect_box(&t2[4], 3.2 + 0.5, -0.5, FA_ANIM_READ);            /* V0 being read */
     expect_box(&t2[10], 8.5, -0.5, FA_ANIM_COMP);                 /* S_00 computed */
-    assert_string_equal(F.frame[3].caption, "step 4/12: write tile 0 of O (8192 B)");
+    assert_string_equal(F.frame[3].caption, "step 4/12: write O_1 (row block 1 of 2; 8192 B)");
     expect_box(&t3[6], 4.8 + 0.5, -0.5, FA_ANIM_WRITE);
     const fa_anim_tile *t4 = F.tile + 4 * 14;
     expect_box(&t4[6], 5.3, -0.5, FA_ANIM_DONE);                  /* O0 written before */
-    assert_string_equal(F.frame[4].caption, "step 5/12: write tile 0 of LSE (256 B)");
+    assert_string_equal(F.frame[4].caption, "step 5/12: write LSE_1 (row block 1 of 2; 256 B)");
     assert_true(F.frame[11].cum[8][1] == 2 * 256); /* LSE written twice */
     /* a read replaces its column's tile in SRAM in its own frame: K1's read leaves K0 in HBM only
      * (V0 still in SRAM), V1's read V0 (K1 now in SRAM) */
     const fa_anim_tile *t8 = F.tile + 8 * 14, *t9 = F.tile + 9 * 14;
-    assert_string_equal(F.frame[8].caption, "step 9/12: read tile 1 of K (8192 B)");
+    assert_string_equal(F.frame[8].caption, "step 9/12: read K_2 (key block 2 of 2; 8192 B)");
     expect_box(&t8[2], 2.1, -0.5, FA_ANIM_IDLE); /* K0: replaced, not in SRAM */
     expect_box(&t8[3], 2.1, -1.5, FA_ANIM_READ); /* K1 being read */
     expect_box(&t8[4], 3.7, -0.5, FA_ANIM_SRAM); /* V0 still in SRAM */
     expect_box(&t8[1], 0.5, -1.5, FA_ANIM_SRAM); /* Q1 */
-    assert_string_equal(F.frame[9].caption, "step 10/12: read tile 1 of V (8192 B)");
+    assert_string_equal(F.frame[9].caption, "step 10/12: read V_2 (key block 2 of 2; 8192 B)");
     expect_box(&t9[4], 3.7, -0.5, FA_ANIM_IDLE); /* V0: replaced */
     expect_box(&t9[5], 3.7, -1.5, FA_ANIM_READ); /* V1 being read */
     expect_box(&t9[3], 2.1, -1.5, FA_ANIM_SRAM); /* K1 */
@@ -267,34 +267,34 @@ static void test_frames(void **state)
     fa_anim_frames_free(&F);
     fa_anim_record_free(&r);
 
-    /* standard: S and P tiles in the score grid, row-major index in the caption */
+    /* standard: S and P tiles in the score grid, S_i,j in the caption (i, j from 1) */
     s = shape(128, 128, 32, FA_CAUSAL_NONE);
     assert_int_equal(fa_anim_record_pass(FA_ALGO_STANDARD, &s, bk, M_BIG, &r), FA_OK);
     assert_int_equal(fa_anim_frames_make(FA_ALGO_STANDARD, &s, bk, &r, &F), FA_OK);
     /* Q0 K0 S00 K1 S01 Q1 K0 S10 K1 S11, then S and P row by row, then P, V and O */
     assert_int_equal(r.n, 32);
     const fa_anim_tile *g2 = F.tile + 2 * 14 + 10, *g3 = F.tile + 3 * 14 + 10, *g4 = F.tile + 4 * 14 + 10;
-    assert_string_equal(F.frame[2].caption, "step 3/32: write tile 0 of S (8192 B)");
+    assert_string_equal(F.frame[2].caption, "step 3/32: write S_1,1 (score tile i = 1, j = 1; 8192 B)");
     expect_box(&g2[0], 8.5, -0.5, FA_ANIM_WRITE);
     expect_box(&g3[0], 8.5, -0.5, FA_ANIM_SDONE); /* S_00 written (its own colour, not flash's computed) */
-    assert_string_equal(F.frame[4].caption, "step 5/32: write tile 1 of S (8192 B)");
+    assert_string_equal(F.frame[4].caption, "step 5/32: write S_1,2 (score tile i = 1, j = 2; 8192 B)");
     expect_box(&g4[1], 9.5, -0.5, FA_ANIM_WRITE);
-    assert_string_equal(F.frame[9].caption, "step 10/32: write tile 3 of S (8192 B)");
+    assert_string_equal(F.frame[9].caption, "step 10/32: write S_2,2 (score tile i = 2, j = 2; 8192 B)");
     /* the QK^T kernel holds Q1 and K1 to its end; the softmax kernel (its first transfer, S_00
      * read) starts with its own buffers: no tile of Q or K in SRAM (docs/io-model.md section 7) */
     expect_box(&F.tile[9 * 14 + 1], 0.5, -1.5, FA_ANIM_SRAM);  /* Q1 */
     expect_box(&F.tile[9 * 14 + 3], 2.1, -1.5, FA_ANIM_SRAM);  /* K1 */
-    assert_string_equal(F.frame[10].caption, "step 11/32: read tile 0 of S (8192 B)");
+    assert_string_equal(F.frame[10].caption, "step 11/32: read S_1,1 (score tile i = 1, j = 1; 8192 B)");
     for (int k = 0; k < 4; k++) assert_int_equal(F.tile[10 * 14 + k].colour, FA_ANIM_IDLE); /* Q0 Q1 K0 K1 */
     assert_int_not_equal(r.t[10].kernel, r.t[9].kernel);
-    assert_string_equal(F.frame[12].caption, "step 13/32: read tile 0 of S (8192 B)");
+    assert_string_equal(F.frame[12].caption, "step 13/32: read S_1,1 (score tile i = 1, j = 1; 8192 B)");
     expect_box(&F.tile[12 * 14 + 10], 8.5, -0.5, FA_ANIM_READ);
-    assert_string_equal(F.frame[13].caption, "step 14/32: write tile 0 of P (8192 B)");
+    assert_string_equal(F.frame[13].caption, "step 14/32: write P_1,1 (score tile i = 1, j = 1; 8192 B)");
     expect_box(&F.tile[14 * 14 + 10], 8.5, -0.5, FA_ANIM_PDONE); /* P_00 written */
     expect_box(&F.tile[14 * 14 + 11], 9.5, -0.5, FA_ANIM_READ);  /* S_01 read again */
     const fa_anim_tile *last = F.tile + 31 * 14;
     for (int k = 10; k < 14; k++) assert_int_equal(last[k].colour, FA_ANIM_PDONE);
-    assert_string_equal(F.frame[31].caption, "step 32/32: write tile 1 of O (4096 B)");
+    assert_string_equal(F.frame[31].caption, "step 32/32: write O_2 (row block 2 of 2; 4096 B)");
     assert_int_equal(last[7].colour, FA_ANIM_WRITE); /* O1 */
     assert_int_equal(last[6].colour, FA_ANIM_DONE);  /* O0 */
     fa_anim_frames_free(&F);
@@ -361,13 +361,13 @@ static void test_files(void **state)
     fa_anim_heat_csv(f, &h, &a, 1);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(lines_of(buf), 1 + 32);
-    const char *head = "algo,row,tile,count,transfer\nflash2,0,0,1,Q read\n";
+    const char *head = "algo,row,tile,count,transfer\nflash2,1,1,1,Q read\n";
     assert_true(!strncmp(buf, head, strlen(head)));
-    assert_non_null(strstr(buf, "\nflash2,1,3,3,K read\n"));    /* K tile 3: once per row block */
-    assert_non_null(strstr(buf, "\nflash2,3,2,0,O read\n"));    /* O is not read back */
-    assert_non_null(strstr(buf, "\nflash2,4,2,1,O write\n"));   /* O_2 written once */
-    assert_non_null(strstr(buf, "\nflash2,6,1,0,l write\n"));   /* l_1 never written to HBM */
-    assert_non_null(strstr(buf, "\nflash2,9,2,1,LSE write\n")); /* LSE_2 written once */
+    assert_non_null(strstr(buf, "\nflash2,2,4,3,K read\n"));    /* K_4 (tile 4, from 1): once per row block */
+    assert_non_null(strstr(buf, "\nflash2,4,3,0,O read\n"));    /* O is not read back */
+    assert_non_null(strstr(buf, "\nflash2,5,3,1,O write\n"));   /* O_3 written once */
+    assert_non_null(strstr(buf, "\nflash2,7,2,0,l write\n"));   /* l_2 never written to HBM */
+    assert_non_null(strstr(buf, "\nflash2,10,3,1,LSE write\n")); /* LSE_3 written once */
     free(buf);
 
     s = shape(128, 128, 64, FA_CAUSAL_BOTTOM_RIGHT);
@@ -383,7 +383,7 @@ static void test_files(void **state)
     assert_int_equal(lines_of(bt), 12 * (14 + 2));
     assert_int_equal(lines_of(bl), 12 * (2 + 2));
     assert_int_equal(lines_of(bb), 12 * (FA_ANIM_NTENSOR + 2));
-    assert_non_null(strstr(bl, "0 0.9 \"step 1/12: read tile 0 of Q (8192 B)\"\n"));
+    assert_non_null(strstr(bl, "0 0.9 \"step 1/12: read Q_1 (row block 1 of 2; 8192 B)\"\n"));
     assert_true(!strncmp(bb, "0 Q 8192 0\n", strlen("0 Q 8192 0\n"))); /* after frame 1: Q_0 read */
     free(bt), free(bl), free(bb);
     fa_anim_frames_free(&F);

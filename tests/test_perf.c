@@ -573,6 +573,34 @@ static void test_math_tiles_by_d(void **st)
     }
 }
 
+/* The pipes each profile's model charges (fa_perf_result.pipes, the tables' '-' for the others,
+ * issue 18): standard's library kernels their GEMMs' pipe, exp and DRAM -- eager's GEMMs on the
+ * tensor cores, math's (SGEMM) on fp32 --, a fused kernel all six; an unmodelled pipe's busy time
+ * is 0, a modelled one's positive here. */
+static void test_modelled_pipes(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    fa_shape s = bf16_shape(1024, 1024, 64);
+    const struct { const char *key; unsigned pipes; } want[] = {
+        {"eager", 1u << FA_PIPE_TENSOR | 1u << FA_PIPE_EXP | 1u << FA_PIPE_DRAM},
+        {"math", 1u << FA_PIPE_FP32 | 1u << FA_PIPE_EXP | 1u << FA_PIPE_DRAM},
+        {"v0", 1u << FA_PIPE_TENSOR | 1u << FA_PIPE_EXP | 1u << FA_PIPE_DRAM},
+        {"fa2", (1u << FA_NPIPE) - 1}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        fa_perf_result r;
+        assert_int_equal(fa_perf_predict(fa_profile_find(want[k].key), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+        assert_int_equal(r.pipes, want[k].pipes);
+        for (int q = 0; q < FA_NPIPE; q++)
+            if (!(r.pipes >> q & 1)) assert_true(r.busy[q] == 0);
+            else assert_true(r.busy[q] > 0);
+        fa_io_result io = r.io;
+        fa_perf_to_io(&r, &io);
+        assert_int_equal(io.perf_pipes, want[k].pipes);
+    }
+}
+
 /* The H200 profile: FlashAttention-2 at d = 64 is slower in TFLOP/s than at d = 128 (the exp
  * unit and fp32 work per score do not shrink with d), and v4 (wgmma) faster than v3 (mma.sync). */
 static void test_h200_orders(void **st)
@@ -995,7 +1023,7 @@ int main(void)
         cmocka_unit_test(test_v5_variants),      cmocka_unit_test(test_exp_poly_by_d),
         cmocka_unit_test(test_v5_bwd_fields),    cmocka_unit_test(test_v5_bwd_tiles),
         cmocka_unit_test(test_missing_pipe),     cmocka_unit_test(test_tile_tables),
-        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_h200_orders),
+        cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_modelled_pipes), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),

@@ -150,7 +150,7 @@ static void test_io_records(void **state)
     char *csv = captured(write_io, &c);
     assert_true(!strncmp(csv, "seqlen,algo,pass,batch,", strlen("seqlen,algo,pass,batch,")));
     assert_int_equal(fields(csv), fields(strchr(csv, '\n') + 1));
-    assert_int_equal(fields(csv), 1 + 55 + 2 * FA_PASS_TENSORS); /* seqlen, the record, --breakdown's pairs */
+    assert_int_equal(fields(csv), 1 + 56 + 2 * FA_PASS_TENSORS); /* seqlen, the record, --breakdown's pairs */
     const char *row = "256,flash2,fwd,1,1,1,256,256,64,64,fp16,none,h200,";
     assert_true(!strncmp(strchr(csv, '\n') + 1, row, strlen(row)));
     assert_true(csv_value(csv, "hbm_bytes") == 328704);
@@ -158,6 +158,9 @@ static void test_io_records(void **state)
     assert_true(csv_value(csv, "formula_match") == 1);
     assert_true(csv_value(csv, "K_read_bytes") == 131072);
     assert_true(csv_value(csv, "LSE_write_bytes") == 1024);
+    /* no kernel profile ran: the table's time is the roofline, time_s = roofline_s (issue 18) */
+    assert_true(csv_value(csv, "time_s") > 0 && csv_value(csv, "time_s") == csv_value(csv, "roofline_s"));
+    assert_true(csv_value(csv, "roofline_s") == fmax(csv_value(csv, "roofline_compute_s"), csv_value(csv, "roofline_memory_s")));
     free(csv);
 
     json_t *arr = json_array();
@@ -174,6 +177,9 @@ static void test_io_records(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "causal")), "none");
     assert_true(json_is_true(json_object_get(j, "formula_match")));
     assert_null(json_object_get(j, "time_model")); /* fa_io_run runs no kernel profile */
+    assert_true(json_real_value(json_object_get(j, "time_s")) == c.r.time_s); /* the table's time: the roofline */
+    assert_true(json_real_value(json_object_get(j, "roofline_s")) == c.r.time_s);
+    assert_string_equal(json_string_value(json_object_get(j, "bound")), c.r.time_compute_s > c.r.time_memory_s ? "compute" : "memory");
     json_t *k = json_object_get(json_object_get(j, "tensors"), "K");
     assert_int_equal(json_integer_value(json_object_get(k, "read_bytes")), 131072);
     assert_int_equal(json_integer_value(json_object_get(k, "loads")), 16); /* T_r x T_c tiles */

@@ -180,6 +180,9 @@ int cmd_animate(int argc, char **argv); /* cmd_animate.c */
  * occupancy per kernel, each pipe's busy time, the estimated DRAM bytes, the time and its bound;
  * or one line naming the paper's model when no profile ran. */
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n);
+/* With --dropout: that the time model times the kernel profiles named in `who` ("flash2 (fa2)",
+ * ...) as without dropout (docs/time-model.md, "Dropout"), one line after `lead`. */
+void io_dropout_note(FILE *f, const char *lead, const fa_shape *s, const char *who);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
 /* Writes the JSON array arr to f, indented by 2, reals with 10 significant digits, and a newline. */
 void cli_dump_json(const json_t *arr, FILE *f);

@@ -34,10 +34,12 @@ static const char *const animate_head =
     "  Frames of an earlier run into DIR numbered past this run's last are removed.\n"
     "  --heatmap: how many times each tile of Q, K, V, O and of the statistics (l, m; LSE) was read\n"
     "  and written, flash1 vs flash2 (table on stdout, DIR/heatmap.csv, DIR/heatmap.png).\n"
-    "  heatmap.csv: algo,row,tile,count,transfer -- row 0..9 the table's line (0 Q read, 1 K read,\n"
-    "  2 V read, 3 O read, 4 O write, 5 l read, 6 l write, 7 m read, 8 m write, 9 LSE write),\n"
-    "  transfer that line's name, tile the tile's index (row block for Q, O, l, m, LSE; key block\n"
-    "  for K, V), count its transfers.\n"
+    "  heatmap.csv: algo,row,tile,count,transfer -- row 1..10 the table's line (1 Q read, 2 K read,\n"
+    "  3 V read, 4 O read, 5 O write, 6 l read, 7 l write, 8 m read, 9 m write, 10 LSE write),\n"
+    "  transfer that line's name, tile the tile's number (row block i for Q, O, l, m, LSE; key block\n"
+    "  j for K, V), count its transfers.\n"
+    "  Every number a person reads counts from 1, as FlashAttention's Algorithm 1 numbers its blocks\n"
+    "  (Q_i, i = 1 .. T_r; K_j, V_j, j = 1 .. T_c): steps, frames, tiles, heatmap rows.\n"
     "  Default: --algo flash2, N = 256, d = 64, 4 x 4 tiles (--block-r/--block-c or --blocks\n"
     "  choose others); the shape and mask options are those of fasim io, drawing only slice (0, 0).\n"
     "options:\n";
@@ -164,6 +166,9 @@ int cmd_animate(int argc, char **argv)
         printf("tile reads and writes, batch 0 head 0: N_q=%" PRId64 " N_k=%" PRId64 " d=%" PRId64 ", tiles %" PRId64 " x %" PRId64
                " (T_r = %" PRId64 ", T_c = %" PRId64 ")%s\n",
                s->seqlen_q, s->seqlen_k, s->d, bk.block_r, bk.block_c, T_r, T_c, s->causal ? ", causal" : "");
+        printf("  %-9s", "tile"); /* numbered from 1: Q_1 .. Q_T_r, K_1 .. K_T_c (Algorithm 1's i, j) */
+        for (int64_t t = 1; t <= (T_r > T_c ? T_r : T_c); t++) printf(" %3" PRId64, t);
+        printf("\n");
         for (int k = 0; k < 2; k++) {
             printf("%s\n", fa_algo_name(algos[k]));
             for (int r = 0; r < FA_ANIM_HEAT_ROWS; r++) {
@@ -223,8 +228,9 @@ int cmd_animate(int argc, char **argv)
     fa_outset_drop(&os, i_log); /* gnuplot's messages: only for a failure's message */
     if ((out = cli_outset_commit(&os))) goto done;
     int stale = fa_anim_remove_stale(out_dir, R[0].n);
-    printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "\n", fa_algo_name(algos[0]), R[0].n,
-           fa_fmt_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
+    printf("%s: %d transfers of batch 0 head 0 (%s), T_r = %" PRId64 ", T_c = %" PRId64 "; steps, frames and tiles "
+           "numbered from 1, as Algorithm 1 numbers Q_i (i = 1 .. T_r) and K_j, V_j (j = 1 .. T_c)\n",
+           fa_algo_name(algos[0]), R[0].n, fa_fmt_bytes((double)R[0].bytes, b1, sizeof b1), T_r, T_c);
     printf("wrote %s/frame_0001.png .. frame_%04d.png, anim.gif and their data frames.dat, labels.dat, bytes.dat\n",
            out_dir, R[0].n);
     if (stale > 0)

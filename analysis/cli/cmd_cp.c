@@ -68,6 +68,40 @@ static const char *const CP_NOTE =
     " vs P=1: one GPU's time / this row's.  No multi-GPU run has measured any of it yet:\n"
     " docs/context-parallel.md.)\n";
 
+/* The memory column of one row with its numbers: fa_cp_memory_bytes's formula (docs/context-parallel.md,
+ * "Memory per GPU"), bytes a token q = H d e, kv = H_kv (d + d_v) e, o = H d_v e, lse = 4 H, n = N / P. */
+static void memory_line(FILE *f, const fa_shape *s, const fa_cp_result *r, int first)
+{
+    const uint64_t e = (uint64_t)fa_dtype_bytes(s->dtype), B = (uint64_t)s->batch, N = (uint64_t)s->seqlen_q;
+    const uint64_t H = (uint64_t)s->heads, Hkv = (uint64_t)s->kv_heads, d = (uint64_t)s->d, dv = (uint64_t)s->d_v;
+    const uint64_t q = H * d * e, kv = Hkv * (d + dv) * e, o = H * dv * e, lse = 4 * H, P = (uint64_t)r->P;
+    const uint64_t n = P > 0 ? N / P : N;
+    char b[32];
+    fa_fmt_bytes((double)r->memory_bytes, b, sizeof b);
+    if (first)
+        fprintf(f, "memory (docs/context-parallel.md, \"Memory per GPU\"), with the bytes a token q = H d e = %" PRIu64
+                   ", kv = H_kv (d + d_v) e = %" PRIu64 ", o = H d_v e = %" PRIu64 ", lse = 4 H = %" PRIu64 "%s:\n", q, kv, o,
+                lse, P > 1 ? " and n = N/P" : "");
+    fprintf(f, "  %s: ", P <= 1 ? "P = 1, every scheme" : fa_cp_scheme_name(r->scheme));
+    if (P <= 1)
+        fprintf(f, "one GPU, Q, K, V, O and LSE of all N tokens: B N (q + kv + o + lse) = %" PRIu64 " x %" PRIu64 " x (%" PRIu64
+                   " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ")", B, N, q, kv, o, lse);
+    else if (r->scheme == FA_CP_RING || r->scheme == FA_CP_ZIGZAG)
+        fprintf(f, "Q, two K/V buffers (computed on, arriving), O, the fp32 O_acc and two LSE of its n tokens: "
+                   "B n (q + 2 kv + o + 4 H d_v + 2 lse) = %" PRIu64 " x %" PRIu64 " x (%" PRIu64 " + 2 x %" PRIu64 " + %" PRIu64
+                   " + %" PRIu64 " + 2 x %" PRIu64 ")", B, n, q, kv, o, H * dv * 4, lse);
+    else if (r->scheme == FA_CP_ALLGATHER)
+        fprintf(f, "Q, O, LSE of its n tokens and the gathered K/V of all N: B (n q + N kv + n o + n lse) = %" PRIu64
+                   " x (%" PRIu64 " x %" PRIu64 " + %" PRIu64 " x %" PRIu64 " + %" PRIu64 " x %" PRIu64 " + %" PRIu64 " x %" PRIu64 ")",
+                B, n, q, N, kv, n, o, n, lse);
+    else
+        fprintf(f, "Q, K, V and O in both layouts (n tokens of all H heads before the all-to-all, N tokens of H/P "
+                   "heads after: n (q + kv + o) bytes each) and the LSE of H/P heads over N tokens: B (2 n (q + kv + o) + "
+                   "N lse / P) = %" PRIu64 " x (2 x %" PRIu64 " x (%" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + %" PRIu64 " x %" PRIu64
+                   " / %" PRIu64 ")", B, n, q, kv, o, N, lse, P);
+    fprintf(f, " = %" PRIu64 " B (%s)\n", r->memory_bytes, b);
+}
+
 int cp_io(const cli_opts *o)
 {
     if (!o->given[O_CP]) return cli_usage("--cp-scheme needs --cp P (the number of GPUs)");
@@ -150,6 +184,7 @@ int cp_io(const cli_opts *o)
            fa_fmt_bytes((double)one.memory_bytes, (char[32]){0}, 32), fa_fmt_time(one.time_s, (char[32]){0}, 32),
            one.has_time ? "" : " (roofline: the profile has no pipe rates)");
     fputs(CP_NOTE, stdout);
+    for (int k = 0; k < (o->cp > 1 ? n : 1); k++) memory_line(stdout, &o->shape, &r[k], k == 0); /* the memory column, derived */
     for (int k = 0; k < n; k++) /* the ring's buffers can outweigh the split: say why (once) */
         if ((r[k].scheme == FA_CP_RING || r[k].scheme == FA_CP_ZIGZAG) && r[k].P > 1 && r[k].memory_bytes >= one.memory_bytes) {
             printf("(memory: %s and zigzag keep, for their N/P tokens, Q, two K/V buffers (the one computed on and the one\n"
@@ -223,7 +258,11 @@ int cp_report(FILE *csv, int quiet, const fa_hw *hw)
     if (!quiet) {
         printf("(per GPU; one layer except 'K,V x 80/GPU', the K and V of all 80 layers a GPU holds for its N/P tokens\n"
                " (allgather gathers one layer's at a time).  time: the layer's forward, the slowest GPU; the columns of\n"
-               " fasim io --cp and the derivations: docs/context-parallel.md.  No multi-GPU machine has measured these.\n");
+               " fasim io --cp and the derivations: docs/context-parallel.md.  No multi-GPU machine has measured these.\n"
+               " memory/GPU, with n = N/P tokens a GPU and the bytes a token q = H d e, kv = H_kv (d + d_v) e, o = H d_v e,\n"
+               " lse = 4 H: ring and zigzag B n (q + 2 kv + o + 4 H d_v + 2 lse), allgather B (n q + N kv + n o + n lse),\n"
+               " ulysses B (2 n (q + kv + o) + N lse / P) -- Q, K, V, O in both layouts of its all-to-all and the LSE of\n"
+               " H/P heads over all N; P = 1: B N (q + kv + o + lse) (fasim io --cp P prints each with its numbers).\n");
         if (hw->hbm_capacity)
             printf(" \"out of memory\" (cp.csv: fits = 0, %d rows here): the 80 layers' K,V of a GPU's share alone exceed its\n"
                    " %s, the model's weights and activations not counted; the row is what the layer would cost.\n",

@@ -55,6 +55,11 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
     }
     char b[10][32];
     fprintf(f, "  time model, profile %s (%s) on %s (docs/time-model.md):\n", p->key, p->name, o->hw.name);
+    if (o->shape.dropout_p > 0 && strcmp(p->key, "math")) {
+        char who[64];
+        snprintf(who, sizeof who, "%s (%s)", fa_algo_name(a), p->key);
+        io_dropout_note(f, "   ", &o->shape, who);
+    }
     for (int k = 0; k < 2; k++) {
         if ((o->pass == FA_PASS_FWD && k) || (o->pass == FA_PASS_BWD && !k)) continue;
         const fa_perf_kernel *d = &r.k[k];
@@ -99,11 +104,29 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                     d->inst, o->hw.issue_per_sm_clk, (d->load_clock_hz > 0 ? d->load_clock_hz : d->clock_scale * o->hw.clock_hz) / 1e6,
                     fa_fmt_time(d->t_issue, b[1], 32), fa_fmt_time(d->t_exp + d->t_fp32, b[2], 32),
                     d->t_issue > d->t_exp + d->t_fp32 ? ": S is the issue time" : ": S is exp + fp32");
-        fprintf(f, d->inst > 0 ? "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = max(exp + fp32, issue) = %s; "
-                                 "tile = max(G, S) + min(G, S) / %.3g = %s\n"
-                               : "     GEMM phase G = max + min / %.3g of (%s, smem) = %s; softmax S = exp + fp32 = %s; "
-                                 "tile = max(G, S) + min(G, S) / %.3g = %s\n",
-                d->w_gemm, simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), fa_fmt_time(d->S, b[2], 32), d->w_phase, fa_fmt_time(d->tile, b[3], 32));
+        /* the overlap law's divisors, named (docs/time-model.md section 5) */
+        const fa_overlap ovk = k ? p->overlap_bwd : p->overlap;
+        char wph[160];
+        if (ovk == FA_OVERLAP_NONE)
+            snprintf(wph, sizeof wph, "w_phase = 1 (overlap policy none: nothing hides the shorter phase)");
+        else if (ovk == FA_OVERLAP_WARPS)
+            snprintf(wph, sizeof wph, "w_phase = blocks per SM = %.0f (policy warps: other resident blocks fill the gaps)",
+                     d->blocks_per_sm);
+        else
+            snprintf(wph, sizeof wph, "w_phase = consumer warpgroups x blocks per SM = %.0f x %.0f = %.3g (policy %s)",
+                     d->blocks_per_sm > 0 ? d->w_phase / d->blocks_per_sm : 0, d->blocks_per_sm, d->w_phase,
+                     ovk == FA_OVERLAP_PINGPONG ? "ping-pong" : "pipelined");
+        fprintf(f, "     GEMM phase G = max + min / w_gemm of (%s, smem) = %s, w_gemm = blocks per SM x warps / 4 = %.0f x %d / 4 "
+                   "= %.3g (the resident warps on each of the SM's 4 schedulers); softmax S = %s = %s\n",
+                simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), d->blocks_per_sm, oc->warps, d->w_gemm,
+                d->inst > 0 ? "max(exp + fp32, issue)" : "exp + fp32", fa_fmt_time(d->S, b[2], 32));
+        if (p->sync_loads) /* no prefetch: the tile's loads are a third phase */
+            fprintf(f, "     loads L = L2 latency + the tile's share of the two-level bytes / (L2 bandwidth / SMs) = %s (not "
+                       "prefetched); tile = the longest of L, G, S + the other two / w_phase = %s, %s (docs/time-model.md "
+                       "section 5)\n", fa_fmt_time(d->t_load, b[4], 32), fa_fmt_time(d->tile, b[3], 32), wph);
+        else
+            fprintf(f, "     tile = max(G, S) + min(G, S) / w_phase = %s, %s (docs/time-model.md section 5)\n",
+                    fa_fmt_time(d->tile, b[3], 32), wph);
         if (d->S > d->G && d->w_phase > 1) /* the tile's longer phase, which bound names, not a single pipe */
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",
@@ -267,13 +290,28 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
                                       "kernel %s)", regs[0], regs[1]);
     else if (regs[0][0] || regs[1][0])
         snprintf(where, sizeof where, " in the paper's model (the kernel keeps %s in registers)", regs[0][0] ? regs[0] : regs[1]);
+    const uint64_t M = o->sram; /* the M asked for (--blocks paper may run on an enlarged one: r.sram_bytes) */
     if (two)
         fprintf(f, "  forward B_r = %" PRId64 ", B_c = %" PRId64 "; backward B_r = %" PRId64 ", B_c = %" PRId64
                    " (%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n",
-                pbk[0].block_r, pbk[0].block_c, pbk[1].block_r, pbk[1].block_c, rule, r.sram_need, r.sram_bytes, where);
+                pbk[0].block_r, pbk[0].block_c, pbk[1].block_r, pbk[1].block_c, rule, r.sram_need, M, where);
     else
         fprintf(f, "  B_r = %" PRId64 ", B_c = %" PRId64 " (%s%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n",
-                bk.block_r, bk.block_c, rule, splits > 1 ? ", its split-KV kernel's" : "", r.sram_need, r.sram_bytes, where);
+                bk.block_r, bk.block_c, rule, splits > 1 ? ", its split-KV kernel's" : "", r.sram_need, M, where);
+    if (r.sram_need > M) { /* what a need beyond M means (issue 18) */
+        const uint64_t over = r.sram_need - M;
+        if (used == FA_TILES_PROFILE)
+            fprintf(f, "  the need exceeds M by %" PRIu64 " B (%.1f%%): in the paper's model, every buffer in one SRAM of M, "
+                       "these tiles do not fit (its --blocks fit would take smaller ones); the kernel runs them because "
+                       "it keeps the buffers named above in registers: its shared memory, %" PRIu64 " B, is within M\n",
+                    over, 100.0 * (double)over / (double)M, (uint64_t)r.counts.sram_peak_bytes);
+        else
+            fprintf(f, "  the need exceeds M by %" PRIu64 " B (%.1f%%): these tiles do not fit M%s; counted, as fasim io "
+                       "counts them, with the SRAM enlarged to fit, M' = %" PRIu64 " B, which the Theta bound below "
+                       "divides by\n", over, 100.0 * (double)over / (double)M,
+                    used == FA_TILES_PAPER ? " (--blocks paper sizes B_c = ceil(M/(4*d*e)) for the Q, K, V, O tiles, "
+                                             "without the fp32 S tile and the statistics)" : "", r.sram_bytes);
+    }
     if (splits > 1) /* fa_split_kv_heuristic, FlashAttention-2's num_splits_heuristic */
         fprintf(f, "  split-KV: B*H*ceil(N_q/64) = %" PRId64 " row blocks of 64 would not fill 0.8 x 2 x %d SMs, so the %s\n"
                    "  profile runs FlashAttention-2's split-KV rule (num_splits_heuristic): S = %d splits, 64 x %" PRId64 " tiles\n",

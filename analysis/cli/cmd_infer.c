@@ -101,6 +101,25 @@ int infer_io(const cli_opts *o)
     int n = 0;
     fa_status st = run_variants(o, v, &n);
     if (st) return cli_fail(st);
+    /* --gqa both (the default) at H = H_kv: a group of one query head, so the packed kernel is the
+     * per-head one, row for row; its rows are left out (--gqa packed still prints them) */
+    int one_group = o->gqa == 0 && o->shape.heads == o->shape.kv_heads;
+    for (int i = 0; i < n && one_group; i++) { /* left out only when every packed row equals its per-head one */
+        if (!v[i].opt.pack_gqa) continue;
+        int same = 0;
+        for (int j = 0; j < n && !same; j++)
+            same = !v[j].opt.pack_gqa && v[j].opt.splits == v[i].opt.splits &&
+                   v[j].r.blocks.block_r == v[i].r.blocks.block_r && v[j].r.blocks.block_c == v[i].r.blocks.block_c &&
+                   v[j].r.counts.hbm_read_bytes == v[i].r.counts.hbm_read_bytes &&
+                   v[j].r.counts.hbm_write_bytes == v[i].r.counts.hbm_write_bytes && v[j].r.time_s == v[i].r.time_s;
+        one_group = same;
+    }
+    if (one_group) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (!v[i].opt.pack_gqa) v[m++] = v[i];
+        n = m;
+    }
     if (o->format == FMT_CSV) {
         fa_infer_csv_header(stdout, NULL, 0);
         for (int i = 0; i < n; i++) fa_infer_csv_row(stdout, &o->shape, vl_of(o), o->hw.key, &v[i], NULL, 0);
@@ -153,6 +172,10 @@ int infer_io(const cli_opts *o)
                    (double)fa_counts_hbm_bytes(&pr.counts) / (double)fa_counts_hbm_bytes(&v[0].r.counts), v[0].name);
         }
     }
+    if (one_group)
+        printf("(no %s row: H = H_kv = %" PRId64 ", so GQA packing groups one query head per kv head and the packed kernel "
+               "is the %s row's, byte for byte; --gqa packed prints it)\n", o->varlen ? "varlen-packed" : "packed",
+               o->shape.heads, o->varlen ? "varlen" : "per-head");
     int any_auto = 0;
     for (int i = 0; i < n; i++) any_auto |= v[i].auto_split;
     printf("(%stime(wave) = ceil(thread blocks / SMs) x slowest thread block, plus the combine; docs/inference.md)\n",

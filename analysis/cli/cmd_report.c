@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -426,6 +427,126 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
     return csv_done(c, c->longctx);
 }
 
+/* hw has key k (a100, h100, h200, b200): 1 or 0. */
+static int has_hw(const fa_hw *hw, int nh, const char *k)
+{
+    for (int h = 0; h < nh; h++)
+        if (!strcmp(hw[h].key, k)) return 1;
+    return 0;
+}
+
+/* Appends ", NAME" (or NAME first) to a list buffer. */
+static void list_add(char *buf, size_t n, const char *name)
+{
+    size_t l = strlen(buf), m = strlen(name);
+    if (l + 2 + m >= n) return; /* no room: the list as it is */
+    if (l) memcpy(buf + l, ", ", 2), l += 2;
+    memcpy(buf + l, name, m + 1);
+}
+
+/* Prints text as the report's notes: words (separated by blanks or newlines) filled into lines of
+ * at most 106 columns, each line after the first indented by one blank; a '\v' starts a new line
+ * (a paragraph of the notes). */
+static void wrap_print(const char *text)
+{
+    int col = 0;
+    for (const char *p = text; *p;) {
+        if (*p == '\v') { /* a paragraph: a new line */
+            if (col) putchar('\n'), col = 0;
+            p++;
+            continue;
+        }
+        if (*p == ' ' || *p == '\n') {
+            p++;
+            continue;
+        }
+        size_t w = strcspn(p, " \n\v");
+        const int close = w == 1 && *p == ')'; /* a closing parenthesis ends the word before it */
+        if (col && !close && col + 1 + (int)w > 106) putchar('\n'), col = 0;
+        if (col && !close) putchar(' '), col++;
+        else if (!col && p != text) putchar(' '), col++;
+        fwrite(p, 1, w, stdout);
+        col += (int)w;
+        p += w;
+    }
+    if (col) putchar('\n');
+}
+
+/* The notes under the kernels tables: what every table has, then what applies to the GPUs asked
+ * for -- which kernels have no row where, the H100 against the H200, each GPU's DRAM rate.
+ * missing[h][q]: kernel fa_report_kernel_keys[q] has no row on hw[h] for some model. */
+static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NKERNELS])
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return;
+    fprintf(m, "(eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
+               " warps, smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
+               " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
+               " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
+               " nothing else.");
+    /* the kernels without a row, and why: by the kinds of kernel missing */
+    char none[400] = "";
+    int hopper = 0, blackwell = 0, untimed = 0, other = 0;
+    for (int q = 0; q < FA_REPORT_NKERNELS; q++) {
+        char where[200] = "";
+        for (int h = 0; h < nh; h++)
+            if (missing[h][q]) {
+                list_add(where, sizeof where, hw[h].name);
+                const char *key = fa_report_kernel_keys[q];
+                if ((!strcmp(key, "fa3") || !strcmp(key, "cudnn")) && hw[h].arch != 90) hopper = 1;
+                else if (!strcmp(key, "fa4") && hw[h].arch < 100) blackwell = 1;
+                else if ((!strcmp(key, "fa1") || !strcmp(key, "fa2")) && hw[h].arch >= 100) untimed = 1;
+                else other = 1;
+            }
+        if (!where[0]) continue;
+        char one[260];
+        snprintf(one, sizeof one, "%s%s on %s", none[0] ? "; " : "", fa_report_kernel_keys[q], where);
+        if (strlen(none) + strlen(one) < sizeof none) strcat(none, one);
+    }
+    if (none[0]) {
+        fprintf(m, "\v No row: %s (", none);
+        int k = 0;
+        if (hopper) fprintf(m, "%sfa3 and cudnn run on Hopper only", k++ ? "; " : "");
+        if (blackwell) fprintf(m, "%sfa4 on Blackwell only", k++ ? "; " : "");
+        if (untimed) fprintf(m, "%sthe GPU's profile cannot time fa1 and fa2 there: no mma.sync rate", k++ ? "; " : "");
+        if (other) fprintf(m, "%sno tile for some model's head dim there, or tiles that do not fit its shared memory: "
+                              "the model's table above says which", k++ ? "; " : "");
+        fprintf(m, ").");
+    }
+    fprintf(m, "\v Each model's rows time one layer type, named in its title (kernels.csv: layer_type, mask): a model of\n"
+               " both types its full-attention layers, a model whose every layer has a sliding window its windowed ones.\n"
+               "\v blocks/SM: the thread blocks that run on an SM at once, min(occupancy, ceil(grid / SMs))\n"
+               " (docs/time-model.md, section 3); \"1 of 3\": the grid is too small to fill the 3 the occupancy\n"
+               " allows (fa1: one block per batch x head).  regs: registers a thread\n"
+               " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).");
+    if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
+        fprintf(m, "\v H100 against H200: the\n"
+                   " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
+                   " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
+                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).\n"
+                   " The L2 and DRAM terms differ too (L2 8.76 against 8.1 TB/s, DRAM 3.94 against 2.75 TB/s), so\n"
+                   " a tensor-bound row can still be predicted faster on the H200 where those terms add to its time.");
+    /* each GPU's DRAM rate: sustained, not the datasheet's */
+    fprintf(m, "\v DRAM rates: the model charges sustained rates, not the datasheets' (sim/hw/*.hw, dram_bytes_per_s):");
+    int scaled = 0; /* a rate that is its datasheet's x 3.94 / 4.8, the fraction the H200 sustained */
+    for (int h = 0; h < nh; h++) {
+        const int h200 = !strcmp(hw[h].key, "h200");
+        const double ratio = hw[h].hbm_bandwidth > 0 ? hw[h].dram_bandwidth / hw[h].hbm_bandwidth : 0;
+        const int sc = !h200 && fabs(ratio / (3.94 / 4.8) - 1) < 0.01;
+        scaled |= sc;
+        fprintf(m, "%s the %s's %.3g TB/s%s (datasheet %.4g)", h ? ";" : "", hw[h].name, hw[h].dram_bandwidth / 1e12,
+                h200 ? ", measured by kernels/ubench_pipes.cu" : sc ? ", its datasheet's x 3.94 / 4.8" : "",
+                hw[h].hbm_bandwidth / 1e12);
+    }
+    fprintf(m, "%s", scaled ? " -- 3.94 / 4.8 is the fraction of its datasheet the H200 sustained" : "");
+    fprintf(m, ".\v math computes in fp32 without TF32: its GEMMs are SGEMM on the FMA units, charged to fp32.)");
+    fclose(m);
+    wrap_print(buf);
+    free(buf);
+}
+
 /* The kernels of each profile that runs on a GPU, forward (or the report's pass) on each
  * model's shape: tiles, placement, occupancy, predicted time, TFLOP/s and the bounding pipe
  * (kernels.csv; docs/time-model.md). */
@@ -434,6 +555,8 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
 {
     FILE *f = out_stream(c, c->kernels);
     fputs(fa_report_kernels_csv_header, f);
+    int missing[FA_REPORT_MAX_HW][FA_REPORT_NKERNELS]; /* a kernel with no row for some model on the GPU */
+    memset(missing, 0, sizeof missing);
     for (int k = 0; k < nm; k++) {
         char lt[400], mt[160]; /* the layer type the rows time, and its mask */
         fa_mask_text(&shapes[k], 0, mt, sizeof mt);
@@ -451,6 +574,12 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
         fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS];
         int n;
         fa_status st = fa_report_kernels(&shapes[k], hw, nh, pass, rows, &n); /* on failure, the rows before it */
+        for (int h = 0; h < nh; h++)
+            for (int q = 0; q < FA_REPORT_NKERNELS; q++) {
+                int have = 0;
+                for (int i = 0; i < n; i++) have |= rows[i].hw == h && rows[i].key == q;
+                missing[h][q] |= !have;
+            }
         for (int i = 0; i < n; i++) {
             const fa_report_kernel *x = &rows[i];
             const fa_occupancy *oc = &x->occ;
@@ -476,28 +605,7 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
         if (st) return cli_fail(st);
-        if (!c->quiet && k == nm - 1)
-            printf("(eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
-                   " warps, smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
-                   " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
-                   " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
-                   " nothing else.  fa3 and cudnn run on Hopper (H100, H200) only, fa4 on Blackwell (B200) only; a\n"
-                   " kernel the GPU's profile cannot time (fa1, fa2 on the B200: no mma.sync rate) has no row.  Each model's\n"
-                   " rows time one layer type, named in its title (kernels.csv: layer_type, mask): a model of both\n"
-                   " types, as Gemma-2/3, its full-attention layers; Mistral-7B and Phi-3 their sliding-window layers.\n"
-                   " blocks/SM: the thread blocks that run on an SM at once, min(occupancy, ceil(grid / SMs))\n"
-                   " (docs/time-model.md, section 3); \"1 of 3\": the grid is too small to fill the 3 the occupancy\n"
-                   " allows (fa1: one block per batch x head).  regs: registers a thread\n"
-                   " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).  H100 against H200: the\n"
-                   " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
-                   " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
-                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).\n"
-                   " The L2 and DRAM terms differ too (L2 8.76 against 8.1 TB/s, DRAM 3.94 against 2.75 TB/s), so\n"
-                   " a tensor-bound row can still be predicted faster on the H200 where those terms add to its time.\n"
-                   " DRAM rates: the model charges sustained rates, not the datasheets' (sim/hw/*.hw,\n"
-                   " dram_bytes_per_s): the H200's 3.94 TB/s measured by kernels/ubench_pipes.cu (datasheet 4.8),\n"
-                   " the H100's 2.75 and the A100's 1.67 their datasheets' 3.35 and 2.039 times that 3.94 / 4.8.\n"
-                   " math computes in fp32 without TF32: its GEMMs are SGEMM on the FMA units, charged to fp32.)\n");
+        if (!c->quiet && k == nm - 1) kernels_footnote(hw, nh, missing);
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -585,6 +693,144 @@ static int papers(report_ctx *c)
 }
 
 /* report's options (its own: several models and GPUs) */
+/* The notes under the models' tables: the columns and words every table has, then only those that
+ * apply to the models and GPUs asked for (issue 18: a B200 note without a B200, none with one). */
+static void models_footnote(const fa_report_model *models, int nm, const fa_report_rows *rows, const fa_hw *hw, int nh,
+                            fa_pass pass, int any_oom)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len); /* the notes, then printed wrapped (wrap_print) */
+    if (!m) return;
+    char b[4][32];
+    /* the grid's example: the first model and GPU whose flash1 row is bound by its grid */
+    char grid[320] = "";
+    for (int k = 0; k < nm && !grid[0]; k++)
+        for (int h = 0; h < nh && !grid[0]; h++) {
+            const fa_io_result *x = &rows[k].r[0][h][FA_ALGO_FLASH1];
+            const int64_t bh = rows[k].s[0].batch * rows[k].s[0].heads;
+            if (rows[k].ran[0][h][FA_ALGO_FLASH1] && x->has_perf && x->perf_latency == 2 && bh < hw[h].sms)
+                snprintf(grid, sizeof grid, " (fa1, the paper's kernel, runs one thread block per batch x head: %.60s's "
+                         "%" PRId64 " heads use %" PRId64 " of the %.40s's %d SMs)", models[k].m.name, bh, bh, hw[h].name,
+                         hw[h].sms);
+        }
+    fprintf(m, "(standard runs as eager PyTorch's math path does: it computes all of S and P and keeps them in\n"
+           " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"
+           " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
+           " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
+           " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = what\n"
+           " sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase,\n"
+           " softmax (exp + fp32) or its GEMM phase's busier pipe, tensor or smem (standard: its busiest pipe;\n"
+           " report.csv's bound is this column, its busiest_pipe the busiest pipe) -- or grid when the grid\n"
+           " is under one wave and SMs sit idle%s, launch when kernel launches take half the time.  vs std:\n"
+           " standard's bytes (time) / this row's, above 1 = fewer bytes (faster) than standard.\n", grid);
+    /* rows of a kernel this GPU's profile cannot time: their roofline in parentheses */
+    char roof[96] = "";
+    for (int h = 0; h < nh; h++) {
+        int any = 0;
+        for (int k = 0; k < nm; k++)
+            for (int t = 0; t < rows[k].nkind; t++)
+                for (int a = 0; a < FA_NALGO; a++) any |= rows[k].ran[t][h][a] && !rows[k].r[t][h][a].has_perf;
+        if (any) list_add(roof, sizeof roof, hw[h].name);
+    }
+    if (roof[0])
+        fprintf(m, "\v No time ratio ('-') where one of the two times is a roofline and the other the time model's: a\n"
+               " kernel the GPU's profile cannot time (here on %s: no mma.sync rate for fa1 and fa2), its time and\n"
+               " TFLOP/s in parentheses.\n", roof);
+    /* the L2 of each GPU asked for (the B200's is not in its datasheet) */
+    char l2[400] = "";
+    for (int h = 0; h < nh; h++) {
+        char one[160];
+        snprintf(one, sizeof one, "%.31s on the %.40s%s", fa_fmt_bytes((double)hw[h].l2_bytes, b[0], 32), hw[h].name,
+                 !strcmp(hw[h].key, "b200") ? " (not in its datasheet: assumed, sim/hw/b200.hw)" : "");
+        list_add(l2, sizeof l2, one);
+    }
+    if (nh > 1)
+        fprintf(m, "\v DRAM est depends on the L2, %s: a working set that fits one L2 but not another reaches DRAM several\n"
+               " times less on the larger.\n", l2);
+    else
+        fprintf(m, "\v DRAM est depends on the L2: %s.\n", l2);
+    int softcap = 0, d256 = 0, d192 = 0;
+    for (int k = 0; k < nm; k++) {
+        softcap |= models[k].m.softcap > 0;
+        for (int t = 0; t < rows[k].nkind; t++) d256 |= rows[k].s[t].d == 256, d192 |= rows[k].s[t].d == 192;
+    }
+    fprintf(m, "\v scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
+           " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek's yarn mscale sets another\n"
+           " (docs/conventions.md, \"Model configs\"); it changes no count.\n");
+    if (softcap)
+        fprintf(m, "\v softcap C (Gemma-2's attn_logit_softcapping): each score becomes C tanh(S / C) before the softmax; it\n"
+               " moves no byte, and the time model leaves its tanh out (docs/time-model.md, section 4): the time is that\n"
+               " of the same shape without it.\n");
+    fprintf(m, "\v TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape, 2 N_q N_k (d + d_v) per head in the\n"
+           " forward (the backward 2.5x that), halved by the causal mask (with a window: the matmul FLOPs of the\n"
+           " tiles FlashAttention-2 visits), the same work for standard, flash1 and flash2, / the row's time:\n"
+           " standard's TFLOP/s falls with a window while its time does not.\n");
+    if (any_oom)
+        fprintf(m, "\v \"out of memory\": the pass's live tensors (standard: S and P) exceed the GPU's memory; the row is what\n"
+               " it would move.\n");
+    /* fa2's tiles beyond B_r = 128, only where a model asked for has that d on a GPU asked for */
+    char big[160] = "", big_a100[64] = "";
+    for (int h = 0; h < nh && d256; h++)
+        if (strcmp(hw[h].key, "a100")) list_add(big, sizeof big, hw[h].name);
+        else snprintf(big_a100, sizeof big_a100, " and at d = 256 on the %.40s", hw[h].name);
+    fprintf(m, "\v B_r, B_c: the tiles each kernel runs (standard: the GEMMs' thread-block tile fasim assumes, the kernels\n"
+           " table's note, below): fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c\n"
+           " passes with its wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r\n"
+           " passes with B_r = 128");
+    if (big[0]) fprintf(m, ", 64 at d = 256 on the %s (228 KiB of shared memory an SM holds two 64 x 64 blocks)", big);
+    if (d192 || big_a100[0])
+        fprintf(m, ", 128 x 64 with 8 warps%s%s", d192 ? " at d = 192 on every GPU" : "", d192 ? big_a100 : big_a100 + 5);
+    if (big[0] || d192 || big_a100[0]) fprintf(m, " (as FlashAttention-2's flash_fwd_launch_template.h picks)");
+    fprintf(m, "; the causal mask halves both.\n");
+    /* where fa1's few passes move fewer bytes than fa2's many: name the models, the first one's numbers */
+    char fewer[200] = "";
+    int fk = -1, fh = 0, ft = 0;
+    for (int k = 0; k < nm; k++) {
+        int here = 0;
+        for (int t = 0; t < rows[k].nkind; t++)
+            for (int h = 0; h < nh; h++) {
+                const fa_io_result *r1 = &rows[k].r[t][h][FA_ALGO_FLASH1], *r2 = &rows[k].r[t][h][FA_ALGO_FLASH2];
+                if (!rows[k].ran[t][h][FA_ALGO_FLASH1] || !rows[k].ran[t][h][FA_ALGO_FLASH2] ||
+                    fa_counts_hbm_bytes(&r1->counts) >= fa_counts_hbm_bytes(&r2->counts))
+                    continue;
+                if (fk < 0) fk = k, fh = h, ft = t;
+                here = 1;
+            }
+        if (here) list_add(fewer, sizeof fewer, models[k].m.name);
+    }
+    if (fk >= 0) {
+        const fa_shape *s = &rows[fk].s[ft];
+        const fa_io_result *r1 = &rows[fk].r[ft][fh][FA_ALGO_FLASH1], *r2 = &rows[fk].r[ft][fh][FA_ALGO_FLASH2];
+        fprintf(m, "\v flash1 against flash2: each runs its own kernel's tiles, so the worked example's equal-tile order\n"
+               " (README, 64 x 64: flash1 above flash2) need not hold here: where fa1's few passes cost less than fa2's\n"
+               " more passes (%s; %s at d = %" PRId64 " on the %s: T_c = %" PRId64 " against T_r = %" PRId64 "), flash1 moves\n"
+               " fewer bytes", fewer, models[fk].m.name, s->d, hw[fh].name, fa_cdiv(s->seqlen_k, r1->blocks.block_c),
+               fa_cdiv(s->seqlen_q, r2->blocks.block_r));
+        fa_perf_result pr; /* flash1's kernel on flash2's tiles */
+        if (fa_perf_predict(fa_profile_find("fa1"), pass, s, &hw[fh], &r2->blocks, &pr) == FA_OK &&
+            fa_counts_hbm_bytes(&pr.io.counts) > fa_counts_hbm_bytes(&r2->counts))
+            fprintf(m, " -- at fa2's %" PRId64 " x %" PRId64 " tiles it would move more (%s against %s)", r2->blocks.block_r,
+                   r2->blocks.block_c, fa_fmt_bytes((double)fa_counts_hbm_bytes(&pr.io.counts), b[1], 32),
+                   fa_fmt_bytes((double)fa_counts_hbm_bytes(&r2->counts), b[2], 32));
+        else
+            fa_clear_error();
+        fprintf(m, " -- and it is slower all the same where its grid is one thread block per batch x head.\n");
+    }
+    if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
+        fprintf(m, "\v H100 against H200: where a kernel is bound by its tensor cores, exp or fp32 pipe the H100 can be\n"
+               " predicted faster than the H200: the H100 profile runs every pipe at 1830 MHz, the clock the\n"
+               " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
+               " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
+               " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
+               " row can still be predicted faster on the H200 where they add to its time (L2 8.76 against\n"
+               " 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
+    fputc(')', m);
+    fclose(m);
+    wrap_print(buf);
+    free(buf);
+}
+
 typedef struct {
     fa_report_model *models;
     int nm;
@@ -661,6 +907,15 @@ int cmd_report(int argc, char **argv)
     for (int k = 0; k < nm; k++) {
         fa_status st = fa_report_model_load(&models[k]);
         if (st) return cli_fail(st);
+        /* each model once: the report names a model's tables and files by its file stem */
+        for (int g = 0; g < k; g++) {
+            if (strcmp(models[g].stem, models[k].stem)) continue;
+            if (!strcmp(models[g].path, models[k].path))
+                return cli_usage("--model %s given twice (each model once)", models[k].path);
+            return cli_usage("--model %s and --model %s have the same file stem '%s', which names a model's files "
+                             "(hbm_vs_n_%s.csv): give each model once, or copy one under another name",
+                             models[g].path, models[k].path, models[k].stem, models[k].stem);
+        }
     }
     /* Compute the tables first (errors here leave no file behind). */
     fa_report_rows *rows = calloc(nm > 0 && nm <= MAX_MODELS ? (size_t)nm : 1, sizeof *rows);
@@ -709,6 +964,7 @@ int cmd_report(int argc, char **argv)
     rc = csv_done(&c, c.report);
 
     /* Tables: per model, each layer type's one layer, then (two types) the model pass summed. */
+    int any_oom = 0; /* a row the tables mark "out of memory" */
     for (int k = 0; k < nm && !c.quiet && rc == 0; k++) {
         const fa_report_rows *rw = &rows[k];
         const fa_model *m = &models[k].m;
@@ -761,7 +1017,7 @@ int cmd_report(int argc, char **argv)
                     if (hw[h].hbm_capacity && fa_hbm_footprint(x->algo, s, &fp) == FA_OK) {
                         const uint64_t live = pass == FA_PASS_FWD ? fp.fwd_peak : fp.peak;
                         char b5[32], b6[32];
-                        if (live > hw[h].hbm_capacity)
+                        if (live > hw[h].hbm_capacity && (any_oom = 1))
                             snprintf(oom, sizeof oom, "  out of memory: %s live of %s",
                                      fa_fmt_bytes((double)live, b5, sizeof b5),
                                      fa_fmt_bytes((double)hw[h].hbm_capacity, b6, sizeof b6));
@@ -784,6 +1040,22 @@ int cmd_report(int argc, char **argv)
                            tc, v2, fc, fa_report_bound(x), oom[0] ? oom : why);
                     (void)b3;
                 }
+            /* FlashAttention-1/-2's released API: V's head dim = Q's; counted as given (as fasim io's note) */
+            char unpadded[48] = "";
+            for (int a = 0; a < FA_NALGO && s->d_v != s->d; a++) {
+                int ran = 0;
+                for (int h = 0; h < nh; h++) ran |= rw->ran[t][h][a];
+                const char *key = fa_profile_default((fa_algo)a)->key;
+                if (ran && (!strcmp(key, "fa2") || !strcmp(key, "fa1"))) {
+                    size_t l = strlen(unpadded);
+                    snprintf(unpadded + l, sizeof unpadded - l, "%s%s (%s)", l ? ", " : "", fa_algo_name((fa_algo)a), key);
+                }
+            }
+            if (unpadded[0])
+                printf("note: %s: d_v = %" PRId64 " != d = %" PRId64 " counted and timed as given, V and O unpadded; "
+                       "FlashAttention-2's released API checks V's head dim against Q's, so its callers pad V (and O) to %"
+                       PRId64 " and move more (fasim io --headdim-v %" PRId64 " counts that; docs/time-model.md section 2)\n",
+                       unpadded, s->d_v, s->d, s->d, s->d);
             printf("\n");
         }
         if (rw->nkind == 2) { /* the layer types summed: layers[0] x full + layers[1] x windowed */
@@ -806,55 +1078,8 @@ int cmd_report(int argc, char **argv)
                 }
             printf("\n");
         }
-        if (k == nm - 1) /* after the last model's tables */
-            printf("(standard runs as eager PyTorch's math path does: it computes all of S and P and keeps them in\n"
-                   " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"
-                   " full attention's, and a windowed model's 'vs std' includes the window's savings.  HBM bytes: the\n"
-                   " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
-                   " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = what\n"
-                   " sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase,\n"
-                   " softmax (exp + fp32) or its GEMM phase's busier pipe, tensor or smem (standard: its busiest pipe;\n"
-                   " report.csv's model_bound is the busiest pipe, which can differ) -- or grid when the grid\n"
-                   " is under one wave and SMs sit idle (fa1, the paper's kernel, runs one thread block per batch x\n"
-                   " head: Llama-3-8B's 32 heads use 32 of the H200's 132 SMs, so it is slower than standard there),\n"
-                   " launch when kernel launches take half the time.  vs std: standard's bytes (time) / this row's,\n"
-                   " above 1 = fewer bytes (faster) than standard; no time ratio ('-') where one of the two times is a\n"
-                   " roofline (a kernel the GPU's profile cannot time, as fa1 and fa2 on the B200: its time and TFLOP/s\n"
-                   " in parentheses) and the other the time model's.  DRAM est depends on the L2: 40 MiB on the A100,\n"
-                   " 50 MiB on the H100, 60 MiB on the H200: a working set that fits one L2 but not another reaches\n"
-                   " DRAM several times less on the larger.\n"
-                   " scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
-                   " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek's yarn mscale sets another\n"
-                   " (docs/conventions.md, \"Model configs\"); it changes no count.  softcap C (Gemma-2's\n"
-                   " attn_logit_softcapping): each score becomes C tanh(S / C) before the softmax; it moves no byte,\n"
-                   " and the time model leaves its tanh out (docs/time-model.md, section 4): the time is that of the\n"
-                   " same shape without it.  TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape,\n"
-                   " 2 N_q N_k (d + d_v) per head in the forward (the backward 2.5x that), halved by the causal mask\n"
-                   " (with a window: the matmul FLOPs of the tiles FlashAttention-2 visits), the same work for\n"
-                   " standard, flash1 and flash2, / the row's time: standard's TFLOP/s falls with a window while its\n"
-                   " time does not.  \"out of memory\": the pass's live tensors (standard: S and P) exceed the GPU's\n"
-                   " memory; the row is what it would move.\n"
-                   " B_r, B_c: the tiles each kernel runs (standard: the GEMMs' thread-block tile fasim assumes,\n"
-                   " the kernels table's note, below).  flash1 against flash2: each runs its own kernel's tiles, so the\n"
-                   " worked example's equal-tile order (README, 64 x 64: flash1 above flash2) need not hold here.\n"
-                   " fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c passes with its\n"
-                   " wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r passes\n"
-                   " with B_r = 128 (64 at d = 256 on the H100 and H200, whose 228 KiB of shared memory per SM hold two\n"
-                   " 64 x 64 blocks; 128 x 64 with 8 warps at DeepSeek's d = 192 on every GPU and at d = 256 on the A100,\n"
-                   " as FlashAttention-2's flash_fwd_launch_template.h picks; the causal mask halves both).  Where fa1's\n"
-                   " few passes cost less\n"
-                   " than fa2's more passes (GPT-2 medium, d = 64: 4 against 8; Falcon-7B), flash1 moves fewer bytes\n"
-                   " -- at fa2's 128 x 128 tiles it would move more (GPT-2 medium: 34.25 MiB against 22.06) -- and it\n"
-                   " is slower all the same (grid: one thread block per batch x head).\n"
-                   " H100 against H200: where a kernel is bound by its tensor cores, exp or fp32 pipe the H100 can be\n"
-                   " predicted faster than the H200: the H100 profile runs every pipe at 1830 MHz, the clock the\n"
-                   " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
-                   " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
-                   " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
-                   " row can still be predicted faster on the H200 where they add to its time (the model charges\n"
-                   " sustained DRAM rates, sim/hw/*.hw dram_bytes_per_s: the H200's 3.94 TB/s as measured by\n"
-                   " kernels/ubench_pipes.cu, its datasheet 4.8; the H100's 2.75, its datasheet's 3.35 x 3.94 / 4.8;\n"
-                   " L2 8.76 against 8.1 TB/s; docs/time-model.md, 1).)\n");
+        if (k == nm - 1) /* after the last model's tables: the notes that apply to them */
+            models_footnote(models, nm, rows, hw, nh, pass, any_oom);
         if (k == nm - 1) printf("\n");
     }
 

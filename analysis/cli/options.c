@@ -421,7 +421,11 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         else return cli_usage("--format '%s' is not one of table, csv, json", val);
 
         return 0;
-    case O_MODEL:
+    case O_MODEL: /* one model config (fasim report, its own option, takes several) */
+        if (o->model_path)
+            return strcmp(o->model_path, val) ? cli_usage("--model given twice ('%s', then '%s'): give one model config "
+                                                          "(only fasim report takes several)", o->model_path, val)
+                                              : cli_usage("--model %s given twice (give it once)", val);
         o->model_path = val;
         return 0;
     case O_TRACE:

@@ -12,6 +12,28 @@ static int formula_match(const fa_io_result *r)
            r->formula.write_bytes == r->counts.hbm_write_bytes;
 }
 
+void io_dropout_note(FILE *f, const char *lead, const fa_shape *s, const char *who)
+{
+    fprintf(f, "%snote: --dropout %g: %s timed as without dropout -- the time model charges no Philox random numbers "
+               "and no keep-mask multiply per score, and takes the kernels' no-dropout tile tables; the counts (HBM "
+               "bytes, FLOPs) do include dropout%s; only math charges its dropout kernel (docs/time-model.md, "
+               "\"Dropout\")\n", lead, s->dropout_p, who,
+            strstr(who, "(fa2)") ? ", and fa2 runs unsplit (FlashAttention-2 never splits the keys with dropout)" : "");
+}
+
+/* The time columns of a time-model row: each pipe's busy time ('-': a pipe the model does not
+ * charge, as standard's library kernels' smem and L2), DRAM est, time, TFLOP/s and bound. */
+static void model_times(FILE *f, const fa_io_result *x)
+{
+    char b[8][32];
+    for (int q = 0; q < 6; q++)
+        fprintf(f, " %9s", x->perf_pipes >> q & 1 ? fa_fmt_time(x->perf_busy[q], b[q], sizeof b[q]) : "-");
+    fprintf(f, " %10s %10s %8.1f %s%s", fa_fmt_bytes((double)x->dram_est_bytes, b[6], sizeof b[6]),
+            fa_fmt_time(x->perf_time_s, b[7], sizeof b[7]), x->perf_tflops,
+            x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_report_bound(x),
+            x->perf_tail && !x->perf_latency ? " + tail" : "");
+}
+
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
 {
     char b[8][32];
@@ -41,10 +63,20 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                 any ? "; the time model's TFLOP/s (below) is not FLOPs / time" : "");
     for (int i = 0; i < n; i++)
         if (r[i].perf_note[0]) fprintf(f, "note: %s: %s\n", fa_algo_name(r[i].algo), r[i].perf_note);
+    if (o->shape.dropout_p > 0) { /* the kernels timed as without dropout (all but math's) */
+        char who[160] = "";
+        for (int i = 0; i < n; i++)
+            if (r[i].has_perf && strcmp(r[i].profile, "math")) {
+                size_t l = strlen(who);
+                snprintf(who + l, sizeof who - l, "%s%s (%s)", l ? ", " : "", fa_algo_name(r[i].algo), r[i].profile);
+            }
+        if (who[0]) io_dropout_note(f, "", &o->shape, who);
+    }
     if (!any) return;
     fprintf(f, "\ntime model (docs/time-model.md): kernel profiles on %s's pipes (%s)%s\n", o->hw.name,
             o->hw.pipes_source[0] ? o->hw.pipes_source : "hardware profile",
-            n && r[0].pass == FA_PASS_FWDBWD ? "; pipe times and time: both kernels together" : "");
+            n && r[0].pass == FA_PASS_FWDBWD ? "; forward + backward: a row for each kernel, then their pipe times and "
+                                               "time summed on the 'fwd + bwd' row" : "");
     fprintf(f, "TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape / time: 2 N_q N_k (d + d_v) a head forward "
                "(4 N^2 d at d_v = d), halved by a causal mask (other masks: the matmul FLOPs of the tiles visited), "
                "2.5x that backward; no softmax FLOPs, the same work for standard, flash1 and flash2\n");
@@ -54,8 +86,14 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
         if (!x->has_perf) continue;
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2 + (x->pass == FA_PASS_FWDBWD); k++) {
             if ((x->pass == FA_PASS_FWD && k == 1) || (x->pass == FA_PASS_BWD && k == 0)) continue;
+            if (k == 2) { /* fwdbwd: the two kernels' pipe times and time, summed, on a row of their own */
+                fprintf(f, "%-9s %-67s", fa_algo_name(x->algo), "fwd + bwd: the two kernels above together");
+                model_times(f, x);
+                fprintf(f, "\n");
+                continue;
+            }
             fa_blocks bk = k ? x->blocks_bwd : x->blocks;
             char tiles[32], occ[40], prof[24];
             snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, bk.block_r, bk.block_c);
@@ -71,18 +109,11 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                                                 GEMMs (eager, math): no kernel of their own */
             if (x->occupancy[k]) snprintf(rg, sizeof rg, "%d", x->regs_per_thread[k]);
             if (x->occupancy[k]) snprintf(wp, sizeof wp, "%d", x->warps[k]);
-            int last = x->pass != FA_PASS_FWDBWD || k == 1; /* the row that carries the times */
+            int last = x->pass != FA_PASS_FWDBWD; /* the row carries the times (fwdbwd: the sum row below) */
             fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-*s", fa_algo_name(x->algo), prof, tiles, wp,
                     x->occupancy[k] ? fa_fmt_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
                     rg, last ? 23 : 0, occ);
-            if (last) {
-                for (int q = 0; q < 6; q++) fprintf(f, " %9s", fa_fmt_time(x->perf_busy[q], b[q + 1 < 8 ? q + 1 : 7], 32));
-                char tb[32];
-                fprintf(f, " %10s %10s %8.1f %s%s", fa_fmt_bytes((double)x->dram_est_bytes, b[7], sizeof b[7]),
-                        fa_fmt_time(x->perf_time_s, tb, sizeof tb), x->perf_tflops,
-                        x->perf_latency == 1 ? "launch" : x->perf_latency ? "grid" : fa_report_bound(x),
-                        x->perf_tail && !x->perf_latency ? " + tail" : "");
-            }
+            if (last) model_times(f, x);
             fprintf(f, "\n");
         }
         if (x->splits > 1)
@@ -100,16 +131,28 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
         }
     }
     /* the bound column, each of its words (docs/time-model.md, section 6) */
-    fprintf(f, "bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase "
-               "-- softmax (S = exp + fp32), or G's busier pipe, tensor or smem (fp32 for SIMT GEMMs); standard: its busiest "
-               "pipe; the busiest pipe is the largest busy time above (fasim explain prints both, CSV and JSON's bound is it); "
-               "grid: the grid is under one wave (SMs sit idle, every pipe's busy time is below the time); launch: kernel "
-               "launches take half the time or more; '+ tail': the last wave's tail adds over 10 %% (the waves take more "
+    fprintf(f, "bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase: "
+               "softmax when S, the softmax phase (exp + fp32), is the longer, else G, the GEMM phase (the MMAs and their "
+               "shared-memory operand loads), named by its busier pipe, tensor or smem (fp32 for SIMT GEMMs), or loads "
+               "for a kernel that does not prefetch (kernels/ v1, v2); standard: its busiest pipe; the busiest pipe is "
+               "the largest busy time above and can differ (fasim explain prints both; CSV and JSON: bound is this "
+               "column, busiest_pipe that pipe); grid: the grid is under one wave (SMs sit idle, every pipe's busy time "
+               "is below the time); launch: kernel launches take half the time or more; '+ tail': the last wave's tail adds over 10 %% (the waves take more "
                "than 1.1 x their time with every slot busy to the end; explain prints both)\n");
     for (int i = 0; i < n; i++) /* eager, math, v0: no kernel of their own (as the report's kernels table says) */
-        if (r[i].has_perf && r[i].algo == FA_ALGO_STANDARD && !r[i].occupancy[0] && !r[i].occupancy[1])
+        if (r[i].has_perf && r[i].algo == FA_ALGO_STANDARD && !r[i].occupancy[0] && !r[i].occupancy[1]) {
+            char none[64] = ""; /* the pipes its model does not charge */
+            for (int q = 0; q < 6; q++)
+                if (!(r[i].perf_pipes >> q & 1)) {
+                    size_t l = strlen(none);
+                    snprintf(none + l, sizeof none - l, "%s%s", l ? ", " : "", fa_pipe_name((fa_pipe)q));
+                }
             fprintf(f, "standard (%s): library GEMMs and separate kernels, no fused kernel: no warps, smem/blk, regs or "
-                       "blocks/SM of its own ('-'); tiles: the GEMMs' assumed thread-block tile\n", r[i].profile);
+                       "blocks/SM of its own ('-'); tiles: the GEMMs' assumed thread-block tile; pipes: each kernel is "
+                       "timed alone by its GEMM FLOPs (%s), exponentials (exp) and DRAM bytes (docs/time-model.md, "
+                       "\"Standard attention\"), so %s are not modelled ('-'; 0 in CSV and JSON)\n", r[i].profile,
+                    r[i].perf_pipes >> FA_PIPE_FP32 & 1 ? "fp32: SGEMM on the FMA units, no TF32" : "tensor", none);
+        }
     /* two byte figures of one row that differ: say why, and where each is derived */
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
