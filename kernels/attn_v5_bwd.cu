@@ -60,8 +60,8 @@
  * more registers while dV_w is in flight (S^T, dP^T, P^T, dK_w, dV_w: 208): at 232 ptxas serializes
  * them (C7512), so they run with 240 (V5B_REGS240, the producer at 24 spills 108 bytes) or with dS^T
  * formed from the rounded P^T (V5B_PBF: 8-16x the max error against v3_bwd_det with a mask).
- * Measured in the same call, every one is slower than schedule 0: 0.88-0.92x at d = 128, 0.90-0.93x
- * at d = 64 (v5_bwd_s1r, s1p, s2pr); serialized (232, fp32 P^T) 0.80-0.83x.  Moving GEMMs
+ * Measured in the same call, every one is slower than schedule 0: 0.86-0.92x its time at d = 128,
+ * 0.90-0.93x at d = 64 (v5_bwd_s1r, s1p, s2pr); serialized by ptxas 0.75-0.84x.  Moving GEMMs
  * does not shorten the step: its instructions and its tensor time add up (s9_issue.csv).
  * V5B_DINC (operand descriptors advanced from one per operand and step) and V5B_NODIV (no integer
  * division per step without GQA) cut issued instructions: built, not yet measured (v5_bwd_dinc,
