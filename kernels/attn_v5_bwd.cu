@@ -50,7 +50,22 @@
  * SDPA cuDNN's backward at d = 64, 0.95-1.13x at d = 128; 1.57-1.95x FlashAttention-2; 1.7-2.0x the v3
  * backward; the deterministic mode 0.85-1.03x of it.  Nsight Compute at N = 4096 (v5_bwd_ncu.csv):
  * DRAM and L2 reduce traffic equal to cuDNN's, the tensor pipe active 54 % against cuDNN's 66 % at
- * d = 128 (docs/results.md, "v5 backward").
+ * d = 128 (docs/results.md, "v5 backward").  Ninth session (s9_bwd_sweep128.csv, s9_bwd_sweep64.csv,
+ * s9_bwd_sdpa.csv, one call): d = 128 1.065, 0.970, 1.022, 0.957x cuDNN at N = 2k, 4k, 8k, 16k without a
+ * mask, 1.139, 1.017, 0.989, 1.027x with one; d = 64 0.99-1.05x, 1.06-1.20x.
+ * Step schedules (CFG & V5B_SCHED; 0, the one above, is the default): 1 issues dV_w = P^T dO right
+ * after the exponentials, under dP^T's tail and the dS^T arithmetic, and dK_w behind dQ_i so it runs
+ * while dQ_i goes to shared memory; 2 also issues the next step's S^T behind dK_w (the loop entered
+ * with S^T alone in flight on every path: ptxas serializes the wgmmas otherwise, C7515).  Both need
+ * more registers while dV_w is in flight (S^T, dP^T, P^T, dK_w, dV_w: 208): at 232 ptxas serializes
+ * them (C7512), so they run with 240 (V5B_REGS240, the producer at 24 spills 108 bytes) or with dS^T
+ * formed from the rounded P^T (V5B_PBF: 8-16x the max error against v3_bwd_det with a mask).
+ * Measured in the same call, every one is slower than schedule 0: 0.86-0.92x its time at d = 128,
+ * 0.90-0.93x at d = 64 (v5_bwd_s1r, s1p, s2pr); serialized by ptxas 0.75-0.84x.  Moving GEMMs
+ * does not shorten the step: its instructions and its tensor time add up (s9_issue.csv).
+ * V5B_DINC (operand descriptors advanced from one per operand and step) and V5B_NODIV (no integer
+ * division per step without GQA) cut issued instructions: built, not yet measured (v5_bwd_dinc,
+ * v5_bwd_lean).
  * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -67,6 +82,12 @@
 #include "wgmma.cuh"
 
 enum { V5B_BC = 128, V5B_STAGES = 2, V5B_PAD = 128 };
+/* fa_v5_bwd_kernel's CFG: the consumers' step schedule (V5B_SCHED bits: 0, 1, 2; the header
+ * comment), 240 consumer registers (V5B_REGS240), dS^T from the rounded P^T (V5B_PBF), operand
+ * descriptors advanced from one per operand and step (V5B_DINC), no integer division per step
+ * without GQA (V5B_NODIV); the default by head dim */
+enum { V5B_SCHED = 3, V5B_REGS240 = 4, V5B_PBF = 8, V5B_DINC = 16, V5B_NODIV = 32 };
+enum { V5B_CFG64 = 0, V5B_CFG128 = 0 };
 
 struct V5BMaps {
     CUtensorMap q, dO;  /* (d, N_q, B x H), boxes (64, B_r, 1) */
@@ -179,6 +200,10 @@ struct V5BRegs {
     static constexpr int producer = 40, consumer = 232;
     static_assert(128 * producer + 256 * consumer <= 384 * 168, "setmaxnreg split above the block's pool");
 };
+struct V5BRegsBig { /* experiment: the producer at 24 (FlashAttention-3's split) */
+    static constexpr int producer = 24, consumer = 240;
+    static_assert(128 * producer + 256 * consumer <= 384 * 168, "setmaxnreg split above the block's pool");
+};
 
 /* The place of key block kb among the key blocks that add to Q block qi (deterministic mode):
  * ascending, kb itself; descending (causal), the number of later key blocks that see Q block qi */
@@ -198,6 +223,33 @@ __device__ __forceinline__ int bwd_first_q_block(const fa_gpu_shape &sh, int c0,
     return rmin <= 0 ? 0 : (int)min((long long)T_r, rmin / BR);
 }
 
+/* wgmma descriptor of an operand off bytes past the one of d (wg_desc): the start-address field
+ * (bits 0-13, address >> 4) advanced in the low word; shared addresses stay below 2^18, so it
+ * never carries, and wg_desc(a + off, ...) == wg_desc_adv(wg_desc(a, ...), off) bit for bit */
+__device__ __forceinline__ uint64_t wg_desc_adv(uint64_t d, uint32_t off)
+{
+    return (d & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)d + (off >> 4));
+}
+
+/* step i of a unit -> (its Q block past the unit's first, i % nq; its query head in the group,
+ * i / nq); NODIV: without GQA (group 1) every step is its own Q block, no integer division */
+template <bool NODIV> __device__ __forceinline__ int2 unit_step(int i, int nq, int group)
+{
+    if (NODIV && group == 1) return make_int2(i, 0);
+    return make_int2(i % nq, i / nq);
+}
+
+/* half h (0: low) of a packed pair of T as a float */
+template <typename T> __device__ __forceinline__ float unpack_half(uint32_t x, int h);
+template <> __device__ __forceinline__ float unpack_half<__nv_bfloat16>(uint32_t x, int h)
+{
+    return __uint_as_float(h ? x & 0xffff0000u : x << 16);
+}
+template <> __device__ __forceinline__ float unpack_half<__half>(uint32_t x, int h)
+{
+    return __half2float(__ushort_as_half((unsigned short)(h ? x >> 16 : x & 0xffffu)));
+}
+
 /* named barriers: 1 both consumers (dS^T written), 2 dQ tile written (consumers -> the dQ
  * warp), 3 dQ tile read (the dQ warp -> consumers) */
 enum { V5B_BAR_DS = 1, V5B_BAR_DQ_FULL = 2, V5B_BAR_DQ_EMPTY = 3 };
@@ -205,14 +257,21 @@ enum { V5B_BAR_DS = 1, V5B_BAR_DQ_FULL = 2, V5B_BAR_DQ_EMPTY = 3 };
 /* RED: dQ_i leaves through a shared tile that one producer warp adds to the fp32 accumulator
  * with the TMA's reduce-add (as FlashAttention-3); else every consumer thread adds its
  * accumulators with fp32 atomics. */
-template <int D, int BR, bool DET, bool RED, typename T>
+template <int D, int BR, bool DET, bool RED, int CFG, typename T>
 __global__ void __launch_bounds__(384, 1)
     fa_v5_bwd_kernel(const __grid_constant__ V5BMaps maps, const float *__restrict__ lse2, const float *__restrict__ Dpad,
                      float *__restrict__ dQacc, int *__restrict__ sem, T *__restrict__ dK, T *__restrict__ dV,
                      fa_gpu_shape sh, float scale_log2)
 {
 #if FA_HAVE_WGMMA
-    constexpr int BC = V5B_BC, S = V5B_STAGES;
+    constexpr int BC = V5B_BC, S = V5B_STAGES, SCH = CFG & V5B_SCHED;
+    using Regs = typename std::conditional<(CFG & V5B_REGS240) != 0, V5BRegsBig, V5BRegs>::type;
+    constexpr bool PBF = (CFG & V5B_PBF) != 0 && SCH >= 1; /* dS^T from the rounded P^T (pa), s dies early */
+    constexpr bool DINC = (CFG & V5B_DINC) != 0, NODIV = (CFG & V5B_NODIV) != 0;
+    /* the operand descriptor of shared address base + off (SW128, stride 1024 bytes) */
+    auto opd = [](uint32_t base, uint32_t off, uint32_t lbo) -> uint64_t {
+        return DINC ? wg_desc_adv(wg_desc(base, lbo, 1024), off) : wg_desc(base + off, lbo, 1024);
+    };
     constexpr int NB = BR / 8, DB = D / 8, SLABS = D / 64;
     static_assert(RED || !DET, "the ordered dQ is the reduce-add path's");
     constexpr uint32_t QT_BYTES = BR * D * 2, KV_BYTES = BC * D * 2;
@@ -262,7 +321,7 @@ __global__ void __launch_bounds__(384, 1)
     __syncthreads();
 
     if (wg == 0) { /* ---- producer warpgroup: warp 0 the TMA loads, warp 2 the dQ adds ---- */
-        reg_dealloc<V5BRegs::producer>();
+        reg_dealloc<Regs::producer>();
         const int pw = threadIdx.x / 32, lane = threadIdx.x % 32;
         int ig = 0, ku = 0; /* steps (the ring's phases) and units of this block so far */
         for (int u = blockIdx.x; u < units; u += gridDim.x) {
@@ -278,7 +337,8 @@ __global__ void __launch_bounds__(384, 1)
                 }
                 for (int it = 0; it < x.n_it; it++) {
                     const int s = (ig + it) % S;
-                    const int hq = x.hk * group + it / x.nq, r0 = (x.i_lo + it % x.nq) * BR;
+                    const int2 qh = unit_step<NODIV>(it, x.nq, group);
+                    const int hq = x.hk * group + qh.y, r0 = (x.i_lo + qh.x) * BR;
                     mbar_wait(&emptyQ[s], (((ig + it) / S) & 1) ^ 1);
                     mbar_expect_tx(&fullQ[s], 2 * QT_BYTES);
 #pragma unroll
@@ -289,7 +349,8 @@ __global__ void __launch_bounds__(384, 1)
                 }
             } else if (RED && pw == 2) { /* dQ_i += the consumers' tile: one TMA reduce-add of B_r d fp32 */
                 for (int it = 0; it < x.n_it; it++) {
-                    const int qi = x.i_lo + it % x.nq, hq = x.hk * group + it / x.nq;
+                    const int2 qh = unit_step<NODIV>(it, x.nq, group);
+                    const int qi = x.i_lo + qh.x, hq = x.hk * group + qh.y;
                     const long long bh = (long long)x.b * sh.H + hq;
                     named_sync(V5B_BAR_DQ_FULL, 288);
                     if (lane == 0) {
@@ -322,7 +383,7 @@ __global__ void __launch_bounds__(384, 1)
     }
 
     /* ---- consumers: warpgroup w = 0, 1 owns keys 64 w .. 64 w + 63 of the block ---- */
-    reg_alloc<V5BRegs::consumer>();
+    reg_alloc<Regs::consumer>();
     const int w = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int g = lane >> 2, t4 = lane & 3;
     const int off = sh.N_k - sh.N_q;
@@ -346,7 +407,8 @@ __global__ void __launch_bounds__(384, 1)
     const int cwarp = 4 * w + warp;
     auto fetch_ld = [&](int i) {
         if (i < n_it) {
-            const int hq = hk * group + i / nq, r0 = (i_lo + i % nq) * BR;
+            const int2 qh = unit_step<NODIV>(i, nq, group);
+            const int hq = hk * group + qh.y, r0 = (i_lo + qh.x) * BR;
             const long long row = ((long long)b * sh.H + hq) * Npad + r0;
             for (int c = 4 * lane; c < BR; c += 128) {
                 cp_async16(smem_u32(Ls + (3 * cwarp + i % 3) * BR + c), lse2 + row + c, 16);
@@ -357,28 +419,45 @@ __global__ void __launch_bounds__(384, 1)
     };
     fetch_ld(0);
     mbar_wait(fullKV, ku & 1);
-
-    for (int it = 0; it < n_it; it++) {
-        const int st = (ig + it) % S, qi = i_lo + it % nq, hq = hk * group + it / nq, r0 = qi * BR;
-        const long long bh = (long long)b * sh.H + hq;
-        const uint32_t ph = ((ig + it) / S) & 1;
-        mbar_wait(&fullQ[st], ph);
-        /* S^T = K_w Q_i^T and dP^T = V_w dO_i^T: m64 (keys) x B_r (queries) x d */
+    /* S^T = K_w Q_i^T and dP^T = V_w dO_i^T of step it: m64 (keys) x B_r (queries) x d, two commit
+     * groups, once the step's Q_i, dO_i have landed */
+    auto issue_s = [&](int it) {
+        const int st = (ig + it) % S;
+        mbar_wait(&fullQ[st], ((ig + it) / S) & 1);
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             const uint32_t kof = (kk & 3) * 32;
-            wg_mma_ss<BR, T>(&s[0][0], wg_desc(k_addr + (kk >> 2) * SLAB_KV + w * 64 * 128 + kof, 16, 1024),
-                             wg_desc(q_addr + st * STAGE_Q + (kk >> 2) * SLAB_Q + kof, 16, 1024), kk > 0);
+            wg_mma_ss<BR, T>(&s[0][0], opd(k_addr + w * 64 * 128, (kk >> 2) * SLAB_KV + kof, 16),
+                             opd(q_addr + st * STAGE_Q, (kk >> 2) * SLAB_Q + kof, 16), kk > 0);
         }
         wg_commit();
+    };
+    auto issue_dp = [&](int it) {
+        const int st = (ig + it) % S;
+        wg_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             const uint32_t kof = (kk & 3) * 32;
-            wg_mma_ss<BR, T>(&dp[0][0], wg_desc(v_addr + (kk >> 2) * SLAB_KV + w * 64 * 128 + kof, 16, 1024),
-                             wg_desc(do_addr + st * STAGE_Q + (kk >> 2) * SLAB_Q + kof, 16, 1024), kk > 0);
+            wg_mma_ss<BR, T>(&dp[0][0], opd(v_addr + w * 64 * 128, (kk >> 2) * SLAB_KV + kof, 16),
+                             opd(do_addr + st * STAGE_Q, (kk >> 2) * SLAB_Q + kof, 16), kk > 0);
         }
         wg_commit();
+    };
+    /* Q_i, dO_i of stage st are read (their last reader, dK's wgmma, is done) */
+    auto release_q = [&](int st) {
+        fence_regs(dk);
+        fence_regs(dv);
+        __syncwarp(); /* the lanes' reads of LSE_i, D_i are ordered before lane 0's release */
+        if (lane == 0) mbar_arrive(&emptyQ[st]);
+    };
+    if (SCH == 2) issue_s(0);
+    for (int it = 0;; it++) { /* n_it >= 1 steps; the exit is at the bottom */
+        const int2 qh = unit_step<NODIV>(it, nq, group);
+        const int st = (ig + it) % S, qi = i_lo + qh.x, hq = hk * group + qh.y, r0 = qi * BR;
+        const long long bh = (long long)b * sh.H + hq;
+        if (SCH < 2) issue_s(it);
+        issue_dp(it);
         const bool need_mask = kw + 16 > sh.N_k || (sh.causal && kw + 15 > r0 + off);
         /* LSE_i log2 e, D_i of the next step into this warp's copies (cp.async, three in turn:
          * copy (it + 1) % 3 was last read by this warp at it - 2), then this step's, fetched one
@@ -403,28 +482,43 @@ __global__ void __launch_bounds__(384, 1)
                 s[nb][e] = p;
             }
         }
-        wg_wait<0>(); /* dP^T */
+        if (SCH >= 1) { /* line 12: dV_w += P^T dO_i now, under dP^T's tail and dS^T's arithmetic */
+#pragma unroll
+            for (int kc = 0; kc < BR / 16; kc++) p_fragment<T, NB>(pa[kc], s, kc);
+            wg_fence();
+#pragma unroll
+            for (int kc = 0; kc < BR / 16; kc++)
+                wg_mma_rs_tb<D, T>(&dv[0][0], pa[kc], opd(do_addr + st * STAGE_Q, kc * 16 * 128, SLAB_Q));
+            wg_commit();
+            wg_wait<1>(); /* dP^T (dV may run on) */
+        } else {
+            wg_wait<0>(); /* dP^T */
+        }
         fence_regs(dp);
 #pragma unroll
         for (int nb = 0; nb < NB; nb++) { /* line 14: dS^T = P^T o (dP^T - D) */
             const float2 d2 = *reinterpret_cast<const float2 *>(Dt + nb * 8 + t4 * 2);
 #pragma unroll
-            for (int e = 0; e < 4; e++) dp[nb][e] = s[nb][e] * (dp[nb][e] - ((e & 1) ? d2.y : d2.x));
+            for (int e = 0; e < 4; e++) {
+                const float p = PBF ? unpack_half<T>(pa[nb >> 1][(nb & 1) * 2 + (e >> 1)], e & 1) : s[nb][e];
+                dp[nb][e] = p * (dp[nb][e] - ((e & 1) ? d2.y : d2.x));
+            }
         }
 #pragma unroll
         for (int kc = 0; kc < BR / 16; kc++) {
-            p_fragment<T, NB>(pa[kc], s, kc);
+            if (SCH == 0) p_fragment<T, NB>(pa[kc], s, kc);
             p_fragment<T, NB>(sa[kc], dp, kc);
         }
-        /* lines 12, 16: dV_w += P^T dO_i, dK_w += dS^T Q_i (k = queries; dO, Q MN-major) */
-        wg_fence();
+        if (SCH == 0) { /* lines 12, 16: dV_w += P^T dO_i, dK_w += dS^T Q_i (k = queries; dO, Q MN-major) */
+            wg_fence();
 #pragma unroll
-        for (int kc = 0; kc < BR / 16; kc++)
-            wg_mma_rs_tb<D, T>(&dv[0][0], pa[kc], wg_desc(do_addr + st * STAGE_Q + kc * 16 * 128, SLAB_Q, 1024));
+            for (int kc = 0; kc < BR / 16; kc++)
+                wg_mma_rs_tb<D, T>(&dv[0][0], pa[kc], opd(do_addr + st * STAGE_Q, kc * 16 * 128, SLAB_Q));
 #pragma unroll
-        for (int kc = 0; kc < BR / 16; kc++)
-            wg_mma_rs_tb<D, T>(&dk[0][0], sa[kc], wg_desc(q_addr + st * STAGE_Q + kc * 16 * 128, SLAB_Q, 1024));
-        wg_commit();
+            for (int kc = 0; kc < BR / 16; kc++)
+                wg_mma_rs_tb<D, T>(&dk[0][0], sa[kc], opd(q_addr + st * STAGE_Q, kc * 16 * 128, SLAB_Q));
+            wg_commit();
+        }
         /* dS^T (this warpgroup's 64 keys) into buffer it & 1: rows = keys, sw128 by 64 queries;
          * a unit's first write waits until the last unit's dK, dV stores have read their tiles */
         if (it == 0 && ku > 0) {
@@ -447,15 +541,19 @@ __global__ void __launch_bounds__(384, 1)
         wg_fence();
 #pragma unroll
         for (int kc = 0; kc < BC / 16; kc++)
-            wg_mma_ss_tt<64, T>(&dq[0][0], wg_desc(a0 + kc * 16 * 128, SLAB_KV, 1024),
-                                wg_desc(b0 + kc * 16 * 128, SLAB_KV, 1024), kc > 0);
+            wg_mma_ss_tt<64, T>(&dq[0][0], opd(a0, kc * 16 * 128, SLAB_KV), opd(b0, kc * 16 * 128, SLAB_KV), kc > 0);
         wg_commit();
-        wg_wait<0>();
+        if (SCH >= 1) { /* line 16: dK_w += dS^T Q_i behind dQ, running while dQ_i leaves */
+#pragma unroll
+            for (int kc = 0; kc < BR / 16; kc++)
+                wg_mma_rs_tb<D, T>(&dk[0][0], sa[kc], opd(q_addr + st * STAGE_Q, kc * 16 * 128, SLAB_Q));
+            wg_commit();
+            wg_wait<1>(); /* dV, dQ */
+        } else {
+            wg_wait<0>();
+        }
         fence_regs(dq);
-        fence_regs(dk);
-        fence_regs(dv);
-        __syncwarp(); /* the lanes' reads of LSE_i, D_i are ordered before lane 0's release */
-        if (lane == 0) mbar_arrive(&emptyQ[st]); /* Q_i, dO_i, LSE_i, D_i of this stage are read */
+        if (SCH == 0) release_q(st);
         if (RED) { /* dQ_i into the shared tile (float4 a thread and n8 block: no bank conflict) */
             if (it > 0) named_sync(V5B_BAR_DQ_EMPTY, 288); /* the dQ warp has read the last one */
             float4 *dst = reinterpret_cast<float4 *>(dQs) + w * 8 * 128 + threadIdx.x % 128;
@@ -463,14 +561,31 @@ __global__ void __launch_bounds__(384, 1)
             for (int x = 0; x < 8; x++) dst[x * 128] = make_float4(dq[x][0], dq[x][1], dq[x][2], dq[x][3]);
             fence_proxy_async();
             named_arrive(V5B_BAR_DQ_FULL, 288);
-            continue;
-        }
-        const int qrow = BR == 128 ? 64 * w : 0, col = D == 128 ? 64 * w : 0;
-        float *dqg = dQacc + bh * Npad * D;
+        } else {
+            const int qrow = BR == 128 ? 64 * w : 0, col = D == 128 ? 64 * w : 0;
+            float *dqg = dQacc + bh * Npad * D;
 #pragma unroll
-        for (int x = 0; x < 4; x++)
-            atomic_add_tile<D>(dqg, *reinterpret_cast<const float(*)[2][4]>(&dq[2 * x][0]), r0 + qrow + 16 * warp,
-                               col + 16 * x, Npad, lane);
+            for (int x = 0; x < 4; x++)
+                atomic_add_tile<D>(dqg, *reinterpret_cast<const float(*)[2][4]>(&dq[2 * x][0]), r0 + qrow + 16 * warp,
+                                   col + 16 * x, Npad, lane);
+        }
+        if (it + 1 == n_it) {
+            if (SCH >= 1) {
+                wg_wait<0>(); /* dK */
+                release_q(st);
+            }
+            break;
+        }
+        if (SCH == 1) {
+            wg_wait<0>(); /* dK */
+            release_q(st);
+        }
+        if (SCH == 2) { /* the next step's S^T queues behind dK: the tensor pipe does not drain; the
+                         * loop is entered with S^T alone in flight on every path */
+            issue_s(it + 1);
+            wg_wait<1>(); /* dK */
+            release_q(st);
+        }
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(emptyKV); /* the unit's last reads of K, V are done */
@@ -511,7 +626,7 @@ __global__ void __launch_bounds__(384, 1)
 #endif
 }
 
-template <int D, int BR, bool DET, bool RED, bool PERS, typename T>
+template <int D, int BR, bool DET, bool RED, bool PERS, int CFG, typename T>
 static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const void *K, const void *V, const void *O,
                                  const void *dO, const float *LSE, void *dQ, void *dK, void *dV, float *ws,
                                  cudaStream_t st)
@@ -531,7 +646,7 @@ static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const voi
 
     const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + BR * D * 4 + 48 * BR * 4 +
                       (2 + 2 * S) * 8 + 1024;
-    auto kern = fa_v5_bwd_kernel<D, BR, DET, RED, T>;
+    auto kern = fa_v5_bwd_kernel<D, BR, DET, RED, CFG, T>;
     if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) != cudaSuccess) return e;
     static V5BMaps maps; /* rebuilt when the pointers or the shape change */
     static const void *last[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
@@ -569,21 +684,31 @@ extern "C" size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s)
  * atomics from the consumers (measured 0.77-0.85x of the reduce-add, not deterministic); 2: as 0
  * on a persistent grid (one block per SM taking units blockIdx.x + k gridDim.x: measured
  * 0.99-1.02x without a causal mask, 0.67-0.97x with one, where blocks of unequal work drift apart
- * over more heads than the L2 holds; analysis/measured/h200/v5_bwd_sweep.csv) */
+ * over more heads than the L2 holds; analysis/measured/h200/v5_bwd_sweep.csv); 3-8 (fabench
+ * v5_bwd_s0, s1r, s1p, s2pr, dinc, lean; 6-8 also deterministic): as 0 with the CFG named here
+ * (the header comment; s9_bwd_sweep128.csv) */
 template <typename T>
 static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, int variant, const void *Q, const void *K,
                                    const void *V, const void *O, const void *dO, const float *LSE, void *dQ, void *dK,
                                    void *dV, float *ws, cudaStream_t st)
 {
-#define FA_V5B(D, BR, DET, RED, PERS) launch_v5_bwd<D, BR, DET, RED, PERS, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
-#define FA_V5B_D(D, BR)                                                                                            \
-    (variant == 1 ? FA_V5B(D, BR, false, false, false)                                                             \
-     : variant == 0 ? (det ? FA_V5B(D, BR, true, true, false) : FA_V5B(D, BR, false, true, false))                \
-                    : (det ? FA_V5B(D, BR, true, true, true) : FA_V5B(D, BR, false, true, true)))
-    if (variant < 0 || variant > 2 || (det && variant == 1)) return cudaErrorInvalidValue;
-    if (s->d == 64) return FA_V5B_D(64, 128);
-    if (s->d == 128) return FA_V5B_D(128, 64);
+#define FA_V5B(D, BR, DET, RED, PERS, CFG) launch_v5_bwd<D, BR, DET, RED, PERS, CFG, T>(s, Q, K, V, O, dO, LSE, dQ, dK, dV, ws, st)
+#define FA_V5B_X(D, BR, CFG) (det ? FA_V5B(D, BR, true, true, false, CFG) : FA_V5B(D, BR, false, true, false, CFG))
+#define FA_V5B_D(D, BR, CFG)                                                                                       \
+    (variant == 1 ? FA_V5B(D, BR, false, false, false, CFG)                                                        \
+     : variant == 0 ? FA_V5B_X(D, BR, CFG)                                                                         \
+     : variant == 2 ? (det ? FA_V5B(D, BR, true, true, true, CFG) : FA_V5B(D, BR, false, true, true, CFG))        \
+     : variant == 3 ? FA_V5B(D, BR, false, true, false, 0)                                                         \
+     : variant == 4 ? FA_V5B(D, BR, false, true, false, 1 | V5B_REGS240)                                           \
+     : variant == 5 ? FA_V5B(D, BR, false, true, false, 1 | V5B_PBF)                                               \
+     : variant == 6 ? FA_V5B_X(D, BR, 2 | V5B_REGS240 | V5B_PBF)                                                   \
+     : variant == 7 ? FA_V5B_X(D, BR, V5B_DINC)                                                                    \
+                    : FA_V5B_X(D, BR, V5B_DINC | V5B_NODIV))
+    if (variant < 0 || variant > 8 || (det && (variant == 1 || (variant > 2 && variant < 6)))) return cudaErrorInvalidValue;
+    if (s->d == 64) return FA_V5B_D(64, 128, V5B_CFG64);
+    if (s->d == 128) return FA_V5B_D(128, 64, V5B_CFG128);
 #undef FA_V5B_D
+#undef FA_V5B_X
 #undef FA_V5B
     return cudaErrorInvalidValue;
 }

@@ -144,7 +144,9 @@ cudaError_t fa_v3_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int determini
  * deterministic = 1: dQ accumulated in the order of the key blocks (bitwise repeatable).
  * variant 0: dQ added by the TMA's reduce-add of a shared tile, a thread block per key block
  * (v5_bwd); 1: by fp32 atomics from the consumer threads (v5_bwd_atomic; deterministic = 0
- * only); 2: as 0 on a persistent grid (v5_bwd_pers). */
+ * only); 2: as 0 on a persistent grid (v5_bwd_pers); 3-8: as 0 with another step schedule or
+ * fewer issued instructions (v5_bwd_s0, s1r, s1p, s2pr, dinc, lean; deterministic = 1 for 6-8
+ * only: attn_v5_bwd.cu's header comment). */
 size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s);
 cudaError_t fa_v5_backward(const fa_gpu_shape *s, fa_gpu_dtype dt, int deterministic, int variant, const void *Q,
                            const void *K, const void *V, const void *O, const void *dO,
