@@ -267,10 +267,15 @@ const fa_profile *fa_cmp_kernel_profile(const char *k, int *bwd)
         return p && p->mma != FA_MMA_NONE ? p : NULL;
     }
     if (!strncmp(name, "v5_bwd", 6)) { /* kernels/ v5_bwd and its variants: v5_bwd_pers, v5_bwd_atomic
-                                          have profiles; v5_bwd_det is timed as v5_bwd (the model has
-                                          no wait of one block on another: docs/time-model.md) */
+                                          have profiles; v5_bwd_det is timed as v5_bwd, KEY_det as KEY
+                                          (the model has no wait of one block on another:
+                                          docs/time-model.md) */
         const fa_profile *p = fa_profile_find(name);
         *bwd = 1;
+        if (!p && l > 4 && !strcmp(name + l - 4, "_det")) { /* KEY_det: timed as KEY (v5_bwd_lean_det) */
+            name[l - 4] = '\0';
+            p = fa_profile_find(name);
+        }
         return p ? p : fa_profile_find("v5_bwd");
     }
     if (l > 4 && !strcmp(name + l - 4, "_bwd")) *bwd = 1, name[l - 4] = '\0';

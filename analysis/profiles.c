@@ -292,6 +292,15 @@ const fa_profile fa_profiles[] = {
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
      .inst_by_d = {{64, 0, 0.6155}, {128, 0, 0.9542}}, /* s9_issue.csv, as cudnn's */
      .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
+    /* v5_bwd_lean: v5_bwd with its operand descriptors advanced from one per operand and step and no
+     * integer division per step without GQA (kernels/attn_v5_bwd.cu CFG V5B_DINC | V5B_NODIV, fabench
+     * v5_bwd_lean): the same tiles, placement and GEMMs, 20 % fewer instructions at d = 128 (s9_issue.csv) */
+    {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: v5_bwd with fewer issued instructions (descriptors advanced)",
+     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
+     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
+     .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     .inst_by_d = {{64, 0, 0.5305}, {128, 0, 0.7643}}, /* s9_issue.csv */
+     .source = "kernels/attn_v5_bwd.cu (variant 8: CFG V5B_DINC | V5B_NODIV)"},
     /* v5_bwd_pers: the same kernel on a persistent grid (min(units, SMs) blocks taking units
      * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish */
     {.key = "v5_bwd_pers", .name = "kernels/ v5_bwd_pers: v5_bwd on a persistent grid",

@@ -64,8 +64,13 @@
  * 0.90-0.93x at d = 64 (v5_bwd_s1r, s1p, s2pr); serialized by ptxas 0.75-0.84x.  Moving GEMMs
  * does not shorten the step: its instructions and its tensor time add up (s9_issue.csv).
  * V5B_DINC (operand descriptors advanced from one per operand and step) and V5B_NODIV (no integer
- * division per step without GQA) cut issued instructions: built, not yet measured (v5_bwd_dinc,
- * v5_bwd_lean).
+ * division per step without GQA) cut issued instructions (v5_bwd_dinc, v5_bwd_lean): measured in a
+ * later call (s9_bwd_lean_*.csv, SDPA in the same call) v5_bwd_lean is 1.126, 0.992, 1.008, 0.988x cuDNN
+ * at d = 128 without a mask (N = 2k..16k; v5_bwd 1.097, 0.965, 0.975, 0.962 in that call), 1.023-1.074x
+ * with one, 1.016-1.084x and 1.062-1.226x at d = 64: 2-4 % faster than schedule 0, 20 % fewer warp
+ * instructions at d = 128 (0.764 against 0.955 a score, s9_issue.csv); its deterministic mode 0.89-0.98x
+ * of it.  Validated (fabench --check --bwd, compute-sanitizer on one odd shape) but not yet the
+ * default: every other measurement of v5_bwd is of schedule 0.
  * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cuda_bf16.h>

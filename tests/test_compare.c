@@ -111,10 +111,13 @@ static void test_read_rows(void **state)
     assert_int_equal(bwd, 1);
     assert_null(fa_cmp_kernel_profile("paper", &bwd)); /* not a kernel */
     /* kernels/ v5's backward and its variants (fabench names): each its own profile, the
-     * deterministic one timed as v5_bwd; v5's forward variants by their names */
+     * deterministic one timed as v5_bwd, KEY_det as KEY, a variant without a profile as v5_bwd;
+     * v5's forward variants by their names */
     static const char *const v5b[][2] = {{"v5_bwd", "v5_bwd"}, {"v5_bwd_det", "v5_bwd"},
-                                         {"v5_bwd_pers", "v5_bwd_pers"}, {"v5_bwd_atomic", "v5_bwd_atomic"}};
-    for (int i = 0; i < 4; i++) {
+                                         {"v5_bwd_pers", "v5_bwd_pers"}, {"v5_bwd_atomic", "v5_bwd_atomic"},
+                                         {"v5_bwd_lean", "v5_bwd_lean"}, {"v5_bwd_lean_det", "v5_bwd_lean"},
+                                         {"v5_bwd_s1r", "v5_bwd"}};
+    for (int i = 0; i < 7; i++) {
         bwd = 0;
         assert_string_equal(fa_cmp_kernel_profile(v5b[i][0], &bwd)->key, v5b[i][1]);
         assert_int_equal(bwd, 1);
