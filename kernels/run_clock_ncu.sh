@@ -23,17 +23,9 @@ for d in 64 128; do
   $N --kernel-name regex:fa_v3_fwd_kernel $F --shape 4,$H,$H,4096,4096,$d,0 --kernels v3 --no-validate --reps 1 --warmup 0 \
     > "$OUT/clk_v3_fwd_d$d.csv" 2>>"$LOG"
   for be in CUDNN_ATTENTION FLASH_ATTENTION; do
-    $N --kernel-name regex:"cudnn|sm90|fmha|bprop|fprop|flash" --launch-skip 2 --launch-count 4 python3 -c "
-import torch, torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-q,k,v=(torch.randn(4,$H,4096,$d,device='cuda',dtype=torch.bfloat16,requires_grad=True) for _ in range(3))
-with sdpa_kernel(SDPBackend.$be):
-    o=F.scaled_dot_product_attention(q,k,v)
-    g=torch.randn_like(o)
-    for _ in range(2):
-        o=F.scaled_dot_product_attention(q,k,v)
-        torch.autograd.grad(o,(q,k,v),g)
-torch.cuda.synchronize()" > "$OUT/clk_sdpa_${be}_d$d.csv" 2>>"$LOG" || rc=1
+    $N --kernel-name regex:"cudnn|sm90|fmha|bprop|fprop|flash" --launch-skip 2 --launch-count 4 \
+      python3 kernels/sdpa_fwdbwd.py --shape 4,$H,4096,$d --backend $be --iters 2 --warm-fwd --grad randn \
+      > "$OUT/clk_sdpa_${be}_d$d.csv" 2>>"$LOG" || rc=1
   done
 done
 tar czf "$OUT/clock_ncu.tgz" -C "$OUT" $(cd "$OUT" && ls clk_*.csv) && rm -f "$OUT"/clk_*.csv

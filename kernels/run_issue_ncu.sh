@@ -32,15 +32,9 @@ for d in 64 128; do
   $N --kernel-name regex:fa_v3_fwd_kernel $F --shape 4,$H,$H,4096,4096,$d,0 --kernels v3 --no-validate --reps 1 --warmup 0 \
     > "$OUT/iss_v3_fwd_d$d.csv" 2>>"$LOG" || rc=1
   for be in CUDNN_ATTENTION FLASH_ATTENTION; do
-    $N --kernel-name regex:"sdpa_sm90|flash_fwd_kernel|flash_bwd_dq_dk_dv" --launch-skip 2 --launch-count 2 python3 -c "
-import torch, torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-q,k,v=(torch.randn(4,$H,4096,$d,device='cuda',dtype=torch.bfloat16,requires_grad=True) for _ in range(3))
-with sdpa_kernel(SDPBackend.$be):
-    for _ in range(2):
-        o=F.scaled_dot_product_attention(q,k,v)
-        torch.autograd.grad(o,(q,k,v),torch.ones_like(o))
-torch.cuda.synchronize()" > "$OUT/iss_sdpa_${be}_d$d.csv" 2>>"$LOG" || rc=1
+    $N --kernel-name regex:"sdpa_sm90|flash_fwd_kernel|flash_bwd_dq_dk_dv" --launch-skip 2 --launch-count 2 \
+      python3 kernels/sdpa_fwdbwd.py --shape 4,$H,4096,$d --backend $be --iters 2 --grad ones \
+      > "$OUT/iss_sdpa_${be}_d$d.csv" 2>>"$LOG" || rc=1
   done
 done
 tar czf "$OUT/issue_ncu.tgz" -C "$OUT" $(cd "$OUT" && ls iss_*.csv) && rm -f "$OUT"/iss_*.csv

@@ -257,6 +257,21 @@ template <> __device__ __forceinline__ void wg_mma<256, 1>(float *d, uint64_t da
                  : "l"(da), "l"(db), "r"(1));
 }
 
+/* The wgmma benchmarks' operand tiles: the dynamic shared memory from its first 1024-byte boundary
+ * (the 128-byte swizzle's atoms), `bytes` of it filled with values finite in both types (e4m3 bytes
+ * with the top exponent bit clear, bf16 small) and made visible to the tensor cores' async proxy;
+ * every thread of the block calls it.  Returns the tiles' shared-memory address. */
+__device__ __forceinline__ uint32_t wg_operands(unsigned char *dsmem, uint32_t bytes)
+{
+    const uint32_t s0 = smem_u32(dsmem);
+    const uint32_t base = (s0 + 1023u) & ~1023u;
+    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
+    for (uint32_t i = threadIdx.x; i < bytes / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
+    fence_proxy_async(); /* generic-proxy stores visible to the tensor cores' async proxy */
+    __syncthreads();
+    return base;
+}
+
 /* ---------------- kernels ---------------- */
 
 /* 1. mma.sync throughput: NACC independent accumulators, 4 * NACC mma a warp an iteration */
@@ -317,14 +332,8 @@ __global__ void __launch_bounds__(256, 1) k_wgmma(int iters, int flag, float *si
 {
     extern __shared__ unsigned char dsmem[];
     ClkProbe clk(rec);
-    const uint32_t s0 = smem_u32(dsmem);
-    const uint32_t base = (s0 + 1023u) & ~1023u;
-    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
     constexpr int BYTES = (64 + N) * 128;
-    /* finite values in both types: e4m3 bytes with the top exponent bit clear, bf16 small */
-    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
-    fence_proxy_async(); /* generic-proxy stores visible to the tensor cores' async proxy */
-    __syncthreads();
+    const uint32_t base = wg_operands(dsmem, BYTES);
     float d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; i++) d[i] = 0.f;
@@ -358,13 +367,8 @@ __global__ void __launch_bounds__(128, 1) k_wgmma_duty(int iters, int flag, floa
 {
     extern __shared__ unsigned char dsmem[];
     ClkProbe clk(rec);
-    const uint32_t s0 = smem_u32(dsmem);
-    const uint32_t base = (s0 + 1023u) & ~1023u;
-    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
     constexpr int N = 128, BYTES = (64 + N) * 128;
-    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
-    fence_proxy_async();
-    __syncthreads();
+    const uint32_t base = wg_operands(dsmem, BYTES);
     float d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; i++) d[i] = 0.f;
@@ -402,13 +406,8 @@ __global__ void __launch_bounds__(128, 1) k_wgmma_lat(int iters, int flag, float
 {
     extern __shared__ unsigned char dsmem[];
     ClkProbe clk(rec);
-    const uint32_t s0 = smem_u32(dsmem);
-    const uint32_t base = (s0 + 1023u) & ~1023u;
-    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
     constexpr int N = 128, BYTES = (64 + N) * 128;
-    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
-    fence_proxy_async();
-    __syncthreads();
+    const uint32_t base = wg_operands(dsmem, BYTES);
     float d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; i++) d[i] = 0.f;
@@ -440,13 +439,8 @@ __global__ void __launch_bounds__(256, 1) k_wgmma_form(int iters, int flag, floa
 {
     extern __shared__ unsigned char dsmem[];
     ClkProbe clk(rec);
-    const uint32_t s0 = smem_u32(dsmem);
-    const uint32_t base = (s0 + 1023u) & ~1023u;
-    uint32_t *w = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
     constexpr int BYTES = (64 + N) * 128;
-    for (int i = threadIdx.x; i < BYTES / 4; i += blockDim.x) w[i] = hash32(i) & 0xb7b7b7b7u;
-    fence_proxy_async();
-    __syncthreads();
+    const uint32_t base = wg_operands(dsmem, BYTES);
     float d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; i++) d[i] = 0.f;
@@ -497,15 +491,10 @@ __global__ void __launch_bounds__(256, 1) k_wgmma_bwdstep(int iters, int flag, f
     constexpr uint32_t SLAB_KV = BC * 128, SLAB_Q = BR * 128;
     extern __shared__ unsigned char dsmem[];
     ClkProbe clk(rec);
-    const uint32_t s0 = smem_u32(dsmem);
-    const uint32_t base = (s0 + 1023u) & ~1023u;
-    uint32_t *wp = reinterpret_cast<uint32_t *>(dsmem + (base - s0));
     /* K, V (B_c x d each), Q, dO (B_r x d each), dS^T (B_c x B_r) */
     constexpr uint32_t K_OFF = 0, V_OFF = BC * D * 2, Q_OFF = 2 * BC * D * 2, DO_OFF = Q_OFF + BR * D * 2,
                        DS_OFF = DO_OFF + BR * D * 2, BYTES = DS_OFF + BC * BR * 2;
-    for (uint32_t i = threadIdx.x; i < BYTES / 4; i += blockDim.x) wp[i] = hash32(i) & 0xb7b7b7b7u;
-    fence_proxy_async();
-    __syncthreads();
+    const uint32_t base = wg_operands(dsmem, BYTES);
     const int w = threadIdx.x / 128;
     float s[BR / 2], dp[BR / 2], dv[D / 2], dk[D / 2], dq[32];
 #pragma unroll
