@@ -35,3 +35,30 @@ r7_kb=$("$FASIM" io --sram 100KB --format csv 2>/dev/null | awk -F, 'NR == 1 { f
     && grep -qF '`100K` = 102400 and `100KB` = 100000' "$R7_ROOT/README.md" \
     && pass "reader7: --sram 100K = 102400 B, 100KB = 100000 B, as --help and the README say" \
     || fail "reader7: size suffixes: 100K '$r7_k', 100KB '$r7_kb'"
+
+# ---- 5: check's rule: --help states the floor as numerics.md does; the .npy check names u ----
+"$FASIM" check --help > "$T/r7_chk_help" 2>&1
+"$FASIM" check --save-npy "$T/r7npy" --dtype bf16 --heads 2 --seqlen 48 --headdim 8 --causal --quiet
+"$FASIM" check --q "$T/r7npy/q.npy" --k "$T/r7npy/k.npy" --v "$T/r7npy/v.npy" --out "$T/r7npy/o.npy" --bf16 --causal > "$T/r7_npy" 2>&1
+grep -q "verdict err <= 2 x naive err + atol, err = max|out - ref|, atol the dtype's" "$T/r7_chk_help" \
+    && ! grep -q "verdict max|out - ref| <= 2 max|naive - ref|$" "$T/r7_chk_help" \
+    && grep -qF 'A row passes when `err <= F x naive + atol`' "$R7_ROOT/docs/numerics.md" \
+    && grep -q "no rounding floor; the bound capped at 16 u max|ref|, u = 0.00391 the unit roundoff of bf16$" "$T/r7_npy" \
+    && pass "reader7: check --help states err <= 2 x naive err + atol; the .npy rule names u = 0.00391 bf16's unit roundoff" \
+    || fail "reader7: check rule: $(grep 'verdict' "$T/r7_chk_help" | head -1) | $(grep '^reference' "$T/r7_npy")"
+
+# ---- 11: io --decode's legend names partials, block tbl, waves and the '*' ----
+"$FASIM" io --decode --kv-len 32768 --heads 32 --kv-heads 8 --headdim 128 --batch 4 > "$T/r7_dec" 2>&1
+# partials: 8 B H N_q S (d_v + 1) = 8 * 4 * 32 * 1 * 4 * 129 = 528384 B = 516 KiB
+grep -Eq "^packed +4\* +16 +128 +128 .* 516 KiB +0 B +4\.0 .* 1 +140\.7 us" "$T/r7_dec" \
+    && grep -q "(a '\*', e.g. 4\*: S chosen by the wave model, --splits auto)" "$T/r7_dec" \
+    && grep -q "partials: the fp32 partial outputs O_part, LSE_part the chunks write and the combine reads back, 8 B H N_q S (d_v + 1) bytes" "$T/r7_dec" \
+    && grep -q "block tbl: the paged cache's block table read, int32 page numbers (0 B: a contiguous cache); waves: ceil(thread blocks / SMs)" "$T/r7_dec" \
+    && pass "reader7: io --decode's legend: partials (516 KiB = 8 B H N_q S (d_v + 1)), block tbl, waves, the '*' of 4*" \
+    || fail "reader7: io --decode legend: $(tail -1 "$T/r7_dec")"
+
+# ---- 18, 19: the memory table's capacity column is 'memory'; the heatmap's header says what 'tile' is ----
+"$FASIM" animate --heatmap --seqlen 256 --headdim 64 --out-dir "$T/r7_heat" > "$T/r7_heat.out" 2>&1
+grep -q "^  tile        1   2   3   4   (the tile's index: row block i for Q, O, l, m, LSE; key block j for K, V; a count: its transfers)$" "$T/r7_heat.out" \
+    && pass "reader7: animate --heatmap's header names the tile index (row block i, key block j) over 4 tiles" \
+    || fail "reader7: heatmap header: $(sed -n 2p "$T/r7_heat.out")"

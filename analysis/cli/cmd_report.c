@@ -320,7 +320,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         printf("== memory: HBM peak of one training step (fwd + bwd), GPT-2 medium's attention, B x H = 64 x 16, d = 64, fp16\n"
                "   (one attention layer's tensors only: no weights, no other layers, no optimizer state)\n");
         printf("standard / flash2: %.1fx at N = 2k, %.1fx at N = 4k (standard keeps P, N x N per head)\n", at2, at4);
-        printf("%-15s %12s %14s %14s %14s\n", "hardware", "HBM", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
+        printf("%-15s %12s %14s %14s %14s\n", "hardware", "memory", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
         for (int h = 0; h < nh; h++) {
             int64_t n[FA_NALGO];
             if ((st = fa_report_oom(&hw[h], n))) return cli_fail(st);
