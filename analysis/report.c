@@ -216,7 +216,15 @@ fa_status fa_report_model_rows(const fa_model *m, int64_t batch, int64_t seqlen,
                     out->ran_all[h][a] = 0;
                     continue;
                 }
-                FA_TRY(st);
+                if (st) { /* name the model, its table and its shape: the message below may quote one head's */
+                    char why[512];
+                    snprintf(why, sizeof why, "%s", fa_last_error());
+                    fa_clear_error();
+                    const fa_shape *t = &out->s[k];
+                    FA_FAIL(st, "model %s, its table's %s row on %s (B = %" PRId64 ", H = %" PRId64 ", H_kv = %" PRId64
+                            ", N = %" PRId64 ", d = %" PRId64 ", d_v = %" PRId64 "): %s", m->name, fa_algo_name((fa_algo)a),
+                            hw[h].name, t->batch, t->heads, t->kv_heads, t->seqlen_q, t->d, t->d_v, why);
+                }
                 out->ran[k][h][a] = 1;
                 out->total_bytes[h][a] += (double)out->layers[k] * (double)fa_counts_hbm_bytes(&r->counts);
                 out->total_time_s[h][a] += (double)out->layers[k] * fa_report_time(r);

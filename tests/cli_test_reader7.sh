@@ -62,3 +62,41 @@ grep -Eq "^packed +4\* +16 +128 +128 .* 516 KiB +0 B +4\.0 .* 1 +140\.7 us" "$T/
 grep -q "^  tile        1   2   3   4   (the tile's index: row block i for Q, O, l, m, LSE; key block j for K, V; a count: its transfers)$" "$T/r7_heat.out" \
     && pass "reader7: animate --heatmap's header names the tile index (row block i, key block j) over 4 tiles" \
     || fail "reader7: heatmap header: $(sed -n 2p "$T/r7_heat.out")"
+
+# ---- the report: 4 (the papers' misses), 8 (a pointer to the legend), 9 (bound = report.csv's), 14 (no fa1 rows), 18 ----
+"$FASIM" report --no-plots --out-dir "$T/r7_rep" > "$T/r7_rep.out" 2>&1
+r7_one=$(oneline "$T/r7_rep.out")
+case $r7_one in
+*"FlashAttention-1 at long N (the fa1 profile runs one thread block per (batch, head), B H = (16k / N) x (2048 / d) blocks on 108 SMs: the grid is under one wave at d = 64 from N = 4k without a mask (128 blocks, 0.79; 64 at 8k, 0.68; 32 at 16k, 0.34) and at d = 128 from 8k (32 blocks, 0.47; 16 at 16k, 0.23))"*"FlashAttention-3's (1.03-1.30: its kernel was not run here"*"cuDNN's (1.08-1.19 with the count measured on the H200"*)
+    grep -Eq "^Figure 4 +a100 +FlashAttention +fwdbwd +128 +0 .* 8192: 82 -> 38\.48 \(0\.47\)" "$T/r7_rep.out" \
+        && grep -Eq "^Figure 4 +a100 +FlashAttention +fwdbwd +64 +0 .* 4096: 108 -> 85\.65 \(0\.79\)  8192: 110 -> 75\.28 \(0\.68\)" "$T/r7_rep.out" \
+        && ! grep -q "16 blocks on 108 SMs" "$T/r7_rep.out" && grep -q "so B H = 32 blocks at N = 16k, d = 64 and 16 at d = 128" "$R7_ROOT/docs/time-model.md" \
+        && pass "reader7: the papers' misses list FlashAttention-1 at 8k d = 128 (0.47), d = 64 4k/8k (0.79, 0.68), FA3 and cuDNN backward" \
+        || fail "reader7: papers' misses: the ratios quoted are not papers' rows" ;;
+*) fail "reader7: papers' misses note: $(grep -A3 'FlashAttention-1 at' "$T/r7_rep.out" | head -4)" ;;
+esac
+# the first table points to the legend, once; the legend follows the last model's table
+[ "$(grep -c "^(kernel: the profile timed; vs std: standard's bytes (time) / this row's; DRAM est: the bytes past the L2; bound: what sets the time -- the legend in full after the last model's table)$" "$T/r7_rep.out")" = 1 ] \
+    && [ "$(sed -n 4p "$T/r7_rep.out" | cut -c1-8)" = "(kernel:" ] \
+    && pass "reader7: the report's first table points to the legend (once, under its header)" \
+    || fail "reader7: the first table's pointer: $(sed -n 4p "$T/r7_rep.out")"
+# DeepSeek-V2 flash2 on the A100: the table's bound tensor is report.csv's bound; its busiest pipe DRAM beside it
+r7_b=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["model"] == "deepseek-v2" && $c["hw"] == "a100" && $c["algo"] == "flash2" { print $c["bound"] " " $c["busiest_pipe"] " " ("model_bound" in c) }' "$T/r7_rep/report.csv")
+[ "$r7_b" = "tensor DRAM 0" ] && sed -n '1,14p' "$T/r7_rep.out" | grep -Eq "^ +flash2 +fa2 +128 +64 +7\.831 TiB .* 6\.538 s +6\.30x +168\.2 +tensor$" \
+    && case $r7_one in *"report.csv's bound is this column, its busiest_pipe the busiest pipe"*) true ;; *) false ;; esac \
+    && pass "reader7: DeepSeek-V2 flash2 A100: the table's bound tensor = report.csv's bound; busiest_pipe DRAM; no model_bound column" \
+    || fail "reader7: report bound vs CSV: '$r7_b'"
+# kernels tables without fa1 rows say why (d > 128): DeepSeek-V2, V3 (d = 192), Gemma-2-9b, Gemma-3-1b, GPT-J (d = 256)
+r7_nf=$(awk '/^== kernels: / { m = $3 } /^\(no fa1 rows: FlashAttention-1.s kernels take head dims d <= 128, and this model has d = / { printf "%s%s", sep, m; sep = " " }' "$T/r7_rep.out")
+[ "$r7_nf" = "deepseek-ai/DeepSeek-V2, deepseek-ai/DeepSeek-V3, google/gemma-2-9b, google/gemma-3-1b-pt, EleutherAI/gpt-j-6b," ] \
+    && grep -q "^(no fa1 rows: FlashAttention-1's kernels take head dims d <= 128, and this model has d = 192, d_v = 128)$" "$T/r7_rep.out" \
+    && pass "reader7: the kernels tables without fa1 rows (DeepSeek-V2/V3, Gemma-2-9b, Gemma-3-1b, GPT-J) say fa1 takes d <= 128" \
+    || fail "reader7: no-fa1 notes under: '$r7_nf'"
+grep -Eq "^hardware +memory +standard OOM N +flash1 OOM N +flash2 OOM N$" "$T/r7_rep.out" && ! grep -Eq "^hardware +HBM +standard OOM" "$T/r7_rep.out" \
+    && pass "reader7: the memory table's capacity column is headed 'memory'" || fail "reader7: memory table header"
+
+# ---- 20: the report's overflow names the model, its table and its real shape ----
+expect_msg "reader7: report overflow names gpt2-medium's table, H = 16" \
+    "model openai-community/gpt2-medium, its table's standard row on A100-SXM4-80GB (B = 1, H = 16, H_kv = 16, N = 300000000, d = 64, d_v = 64): closed-form totals exceed 64 bits" \
+    -- report --seqlen 300000000 --model "$R7_M/gpt2-medium.json" --no-plots --out-dir "$T/r7_ov"
+[ ! -e "$T/r7_ov" ] && pass "reader7: the refused report leaves no directory" || fail "reader7: the refused report left $T/r7_ov"
