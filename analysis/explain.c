@@ -203,9 +203,22 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
     const double e = fa_dtype_bytes(s->dtype), M = (double)r->sram_bytes;
     const double tot = (double)fa_counts_hbm_bytes(&r->counts);
     const char *thm = p == FA_PASS_FWD ? "Theorem 2" : p == FA_PASS_BWD ? "Theorem 5" : "Theorems 2 + 5";
+    double comp;
+    const int in_range = fa_theta_in_range(p, s, r->sram_bytes, &comp);
+    const int64_t Nmin = s->seqlen_q < s->seqlen_k ? s->seqlen_q : s->seqlen_k;
+    char bc[32];
+#define RANGE_NOTE()                                                                                                  \
+    if (!in_range)                                                                                                    \
+        fprintf(f, "  M = %.0f B is outside %s's range d <= M <= N d (in bytes d e = %.0f to N d e = %.0f, N = min(N_q, N_k)\n" \
+                   "  = %" PRId64 "): the Theta expression is no lower bound there; every algorithm moves the\n  compulsory bytes, %s once, " \
+                   "%.0f B (%s): counted / compulsory = %.3g\n",                                                     \
+                M, thm, (double)s->d * e, (double)Nmin * (double)s->d * e, Nmin,                                       \
+                p == FA_PASS_FWD ? "Q, K, V, O" : p == FA_PASS_BWD ? "Q, K, V, O, dO, dQ, dK, dV" : "each pass's tensors", \
+                comp, fa_fmt_bytes(comp, bc, sizeof bc), tot / comp)
     if (a == FA_ALGO_STANDARD) {
         fprintf(f, "  Theta bound (%s, constant 1): B*H*(N_q*d + N_q*N_k)*e%s = %.0f B (%s)\n", thm,
                 p == FA_PASS_FWDBWD ? ", once per pass" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
+        RANGE_NOTE();
         fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (S, P written and read) carry the constant; they do\n"
                    "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes);
     } else {
@@ -214,6 +227,7 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
         fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %s%" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f = %.1f B (%s)\n",
                 thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", bh, s->seqlen_q, s->seqlen_k, s->d, e, M,
                 r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
+        RANGE_NOTE();
         /* the tile of the outer loop's re-reads: flash2's forward re-reads K, V once per row block
          * (B_r); flash1, and every backward, re-read the row blocks' tensors once per key block (B_c) */
         const fa_blocks bb = r->blocks_bwd.block_r ? r->blocks_bwd : bk; /* the backward's tiles */
@@ -256,4 +270,5 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
                        "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %.3g is the hidden constant.\n", k);
         }
     }
+#undef RANGE_NOTE
 }

@@ -100,3 +100,67 @@ expect_msg "reader7: report overflow names gpt2-medium's table, H = 16" \
     "model openai-community/gpt2-medium, its table's standard row on A100-SXM4-80GB (B = 1, H = 16, H_kv = 16, N = 300000000, d = 64, d_v = 64): closed-form totals exceed 64 bits" \
     -- report --seqlen 300000000 --model "$R7_M/gpt2-medium.json" --no-plots --out-dir "$T/r7_ov"
 [ ! -e "$T/r7_ov" ] && pass "reader7: the refused report leaves no directory" || fail "reader7: the refused report left $T/r7_ov"
+
+# ---- 2: Theorem 2's range: outside d <= M <= N d the line says so and gives the compulsory bytes ----
+"$FASIM" io --algo flash2 --seqlen 1 --seqlen-k 32768 --headdim 128 --heads 32 --kv-heads 8 > "$T/r7_th_dec" 2>&1
+"$FASIM" io --sram 10GiB > "$T/r7_th_big" 2>&1
+"$FASIM" io --seqlen 4096 > "$T/r7_th_in" 2>&1
+"$FASIM" explain --algo flash2 --seqlen 1024 > "$T/r7_th_x" 2>&1
+# decode: K, V of 8 kv heads x 32768 x 128 x 2 B = 128 MiB; the split kernel reads them once per query head: 4 x
+grep -Eq "^flash2 +16 +128 +1 +256 +512\.2 MiB .* 288\.7 KiB +1817 " "$T/r7_th_dec" \
+    && grep -q "^note: Theta bound: M = 232448 B is outside Theorem 2's range d <= M <= N d (in bytes d e = 256 to N d e = 256, N = min(N_q, N_k) = 1), where the Theta expression is no lower bound: every algorithm moves at least the compulsory bytes, Q, K, V, O once, 128 MiB (total / compulsory: flash2 4)$" "$T/r7_th_dec" \
+    && grep -Eq "^flash1 .* 2 B +1274880 " "$T/r7_th_big" \
+    && grep -q "^note: Theta bound: M = 10737418240 B is outside Theorem 2's range .* Q, K, V, O once, 512 KiB (total / compulsory: standard 24.5, flash1 3.89, flash2 13.3)$" "$T/r7_th_big" \
+    && ! grep -q "Theta bound: M = .* is outside" "$T/r7_th_in" \
+    && grep -q "^  compulsory bytes, Q, K, V, O once, 524288 B (512 KiB): counted / compulsory = 13.3$" "$T/r7_th_x" \
+    && ! grep -q "e+0" "$T/r7_th_dec" && grep -qF "**Theorem 2's range.**" "$R7_ROOT/docs/io-model.md" \
+    && pass "reader7: outside d <= M <= N d (decode, --sram 10GiB, N = 1024) io and explain name the compulsory bytes (128 MiB, 512 KiB); inside (N = 4096) no note; total/Θ 1817, not 1.82e+03" \
+    || fail "reader7: Theorem 2's range: $(grep 'Theta bound: M' "$T/r7_th_dec" | cut -c1-200)"
+
+# ---- 21: tiles not multiples of 16: the fused kernels fall back to the roofline, standard's library GEMMs are timed ----
+"$FASIM" io --block-r 17 --block-c 64 > "$T/r7_17" 2>&1
+grep -Eq "^standard +17 +64 .* 18\.79 us +launch$" "$T/r7_17" && grep -Eq "^flash2 +17 +64 .* \(3\.387 us\) +memory$" "$T/r7_17" \
+    && grep -q "^note: standard (eager) is timed on these tiles all the same: its kernels are library GEMMs, which take any size" "$T/r7_17" \
+    && pass "reader7: --block-r 17: eager timed (18.79 us), fa2 on the roofline (3.387 us), and the note says why" \
+    || fail "reader7: 17 x 64 tiles: $(grep '^note: standard' "$T/r7_17")"
+
+# ---- 1: the tutorial's prose matches its outputs (grid and launch bounds, the measured FLOP/B, L2 sizes) ----
+r7_tut="$R7_ROOT/docs/tutorial.md"
+! grep -q "enough for the 132 SMs\|because it fills the GPU\|still says \"memory\"\|50–60 MB\|^## 1. Standard attention is memory-bound" "$r7_tut" \
+    && grep -q "^## 1. Standard attention moves Θ(N²) bytes$" "$r7_tut" \
+    && grep -q "866.8 / 3.94 ≈ 220 FLOP/B" "$r7_tut" && grep -q "datasheet ratio is 989 TFLOP/s / 4.8 TB/s ≈ 206 FLOP/B" "$r7_tut" \
+    && grep -q "^flash2    fa2 split      64x256 .* 28\.93 us    148\.5 grid$" "$r7_tut" \
+    && grep -q "time 111.6 us, 307.8 TFLOP/s, bound by the grid" "$r7_tut" && grep -q "256 blocks are 0.97 waves" "$r7_tut" \
+    && grep -q "^flash2    fa2            128x64 .* 389\.9 us    352\.5 tensor$" "$r7_tut" && grep -q "The time model's bound column says tensor instead" "$r7_tut" \
+    && grep -q "^flash2    L2 model (50 MiB L2 in 2 partitions" "$r7_tut" && grep -q "(50 MiB on the H100, 60 MiB on the H200)" "$r7_tut" \
+    && grep -Eq "^standard +64 +64 +16 +16 .* 15\.79 us +launch$" "$r7_tut" && grep -q "Standard's 15.79 us is mostly its three" "$r7_tut" \
+    && grep -Eq "^flash1 +64 +64 +16 +16 .* 174\.9 us +grid$" "$r7_tut" \
+    && pass "reader7: the tutorial's prose names the grid and launch bounds its outputs print, 206 (datasheet) and 220 FLOP/B (measured), 50/60 MiB L2" \
+    || fail "reader7: tutorial prose and outputs disagree"
+
+# ---- 3: hbm_vs_sram: the tile grows ~ M at practical M (the CSV's numbers), ~ sqrt(M) only at multi-MiB M ----
+r7_sr=$(awk -F, '$1 == 49152 { b0 = $2; f0 = $5 } $1 == 234375 { b1 = $2; f1 = $5 } $1 == 1117581 { b2 = $2 } $1 == 3410585 { b3 = $2 }
+    END { printf "%d %d %.2f %d %d", b0, b1, f0 / f1, b2, b3 }' "$T/r7_rep/hbm_vs_sram.csv")
+[ "$r7_sr" = "32 128 3.87 384 768" ] \
+    && grep -q "(hbm_vs_sram.csv: M 49152 -> 234375 B, tile 32 -> 128, flash2's bytes / 3.87, close to the Θ" "$R7_ROOT/README.md" \
+    && grep -q "line's / 4.77), and like √M only at multi-MiB M (1117581 -> 3410585 B: tile 384 -> 768)" "$R7_ROOT/README.md" \
+    && grep -q "these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M" "$R7_ROOT/plots/hbm_vs_sram.gp" \
+    && pass "reader7: README and hbm_vs_sram's key: tile 32 -> 128 over M 49152 -> 234375 (bytes / 3.87), 384 -> 768 at multi-MiB M, as the CSV" \
+    || fail "reader7: hbm_vs_sram CSV '$r7_sr' against the README"
+
+# ---- 6, 7, 17: citations a reader can open; the inference table whole; the time model's median error ----
+! grep -rq "FACTS" "$R7_ROOT/docs" "$R7_ROOT/sim/hw" "$R7_ROOT/analysis" "$R7_ROOT/README.md" \
+    && grep -q "sdpa_flash,4096,64,0,.*,2.01551e+08," "$R7_ROOT/analysis/measured/h200/ncu_io.csv" \
+    && grep -q "from DRAM, 1.001 x Q + K + V once (3 x 128 x 4096 x 64 x 2 = 201,326,592 B)" "$R7_ROOT/docs/l2-model.md" \
+    && grep -q '"(132, 1, 1)","(384, 1, 1)"' "$R7_ROOT/analysis/measured/h200/v5_bwd_ncu.csv" \
+    && pass "reader7: no citation of shared/FACTS.md; l2-model.md cites ncu_io.csv's 201,550,848 B, profiles.c v5_bwd_ncu.csv's 132 x 384" \
+    || fail "reader7: FACTS.md still cited: $(grep -rl FACTS "$R7_ROOT/docs" "$R7_ROOT/sim/hw" "$R7_ROOT/analysis" | head -3)"
+awk '/^\| batch \| kv-len \| packed, S = 1/ { t = 1; next } t && /^\|/ { rows++; next } t { exit } END { exit rows != 5 }' "$R7_ROOT/docs/inference.md" \
+    && grep -A1 '^| 64 | any | 512 blocks fill 132 SMs' "$R7_ROOT/docs/inference.md" | tail -1 | grep -q '^$' \
+    && pass "reader7: inference.md's decoding table has its 5 rows together, the worked example below it" \
+    || fail "reader7: inference.md's table is split"
+"$FASIM" compare --measured "$R7_ROOT/analysis/measured/h200/timemodel_input.csv" --hw h200 > "$T/r7_cmp" 2>&1
+grep -Eq "^time +512 rows: +358 within 15 %, median \|fasim / measured - 1\| = 9\.3 %" "$T/r7_cmp" \
+    && grep -q "median error 9.3 %, 358 of the 512 within 15 %" "$R7_ROOT/README.md" && ! grep -q "median error 10 %\|median error of 10 %" "$R7_ROOT/README.md" \
+    && pass "reader7: README's median time error 9.3 % (358 of 512 within 15 %) is fasim compare's" \
+    || fail "reader7: compare: $(grep '^time' "$T/r7_cmp")"
