@@ -420,10 +420,15 @@ int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r)
 
 /* ---- the plots' data ---- */
 
-fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_row rows[FA_REPORT_N_ROWS], int *n)
+fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, int64_t model_n, fa_report_n_row rows[FA_REPORT_N_ROWS],
+                             int *n)
 {
     *n = 0;
-    for (int64_t N = 128; N <= ((int64_t)1 << 20) && *n < FA_REPORT_N_ROWS; N *= 2) {
+    const int64_t top = (int64_t)1 << 20;
+    /* the model's own N between the powers of two (DeepSeek's 163840): the N the plot's key quotes */
+    const int extra = model_n >= 128 && model_n <= top && (model_n & (model_n - 1)) != 0;
+    for (int64_t N = 128, done = !extra; N <= top && *n < FA_REPORT_N_ROWS;) {
+        if (!done && model_n < N) N = model_n, done = 1;
         fa_shape s = *base;
         s.seqlen_q = s.seqlen_k = N;
         fa_io_result r[FA_NALGO];
@@ -437,6 +442,7 @@ fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_
         const int64_t w = s.window && s.window_left >= 0 ? s.window_left + 1 : 0; /* keys a query sees */
         row->theta_window = w > 0 && w < N ? row->theta_flash * (double)w / (double)N : row->theta_flash;
         (*n)++;
+        N = (N & (N - 1)) ? ((int64_t)1 << (64 - __builtin_clzll((unsigned long long)N))) : N * 2; /* next power of two */
     }
     return FA_OK;
 }

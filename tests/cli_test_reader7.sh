@@ -164,3 +164,23 @@ grep -Eq "^time +512 rows: +358 within 15 %, median \|fasim / measured - 1\| = 9
     && grep -q "median error 9.3 %, 358 of the 512 within 15 %" "$R7_ROOT/README.md" && ! grep -q "median error 10 %\|median error of 10 %" "$R7_ROOT/README.md" \
     && pass "reader7: README's median time error 9.3 % (358 of 512 within 15 %) is fasim compare's" \
     || fail "reader7: compare: $(grep '^time' "$T/r7_cmp")"
+
+# ---- 15: cp_time_vs_p's ideal line is the plot's last element, dotted, black and wider than the schemes' ----
+r7_cp="$R7_ROOT/plots/cp_time_vs_p.gp"
+r7_last=$(awk '/^    plot for/ { p = 1 } p { l = $0 } p && !/\\$/ { print l; exit }' "$r7_cp")
+case $r7_last in
+*'with lines dt 3 lw 3 lc rgb "#000000" title "ideal: one GPU'"'"'s time / P (dotted, drawn last: on top)"'*)
+    grep -q '^dts = "1 1 1 2"$' "$r7_cp" && [ "$(grep -c 'dt 3' "$r7_cp")" = 1 ] \
+        && pass "reader7: cp_time_vs_p draws the ideal line last, dotted (dt 3, no scheme's), black, lw 3" \
+        || fail "reader7: cp_time_vs_p: a scheme shares the ideal line's dash style" ;;
+*) fail "reader7: cp_time_vs_p's last plot element: $r7_last" ;;
+esac
+
+# ---- 16: hbm_vs_n_<model>.csv has the model's own N, whose counted / Theta the key quotes ----
+r7_n=$(awk -F, '$1 == 163840 { printf "%.4g %.4g", $4 / $6, $2 / $5 }' "$T/r7_rep/hbm_vs_n_deepseek-v2.csv")
+r7_rows=$(awk -F, 'NR > 1' "$T/r7_rep/hbm_vs_n_deepseek-v2.csv" | wc -l)
+r7_rows_p2=$(awk -F, 'NR > 1' "$T/r7_rep/hbm_vs_n_llama-3-8b.csv" | wc -l)
+[ "$r7_n" = "4.514 7.85" ] && [ "$r7_rows" -eq 15 ] && [ "$r7_rows_p2" -eq 14 ] \
+    && awk -F, 'NR > 2 && $1 <= p { exit 1 } { p = $1 }' "$T/r7_rep/hbm_vs_n_deepseek-v2.csv" \
+    && pass "reader7: hbm_vs_n_deepseek-v2.csv has N = 163840 in order (flash2 / Θ 4.514, standard / Θ 7.85); Llama-3-8B's 8192 is a power of two: 14 rows" \
+    || fail "reader7: hbm_vs_n model N row: '$r7_n', $r7_rows rows, llama $r7_rows_p2"

@@ -109,7 +109,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
     const fa_shape *base = &rw->s[0]; /* the full-attention layers when the model has two types */
     fa_report_n_row rows[FA_REPORT_N_ROWS];
     int n;
-    fa_status st = fa_report_hbm_vs_n(base, hw, rows, &n);
+    fa_status st = fa_report_hbm_vs_n(base, hw, base->seqlen_q, rows, &n); /* with the model's N, which the key quotes */
     if (st) return cli_fail(st);
     const int csv = c->n_csv[k];
     fa_report_n_csv(out_stream(c, csv), rows, n);
