@@ -246,28 +246,31 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
                    "  N_q*N_k*(d + d_v)*e / B bytes with %s; the paper's proof lets B grow like\n"
                    "  M/(4*d*e) (FlashAttention %s), which turns it into Theta(N^2 d^2 e^2 / M).  ",
                 bdesc, p == FA_PASS_FWD ? "Alg. 1 line 1" : p == FA_PASS_BWD ? "Alg. 4 line 2" : "Alg. 1 line 1, Alg. 4 line 2");
-        const double k = tot / r->bound_bytes;
+        const double kv = tot / r->bound_bytes;
+        char k[32]; /* as io's total/Θ column: no exponent below 10^8 */
+        snprintf(k, sizeof k, kv < 1000 ? "%.3g" : kv < 1e8 ? "%.0f" : "%.3g", kv);
+        const char *hidden = in_range ? "is the hidden constant" : "is no constant of the algorithm (outside the range)";
         /* how B was chosen, so what the constant means (issue 18: given tiles are not "limited") */
         switch (rule) {
         case FA_TILES_EXPLICIT:
             fprintf(f, "Here the tiles were given\n"
                        "  (--block-r/--block-c), not chosen to fill M: they need %" PRIu64 " of M = %" PRIu64 " B, so\n"
-                       "  counted / Theta = %.3g is the constant of these tiles (a larger %s that fits M lowers it).\n",
-                    r->sram_need, r->sram_bytes, k, bn);
+                       "  counted / Theta = %s %s (a larger %s that fits M lowers it).\n",
+                    r->sram_need, r->sram_bytes, k, in_range ? "is the constant of these tiles" : "is no constant (outside the range)", bn);
             break;
         case FA_TILES_PAPER:
             fprintf(f, "Here the tiles follow that line\n"
                        "  (--blocks paper: B_c = ceil(M/(4*d*e)), B_r = min(B_c, d), each at most N), so counted / Theta\n"
-                       "  = %.3g is the hidden constant.\n", k);
+                       "  = %s %s.\n", k, hidden);
             break;
         case FA_TILES_PROFILE:
             fprintf(f, "Here the tiles are the kernel\n"
                        "  profile's (its tile table: the tiles the real kernel runs, not sized to M), so counted / Theta\n"
-                       "  = %.3g is the hidden constant.\n", k);
+                       "  = %s %s.\n", k, hidden);
             break;
         default:
             fprintf(f, "Here B is limited by\n"
-                       "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %.3g is the hidden constant.\n", k);
+                       "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %s %s.\n", k, hidden);
         }
     }
 #undef RANGE_NOTE
