@@ -203,9 +203,22 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
     const double e = fa_dtype_bytes(s->dtype), M = (double)r->sram_bytes;
     const double tot = (double)fa_counts_hbm_bytes(&r->counts);
     const char *thm = p == FA_PASS_FWD ? "Theorem 2" : p == FA_PASS_BWD ? "Theorem 5" : "Theorems 2 + 5";
+    double comp;
+    const int in_range = fa_theta_in_range(p, s, r->sram_bytes, &comp);
+    const int64_t Nmin = s->seqlen_q < s->seqlen_k ? s->seqlen_q : s->seqlen_k;
+    char bc[32];
+#define RANGE_NOTE()                                                                                                  \
+    if (!in_range)                                                                                                    \
+        fprintf(f, "  M = %.0f B is outside %s's range d <= M <= N d (in bytes d e = %.0f to N d e = %.0f, N = min(N_q, N_k)\n" \
+                   "  = %" PRId64 "): the Theta expression is no lower bound there; every algorithm moves the\n  compulsory bytes, %s once, " \
+                   "%.0f B (%s): counted / compulsory = %.3g\n",                                                     \
+                M, thm, (double)s->d * e, (double)Nmin * (double)s->d * e, Nmin,                                       \
+                p == FA_PASS_FWD ? "Q, K, V, O" : p == FA_PASS_BWD ? "Q, K, V, O, dO, dQ, dK, dV" : "each pass's tensors", \
+                comp, fa_fmt_bytes(comp, bc, sizeof bc), tot / comp)
     if (a == FA_ALGO_STANDARD) {
         fprintf(f, "  Theta bound (%s, constant 1): B*H*(N_q*d + N_q*N_k)*e%s = %.0f B (%s)\n", thm,
                 p == FA_PASS_FWDBWD ? ", once per pass" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
+        RANGE_NOTE();
         fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (S, P written and read) carry the constant; they do\n"
                    "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes);
     } else {
@@ -214,6 +227,7 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
         fprintf(f, "  Theta bound (%s, constant 1): B*H*N_q*N_k*d^2*e^2/M%s = %s%" PRId64 "*%" PRId64 "*%" PRId64 "^2*%g^2/%.0f = %.1f B (%s)\n",
                 thm, p == FA_PASS_FWDBWD ? ", once per pass" : "", bh, s->seqlen_q, s->seqlen_k, s->d, e, M,
                 r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
+        RANGE_NOTE();
         /* the tile of the outer loop's re-reads: flash2's forward re-reads K, V once per row block
          * (B_r); flash1, and every backward, re-read the row blocks' tensors once per key block (B_c) */
         const fa_blocks bb = r->blocks_bwd.block_r ? r->blocks_bwd : bk; /* the backward's tiles */
@@ -232,28 +246,32 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
                    "  N_q*N_k*(d + d_v)*e / B bytes with %s; the paper's proof lets B grow like\n"
                    "  M/(4*d*e) (FlashAttention %s), which turns it into Theta(N^2 d^2 e^2 / M).  ",
                 bdesc, p == FA_PASS_FWD ? "Alg. 1 line 1" : p == FA_PASS_BWD ? "Alg. 4 line 2" : "Alg. 1 line 1, Alg. 4 line 2");
-        const double k = tot / r->bound_bytes;
+        const double kv = tot / r->bound_bytes;
+        char k[32]; /* as io's total/Θ column: no exponent below 10^8 */
+        snprintf(k, sizeof k, kv < 1000 ? "%.3g" : kv < 1e8 ? "%.0f" : "%.3g", kv);
+        const char *hidden = in_range ? "is the hidden constant" : "is no constant of the algorithm (outside the range)";
         /* how B was chosen, so what the constant means (issue 18: given tiles are not "limited") */
         switch (rule) {
         case FA_TILES_EXPLICIT:
             fprintf(f, "Here the tiles were given\n"
                        "  (--block-r/--block-c), not chosen to fill M: they need %" PRIu64 " of M = %" PRIu64 " B, so\n"
-                       "  counted / Theta = %.3g is the constant of these tiles (a larger %s that fits M lowers it).\n",
-                    r->sram_need, r->sram_bytes, k, bn);
+                       "  counted / Theta = %s %s (a larger %s that fits M lowers it).\n",
+                    r->sram_need, r->sram_bytes, k, in_range ? "is the constant of these tiles" : "is no constant (outside the range)", bn);
             break;
         case FA_TILES_PAPER:
             fprintf(f, "Here the tiles follow that line\n"
                        "  (--blocks paper: B_c = ceil(M/(4*d*e)), B_r = min(B_c, d), each at most N), so counted / Theta\n"
-                       "  = %.3g is the hidden constant.\n", k);
+                       "  = %s %s.\n", k, hidden);
             break;
         case FA_TILES_PROFILE:
             fprintf(f, "Here the tiles are the kernel\n"
                        "  profile's (its tile table: the tiles the real kernel runs, not sized to M), so counted / Theta\n"
-                       "  = %.3g is the hidden constant.\n", k);
+                       "  = %s %s.\n", k, hidden);
             break;
         default:
             fprintf(f, "Here B is limited by\n"
-                       "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %.3g is the hidden constant.\n", k);
+                       "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %s %s.\n", k, hidden);
         }
     }
+#undef RANGE_NOTE
 }

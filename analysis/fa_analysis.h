@@ -123,6 +123,13 @@ uint64_t fa_sram_need_pass(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
 double fa_bound_bwd_bytes(fa_algo a, const fa_shape *s, uint64_t M);
 double fa_bound_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, uint64_t M);
 
+/* Theorems 2 and 5 hold for d <= M <= N d (M in elements); in bytes d e <= M <= N d e, with N =
+ * min(N_q, N_k) where they differ (decoding's N_q = 1).  Outside that range the Theta expression
+ * can fall below the bytes every algorithm must move.  Returns 1 inside the range, 0 outside;
+ * *compulsory (may be NULL): those bytes over all heads -- Q, K, V, O once forward, Q, K, V, O,
+ * dO, dQ, dK, dV backward (twice the forward's), their sum for fwdbwd. */
+int fa_theta_in_range(fa_pass p, const fa_shape *s, uint64_t M, double *compulsory);
+
 /* HBM memory footprint of attention over all B x H heads, in bytes (docs/io-model-backward.md,
  * "Memory footprint").  A tensor lives from its first write to its last read; the forward's
  * inputs and saved tensors live through both passes. */

@@ -278,15 +278,17 @@ int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r);
  * M = hw->sram_per_block), and the Theta bounds with constant 1 (fa_bound_pass_bytes) of
  * standard and of flash2; theta_window: flash2's bound with base's sliding window of w keys,
  * theta_flash * min(w, N) / N (N w d^2 e^2 / M a head), theta_flash without a window. */
-#define FA_REPORT_N_ROWS 14
+#define FA_REPORT_N_ROWS 15 /* N = 128 .. 2^20 by powers of two, and the model's own N */
 typedef struct {
     int64_t N;
     uint64_t bytes[FA_NALGO];
     double theta_standard, theta_flash, theta_window;
 } fa_report_n_row;
 
-/* Fills rows[0 .. *n), *n = FA_REPORT_N_ROWS.  Errors: those of fa_report_count. */
-fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_row rows[FA_REPORT_N_ROWS], int *n);
+/* Fills rows[0 .. *n): N = 128, 256, .. 2^20 (14 rows), and model_n in its place when it lies
+ * between them and is no power of two (15 rows; model_n 0: none).  Errors: those of fa_report_count. */
+fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, int64_t model_n, fa_report_n_row rows[FA_REPORT_N_ROWS],
+                             int *n);
 
 /* hbm_vs_sram.csv: per M = 48 KiB, then M * 5 / 4 (integer) up to 4 MiB, the forward of shape s
  * counted in the paper's model with M (fa_report_count): flash2's tile B_r, the HBM bytes of the

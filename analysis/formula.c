@@ -199,6 +199,16 @@ double fa_bound_bytes(fa_algo a, const fa_shape *s, uint64_t M)
     return BH * Nq * Nk * d * d * e * e / (double)M;
 }
 
+int fa_theta_in_range(fa_pass p, const fa_shape *s, uint64_t M, double *compulsory)
+{
+    const double e = fa_dtype_bytes(s->dtype), d = (double)s->d, dv = (double)s->d_v, B = (double)s->batch;
+    const double fwd = B * e * ((double)s->heads * (double)s->seqlen_q * (d + dv) +
+                                (double)s->kv_heads * (double)s->seqlen_k * (d + dv));
+    if (compulsory) *compulsory = p == FA_PASS_FWD ? fwd : p == FA_PASS_BWD ? 2 * fwd : 3 * fwd;
+    const double N = (double)(s->seqlen_q < s->seqlen_k ? s->seqlen_q : s->seqlen_k);
+    return (double)M >= d * e && (double)M <= N * d * e;
+}
+
 void fa_blocks_paper(const fa_shape *s, uint64_t M, fa_blocks *out, uint64_t *overflow)
 {
     uint64_t Mel = M / (uint64_t)fa_dtype_bytes(s->dtype); /* M in elements */

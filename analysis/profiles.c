@@ -73,7 +73,8 @@ static const fa_tile_row fa3_tiles[] = {
     {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 0},
     {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
 };
-/* cuDNN's Hopper fused attention as Nsight Compute shows it (FACTS.md): a persistent grid of one
+/* cuDNN's Hopper fused attention as Nsight Compute shows it (analysis/measured/h200/v5_bwd_ncu.csv:
+ * grid (132, 1, 1), block (384, 1, 1) for its backward kernel): a persistent grid of one
  * thread block per SM, 384 threads (3 warpgroups), up to 227 KB of shared memory; its tiles are
  * not published: FlashAttention-3's d = 128 tile (128 x 128, 2 consumer warpgroups) assumed. */
 static const fa_tile_row cudnn_tiles[] = {
@@ -167,7 +168,7 @@ const fa_profile fa_profiles[] = {
      /* warp instructions per score element, Nsight Compute at B 4, N 4096, non-causal
         (analysis/measured/h200/s9_issue.csv: smsp__inst_executed.sum / (tiles x B_r x B_c)) */
      .inst_by_d = {{64, 0.2575, 0.5727}, {128, 0.2901, 0.6959}},
-     .source = "Nsight Compute on the lent H200 (shared/FACTS.md): 132 x 384 threads, persistent; tiles assumed"},
+     .source = "Nsight Compute on the lent H200 (analysis/measured/h200/v5_bwd_ncu.csv): 132 x 384 threads, persistent; tiles assumed"},
     /* PyTorch's SDPA math backend: fp16/bf16 computed in fp32, composite ops (fa_std_ops) */
     {.key = "math", .name = "PyTorch's SDPA math backend (standard attention in fp32: casts, GEMM, mask, safe softmax, GEMM)",
      .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_TORCH_MATH, NT(math_tiles),

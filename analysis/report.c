@@ -216,7 +216,15 @@ fa_status fa_report_model_rows(const fa_model *m, int64_t batch, int64_t seqlen,
                     out->ran_all[h][a] = 0;
                     continue;
                 }
-                FA_TRY(st);
+                if (st) { /* name the model, its table and its shape: the message below may quote one head's */
+                    char why[512];
+                    snprintf(why, sizeof why, "%s", fa_last_error());
+                    fa_clear_error();
+                    const fa_shape *t = &out->s[k];
+                    FA_FAIL(st, "model %s, its table's %s row on %s (B = %" PRId64 ", H = %" PRId64 ", H_kv = %" PRId64
+                            ", N = %" PRId64 ", d = %" PRId64 ", d_v = %" PRId64 "): %s", m->name, fa_algo_name((fa_algo)a),
+                            hw[h].name, t->batch, t->heads, t->kv_heads, t->seqlen_q, t->d, t->d_v, why);
+                }
                 out->ran[k][h][a] = 1;
                 out->total_bytes[h][a] += (double)out->layers[k] * (double)fa_counts_hbm_bytes(&r->counts);
                 out->total_time_s[h][a] += (double)out->layers[k] * fa_report_time(r);
@@ -412,10 +420,15 @@ int fa_report_same_series(const fa_paper_row *prev, const fa_paper_row *r)
 
 /* ---- the plots' data ---- */
 
-fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_row rows[FA_REPORT_N_ROWS], int *n)
+fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, int64_t model_n, fa_report_n_row rows[FA_REPORT_N_ROWS],
+                             int *n)
 {
     *n = 0;
-    for (int64_t N = 128; N <= ((int64_t)1 << 20) && *n < FA_REPORT_N_ROWS; N *= 2) {
+    const int64_t top = (int64_t)1 << 20;
+    /* the model's own N between the powers of two (DeepSeek's 163840): the N the plot's key quotes */
+    const int extra = model_n >= 128 && model_n <= top && (model_n & (model_n - 1)) != 0;
+    for (int64_t N = 128, done = !extra; N <= top && *n < FA_REPORT_N_ROWS;) {
+        if (!done && model_n < N) N = model_n, done = 1;
         fa_shape s = *base;
         s.seqlen_q = s.seqlen_k = N;
         fa_io_result r[FA_NALGO];
@@ -429,6 +442,7 @@ fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, fa_report_n_
         const int64_t w = s.window && s.window_left >= 0 ? s.window_left + 1 : 0; /* keys a query sees */
         row->theta_window = w > 0 && w < N ? row->theta_flash * (double)w / (double)N : row->theta_flash;
         (*n)++;
+        N = (N & (N - 1)) ? ((int64_t)1 << (64 - __builtin_clzll((unsigned long long)N))) : N * 2; /* next power of two */
     }
     return FA_OK;
 }

@@ -46,11 +46,13 @@ do for [nn in "131072 262144 524288 1048576"] {
     if (N == 131072) { set key at screen 0.5, 0.01 center bottom maxrows 3 Left reverse font ",10" noenhanced box width 1 } \
     else { unset key }
     set title sprintf("N = %s tokens (1k = 1024)", nlab(N)) noenhanced
+    # the ideal line last, so that it lies on top where a scheme meets it, and dotted, black and
+    # wider: no scheme's style (solid, or ulysses' dashes) hides it
     plot for [i=1:4] infile using (strcol(1) eq word(schemes, i) && column(25) == N ? column(2) : 1/0):(column(17) * 1e3) \
          skip 1 with linespoints lw int(word(lws, i)) dt int(word(dts, i)) pt (4 + 2 * i) title word(what, i), \
          infile using (column(25) == N && strcol(31) eq "0" ? column(2) : 1/0):(column(17) * 1e3) \
          skip 1 with points pt 2 ps 3 lw 2 lc rgb "#d00000" title "out of memory (cp.csv fits = 0: 80 layers' K,V)", \
          infile using (strcol(1) eq "ring" && column(25) == N ? column(2) : 1/0):(column(17) * 1e3 * column(18) / column(2)) \
-         skip 1 with lines dt 2 lc rgb "#777777" title "ideal: one GPU's time / P"
+         skip 1 with lines dt 3 lw 3 lc rgb "#000000" title "ideal: one GPU's time / P (dotted, drawn last: on top)"
 }
 unset multiplot

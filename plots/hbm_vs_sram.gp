@@ -1,7 +1,9 @@
 # HBM bytes vs SRAM size M (log-log).  FlashAttention's re-read term (K, V once per row block for
 # flash2, Q, O once per key block for flash1) falls like 1/B; the tiles here are --blocks fit's,
-# which grow like sqrt(M) (the fp32 S tile is B_r x B_c), so about 1/sqrt(M): flatter than the
-# Theta(N^2 d^2 / M) line, whose proof lets the tile grow like M (Alg. 1 line 1).
+# the largest B with 4 B^2 + B (2 d e + d_v e + 4 d_v + 8) <= M: while the B d terms dominate
+# (B below about 2.5 d) B grows about like M, so the curves follow the Theta(N^2 d^2 / M) line;
+# only at multi-MiB M does the fp32 S tile's 4 B^2 make B grow like sqrt(M), the bytes like
+# 1/sqrt(M): flatter than that line, whose proof lets the tile grow like M (Alg. 1 line 1).
 # Standard attention's S and P terms (N^2 e each, written and read) do not depend on M, but its
 # GEMM tiles re-read K and V once per row block, 2 N^2 d e / B_r -- N^2 terms too, and they fall
 # as M lets B_r grow; its curve flattens towards Theta(Nd + N^2), which no M changes.
@@ -51,4 +53,4 @@ plot infile using 1:3 skip 1 with linespoints lw 2 pt 7 title "standard (S, P te
      ''     using 1:(thstd > 0 ? thstd : 1/0) skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" \
             title (thstd > 0 ? "standard's bound Θ(Nd + N^2) · e B H, constant 1: no M in it" : ""), \
      ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal;", \
-     keyentry with lines lc rgb "white" title "    its tile grows ∝ M, these tiles ∝ √M: the counted curves fall more slowly than this line)"
+     keyentry with lines lc rgb "white" title "    its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M)"

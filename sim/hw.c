@@ -116,14 +116,17 @@ static fa_status parse_num(const char *path, int line, int idx, const char *v, d
     const char *k = KEYS[idx].name;
     char ex[FA_EXCERPT_SIZE]; /* the value as quoted: short and printable (the file may be binary) */
     const char *q = fa_excerpt(v, strlen(v), ex);
+    if (v[0] == '-') /* a sign: out of every key's range, which it names as for a value too large */
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is negative: it must lie in %s", path, line, k, q, KEYS[idx].range);
     if (!fa_is_decimal(v))
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a decimal number (digits, an optional '.' and "
-                "e exponent, e.g. 4.8e12; no hex, inf or nan)", path, line, k, q);
+                "e exponent, e.g. 4.8e12; no hex, inf or nan; range %s)", path, line, k, q, KEYS[idx].range);
     char *end;
     errno = 0;
     double x = strtod(v, &end);
     if (errno || end == v || *trim(end) != '\0' || !isfinite(x) || !(x > 0))
-        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a positive finite number", path, line, k, q);
+        FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a positive finite number (range %s)", path, line, k, q,
+                KEYS[idx].range);
     if (KEYS[idx].kind == K_COUNT && x != floor(x))
         FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' is not a whole number (%s)", path, line, k, q,
                 idx == SMS ? "a count of SMs" : idx == L2_PARTS ? "a count of partitions" :

@@ -144,7 +144,7 @@ if "$FASIM" animate --out-dir "$T/r6b_an" > "$T/r6b_an.out" 2>&1 \
         && grep -q "steps, frames and tiles numbered from 1, as Algorithm 1 numbers Q_i (i = 1 .. T_r)" "$T/r6b_an.out" \
         && [ -f "$T/r6b_an/frame_0001.png" ] && [ -f "$T/r6b_an/frame_0044.png" ] \
         && sed -n 2p "$T/r6b_hm/heatmap.csv" | grep -qx 'flash1,1,1,4,Q read' && tail -1 "$T/r6b_hm/heatmap.csv" | grep -qx 'flash2,10,4,1,LSE write' \
-        && grep -Eq "^  tile +1 +2 +3 +4$" "$T/r6b_hm.out" \
+        && grep -Eq "^  tile +1 +2 +3 +4   \(the tile's index: row block i for Q, O, l, m, LSE; key block j for K, V; a count: its transfers\)$" "$T/r6b_hm.out" \
         && pass "reader6b: animate numbers steps, tiles, frames and heatmap rows from 1 (Q_1 .. LSE_4; heatmap.csv flash2,10,4,1)" \
         || fail "reader6b: animate numbering: $(sed -n 2p "$T/r6b_an/labels.dat") / $(sed -n 2p "$T/r6b_hm/heatmap.csv")"
 else

@@ -57,7 +57,7 @@ if "$FASIM" report --no-plots --out-dir "$T/o_rnotes2" > "$T/rn2_out" 2>"$T/err"
     grep -qF "(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above" "$T/rn2_out" \
         && pass "report: the papers table says GB = 10^9 bytes" || fail "report: the papers' GB unexplained"
     grep -qF "The misses and why: docs/time-model.md, \"The papers," "$T/rn2_out" \
-        && grep -qF "its profile takes the block shape Nsight Compute shows" "$T/rn2_out" && grep -qF "FlashAttention-1 at 16k (0.34, 0.23" "$T/rn2_out" \
+        && grep -qF "its profile takes the block shape Nsight Compute shows" "$T/rn2_out" && grep -qF "FlashAttention-1 at long N (the fa1 profile runs one" "$T/rn2_out" \
         && pass "report: the papers' misses pointed to docs/time-model.md" || fail "report: the papers' misses unexplained"
     grep -q "^### The papers, reproduced" "$(dirname "$0")/../docs/time-model.md" && pass "report: docs/time-model.md has the section it points to" \
         || fail "report: docs/time-model.md lacks 'The papers, reproduced'"
@@ -135,7 +135,7 @@ eg_c=$("$FASIM" io --algo standard --profile eager --hw h100 --batch 2 --heads 3
 # FlashAttention-1's rows at N <= 1k: the note's 1.4-1.8 is papers.csv's range, and the docs say it
 awk -F, 'NR > 1 && $4 == "FlashAttention" && $2 == "Figure 4" && $9 <= 1024 {
     if (lo == "" || $13 < lo) lo = $13; if ($13 > hi) hi = $13 } END { exit !(lo >= 1.35 && hi <= 1.8 && hi > 1.75) }' \
-    "$T/r_fresh/papers.csv" && grep -qF "(batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet)" "$T/r_fresh.txt" \
+    "$T/r_fresh/papers.csv" && grep -qF "d = 128 from 8k (32 blocks, 0.47; 16 at 16k, 0.23)) and at N <= 1k (1.4-1.8, not explained yet)" "$T/r_fresh.txt" \
     && grep -qF "N <= 1k the model is too fast, 1.39-1.78" "$(dirname "$0")/../docs/time-model.md" \
     && pass "report: FlashAttention-1's short-N miss named with papers.csv's range" || fail "report: FlashAttention-1 at N <= 1k: note or range differ"
 # FlashAttention-4's Figure 4 on the B200 (issue 20): the report prints each FA4 series of

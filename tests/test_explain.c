@@ -200,13 +200,17 @@ static void test_prose(void **st)
     expect_text(FA_ALGO_STANDARD, FA_CAUSAL_NONE, 1, "counted / Theta = 6:");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "= 256*256*64^2*2^2/232448 = 4619.3 B (4.511 KiB)");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "with B = B_r = 64;");
-    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "counted / Theta = 71.2 is the hidden constant");
+    /* N = 256, d = 64: N d e = 32768 < M, outside Theorem 2's range: the compulsory bytes named,
+     * and the ratio no constant */
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "counted / Theta = 71.2 is no constant of the algorithm (outside the range)");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "M = 232448 B is outside Theorem 2's range d <= M <= N d (in bytes d e = 128 to N d e = 32768");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "compulsory bytes, Q, K, V, O once, 131072 B (128 KiB): counted / compulsory = 2.51");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_FIT, "Here B is limited by\n  the fp32 S tile");
     /* issue 18: tiles given by --block-r/--block-c are not "limited": 64 x 64 need 57856 of 232448 B */
     char *t = text_of(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_EXPLICIT);
     assert_null(strstr(t, "limited"));
     assert_non_null(strstr(t, "Here the tiles were given\n  (--block-r/--block-c), not chosen to fill M: they need 57856 of M = 232448 B"));
-    assert_non_null(strstr(t, "counted / Theta = 71.2 is the constant of these tiles (a larger B_r that fits M lowers it)"));
+    assert_non_null(strstr(t, "counted / Theta = 71.2 is no constant (outside the range) (a larger B_r that fits M lowers it)"));
     free(t);
     t = text_of(FA_ALGO_FLASH1, FA_CAUSAL_NONE, 1 + FA_TILES_EXPLICIT);
     assert_non_null(strstr(t, "(a larger B_c that fits M lowers it)"));

@@ -687,8 +687,8 @@ static void test_hbm_vs_n(void **state)
     base.heads = base.kv_heads = 4, base.causal = FA_CAUSAL_BOTTOM_RIGHT;
     fa_report_n_row rows[FA_REPORT_N_ROWS];
     int n = -1;
-    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, rows, &n), FA_OK);
-    assert_int_equal(n, FA_REPORT_N_ROWS);
+    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, 0, rows, &n), FA_OK);
+    assert_int_equal(n, 14);
     const uint64_t M = hw.sram_per_block;
     for (int i = 0; i < n; i++) {
         const int64_t N = (int64_t)128 << i;
@@ -709,6 +709,22 @@ static void test_hbm_vs_n(void **state)
         assert_true(rows[i].bytes[FA_ALGO_STANDARD] > rows[i].bytes[FA_ALGO_FLASH2]);
     }
     assert_int_equal(rows[n - 1].N, (int64_t)1 << 20);
+    /* the model's own N (DeepSeek's 163840) gets a row in its place, counted as the others; a power
+     * of two is already a row */
+    fa_report_n_row rm[FA_REPORT_N_ROWS];
+    int nm = -1;
+    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, 163840, rm, &nm), FA_OK);
+    assert_int_equal(nm, 15);
+    assert_int_equal(rm[10].N, 131072);
+    assert_int_equal(rm[11].N, 163840);
+    assert_int_equal(rm[12].N, 262144);
+    assert_int_equal(rm[14].N, (int64_t)1 << 20);
+    for (int i = 0; i < 11; i++) assert_true(rm[i].bytes[FA_ALGO_FLASH2] == rows[i].bytes[FA_ALGO_FLASH2]);
+    fa_shape s = base;
+    s.seqlen_q = s.seqlen_k = 163840;
+    assert_true(rm[11].theta_flash == fa_bound_pass_bytes(FA_PASS_FWD, FA_ALGO_FLASH2, &s, M));
+    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, 4096, rm, &nm), FA_OK);
+    assert_int_equal(nm, 14);
 }
 
 /* hbm_vs_n with a sliding window (issue 18): the window bound is in the CSV's rows, equal to the
@@ -722,7 +738,7 @@ static void test_hbm_vs_n_window(void **state)
     base.window = 1, base.window_left = 4095, base.window_right = 0;
     fa_report_n_row rows[FA_REPORT_N_ROWS];
     int n = -1;
-    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, rows, &n), FA_OK);
+    assert_int_equal(fa_report_hbm_vs_n(&base, &hw, 0, rows, &n), FA_OK);
     for (int i = 0; i < n; i++) {
         if (rows[i].N <= 4096) assert_true(rows[i].theta_window == rows[i].theta_flash);
         else assert_true(fabs(rows[i].theta_window - rows[i].theta_flash * 4096.0 / (double)rows[i].N) <=

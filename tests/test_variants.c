@@ -1,7 +1,7 @@
 /* test_variants.c -- masks and score modifiers of the FlashAttention family: sliding window,
  * ALiBi, softcap, block-sparse, FlashMask column ranges, dense masks.  Each variant equals the
  * fp64 reference forward and backward, counted bytes equal the closed form, count-only equals
- * numeric, and the conventions of ../shared/FACTS.md hold. */
+ * numeric, and the conventions of docs/conventions.md hold. */
 #include "testutil.h"
 
 #define BIG_M (1u << 30)

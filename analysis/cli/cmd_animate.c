@@ -168,7 +168,8 @@ int cmd_animate(int argc, char **argv)
                s->seqlen_q, s->seqlen_k, s->d, bk.block_r, bk.block_c, T_r, T_c, s->causal ? ", causal" : "");
         printf("  %-9s", "tile"); /* numbered from 1: Q_1 .. Q_T_r, K_1 .. K_T_c (Algorithm 1's i, j) */
         for (int64_t t = 1; t <= (T_r > T_c ? T_r : T_c); t++) printf(" %3" PRId64, t);
-        printf("\n");
+        printf("   (the tile's index: row block i for Q, O, l, m, LSE; key block j for K, V; a count: its "
+               "transfers)\n");
         for (int k = 0; k < 2; k++) {
             printf("%s\n", fa_algo_name(algos[k]));
             for (int r = 0; r < FA_ANIM_HEAT_ROWS; r++) {

@@ -178,8 +178,12 @@ int infer_io(const cli_opts *o)
                o->shape.heads, o->varlen ? "varlen" : "per-head");
     int any_auto = 0;
     for (int i = 0; i < n; i++) any_auto |= v[i].auto_split;
-    printf("(%stime(wave) = ceil(thread blocks / SMs) x slowest thread block, plus the combine; docs/inference.md)\n",
-           any_auto ? "S*: chosen by the wave model; " : "");
+    printf("(S: the key tiles cut into S chunks, split-KV%s; blocks: the main kernel's thread blocks; partials: the fp32 "
+           "partial outputs O_part, LSE_part the chunks write and the combine reads back, 8 B H N_q S (d_v + 1) bytes, in "
+           "HBM total; block tbl: the paged cache's block table read, int32 page numbers (0 B: a contiguous cache); "
+           "waves: ceil(thread blocks / SMs); time(wave) = waves x slowest thread block, plus the combine; roofline: "
+           "max(FLOPs / peak, HBM total / bandwidth); docs/inference.md)\n",
+           any_auto ? " (a '*', e.g. 4*: S chosen by the wave model, --splits auto)" : "");
     if (o->breakdown) {
         printf("\nper tensor (bytes):\n%-13s %5s %-12s %16s %16s %12s %12s\n", "kernel", "S", "tensor", "read", "written", "loads", "stores");
         for (int i = 0; i < n; i++)

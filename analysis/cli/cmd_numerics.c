@@ -233,8 +233,8 @@ static int run_external(const cli_opts *o, const num_opts *no)
                s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, fa_ext_layout_name(x.bnhd),
                fa_format_name(x.a[FA_EXT_Q].format), fa_mask_name(s, mb, sizeof mb), fa_shape_scale(s));
         printf("reference: fp64 on the inputs as given; naive: standard attention in %s; rule: max|out - ref| <= "
-               "2 x max|naive - ref| (gradients 3 x), at most 16 u max|ref| (u = %.3g)\n", fa_format_name(x.format),
-               fa_unit_roundoff(x.format));
+               "2 x max|naive - ref| (gradients 3 x), no rounding floor; the bound capped at 16 u max|ref|, u = %.3g "
+               "the unit roundoff of %s\n", fa_format_name(x.format), fa_unit_roundoff(x.format), fa_format_name(x.format));
         printf("%-4s %-20s %11s %10s %-22s %12s %12s %11s %11s  %s\n", "", "shape", "max|out-ref|", "rel", "worst at",
                "out", "ref", "naive err", "bound", "verdict");
     } else if (o->format == FMT_CSV) {

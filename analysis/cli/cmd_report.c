@@ -109,7 +109,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
     const fa_shape *base = &rw->s[0]; /* the full-attention layers when the model has two types */
     fa_report_n_row rows[FA_REPORT_N_ROWS];
     int n;
-    fa_status st = fa_report_hbm_vs_n(base, hw, rows, &n);
+    fa_status st = fa_report_hbm_vs_n(base, hw, base->seqlen_q, rows, &n); /* with the model's N, which the key quotes */
     if (st) return cli_fail(st);
     const int csv = c->n_csv[k];
     fa_report_n_csv(out_stream(c, csv), rows, n);
@@ -320,7 +320,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         printf("== memory: HBM peak of one training step (fwd + bwd), GPT-2 medium's attention, B x H = 64 x 16, d = 64, fp16\n"
                "   (one attention layer's tensors only: no weights, no other layers, no optimizer state)\n");
         printf("standard / flash2: %.1fx at N = 2k, %.1fx at N = 4k (standard keeps P, N x N per head)\n", at2, at4);
-        printf("%-15s %12s %14s %14s %14s\n", "hardware", "HBM", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
+        printf("%-15s %12s %14s %14s %14s\n", "hardware", "memory", "standard OOM N", "flash1 OOM N", "flash2 OOM N");
         for (int h = 0; h < nh; h++) {
             int64_t n[FA_NALGO];
             if ((st = fa_report_oom(&hw[h], n))) return cli_fail(st);
@@ -605,6 +605,17 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
         if (st) return cli_fail(st);
+        /* fa1 has no kernel beyond d = 128: say so under the table that drops its rows */
+        int fa1_rows = 0, fa1_gpus = 0;
+        for (int q = 0; q < FA_REPORT_NKERNELS; q++)
+            if (!strcmp(fa_report_kernel_keys[q], "fa1"))
+                for (int h = 0; h < nh; h++) {
+                    fa1_gpus += hw[h].arch < 100; /* Blackwell: fa1 is not timed there at all (the footnote) */
+                    for (int i = 0; i < n; i++) fa1_rows += rows[i].hw == h && rows[i].key == q;
+                }
+        if (!c->quiet && fa1_gpus && !fa1_rows && (shapes[k].d > 128 || shapes[k].d_v > 128))
+            printf("(no fa1 rows: FlashAttention-1's kernels take head dims d <= 128, and this model has d = %" PRId64
+                   ", d_v = %" PRId64 ")\n", shapes[k].d, shapes[k].d_v);
         if (!c->quiet && k == nm - 1) kernels_footnote(hw, nh, missing);
         if (!c->quiet) printf("\n");
     }
@@ -652,11 +663,16 @@ static int papers(report_ctx *c)
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
                " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
                " model charges: the A100 profile's sustained rate, its datasheet's 2.039 TB/s x 3.94 / 4.8, the\n"
-               " fraction the H200 sustained of its own datasheet, sim/hw/a100-sxm4-80gb.hw), FlashAttention-1 at 16k (0.34, 0.23: the fa1 profile runs one thread block per\n"
-               " (batch, head), 16 blocks on 108 SMs) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
+               " fraction the H200 sustained of its own datasheet, sim/hw/a100-sxm4-80gb.hw), FlashAttention-1 at long N (the fa1 profile runs one\n"
+               " thread block per (batch, head), B H = (16k / N) x (2048 / d) blocks on 108 SMs: the grid is under one\n"
+               " wave at d = 64 from N = 4k without a mask (128 blocks, 0.79; 64 at 8k, 0.68; 32 at 16k, 0.34) and at\n"
+               " d = 128 from 8k (32 blocks, 0.47; 16 at 16k, 0.23)) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
                " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
                " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
-               " yet), and cuDNN's rows equal to FlashAttention-3's where their tiles agree (d = 128 causal).  cuDNN's\n"
+               " yet), the backwards of Figure 6 too fast: FlashAttention-3's (1.03-1.30: its kernel was not run here, so\n"
+               " its profile has no measured instruction count) and cuDNN's (1.08-1.19 with the count measured on the\n"
+               " H200: the rest not explained yet), and cuDNN's rows equal to FlashAttention-3's where their tiles\n"
+               " agree (d = 128 causal).  cuDNN's\n"
                " tiles are not published: its profile takes the block shape Nsight Compute shows for its kernels\n"
                " (a persistent grid of one block per SM, 384 threads = 12 warps: analysis/profiles.c, cudnn_tiles)\n"
                " and assumes FlashAttention-3's d = 128 tile, 128 x 128 forward, at every d <= 128 (128 x 64 at\n"
@@ -995,6 +1011,10 @@ int cmd_report(int argc, char **argv)
                        "(FlashMLA) has d = %" PRId64 ", d_v = %" PRId64 ", H_kv = 1\n", m->latent_d, m->latent_d_v);
             printf("%-15s %-9s %-6s %5s %5s %12s %9s %12s %12s %9s %8s %8s\n", "hardware", "algo", "kernel", "B_r",
                    "B_c", "HBM bytes", "vs std", "DRAM est", "time", "vs std", "TFLOP/s", "bound");
+            static int legend_named; /* the first table points to the legend, printed after the last */
+            if (!legend_named++)
+                printf("(kernel: the profile timed; vs std: standard's bytes (time) / this row's; DRAM est: the bytes "
+                       "past the L2; bound: what sets the time -- the legend in full after the last model's table)\n");
             for (int h = 0; h < nh; h++)
                 for (int a = 0; a < FA_NALGO; a++) {
                     const fa_io_result *x = &rw->r[t][h][a], *sd = &rw->r[t][h][FA_ALGO_STANDARD];

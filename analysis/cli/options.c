@@ -89,8 +89,10 @@ static const cli_option TABLE[] = {
      "                                       figures only, no B200 measured here: its times are\n"
      "                                       predictions)\n"},
     {"sram", A_VALUE, HW_CMDS, O_SRAM,
-     "  --sram BYTES                         SRAM size M (KiB/MiB suffixes; default: the\n"
-     "                                       profile's shared memory per thread block)\n"},
+     "  --sram BYTES                         SRAM size M, a whole number of bytes or of a unit:\n"
+     "                                       K = KiB = 1024, M = MiB, GiB binary; KB = 1000,\n"
+     "                                       MB, GB decimal (default: the profile's shared\n"
+     "                                       memory per thread block)\n"},
     {"block-r", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
      "                                       and the time model times each kernel on them)\n"},
     {"block-c", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_C, NULL},
@@ -285,6 +287,9 @@ fa_status cli_parse_bytes(const char *text, uint64_t *out)
     char *end;
     unsigned long long v = strtoull(p, &end, 10);
     if (errno == ERANGE) FA_FAIL(FA_EINVAL, "byte size '%s' exceeds 64 bits", text);
+    if (*end == '.' || *end == ',')
+        FA_FAIL(FA_EINVAL, "byte size '%s' has a fraction: fractions are not taken, the value must be a whole "
+                "number of bytes or of its unit (e.g. 1536 or 1536B for 1.5KiB)", text);
     static const struct {
         const char *suf;
         uint64_t mul;
@@ -327,7 +332,13 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
         long long L, R;
         char junk;
         if (!val || has_blank(val) || strchr(val, '+') || sscanf(val, "%lld,%lld%c", &L, &R, &junk) != 2 ||
-            L > INT32_MAX || R > INT32_MAX || L < -1 || R < -1 || (L < 0 && R < 0))
+            L < -1 || R < -1 || (L < 0 && R < 0))
+            return cli_usage("--window '%s' must read LEFT,RIGHT: integers >= -1 (-1: unbounded), one of them >= 0",
+                             val ? val : "");
+        if (L > INT32_MAX || R > INT32_MAX)
+            return cli_usage("--window '%s': %s = %lld exceeds %d (the largest window side taken)", val,
+                             L > INT32_MAX ? "LEFT" : "RIGHT", L > INT32_MAX ? L : R, INT32_MAX);
+        if (0)
             return cli_usage("--window '%s' must read LEFT,RIGHT: integers >= -1 (-1: unbounded), one of them >= 0",
                              val ? val : "");
         o->shape.window = 1;
@@ -683,6 +694,12 @@ int cli_parse_cmd(int argc, char **argv, cli_opts *o, cli_own_fn own_fn, void *c
     if (o->given[O_RESCALE_THRESHOLD] && o->algo_given && !has_flash2)
         return cli_usage("--rescale-threshold applies to flash2 only (FlashAttention-4's conditional rescaling); "
                          "--algo has no flash2: add it or drop --rescale-threshold");
+    /* the decode and varlen kernels are FlashAttention-2's split-KV ones, without conditional
+     * rescaling: refused like --window, --alibi, --softcap there (fa_infer_resolve) */
+    if (o->given[O_RESCALE_THRESHOLD] && (o->decode || o->given[O_CU_SEQLENS]))
+        return cli_usage("--rescale-threshold is not modelled with %s (its kernel is FlashAttention-2's "
+                         "split-KV one, without conditional rescaling): drop --rescale-threshold",
+                         o->decode ? "--decode" : "--cu-seqlens");
     /* the tiles: --blocks, --block-r/--block-c, a kernel profile's table */
     const int takes_profile = cli_takes(cmd, "profile");
     if (o->block_r > 0 || o->block_c > 0) {

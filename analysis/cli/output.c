@@ -63,6 +63,17 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                 any ? "; the time model's TFLOP/s (below) is not FLOPs / time" : "");
     for (int i = 0; i < n; i++)
         if (r[i].perf_note[0]) fprintf(f, "note: %s: %s\n", fa_algo_name(r[i].algo), r[i].perf_note);
+    { /* a fused kernel refused tiles that are not multiples of 16 while standard was timed on them */
+        int refused = 0, std_timed = -1;
+        for (int i = 0; i < n; i++) {
+            refused |= strstr(r[i].perf_note, "tiles of multiples of 16") != NULL;
+            if (r[i].algo == FA_ALGO_STANDARD && r[i].has_perf) std_timed = i;
+        }
+        if (refused && std_timed >= 0)
+            fprintf(f, "note: standard (%s) is timed on these tiles all the same: its kernels are library GEMMs, which take "
+                       "any size (the tile only sets how often they re-read K and V), while the fused kernels' MMAs need "
+                       "multiples of 16\n", r[std_timed].profile);
+    }
     if (o->shape.dropout_p > 0) { /* the kernels timed as without dropout (all but math's) */
         char who[160] = "";
         for (int i = 0; i < n; i++)
@@ -168,6 +179,37 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
     }
 }
 
+/* total/Θ in the table: three significant digits below 1000 (6.92, 60.4), whole numbers above
+ * (1820), so that the column reads alike; an exponent only beyond 10^8 */
+static const char *ratio_text(double tot, double bound, char *buf, size_t size)
+{
+    const double k = tot / bound;
+    snprintf(buf, size, k < 1000 ? "%.3g" : k < 1e8 ? "%.0f" : "%.3g", k);
+    return buf;
+}
+
+/* Theorems 2 and 5 hold for d <= M <= N d: outside it the Theta expression is no lower bound (it can
+ * fall below the bytes every algorithm moves), so total/Θ is no constant: say so under the table */
+static void theta_range_note(FILE *f, const fa_shape *s, const fa_io_result *r, int n)
+{
+    double comp;
+    const fa_pass p = r[0].pass;
+    fa_theta_in_range(p, s, r[0].sram_bytes, &comp);
+    const int64_t N = s->seqlen_q < s->seqlen_k ? s->seqlen_q : s->seqlen_k;
+    const double e = fa_dtype_bytes(s->dtype);
+    char b1[32];
+    fprintf(f, "note: Theta bound: M = %" PRIu64 " B is outside %s's range d <= M <= N d (in bytes d e = %.0f to N d e = %.0f, "
+               "N = min(N_q, N_k) = %" PRId64 "), where the Theta expression is no lower bound: every algorithm moves at "
+               "least the compulsory bytes, %s once, %s (total / compulsory:",
+            r[0].sram_bytes, p == FA_PASS_FWD ? "Theorem 2" : p == FA_PASS_BWD ? "Theorem 5" : "Theorems 2 and 5",
+            (double)s->d * e, (double)N * (double)s->d * e, N,
+            p == FA_PASS_FWD ? "Q, K, V, O" : p == FA_PASS_BWD ? "Q, K, V, O, dO, dQ, dK, dV" : "each pass's Q, K, V, O (dO, dQ, dK, dV)",
+            fa_fmt_bytes(comp, b1, sizeof b1));
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s %s %.3g", i ? "," : "", fa_algo_name(r[i].algo), (double)fa_counts_hbm_bytes(&r[i].counts) / comp);
+    fprintf(f, ")\n");
+}
+
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
@@ -190,18 +232,17 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
         /* a roofline beside the time model's times: in parentheses (the legend under the table) */
         snprintf(tbuf, sizeof tbuf, mixed && !x->has_perf ? "(%s)" : "%s", tt);
         fprintf(f, "%-9s %5" PRId64 " %5" PRId64 " %7" PRId64 " %7" PRId64
-                   " %11s %11s %11s %7s %11s %8.3g %10s %8.1f %10s %11s %7s\n",
+                   " %11s %11s %11s %7s %11s %8s %10s %8.1f %10s %11s %7s\n",
                 fa_algo_name(x->algo), x->blocks.block_r, x->blocks.block_c,
                 fa_cdiv(s->seqlen_q, x->blocks.block_r), fa_cdiv(s->seqlen_k, x->blocks.block_c),
                 fa_fmt_bytes((double)x->counts.hbm_read_bytes, b1, sizeof b1),
                 fa_fmt_bytes((double)x->counts.hbm_write_bytes, b2, sizeof b2),
                 fa_fmt_bytes((double)tot, b3, sizeof b3), formula_match(x) ? "yes" : "NO",
-                fa_fmt_bytes(x->bound_bytes, b4, sizeof b4), (double)tot / x->bound_bytes,
+                fa_fmt_bytes(x->bound_bytes, b4, sizeof b4), ratio_text(tot, x->bound_bytes, b7, sizeof b7),
                 fa_fmt_si(flops, b5, sizeof b5), x->intensity,
                 fa_fmt_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
                 x->has_perf ? fa_report_bound(x)
                 : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
-        (void)b7;
         if (x->sram_overflow) /* this algorithm's own buffers exceed M (fa_run_algo) */
             fprintf(f, "  note: --blocks paper (B_r = %" PRId64 ", B_c = %" PRId64 "): %s's buffers need %" PRIu64
                        " B of SRAM, %" PRIu64 " B (%.1f%%) more than M = %" PRIu64
@@ -210,6 +251,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     100.0 * (double)x->sram_overflow / (double)(x->sram_need - x->sram_overflow),
                     x->sram_need - x->sram_overflow);
     }
+    if (n > 0 && !fa_theta_in_range(r[0].pass, s, r[0].sram_bytes, NULL)) theta_range_note(f, s, r, n);
     if (mixed)
         fprintf(f, "time in parentheses: the roofline max(FLOPs / peaks, HBM bytes / bandwidth) of a row no kernel profile "
                    "times here (notes below), its bound compute or memory; the others are the time model's (table below): "
