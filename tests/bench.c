@@ -10,6 +10,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "fa_analysis.h"
@@ -32,7 +33,11 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    fa_hw hw;
+    fa_hw hw, hw_b200;
+    if (fa_hw_load("b200", NULL, &hw_b200)) {
+        fprintf(stderr, "bench: %s\n", fa_last_error());
+        return 1;
+    }
     if (fa_hw_load("h200", NULL, &hw)) {
         fprintf(stderr, "bench: %s\n", fa_last_error());
         return 1;
@@ -167,12 +172,27 @@ int main(int argc, char **argv)
             for (int i = 0; i < fa_nprofiles; i++) {
                 const fa_profile *p = &fa_profiles[i];
                 if (p->mma == FA_MMA_NONE) continue;
+                ps.dtype = FA_DTYPE_BF16;
+                if (p->dtypes && !strstr(p->dtypes, "bf16")) { /* a kernel of one input format (v5_fp8: e4m3) */
+                    char first[32];
+                    snprintf(first, sizeof first, "%s", p->dtypes);
+                    first[strcspn(first, " ")] = '\0';
+                    if (fa_dtype_parse(first, &ps.dtype)) {
+                        fprintf(stderr, "bench: %s: %s\n", p->key, fa_last_error());
+                        return 1;
+                    }
+                }
                 fa_blocks tb;
                 const fa_tile_row *row;
-                fa_pass pass = fa_profile_tiles(p, FA_PASS_BWD, hw.arch, &ps, &tb, &row) ? FA_PASS_FWD : FA_PASS_FWDBWD;
-                if (pass == FA_PASS_FWDBWD && fa_profile_tiles(p, FA_PASS_FWD, hw.arch, &ps, &tb, &row)) pass = FA_PASS_BWD;
+                /* the H200, or the B200 for a Blackwell kernel (fa4): every profile is timed somewhere */
+                const fa_hw *h = &hw;
+                if (fa_profile_tiles(p, FA_PASS_FWD, hw.arch, &ps, &tb, &row) &&
+                    fa_profile_tiles(p, FA_PASS_BWD, hw.arch, &ps, &tb, &row))
+                    h = &hw_b200;
+                fa_pass pass = fa_profile_tiles(p, FA_PASS_BWD, h->arch, &ps, &tb, &row) ? FA_PASS_FWD : FA_PASS_FWDBWD;
+                if (pass == FA_PASS_FWDBWD && fa_profile_tiles(p, FA_PASS_FWD, h->arch, &ps, &tb, &row)) pass = FA_PASS_BWD;
                 fa_perf_result pr;
-                if (fa_perf_predict(p, pass, &ps, &hw, NULL, &pr)) {
+                if (fa_perf_predict(p, pass, &ps, h, NULL, &pr)) {
                     fprintf(stderr, "bench: %s: %s\n", p->key, fa_last_error());
                     return 1;
                 }
@@ -181,7 +201,7 @@ int main(int argc, char **argv)
             t[rep] = now() - t0;
         }
         qsort(t, 9, sizeof t[0], cmp);
-        printf("time model  %d kernel profiles    N=1048576 d=128 %-9s  median %8.3f ms  (min %.3f, max %.3f)\n", np,
+        printf("time model  %d kernel profiles (H200; fa4 on the B200) N=1048576 d=128 %-9s  median %8.3f ms  (min %.3f, max %.3f)\n", np,
                causal ? "causal" : "no mask", t[4] * 1e3, t[0] * 1e3, t[8] * 1e3);
     }
     free(dO);
