@@ -75,9 +75,14 @@ static const cli_option TABLE[] = {
     {"seqlen-k", A_VALUE, SHAPE_CMDS, O_SEQLEN_K, NULL},
     {"headdim", A_VALUE, SHAPE_CMDS, O_HEADDIM, "  --headdim d --headdim-v d_v          (default 64, d)\n"},
     {"headdim-v", A_VALUE, SHAPE_CMDS, O_HEADDIM_V, NULL},
-    {"dtype", A_VALUE, SHAPE_CMDS, O_DTYPE,
+    {"dtype", A_VALUE, SHAPE_CMDS & ~CMD_CHECK, O_DTYPE,
      "  --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2  element size of Q,K,V,O,S,P (default fp16;\n"
      "                                       fp8 and e4m3 are aliases of fp8_e4m3, e5m2 of fp8_e5m2)\n"},
+    {"dtype", A_VALUE, CMD_CHECK, O_DTYPE,
+     "  --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2  emulate every algorithm in that precision (fp8 and\n"
+     "                                       e4m3 are aliases of fp8_e4m3, e5m2 of fp8_e5m2); without\n"
+     "                                       it check runs fp64 throughout against the fp64 reference\n"
+     "                                       (the tiles of --blocks fit still sized for fp16's 2 B)\n"},
     {"causal", A_OPTIONAL, SHAPE_CMDS, O_CAUSAL,
      "  --causal[=bottom-right|top-left]     causal mask (default anchor bottom-right)\n"},
     {"scale", A_VALUE, SHAPE_CMDS, O_SCALE, "  --scale X                            softmax scale (default 1/sqrt(d))\n"},
@@ -105,9 +110,14 @@ static const cli_option TABLE[] = {
      "                                       the paper's model as --block-r/--block-c are, except fit\n"
      "                                       with --profile KEY: KEY's tile table; without it and\n"
      "                                       --block-r/--block-c, the kernel profile's tile table\n"},
-    {"blocks", A_VALUE, CMD_SWEEP | CMD_CHECK | CMD_ANIMATE, O_BLOCKS,
+    {"blocks", A_VALUE, CMD_SWEEP | CMD_CHECK, O_BLOCKS,
      "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
      "                                       of 16 that fit M, the default; paper: Algorithm 1 line 1)\n"},
+    {"blocks", A_VALUE, CMD_ANIMATE, O_BLOCKS,
+     "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
+     "                                       of 16 that fit M; paper: Algorithm 1 line 1); the default\n"
+     "                                       (no --blocks, --block-r, --block-c): 4 x 4 tiles,\n"
+     "                                       B_r = ceil(N_q / 4), B_c = ceil(N_k / 4)\n"},
     {"blocks", A_VALUE, CMD_COMPARE, O_BLOCKS,
      "  --blocks fit                         a row without block_r, block_c whose profile has no tile\n"
      "                                       table: the largest tiles that fit M (paper is refused)\n"},
