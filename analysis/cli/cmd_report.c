@@ -146,7 +146,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
         char mb[32];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
-                 "cw1=%.17g; cw2=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; dword='%s'; dkey='%s'; "
+                 "cw1=%.17g; cw2=%.17g; nthm=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; dword='%s'; dkey='%s'; "
                  "ttl='%s: HBM bytes of one %s layer vs N (%s, %s, causal%s, B=%" PRId64 ", H=%" PRId64 ", H_kv=%" PRId64
                  ", d=%" PRId64 "%s)'; "
                  "ttl4='%s'; "
@@ -159,6 +159,8 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / (r[FA_ALGO_FLASH1].bound_bytes * wf),
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / (r[FA_ALGO_FLASH2].bound_bytes * wf),
+                 /* Theorem 2's range starts at N = M / (d e): FlashAttention's line is drawn from there */
+                 (double)hw->sram_per_block / ((double)base->d * fa_dtype_bytes(base->dtype)),
                  fa_dtype_bytes(base->dtype), base->batch * base->heads,
                  /* flash2's count over standard's Theta line: 1 where B_r = d (the key says why) */
                  b2.block_r == base->d && !win
