@@ -477,7 +477,19 @@ static void wrap_print(const char *text)
 /* The notes under the kernels tables: what every table has, then what applies to the GPUs asked
  * for -- which kernels have no row where, the H100 against the H200, each GPU's DRAM rate.
  * missing[h][q]: kernel fa_report_kernel_keys[q] has no row on hw[h] for some model. */
-static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NKERNELS])
+/* Why kernel key has no row on a GPU of arch: 1 Hopper only (fa3, cudnn), 2 Blackwell only (fa4), 3 the
+ * GPU's profile cannot time it (fa1, fa2 on Blackwell), 0 the model's shape (no tile for its head dim,
+ * or tiles over its shared memory). */
+static int no_row_reason(const char *key, int arch)
+{
+    if ((!strcmp(key, "fa3") || !strcmp(key, "cudnn")) && arch != 90) return 1;
+    if (!strcmp(key, "fa4") && arch < 100) return 2;
+    if ((!strcmp(key, "fa1") || !strcmp(key, "fa2")) && arch >= 100) return 3;
+    return 0;
+}
+
+static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NKERNELS],
+                             char shape_miss[][400])
 {
     char *buf = NULL;
     size_t len = 0;
@@ -489,22 +501,21 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
                " nothing else.");
     /* the kernels without a row, and why: by the kinds of kernel missing */
-    char none[400] = "";
+    char none[2000] = "";
     int hopper = 0, blackwell = 0, untimed = 0, other = 0;
     for (int q = 0; q < FA_REPORT_NKERNELS; q++) {
         char where[200] = "";
         for (int h = 0; h < nh; h++)
             if (missing[h][q]) {
                 list_add(where, sizeof where, hw[h].name);
-                const char *key = fa_report_kernel_keys[q];
-                if ((!strcmp(key, "fa3") || !strcmp(key, "cudnn")) && hw[h].arch != 90) hopper = 1;
-                else if (!strcmp(key, "fa4") && hw[h].arch < 100) blackwell = 1;
-                else if ((!strcmp(key, "fa1") || !strcmp(key, "fa2")) && hw[h].arch >= 100) untimed = 1;
-                else other = 1;
+                const int why = no_row_reason(fa_report_kernel_keys[q], hw[h].arch);
+                hopper |= why == 1, blackwell |= why == 2, untimed |= why == 3, other |= why == 0;
             }
         if (!where[0]) continue;
-        char one[260];
-        snprintf(one, sizeof one, "%s%s on %s", none[0] ? "; " : "", fa_report_kernel_keys[q], where);
+        char one[4000];
+        /* a kernel missing for the models' shapes: which models (their head dims) */
+        snprintf(one, sizeof one, "%s%s on %s%s%s%s", none[0] ? "; " : "", fa_report_kernel_keys[q], where,
+                 shape_miss[q][0] ? " for " : "", shape_miss[q], shape_miss[q][0] ? " only" : "");
         if (strlen(none) + strlen(one) < sizeof none) strcat(none, one);
     }
     if (none[0]) {
@@ -528,7 +539,7 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
                    " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
                    " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).\n"
-                   " The L2 and DRAM terms differ too (L2 8.76 against 8.1 TB/s, DRAM 3.94 against 2.75 TB/s), so\n"
+                   " The L2 and DRAM terms differ too (L2: H200 8.76 vs H100 8.1 TB/s; DRAM: H200 3.94 vs H100 2.75 TB/s), so\n"
                    " a tensor-bound row can still be predicted faster on the H200 where those terms add to its time.");
     /* each GPU's DRAM rate: sustained, not the datasheet's */
     fprintf(m, "\v DRAM rates: the model charges sustained rates, not the datasheets' (sim/hw/*.hw, dram_bytes_per_s):");
@@ -559,6 +570,8 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
     fputs(fa_report_kernels_csv_header, f);
     int missing[FA_REPORT_MAX_HW][FA_REPORT_NKERNELS]; /* a kernel with no row for some model on the GPU */
     memset(missing, 0, sizeof missing);
+    static char shape_miss[FA_REPORT_NKERNELS][400]; /* the models (d) a kernel has no row for, by their shape */
+    memset(shape_miss, 0, sizeof shape_miss);
     for (int k = 0; k < nm; k++) {
         char lt[400], mt[160]; /* the layer type the rows time, and its mask */
         fa_mask_text(&shapes[k], 0, mt, sizeof mt);
@@ -582,6 +595,19 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                 for (int i = 0; i < n; i++) have |= rows[i].hw == h && rows[i].key == q;
                 missing[h][q] |= !have;
             }
+        for (int q = 0; q < FA_REPORT_NKERNELS; q++) { /* missing on a GPU it runs on: the model's shape */
+            int shape = 0;
+            for (int h = 0; h < nh; h++) {
+                int have = 0;
+                for (int i = 0; i < n; i++) have |= rows[i].hw == h && rows[i].key == q;
+                shape |= !have && !no_row_reason(fa_report_kernel_keys[q], hw[h].arch);
+            }
+            if (shape) {
+                char nm_d[200];
+                snprintf(nm_d, sizeof nm_d, "%s (d = %" PRId64 ")", models[k].stem, shapes[k].d);
+                list_add(shape_miss[q], sizeof shape_miss[q], nm_d);
+            }
+        }
         for (int i = 0; i < n; i++) {
             const fa_report_kernel *x = &rows[i];
             const fa_occupancy *oc = &x->occ;
@@ -618,7 +644,7 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
         if (!c->quiet && fa1_gpus && !fa1_rows && (shapes[k].d > 128 || shapes[k].d_v > 128))
             printf("(no fa1 rows: FlashAttention-1's kernels take head dims d <= 128, and this model has d = %" PRId64
                    ", d_v = %" PRId64 ")\n", shapes[k].d, shapes[k].d_v);
-        if (!c->quiet && k == nm - 1) kernels_footnote(hw, nh, missing);
+        if (!c->quiet && k == nm - 1) kernels_footnote(hw, nh, missing, shape_miss);
         if (!c->quiet) printf("\n");
     }
     return 0;
