@@ -869,8 +869,8 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
                " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
                " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
                " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
-               " row can still be predicted faster on the H200 where they add to its time (L2 8.76 against\n"
-               " 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
+               " row can still be predicted faster on the H200 where they add to its time (L2 H200 8.76 vs\n"
+               " H100 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
     fputc(')', m);
     fclose(m);
     wrap_print(buf);
