@@ -524,6 +524,7 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
         out->pred_ms = 1e3 * pr->prepass_s;
         if (!out->timed) out->pred_ms = 1e3 * out->pred_l2_bytes / hw->hbm_bandwidth;
         out->bound = out->timed ? fa_pipe_name(FA_PIPE_DRAM) : "memory";
+        out->busiest = out->timed ? fa_pipe_name(FA_PIPE_DRAM) : "-";
         return FA_OK;
     }
     fa_clear_error();
@@ -596,7 +597,13 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
      * the pipe rates, the roofline with the DRAM bytes of the L2 model when there is one */
     double tmem = (out->l2 ? out->pred_dram_bytes : out->pred_l2_bytes) / hw->hbm_bandwidth;
     out->pred_ms = out->timed ? 1e3 * pr->time_s : 1e3 * (r->time_compute_s > tmem ? r->time_compute_s : tmem);
-    out->bound = out->timed ? fa_pipe_name(pr->bound) : r->time_compute_s > tmem ? "compute" : "memory";
+    /* the bound: what sets the time, as fasim io prints it (fa_report_bound); busiest: the busiest pipe */
+    if (out->timed)
+        out->bound = pr->latency == 1 ? "launch" : pr->latency ? "grid" : pr->sets ? pr->sets : fa_pipe_name(pr->bound);
+    else
+        out->bound = r->time_compute_s > tmem ? "compute" : "memory";
+    out->busiest = out->timed ? fa_pipe_name(pr->bound) : "-";
+    out->tail = out->timed && pr->tail && !pr->latency;
     out->blocks_per_sm = out->l2 ? r->l2_slots / hw->sms : 0;
     out->model_blocks_per_sm = out->timed ? pr->occ[bwd].occupancy : 0;
     return FA_OK;

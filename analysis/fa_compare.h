@@ -121,7 +121,13 @@ typedef struct {
                            bytes in pred_l2_bytes, no L2 replay); else the roofline
                            max(compute time, bytes / hbm_bandwidth) with the L2 model's DRAM bytes
                            when there are some, else the two-level bytes */
-    const char *bound;  /* what bounds it: a pipe (fa_pipe_name), else "compute" or "memory" */
+    const char *bound;  /* what sets the time, as fasim io's bound column says it: the time model's
+                           sets label (fa_perf_result.sets: L2, DRAM, loads, issue, softmax,
+                           tensor, smem, fp32), "launch" or "grid" when latency sets it, a
+                           pre-pass row "DRAM"; untimed: the roofline's "compute" or "memory" */
+    const char *busiest; /* the busiest pipe of the time model (fa_pipe_name(perf.bound)); "-"
+                           where untimed; may differ from bound */
+    int tail;           /* 1: the last wave's tail adds over 10 % (fa_perf_result.tail; io's " + tail") */
     double meas_l2_bytes;   /* l2_read_bytes + l2_write_bytes (NAN unless both are given) */
     double meas_dram_bytes; /* dram_read_bytes + dram_write_bytes (likewise) */
     double meas_ms;     /* the row's ms */

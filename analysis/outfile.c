@@ -64,6 +64,11 @@ fa_status fa_outfile_open(fa_outfile *cf, const char *path)
             FA_FAIL(FA_EIO, "cannot write %s: its directory %s cannot take a temporary file (%s, "
                     "written first and then renamed)%s%s",
                     path, dir, cf->tmp, e == ENOENT ? "" : ": ", e == ENOENT ? "" : strerror(e));
+        if (e == ENOENT && stat(dir, &ds) != 0)
+            FA_FAIL(FA_EIO, "cannot write %s: the directory %s does not exist (an output file's folder is not "
+                    "created: make it first)", path, dir);
+        if (e == ENOTDIR || (stat(dir, &ds) == 0 && !S_ISDIR(ds.st_mode)))
+            FA_FAIL(FA_EIO, "cannot write %s: %s is not a directory", path, dir);
         FA_FAIL(FA_EIO, "cannot write %s: %s", path, strerror(e));
     }
     return FA_OK;

@@ -601,7 +601,7 @@ json_t *fa_infer_check_json(const fa_infer_variant *v, const fa_infer_check_row 
 
 const char fa_cmp_csv_header[] = "kernel,B,H,H_kv,N_q,N_k,d,d_v,causal,dtype,algo,block_r,block_c,pred_l2_bytes,"
                                  "meas_l2_bytes,pred_dram_bytes,meas_dram_bytes,pred_ms,meas_ms,blocks_per_sm,profile,"
-                                 "pass,bound,model_blocks_per_sm\n";
+                                 "pass,bound,model_blocks_per_sm,busiest_pipe\n";
 
 void fa_cmp_csv_row(FILE *f, const fa_cmp_row *w, const fa_cmp_pred *p)
 {
@@ -610,11 +610,12 @@ void fa_cmp_csv_row(FILE *f, const fa_cmp_row *w, const fa_cmp_pred *p)
     if (p->l2) snprintf(bps, sizeof bps, "%d", p->blocks_per_sm);
     fa_csv_field(f, w->kernel); /* quoted when it holds a comma or a quote */
     fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-               ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s,%s,%s,%s,%d\n",
+               ",%d,%s,%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f,%.0f,%.0f,%.6g,%.6g,%s,%s,%s,%s,%d,%s\n",
             s->batch, s->heads, s->kv_heads, s->seqlen_q, s->seqlen_k, s->d, s->d_v, s->causal != FA_CAUSAL_NONE,
             fa_dtype_name(s->dtype), fa_algo_name(w->algo), p->blocks.block_r, p->blocks.block_c, p->pred_l2_bytes,
             p->meas_l2_bytes, p->pred_dram_bytes, p->meas_dram_bytes, p->pred_ms, p->meas_ms, bps, w->profile->key,
-            w->prepass ? "pre" : w->pass == FA_PASS_BWD ? "bwd" : "fwd", p->bound, p->model_blocks_per_sm);
+            w->prepass ? "pre" : w->pass == FA_PASS_BWD ? "bwd" : "fwd", p->bound, p->model_blocks_per_sm,
+            p->busiest ? p->busiest : "-");
 }
 
 /* a measured (or L2-predicted) number: null when unknown */
@@ -645,6 +646,7 @@ json_t *fa_cmp_json(const fa_cmp_row *w, const fa_cmp_pred *p)
     json_object_set_new(j, "pass", json_string(w->prepass ? "pre" : w->pass == FA_PASS_BWD ? "bwd" : "fwd"));
     json_object_set_new(j, "bound", json_string(p->bound));
     json_object_set_new(j, "model_blocks_per_sm", p->timed ? json_integer(p->model_blocks_per_sm) : json_null());
+    json_object_set_new(j, "busiest_pipe", p->timed && p->busiest ? json_string(p->busiest) : json_null());
     return j;
 }
 

@@ -25,6 +25,10 @@ if (!exists("cf1")) cf1 = 0
 if (!exists("cf2")) cf2 = 0
 if (!exists("cw1")) cw1 = 0
 if (!exists("cw2")) cw2 = 0
+# nthm (optional, 0 = none): N = M / (d e), M in bytes, where Theorem 2's range d <= M <= N d
+# begins: below it M > N d e (all of K fits on chip) and Theta(N^2 d^2 / M) is no lower bound, so
+# FlashAttention's line (and the window's, derived from it) is drawn from N >= nthm only
+if (!exists("nthm")) nthm = 0
 if (!exists("ebytes")) ebytes = 0
 if (!exists("nheads")) nheads = 0
 # f2std (optional): FlashAttention-2's count / standard's Theta line at the model's N, given where
@@ -69,6 +73,7 @@ dlong = strlen(dkey) > 8
 units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements%s, M in bytes,\ntimes e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", (strlen(dword) > 0 ? " (".dword.")" : ""), ebytes, nheads) : ""
 set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
+thmkey = nthm > 0 ? sprintf("   (drawn from N = M / (d e) = %.0f on: below it M > N d e, outside Theorem 2's range d <= M <= N d)", nthm) : ""
 wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w), constant 1", win)
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted; computes all of S, masks do not skip tiles)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1 (counted)", \
@@ -77,9 +82,10 @@ plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted
      keyentry with lines lc rgb "white" title cstr, \
      keyentry with lines lc rgb "white" title con, \
      keyentry with lines lc rgb "white" title con2, \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)".(strlen(dkey) > 0 && !dlong ? ", ".dkey : ""), \
+     ''     using 1:($1 >= nthm ? $6 : 1/0) skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)".(strlen(dkey) > 0 && !dlong ? ", ".dkey : ""), \
      keyentry with lines lc rgb "white" title (dlong ? "   (".dkey.")" : ""), \
+     keyentry with lines lc rgb "white" title thmkey, \
      keyentry with lines lc rgb "white" title cfla, \
-     ''     using 1:(win > 0 ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
+     ''     using 1:(win > 0 && $1 >= nthm ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
             title (win > 0 ? wlabel : ""), \
      keyentry with lines lc rgb "white" title cwin

@@ -23,5 +23,5 @@ else
     skip "--trace /proc/version: the directory cannot take a temporary file" "no read-only /proc here"
     skip "--trace /proc/version: no misleading errno text" "no read-only /proc here"
 fi
-expect_msg -p "--trace into a missing directory: the errno text stays" "cannot write $T/p2_nodir/t.csv: No such file or directory" \
+expect_msg -p "--trace into a missing directory: the message says the directory does not exist" "cannot write $T/p2_nodir/t.csv: the directory $T/p2_nodir does not exist" \
     -- io --trace "$T/p2_nodir/t.csv" --algo flash2

@@ -19,8 +19,10 @@ static const char *const compare_head =
     "  tile sizes beside the measurement:\n"
     "    SRAM<->L2 bytes (the two-level count) vs the measured L2<->SM bytes,\n"
     "    DRAM bytes with the L2 model (fasim io --l2) vs the measured DRAM bytes,\n"
-    "    the time model's time (docs/time-model.md) vs the measured time, with the pipe that\n"
-    "    bounds it; a summary of the rows within 15 % (time), 10 % (L2) and 20 % (DRAM).\n"
+    "    the time model's time (docs/time-model.md) vs the measured time, with the busiest\n"
+    "    pipe and the bound, what sets the time (as fasim io's bound column says it); a summary\n"
+    "    of the rows within 15 % (time), 10 % (L2) and 20 % (DRAM).  CSV and JSON: bound and\n"
+    "    busiest_pipe.\n"
     "  Columns: kernel, B, H, N_q (or N), d (required); H_kv, N_k, d_v, causal (0/1),\n"
     "  dtype (fp32/fp16/bf16/fp8_e4m3/fp8_e5m2), algo (standard/flash1/flash2; default from the kernel name:\n"
     "  v0 -> standard, v1 -> flash1, else flash2), block_r, block_c (default: the profile's tile table; --blocks fit without one),\n"
@@ -138,9 +140,9 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fprintf(out, "%-14s %3s %3s %6s %4s %2s %-4s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %s\n",
+        fprintf(out, "%-14s %3s %3s %6s %4s %2s %-4s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
                "kernel", "B", "H", "N", "d", "c", "pass", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
-               "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "bound");
+               "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "busiest", "bound");
     } else if (o.format == FMT_CSV) {
         fputs(fa_cmp_csv_header, out);
     }
@@ -177,13 +179,14 @@ int cmd_compare(int argc, char **argv)
         if (o.format == FMT_TABLE) {
             char c[9][32];
             fprintf(out, "%-14s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %-4s %-11s %4" PRId64 " %4" PRId64
-                   " %4s | %s %s %s | %s %s %s | %s %s %s %s\n",
+                   " %4s | %s %s %s | %s %s %s | %s %s %s %-7s %s%s\n",
                    row.kernel, s->batch, s->heads, s->seqlen_q, s->d, s->causal != FA_CAUSAL_NONE, pass_name,
                    row.profile->key, p.blocks.block_r, p.blocks.block_c, bps_s, cell(c[0], 32, p.pred_l2_bytes / 1e6, 9, 1),
                    cell(c[1], 32, p.meas_l2_bytes / 1e6, 9, 1), cell(c[2], 32, fa_cmp_ratio(p.pred_l2_bytes, p.meas_l2_bytes), 6, 2),
                    cell(c[3], 32, p.pred_dram_bytes / 1e6, 9, 1), cell(c[4], 32, p.meas_dram_bytes / 1e6, 9, 1),
                    cell(c[5], 32, fa_cmp_ratio(p.pred_dram_bytes, p.meas_dram_bytes), 6, 2), cell(c[6], 32, p.pred_ms, 9, 3),
-                   cell(c[7], 32, p.meas_ms, 9, 3), cell(c[8], 32, fa_cmp_ratio(p.pred_ms, p.meas_ms), 6, 2), p.bound);
+                   cell(c[7], 32, p.meas_ms, 9, 3), cell(c[8], 32, fa_cmp_ratio(p.pred_ms, p.meas_ms), 6, 2), p.busiest, p.bound,
+                   p.tail ? " + tail" : "");
         } else if (o.format == FMT_CSV) {
             fa_cmp_csv_row(out, &row, &p);
         } else {
@@ -213,8 +216,12 @@ int cmd_compare(int argc, char **argv)
               " tiles; b/SM the thread blocks per SM the L2 model replays, '-' where no replay ran: the row has no\n"
               " measured DRAM bytes to compare (or --no-l2); SRAM<->L2 fasim's two-level count vs meas L2, Nsight\n"
               " Compute's L2<->SM bytes; DRAM(L2) fasim's DRAM bytes with the L2 model vs meas DRAM; time ms the time\n"
-              " model's vs meas ms; bound the busiest pipe of the predicted time; '-': not measured or not\n"
-              " predicted)\n", out);
+              " model's vs meas ms; busiest the busiest pipe of the time model (the largest busy time; '-':\n"
+              " untimed); bound what sets the time, as fasim io's bound column says it: L2 or DRAM when its\n"
+              " bytes / rate exceed the waves, else the tile's longer phase (softmax, issue, loads, or the GEMM\n"
+              " phase by its busier pipe: tensor, smem, fp32), grid or launch when latency sets it, '+ tail'\n"
+              " when the last wave's tail adds over 10 % (untimed rows: the roofline's compute or memory);\n"
+              " '-': not measured or not predicted)\n", out);
     if (rc == 0 && o.format == FMT_JSON) {
         cli_dump_json(arr, out);
     }

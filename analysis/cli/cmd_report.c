@@ -146,7 +146,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
         char mb[32];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
-                 "cw1=%.17g; cw2=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; dword='%s'; dkey='%s'; "
+                 "cw1=%.17g; cw2=%.17g; nthm=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; dword='%s'; dkey='%s'; "
                  "ttl='%s: HBM bytes of one %s layer vs N (%s, %s, causal%s, B=%" PRId64 ", H=%" PRId64 ", H_kv=%" PRId64
                  ", d=%" PRId64 "%s)'; "
                  "ttl4='%s'; "
@@ -159,6 +159,8 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / (r[FA_ALGO_FLASH1].bound_bytes * wf),
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / (r[FA_ALGO_FLASH2].bound_bytes * wf),
+                 /* Theorem 2's range starts at N = M / (d e): FlashAttention's line is drawn from there */
+                 (double)hw->sram_per_block / ((double)base->d * fa_dtype_bytes(base->dtype)),
                  fa_dtype_bytes(base->dtype), base->batch * base->heads,
                  /* flash2's count over standard's Theta line: 1 where B_r = d (the key says why) */
                  b2.block_r == base->d && !win
@@ -475,7 +477,19 @@ static void wrap_print(const char *text)
 /* The notes under the kernels tables: what every table has, then what applies to the GPUs asked
  * for -- which kernels have no row where, the H100 against the H200, each GPU's DRAM rate.
  * missing[h][q]: kernel fa_report_kernel_keys[q] has no row on hw[h] for some model. */
-static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NKERNELS])
+/* Why kernel key has no row on a GPU of arch: 1 Hopper only (fa3, cudnn), 2 Blackwell only (fa4), 3 the
+ * GPU's profile cannot time it (fa1, fa2 on Blackwell), 0 the model's shape (no tile for its head dim,
+ * or tiles over its shared memory). */
+static int no_row_reason(const char *key, int arch)
+{
+    if ((!strcmp(key, "fa3") || !strcmp(key, "cudnn")) && arch != 90) return 1;
+    if (!strcmp(key, "fa4") && arch < 100) return 2;
+    if ((!strcmp(key, "fa1") || !strcmp(key, "fa2")) && arch >= 100) return 3;
+    return 0;
+}
+
+static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NKERNELS],
+                             char shape_miss[][400])
 {
     char *buf = NULL;
     size_t len = 0;
@@ -487,22 +501,21 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
                " nothing else.");
     /* the kernels without a row, and why: by the kinds of kernel missing */
-    char none[400] = "";
+    char none[2000] = "";
     int hopper = 0, blackwell = 0, untimed = 0, other = 0;
     for (int q = 0; q < FA_REPORT_NKERNELS; q++) {
         char where[200] = "";
         for (int h = 0; h < nh; h++)
             if (missing[h][q]) {
                 list_add(where, sizeof where, hw[h].name);
-                const char *key = fa_report_kernel_keys[q];
-                if ((!strcmp(key, "fa3") || !strcmp(key, "cudnn")) && hw[h].arch != 90) hopper = 1;
-                else if (!strcmp(key, "fa4") && hw[h].arch < 100) blackwell = 1;
-                else if ((!strcmp(key, "fa1") || !strcmp(key, "fa2")) && hw[h].arch >= 100) untimed = 1;
-                else other = 1;
+                const int why = no_row_reason(fa_report_kernel_keys[q], hw[h].arch);
+                hopper |= why == 1, blackwell |= why == 2, untimed |= why == 3, other |= why == 0;
             }
         if (!where[0]) continue;
-        char one[260];
-        snprintf(one, sizeof one, "%s%s on %s", none[0] ? "; " : "", fa_report_kernel_keys[q], where);
+        char one[4000];
+        /* a kernel missing for the models' shapes: which models (their head dims) */
+        snprintf(one, sizeof one, "%s%s on %s%s%s%s", none[0] ? "; " : "", fa_report_kernel_keys[q], where,
+                 shape_miss[q][0] ? " for " : "", shape_miss[q], shape_miss[q][0] ? " only" : "");
         if (strlen(none) + strlen(one) < sizeof none) strcat(none, one);
     }
     if (none[0]) {
@@ -526,7 +539,7 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
                    " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
                    " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).\n"
-                   " The L2 and DRAM terms differ too (L2 8.76 against 8.1 TB/s, DRAM 3.94 against 2.75 TB/s), so\n"
+                   " The L2 and DRAM terms differ too (L2: H200 8.76 vs H100 8.1 TB/s; DRAM: H200 3.94 vs H100 2.75 TB/s), so\n"
                    " a tensor-bound row can still be predicted faster on the H200 where those terms add to its time.");
     /* each GPU's DRAM rate: sustained, not the datasheet's */
     fprintf(m, "\v DRAM rates: the model charges sustained rates, not the datasheets' (sim/hw/*.hw, dram_bytes_per_s):");
@@ -557,6 +570,8 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
     fputs(fa_report_kernels_csv_header, f);
     int missing[FA_REPORT_MAX_HW][FA_REPORT_NKERNELS]; /* a kernel with no row for some model on the GPU */
     memset(missing, 0, sizeof missing);
+    static char shape_miss[FA_REPORT_NKERNELS][400]; /* the models (d) a kernel has no row for, by their shape */
+    memset(shape_miss, 0, sizeof shape_miss);
     for (int k = 0; k < nm; k++) {
         char lt[400], mt[160]; /* the layer type the rows time, and its mask */
         fa_mask_text(&shapes[k], 0, mt, sizeof mt);
@@ -580,6 +595,19 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                 for (int i = 0; i < n; i++) have |= rows[i].hw == h && rows[i].key == q;
                 missing[h][q] |= !have;
             }
+        for (int q = 0; q < FA_REPORT_NKERNELS; q++) { /* missing on a GPU it runs on: the model's shape */
+            int shape = 0;
+            for (int h = 0; h < nh; h++) {
+                int have = 0;
+                for (int i = 0; i < n; i++) have |= rows[i].hw == h && rows[i].key == q;
+                shape |= !have && !no_row_reason(fa_report_kernel_keys[q], hw[h].arch);
+            }
+            if (shape) {
+                char nm_d[200];
+                snprintf(nm_d, sizeof nm_d, "%s (d = %" PRId64 ")", models[k].stem, shapes[k].d);
+                list_add(shape_miss[q], sizeof shape_miss[q], nm_d);
+            }
+        }
         for (int i = 0; i < n; i++) {
             const fa_report_kernel *x = &rows[i];
             const fa_occupancy *oc = &x->occ;
@@ -616,7 +644,7 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
         if (!c->quiet && fa1_gpus && !fa1_rows && (shapes[k].d > 128 || shapes[k].d_v > 128))
             printf("(no fa1 rows: FlashAttention-1's kernels take head dims d <= 128, and this model has d = %" PRId64
                    ", d_v = %" PRId64 ")\n", shapes[k].d, shapes[k].d_v);
-        if (!c->quiet && k == nm - 1) kernels_footnote(hw, nh, missing);
+        if (!c->quiet && k == nm - 1) kernels_footnote(hw, nh, missing, shape_miss);
         if (!c->quiet) printf("\n");
     }
     return 0;
@@ -664,9 +692,11 @@ static int papers(report_ctx *c)
                " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
                " model charges: the A100 profile's sustained rate, its datasheet's 2.039 TB/s x 3.94 / 4.8, the\n"
                " fraction the H200 sustained of its own datasheet, sim/hw/a100-sxm4-80gb.hw), FlashAttention-1 at long N (the fa1 profile runs one\n"
-               " thread block per (batch, head), B H = (16k / N) x (2048 / d) blocks on 108 SMs: the grid is under one\n"
-               " wave at d = 64 from N = 4k without a mask (128 blocks, 0.79; 64 at 8k, 0.68; 32 at 16k, 0.34) and at\n"
-               " d = 128 from 8k (32 blocks, 0.47; 16 at 16k, 0.23)) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
+               " thread block per (batch, head), B H = (16k / N) x (2048 / d) blocks on 108 SMs: the forward's grid\n"
+               " (2 blocks an SM) is under one wave from N = 2k at d = 128 (128 blocks) and 4k at d = 64; a block's time\n"
+               " grows as N^2 d, the FLOPs as N, so once every block has an SM to itself (B H <= 108, no second backward\n"
+               " wave) each doubling of N halves the rate: without a mask d = 128 1.12 at 2k, 0.96 at 4k, 0.47 at 8k,\n"
+               " 0.23 at 16k; d = 64 0.79 at 4k, 0.68 at 8k, 0.34 at 16k) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
                " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
                " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
                " yet), the backwards of Figure 6 too fast: FlashAttention-3's (1.03-1.30: its kernel was not run here, so\n"
@@ -839,8 +869,8 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
                " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
                " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
                " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
-               " row can still be predicted faster on the H200 where they add to its time (L2 8.76 against\n"
-               " 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
+               " row can still be predicted faster on the H200 where they add to its time (L2 H200 8.76 vs\n"
+               " H100 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
     fputc(')', m);
     fclose(m);
     wrap_print(buf);

@@ -75,9 +75,14 @@ static const cli_option TABLE[] = {
     {"seqlen-k", A_VALUE, SHAPE_CMDS, O_SEQLEN_K, NULL},
     {"headdim", A_VALUE, SHAPE_CMDS, O_HEADDIM, "  --headdim d --headdim-v d_v          (default 64, d)\n"},
     {"headdim-v", A_VALUE, SHAPE_CMDS, O_HEADDIM_V, NULL},
-    {"dtype", A_VALUE, SHAPE_CMDS, O_DTYPE,
+    {"dtype", A_VALUE, SHAPE_CMDS & ~CMD_CHECK, O_DTYPE,
      "  --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2  element size of Q,K,V,O,S,P (default fp16;\n"
      "                                       fp8 and e4m3 are aliases of fp8_e4m3, e5m2 of fp8_e5m2)\n"},
+    {"dtype", A_VALUE, CMD_CHECK, O_DTYPE,
+     "  --dtype fp32|fp16|bf16|fp8_e4m3|fp8_e5m2  emulate every algorithm in that precision (fp8 and\n"
+     "                                       e4m3 are aliases of fp8_e4m3, e5m2 of fp8_e5m2); without\n"
+     "                                       it check runs fp64 throughout against the fp64 reference\n"
+     "                                       (the tiles of --blocks fit still sized for fp16's 2 B)\n"},
     {"causal", A_OPTIONAL, SHAPE_CMDS, O_CAUSAL,
      "  --causal[=bottom-right|top-left]     causal mask (default anchor bottom-right)\n"},
     {"scale", A_VALUE, SHAPE_CMDS, O_SCALE, "  --scale X                            softmax scale (default 1/sqrt(d))\n"},
@@ -105,9 +110,14 @@ static const cli_option TABLE[] = {
      "                                       the paper's model as --block-r/--block-c are, except fit\n"
      "                                       with --profile KEY: KEY's tile table; without it and\n"
      "                                       --block-r/--block-c, the kernel profile's tile table\n"},
-    {"blocks", A_VALUE, CMD_SWEEP | CMD_CHECK | CMD_ANIMATE, O_BLOCKS,
+    {"blocks", A_VALUE, CMD_SWEEP | CMD_CHECK, O_BLOCKS,
      "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
      "                                       of 16 that fit M, the default; paper: Algorithm 1 line 1)\n"},
+    {"blocks", A_VALUE, CMD_ANIMATE, O_BLOCKS,
+     "  --blocks fit|paper                   tile rule in the paper's model (fit: the largest multiples\n"
+     "                                       of 16 that fit M; paper: Algorithm 1 line 1); the default\n"
+     "                                       (no --blocks, --block-r, --block-c): 4 x 4 tiles,\n"
+     "                                       B_r = ceil(N_q / 4), B_c = ceil(N_k / 4)\n"},
     {"blocks", A_VALUE, CMD_COMPARE, O_BLOCKS,
      "  --blocks fit                         a row without block_r, block_c whose profile has no tile\n"
      "                                       table: the largest tiles that fit M (paper is refused)\n"},
@@ -133,7 +143,8 @@ static const cli_option TABLE[] = {
     {"l2", A_FLAG, CMD_IO | CMD_SWEEP, O_L2,
      "  --l2                                 also predict DRAM bytes with the L2 model (thread\n"
      "                                       blocks in waves over the SMs, the profile's L2)\n"},
-    {"out", A_VALUE, CMD_SWEEP, O_OUT, "  --out FILE                           write the result to FILE (default stdout)\n"},
+    {"out", A_VALUE, CMD_SWEEP, O_OUT, "  --out FILE                           write the result to FILE (default stdout); its folder\n"
+                                                  "                                       must exist (it is not created)\n"},
     {"quiet", A_FLAG, CMD_SWEEP, O_QUIET, "  --quiet                              no progress line on a terminal's stderr\n"},
     /* sweep */
     {"vary", A_VALUE, CMD_SWEEP, O_VARY, NULL},
@@ -165,7 +176,8 @@ static const cli_option TABLE[] = {
      "                                       diag(+-1) H_d / sqrt(d) before quantizing (d a power of two;\n"
      "                                       signs from SplitMix64 of S + i, default S = 0)\n"},
     {"hadamard-seed", A_VALUE, CMD_CHECK, O_C_HADAMARD_SEED, NULL},
-    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above)\n"},
+    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above); DIR is created,\n"
+                                                     "                                       with its parents, if missing\n"},
     {"no-plots", A_FLAG, CMD_CHECK, O_C_NO_PLOTS, "  --no-plots                           with --study: the CSVs only\n"},
     {"quiet", A_FLAG, CMD_CHECK, O_QUIET,
      "  --quiet                              with --study, --dtype or --save-npy: no progress and no\n"
@@ -177,7 +189,8 @@ static const cli_option TABLE[] = {
     {"no-l2", A_FLAG, CMD_COMPARE, O_NO_L2,
      "  --no-l2                              skip the L2 model's replay (DRAM columns '-')\n"},
     /* animate */
-    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required)\n"},
+    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created, with its\n"
+                                                       "                                       parents, if missing)\n"},
     {"delay", A_VALUE, CMD_ANIMATE, O_DELAY, "  --delay CENTISECONDS                 GIF frame delay (1 to 1000, default 40)\n"},
     {"heatmap", A_FLAG, CMD_ANIMATE, O_HEATMAP,
      "  --heatmap                            reads and writes per tile, flash1 vs flash2 (no frames)\n"},
@@ -188,7 +201,8 @@ static const cli_option TABLE[] = {
     {"seqlen", A_VALUE, CMD_REPORT, O_R_SEQLEN, "  --seqlen N                           N for every model (default: its max_position_embeddings)\n"},
     {"batch", A_VALUE, CMD_REPORT, O_R_BATCH, "  --batch B                            (default 1)\n"},
     {"pass", A_VALUE, CMD_REPORT, O_R_PASS, "  --pass fwd|bwd|fwdbwd                the pass of the tables (default fwd)\n"},
-    {"out-dir", A_VALUE, CMD_REPORT, O_R_OUT_DIR, "  --out-dir DIR                        where the CSV and plots go (default build/report)\n"},
+    {"out-dir", A_VALUE, CMD_REPORT, O_R_OUT_DIR, "  --out-dir DIR                        where the CSV and plots go (default build/report;\n"
+                                                      "                                       created, with its parents, if missing)\n"},
     {"no-plots", A_FLAG, CMD_REPORT, O_R_NO_PLOTS, "  --no-plots                           the CSVs only, no PNG (no gnuplot)\n"},
     {"quiet", A_FLAG, CMD_REPORT, O_R_QUIET, "  --quiet                              nothing on stdout (no tables, no \"wrote\" lines): the\n"
      "                                       files only (errors still go to stderr)\n"},
