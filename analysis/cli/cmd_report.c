@@ -524,8 +524,8 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
         if (hopper) fprintf(m, "%sfa3 and cudnn run on Hopper only", k++ ? "; " : "");
         if (blackwell) fprintf(m, "%sfa4 on Blackwell only", k++ ? "; " : "");
         if (untimed) fprintf(m, "%sthe GPU's profile cannot time fa1 and fa2 there: no mma.sync rate", k++ ? "; " : "");
-        if (other) fprintf(m, "%sno tile for some model's head dim there, or tiles that do not fit its shared memory: "
-                              "the model's table above says which", k++ ? "; " : "");
+        if (other) fprintf(m, "%sthe kernel has no tile for the head dims of the models named (fa1: d <= 128), or its "
+                              "tiles do not fit the GPU's shared memory", k++ ? "; " : "");
         fprintf(m, ").");
     }
     fprintf(m, "\v Each model's rows time one layer type, named in its title (kernels.csv: layer_type, mask): a model of\n"
@@ -850,8 +850,8 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
         const fa_io_result *r1 = &rows[fk].r[ft][fh][FA_ALGO_FLASH1], *r2 = &rows[fk].r[ft][fh][FA_ALGO_FLASH2];
         fprintf(m, "\v flash1 against flash2: each runs its own kernel's tiles, so the worked example's equal-tile order\n"
                " (README, 64 x 64: flash1 above flash2) need not hold here: where fa1's few passes cost less than fa2's\n"
-               " more passes (%s; %s at d = %" PRId64 " on the %s: T_c = %" PRId64 " against T_r = %" PRId64 "), flash1 moves\n"
-               " fewer bytes", fewer, models[fk].m.name, s->d, hw[fh].name, fa_cdiv(s->seqlen_k, r1->blocks.block_c),
+               " more passes (%s; %s at d = %" PRId64 ": T_c = %" PRId64 " against T_r = %" PRId64 "), flash1 moves\n"
+               " fewer bytes", fewer, models[fk].m.name, s->d, fa_cdiv(s->seqlen_k, r1->blocks.block_c),
                fa_cdiv(s->seqlen_q, r2->blocks.block_r));
         fa_perf_result pr; /* flash1's kernel on flash2's tiles */
         if (fa_perf_predict(fa_profile_find("fa1"), pass, s, &hw[fh], &r2->blocks, &pr) == FA_OK &&
