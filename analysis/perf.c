@@ -1035,8 +1035,8 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         int arch_rows = 0;
         for (int i = 0; i < prof->ntiles; i++) arch_rows += !prof->tiles[i].arch || prof->tiles[i].arch == hw->arch;
         if (!arch_rows)
-            FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile %s is sm_%d%s", prof->key,
-                    prof->tiles[0].arch, prof->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma", hw->key,
+            FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile is sm_%d%s", prof->key,
+                    prof->tiles[0].arch, prof->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma",
                     hw->arch, hw->arch ? "" : " (it gives no arch)");
     }
     /* the time model needs the pipes: without them only the counts and occupancy are filled */
