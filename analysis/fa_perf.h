@@ -187,6 +187,10 @@ typedef struct {
  * FFMA rate (ubench fmax_f32, as the row max's FMNMX: 2 slots each) -- 7 + 2 x 2 = 11 slots. */
 #define FA_PERF_POLY_EXP_OPS_V5 11.0
 
+/* FA_OK when profile p has no tile table or some row of it runs on a GPU of compute capability
+ * arch x 10 (a row's arch 0: any).  Errors: FA_EINVAL naming the profile, the sm_ it runs on and
+ * the hardware profile's (fa_perf_predict refuses with it whether or not tiles are given). */
+fa_status fa_profile_check_arch(const fa_profile *p, int arch);
 /* Warp instructions per score element profile p issues in pass bwd (0 forward, 1 backward) at
  * head dim d (inst_by_d; 0: not measured). */
 double fa_profile_inst_per_elem(const fa_profile *p, int bwd, int64_t d);

@@ -1030,15 +1030,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
     if (prof->mma == FA_MMA_NONE)
         FA_FAIL(FA_EINVAL, "profile %s is the paper's abstract model (one SRAM of M): it has no kernel to "
                 "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
-    if (prof->tiles && prof->ntiles > 0) { /* a kernel for one architecture: refused on another, with or
-                                             without explicit tiles (its table's rows name the arch) */
-        int arch_rows = 0;
-        for (int i = 0; i < prof->ntiles; i++) arch_rows += !prof->tiles[i].arch || prof->tiles[i].arch == hw->arch;
-        if (!arch_rows)
-            FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile is sm_%d%s", prof->key,
-                    prof->tiles[0].arch, prof->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma",
-                    hw->arch, hw->arch ? "" : " (it gives no arch)");
-    }
+    FA_TRY(fa_profile_check_arch(prof, hw->arch)); /* with or without explicit tiles */
     /* the time model needs the pipes: without them only the counts and occupancy are filled */
     double rate = 0;
     char no_rate[160] = "";

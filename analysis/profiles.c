@@ -336,6 +336,21 @@ const int fa_nprofiles = (int)(sizeof fa_profiles / sizeof fa_profiles[0]);
 
 int fa_profile_has_format(const fa_profile *p) { return p->o_bytes > 0 || p->scale_rows > 0 || p->v_prepass; }
 
+/* The refusal of profile p (a tile table for another GPU) on a GPU of compute capability arch x 10. */
+static fa_status arch_fail(const fa_profile *p, int arch)
+{
+    FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile is sm_%d%s", p->key, p->tiles[0].arch,
+            p->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma", arch, arch ? "" : " (it gives no arch)");
+}
+
+fa_status fa_profile_check_arch(const fa_profile *p, int arch)
+{
+    if (!p->tiles || p->ntiles <= 0) return FA_OK;
+    for (int i = 0; i < p->ntiles; i++)
+        if (!p->tiles[i].arch || p->tiles[i].arch == arch) return FA_OK;
+    return arch_fail(p, arch);
+}
+
 double fa_profile_inst_per_elem(const fa_profile *p, int bwd, int64_t d)
 {
     const int n = (int)(sizeof p->inst_by_d / sizeof p->inst_by_d[0]);
@@ -409,10 +424,7 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
     if (!pass_rows)
         FA_FAIL(FA_EINVAL, "profile %s has no %s kernel (it is a %s-only kernel)", p->key,
                 pass == FA_PASS_BWD ? "backward" : "forward", pass == FA_PASS_BWD ? "forward" : "backward");
-    if (!arch_rows)
-        FA_FAIL(FA_EINVAL, "profile %s runs on sm_%d (%s); the hardware profile is sm_%d%s", p->key, p->tiles[0].arch,
-                p->tiles[0].arch >= 100 ? "Blackwell: tcgen05" : "Hopper: wgmma", arch,
-                arch ? "" : " (it gives no arch)");
+    if (!arch_rows) return arch_fail(p, arch);
     char range[64]; /* the head dims the table covers */
     if (dmin <= 1) snprintf(range, sizeof range, "d <= %d", dmax);
     else if (dmin == dmax) snprintf(range, sizeof range, "d = d_v = %d only", dmax);

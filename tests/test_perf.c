@@ -977,6 +977,25 @@ static void test_issue_slots(void **st)
     assert_near(r2.k[1].S, k->t_exp + k->t_fp32, 1e-15);
 }
 
+/* A kernel of one architecture is refused on another (the message names both), with or without tiles. */
+static void test_check_arch(void **st)
+{
+    (void)st;
+    assert_int_equal(fa_profile_check_arch(fa_profile_find("v4"), 90), FA_OK);
+    assert_int_equal(fa_profile_check_arch(fa_profile_find("v4"), 80), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "profile v4 runs on sm_90 (Hopper: wgmma); the hardware profile is sm_80"));
+    assert_int_equal(fa_profile_check_arch(fa_profile_find("fa4"), 90), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "profile fa4 runs on sm_100 (Blackwell: tcgen05)"));
+    assert_int_equal(fa_profile_check_arch(fa_profile_find("paper"), 80), FA_OK); /* no tile table */
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("a100", NULL, &hw), FA_OK);
+    fa_shape s = fa_shape_default(1024, 64);
+    fa_blocks bk = {64, 64};
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa3"), FA_PASS_FWD, &s, &hw, &bk, &r), FA_EINVAL);
+    assert_non_null(strstr(fa_last_error(), "profile fa3 runs on sm_90"));
+}
+
 /* v5_fp8 refuses what its kernel cannot run, naming the value: another dtype, d != 128, tiles that
  * do not divide the scale blocks, a backward. */
 static void test_v5_fp8_refusals(void **st)
@@ -1028,7 +1047,7 @@ int main(void)
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
-        cmocka_unit_test(test_issue_slots),
+        cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_check_arch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
