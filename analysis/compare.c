@@ -283,7 +283,7 @@ const fa_profile *fa_cmp_kernel_profile(const char *k, int *bwd)
         *bwd = 1;
         return fa_profile_find(!strcmp(name, "v3_bwd_bc64") ? "v3_bwd_bc64" : "v3");
     }
-    static const char *const alias[][2] = {{"sdpa_flash", "fa2"}, {"sdpa_cudnn", "cudnn"}, {"sdpa_math", "math"},
+    static const char *const alias[][2] = {{"sdpa_cudnn", "cudnn"}, {"sdpa_math", "math"},
                                            {"v0_low", "v0"}};
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (!strcmp(name, alias[i][0])) return fa_profile_find(alias[i][1]);

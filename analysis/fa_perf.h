@@ -165,6 +165,11 @@ typedef struct {
                                    separate transpose kernel that reads V and writes V^T once per kv
                                    head: the pre-pass, counted and timed apart (fa_perf_result
                                    prepass_*; fasim compare's kernel name KEY_prepass) */
+    int layout_copies_bwd;      /* (B, H, N_q, d_v) tensors the framework copies into (B, N, H, d)
+                                   layout before the backward when H > 1 and N_q > 1 (PyTorch's
+                                   flash backend on (B, H, N, d) inputs: dO and O, 2; seen in
+                                   torch.profiler, analysis/measured/h200/s10_sdpa_breakdown.csv),
+                                   each read and written once at transpose_copy_bytes_per_s */
     const fa_tile_row *tiles;   /* NULL: --blocks fit (the paper's model) */
     int d_min;                  /* the tile rows apply only when d >= d_min and d_v >= d_min too; 0: any
                                    d up to a row's d_max (kernels/ v5_fp8 is built for d = 128 alone) */
@@ -284,6 +289,9 @@ typedef struct {
     double blocks_per_sm;            /* blocks that share an SM (occupancy, or fewer for a small grid) */
     double makespan, fluid;          /* the waves' time, and with every slot busy to the end */
     double t_l2, t_dram, extra, launch, time; /* L2 and DRAM bounds, small kernels, launches, total */
+    double pre, post, copies;   /* the flash2 backward's small kernels (in extra), s: the pre-pass (D
+                                   and the dQacc clear), the post-pass (dQacc -> dQ), the framework's
+                                   layout copies (layout_copies_bwd) */
 } fa_perf_kernel;
 
 /* The SM clock (Hz) that hw's wgmma_clock_by_load gives at a tensor-pipe share duty of a kernel's
@@ -297,6 +305,9 @@ double fa_hw_wgmma_clock_at(const fa_hw *hw, double duty);
 typedef struct {
     const char *what;  /* "GEMM S = Q K^T (fp32)", "softmax", ... */
     double flops, rate, bytes, exps, time;
+    double bw;         /* the bytes' rate, B/s: dram_bytes_per_s, or the measured rate of PyTorch's
+                          kernel for this op (fa_hw torch_*), which bw_src then names */
+    const char *bw_src;
 } fa_std_step;
 
 /* The prediction of one pass (fwd, bwd or fwdbwd = the sum) of a profile on a shape and GPU. */

@@ -598,10 +598,23 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
         extra = (double)combine_bytes / hw->dram_bandwidth;
         kernels = 2;
     }
-    if (bwd && p->algo == FA_ALGO_FLASH2) {
+    if (bwd && p->algo == FA_ALGO_FLASH2) { /* the pre-pass reads O_i, dO_i, writes D_i and clears
+                                                dQacc (FlashAttention-2 flash_bwd_preprocess_kernel.h
+                                                compute_dot_do_o<Clear_dQaccum = true>, cuDNN's
+                                                compute_dot_do_o, kernels/ v3's and v5's pre kernels);
+                                                the post-pass reads dQacc and writes dQ */
         const double rows = (double)heads * (double)s->seqlen_q;
-        extra = rows * (2 * s->d_v * e + 4) / hw->dram_bandwidth + rows * s->d * (4 + e) / hw->dram_bandwidth;
+        pt->d.pre = rows * (2 * s->d_v * e + 4 + 4 * s->d) / hw->dram_bandwidth;
+        pt->d.post = rows * s->d * (4 + e) / hw->dram_bandwidth;
+        extra = pt->d.pre + pt->d.post;
         kernels = 3;
+        if (p->layout_copies_bwd > 0 && s->heads > 1 && s->seqlen_q > 1) { /* the framework's layout
+                                                copies of dO and O, each read and written once */
+            const double rate = hw->transpose_copy_bandwidth > 0 ? hw->transpose_copy_bandwidth : hw->dram_bandwidth;
+            pt->d.copies = p->layout_copies_bwd * 2.0 * rows * s->d_v * e / rate;
+            extra += pt->d.copies;
+            kernels += p->layout_copies_bwd;
+        }
     }
     double t = pt->makespan;
     if (pt->busy[FA_PIPE_L2] > t) t = pt->busy[FA_PIPE_L2];
@@ -634,10 +647,13 @@ typedef struct {
     fa_pipe gemm; /* the pipe the GEMMs run on: tensor cores, or the FMA units (SGEMM, no TF32) */
 } std_seq;
 
-static void std_step(std_seq *q, const char *what, double flops, double g, double bytes, double exps)
+/* bytes at rate bw (> 0: PyTorch's measured kernel for the op, named src; else dram_bytes_per_s) */
+static void std_step_bw(std_seq *q, const char *what, double flops, double g, double bytes, double exps, double bw,
+                        const char *src)
 {
     const fa_hw *hw = q->hw;
-    double tf = flops > 0 && g > 0 ? flops / g : 0, tb = bytes / hw->dram_bandwidth;
+    if (!(bw > 0)) bw = hw->dram_bandwidth, src = NULL;
+    double tf = flops > 0 && g > 0 ? flops / g : 0, tb = bytes / bw;
     double te = exps > 0 && hw->exp_per_s > 0 ? exps / hw->exp_per_s : 0;
     double t = fmax(tf, fmax(tb, te));
     q->pt->busy[q->gemm] += tf;
@@ -649,7 +665,13 @@ static void std_step(std_seq *q, const char *what, double flops, double g, doubl
     if (*q->n < FA_PERF_STD_STEPS) {
         fa_std_step *x = &q->steps[(*q->n)++];
         x->what = what, x->flops = flops, x->rate = g, x->bytes = bytes, x->exps = exps, x->time = t;
+        x->bw = bw, x->bw_src = src;
     }
+}
+
+static void std_step(std_seq *q, const char *what, double flops, double g, double bytes, double exps)
+{
+    std_step_bw(q, what, flops, g, bytes, exps, 0, NULL);
 }
 
 /* The scores the mask allows, of B H N_q N_k (bottom-right anchor, the one kernels/ v0 uses). */
@@ -668,6 +690,9 @@ static double allowed_scores(const fa_shape *s)
     return heads * sum;
 }
 
+static const char T_SOFTMAX[] = "torch_softmax_bytes_per_s_by_n", T_ALL[] = "torch_all_bytes_per_s_by_n",
+                  T_SELECT[] = "torch_select_bytes_per_s", T_UPCAST[] = "torch_upcast_bytes_per_s";
+
 /* PyTorch's SDPA math backend (fa_std_ops TORCH_MATH), forward and the autograd backward, as
  * the kernels its composite ops launch; e the input element size, fp32 compute. */
 static void torch_math(std_seq *q, int bwd, const fa_shape *s, double g)
@@ -682,11 +707,15 @@ static void torch_math(std_seq *q, int bwd, const fa_shape *s, double g)
     const int gqa = s->kv_heads < s->heads;
     const double nkx = gqa ? BH * Nk * d : nk, nvx = gqa ? BH * Nk * dv : nv;
     const int causal = s->causal != FA_CAUSAL_NONE, drop = s->dropout_p > 0;
+    /* PyTorch's own kernels of these ops at their measured rates (0: dram_bytes_per_s) */
+    const double smx = fa_hw_rate_by_len(hw->torch_softmax_len, hw->torch_softmax_bw, hw->torch_softmax_n, Nk);
+    const double all = fa_hw_rate_by_len(hw->torch_all_len, hw->torch_all_bw, hw->torch_all_n, Nk);
+    const double sel = hw->torch_select_bandwidth, upcast = hw->torch_upcast_bandwidth;
     if (!bwd) {
         if (up) {
-            std_step(q, "Q to fp32", 0, g, (e + f) * nq, 0);
-            std_step(q, "K to fp32", 0, g, (e + f) * nk, 0);
-            std_step(q, "V to fp32", 0, g, (e + f) * nv, 0);
+            std_step_bw(q, "Q to fp32", 0, g, (e + f) * nq, 0, upcast, T_UPCAST);
+            std_step_bw(q, "K to fp32", 0, g, (e + f) * nk, 0, upcast, T_UPCAST);
+            std_step_bw(q, "V to fp32", 0, g, (e + f) * nv, 0, upcast, T_UPCAST);
         }
         std_step(q, "Q * sqrt(scale)", 0, g, 2 * f * nq, 0);
         std_step(q, "K^T * sqrt(scale)", 0, g, 2 * f * nk, 0);
@@ -700,15 +729,15 @@ static void torch_math(std_seq *q, int bwd, const fa_shape *s, double g)
             std_step(q, "mask: tril", 0, g, 2 * m2, 0);
             std_step(q, "mask: zeros_like (fp32)", 0, g, f * m2, 0);
             std_step(q, "mask: logical_not", 0, g, 2 * m2, 0);
-            std_step(q, "mask: masked_fill_ -inf", 0, g, (2 * f + 1) * m2, 0);
+            std_step_bw(q, "mask: masked_fill_ -inf", 0, g, (2 * f + 1) * m2, 0, sel, T_SELECT);
             /* the N_q x N_k mask is broadcast over the B H slices: read once when it fits L2 */
             const double mask = f * m2 <= (double)hw->l2_bytes ? f * m2 : f * n;
             std_step(q, "S += mask", 0, g, 2 * f * n + mask, 0);
         }
-        std_step(q, "softmax", 0, g, 2 * f * n, n);
+        std_step_bw(q, "softmax", 0, g, 2 * f * n, n, smx, T_SOFTMAX);
         std_step(q, "_safe_softmax: isneginf", 0, g, (f + 1) * n, 0);
-        std_step(q, "_safe_softmax: all (rows)", 0, g, n + rows, 0);
-        std_step(q, "_safe_softmax: where", 0, g, 2 * f * n + rows, 0);
+        std_step_bw(q, "_safe_softmax: all (rows)", 0, g, n + rows, 0, all, T_ALL);
+        std_step_bw(q, "_safe_softmax: where", 0, g, 2 * f * n + rows, 0, sel, T_SELECT);
         if (drop) std_step(q, "dropout", 0, g, (2 * f + 1) * n, 0);
         std_step(q, "GEMM O = P V (fp32)", 2 * n * dv, g, f * (n + nvx + no), 0);
         if (up) {
@@ -718,11 +747,11 @@ static void torch_math(std_seq *q, int bwd, const fa_shape *s, double g)
         return;
     }
     /* autograd through the same ops (the probabilities saved by the forward, in fp32) */
-    if (up) std_step(q, "dO to fp32", 0, g, (e + f) * no, 0);
+    if (up) std_step_bw(q, "dO to fp32", 0, g, (e + f) * no, 0, upcast, T_UPCAST);
     std_step(q, "GEMM dP = dO V^T (fp32)", 2 * n * dv, g, f * (no + nvx + n), 0);
     std_step(q, "GEMM dV = P^T dO (fp32)", 2 * n * dv, g, f * (n + no + nvx), 0);
     if (drop) std_step(q, "dropout backward", 0, g, (2 * f + 1) * n, 0);
-    std_step(q, "where backward", 0, g, 2 * f * n + rows, 0);
+    std_step_bw(q, "where backward", 0, g, 2 * f * n + rows, 0, sel, T_SELECT);
     std_step(q, "softmax backward", 0, g, 3 * f * n, 0);
     std_step(q, "GEMM dQ = dS K (fp32)", 2 * n * d, g, f * (n + nkx + nq), 0);
     std_step(q, "GEMM dK = dS^T Q (fp32)", 2 * n * d, g, f * (n + nq + nkx), 0);

@@ -136,12 +136,22 @@ const fa_profile fa_profiles[] = {
      * re-read by each warp (its rows) every tile, K and V by all 4 warps (kernel_traits.h,
      * flash_fwd_kernel.h); backward: dK, dV, S, dP in registers, 2 Q buffers, dO, K, V, P and dS
      * in shared memory; warp grids AtomLayoutMSdP x (8 / it) etc. give the operand reads */
-    {.key = "fa2", .name = "FlashAttention-2 (CUDA; also what PyTorch's flash backend runs on H100/H200)",
-     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
-     .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32, .split_kv = 1,
-     .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles),
-     .source = "Dao-AILab/flash-attention csrc/flash_attn/src: flash_fwd_launch_template.h, "
-               "flash_bwd_launch_template.h, kernel_traits.h, flash_fwd_kernel.h, flash_bwd_kernel.h"},
+#define FA2_KERNELS                                                                                                      \
+    .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,              \
+    .regs_fwd = REGS_FWD, .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32, .split_kv = 1,         \
+    .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles)
+#define FA2_SOURCE                                                                                                       \
+    "Dao-AILab/flash-attention csrc/flash_attn/src: flash_fwd_launch_template.h, flash_bwd_launch_template.h, "          \
+    "kernel_traits.h, flash_fwd_kernel.h, flash_bwd_kernel.h"
+    {.key = "fa2", .name = "FlashAttention-2 (CUDA; the kernels PyTorch's flash backend runs on H100/H200)", FA2_KERNELS,
+     .source = FA2_SOURCE},
+    /* the same kernels as PyTorch's SDPA flash backend calls them on (B, H, N, d) tensors (kernels/
+     * compare_sdpa.py's layout, the `sdpa_flash` rows of fasim compare): before the backward it makes
+     * two strided copies into FlashAttention-2's (B, N, H, d) layout (torch.profiler: two
+     * direct_copy_kernel launches a call, none when H = 1; s10_sdpa_breakdown.csv) */
+    {.key = "sdpa_flash", .name = "PyTorch SDPA's flash backend on (B, H, N, d) tensors: fa2's kernels, two layout copies before the backward",
+     FA2_KERNELS, .layout_copies_bwd = 2,
+     .source = FA2_SOURCE "; torch.profiler of torch 2.11 SDPA (analysis/measured/h200/s10_sdpa_breakdown.csv)"},
     /* FlashAttention-1: one thread block per (batch, head); K_j, V_j in shared memory, Q_i steps
      * of 16 rows read by all 4 warps (each warp owns B_c / 4 keys); S in registers; O_i, l_i, m_i
      * through HBM every step (fp32 o_tmp) */

@@ -10,7 +10,8 @@
  * wgmma_fp8_flops, gemm_flops, sgemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
  * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, tcgen05_flops, tcgen05_fp8_flops,
  * tmem_per_sm_bytes, pipes_source, and the interconnect of context parallelism
- * (docs/context-parallel.md): nvlink_bytes_per_s (each range in sim/hw.c's table and
+ * (docs/context-parallel.md): nvlink_bytes_per_s, and transpose_copy_bytes_per_s (PyTorch's
+ * layout copy, docs/time-model.md section 6) (each range in sim/hw.c's table and
  * docs/conventions.md).  Units: bytes, bytes/s, FLOP/s; byte counts, sms and l2_partitions are
  * whole numbers.  Ranges: hbm_bandwidth_bytes_per_s 1e9..1e15; sram_per_sm_bytes and
  * sram_per_block_bytes 1 KiB..1 GiB; sms 1..1024; l2_bytes 2048..1 GiB, its sets (l2_bytes /
@@ -83,7 +84,25 @@ typedef struct {
     double nvlink_bandwidth;      /* NVLink bytes/s one GPU sends (and, at the same time, receives)
                                      to its peers, per direction (optional key nvlink_bytes_per_s;
                                      0 = not given: no context-parallel time) */
+    double transpose_copy_bandwidth; /* bytes/s (read + write) of PyTorch's strided copy of a
+                                     (B, H, N, d) tensor into (B, N, H, d) layout, x.transpose(1,
+                                     2).contiguous() (optional key transpose_copy_bytes_per_s;
+                                     0 = not given: dram_bytes_per_s) */
+    /* the DRAM bytes/s (read + write) PyTorch's own kernels reach on synthetic fp32 tensors of 1 GiB
+       (kernels/torch_ops_bw.py), used by the math profile's kernels of those ops (0 = not given:
+       dram_bytes_per_s): softmax by row length (torch_softmax_bytes_per_s_by_n, N:rate pairs, the
+       entry of the largest N <= the row's N_k, else the first), where / masked_fill_ with a
+       broadcast bool operand (torch_select_bytes_per_s), the row reduction all(dim = -1)
+       (torch_all_bytes_per_s_by_n), the bf16 -> fp32 cast (torch_upcast_bytes_per_s) */
+    int torch_softmax_n, torch_all_n;
+    double torch_softmax_len[FA_HW_LOAD_POINTS], torch_softmax_bw[FA_HW_LOAD_POINTS];
+    double torch_all_len[FA_HW_LOAD_POINTS], torch_all_bw[FA_HW_LOAD_POINTS];
+    double torch_select_bandwidth, torch_upcast_bandwidth;
 } fa_hw;
+
+/* The rate of table (len, bw, n) at row length x: the entry of the largest len <= x, else the
+ * first; 0 when n is 0. */
+double fa_hw_rate_by_len(const double *len, const double *bw, int n, double x);
 
 /* Reads a profile file.  Errors: FA_EIO (cannot open or read), FA_EINVAL (a missing, unknown,
  * repeated or bad key or value; the message names FILE:LINE, the key, the value and the limit). */

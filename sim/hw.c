@@ -85,11 +85,18 @@ static const struct {
     /* warp instructions an SM issues a clock (its schedulers, one each) */
     {"issue_per_sm_clk", K_REAL, 1, 1, 64, "1 to 64 warp instructions per SM per clock"},
     {"nvlink_bytes_per_s", K_REAL, 1, 1e9, 1e13, "1e9 to 1e13 bytes/s (per direction)"},
+    /* PyTorch's strided copy of a (B, H, N, d) tensor into (B, N, H, d) (kernels/torch_ops_bw.py) */
+    {"transpose_copy_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
+    /* PyTorch's kernels of the math path (kernels/torch_ops_bw.py) */
+    {"torch_softmax_bytes_per_s_by_n", K_TEXT, 1, 0, 0, NULL},
+    {"torch_all_bytes_per_s_by_n", K_TEXT, 1, 0, 0, NULL},
+    {"torch_select_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
+    {"torch_upcast_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA_LOAD, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK, TRANSPOSE, T_SOFTMAX, T_ALL, T_SELECT, T_UPCAST };
 
 static char *trim(char *s)
 {
@@ -192,6 +199,52 @@ static fa_status parse_load_curve(const char *path, int line, const char *v, fa_
     return FA_OK;
 }
 
+/* "N:rate N:rate ...": row lengths increasing, 1 to 2^40, rates 1e9 to 1e15 bytes/s */
+static fa_status parse_rate_table(const char *path, int line, const char *key, const char *v, double *len, double *bw,
+                                  int *out_n)
+{
+    char ex[FA_EXCERPT_SIZE];
+    const char *q = fa_excerpt(v, strlen(v), ex);
+    int n = 0;
+    const char *p = v;
+    while (*p) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        if (n == FA_HW_LOAD_POINTS)
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' has more than %d points", path, line, key, q, FA_HW_LOAD_POINTS);
+        char *end;
+        errno = 0;
+        const double x = strtod(p, &end);
+        if (errno || end == p || *end != ':' || !isfinite(x) || x < 1 || x > 0x1p40)
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d is not N:bytes_per_s with 1 <= N <= 2^40 (e.g. 4096:2.52e12)",
+                    path, line, key, q, n + 1);
+        p = end + 1;
+        errno = 0;
+        const double r = strtod(p, &end);
+        if (errno || end == p || (*end && !isspace((unsigned char)*end)) || !isfinite(r) || r < 1e9 || r > 1e15)
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d's rate is not in 1e9 to 1e15 bytes/s", path, line, key, q, n + 1);
+        if (n > 0 && !(x > len[n - 1]))
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': the row lengths must increase (point %d: %g after %g)", path, line, key,
+                    q, n + 1, x, len[n - 1]);
+        len[n] = x;
+        bw[n] = r;
+        n++;
+        p = end;
+    }
+    if (n == 0) FA_FAIL(FA_EINVAL, "%s:%d: %s has no points", path, line, key);
+    *out_n = n;
+    return FA_OK;
+}
+
+double fa_hw_rate_by_len(const double *len, const double *bw, int n, double x)
+{
+    if (n <= 0) return 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (len[i] <= x) k = i;
+    return bw[k];
+}
+
 static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_hw *hw)
 {
     char *eq = strchr(s, '=');
@@ -215,6 +268,8 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     if (idx == SOURCE) return set_text(path, line, idx, v, hw->source, sizeof hw->source);
     if (idx == PIPES_SOURCE) return set_text(path, line, idx, v, hw->pipes_source, sizeof hw->pipes_source);
     if (idx == WGMMA_LOAD) return parse_load_curve(path, line, v, hw);
+    if (idx == T_SOFTMAX) return parse_rate_table(path, line, KEYS[idx].name, v, hw->torch_softmax_len, hw->torch_softmax_bw, &hw->torch_softmax_n);
+    if (idx == T_ALL) return parse_rate_table(path, line, KEYS[idx].name, v, hw->torch_all_len, hw->torch_all_bw, &hw->torch_all_n);
     double x = 0;
     FA_TRY(parse_num(path, line, idx, v, &x));
     switch (idx) {
@@ -253,6 +308,9 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case LAUNCH: hw->launch_s = x; break;
     case ISSUE: hw->issue_per_sm_clk = x; break;
     case NVLINK: hw->nvlink_bandwidth = x; break;
+    case TRANSPOSE: hw->transpose_copy_bandwidth = x; break;
+    case T_SELECT: hw->torch_select_bandwidth = x; break;
+    case T_UPCAST: hw->torch_upcast_bandwidth = x; break;
     default: break;
     }
     return FA_OK;

@@ -103,7 +103,7 @@ static void test_read_rows(void **state)
     unlink(path);
 
     int bwd = -1;
-    assert_string_equal(fa_cmp_kernel_profile("sdpa_flash", &bwd)->key, "fa2");
+    assert_string_equal(fa_cmp_kernel_profile("sdpa_flash", &bwd)->key, "sdpa_flash");
     assert_int_equal(bwd, 0);
     assert_string_equal(fa_cmp_kernel_profile("v3_bwd_det", &bwd)->key, "v3");
     assert_int_equal(bwd, 1);

@@ -977,6 +977,78 @@ static void test_issue_slots(void **st)
     assert_near(r2.k[1].S, k->t_exp + k->t_fp32, 1e-15);
 }
 
+/* The flash2 backward's small kernels by hand on the round machine: the pre-pass reads O and dO,
+ * writes D and clears dQacc; the post-pass reads dQacc and writes dQ; sdpa_flash adds PyTorch's two
+ * layout copies of dO and O when H > 1, at transpose_copy_bytes_per_s (else DRAM's rate). */
+static void test_bwd_small_kernels(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    fa_shape s = bf16_shape(256, 256, 64);
+    s.heads = s.kv_heads = 2; /* rows = B H N_q = 512 */
+    fa_perf_result r, c;
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_BWD, &s, &hw, NULL, &r), FA_OK);
+    /* pre: 512 x (2 x 64 x 2 + 4 + 4 x 64) = 264192 B; post: 512 x 64 x (4 + 2) = 196608 B; at 1e12 B/s */
+    assert_near(r.k[1].pre, 264192e-12, 1e-18);
+    assert_near(r.k[1].post, 196608e-12, 1e-18);
+    assert_near(r.k[1].copies, 0, 0);
+    assert_near(r.k[1].extra, 460800e-12, 1e-18);
+    assert_near(r.k[1].launch, 3 * 2e-6, 1e-18);
+    hw.transpose_copy_bandwidth = 5e11;
+    assert_int_equal(fa_perf_predict(fa_profile_find("sdpa_flash"), FA_PASS_BWD, &s, &hw, NULL, &c), FA_OK);
+    /* two copies, each 512 x 64 x 2 B read and written: 262144 B at 5e11 B/s = 524.288 ns */
+    assert_near(c.k[1].copies, 524.288e-9, 1e-18);
+    assert_near(c.k[1].extra, r.k[1].extra + 524.288e-9, 1e-18);
+    assert_near(c.k[1].launch, 5 * 2e-6, 1e-18);
+    assert_near(c.time_s, r.time_s + 524.288e-9 + 2 * 2e-6, 1e-15);
+    hw.transpose_copy_bandwidth = 0; /* not measured: DRAM's rate */
+    assert_int_equal(fa_perf_predict(fa_profile_find("sdpa_flash"), FA_PASS_BWD, &s, &hw, NULL, &c), FA_OK);
+    assert_near(c.k[1].copies, 262144e-12, 1e-18);
+    s.heads = s.kv_heads = 1; /* one head: (B, H, N, d) is (B, N, H, d), nothing to copy */
+    assert_int_equal(fa_perf_predict(fa_profile_find("sdpa_flash"), FA_PASS_BWD, &s, &hw, NULL, &c), FA_OK);
+    assert_near(c.k[1].copies, 0, 0);
+    assert_near(c.k[1].launch, 3 * 2e-6, 1e-18);
+    /* the forward has no copies: sdpa_flash's forward is fa2's */
+    assert_int_equal(fa_perf_predict(fa_profile_find("sdpa_flash"), FA_PASS_FWD, &s, &hw, NULL, &c), FA_OK);
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_near(c.time_s, r.time_s, 0);
+}
+
+/* The math profile's softmax, all, where and casts at PyTorch's measured kernel rates where the
+ * hardware profile gives them: the softmax's rate is the table entry of the largest N <= N_k. */
+static void test_math_torch_rates(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    hw.sgemm_flops = 1e12;
+    const double len[3] = {512, 1024, 4096}, bw[3] = {4e11, 2e11, 1e11};
+    assert_near(fa_hw_rate_by_len(len, bw, 3, 100), 4e11, 0);  /* below the first: the first */
+    assert_near(fa_hw_rate_by_len(len, bw, 3, 1024), 2e11, 0);
+    assert_near(fa_hw_rate_by_len(len, bw, 3, 4000), 2e11, 0);
+    assert_near(fa_hw_rate_by_len(len, bw, 3, 1 << 20), 1e11, 0);
+    assert_near(fa_hw_rate_by_len(len, bw, 0, 4096), 0, 0);
+    memcpy(hw.torch_softmax_len, len, sizeof len), memcpy(hw.torch_softmax_bw, bw, sizeof bw);
+    hw.torch_softmax_n = 3;
+    hw.torch_select_bandwidth = 5e11;
+    fa_shape s = bf16_shape(64, 1024, 64); /* n = 65536 scores, 64 rows */
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(fa_profile_find("math"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    const fa_std_step *smx = NULL, *wh = NULL, *all = NULL;
+    for (int i = 0; i < r.nsteps[0]; i++) {
+        if (!strcmp(r.steps[0][i].what, "softmax")) smx = &r.steps[0][i];
+        if (!strcmp(r.steps[0][i].what, "_safe_softmax: where")) wh = &r.steps[0][i];
+        if (!strcmp(r.steps[0][i].what, "_safe_softmax: all (rows)")) all = &r.steps[0][i];
+    }
+    assert_true(smx && wh && all);
+    /* softmax: 8 x 65536 B at 2e11 B/s (N_k = 1024) = 2.62144 us against 65536 exp / 1e10 = 6.5536 us */
+    assert_near(smx->bw, 2e11, 0);
+    assert_near(smx->time, fmax(8 * 65536. / 2e11, 65536. / 1e10), 1e-18);
+    assert_string_equal(smx->bw_src, "torch_softmax_bytes_per_s_by_n");
+    assert_near(wh->time, (8 * 65536. + 64) / 5e11, 1e-18);
+    assert_near(all->bw, 1e12, 0); /* no table: DRAM's rate */
+    assert_null(all->bw_src);
+}
+
 /* A kernel of one architecture is refused on another (the message names both), with or without tiles. */
 static void test_check_arch(void **st)
 {
@@ -1048,6 +1120,7 @@ int main(void)
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
         cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_check_arch),
+        cmocka_unit_test(test_bwd_small_kernels), cmocka_unit_test(test_math_torch_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,7 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                 fprintf(f, "     %-42s", x->what);
                 if (x->flops > 0) fprintf(f, " %s FLOP at %s FLOP/s;", fa_fmt_si(x->flops, b[0], 32), fa_fmt_si(x->rate, b[1], 32));
                 fprintf(f, " %s", fa_fmt_bytes(x->bytes, b[2], 32));
+                if (x->bw_src) fprintf(f, " at %s B/s (PyTorch's kernel: %s)", fa_fmt_si(x->bw, b[5], 32), x->bw_src);
                 if (x->exps > 0) fprintf(f, "; %s exp", fa_fmt_si(x->exps, b[3], 32));
                 fprintf(f, " -> %s\n", fa_fmt_time(x->time, b[4], 32));
             }
@@ -157,6 +158,17 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                 d->tiles, d->tiles == 1 ? "" : "s", r.ctas[k], r.ctas[k] == 1 ? "" : "s", r.waves[k], fa_fmt_time(d->edge, b[4], 32), fa_fmt_time(d->makespan, b[5], 32),
                 fa_fmt_time(d->fluid, b[6], 32), fa_fmt_time(d->t_l2, b[7], 32), fa_fmt_time(d->t_dram, b[8], 32),
                 fa_fmt_time(d->extra, b[9], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(d->time, b[2], 32));
+        if (k && d->pre + d->post > 0) { /* the backward's small kernels, each at its rate (section 6) */
+            fprintf(f, "     small kernels: pre-pass (O, dO read, D written, dQacc cleared) %s + post-pass (dQacc read, dQ "
+                       "written) %s at %sB/s",
+                    fa_fmt_time(d->pre, b[0], 32), fa_fmt_time(d->post, b[1], 32), fa_fmt_si(o->hw.dram_bandwidth, b[2], 32));
+            if (d->copies > 0)
+                fprintf(f, " + %d layout copies of dO and O into (B, N, H, d) %s at %sB/s (%s)", p->layout_copies_bwd,
+                        fa_fmt_time(d->copies, b[3], 32),
+                        fa_fmt_si(o->hw.transpose_copy_bandwidth > 0 ? o->hw.transpose_copy_bandwidth : o->hw.dram_bandwidth, b[4], 32),
+                        o->hw.transpose_copy_bandwidth > 0 ? "transpose_copy_bytes_per_s" : "the DRAM rate: no transpose_copy_bytes_per_s");
+            fprintf(f, "\n");
+        }
     }
     if (fa_profile_has_format(p) && o->pass == FA_PASS_FWD) /* the kernel's own formats, counted by the model */
         fprintf(f, "     the kernel's HBM bytes as the time model counted them: %" PRIu64 " B%s\n",
