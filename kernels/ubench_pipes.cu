@@ -962,6 +962,55 @@ __global__ void __launch_bounds__(128, 1) k_dep(int iters, int flag, float *sink
 
 /* ---------------- host: timing, output ---------------- */
 
+/* ldsm_mma: ldmatrix feeding mma.sync, the inner loop of kernels/ v3's Q K^T and P V (each warp
+ * reads its B fragments -- rows of K or V -- from shared memory, its A fragment -- Q or P -- is in
+ * registers): a k step is one ldmatrix.x4 (512 B, the B fragments of two m16n8k16) and the two
+ * mma.sync that use it, 8 steps an iteration over 8 accumulators, the fragment of step k + 1 loaded
+ * before the mma.sync of step k (double-buffered, as the kernels prefetch); 512 B per 8192 FLOP,
+ * kernels/ v3's ratio (a = 8 warps reading every K and V tile).  MODE 0: the mma.sync alone (B from
+ * registers), 1: the ldmatrix alone, 2: both.  One block of W warps per SM, the same layout of
+ * addresses as k_smem (conflict-free, alternating 8 KiB halves with mul = 8192 at run time). */
+template <int W, int MODE>
+__global__ void __launch_bounds__(W * 32, 1) k_ldsm_mma(int iters, uint32_t mul, int flag, float *sink, ClkRec *rec)
+{
+    __shared__ __align__(128) uint32_t buf[4096]; /* 16 KiB */
+    ClkProbe clk(rec);
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) buf[i] = bf16x2_pattern(i + blockIdx.x * 4096);
+    __syncthreads();
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t s0 = smem_u32(buf) + (threadIdx.x & 31) * 16;
+    uint32_t a[4], bq[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) a[i] = bf16x2_pattern(t * 8 + i), bq[i] = bf16x2_pattern(t * 8 + 4 + i);
+    float c[8][4];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) c[i][r] = 0.f;
+    uint32_t acc = 0, rb[2][4];
+    if (MODE != 0) ldsm_x4(rb[0], s0);
+    for (int it = 0; it < iters; it++) {
+        const uint32_t s = s0 + (((uint32_t)it * mul) & 8192u), sn = s0 + (((uint32_t)(it + 1) * mul) & 8192u);
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            uint32_t *r = rb[k & 1], *nx = rb[(k + 1) & 1];
+            if (MODE != 0) ldsm_x4(nx, k < 7 ? s + (k + 1) * 512 : sn); /* the next step's fragment */
+            if (MODE == 0) r = bq;
+            if (MODE != 1) {
+                mma_bf16(c[k], a, r);
+                mma_bf16(c[(k + 4) & 7], a, r + 2);
+            } else {
+                acc ^= r[0] ^ r[1] ^ r[2] ^ r[3];
+            }
+        }
+    }
+    clk.stop(rec);
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < 8; i++) sum += c[i][0] + c[i][1] + c[i][2] + c[i][3];
+    if (flag) sink[t] = sum + (float)(acc & 1u);
+}
+
 static cudaDeviceProp g_prop;
 static int g_sms;
 static float *g_sink;        /* one float a thread of the largest grid; never written (flag 0) */
@@ -1739,6 +1788,38 @@ static void t_cublas()
     cublasDestroy(h);
 }
 
+/* ldsm_mma rows: SM clocks an iteration (16 mma.sync + 8 ldmatrix.x4 a warp) of each mode, each at its own
+ * measured clock (the ldmatrix alone runs at a higher one); the value is
+ * t_both / (t_mma + t_ldsm) (1: serial; max / sum: perfect overlap), the detail also gives
+ * fasim's overlap law max + min / w with w = W / 4 warps a scheduler (docs/time-model.md section 5). */
+template <int W, int MODE> static double ldsm_mma_ns(double *mhz)
+{
+    const int threads = W * 32;
+    const Stat s = measure(
+        [&](long long n) { k_ldsm_mma<W, MODE><<<g_sms, threads>>>((int)n, 8192u, 0, g_sink, g_rec); }, 256);
+    if (mhz) *mhz = s.mhz;
+    return s.ms * 1e6 / (double)s.n;
+}
+template <int W> static void ldsm_mma_row(const char *name)
+{
+    double m0 = 0, m1 = 0, m2 = 0; /* each mode's clock: the ldmatrix alone runs faster (no tensor load) */
+    const double n0 = ldsm_mma_ns<W, 0>(&m0), n1 = ldsm_mma_ns<W, 1>(&m1), n2 = ldsm_mma_ns<W, 2>(&m2);
+    const double t0 = n0 * m0 / 1e3, t1 = n1 * m1 / 1e3, t2 = n2 * m2 / 1e3; /* SM clocks an iteration */
+    const double hi = std::max(t0, t1), lo = std::min(t0, t1), w = W / 4.0;
+    emit(name, t2 / (t0 + t1), "ratio", m2,
+         "t_both/(t_mma+t_ldsm) in SM clocks (perfect overlap: %.3f; fasim's law max + min/w, w = %g warps a scheduler: "
+         "%.3f); %d warps/SM (one block/SM); an iteration = 8 ldmatrix.x4 + 16 mma.sync m16n8k16 a warp (512 B per "
+         "8192 FLOP, kernels/ v3's ratio), next fragment prefetched; clocks an iteration: t_mma %.1f (%.2f ns at %.0f "
+         "MHz) t_ldsm %.1f (%.2f ns at %.0f MHz) t_both %.1f (%.2f ns at %.0f MHz)",
+         hi / (t0 + t1), w, (hi + lo / w) / (t0 + t1), W, t0, n0, m0, t1, n1, m1, t2, n2, m2);
+}
+static void t_ldsm_mma()
+{
+    ldsm_mma_row<4>("ldsm_mma_w4");
+    ldsm_mma_row<8>("ldsm_mma_w8");
+    ldsm_mma_row<16>("ldsm_mma_w16");
+}
+
 /* ---------------- main ---------------- */
 
 struct Test {
@@ -1769,6 +1850,7 @@ static const Test TESTS[] = {
     {"shfl_xor_latency", "shfl_xor_latency", t_shfl},
     {"mix", "mix_w1,mix_w2,mix_w4", t_mix},
     {"dep", "dep_o1,dep_o2,dep_o1_nobar", t_dep},
+    {"ldsm_mma", "ldsm_mma_w4,ldsm_mma_w8,ldsm_mma_w16", t_ldsm_mma},
     {"cublas", "cublas_bf16_gemm,cublas_sgemm,cublas_sgemm_qk_d64,cublas_sgemm_pv_d64", t_cublas},
 };
 static const int NTESTS = (int)(sizeof TESTS / sizeof TESTS[0]);
