@@ -296,24 +296,31 @@ const fa_profile fa_profiles[] = {
      * barrier every step (both halves of dS^T before the dQ GEMM): in step, no ping-pong, one
      * block per SM -- WARPS; inside a warpgroup the exponentials run under dP^T's wgmma and the
      * dS^T store under dV/dK's, which the law does not count.  Pre-pass D = rowsum(dO o O) and
-     * post-pass dQacc -> dQ: the flash2 backward's two small kernels. */
+     * post-pass dQacc -> dQ: the flash2 backward's two small kernels.  The instruction counts are the
+     * tenth session's default (CFG V5B_CUTS: v5_bwd_lean's cuts plus the mask only on the tiles that
+     * cross it, dS^T by stmatrix, LSE_i / D_i rows advanced; s10_issue.csv): 0.5499 at d = 128, 0.3467
+     * at d = 64, against 0.9542 and 0.6155 of the default before the ninth session's cuts (s9_issue.csv). */
     {.key = "v5_bwd", .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
-     .inst_by_d = {{64, 0, 0.6155}, {128, 0, 0.9542}}, /* s9_issue.csv, as cudnn's */
+     .inst_by_d = {{64, 0, 0.3467}, {128, 0, 0.5499}}, /* s10_issue.csv, as cudnn's */
      .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
-    /* v5_bwd_lean: v5_bwd with its operand descriptors advanced from one per operand and step and no
-     * integer division per step without GQA (kernels/attn_v5_bwd.cu CFG V5B_DINC | V5B_NODIV, fabench
-     * v5_bwd_lean): the same tiles, placement and GEMMs, 20 % fewer instructions at d = 128 (s9_issue.csv) */
-    {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: v5_bwd with fewer issued instructions (descriptors advanced)",
+    /* v5_bwd_lean: the ninth session's v5_bwd with its operand descriptors advanced from one per operand
+     * and step and no integer division per step without GQA (kernels/attn_v5_bwd.cu CFG V5B_DINC |
+     * V5B_NODIV, fabench v5_bwd_lean): the same tiles, placement and GEMMs, 20 % fewer instructions at
+     * d = 128 than the default before it (s9_issue.csv); the tenth session's default (v5_bwd) issues 28 % fewer
+     * than this one */
+    {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: the ninth session's v5_bwd (descriptors advanced, no division per step)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
      .inst_by_d = {{64, 0, 0.5305}, {128, 0, 0.7643}}, /* s9_issue.csv */
      .source = "kernels/attn_v5_bwd.cu (variant 8: CFG V5B_DINC | V5B_NODIV)"},
     /* v5_bwd_pers: the same kernel on a persistent grid (min(units, SMs) blocks taking units
-     * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish */
+     * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish.  Its
+     * instruction counts (and v5_bwd_atomic's) were measured with the default before the ninth and
+     * tenth sessions' cuts, which these variants now run too: not re-counted */
     {.key = "v5_bwd_pers", .name = "kernels/ v5_bwd_pers: v5_bwd on a persistent grid",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,

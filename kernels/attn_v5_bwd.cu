@@ -69,8 +69,19 @@
  * at d = 128 without a mask (N = 2k..16k; v5_bwd 1.097, 0.965, 0.975, 0.962 in that call), 1.023-1.074x
  * with one, 1.016-1.084x and 1.062-1.226x at d = 64: 2-4 % faster than schedule 0, 20 % fewer warp
  * instructions at d = 128 (0.764 against 0.955 a score, s9_issue.csv); its deterministic mode 0.89-0.98x
- * of it.  Validated (fabench --check --bwd, compute-sanitizer on one odd shape) but not yet the
- * default: every other measurement of v5_bwd is of schedule 0.
+ * of it.
+ * Tenth session: the default (CFG V5B_CUTS; v5_bwd, v5_bwd_det, _atomic, _pers; every measurement of
+ * v5_bwd from s10_bwd_* on is of it) is v5_bwd_lean plus three cuts that leave every value as it was:
+ * the causal / N_k mask only on the tiles that cross it, as a pass after the exponentials (V5B_EDGE:
+ * inline, ptxas had made it 5 predicate ops and a select on every score of every tile), dS^T to shared
+ * memory by stmatrix (V5B_STSM: 4 instructions a step at d = 128 in place of 16 stores and their
+ * swizzled addresses) and LSE_i, D_i's rows and copies advanced instead of recomputed (V5B_RING).
+ * Nsight Compute (s10_issue.csv, B 4, N 4096): 0.550 warp instructions a score at d = 128, 0.347 at
+ * d = 64 (v5_bwd_lean 0.764, 0.531; schedule 0 0.955, 0.616), the ALU pipe's count halved (149 M against
+ * 317 M); issue slots 26 % busy (36 %).  Measured in one call with SDPA (s10_bwd_*.csv): 1.00-1.05x
+ * v5_bwd_lean's speed at d = 128, 1.02-1.07x at d = 64; cuDNN ms / v5_bwd ms 1.070, 1.055, 0.969, 0.999
+ * at d = 128 without a mask (N = 2k..16k), 1.215, 1.072, 1.077, 0.990 with one; d = 64 1.070-1.173 and
+ * 1.126-1.228; the deterministic mode 0.83-0.99x of it.
  * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -91,8 +102,13 @@ enum { V5B_BC = 128, V5B_STAGES = 2, V5B_PAD = 128 };
  * comment), 240 consumer registers (V5B_REGS240), dS^T from the rounded P^T (V5B_PBF), operand
  * descriptors advanced from one per operand and step (V5B_DINC), no integer division per step
  * without GQA (V5B_NODIV); the default by head dim */
-enum { V5B_SCHED = 3, V5B_REGS240 = 4, V5B_PBF = 8, V5B_DINC = 16, V5B_NODIV = 32 };
-enum { V5B_CFG64 = 0, V5B_CFG128 = 0 };
+enum { V5B_SCHED = 3, V5B_REGS240 = 4, V5B_PBF = 8, V5B_DINC = 16, V5B_NODIV = 32, V5B_EDGE = 64, V5B_STSM = 128, V5B_RING = 256 };
+/* CUTS: the issue cuts on schedule 0 (V5B_DINC, V5B_NODIV; V5B_EDGE: the mask only on the tiles
+ * that cross the causal diagonal or N_k, after the exponentials; V5B_STSM: dS^T to shared memory by
+ * stmatrix, four 8 x 8 tiles an instruction; V5B_RING: LSE_i, D_i's copies and rows advanced, no
+ * i % 3).  Every one leaves the arithmetic as it was: the same bits as CFG 0. */
+enum { V5B_CUTS = V5B_DINC | V5B_NODIV | V5B_EDGE | V5B_STSM | V5B_RING };
+enum { V5B_CFG64 = V5B_CUTS, V5B_CFG128 = V5B_CUTS };
 
 struct V5BMaps {
     CUtensorMap q, dO;  /* (d, N_q, B x H), boxes (64, B_r, 1) */
@@ -273,6 +289,7 @@ __global__ void __launch_bounds__(384, 1)
     using Regs = typename std::conditional<(CFG & V5B_REGS240) != 0, V5BRegsBig, V5BRegs>::type;
     constexpr bool PBF = (CFG & V5B_PBF) != 0 && SCH >= 1; /* dS^T from the rounded P^T (pa), s dies early */
     constexpr bool DINC = (CFG & V5B_DINC) != 0, NODIV = (CFG & V5B_NODIV) != 0;
+    constexpr bool EDGE = (CFG & V5B_EDGE) != 0, STSM = (CFG & V5B_STSM) != 0, RING = (CFG & V5B_RING) != 0;
     /* the operand descriptor of shared address base + off (SW128, stride 1024 bytes) */
     auto opd = [](uint32_t base, uint32_t off, uint32_t lbo) -> uint64_t {
         return DINC ? wg_desc_adv(wg_desc(base, lbo, 1024), off) : wg_desc(base + off, lbo, 1024);
@@ -396,6 +413,10 @@ __global__ void __launch_bounds__(384, 1)
     constexpr uint32_t SLAB_KV = BC * 128, SLAB_Q = BR * 128, STAGE_Q = BR * D * 2;
     const uint32_t k_addr = smem_u32(Ks), v_addr = smem_u32(Vs), q_addr = smem_u32(Qs), do_addr = smem_u32(dOs);
     const uint32_t ds_addr = smem_u32(dSs);
+    /* STSM: this lane's row address of stmatrix tile lane / 8 for kc = 0 (key 64 w + 16 warp + lane % 8
+     * + 8 (lane / 8 % 2), queries 8 (lane / 16) ..: chunk (lane / 16) ^ (lane % 8)); dSs is 1024-aligned */
+    const uint32_t ds_row = ds_addr + (uint32_t)(64 * w + 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1)) * 128u +
+                            (uint32_t)(((lane >> 4) ^ (lane & 7)) << 4);
     float dk[DB][4], dv[DB][4], s[NB][4], dp[NB][4], dq[8][4];
     uint32_t pa[BR / 16][4], sa[BR / 16][4];
     int ig = 0, ku = 0;
@@ -408,21 +429,30 @@ __global__ void __launch_bounds__(384, 1)
     for (int y = 0; y < DB; y++)
 #pragma unroll
         for (int e = 0; e < 4; e++) dk[y][e] = dv[y][e] = 0.f;
-    /* LSE_i, D_i of step i (B_r floats each, 16 bytes a lane) into this warp's copy i % 3 */
+    /* LSE_i, D_i of step i (B_r floats each, 16 bytes a lane) into this warp's copy i % 3 (RING:
+     * slot, kept by the loop; without GQA step i's rows are the unit's first + i B_r) */
     const int cwarp = 4 * w + warp;
-    auto fetch_ld = [&](int i) {
+    const long long row_u = ((long long)b * sh.H + (long long)hk * group) * Npad + (long long)i_lo * BR;
+    auto fetch_ld = [&](int i, int slot) {
         if (i < n_it) {
-            const int2 qh = unit_step<NODIV>(i, nq, group);
-            const int hq = hk * group + qh.y, r0 = (i_lo + qh.x) * BR;
-            const long long row = ((long long)b * sh.H + hq) * Npad + r0;
+            long long row;
+            if (RING && NODIV && group == 1) {
+                row = row_u + (long long)i * BR;
+            } else {
+                const int2 qh = unit_step<NODIV>(i, nq, group);
+                const int hq = hk * group + qh.y, r0 = (i_lo + qh.x) * BR;
+                row = ((long long)b * sh.H + hq) * Npad + r0;
+            }
+            const int sl = RING ? slot : i % 3;
             for (int c = 4 * lane; c < BR; c += 128) {
-                cp_async16(smem_u32(Ls + (3 * cwarp + i % 3) * BR + c), lse2 + row + c, 16);
-                cp_async16(smem_u32(Ds + (3 * cwarp + i % 3) * BR + c), Dpad + row + c, 16);
+                cp_async16(smem_u32(Ls + (3 * cwarp + sl) * BR + c), lse2 + row + c, 16);
+                cp_async16(smem_u32(Ds + (3 * cwarp + sl) * BR + c), Dpad + row + c, 16);
             }
         }
         cp_async_commit();
     };
-    fetch_ld(0);
+    fetch_ld(0, 0);
+    int ld_cur = 0; /* RING: it % 3 */
     mbar_wait(fullKV, ku & 1);
     /* S^T = K_w Q_i^T and dP^T = V_w dO_i^T of step it: m64 (keys) x B_r (queries) x d, two commit
      * groups, once the step's Q_i, dO_i have landed */
@@ -467,10 +497,13 @@ __global__ void __launch_bounds__(384, 1)
         /* LSE_i log2 e, D_i of the next step into this warp's copies (cp.async, three in turn:
          * copy (it + 1) % 3 was last read by this warp at it - 2), then this step's, fetched one
          * step ago: a warp's own copy needs no barrier but __syncwarp */
-        fetch_ld(it + 1);
+        const int ld_nxt = ld_cur == 2 ? 0 : ld_cur + 1;
+        fetch_ld(it + 1, ld_nxt);
         cp_async_wait<1>();
         __syncwarp();
-        const float *Lt = Ls + (3 * cwarp + it % 3) * BR, *Dt = Ds + (3 * cwarp + it % 3) * BR;
+        const int ld_sl = RING ? ld_cur : it % 3;
+        ld_cur = ld_nxt;
+        const float *Lt = Ls + (3 * cwarp + ld_sl) * BR, *Dt = Ds + (3 * cwarp + ld_sl) * BR;
         wg_wait<1>(); /* S^T */
         fence_regs(s);
 #pragma unroll
@@ -480,12 +513,24 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 float p = fast_exp2(fmaf(s[nb][e], scale_log2, -((e & 1) ? l2.y : l2.x)));
-                if (need_mask) {
+                if (!EDGE && need_mask) {
                     const int key = kw + g + (e >> 1) * 8, q = r0 + ql + (e & 1);
                     if (key >= sh.N_k || (sh.causal && key > q + off)) p = 0.f;
                 }
                 s[nb][e] = p;
             }
+        }
+        if (EDGE && need_mask) { /* the tile crosses the diagonal or N_k: key > min(N_k - 1, q + off) is 0 */
+#pragma unroll
+            for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+                for (int e1 = 0; e1 < 2; e1++) {
+                    const int q = r0 + nb * 8 + t4 * 2 + e1;
+                    const int lim = sh.causal ? min(q + off, sh.N_k - 1) : sh.N_k - 1;
+#pragma unroll
+                    for (int hr = 0; hr < 2; hr++)
+                        if (kw + g + 8 * hr > lim) s[nb][2 * hr + e1] = 0.f;
+                }
         }
         if (SCH >= 1) { /* line 12: dV_w += P^T dO_i now, under dP^T's tail and dS^T's arithmetic */
 #pragma unroll
@@ -530,13 +575,22 @@ __global__ void __launch_bounds__(384, 1)
             if (issuer) bulk_wait<true>();
             named_sync(V5B_BAR_DS, 256);
         }
-        T *dsb = dSs + (it & 1) * BC * BR;
+        if (STSM) { /* stmatrix kc: tiles (keys +0, queries 16 kc), (+8, 16 kc), (+0, 16 kc + 8), (+8, 16 kc + 8)
+                     * = sa[kc][0..3]; lane 8 i + r gives the row of its tile i: 16-byte chunk (nb & 7) ^ r of
+                     * the key's sw128 row (nb = 2 kc + i / 2), i.e. this lane's chunk of kc 0 XOR 2 (kc & 3) */
+            const uint32_t a = ds_row + (it & 1) * (BC * BR * 2);
 #pragma unroll
-        for (int nb = 0; nb < NB; nb++)
+            for (int kc = 0; kc < BR / 16; kc++)
+                stmatrix_x4((a ^ ((kc & 3) << 5)) + (kc >> 2) * (BC * 128), sa[kc][0], sa[kc][1], sa[kc][2], sa[kc][3]);
+        } else {
+            T *dsb = dSs + (it & 1) * BC * BR;
 #pragma unroll
-            for (int hr = 0; hr < 2; hr++)
-                *reinterpret_cast<uint32_t *>(dsb + sw128<BC>(64 * w + 16 * warp + g + 8 * hr, nb * 8 + t4 * 2)) =
-                    sa[nb >> 1][(nb & 1) * 2 + hr];
+            for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+                for (int hr = 0; hr < 2; hr++)
+                    *reinterpret_cast<uint32_t *>(dsb + sw128<BC>(64 * w + 16 * warp + g + 8 * hr, nb * 8 + t4 * 2)) =
+                        sa[nb >> 1][(nb & 1) * 2 + hr];
+        }
         fence_proxy_async();
         named_sync(V5B_BAR_DS, 256); /* both halves of dS^T are written */
         /* line 15: dQ_i += dS K_j, m64 x n64 x k = B_c keys; d = 128: queries 0..63, columns
@@ -691,7 +745,8 @@ extern "C" size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s)
  * 0.99-1.02x without a causal mask, 0.67-0.97x with one, where blocks of unequal work drift apart
  * over more heads than the L2 holds; analysis/measured/h200/v5_bwd_sweep.csv); 3-8 (fabench
  * v5_bwd_s0, s1r, s1p, s2pr, dinc, lean; 6-8 also deterministic): as 0 with the CFG named here
- * (the header comment; s9_bwd_sweep128.csv) */
+ * (the header comment; s9_bwd_sweep128.csv; 3 is the default before the ninth session's cuts, 8 the
+ * ninth session's lean, CFG 48).  Variants 0-2 run the default CFG, V5B_CFG64 / V5B_CFG128 (V5B_CUTS). */
 template <typename T>
 static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, int variant, const void *Q, const void *K,
                                    const void *V, const void *O, const void *dO, const float *LSE, void *dQ, void *dK,

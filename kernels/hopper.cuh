@@ -37,6 +37,17 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
                  "r"(parity)
                  : "memory");
 }
+/* four 8 x 8 tiles of 16-bit values from registers to shared memory (stmatrix, sm_90): register i
+ * of lane 4 r + t holds row r, columns 2 t, 2 t + 1 of tile i (the mma / wgmma accumulator layout
+ * packed to 16 bits), and lane 8 i + r gives the 16-byte address of tile i's row r */
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+#if FA_HAVE_WGMMA
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+#endif
+}
 /* one box of a 3-d tensor map (coordinates innermost first) into shared memory at dst */
 __device__ __forceinline__ void tma_load3(void *dst, const CUtensorMap *map, uint64_t *bar, int c0, int c1, int c2)
 {

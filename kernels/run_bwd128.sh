@@ -15,23 +15,23 @@ F=${FAB:-./build/gpu/fabench}
 NS=${NS:-2048,4096,8192,16384}
 LOG="$OUT/log.txt"
 rc=0
-run() { echo "+ $*" | tee -a "$LOG"; "$@" >>"$LOG" 2>&1 || { echo "exit $?" | tee -a "$LOG"; rc=1; }; }
+run() { echo "+ [$(date -u +%T)] $*" | tee -a "$LOG"; "$@" >>"$LOG" 2>&1 || { echo "exit $?" | tee -a "$LOG"; rc=1; }; }
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } >>"$LOG" 2>&1
 C=${CHK:-v5_bwd,v5_bwd_det,v5_bwd_atomic,v5_bwd_pers}
 CHK="$OUT/check.txt"
-echo "+ $F --check --bwd --no-time --bwd-kernels $C" | tee -a "$LOG"
+echo "+ [$(date -u +%T)] $F --check --bwd --no-time --bwd-kernels $C" | tee -a "$LOG"
 timeout ${CHECK_S:-150} $F --check --bwd --no-time --bwd-kernels "$C" >"$CHK" 2>&1; r=$?
 echo "check exit $r, $(grep -c PASS "$CHK") PASS, $(grep -c FAIL "$CHK") FAIL, $(grep -cw yes "$CHK") yes, $(grep -cw NO "$CHK") NO" | tee -a "$LOG"
 [ $r -ne 0 ] && rc=1
 [ $r -eq 124 ] && { echo "check hung: stop" | tee -a "$LOG"; exit 1; }
 timeout 60 $F --check --bwd --no-time --bwd-kernels v5_bwd --dtype fp16 >>"$CHK" 2>&1; r=$?
-echo "check fp16 exit $r" | tee -a "$LOG"; [ $r -ne 0 ] && rc=1
+echo "[$(date -u +%T)] check fp16 exit $r" | tee -a "$LOG"; [ $r -ne 0 ] && rc=1
 for shape in ${SAN_SHAPES:-1,2,1,203,113,128,1 1,2,2,300,77,128,0}; do
   for k in ${SAN_KERNELS:-v5_bwd v5_bwd_det}; do
     for tool in memcheck racecheck synccheck; do
       echo "== $tool $k $shape" >>"$CHK"
       timeout ${SAN_S:-40} compute-sanitizer --tool $tool --error-exitcode 3 $F --bwd --shape $shape --bwd-kernels $k --no-time >>"$CHK" 2>&1; r=$?
-      echo "== $tool $k $shape exit $r" | tee -a "$CHK" "$LOG"
+      echo "== [$(date -u +%T)] $tool $k $shape exit $r" | tee -a "$CHK" "$LOG"
       [ $r -ne 0 ] && rc=1
     done
   done

@@ -5,14 +5,15 @@
 # the kernels whose times the time model misses most (docs/time-model.md "Validation"): kernels/
 # v5_bwd, v3 and v5 forward, PyTorch SDPA's cuDNN and FlashAttention-2 backward and forward.
 # B 4, N 4096, hidden 2048 (d = 64: 32 heads, d = 128: 16), non-causal, bf16.
-#   bash kernels/run_issue_ncu.sh    (build/gpu/fabench built here with `make gpu` and carried)
+#   bash kernels/run_issue_ncu.sh    (build/gpu/fabench built here with `make gpu` and carried;
+#   FAB=path/to/fabench for another build)
 # ISSUE_BWD_EXTRA="v5_bwd_pers v5_bwd_atomic" profiles those backward variants too; ISSUE_ONLY_EXTRA=1
 # profiles only them.
 # Writes $OUT/issue_ncu.tgz (one details-page CSV a kernel and d) and $OUT/issue_ncu_log.txt.
 set -u
 OUT=${OUT:-$PWD/gpu_out}
 mkdir -p "$OUT"
-F=./build/gpu/fabench
+F=${FAB:-./build/gpu/fabench}
 LOG="$OUT/issue_ncu_log.txt"
 SEC="--section InstructionStats --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section SpeedOfLight"
 MET="--metrics smsp__inst_executed.sum,smsp__cycles_elapsed.avg.per_second,sm__cycles_elapsed.avg,smsp__inst_executed_pipe_xu.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed_pipe_uniform.sum"

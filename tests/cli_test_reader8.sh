@@ -56,8 +56,9 @@ r8_v5=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == "v5
 "$FASIM" compare --measured "$R8_H200/v5_bwd_sweep.csv" --hw h200 --format csv > "$T/r8_v5b.csv" 2>&1
 r8_v5b=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == "v5_bwd" && $c["d"] == 64 { print $c["pred_ms"] / $c["meas_ms"] }' "$T/r8_v5b.csv" |
     sort -n | awk '{ v[NR] = $1 } END { printf "%.2f / %.2f / %.2f", v[1], (v[4] + v[5]) / 2, v[NR] }')
-[ "$r8_v5b" = "0.98 / 1.00 / 1.01" ] && grep -q "(d = 64, d = 128): v5_bwd 0.98 / 1.00 / 1.01, 0.99 / 1.06 / 1.07;" "$R8_ROOT/docs/results.md" \
-    && pass "reader8: today's v5_bwd ratios at d = 64 (0.98 / 1.00 / 1.01) as results.md lists them" \
+# (the v5_bwd profile is the tenth session's kernel, s10_issue.csv: this older file's rows are predicted faster)
+[ "$r8_v5b" = "0.80 / 0.84 / 0.86" ] && grep -q "(d = 64, d = 128): v5_bwd 0.80 / 0.84 / 0.86, 0.83 / 0.89 / 0.91 (the" "$R8_ROOT/docs/results.md" \
+    && pass "reader8: today's v5_bwd ratios at d = 64 (0.80 / 0.84 / 0.86) as results.md lists them" \
     || fail "reader8: v5_bwd today: '$r8_v5b'"
 
 # ---- 3: FlashAttention-1's grid: under a wave from N = 2k at d = 128 (128 blocks, 2 an SM forward) ----

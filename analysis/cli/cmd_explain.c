@@ -101,7 +101,7 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                     100 * d->load_duty, o->hw.wgmma_clock_hz / 1e6, d->load_clock_hz / 1e6, d->load_clock_hz / 1e6);
         if (d->inst > 0) /* issue slots (docs/time-model.md section 4): the softmax phase's floor */
             fprintf(f, "     issue slots: %.0f warp instructions a tile (the profile's count per score element x B_r x B_c; "
-                       "Nsight Compute, analysis/measured/h200/s9_issue.csv) / (%.0f a clock x %.0f MHz) = %s; exp + fp32 = %s%s\n",
+                       "Nsight Compute, analysis/measured/h200/s9_issue.csv, s10_issue.csv) / (%.0f a clock x %.0f MHz) = %s; exp + fp32 = %s%s\n",
                     d->inst, o->hw.issue_per_sm_clk, (d->load_clock_hz > 0 ? d->load_clock_hz : d->clock_scale * o->hw.clock_hz) / 1e6,
                     fa_fmt_time(d->t_issue, b[1], 32), fa_fmt_time(d->t_exp + d->t_fp32, b[2], 32),
                     d->t_issue > d->t_exp + d->t_fp32 ? ": S is the issue time" : ": S is exp + fp32");
