@@ -92,6 +92,11 @@ int fa_report_window_model(const fa_report_model *ms, int n);
  * removes such a file an earlier run left that this run did not write (analysis/cli/cmd_report.c),
  * and no other. */
 int fa_report_owns_file(const char *name);
+/* 1 when name is the temporary of such a file, "<name>.tmp.<pid>" (analysis/fa_outfile.h: an
+ * output is written there and renamed at the end), with *pid the process that made it (a
+ * positive decimal, at most 9 digits); else 0.  A report killed while writing leaves these; the
+ * next one removes those whose process no longer runs. */
+int fa_report_owns_temporary(const char *name, long *pid);
 
 /* ---- the hardware ---- */
 
@@ -225,6 +230,8 @@ typedef struct {
     fa_occupancy occ;         /* the pass's kernel: the backward's for p = bwd, else the forward's */
     double blocks_run;        /* its thread blocks that share an SM: min(occ.occupancy, ceil(grid / SMs))
                                  (docs/time-model.md, section 3); 0 for the library GEMMs */
+    double waves;             /* its grid's thread blocks / (SMs x blocks_run), fa_perf_result's waves:
+                                 under 1 the grid fills a fraction of one wave; 0 for the library GEMMs */
     double time_s, tflops;    /* fa_perf_result's time_s, tflops */
     fa_pipe bound;            /* the busiest pipe (kernels.csv's busiest_pipe) */
     const char *sets;         /* what sets the time (fa_perf_result.sets): the kernels table's and

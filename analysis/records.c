@@ -721,7 +721,8 @@ void fa_report_long_csv(FILE *f, const fa_report_long_row *rows, int n, int64_t 
 
 const char fa_report_kernels_csv_header[] =
     "model,hw,profile,pass,block_r,block_c,warps,blocks_per_sm,regs_per_thread,smem_per_block,time_s,tflops,bound,"
-    "busiest_pipe,busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes,occupancy,layer_type,mask\n";
+    "busiest_pipe,busy_tensor_s,busy_smem_s,busy_exp_s,busy_fp32_s,busy_l2_s,busy_dram_s,dram_est_bytes,occupancy,layer_type,mask,"
+    "waves\n";
 
 void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pass p, const fa_shape *s,
                               const fa_report_kernel *x)
@@ -737,7 +738,8 @@ void fa_report_kernel_csv_row(FILE *f, const char *stem, const fa_hw *hw, fa_pas
     fa_mask_text(s, 0, mt, sizeof mt);
     for (char *c = mt; *c; c++)
         if (*c == ',') *c = ';';
-    fprintf(f, ",%" PRIu64 ",%d,%s,%s\n", x->dram_bytes, oc->occupancy, s->window ? "sliding" : "full", mt);
+    fprintf(f, ",%" PRIu64 ",%d,%s,%s,%.4g\n", x->dram_bytes, oc->occupancy, s->window ? "sliding" : "full", mt,
+            oc->occupancy ? x->waves : 0.0);
 }
 
 void fa_report_papers_csv(FILE *f, const fa_paper_row *rows, int n)

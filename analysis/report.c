@@ -130,6 +130,24 @@ int fa_report_owns_file(const char *name)
     return !strcmp(name + n - 4, ".csv") || !strcmp(name + n - 4, ".png");
 }
 
+int fa_report_owns_temporary(const char *name, long *pid)
+{
+    const char *t = strstr(name, ".tmp.");
+    if (!t) return 0;
+    for (const char *u; (u = strstr(t + 1, ".tmp.")) != NULL;) t = u; /* the last ".tmp." */
+    const char *digits = t + 5;
+    const size_t nd = strlen(digits);
+    if (nd == 0 || nd > 9 || digits[0] == '0' || strspn(digits, "0123456789") != nd) return 0;
+    char own[256];
+    const size_t l = (size_t)(t - name);
+    if (l == 0 || l >= sizeof own) return 0;
+    memcpy(own, name, l);
+    own[l] = '\0';
+    if (!fa_report_owns_file(own)) return 0;
+    *pid = strtol(digits, NULL, 10);
+    return 1;
+}
+
 /* ---- the hardware ---- */
 
 const char *const fa_report_default_hw[FA_REPORT_MAX_HW] = {"a100", "h100", "h200"};
@@ -364,6 +382,7 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
             row->profile = prof;
             row->occ = pr.occ[kp == FA_PASS_BWD];
             row->blocks_run = pr.k[kp == FA_PASS_BWD].blocks_per_sm;
+            row->waves = row->occ.occupancy ? pr.waves[kp == FA_PASS_BWD] : 0;
             row->time_s = pr.time_s;
             row->tflops = pr.tflops;
             row->bound = pr.bound;

@@ -1,10 +1,11 @@
 # HBM bytes (left axis) and roofline time (right axis) vs square tile size B_r = B_c, in the
 # paper's model (profile paper: no kernel's tile table; the roofline max(FLOPs / peak, bytes /
-# bandwidth), not the time model's pipes).
+# bandwidth), not the time model's pipes; fasim names the bandwidth in ttl3: the datasheet's).
 # Input: block,flash1_bytes,flash2_bytes,standard_bytes,flash1_time_s,flash2_time_s,standard_time_s
 if (!exists("ttl")) ttl = 'HBM bytes and time vs tile size'
 if (!exists("ttl2")) ttl2 = ''
 if (!exists("ttl3")) ttl3 = ''
+if (!exists("ttl4")) ttl4 = ''
 set terminal pngcairo size 1100,700 enhanced font ",11"
 set output outfile
 set datafile separator ","
@@ -22,7 +23,7 @@ set xrange [BX_min - 8 : BX_max + 8]
 set ylabel "HBM bytes (left axis, log scale: each tick doubles)"
 # the formula is in the title: the label must fit the plot's height (it was cut at the bottom)
 set y2label "roofline time in ms (right axis, linear scale)"
-set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "") noenhanced
+set title ttl.(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(ttl4) > 0 ? "\n".ttl4 : "") noenhanced
 set grid
 plot infile using 1:2 skip 1 axes x1y1 with linespoints lw 2 pt 5 lc 2 title "FlashAttention-1 bytes", \
      ''     using 1:3 skip 1 axes x1y1 with linespoints lw 2 pt 9 lc 3 title "FlashAttention-2 bytes", \

@@ -31,10 +31,12 @@ if (!exists("cw2")) cw2 = 0
 if (!exists("nthm")) nthm = 0
 if (!exists("ebytes")) ebytes = 0
 if (!exists("nheads")) nheads = 0
-# f2std (optional): FlashAttention-2's count / standard's Theta line at the model's N, given where
-# flash2's B_r = d (b2r): then the two coincide, and the key says why
-if (!exists("f2std")) f2std = 0
-if (!exists("b2r")) b2r = 0
+# nfirst (optional): the first sampled N >= nthm as the axis writes it (1k), where that line starts
+if (!exists("nfirst")) nfirst = ''
+# on1a, on1b, on1c / on2a, on2b, on2c (optional): the key's note, up to three lines, where
+# FlashAttention-1's / -2's counted curve lies within 5 % of standard's Theta line over at least
+# three sampled N, and why (fasim report computes them: analysis/cli/cmd_report.c, on_std_line)
+do for [v in "on1a on1b on1c on2a on2b on2c"] { if (!exists(v)) { eval v." = ''" } }
 set terminal pngcairo size 1300,960 enhanced font ",11"
 set output outfile
 set datafile separator ","
@@ -56,11 +58,7 @@ if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
 cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""
 # the key's lines at most about 125 characters: a longer one does not fit the key below the plot
-# (gnuplot: "difficulty fitting plot titles into key"), so the long notes take two lines
-con = f2std > 0.9 && f2std < 1.1 ? \
-    "   (FlashAttention-2's counted curve lies on this line: causal, it re-reads K, V" : ""
-con2 = f2std > 0.9 && f2std < 1.1 ? \
-    sprintf("    about N^2 d e / B_r bytes a head, = N^2 e at B_r = d = %d)", b2r) : ""
+# (gnuplot: "difficulty fitting plot titles into key"), so the long notes take two or three lines
 cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
     win > 0 ? "; windowed counts over the full-attention Θ" : "") : ""
 cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cw1, cw2) : ""
@@ -73,15 +71,21 @@ dlong = strlen(dkey) > 8
 units = ebytes > 0 ? sprintf("Θ lines in bytes: N, d in elements%s, M in bytes,\ntimes e = %d bytes an element (e^2 in FlashAttention's), summed over B·H = %d heads", (strlen(dword) > 0 ? " (".dword.")" : ""), ebytes, nheads) : ""
 set title ttl.(strlen(ttl4) > 0 ? "\n".ttl4 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced
 set grid
-thmkey = nthm > 0 ? sprintf("   (drawn from N = M / (d e) = %.0f on: below it M > N d e, outside Theorem 2's range d <= M <= N d)", nthm) : ""
+thmkey = nthm > 0 ? (strlen(nfirst) > 0 ? \
+    sprintf("   (drawn from N = %s, the first sampled N >= M / (d e) = %.0f: below it M > N d e, outside Theorem 2's range d <= M <= N d)", nfirst, nthm) : \
+    sprintf("   (not drawn: no sampled N reaches M / (d e) = %.0f, where Theorem 2's range d <= M <= N d begins)", nthm)) : ""
 wlabel = sprintf("FlashAttention's bound with a window of w = %d keys: Θ(N w d^2 / M) (Θ(N^2 d^2 / M) up to N = w), constant 1", win)
 plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted; computes all of S, masks do not skip tiles)", \
      ''     using 1:3 skip 1 with linespoints lw 2 pt 5 title "FlashAttention-1 (counted)", \
      ''     using 1:4 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2 (counted)", \
      ''     using 1:5 skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" title "standard's bound Θ(Nd + N^2) · e B H (Theorem 2), constant 1".(strlen(dkey) > 0 ? ", ".dkey : ""), \
      keyentry with lines lc rgb "white" title cstr, \
-     keyentry with lines lc rgb "white" title con, \
-     keyentry with lines lc rgb "white" title con2, \
+     keyentry with lines lc rgb "white" title on1a, \
+     keyentry with lines lc rgb "white" title on1b, \
+     keyentry with lines lc rgb "white" title on1c, \
+     keyentry with lines lc rgb "white" title on2a, \
+     keyentry with lines lc rgb "white" title on2b, \
+     keyentry with lines lc rgb "white" title on2c, \
      ''     using 1:($1 >= nthm ? $6 : 1/0) skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal)".(strlen(dkey) > 0 && !dlong ? ", ".dkey : ""), \
      keyentry with lines lc rgb "white" title (dlong ? "   (".dkey.")" : ""), \
      keyentry with lines lc rgb "white" title thmkey, \

@@ -95,7 +95,7 @@ if command -v gnuplot >/dev/null 2>&1; then
         --out-dir "$T/r8_pl" 2>"$T/err"; then
         # M = 232448 B, d = 64, e = 2: N = 232448 / 128 = 1816
         pl_has "reader8: hbm_vs_n's key: the Theta line is drawn from N = M / (d e) = 1816" "$(ls "$T/r8_svg"/hbm_vs_n.*.svg | head -1)" \
-            "(drawn from N = M / (d e) = 1816 on: below it M" "outside Theorem 2"
+            "(drawn from N = 2k, the first sampled N >= M / (d e) = 1816: below it M" "outside Theorem 2"
     else
         fail "reader8: report with plots: $(head -3 "$T/err")"
     fi

@@ -518,6 +518,25 @@ static void test_owns_file(void **state)
         assert_int_equal(fa_report_owns_file(not_mine[i]), 0);
 }
 
+/* The temporaries of the report's own files (a killed report's leftovers), and only those. */
+static void test_owns_temporary(void **state)
+{
+    (void)state;
+    long pid = 0;
+    assert_int_equal(fa_report_owns_temporary("report.csv.tmp.26463", &pid), 1);
+    assert_int_equal(pid, 26463);
+    assert_int_equal(fa_report_owns_temporary("hbm_vs_n_gpt-neox-20b.png.tmp.7", &pid), 1);
+    assert_int_equal(pid, 7);
+    static const char *const not_mine[] = {"report.csv", "notes.txt.tmp.12", "report.csv.tmp.", "report.csv.tmp.12x",
+                                           "report.csv.tmp.-12", "report.csv.tmp.012", "report.csv.tmp.1234567890",
+                                           ".tmp.12", "hbm_vs_n_.csv.tmp.12", "report.csv.tmp.12.tmp.x", "x/report.csv.tmp.1"};
+    for (size_t i = 0; i < sizeof not_mine / sizeof not_mine[0]; i++) {
+        pid = -5;
+        if (fa_report_owns_temporary(not_mine[i], &pid)) fail_msg("'%s' taken for a temporary", not_mine[i]);
+        assert_int_equal(pid, -5);
+    }
+}
+
 /* ---- the papers ---- */
 
 static void test_papers(void **state)
@@ -829,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_kernels),
         cmocka_unit_test(test_kernels_b200),
         cmocka_unit_test(test_owns_file),
+        cmocka_unit_test(test_owns_temporary),
         cmocka_unit_test(test_papers),
         cmocka_unit_test(test_papers_fa4),
         cmocka_unit_test(test_hbm_vs_n), cmocka_unit_test(test_hbm_vs_n_window),

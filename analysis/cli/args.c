@@ -1,5 +1,6 @@
 /* args.c -- the options resolved (defaults, --model, mask files, the inference options), the
  * configuration handed to analysis/run.c, output files, and small output helpers. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +112,22 @@ int cli_commit(cli_file *cf)
 }
 
 void cli_abort(cli_file *cf) { fa_outfile_abort(cf); }
+
+int cli_stdout_failed(const char *then)
+{
+    static int said; /* one message, whoever finds the failure first (a command, then main) */
+    /* the error of an earlier failed write, when nothing since replaced it: stdio keeps only the
+     * flag, and the flush below has nothing left to write when that write emptied the buffer */
+    const int e0 = errno == EPIPE || errno == ENOSPC || errno == EIO || errno == EFBIG ? errno : 0;
+    errno = 0;
+    const int flush_bad = fflush(stdout) != 0;
+    const int e = flush_bad && errno ? errno : e0;
+    if (!flush_bad && !ferror(stdout)) return 0;
+    if (!said++)
+        fprintf(stderr, "fasim: cannot write standard output: %s%s\n",
+                e ? strerror(e) : "an earlier write failed (a closed pipe or a full disk)", then ? then : "");
+    return 1;
+}
 
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {

@@ -152,6 +152,12 @@ int cli_open(cli_file *cf, const char *path);
 int cli_commit(cli_file *cf);
 void cli_abort(cli_file *cf);
 
+/* 1 when standard output could not take what was printed (a closed pipe -- SIGPIPE is ignored,
+ * main.c -- or a full disk): flushed first; the message "fasim: cannot write standard output:
+ * WHY" + then is printed once (then: "" or "; ..." naming what was not done).  The caller exits
+ * EXIT_RUN, as main does for a failure it finds at the end. */
+int cli_stdout_failed(const char *then);
+
 /* One line describing the configuration (shape, dtype, mask, hardware, M). */
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s);
 

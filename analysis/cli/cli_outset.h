@@ -33,8 +33,9 @@ int cli_outset_mkdir(cli_outset *os, const char *dir);
  * or -1 with one message on stderr (the caller aborts the set and exits 2). */
 int cli_outset_add(cli_outset *os, const char *path, int keep_open);
 
-/* Closes every output and, when all closed cleanly, renames each into place.  Returns 0 or
- * EXIT_RUN (message printed; the temporaries removed).  Frees the set. */
+/* Closes every output and, when all closed cleanly and standard output took everything the
+ * command printed (cli_stdout_failed: not a closed pipe, not a full disk), renames each into
+ * place.  Returns 0 or EXIT_RUN (message printed; the temporaries removed).  Frees the set. */
 int cli_outset_commit(cli_outset *os);
 
 /* Runs `gnuplot -e VARS DIR/script`, DIR being $FASIM_PLOTS_DIR or plots/; its messages go to

@@ -181,9 +181,11 @@ int infer_io(const cli_opts *o)
     printf("(S: the key tiles cut into S chunks, split-KV%s; blocks: the main kernel's thread blocks; partials: the fp32 "
            "partial outputs O_part, LSE_part the chunks write and the combine reads back, 8 B H N_q S (d_v + 1) bytes, in "
            "HBM total; block tbl: the paged cache's block table read, int32 page numbers (0 B: a contiguous cache); "
-           "waves: ceil(thread blocks / SMs); time(wave) = waves x slowest thread block, plus the combine; roofline: "
-           "max(FLOPs / peak, HBM total / bandwidth); docs/inference.md)\n",
-           any_auto ? " (a '*', e.g. 4*: S chosen by the wave model, --splits auto)" : "");
+           "waves: ceil(thread blocks / SMs); time(wave) = waves x slowest thread block, plus the combine, each block "
+           "with 1/%d of the GPU (of the peaks and the sustained %.3g TB/s, dram_bytes_per_s); roofline: max(FLOPs / peak, HBM total / %.3g TB/s, "
+           "the datasheet HBM bandwidth, the whole GPU's whatever the grid); docs/inference.md)\n",
+           any_auto ? " (a '*', e.g. 4*: S chosen by the wave model, --splits auto)" : "", o->hw.sms > 0 ? o->hw.sms : 1,
+           (o->hw.dram_bandwidth > 0 ? o->hw.dram_bandwidth : o->hw.hbm_bandwidth) / 1e12, o->hw.hbm_bandwidth / 1e12);
     if (o->breakdown) {
         printf("\nper tensor (bytes):\n%-13s %5s %-12s %16s %16s %12s %12s\n", "kernel", "S", "tensor", "read", "written", "loads", "stores");
         for (int i = 0; i < n; i++)
@@ -306,6 +308,10 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
                    100.0 * (double)x->formula.partial_bytes / (double)fa_counts_hbm_bytes(&p->counts), fa_fmt_time(x->time_s, b[5], 32),
                    p->time_s / x->time_s, a->time_s / p->time_s);
         }
+    double slow1 = 1; /* batch 1: the packed no-split time / the per-head one, at its largest */
+    for (int ib = 0; ib < FA_DECODE_NB; ib++)
+        for (int ik = 0; ik < FA_DECODE_NKV && t.batch[ib] == 1; ik++)
+            if (t.r[ib][ik][1].time_s / t.r[ib][ik][0].time_s > slow1) slow1 = t.r[ib][ik][1].time_s / t.r[ib][ik][0].time_s;
     printf("(S: the number of splits of the KV sequence, the one of the wave model's fastest time (1: no split);\n"
            " +part.: the partial outputs O_part and LSE_part written by the S splits and read back by the combine\n"
            " kernel (decode.csv: partial_bytes), as a share of the packed no-split HBM bytes.  The split's other\n"
@@ -317,7 +323,11 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
            " sustained %.3g TB/s the time model charges everywhere, dram_bytes_per_s, not the datasheet's %.3g):\n"
            " batch 1's 8 blocks then use 8 of %d SMs' share and S-way splitting multiplies it by S.  A real SM can\n"
            " pull more than that share, and launch latency (a few us a kernel) is left out, so measured gains are\n"
-           " smaller; at batch 1 per head and packed take the same time in this model (docs/inference.md).)\n\n",
-           ph->sms, (ph->dram_bandwidth > 0 ? ph->dram_bandwidth : ph->hbm_bandwidth) / 1e12, ph->hbm_bandwidth / 1e12, ph->sms);
+           " smaller.  At batch 1 per head and packed take nearly the same time in this model: each thread block\n"
+           " streams one group's K and V at its 1/%d share either way, and a packed block reads and writes the Q\n"
+           " and O rows of 4 query heads instead of 1, so packed is up to %.1f %% slower (packed gain %.2fx); the\n"
+           " 4x fewer bytes show at batch 64 (docs/inference.md).)\n\n",
+           ph->sms, (ph->dram_bandwidth > 0 ? ph->dram_bandwidth : ph->hbm_bandwidth) / 1e12, ph->hbm_bandwidth / 1e12, ph->sms,
+           ph->sms, 100.0 * (slow1 - 1), 1 / slow1);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -103,6 +104,62 @@ static void draw(report_ctx *c, const char *script, const char *vars, int png)
     }
 }
 
+/* N as the plots' axes write it: 512, 1k, 160k, 1M (k = 2^10, M = 2^20 tokens). */
+static void n_label(int64_t N, char *buf, size_t n)
+{
+    if (N >= ((int64_t)1 << 20) && N % ((int64_t)1 << 20) == 0) snprintf(buf, n, "%" PRId64 "M", N >> 20);
+    else if (N >= 1024 && N % 1024 == 0) snprintf(buf, n, "%" PRId64 "k", N >> 10);
+    else snprintf(buf, n, "%" PRId64, N);
+}
+
+/* The key's note on a counted FlashAttention curve (algorithm a) that lies within 5 % of
+ * standard's Theta(N d + N^2) line over at least three sampled N in a row (the longest such run):
+ * two or three lines of at most about 125 characters (gnuplot's key below the plot), in
+ * gnuplot's enhanced text with its quotes doubled for -e, into on[3]; "" where none lies on it.
+ * Causal and without a window, flash1 moves about 3 N^2 d e / (2 B_c) bytes a head (Q re-read, O
+ * read and written once per key block) and flash2 about N^2 d e / B_r (K, V re-read once per row
+ * block), standard's line N^2 e: they coincide where 3 d / (2 B_c) or d / B_r is 1. */
+static fa_status on_std_line(const fa_report_n_row *rows, int n, fa_algo a, const fa_shape *base, const fa_hw *hw,
+                             int win, char on[3][200])
+{
+    on[0][0] = on[1][0] = on[2][0] = '\0';
+    int best0 = -1, best_len = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && rows[j].theta_standard > 0 && fabs((double)rows[j].bytes[a] / rows[j].theta_standard - 1) <= 0.05) j++;
+        if (j - i > best_len) best0 = i, best_len = j - i;
+        i = j > i ? j : i + 1;
+    }
+    if (best_len < 3) return FA_OK;
+    const int last = best0 + best_len - 1;
+    char n0[24], n1[24];
+    n_label(rows[best0].N, n0, sizeof n0);
+    n_label(rows[last].N, n1, sizeof n1);
+    const char *who = a == FA_ALGO_FLASH1 ? "FlashAttention-1" : "FlashAttention-2";
+    char span[64];
+    if (last == n - 1) snprintf(span, sizeof span, "from N = %s on", n0);
+    else snprintf(span, sizeof span, "from N = %s to %s", n0, n1);
+    snprintf(on[0], sizeof on[0], "   (%s''s counted curve lies on this line, within 5 %% %s (counted / Θ = %.2f at N = %s)%s",
+             who, span, (double)rows[last].bytes[a] / rows[last].theta_standard, n1, win ? ")" : ":");
+    if (win) return FA_OK; /* a windowed count crosses the line; the formula below is full causal attention's */
+    fa_shape s = *base; /* the tiles at the run's last N */
+    s.seqlen_q = s.seqlen_k = rows[last].N;
+    fa_io_result r;
+    FA_TRY(fa_report_count(FA_PASS_FWD, a, &s, hw->sram_per_block, hw, &r));
+    if (a == FA_ALGO_FLASH1) {
+        const double f = 3.0 * (double)s.d / (2.0 * (double)r.blocks.block_c);
+        snprintf(on[1], sizeof on[1], "    causal, it re-reads Q and reads and writes O once per key block, about 3 N^2 d e / (2 B_c) bytes a head,");
+        snprintf(on[2], sizeof on[2], "    = N^2 e %s 3 d / (2 B_c) = 3·%" PRId64 " / (2·%" PRId64 ") = %.3g)", fabs(f - 1) < 1e-9 ? "at" : "times",
+                 s.d, r.blocks.block_c, f);
+    } else if (r.blocks.block_r == s.d) {
+        snprintf(on[1], sizeof on[1], "    causal, it re-reads K, V about N^2 d e / B_r bytes a head, = N^2 e at B_r = d = %" PRId64 ")", s.d);
+    } else {
+        snprintf(on[1], sizeof on[1], "    causal, it re-reads K, V about N^2 d e / B_r bytes a head, = N^2 e times d / B_r = %" PRId64
+                 " / %" PRId64 " = %.3g)", s.d, r.blocks.block_r, (double)s.d / (double)r.blocks.block_r);
+    }
+    return FA_OK;
+}
+
 /* hbm_vs_n_<stem>.csv (model k): N, counted bytes of the three algorithms, the two Theta lines. */
 static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_report_rows *rw, const fa_hw *hw)
 {
@@ -116,7 +173,7 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
     int rc = csv_done(c, csv);
     if (rc) return rc;
     if (c->plots) {
-        char vars[4000], wtxt[64] = "", ltxt[200] = "", dvtxt[32] = "";
+        char vars[8000], wtxt[64] = "", ltxt[200] = "", dvtxt[32] = "";
         const int64_t win = base->window && base->window_left >= 0 ? base->window_left + 1 : 0; /* keys a query sees */
         if (win) snprintf(wtxt, sizeof wtxt, " + sliding window of %" PRId64, win);
         if (rw->nkind == 2) /* the plot draws one type: say which, and where the other is */
@@ -143,10 +200,21 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
         const fa_blocks b1 = r[FA_ALGO_FLASH1].blocks, b2 = r[FA_ALGO_FLASH2].blocks;
         /* the window bound at the model's N: the full-attention one times min(w, N) / N */
         const double wf = win > 0 && win < base->seqlen_q ? (double)win / (double)base->seqlen_q : 1.0;
+        /* the counted FlashAttention curves that lie on standard's Theta line, and why (the key) */
+        char on1[3][200], on2[3][200];
+        if ((st = on_std_line(rows, n, FA_ALGO_FLASH1, base, hw, win > 0, on1)) ||
+            (st = on_std_line(rows, n, FA_ALGO_FLASH2, base, hw, win > 0, on2)))
+            return cli_fail(st);
+        /* Theorem 2's range starts at N = M / (d e): FlashAttention's line is drawn from the first sampled N there */
+        const double nthm = (double)hw->sram_per_block / ((double)base->d * fa_dtype_bytes(base->dtype));
+        char nfirst[24] = "";
+        for (int i = 0; i < n && !nfirst[0]; i++)
+            if ((double)rows[i].N >= nthm) n_label(rows[i].N, nfirst, sizeof nfirst);
         char mb[32];
         snprintf(vars, sizeof vars,
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
-                 "cw1=%.17g; cw2=%.17g; nthm=%.17g; ebytes=%d; nheads=%" PRId64 "; f2std=%.17g; b2r=%" PRId64 "; dword='%s'; dkey='%s'; "
+                 "cw1=%.17g; cw2=%.17g; nthm=%.17g; nfirst='%s'; ebytes=%d; nheads=%" PRId64 "; "
+                 "on1a='%s'; on1b='%s'; on1c='%s'; on2a='%s'; on2b='%s'; on2c='%s'; dword='%s'; dkey='%s'; "
                  "ttl='%s: HBM bytes of one %s layer vs N (%s, %s, causal%s, B=%" PRId64 ", H=%" PRId64 ", H_kv=%" PRId64
                  ", d=%" PRId64 "%s)'; "
                  "ttl4='%s'; "
@@ -159,14 +227,8 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_FLASH2].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / (r[FA_ALGO_FLASH1].bound_bytes * wf),
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / (r[FA_ALGO_FLASH2].bound_bytes * wf),
-                 /* Theorem 2's range starts at N = M / (d e): FlashAttention's line is drawn from there */
-                 (double)hw->sram_per_block / ((double)base->d * fa_dtype_bytes(base->dtype)),
-                 fa_dtype_bytes(base->dtype), base->batch * base->heads,
-                 /* flash2's count over standard's Theta line: 1 where B_r = d (the key says why) */
-                 b2.block_r == base->d && !win
-                     ? (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / r[FA_ALGO_STANDARD].bound_bytes
-                     : 0.0,
-                 b2.block_r, dword, dkey, me->m.name,
+                 nthm, nfirst, fa_dtype_bytes(base->dtype), base->batch * base->heads,
+                 on1[0], on1[1], on1[2], on2[0], on2[1], on2[2], dword, dkey, me->m.name,
                  rw->nkind == 2 ? "full-attention" : "attention", hw->name, fa_dtype_name(base->dtype), wtxt,
                  base->batch, base->heads, base->kv_heads, base->d, dvtxt, ltxt,
                  fa_fmt_bytes((double)hw->sram_per_block, mb, 32),
@@ -236,11 +298,13 @@ static int sweep_block(report_ctx *c, const char *name, const fa_shape *s, const
                  "infile='%s'; outfile='%s'; ttl='%s, N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64 ", H_kv = %" PRId64
                  ", d = %" PRId64 ", %s, %s, forward, on %s (M = %s)'; ttl2='HBM bytes and roofline time vs the tile size B_r = B_c, "
                  "in the paper''s model (--profile paper: every buffer in one SRAM of M;'; "
-                 "ttl3='time = max(FLOPs / peak, bytes / bandwidth)), not the kernel time model of the stdout tables'",
+                 "ttl3='time = max(FLOPs / peak, bytes / %.3g TB/s, the datasheet HBM bandwidth)), not the kernel time model of the stdout tables'; "
+                 "ttl4='(which charges the sustained DRAM rate, %.3g TB/s)'",
                  fa_outset_target(&c->os, c->block), fa_outset_target(&c->os, c->block_png), name, s->seqlen_q,
                  s->batch, s->heads, s->kv_heads, s->d, fa_dtype_name(s->dtype),
                  s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", hw->name,
-                 fa_fmt_bytes((double)hw->sram_per_block, mb, sizeof mb));
+                 fa_fmt_bytes((double)hw->sram_per_block, mb, sizeof mb), hw->hbm_bandwidth / 1e12,
+                 (hw->dram_bandwidth > 0 ? hw->dram_bandwidth : hw->hbm_bandwidth) / 1e12);
         draw(c, "hbm_vs_block.gp", vars, c->block_png);
     }
     return 0;
@@ -363,16 +427,24 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
 /* After the commit: removes from c->dir every regular file the report owns (fa_report_owns_file:
  * its own file names only) that this run did not write -- an earlier run's hbm_vs_n_<stem> of a
  * model not given now, its PNGs after --no-plots, its long_context.csv when no model has a window
- * on every layer -- so the directory holds one run's outputs.  The first max file names go to removed.
- * Returns how many were removed (a file that cannot be removed stays, with a warning). */
-static int remove_stale(report_ctx *c, char (*removed)[300], int max)
+ * on every layer -- so the directory holds one run's outputs; and the temporaries of those names,
+ * NAME.tmp.PID (fa_report_owns_temporary), that a report killed while writing left, when process
+ * PID no longer runs (another report writing the folder now keeps its own).  The first max names
+ * of each kind go to removed and removed_tmp, their counts to *n_tmp and the return value (a file
+ * that cannot be removed stays, with a warning). */
+static int remove_stale(report_ctx *c, char (*removed)[300], char (*removed_tmp)[300], int max, int *n_tmp)
 {
+    *n_tmp = 0;
     DIR *dir = opendir(c->dir);
     if (!dir) return 0;
     int n = 0;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
-        if (!fa_report_owns_file(e->d_name)) continue;
+        long pid = 0;
+        const int tmp = fa_report_owns_temporary(e->d_name, &pid);
+        if (!tmp && !fa_report_owns_file(e->d_name)) continue;
+        /* a temporary of a process that runs (kill 0: it exists, or EPERM: another user's) stays */
+        if (tmp && pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
         char path[1400];
         snprintf(path, sizeof path, "%s/%s", c->dir, e->d_name);
         int mine = 0;
@@ -380,11 +452,13 @@ static int remove_stale(report_ctx *c, char (*removed)[300], int max)
         struct stat st;
         if (mine || lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         if (unlink(path) != 0) {
-            fprintf(stderr, "fasim: warning: cannot remove %s, an earlier report's file: %s\n", path, strerror(errno));
+            fprintf(stderr, "fasim: warning: cannot remove %s, %s: %s\n", path,
+                    tmp ? "an interrupted report's temporary" : "an earlier report's file", strerror(errno));
             continue;
         }
-        if (n < max) snprintf(removed[n], sizeof removed[n], "%s", e->d_name);
-        n++;
+        int *k = tmp ? n_tmp : &n;
+        if (*k < max) snprintf((tmp ? removed_tmp : removed)[*k], 300, "%s", e->d_name);
+        (*k)++;
     }
     closedir(dir);
     return n;
@@ -419,13 +493,15 @@ static int long_context(report_ctx *c, const fa_report_model *me, const fa_hw *h
         }
     }
     if (st) return cli_fail(st);
-    if (!c->quiet)
+    if (!c->quiet) {
+        char roof[200];
+        snprintf(roof, sizeof roof, "both rooflines, max(FLOPs / peaks, bytes / %.3g TB/s, the datasheet HBM bandwidth):\n"
+                 " the fa2 profile has no time model on this GPU (no mma.sync rate)", hw->hbm_bandwidth / 1e12);
         printf("(FLOPs: the matmul FLOPs (Q K^T and P V, FMA = 2) of the tiles flash2 visits: causal, or causal\n"
                " and the window; up to N = w = %" PRId64 " the window drops no key, so both agree.  saved = 1 - window\n"
                " HBM / full HBM, speedup = full time / win time, %s.)\n\n",
-               m->sliding_window, timed ? "each time the fa2 profile's (docs/time-model.md)"
-               : "both rooflines, max(FLOPs / peaks, bytes / bandwidth): the fa2 profile has no time model on this GPU\n"
-                 " (no mma.sync rate)");
+               m->sliding_window, timed ? "each time the fa2 profile's (docs/time-model.md)" : roof);
+    }
     return csv_done(c, c->longctx);
 }
 
@@ -532,7 +608,11 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " both types its full-attention layers, a model whose every layer has a sliding window its windowed ones.\n"
                "\v blocks/SM: the thread blocks that run on an SM at once, min(occupancy, ceil(grid / SMs))\n"
                " (docs/time-model.md, section 3); \"1 of 3\": the grid is too small to fill the 3 the occupancy\n"
-               " allows (fa1: one block per batch x head).  regs: registers a thread\n"
+               " allows (fa1: one block per batch x head).  waves: the grid's thread blocks / (SMs x blocks/SM),\n"
+               " how many times the grid fills the SMs' slots; under 1 the grid is a fraction of one wave and slots\n"
+               " sit empty even where blocks/SM is the occupancy (e.g. 128 blocks on 108 SMs at 2 blocks/SM: 0.59\n"
+               " waves, 20 SMs run two blocks, 88 one, 88 of the 216 slots are empty), and bound is grid where that\n"
+               " sets the time.  regs: registers a thread\n"
                " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).");
     if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
         fprintf(m, "\v H100 against H200: the\n"
@@ -560,6 +640,16 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
     free(buf);
 }
 
+/* The kernels table's waves: two decimals (three just under 1, which two would round to 1.00),
+ * fewer from 10 on. */
+static void fmt_waves(double w, char *buf, size_t n)
+{
+    if (w < 1 && w >= 0.995) snprintf(buf, n, "%.3f", w);
+    else if (w < 10) snprintf(buf, n, "%.2f", w);
+    else if (w < 100) snprintf(buf, n, "%.1f", w);
+    else snprintf(buf, n, "%.0f", w);
+}
+
 /* The kernels of each profile that runs on a GPU, forward (or the report's pass) on each
  * model's shape: tiles, placement, occupancy, predicted time, TFLOP/s and the bounding pipe
  * (kernels.csv; docs/time-model.md). */
@@ -583,9 +673,9 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                      models[k].m.n_sliding);
         if (!c->quiet)
             printf("== kernels: %s, N = %" PRId64 ", %s of %s, on each GPU (fasim io --profile KEY; docs/time-model.md)\n"
-                   "%-15s %-6s %9s %5s %9s %4s %9s %12s %8s %8s\n",
+                   "%-15s %-6s %9s %5s %9s %4s %9s %6s %12s %8s %8s\n",
                    models[k].m.name, shapes[k].seqlen_q, fa_pass_name(pass), lt, "hardware", "kernel", "tiles", "warps",
-                   "smem/blk", "regs", "blocks/SM", "time", "TFLOP/s", "bound");
+                   "smem/blk", "regs", "blocks/SM", "waves", "time", "TFLOP/s", "bound");
         fa_report_kernel rows[FA_REPORT_MAX_HW * FA_REPORT_NKERNELS];
         int n;
         fa_status st = fa_report_kernels(&shapes[k], hw, nh, pass, rows, &n); /* on failure, the rows before it */
@@ -617,17 +707,19 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             const int first = i == 0 || rows[i - 1].hw != x->hw;
             if (!c->quiet)
             {
-                char rg[16] = "-", bl[16] = "-", wp[16] = "-"; /* a fused kernel's own; '-' for the library GEMMs (eager, math) */
+                /* a fused kernel's own; '-' for the library GEMMs (eager, math) */
+                char rg[16] = "-", bl[16] = "-", wp[16] = "-", wv[16] = "-";
                 if (oc->occupancy) { /* blocks/SM: what runs; "1 of 3" when the grid is too small to fill the occupancy */
                     snprintf(wp, sizeof wp, "%d", oc->warps);
                     snprintf(rg, sizeof rg, "%d", oc->regs_per_thread);
                     if (x->blocks_run < oc->occupancy) snprintf(bl, sizeof bl, "%.0f of %d", x->blocks_run, oc->occupancy);
                     else snprintf(bl, sizeof bl, "%d", oc->occupancy);
+                    fmt_waves(x->waves, wv, sizeof wv);
                 }
-                printf("%-15s %-6s %9s %5s %9s %4s %9s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
+                printf("%-15s %-6s %9s %5s %9s %4s %9s %6s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, wp,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
-                       bl, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops,
+                       bl, wv, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops,
                        x->sets && !x->latency ? x->sets : fa_bound_name(x->bound, x->latency));
             }
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
@@ -824,7 +916,32 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
            " table's note, below): fa1 re-reads Q and reads and writes O, l, m once per key block, T_c = N / B_c\n"
            " passes with its wide B_c = 256 (128 at d > 64); fa2 re-reads K and V once per row block, T_r = N / B_r\n"
            " passes with B_r = 128");
-    if (big[0]) fprintf(m, ", 64 at d = 256 on the %s (228 KiB of shared memory an SM holds two 64 x 64 blocks)", big);
+    if (big[0]) { /* why 64: the shared memory a 64 x 64 block takes, and how many an SM holds */
+        const fa_io_result *x = NULL;
+        int xh = 0, same = 1;
+        for (int k = 0; k < nm; k++)
+            for (int t = 0; t < rows[k].nkind; t++)
+                for (int h = 0; h < nh; h++) {
+                    const fa_io_result *y = &rows[k].r[t][h][FA_ALGO_FLASH2];
+                    if (x || rows[k].s[t].d != 256 || !strcmp(hw[h].key, "a100") || !rows[k].ran[t][h][FA_ALGO_FLASH2] ||
+                        y->occupancy[0] <= 0 || y->blocks.block_r != 64)
+                        continue;
+                    x = y, xh = h;
+                }
+        for (int h = 0; h < nh && x; h++)
+            if (strcmp(hw[h].key, "a100") &&
+                (hw[h].sram_per_sm != hw[xh].sram_per_sm || hw[h].sram_per_block != hw[xh].sram_per_block))
+                same = 0;
+        fprintf(m, ", 64 at d = 256 on the %s", big);
+        if (x) {
+            char b1[32], b2[32], b3[32];
+            fprintf(m, " (a 64 x 64 block with 4 warps takes %s of shared memory; %s%s%s SM has %s, of which\n"
+                       " one block may use %s, and holds %d such blocks at once)",
+                    fa_fmt_bytes((double)x->smem_per_block[0], b1, sizeof b1), same ? "an" : "the ",
+                    same ? "" : hw[xh].name, same ? "" : "'s", fa_fmt_bytes((double)hw[xh].sram_per_sm, b2, sizeof b2),
+                    fa_fmt_bytes((double)hw[xh].sram_per_block, b3, sizeof b3), x->occupancy[0]);
+        }
+    }
     if (d192 || big_a100[0])
         fprintf(m, ", 128 x 64 with 8 warps%s%s", d192 ? " at d = 192 on every GPU" : "", d192 ? big_a100 : big_a100 + 5);
     if (big[0] || d192 || big_a100[0]) fprintf(m, " (as FlashAttention-2's flash_fwd_launch_template.h picks)");
@@ -1180,17 +1297,24 @@ int cmd_report(int argc, char **argv)
         return rc;
     }
     if ((rc = cli_outset_commit(&c.os))) return rc;
-    char removed[64][300];
-    const int nrm = remove_stale(&c, removed, 64);
+    static char removed[64][300], removed_tmp[64][300];
+    int ntmp;
+    const int nrm = remove_stale(&c, removed, removed_tmp, 64, &ntmp);
     if (!c.quiet) {
         printf("files written (every CSV column defined in docs/report-csv.md; report.csv's dram_read_bytes and\n"
                " dram_write_bytes stay empty: the report runs no L2 replay, its DRAM figure is dram_est_bytes):\n");
         for (int i = 0; i < c.n_written; i++) printf("  %s\n", c.written[i]);
         if (nrm > 0) {
             printf("removed from %s, an earlier report's files this run did not write (other models, --no-plots,\n"
-                   " no long-context model; only the report's own file names, fa_report_owns_file):\n", c.dir);
+                   " no long-context model; only the report's own file names):\n", c.dir);
             for (int i = 0; i < nrm && i < 64; i++) printf("  %s/%s\n", c.dir, removed[i]);
             if (nrm > 64) printf("  ... and %d more\n", nrm - 64);
+        }
+        if (ntmp > 0) {
+            printf("removed from %s, the temporaries (NAME.tmp.PID) of a report that was killed while writing\n"
+                   " (process PID no longer runs; only temporaries of the report's own file names):\n", c.dir);
+            for (int i = 0; i < ntmp && i < 64; i++) printf("  %s/%s\n", c.dir, removed_tmp[i]);
+            if (ntmp > 64) printf("  ... and %d more\n", ntmp - 64);
         }
     }
     return 0;

@@ -1,5 +1,5 @@
 /* main.c -- the `fasim` command: io, report, sweep, check. */
-#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,14 +26,14 @@ static const char *const help =
 static int dispatch(int argc, char **argv);
 
 /* Every command's output goes through stdout; a full disk or a closed pipe must not pass
- * silently as success. */
+ * silently as success.  SIGPIPE is ignored: a closed pipe (fasim report | head -1) is a failed
+ * write, exit 1 with a message, and a command writing files through temporaries (cli_outset.h)
+ * removes them instead of being killed with them left behind. */
 int main(int argc, char **argv)
 {
+    signal(SIGPIPE, SIG_IGN);
     int rc = dispatch(argc, argv);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "fasim: cannot write standard output: %s\n", strerror(errno));
-        return rc ? rc : EXIT_RUN;
-    }
+    if (cli_stdout_failed("")) return rc ? rc : EXIT_RUN;
     return rc;
 }
 

@@ -289,6 +289,9 @@ int cli_positive(const char *opt, const char *val, double *out)
 
 #define DIM_MAX ((int64_t)INT32_MAX)
 
+/* the suffixes cli_parse_bytes takes, as its messages list them (its table below) */
+#define BYTE_SUFFIXES "B, KiB or K, MiB or M, GiB (powers of 1024), KB, MB, GB (powers of 1000)"
+
 fa_status cli_parse_bytes(const char *text, uint64_t *out)
 {
     const char *p = text;
@@ -296,7 +299,8 @@ fa_status cli_parse_bytes(const char *text, uint64_t *out)
         if (isspace((unsigned char)*q))
             FA_FAIL(FA_EINVAL, "byte size '%s' has a blank: give the digits and the suffix alone, e.g. 227KiB", text);
     if (!isdigit((unsigned char)*p))
-        FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a positive integer, optional KiB/MiB/GiB)", text);
+        FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a whole number of bytes, or of a unit with its suffix: "
+                BYTE_SUFFIXES ")", text);
     errno = 0;
     char *end;
     unsigned long long v = strtoull(p, &end, 10);
@@ -317,7 +321,7 @@ fa_status cli_parse_bytes(const char *text, uint64_t *out)
             return FA_OK;
         }
     }
-    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use B, KiB or K, MiB or M, GiB, KB, MB, GB)", text, end);
+    FA_FAIL(FA_EINVAL, "'%s' has an unknown size suffix '%s' (use " BYTE_SUFFIXES ")", text, end);
 }
 
 /* Sets one of the shared options (ids below O_OWN) from its value (NULL: none given).
