@@ -344,7 +344,8 @@ template <int NC> struct Fp8Regs {
 
 /* OPT (with LEAN = 1), bits: 1 OVH (the tile's descale as a multiply by 2^-(kq + kk_j) built from its
  * exponent bits instead of ldexpf, and the wgmma descriptors' constant parts computed once before
- * the loop), 2 FUSE (turn_fp8_fused), 4 ROWS (the softmax row by row).  All the same bits as LEAN. */
+ * the loop), 2 FUSE (turn_fp8_fused), 4 ROWS (the softmax row by row), 8 PALIVE (P's A registers
+ * kept live until after the P V wait; below).  All the same bits as LEAN. */
 template <int S, int NC, int EMU = 0, int LEAN = 0, int OPT = 0>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
@@ -418,7 +419,17 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
 #pragma unroll
         for (int e = 0; e < 4; e++) o[db][e] = 0.f;
 
-    constexpr bool OVH = (OPT & 1) != 0, FUSE = (OPT & 2) != 0, ROWS = (OPT & 4) != 0;
+    constexpr bool OVH = (OPT & 1) != 0, FUSE = (OPT & 2) != 0, ROWS = (OPT & 4) != 0, PALIVE = (OPT & 8) != 0;
+    static_assert(!(FUSE && PALIVE), "FUSE waits for P V before the softmax");
+    /* PALIVE: why ptxas (CUDA 13.0) puts the P V wait before the softmax (the SASS of LEAN, tenth
+     * session): the A registers of the in-flight P V are dead after its issue in the dataflow, the
+     * register allocator hands them to the softmax's max tree as temporaries, and ptxas then has to
+     * wait for the wgmma before the first such write.  PALIVE reads the old A registers once more
+     * when it writes the new ones, pa = P | (pa_old & zero) with a zero ptxas cannot see (N_q >> 31,
+     * N_q >= 1), so they stay allocated through the softmax and the wait can stay after it: the
+     * softmax of tile j runs under the warpgroup's own P_{j-1} V_{j-1} (FlashAttention-3's
+     * intra-warpgroup overlap).  pa's bits are P's. */
+    const uint32_t pa_zero = (uint32_t)sh.N_q >> 31;
     static_assert(OPT == 0 || LEAN, "the OPT variants build on LEAN");
     /* OVH: a descriptor's upper word (stride 1024, 128-byte swizzle) is a constant, and its address
      * field ((addr & 0x3FFFF) >> 4, bits 0-13) of every operand here is the tile's base field plus
@@ -531,8 +542,18 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
                     o[db][3] *= a1;
                 }
             }
+            if (PALIVE) {
 #pragma unroll
-            for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+                for (int kc = 0; kc < BC / 32; kc++) {
+                    uint32_t pn[4];
+                    p_fragment_e4m3<NB>(pn, s, kc);
+#pragma unroll
+                    for (int i = 0; i < 4; i++) pa[kc][i] = pn[i] | (pa[kc][i] & pa_zero);
+                }
+            } else {
+#pragma unroll
+                for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+            }
         }
         const int sl = (n_kv - 1) % S;
         mbar_wait(&fullV[sl], ((n_kv - 1) / S) & 1);
@@ -706,6 +727,9 @@ extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, con
     if (variant == 5) return launch_fp8<2, 2, 0, 1, 7>(s, in, O, LSE, st);
     if (variant == 6) return launch_fp8<2, 2, 0, 1, 1>(s, in, O, LSE, st);
     if (variant == 7) return launch_fp8<2, 2, 0, 1, 5>(s, in, O, LSE, st);
+    /* 8 ROWS + OVH + PALIVE, 9 OVH + PALIVE */
+    if (variant == 8) return launch_fp8<2, 2, 0, 1, 13>(s, in, O, LSE, st);
+    if (variant == 9) return launch_fp8<2, 2, 0, 1, 9>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
      * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
      * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */

@@ -123,7 +123,7 @@ static int parse_kernel(const char *s)
 /* A comma-separated list of integers in [0, 2^31 - 1]: no empty item, no trailing comma. */
 #define FP8_VARIANT_HELP                                                                                 \
     "--fp8-variant wants 0 (2 stages, the default), 1 (3 stages), 2 (2 stages, exp split), 3 (the eighth session's " \
-    "kernel) or 4-7 (the tenth session's: 4 fuse, 5 fuse + rows, 6 overhead, 7 rows)"
+    "kernel) or 4-9 (the tenth session's: 4 fuse, 5 fuse + rows, 6 overhead, 7 rows, 8 rows + P V overlap, 9 P V overlap)"
 static std::vector<int> parse_ints(const char *s, const char *what)
 {
     std::vector<int> v;
@@ -893,13 +893,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--fp8-variant")) {
             NEEDVAL();
             std::vector<int> v = parse_ints(val, FP8_VARIANT_HELP);
-            if (v.size() != 1 || v[0] > 7) usage_error(FP8_VARIANT_HELP, val);
+            if (v.size() != 1 || v[0] > 9) usage_error(FP8_VARIANT_HELP, val);
             f8.variant = v[0];
             fp8_set = 1;
         } else if (!strcmp(a, "--fp8-same")) {
             NEEDVAL();
-            std::vector<int> v = parse_ints(val, "--fp8-same wants one variant, 0..7");
-            if (v.size() != 1 || v[0] > 7) usage_error("--fp8-same wants one variant, 0..7", val);
+            std::vector<int> v = parse_ints(val, "--fp8-same wants one variant, 0..9");
+            if (v.size() != 1 || v[0] > 9) usage_error("--fp8-same wants one variant, 0..9", val);
             f8.same_as = v[0];
             fp8_set = 1;
         } else if (!strcmp(a, "--fp8-err-csv")) {
@@ -931,7 +931,7 @@ int main(int argc, char **argv)
                    "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
                    "         --no-time  --csv FILE  --seed S\n"
                    "  fabench --fp8 --check|--sweep|--shape ...  the v5 FP8 forward (d = 128) beside the bf16 v5:\n"
-                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0..7\n"
+                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0..9\n"
                    "         --fp8-same V (O and LSE must be the bits of variant V on the same inputs)\n"
                    "         --fp8-err-csv FILE (accuracy rows; validation runs the fp64 oracle on the host)\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
