@@ -32,11 +32,12 @@
  * M = diag(s) H_128 / sqrt(128) (Walsh-Hadamard with random signs s_i, M orthogonal so
  * Q M (K M)^T = Q K^T) before quantization, which spreads an outlier over all d entries of its row
  * (cpu_ref/fa_fp8.h has the same transform for the emulation).
- * LEAN (the default, the ninth session): softmax_fp8 does softmax_m16's arithmetic in another order
- * (the row max as a tree, all the FFMAs, all the ex2, then the row sums in the original order: the
- * same bits), the tile's scale 2^-(kq + kk_j) is loaded before the turn's waits instead of after
- * the S wait, V's 2^(kv_j - kv_{j-1}) is built from its exponent bits instead of ldexpf, and a warp
- * whose 16 rows kept their max under an unchanged V scale skips O's 64 multiplies by exactly 1.
+ * LEAN (the ninth session's default, variant 7 since the tenth): softmax_fp8 does softmax_m16's
+ * arithmetic in another order (the row max as a tree, all the FFMAs, all the ex2, then the row
+ * sums in the original order: the same bits), the tile's scale 2^-(kq + kk_j) is loaded before
+ * the turn's waits instead of after the S wait, V's 2^(kv_j - kv_{j-1}) is built from its
+ * exponent bits instead of ldexpf, and a warp whose 16 rows kept their max under an unchanged V
+ * scale skips O's 64 multiplies by exactly 1.
  * Measured on the H200 (analysis/measured/h200/s9_fp8_sweep_lean.csv, the bf16 v5 in the same
  * process): 789-794 TFLOP/s without a mask at N >= 4k, 1.20-1.23x the bf16 v5 (1.16-1.24x causal);
  * the eighth session's kernel (--fp8-variant 3) 744-772 in the same call, 1.15x (1.12-1.17x causal).  Not the 2x
@@ -53,6 +54,17 @@
  * v5: the softmax runs after the warpgroup's own P V, under the other warpgroup's GEMMs only;
  * forcing the overlap: ~0.95x).  Its error equals fasim's emulation of the same inputs to 0.1 %
  * (docs/numerics.md, "FP8 forward").
+ * The default since the tenth session is LEAN with ROWS and OVH (the kernel's OPT 5; the same bits as
+ * LEAN): the descale 2^-(kq + kk_j) a multiply by a power of two built from its exponent bits instead
+ * of ldexpf, the wgmma descriptors' constant parts computed once (503 -> 460 main-loop instructions
+ * a warp a tile), the softmax written row by row.  Measured (s10_fp8_rounds.csv, six rounds over two
+ * calls, the bf16 v5 in the same process): 797-825 TFLOP/s without a mask at N >= 4k, 1.22-1.25x the
+ * bf16 v5 (1.19-1.28x causal), 1.01-1.03x LEAN in the same calls; still not issue 17's 1.6x.  The
+ * ping-pong (named barriers 1 + cw around each consumer's GEMM issue) is in effect, as is the issue of
+ * S_j with P_{j-1} V_{j-1} before tile j's softmax; what ptxas does not keep is the softmax under the
+ * warpgroup's own P V: it schedules the P V wait at the top of the softmax's block even when the A
+ * registers stay allocated (PALIVE, 0.99x), and waiting for both GEMMs explicitly before one fused
+ * block (FUSE) is 0.98x (docs/results.md, "v5 FP8", tenth session).
  * Tiles: d = 128 only, two consumer warpgroups (B_r = 128) and B_c = 128, one thread block per row
  * block, a TMA ring of two stages (three: variant 1); O leaves through shared memory in bf16 (TMA store), LSE
  * fp32.  Causal (bottom-right), N_q != N_k, tails (V^T padded with zero keys to a multiple of 128),
@@ -224,7 +236,9 @@ __device__ __forceinline__ void softmax_fp8_rows(float (&s)[NB][4], float (&m)[2
  * the softmax (softmax_fp8's arithmetic; ROWS: row by row), O's rescale by alpha 2^(kv_j - kv_{j-1})
  * (always done: a multiply by exactly 1 leaves O's bits, so skipping it changed nothing but the
  * branch, which cut the block) and P's e4m3 A fragment -- so the scheduler can put the FMULs and the
- * conversions in the ex2 unit's shadow instead of after the softmax.  Same bits as LEAN. */
+ * conversions in the ex2 unit's shadow instead of after the softmax.  Same bits as LEAN; measured
+ * 0.98x LEAN (tenth session: the early wait is what ptxas does anyway, the unconditional rescale is
+ * 64 more instructions a tile). */
 template <int NB, int DB, bool ROWS>
 __device__ __forceinline__ void turn_fp8_fused(float (&s)[NB][4], float (&o)[DB][4], uint32_t (&pa)[NB / 4][4], float (&m)[2],
                                                float (&l)[2], float scale_log2, float vr)
@@ -421,14 +435,14 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
 
     constexpr bool OVH = (OPT & 1) != 0, FUSE = (OPT & 2) != 0, ROWS = (OPT & 4) != 0, PALIVE = (OPT & 8) != 0;
     static_assert(!(FUSE && PALIVE), "FUSE waits for P V before the softmax");
-    /* PALIVE: why ptxas (CUDA 13.0) puts the P V wait before the softmax (the SASS of LEAN, tenth
-     * session): the A registers of the in-flight P V are dead after its issue in the dataflow, the
-     * register allocator hands them to the softmax's max tree as temporaries, and ptxas then has to
-     * wait for the wgmma before the first such write.  PALIVE reads the old A registers once more
-     * when it writes the new ones, pa = P | (pa_old & zero) with a zero ptxas cannot see (N_q >> 31,
-     * N_q >= 1), so they stay allocated through the softmax and the wait can stay after it: the
-     * softmax of tile j runs under the warpgroup's own P_{j-1} V_{j-1} (FlashAttention-3's
-     * intra-warpgroup overlap).  pa's bits are P's. */
+    /* PALIVE: a test of why ptxas (CUDA 13.0) puts the P V wait before the softmax.  In LEAN's SASS
+     * the A registers of the in-flight P V (dead after its issue in the dataflow) are the max tree's
+     * first temporaries, right after the wait.  PALIVE reads the old A registers once more when it
+     * writes the new ones, pa = P | (pa_old & zero) with a zero ptxas cannot see (N_q >> 31,
+     * N_q >= 1), so they stay allocated through the softmax (its SASS: they do, one LOP3 each) -- and
+     * ptxas still schedules the P V wait at the top of the softmax's block (tenth session, SASS of
+     * OPT 13): the hoist is the scheduler's choice, not forced by the register reuse.  pa's bits are
+     * P's; measured 0.99x LEAN (docs/results.md, "v5 FP8"). */
     const uint32_t pa_zero = (uint32_t)sh.N_q >> 31;
     static_assert(OPT == 0 || LEAN, "the OPT variants build on LEAN");
     /* OVH: a descriptor's upper word (stride 1024, 128-byte swizzle) is a constant, and its address
@@ -705,29 +719,33 @@ extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, 
     return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
 }
 
-/* variant 0: LEAN, two stages in the ring (the default since the ninth session); 1: three stages;
- * 2: FlashAttention-4's exp split; 3: the eighth session's kernel (two stages, softmax_m16), kept
- * to measure LEAN against.  Variants 1-3 take softmax_m16.  0, 1 and 3 do the same arithmetic on
- * every score (the accuracy rows of 0 and 3 agree to every printed digit, s9_fp8_acc_lean.txt); 2's
- * exp2_fma differs from ex2.approx in the last bits. */
+/* variant 0: LEAN with ROWS and OVH (OPT 5), two stages in the ring (the default since the tenth
+ * session); 1: three stages; 2: FlashAttention-4's exp split; 3: the eighth session's kernel (two
+ * stages, softmax_m16); 4-9: the tenth session's schedules (4 FUSE + OVH, 5 FUSE + ROWS + OVH, 6 OVH,
+ * 7 LEAN as the ninth session left it, 8 ROWS + OVH + PALIVE, 9 OVH + PALIVE), kept to measure
+ * against.  Variants 1-3 take softmax_m16.  All but 2 do the same arithmetic on every score: 4-9
+ * give the very bits of LEAN (fabench --fp8-same, tenth session: O and LSE equal on the odd shapes,
+ * outlier inputs with tensor and block scales, Hadamard, and the sweep shapes), 0 and 3 agree to
+ * every printed accuracy digit (s9_fp8_acc_lean.txt); 2's exp2_fma differs from ex2.approx in the
+ * last bits. */
 extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
                                          cudaStream_t st)
 {
     cudaError_t e = wg_device_check();
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
-    if (variant == 0) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
+    if (variant == 0) return launch_fp8<2, 2, 0, 1, 5>(s, in, O, LSE, st);
     if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
     /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
      * take 2^x from exp2_fma on the FMA pipe (its argument here is at most 8: PSHIFT) */
     if (variant == 2) return launch_fp8<2, 2, 4>(s, in, O, LSE, st);
     if (variant == 3) return launch_fp8<2, 2>(s, in, O, LSE, st);
-    /* tenth session (the same bits as 0): 4 FUSE + OVH, 5 FUSE + ROWS + OVH, 6 OVH, 7 ROWS + OVH */
+    /* tenth session (the same bits as 0): 4 FUSE + OVH, 5 FUSE + ROWS + OVH, 6 OVH, 7 LEAN (the
+     * ninth session's default), 8 ROWS + OVH + PALIVE, 9 OVH + PALIVE */
     if (variant == 4) return launch_fp8<2, 2, 0, 1, 3>(s, in, O, LSE, st);
     if (variant == 5) return launch_fp8<2, 2, 0, 1, 7>(s, in, O, LSE, st);
     if (variant == 6) return launch_fp8<2, 2, 0, 1, 1>(s, in, O, LSE, st);
-    if (variant == 7) return launch_fp8<2, 2, 0, 1, 5>(s, in, O, LSE, st);
-    /* 8 ROWS + OVH + PALIVE, 9 OVH + PALIVE */
+    if (variant == 7) return launch_fp8<2, 2, 0, 1, 0>(s, in, O, LSE, st);
     if (variant == 8) return launch_fp8<2, 2, 0, 1, 13>(s, in, O, LSE, st);
     if (variant == 9) return launch_fp8<2, 2, 0, 1, 9>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but

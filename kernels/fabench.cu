@@ -123,7 +123,8 @@ static int parse_kernel(const char *s)
 /* A comma-separated list of integers in [0, 2^31 - 1]: no empty item, no trailing comma. */
 #define FP8_VARIANT_HELP                                                                                 \
     "--fp8-variant wants 0 (2 stages, the default), 1 (3 stages), 2 (2 stages, exp split), 3 (the eighth session's " \
-    "kernel) or 4-9 (the tenth session's: 4 fuse, 5 fuse + rows, 6 overhead, 7 rows, 8 rows + P V overlap, 9 P V overlap)"
+    "kernel) or 4-9 (the tenth session's: 4 fuse, 5 fuse + rows, 6 overhead, 7 the ninth session's LEAN, 8 rows + P V " \
+    "overlap, 9 P V overlap)"
 static std::vector<int> parse_ints(const char *s, const char *what)
 {
     std::vector<int> v;
