@@ -120,7 +120,7 @@ static const fa_tile_row fa4_tiles[] = {{FA_PASS_FWD, 100, 128, -1, 256, 128, 16
  * producer warpgroup of 40 registers after setmaxnreg, two consumer warpgroups of 232: V5BRegs) */
 static const fa_tile_row v5_bwd_tiles[] = {{FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 232},
                                            {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 232}};
-/* v5_fp8 (kernels/attn_v5_fp8.cu, issue 17; measured on the H200 in the eighth and ninth sessions):
+/* v5_fp8 (kernels/attn_v5_fp8.cu, issue 17; measured on the H200 in the eighth to tenth sessions):
  * d = 128 only (the profile's d_min 128), two consumer warpgroups of 64 query rows (B_r 128) and a producer
  * warpgroup: 12 warps; B_c 128 (wgmma m64n128k32; the K/V scale blocks are 128 rows, so a tile has one
  * scale).  Registers: 168 a thread at launch (ptxas -v, Nsight Compute), setmaxnreg 32 for the producer
@@ -273,7 +273,8 @@ const fa_profile fa_profiles[] = {
      * fp32-pipe slots, ALU_PER_SCORE_FWD; the 2^8 folded into the exponent's FFMA); one ex2 per
      * score as v5; two-stage K / V^T ring.  Overlap: the ping-pong between the two consumers only --
      * within a consumer ptxas (CUDA 13.0) schedules the wait for its own P V before its softmax (SASS,
-     * ninth session), so a softmax runs under the other consumer's GEMMs, as the ping-pong law
+     * ninth session; also with P's A registers kept allocated, tenth), so a softmax runs under the other
+     * consumer's GEMMs, as the ping-pong law
      * (max(G, S) + min(G, S) / 2) assumes; one thread block per (row block, head, batch), not
      * persistent, causal row blocks heaviest first (v5_unit's order).  HBM: Q, K, V^T in e4m3 (1
      * byte), O in bf16 (o_bytes 2), LSE fp32, one int32 scale exponent per 128 rows of Q, K and V

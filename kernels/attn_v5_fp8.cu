@@ -32,11 +32,12 @@
  * M = diag(s) H_128 / sqrt(128) (Walsh-Hadamard with random signs s_i, M orthogonal so
  * Q M (K M)^T = Q K^T) before quantization, which spreads an outlier over all d entries of its row
  * (cpu_ref/fa_fp8.h has the same transform for the emulation).
- * LEAN (the default, the ninth session): softmax_fp8 does softmax_m16's arithmetic in another order
- * (the row max as a tree, all the FFMAs, all the ex2, then the row sums in the original order: the
- * same bits), the tile's scale 2^-(kq + kk_j) is loaded before the turn's waits instead of after
- * the S wait, V's 2^(kv_j - kv_{j-1}) is built from its exponent bits instead of ldexpf, and a warp
- * whose 16 rows kept their max under an unchanged V scale skips O's 64 multiplies by exactly 1.
+ * LEAN (the ninth session's default, variant 7 since the tenth): softmax_fp8 does softmax_m16's
+ * arithmetic in another order (the row max as a tree, all the FFMAs, all the ex2, then the row
+ * sums in the original order: the same bits), the tile's scale 2^-(kq + kk_j) is loaded before
+ * the turn's waits instead of after the S wait, V's 2^(kv_j - kv_{j-1}) is built from its
+ * exponent bits instead of ldexpf, and a warp whose 16 rows kept their max under an unchanged V
+ * scale skips O's 64 multiplies by exactly 1.
  * Measured on the H200 (analysis/measured/h200/s9_fp8_sweep_lean.csv, the bf16 v5 in the same
  * process): 789-794 TFLOP/s without a mask at N >= 4k, 1.20-1.23x the bf16 v5 (1.16-1.24x causal);
  * the eighth session's kernel (--fp8-variant 3) 744-772 in the same call, 1.15x (1.12-1.17x causal).  Not the 2x
@@ -53,6 +54,17 @@
  * v5: the softmax runs after the warpgroup's own P V, under the other warpgroup's GEMMs only;
  * forcing the overlap: ~0.95x).  Its error equals fasim's emulation of the same inputs to 0.1 %
  * (docs/numerics.md, "FP8 forward").
+ * The default since the tenth session is LEAN with ROWS and OVH (the kernel's OPT 5; the same bits as
+ * LEAN): the descale 2^-(kq + kk_j) a multiply by a power of two built from its exponent bits instead
+ * of ldexpf, the wgmma descriptors' constant parts computed once (503 -> 460 main-loop instructions
+ * a warp a tile), the softmax written row by row.  Measured (s10_fp8_rounds.csv, six rounds over two
+ * calls, the bf16 v5 in the same process): 797-825 TFLOP/s without a mask at N >= 4k, 1.22-1.25x the
+ * bf16 v5 (1.19-1.28x causal), 1.01-1.03x LEAN in the same calls; still not issue 17's 1.6x.  The
+ * ping-pong (named barriers 1 + cw around each consumer's GEMM issue) is in effect, as is the issue of
+ * S_j with P_{j-1} V_{j-1} before tile j's softmax; what ptxas does not keep is the softmax under the
+ * warpgroup's own P V: it schedules the P V wait at the top of the softmax's block even when the A
+ * registers stay allocated (PALIVE, 0.99x), and waiting for both GEMMs explicitly before one fused
+ * block (FUSE) is 0.98x (docs/results.md, "v5 FP8", tenth session).
  * Tiles: d = 128 only, two consumer warpgroups (B_r = 128) and B_c = 128, one thread block per row
  * block, a TMA ring of two stages (three: variant 1); O leaves through shared memory in bf16 (TMA store), LSE
  * fp32.  Causal (bottom-right), N_q != N_k, tails (V^T padded with zero keys to a multiple of 128),
@@ -169,6 +181,102 @@ __device__ __forceinline__ void softmax_fp8(float (&s)[NB][4], float (&m)[2], fl
     }
 }
 
+/* softmax_fp8 with the two rows of a thread (g and g + 8: hr = 0, 1) one after the other in the
+ * source instead of phase by phase, for the ROWS variants: each row's chain (max tree, shuffles,
+ * FFMAs, ex2, row sum) is softmax_fp8's operation for operation, so P, l, m, alpha are the same bits;
+ * what changes is only that row 1's max and shuffles are independent of row 0's ex2 in the
+ * instruction stream, for the scheduler to interleave. */
+template <int NB>
+__device__ __forceinline__ void softmax_fp8_row(float (&s)[NB][4], float (&m)[2], float (&alpha)[2], float scale_log2, int hr)
+{
+    static_assert(NB == 16, "softmax_fp8_row's max tree is for 16 n8 blocks");
+    float t[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) t[i] = fmaxf(fmaxf(s[i][2 * hr], s[i][2 * hr + 1]), fmaxf(s[i + 8][2 * hr], s[i + 8][2 * hr + 1]));
+#pragma unroll
+    for (int i = 0; i < 4; i++) t[i] = fmaxf(t[i], t[i + 4]);
+    float mx = fmaxf(fmaxf(t[0], t[2]), fmaxf(t[1], t[3]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float mn = fmaxf(m[hr], mx * scale_log2); /* -inf stays -inf */
+    const float ms = mn == -INFINITY ? 0.f : mn - 8.f;
+    alpha[hr] = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] - mn);
+    m[hr] = mn;
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; e++) s[nb][e] = fmaf(s[nb][e], scale_log2, -ms);
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; e++) s[nb][e] = fast_exp2(s[nb][e]);
+}
+template <int NB> __device__ __forceinline__ void row_sum_fp8(const float (&s)[NB][4], float (&l)[2], const float (&alpha)[2], int hr)
+{
+    float rs = 0.f;
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; e++) rs += s[nb][e];
+    l[hr] = l[hr] * alpha[hr] + rs;
+}
+
+/* ROWS without FUSE (variant 7): softmax_fp8 row by row */
+template <int NB>
+__device__ __forceinline__ void softmax_fp8_rows(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2)
+{
+#pragma unroll
+    for (int hr = 0; hr < 2; hr++) {
+        softmax_fp8_row<NB>(s, m, alpha, scale_log2, hr);
+        row_sum_fp8<NB>(s, l, alpha, hr);
+    }
+}
+
+/* FUSE (variants 4, 5): the whole turn's register work after both GEMM waits in one basic block --
+ * the softmax (softmax_fp8's arithmetic; ROWS: row by row), O's rescale by alpha 2^(kv_j - kv_{j-1})
+ * (always done: a multiply by exactly 1 leaves O's bits, so skipping it changed nothing but the
+ * branch, which cut the block) and P's e4m3 A fragment -- so the scheduler can put the FMULs and the
+ * conversions in the ex2 unit's shadow instead of after the softmax.  Same bits as LEAN; measured
+ * 0.98x LEAN (tenth session: the early wait is what ptxas does anyway, the unconditional rescale is
+ * 64 more instructions a tile). */
+template <int NB, int DB, bool ROWS>
+__device__ __forceinline__ void turn_fp8_fused(float (&s)[NB][4], float (&o)[DB][4], uint32_t (&pa)[NB / 4][4], float (&m)[2],
+                                               float (&l)[2], float scale_log2, float vr)
+{
+    float alpha[2];
+    if (ROWS) {
+#pragma unroll
+        for (int hr = 0; hr < 2; hr++) {
+            softmax_fp8_row<NB>(s, m, alpha, scale_log2, hr);
+            const float a = alpha[hr] * vr;
+#pragma unroll
+            for (int db = 0; db < DB; db++) {
+                o[db][2 * hr] *= a;
+                o[db][2 * hr + 1] *= a;
+            }
+#pragma unroll
+            for (int kc = 0; kc < NB / 4; kc++) { /* p_fragment_e4m3's registers of row hr */
+                pa[kc][hr] = pack4_e4m3(s[4 * kc][2 * hr], s[4 * kc][2 * hr + 1], s[4 * kc + 1][2 * hr], s[4 * kc + 1][2 * hr + 1]);
+                pa[kc][2 + hr] =
+                    pack4_e4m3(s[4 * kc + 2][2 * hr], s[4 * kc + 2][2 * hr + 1], s[4 * kc + 3][2 * hr], s[4 * kc + 3][2 * hr + 1]);
+            }
+            row_sum_fp8<NB>(s, l, alpha, hr);
+        }
+    } else {
+        softmax_fp8<NB>(s, m, l, alpha, scale_log2);
+        const float a0 = alpha[0] * vr, a1 = alpha[1] * vr;
+#pragma unroll
+        for (int db = 0; db < DB; db++) {
+            o[db][0] *= a0;
+            o[db][1] *= a0;
+            o[db][2] *= a1;
+            o[db][3] *= a1;
+        }
+#pragma unroll
+        for (int kc = 0; kc < NB / 4; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+    }
+}
+
 /* ---------------- the pre-pass ---------------- */
 
 /* One thread block (128 threads) per (head bh, block rb of 128 rows) of X (nbh, n, 128) fp32:
@@ -248,7 +356,11 @@ template <int NC> struct Fp8Regs {
     static constexpr int producer = 32, consumer = NC == 2 ? 232 : 160;
 };
 
-template <int S, int NC, int EMU = 0, int LEAN = 0>
+/* OPT (with LEAN = 1), bits: 1 OVH (the tile's descale as a multiply by 2^-(kq + kk_j) built from its
+ * exponent bits instead of ldexpf, and the wgmma descriptors' constant parts computed once before
+ * the loop), 2 FUSE (turn_fp8_fused), 4 ROWS (the softmax row by row), 8 PALIVE (P's A registers
+ * kept live until after the P V wait; below).  All the same bits as LEAN. */
+template <int S, int NC, int EMU = 0, int LEAN = 0, int OPT = 0>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
     fa_v5_fp8_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
                      const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
@@ -321,12 +433,33 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
 #pragma unroll
         for (int e = 0; e < 4; e++) o[db][e] = 0.f;
 
+    constexpr bool OVH = (OPT & 1) != 0, FUSE = (OPT & 2) != 0, ROWS = (OPT & 4) != 0, PALIVE = (OPT & 8) != 0;
+    static_assert(!(FUSE && PALIVE), "FUSE waits for P V before the softmax");
+    /* PALIVE: a test of why ptxas (CUDA 13.0) puts the P V wait before the softmax.  In LEAN's SASS
+     * the A registers of the in-flight P V (dead after its issue in the dataflow) are the max tree's
+     * first temporaries, right after the wait.  PALIVE reads the old A registers once more when it
+     * writes the new ones, pa = P | (pa_old & zero) with a zero ptxas cannot see (N_q >> 31,
+     * N_q >= 1), so they stay allocated through the softmax (its SASS: they do, one LOP3 each) -- and
+     * ptxas still schedules the P V wait at the top of the softmax's block (tenth session, SASS of
+     * OPT 13): the hoist is the scheduler's choice, not forced by the register reuse.  pa's bits are
+     * P's; measured 0.99x LEAN (docs/results.md, "v5 FP8"). */
+    const uint32_t pa_zero = (uint32_t)sh.N_q >> 31;
+    static_assert(OPT == 0 || LEAN, "the OPT variants build on LEAN");
+    /* OVH: a descriptor's upper word (stride 1024, 128-byte swizzle) is a constant, and its address
+     * field ((addr & 0x3FFFF) >> 4, bits 0-13) of every operand here is the tile's base field plus
+     * (stage bytes + 32 kk) >> 4 without a carry (shared memory ends below 256 KiB), so the low word
+     * is the base's plus an offset: the same 64 bits as wg_desc of the full address */
+    const uint32_t d_hi = (uint32_t)(wg_desc(0, 16, 1024) >> 32);
+    const uint32_t dq_lo = (uint32_t)wg_desc(q_addr, 16, 1024), dk_lo = (uint32_t)wg_desc(k_addr, 16, 1024),
+                   dv_lo = (uint32_t)wg_desc(v_addr, 16, 1024);
+    auto mk_desc = [&](uint32_t lo) { return ((uint64_t)d_hi << 32) | (uint64_t)lo; };
     auto issue_s = [&](int st) { /* S = Q_i K_j^T: d / 32 wgmma m64 x 128 x k32 */
         wg_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 32; kk++) {
-            const uint64_t da = wg_desc(q_addr + kk * 32, 16, 1024);
-            const uint64_t dk = wg_desc(k_addr + st * KV_BYTES + kk * 32, 16, 1024);
+            const uint64_t da = OVH ? mk_desc(dq_lo + kk * 2) : wg_desc(q_addr + kk * 32, 16, 1024);
+            const uint64_t dk = OVH ? mk_desc(dk_lo + st * (KV_BYTES >> 4) + kk * 2)
+                                    : wg_desc(k_addr + st * KV_BYTES + kk * 32, 16, 1024);
             wg_mma_ss_e4m3<BC>(&s[0][0], da, dk, kk > 0);
         }
         wg_commit();
@@ -335,7 +468,8 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
         wg_fence();
 #pragma unroll
         for (int kc = 0; kc < BC / 32; kc++) {
-            const uint64_t dv = wg_desc(v_addr + st * KV_BYTES + kc * 32, 16, 1024);
+            const uint64_t dv = OVH ? mk_desc(dv_lo + st * (KV_BYTES >> 4) + kc * 2)
+                                    : wg_desc(v_addr + st * KV_BYTES + kc * 32, 16, 1024);
             wg_mma_rs_e4m3<D>(&o[0][0], pa[kc], dv, 1);
         }
         wg_commit();
@@ -344,11 +478,19 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
     /* Q's scale blocks are 128 rows (FP8_BR); a consumer's 64 rows lie in one of them */
     const int qe = q_exp[(long long)qrow * ((sh.N_q + FP8_BR - 1) / FP8_BR) + (r0 + 64 * cw) / FP8_BR];
     /* tile j's softmax scale with its descale 2^-(kq + kk_j) (exact) */
-    auto tile_scale = [&](int j) { return ldexpf(scale_log2, -(qe + __ldg(&ke[j]))); };
-    auto scores = [&](int j, float sc) { /* the mask, then lines 9-10 with tile j's descale in the scale */
+    /* OVH: scale_log2 2^n with 2^n from its exponent bits: |n| = |kq + kk_j| <= 120 (fp8_exponent's
+     * clamp), so 2^n is a normal float and the product is ldexpf's correctly rounded value */
+    auto tile_scale = [&](int j) {
+        return OVH ? scale_log2 * __int_as_float((127 - qe - __ldg(&ke[j])) << 23) : ldexpf(scale_log2, -(qe + __ldg(&ke[j])));
+    };
+    auto mask = [&](int j) {
         const int c0 = j * BC;
         if ((c0 + BC > sh.N_k) || (sh.causal && c0 + BC - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
-        if (LEAN) softmax_fp8<NB>(s, m, l, alpha, sc);
+    };
+    auto scores = [&](int j, float sc) { /* the mask, then lines 9-10 with tile j's descale in the scale */
+        mask(j);
+        if (LEAN && ROWS) softmax_fp8_rows<NB>(s, m, l, alpha, sc);
+        else if (LEAN) softmax_fp8<NB>(s, m, l, alpha, sc);
         else softmax_m16<NB, DB, false, EMU, false, 8>(s, o, m, l, alpha, sc);
     };
     int v_prev = 0;
@@ -377,6 +519,20 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
             issue_s(st);
             issue_pv(sp);
             named_arrive(next_bar, 256);
+            if (FUSE) { /* both waits first (where ptxas puts the P V wait anyway), then one block */
+                wg_wait<0>();
+                fence_regs(s);
+                fence_regs(o);
+                if (lane == 0) {
+                    mbar_arrive(&emptyK[st]);
+                    mbar_arrive(&emptyV[sp]);
+                }
+                mask(j);
+                const float vr = __int_as_float((127 + v_j - v_prev) << 23);
+                v_prev = v_j;
+                turn_fp8_fused<NB, DB, ROWS>(s, o, pa, m, l, sc_pre, vr);
+                continue;
+            }
             wg_wait<1>();
             fence_regs(s);
             if (lane == 0) mbar_arrive(&emptyK[st]);
@@ -400,8 +556,18 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
                     o[db][3] *= a1;
                 }
             }
+            if (PALIVE) {
 #pragma unroll
-            for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+                for (int kc = 0; kc < BC / 32; kc++) {
+                    uint32_t pn[4];
+                    p_fragment_e4m3<NB>(pn, s, kc);
+#pragma unroll
+                    for (int i = 0; i < 4; i++) pa[kc][i] = pn[i] | (pa[kc][i] & pa_zero);
+                }
+            } else {
+#pragma unroll
+                for (int kc = 0; kc < BC / 32; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+            }
         }
         const int sl = (n_kv - 1) % S;
         mbar_wait(&fullV[sl], ((n_kv - 1) / S) & 1);
@@ -442,11 +608,11 @@ template <int S, int NC> int fp8_smem_bytes()
     return (64 * NC * FP8_D + 2 * S * FP8_BC * FP8_D) + 64 * NC * FP8_D * 2 + (1 + 4 * S) * 8 + 1024;
 }
 
-template <int S, int NC, int EMU = 0, int LEAN = 0>
+template <int S, int NC, int EMU = 0, int LEAN = 0, int OPT = 0>
 cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
 {
     const int bytes = fp8_smem_bytes<S, NC>();
-    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU, LEAN>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_kernel<S, NC, EMU, LEAN, OPT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e != cudaSuccess) return e;
     static thread_local Fp8Maps maps; /* per host thread: cpbench drives one GPU a thread */
     static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
@@ -464,7 +630,7 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
     }
     const dim3 grid((s->N_q + 64 * NC - 1) / (64 * NC), s->H, s->B);
     const float scale_log2 = s->scale * 1.44269504088896341f;
-    fa_v5_fp8_kernel<S, NC, EMU, LEAN><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    fa_v5_fp8_kernel<S, NC, EMU, LEAN, OPT><<<grid, 128 * (NC + 1), bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
     return cudaGetLastError();
 }
 
@@ -553,23 +719,35 @@ extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, 
     return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
 }
 
-/* variant 0: LEAN, two stages in the ring (the default since the ninth session); 1: three stages;
- * 2: FlashAttention-4's exp split; 3: the eighth session's kernel (two stages, softmax_m16), kept
- * to measure LEAN against.  Variants 1-3 take softmax_m16.  0, 1 and 3 do the same arithmetic on
- * every score (the accuracy rows of 0 and 3 agree to every printed digit, s9_fp8_acc_lean.txt); 2's
- * exp2_fma differs from ex2.approx in the last bits. */
+/* variant 0: LEAN with ROWS and OVH (OPT 5), two stages in the ring (the default since the tenth
+ * session); 1: three stages; 2: FlashAttention-4's exp split; 3: the eighth session's kernel (two
+ * stages, softmax_m16); 4-9: the tenth session's schedules (4 FUSE + OVH, 5 FUSE + ROWS + OVH, 6 OVH,
+ * 7 LEAN as the ninth session left it, 8 ROWS + OVH + PALIVE, 9 OVH + PALIVE), kept to measure
+ * against.  Variants 1-3 take softmax_m16.  All but 2 do the same arithmetic on every score: 4-9
+ * give the very bits of LEAN (fabench --fp8-same, tenth session: O and LSE equal on the odd shapes,
+ * outlier inputs with tensor and block scales, Hadamard, and the sweep shapes), 0 and 3 agree to
+ * every printed accuracy digit (s9_fp8_acc_lean.txt); 2's exp2_fma differs from ex2.approx in the
+ * last bits. */
 extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
                                          cudaStream_t st)
 {
     cudaError_t e = wg_device_check();
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
-    if (variant == 0) return launch_fp8<2, 2, 0, 1>(s, in, O, LSE, st);
+    if (variant == 0) return launch_fp8<2, 2, 0, 1, 5>(s, in, O, LSE, st);
     if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
     /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
      * take 2^x from exp2_fma on the FMA pipe (its argument here is at most 8: PSHIFT) */
     if (variant == 2) return launch_fp8<2, 2, 4>(s, in, O, LSE, st);
     if (variant == 3) return launch_fp8<2, 2>(s, in, O, LSE, st);
+    /* tenth session (the same bits as 0): 4 FUSE + OVH, 5 FUSE + ROWS + OVH, 6 OVH, 7 LEAN (the
+     * ninth session's default), 8 ROWS + OVH + PALIVE, 9 OVH + PALIVE */
+    if (variant == 4) return launch_fp8<2, 2, 0, 1, 3>(s, in, O, LSE, st);
+    if (variant == 5) return launch_fp8<2, 2, 0, 1, 7>(s, in, O, LSE, st);
+    if (variant == 6) return launch_fp8<2, 2, 0, 1, 1>(s, in, O, LSE, st);
+    if (variant == 7) return launch_fp8<2, 2, 0, 1, 0>(s, in, O, LSE, st);
+    if (variant == 8) return launch_fp8<2, 2, 0, 1, 13>(s, in, O, LSE, st);
+    if (variant == 9) return launch_fp8<2, 2, 0, 1, 9>(s, in, O, LSE, st);
     /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
      * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
      * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */

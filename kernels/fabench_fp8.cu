@@ -233,6 +233,28 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
             fflush(err_csv);
         }
     }
+    if (o->same_as >= 0) { /* bit-for-bit against another variant on the same quantized inputs */
+        std::vector<uint16_t> Oa(nq), Ob_(nq);
+        std::vector<uint32_t> La(nl), Lb_(nl);
+        CK(cudaMemset(O8, 0xFF, nq * 2));
+        CK(cudaMemset(L8, 0xFF, nl * 4));
+        run8();
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(Oa.data(), O8, nq * 2, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(La.data(), L8, nl * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemset(O8, 0xFF, nq * 2));
+        CK(cudaMemset(L8, 0xFF, nl * 4));
+        CK(fa_v5_fp8_forward(s, o->same_as, &fb, O8, L8, 0));
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(Ob_.data(), O8, nq * 2, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(Lb_.data(), L8, nl * 4, cudaMemcpyDeviceToHost));
+        size_t dO = 0, dL = 0;
+        for (size_t i = 0; i < nq; i++) dO += Oa[i] != Ob_[i];
+        for (size_t i = 0; i < nl; i++) dL += La[i] != Lb_[i];
+        fprintf(stderr, "  fp8 bits: variant %d vs %d: O %zu of %zu differ, LSE %zu of %zu differ  %s\n", o->variant, o->same_as,
+                dO, nq, dL, nl, dO || dL ? "DIFFER" : "SAME");
+        if (dO || dL) failures++;
+    }
     if (o->time) {
         std::vector<float> t8(o->reps), tb(o->reps);
         for (int i = 0; i < o->warmup; i++) run8(), runb();

@@ -24,6 +24,7 @@ typedef struct {
     int hadamard;   /* incoherent processing of Q and K */
     unsigned long long hadamard_seed;
     int variant;    /* fa_v5_fp8_forward's variant */
+    int same_as;    /* >= 0: O and LSE are compared bit for bit with this variant's (a difference is a failure) */
     int validate, time, warmup, reps;
 } fabench_fp8_opts;
 
