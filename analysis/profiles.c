@@ -285,6 +285,11 @@ const fa_profile fa_profiles[] = {
      .producer_regs = 32, .dtypes = "fp8_e4m3", .o_bytes = 2, .scale_rows = 128, .v_prepass = 1, .d_min = 128, NT(v5_fp8_tiles),
      .source = "kernels/attn_v5_fp8.cu (issue 17, its design as given; built on attn_v5_fa3.cu, PERS = 0); "
                "Shah et al. 2024 (arXiv 2407.08608) Sec. 3.3"},
+/* the v5 backward's placement and tiles (kernels/attn_v5_bwd.cu), shared by its configurations */
+#define V5_BWD_KERNEL                                                                                                   \
+    .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,        \
+    .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,          \
+    .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles)
     /* v5's backward (kernels/attn_v5_bwd.cu): a block per K/V block of 128 keys (grid T_c x H_kv x
      * B, key block fastest: launched in index order), every GEMM a wgmma -- S^T = K Q^T and dP^T =
      * V dO^T from shared memory (SS), dV += P^T dO and dK += dS^T Q with P^T, dS^T from registers
@@ -302,9 +307,7 @@ const fa_profile fa_profiles[] = {
      * cross it, dS^T by stmatrix, LSE_i / D_i rows advanced; s10_issue.csv): 0.5499 at d = 128, 0.3467
      * at d = 64, against 0.9542 and 0.6155 of the default before the ninth session's cuts (s9_issue.csv). */
     {.key = "v5_bwd", .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
-     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
-     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
-     .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.3467}, {128, 0, 0.5499}}, /* s10_issue.csv, as cudnn's */
      .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
     /* v5_bwd_lean: the ninth session's v5_bwd with its operand descriptors advanced from one per operand
@@ -313,11 +316,17 @@ const fa_profile fa_profiles[] = {
      * d = 128 than the default before it (s9_issue.csv); the tenth session's default (v5_bwd) issues 28 % fewer
      * than this one */
     {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: the ninth session's v5_bwd (descriptors advanced, no division per step)",
-     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
-     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
-     .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
+     V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.5305}, {128, 0, 0.7643}}, /* s9_issue.csv */
      .source = "kernels/attn_v5_bwd.cu (variant 8: CFG V5B_DINC | V5B_NODIV)"},
+    /* v5_bwd_cfg0: v5_bwd as built before the ninth and tenth sessions' cuts (CFG 0: the v5_bwd rows
+     * of the measured files of the seventh to ninth sessions, v5_bwd_sweep.csv, s8_v5_bwd_sweep.csv,
+     * s9_bwd_*: `fasim compare --kernel-profile v5_bwd=v5_bwd_cfg0`); its counts are the ninth
+     * session's Nsight Compute ones of that binary (s9_issue.csv) */
+    {.key = "v5_bwd_cfg0", .name = "kernels/ v5_bwd before the ninth and tenth sessions' cuts (CFG 0; the older files' v5_bwd rows)",
+     V5_BWD_KERNEL,
+     .inst_by_d = {{64, 0, 0.6155}, {128, 0, 0.9542}}, /* s9_issue.csv */
+     .source = "kernels/attn_v5_bwd.cu at the ninth session (CFG 0; fabench v5_bwd then)"},
     /* v5_bwd_pers: the same kernel on a persistent grid (min(units, SMs) blocks taking units
      * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish.  Its
      * instruction counts (and v5_bwd_atomic's) were measured with the default before the ninth and
