@@ -81,7 +81,25 @@ struct fa_cmp_reader {
     int idx[NSPEC];             /* the column of each spec, -1 if absent */
     int lineno, rows;           /* the last line read; rows read (blank and '#' lines not counted) */
     int untimed;                /* rows left out: a benchmark's ref or skip row (no time) */
+    int nmap;                   /* fa_cmp_map's kernels and their profiles */
+    char map_kernel[FA_CMP_MAXMAP][64];
+    const fa_profile *map_profile[FA_CMP_MAXMAP];
 };
+
+fa_status fa_cmp_map(fa_cmp_reader *r, const char *kernel, const fa_profile *prof)
+{
+    const size_t n = strlen(kernel);
+    if (n == 0 || n >= sizeof r->map_kernel[0])
+        FA_FAIL(FA_EINVAL, "--kernel-profile: the kernel name must have 1 to %d characters, got %zu",
+                (int)sizeof r->map_kernel[0] - 1, n);
+    for (int i = 0; i < r->nmap; i++)
+        if (!strcmp(r->map_kernel[i], kernel)) FA_FAIL(FA_EINVAL, "--kernel-profile: kernel %s given twice", kernel);
+    if (r->nmap == FA_CMP_MAXMAP)
+        FA_FAIL(FA_EINVAL, "--kernel-profile: at most %d kernels, got more (%s)", FA_CMP_MAXMAP, kernel);
+    memcpy(r->map_kernel[r->nmap], kernel, n + 1);
+    r->map_profile[r->nmap++] = prof;
+    return FA_OK;
+}
 
 /* Records "FILE:LINE: <the message of the failure st>" (fa_strerror's text when it left none)
  * and returns st. */
@@ -427,6 +445,8 @@ next_line:
     }
     int bwd = 0;
     const fa_profile *prof = fa_cmp_kernel_profile(kname, &bwd);
+    for (int i = 0; i < r->nmap; i++)
+        if (!strcmp(r->map_kernel[i], kname)) prof = r->map_profile[i];
     const int ip = r->idx[C_PROFILE];
     fa_clear_error();
     if (ip >= 0 && *fld[ip] && fa_profile_parse(fld[ip], &prof)) return at_line(FA_EINVAL, path, lineno);

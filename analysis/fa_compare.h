@@ -86,6 +86,13 @@ fa_status fa_cmp_open(const char *path, fa_cmp_reader **out);
  * are all a benchmark's untimed ref or skip rows ("... has no timed rows ..."). */
 fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got);
 
+/* Times the rows whose kernel column is exactly kernel with profile prof instead of the one the
+ * name stands for (a file measured before the kernel changed); call before the first
+ * fa_cmp_next.  Errors: FA_EINVAL for more than FA_CMP_MAXMAP kernels, an empty or over-long
+ * kernel name, or a kernel given twice (the message names it). */
+#define FA_CMP_MAXMAP 8
+fa_status fa_cmp_map(fa_cmp_reader *r, const char *kernel, const fa_profile *prof);
+
 /* The rows left out so far: a benchmark CSV's rows whose pass field is ref or skip (not timed). */
 int fa_cmp_untimed(const fa_cmp_reader *r);
 
@@ -93,8 +100,8 @@ int fa_cmp_untimed(const fa_cmp_reader *r);
 void fa_cmp_close(fa_cmp_reader *r);
 
 /* The kernel profile a measured kernel's name stands for: a kernel profile's key itself ("v3",
- * "v4_bc64"), PyTorch's SDPA backends (sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math ->
- * math), v0_low -> v0, the v3 backward configurations (v3_bwd, v3_bwd_det, v3_bwd_occ2 -> v3;
+ * "v4_bc64"), PyTorch's SDPA backends (sdpa_flash -> sdpa_flash: fa2's kernels as SDPA calls
+ * them, sdpa_cudnn -> cudnn, sdpa_math -> math), v0_low -> v0, the v3 backward configurations (v3_bwd, v3_bwd_det, v3_bwd_occ2 -> v3;
  * v3_bwd_bc64), KEY_prepass -> KEY (the pre-pass of a kernel that has one, fa_cmp_row.prepass:
  * v5_fp8_prepass -> v5_fp8).  *bwd = 1 for a backward (a name ending in _bwd or starting v3_bwd),
  * else 0.

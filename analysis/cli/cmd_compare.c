@@ -89,6 +89,7 @@ static void stat_print(FILE *out, fa_cmp_summary *m)
 typedef struct {
     const char *path;
     int use_l2;
+    const char *kernel_profile; /* --kernel-profile's KERNEL=PROFILE[,...] */
 } cmp_args;
 
 static int take_compare(void *ctx, cli_opts *o, int id, const char *name, const char *val)
@@ -103,6 +104,11 @@ static int take_compare(void *ctx, cli_opts *o, int id, const char *name, const 
         c->use_l2 = 0;
         return 0;
     }
+    if (id == O_KERNEL_PROFILE) {
+        if (c->kernel_profile) return cli_usage("--kernel-profile given twice (give the pairs in one, comma-separated)");
+        c->kernel_profile = val;
+        return 0;
+    }
     return cli_usage("%s: not a compare option", name);
 }
 
@@ -112,7 +118,7 @@ int cmd_compare(int argc, char **argv)
         cli_help(stdout, "compare", compare_head, "");
         return 0;
     }
-    cmp_args ca = {NULL, 1};
+    cmp_args ca = {NULL, 1, NULL};
     cli_opts o;
     int rc = cli_parse_cmd(argc, argv, &o, take_compare, &ca);
     if (rc) return rc;
@@ -127,6 +133,27 @@ int cmd_compare(int argc, char **argv)
     if (o.sram == 0) o.sram = o.hw.sram_per_block;
     fa_cmp_reader *rd;
     if ((st = fa_cmp_open(path, &rd))) return cli_fail(st);
+    for (const char *p = ca.kernel_profile; p && *p;) { /* KERNEL=PROFILE[,KERNEL=PROFILE...] */
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
+        char kern[64], pkey[64];
+        if (!eq || eq == p || eq + 1 == end || (size_t)(eq - p) >= sizeof kern || (size_t)(end - eq - 1) >= sizeof pkey) {
+            fa_cmp_close(rd);
+            return cli_usage("--kernel-profile wants KERNEL=PROFILE pairs separated by ',' (names of 1 to 63 characters), "
+                             "got '%.*s'", (int)(end - p) > 80 ? 80 : (int)(end - p), p);
+        }
+        memcpy(kern, p, (size_t)(eq - p)), kern[eq - p] = '\0';
+        memcpy(pkey, eq + 1, (size_t)(end - eq - 1)), pkey[end - eq - 1] = '\0';
+        const fa_profile *prof;
+        if ((st = fa_profile_parse(pkey, &prof)) || (st = fa_cmp_map(rd, kern, prof))) {
+            fa_cmp_close(rd);
+            return cli_fail(st);
+        }
+        p = comma ? comma + 1 : end;
+        if (comma && !*p) {
+            fa_cmp_close(rd);
+            return cli_usage("--kernel-profile: nothing after the last ','");
+        }
+    }
     json_t *arr = json_array();
     /* output is buffered: a bad row later in the file leaves stdout empty */
     char *obuf = NULL;

@@ -188,6 +188,10 @@ static const cli_option TABLE[] = {
      "  --measured FILE                      the CSV of measured kernels (required; columns above)\n"},
     {"no-l2", A_FLAG, CMD_COMPARE, O_NO_L2,
      "  --no-l2                              skip the L2 model's replay (DRAM columns '-')\n"},
+    {"kernel-profile", A_VALUE, CMD_COMPARE, O_KERNEL_PROFILE,
+     "  --kernel-profile KERNEL=PROFILE[,...]  time the rows of kernel KERNEL (the kernel column, exactly)\n"
+     "                                       with PROFILE instead of the one its name stands for (a file\n"
+     "                                       measured before a kernel changed: v5_bwd=v5_bwd_cfg0); at most 8\n"},
     /* animate */
     {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created, with its\n"
                                                        "                                       parents, if missing)\n"},
@@ -627,6 +631,7 @@ static const char *needs(int id, int *empty, int *path)
     *path = 0;
     if (id == O_DOC_MASK) return "document lengths L1,L2,...";
     if (id == O_VARY) return "NAME=RANGE (see fasim sweep --help)";
+    if (id == O_KERNEL_PROFILE) return "KERNEL=PROFILE pairs";
     *empty = 0;
     return id == O_GQA ? "a value: per-head, packed or both" : id == O_R_HW ? "a profile (a100, h100, h200, b200)"
          : id == O_R_PASS ? "fwd, bwd or fwdbwd" : "a value";
