@@ -46,6 +46,13 @@
  * the key blocks last to first), because key block j first sees Q block ~2j: in ascending order
  * block j would wait for block 0 to reach it, and the blocks would run one after another
  * (measured 0.49-0.58x of v5_bwd).  A block waits only on blocks the grid launched before it.
+ * Without a mask the ascending order made key block j's first add wait for j - 1, .., 0 to add
+ * Q block 0 in turn (0.83-0.99x); rotated (tenth session, where T_c <= T_r and T_c <= the SMs),
+ * key block j walks the Q blocks from j on and each Q block takes the key blocks in the order in
+ * which their walks reach it (dq_order), so in step the blocks of a head never wait; a block may
+ * then wait on one launched after it of its own head, so all T_c of them must fit on the device at
+ * once (T_c <= SMs; else the ascending order).  Measured (s10_det_ratios.txt): det/fast 0.973-0.994
+ * at d = 64 and 0.945-0.992 at d = 128 without a mask (0.829-0.991, 0.887-0.979 ascending).
  * Measured on the H200 (analysis/measured/h200/v5_bwd_sweep.csv, SDPA in the same call): 0.99-1.16x
  * SDPA cuDNN's backward at d = 64, 0.95-1.13x at d = 128; 1.57-1.95x FlashAttention-2; 1.7-2.0x the v3
  * backward; the deterministic mode 0.85-1.03x of it.  Nsight Compute at N = 4096 (v5_bwd_ncu.csv):
@@ -227,9 +234,16 @@ struct V5BRegsBig { /* experiment: the producer at 24 (FlashAttention-3's split)
 };
 
 /* The place of key block kb among the key blocks that add to Q block qi (deterministic mode):
- * ascending, kb itself; descending (causal), the number of later key blocks that see Q block qi */
-__device__ __forceinline__ int dq_order(const fa_gpu_shape &sh, bool desc, int kb, int qi, int BR, int BC, int T_c)
+ * ascending, kb itself; descending (causal), the number of later key blocks that see Q block qi;
+ * rotated (rot: without a causal mask, T_c <= T_r, key block kb walks the Q blocks from kb on,
+ * kb, kb + 1, .., T_r - 1, 0, .., kb - 1), the number of key blocks that reach Q block qi at an
+ * earlier step of their walk, (qi - kb') mod T_r < (qi - kb) mod T_r: the key blocks kb + 1 ..
+ * min(qi, T_c - 1) when kb <= qi, else 0 .. qi and kb + 1 .. T_c - 1.  A function of (kb, qi)
+ * only, so the adds to a Q block keep one order whatever the timing or the grid. */
+__device__ __forceinline__ int dq_order(const fa_gpu_shape &sh, bool desc, bool rot, int kb, int qi, int BR, int BC,
+                                        int T_c)
 {
+    if (rot) return kb <= qi ? min(qi, T_c - 1) - kb : qi + T_c - kb;
     if (!desc) return kb;
     const int last = min((qi + 1) * BR, sh.N_q) - 1 + (sh.N_k - sh.N_q); /* the Q block's last allowed key */
     return min(T_c - 1, last / BC) - kb;
@@ -282,7 +296,7 @@ template <int D, int BR, bool DET, bool RED, int CFG, typename T>
 __global__ void __launch_bounds__(384, 1)
     fa_v5_bwd_kernel(const __grid_constant__ V5BMaps maps, const float *__restrict__ lse2, const float *__restrict__ Dpad,
                      float *__restrict__ dQacc, int *__restrict__ sem, T *__restrict__ dK, T *__restrict__ dV,
-                     fa_gpu_shape sh, float scale_log2)
+                     fa_gpu_shape sh, float scale_log2, int rot_on)
 {
 #if FA_HAVE_WGMMA
     constexpr int BC = V5B_BC, S = V5B_STAGES, SCH = CFG & V5B_SCHED;
@@ -313,14 +327,25 @@ __global__ void __launch_bounds__(384, 1)
     /* work units u = (batch, kv head, key block), the key block fastest; a block takes units
      * blockIdx.x, + gridDim.x, ... (one each when the grid has one block per unit).
      * Deterministic and causal: the key blocks run last to first and each Q block's dQ is added
-     * in that order (dq_order), so no unit waits for one that starts later. */
-    const bool desc = DET && sh.causal;
+     * in that order (dq_order), so no unit waits for one that starts later.
+     * Deterministic, no causal mask and rot_on (the launcher's: T_c <= T_r and every unit of a
+     * (batch, kv head) can be resident at once): unit kb starts at Q block kb (rotated, dq_order),
+     * so at step t the T_c units of a head add to T_c different Q blocks and none waits on the
+     * start-up chain kb - 1, .., 0 of the ascending order; a unit may then wait on a later unit of
+     * its head (one that reaches the Q block at an earlier step), hence the residency condition. */
+    const bool desc = DET && sh.causal, rot = DET && rot_on != 0 && !sh.causal;
     const int T_c = (sh.N_k + BC - 1) / BC, units = T_c * sh.H_kv * sh.B;
     const int group = sh.H / sh.H_kv, T_r = (sh.N_q + BR - 1) / BR;
     const int Npad = (int)v5b_rows_pad(sh.N_q);
     const int wg = threadIdx.x / 128;
     struct Unit {
-        int b, hk, kb, c0, i_lo, nq, n_it;
+        int b, hk, kb, c0, i_lo, nq, n_it, r0; /* r0: the walk's first Q block past i_lo (rot) */
+    };
+    /* the Q block of a unit's step with Q block index qx past the first (unit_step's x) */
+    auto qblock = [&](const Unit &x, int qx) {
+        if (!DET) return x.i_lo + qx;
+        const int q = qx + x.r0;
+        return x.i_lo + (q >= x.nq ? q - x.nq : q);
     };
     auto unit = [&](int u) {
         Unit x;
@@ -328,6 +353,7 @@ __global__ void __launch_bounds__(384, 1)
         x.kb = desc ? T_c - 1 - k : k;
         x.hk = bhk % sh.H_kv, x.b = bhk / sh.H_kv, x.c0 = x.kb * BC;
         x.i_lo = bwd_first_q_block(sh, x.c0, BR), x.nq = T_r - x.i_lo, x.n_it = x.nq * group;
+        x.r0 = rot ? x.kb : 0;
         return x;
     };
 
@@ -360,7 +386,7 @@ __global__ void __launch_bounds__(384, 1)
                 for (int it = 0; it < x.n_it; it++) {
                     const int s = (ig + it) % S;
                     const int2 qh = unit_step<NODIV>(it, x.nq, group);
-                    const int hq = x.hk * group + qh.y, r0 = (x.i_lo + qh.x) * BR;
+                    const int hq = x.hk * group + qh.y, r0 = qblock(x, qh.x) * BR;
                     mbar_wait(&emptyQ[s], (((ig + it) / S) & 1) ^ 1);
                     mbar_expect_tx(&fullQ[s], 2 * QT_BYTES);
 #pragma unroll
@@ -372,12 +398,12 @@ __global__ void __launch_bounds__(384, 1)
             } else if (RED && pw == 2) { /* dQ_i += the consumers' tile: one TMA reduce-add of B_r d fp32 */
                 for (int it = 0; it < x.n_it; it++) {
                     const int2 qh = unit_step<NODIV>(it, x.nq, group);
-                    const int qi = x.i_lo + qh.x, hq = x.hk * group + qh.y;
+                    const int qi = qblock(x, qh.x), hq = x.hk * group + qh.y;
                     const long long bh = (long long)x.b * sh.H + hq;
                     named_sync(V5B_BAR_DQ_FULL, 288);
                     if (lane == 0) {
                         int *sm = sem + bh * (Npad / 64) + qi;
-                        const int ord = dq_order(sh, desc, x.kb, qi, BR, BC, T_c);
+                        const int ord = dq_order(sh, desc, rot, x.kb, qi, BR, BC, T_c);
                         if (DET) { /* the key blocks before this one in dq_order have added theirs */
                             int v;
                             do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(sm) : "memory");
@@ -437,10 +463,10 @@ __global__ void __launch_bounds__(384, 1)
         if (i < n_it) {
             long long row;
             if (RING && NODIV && group == 1) {
-                row = row_u + (long long)i * BR;
+                row = row_u + (long long)(qblock(x, i) - i_lo) * BR;
             } else {
                 const int2 qh = unit_step<NODIV>(i, nq, group);
-                const int hq = hk * group + qh.y, r0 = (i_lo + qh.x) * BR;
+                const int hq = hk * group + qh.y, r0 = qblock(x, qh.x) * BR;
                 row = ((long long)b * sh.H + hq) * Npad + r0;
             }
             const int sl = RING ? slot : i % 3;
@@ -489,7 +515,7 @@ __global__ void __launch_bounds__(384, 1)
     if (SCH == 2) issue_s(0);
     for (int it = 0;; it++) { /* n_it >= 1 steps; the exit is at the bottom */
         const int2 qh = unit_step<NODIV>(it, nq, group);
-        const int st = (ig + it) % S, qi = i_lo + qh.x, hq = hk * group + qh.y, r0 = qi * BR;
+        const int st = (ig + it) % S, qi = qblock(x, qh.x), hq = hk * group + qh.y, r0 = qi * BR;
         const long long bh = (long long)b * sh.H + hq;
         if (SCH < 2) issue_s(it);
         issue_dp(it);
@@ -726,7 +752,12 @@ static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const voi
     if ((e = fa_sm_count(&sms)) != cudaSuccess) return e;
     const long long units = (long long)((s->N_k + BC - 1) / BC) * s->H_kv * s->B;
     const unsigned grid = (unsigned)(PERS && units > sms ? sms : units);
-    kern<<<grid, 384, bytes, st>>>(maps, lse2, Dpad, dQacc, sem, (T *)dK, (T *)dV, *s, scale_log2);
+    /* deterministic without a causal mask: the rotated dQ order (dq_order) where T_c <= T_r and all
+     * T_c units of a head fit at once (T_c <= SMs: the persistent grid, min(units, SMs) blocks, then
+     * holds them all; a block a unit, with blocks dispatched in order, as the ascending order assumes) */
+    const int T_c = (s->N_k + BC - 1) / BC, T_r = (s->N_q + BR - 1) / BR;
+    const int rot = DET && !s->causal && T_c <= T_r && T_c <= sms;
+    kern<<<grid, 384, bytes, st>>>(maps, lse2, Dpad, dQacc, sem, (T *)dK, (T *)dV, *s, scale_log2, rot);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
     if (RED) fa_v5_bwd_post_tiles_kernel<D, BR, T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, BH, s->N_q, Npad, s->scale);
     else fa_v5_bwd_post_kernel<D, T><<<2048, 256, 0, st>>>(dQacc, (T *)dQ, BH, s->N_q, Npad, s->scale);
