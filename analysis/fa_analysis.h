@@ -201,7 +201,11 @@ typedef struct {
     double perf_busy[6];       /* busy time per fa_pipe, s */
     unsigned perf_pipes;       /* the pipes the model charges (fa_perf_result.pipes, bit 1 << fa_pipe) */
     double perf_tflops;        /* nominal FLOPs / perf_time_s, TFLOP/s */
-    uint64_t dram_est_bytes;   /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
+    uint64_t dram_est_bytes;   /* estimated DRAM bytes (docs/time-model.md, "DRAM"); the framework's
+                                  layout copies (layout_copy_bytes) included */
+    uint64_t layout_copy_bytes; /* a profile's layout copies before its backward (fa_profile
+                                  layout_copies_bwd), read + written: in dram_est_bytes and the
+                                  time, not in counts (the framework's, not the algorithm's); 0: none */
     int occupancy[2];          /* thread blocks an SM can hold, forward / backward kernel (0: not run) */
     double blocks_run[2];      /* thread blocks that share an SM: min(occupancy, ceil(grid / SMs))
                                   (docs/time-model.md, section 3; the time model's blocks_per_sm) */

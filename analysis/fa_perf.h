@@ -169,7 +169,8 @@ typedef struct {
                                    layout before the backward when H > 1 and N_q > 1 (PyTorch's
                                    flash backend on (B, H, N, d) inputs: dO and O, 2; seen in
                                    torch.profiler, analysis/measured/h200/s10_sdpa_breakdown.csv),
-                                   each read and written once at transpose_copy_bytes_per_s */
+                                   each read and written once at transpose_copy_bytes_per_s;
+                                   their bytes in the DRAM estimate, not in the counts */
     const fa_tile_row *tiles;   /* NULL: --blocks fit (the paper's model) */
     int d_min;                  /* the tile rows apply only when d >= d_min and d_v >= d_min too; 0: any
                                    d up to a row's d_max (kernels/ v5_fp8 is built for d = 128 alone) */
@@ -292,6 +293,8 @@ typedef struct {
     double pre, post, copies;   /* the flash2 backward's small kernels (in extra), s: the pre-pass (D
                                    and the dQacc clear), the post-pass (dQacc -> dQ), the framework's
                                    layout copies (layout_copies_bwd) */
+    double copies_bytes;        /* those copies' bytes, read + written (in the DRAM estimate, not
+                                   in the counts: the framework's, not the algorithm's) */
 } fa_perf_kernel;
 
 /* The SM clock (Hz) that hw's wgmma_clock_by_load gives at a tensor-pipe share duty of a kernel's
@@ -327,7 +330,8 @@ typedef struct {
                                 (fwdbwd: both passes; the forward's tiles in io.blocks) */
     int64_t ctas[2];         /* thread blocks of the main kernel of each pass */
     double waves[2];         /* ctas / (SMs x occupancy) */
-    uint64_t dram_bytes;     /* estimated DRAM bytes (docs/time-model.md, "DRAM") */
+    uint64_t dram_bytes;     /* estimated DRAM bytes (docs/time-model.md, "DRAM"), with the backward's
+                                layout copies (k[1].copies_bytes) */
     uint64_t compulsory_bytes; /* every tensor read and written once */
     double busy[FA_NPIPE];   /* each pipe's busy time, s (summed over SMs / SMs) */
     unsigned pipes;          /* the pipes the model charges, bit 1 << fa_pipe: all six for a fused

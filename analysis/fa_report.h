@@ -237,6 +237,7 @@ typedef struct {
     const char *sets;         /* what sets the time (fa_perf_result.sets): the kernels table's and
                                  kernels.csv's bound */
     int latency;              /* fa_perf_result's latency: 1 the launches, 2 a grid under one wave */
+    int tail;                 /* fa_perf_result's tail: the table's "+ tail" (not in kernels.csv's bound) */
     double busy[FA_NPIPE];    /* each pipe's busy time, s */
     uint64_t dram_bytes;      /* estimated DRAM bytes */
 } fa_report_kernel;

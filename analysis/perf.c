@@ -611,8 +611,12 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
         if (p->layout_copies_bwd > 0 && s->heads > 1 && s->seqlen_q > 1) { /* the framework's layout
                                                 copies of dO and O, each read and written once */
             const double rate = hw->transpose_copy_bandwidth > 0 ? hw->transpose_copy_bandwidth : hw->dram_bandwidth;
-            pt->d.copies = p->layout_copies_bwd * 2.0 * rows * s->d_v * e / rate;
+            pt->d.copies_bytes = p->layout_copies_bwd * 2.0 * rows * s->d_v * e;
+            pt->d.copies = pt->d.copies_bytes / rate;
             extra += pt->d.copies;
+            /* their bytes reach DRAM as the call's own (not the algorithm's: the counts, HBM total,
+               leave them out), so the DRAM estimate holds them beside the time it charges them */
+            pt->dram += (uint64_t)pt->d.copies_bytes;
             kernels += p->layout_copies_bwd;
         }
     }
@@ -1219,6 +1223,7 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->splits = pr->splits;
     snprintf(r->perf_note, sizeof r->perf_note, "%s", pr->has_time ? "" : pr->why);
     r->dram_est_bytes = pr->dram_bytes;
+    r->layout_copy_bytes = (uint64_t)pr->k[1].copies_bytes;
     r->prepass_read_bytes = pr->prepass_read_bytes;
     r->prepass_write_bytes = pr->prepass_write_bytes;
     r->prepass_time_s = pr->prepass_s;

@@ -388,6 +388,7 @@ fa_status fa_report_kernels(const fa_shape *s, const fa_hw *hw, int nh, fa_pass 
             row->bound = pr.bound;
             row->sets = pr.sets;
             row->latency = pr.latency;
+            row->tail = pr.tail;
             for (int q = 0; q < FA_NPIPE; q++) row->busy[q] = pr.busy[q];
             row->dram_bytes = pr.dram_bytes;
             (*n)++;

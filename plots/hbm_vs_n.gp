@@ -11,6 +11,9 @@
 # and differ where they do not.  The Theta lines have constant 1 and count full N x N attention;
 # cstd, cf1, cf2 (optional): counted / Theta at nmod, the constant the Theta hides, in the key;
 # cw1, cw2: flash1's and flash2's counts / the window bound at nmod (windowed models).
+# thmout (optional, 1: nmod < M / (d e), outside Theorem 2's range, where counted / Theta is no
+# constant of the algorithm): the key says so and gives kstd, kf1, kf2, counted / compulsory (Q, K,
+# V, O once) at nmod, beside the ratios to Theta.
 # ebytes, nheads (optional): e, the bytes of an element, and B x H: each Theta line is in bytes,
 # the expression times e (e^2 for FlashAttention's, M in bytes) summed over the B H heads.
 # ttl4 (optional): a second title line (which layer type a model of two types draws).
@@ -25,6 +28,10 @@ if (!exists("cf1")) cf1 = 0
 if (!exists("cf2")) cf2 = 0
 if (!exists("cw1")) cw1 = 0
 if (!exists("cw2")) cw2 = 0
+if (!exists("thmout")) thmout = 0
+if (!exists("kstd")) kstd = 0
+if (!exists("kf1")) kf1 = 0
+if (!exists("kf2")) kf2 = 0
 # nthm (optional, 0 = none): N = M / (d e), M in bytes, where Theorem 2's range d <= M <= N d
 # begins: below it M > N d e (all of K fits on chip) and Theta(N^2 d^2 / M) is no lower bound, so
 # FlashAttention's line (and the window's, derived from it) is drawn from N >= nthm only
@@ -56,12 +63,17 @@ set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (read + written)"
 if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
-cstr = cstd > 0 ? sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd) : ""
+cstr = cstd > 0 ? (thmout ? sprintf("   (at the model's N, outside Theorem 2's range: counted / Θ = %.3g, counted / compulsory = %.3g)", cstd, kstd) \
+    : sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd)) : ""
 # the key's lines at most about 125 characters: a longer one does not fit the key below the plot
 # (gnuplot: "difficulty fitting plot titles into key"), so the long notes take two or three lines
-cfla = cf1 > 0 ? sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
-    win > 0 ? "; windowed counts over the full-attention Θ" : "") : ""
-cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2)", cw1, cw2) : ""
+cfla = cf1 > 0 ? (thmout ? sprintf("   (the model's N = %d is outside Theorem 2's range, N < M / (d e) = %.0f: counted / Θ is no constant there;", nmod, nthm) \
+    : sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
+    win > 0 ? "; windowed counts over the full-attention Θ" : "")) : ""
+cfl2 = cf1 > 0 && thmout ? sprintf("    counted / compulsory (Q, K, V, O once) there: %.3g FlashAttention-1, %.3g FlashAttention-2;", kf1, kf2) : ""
+cfl3 = cf1 > 0 && thmout ? sprintf("    counted / Θ, the line not drawn there: %.3g FlashAttention-1, %.3g FlashAttention-2)", cf1, cf2) : ""
+cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cw1, cw2, \
+    thmout ? "; outside Theorem 2's range" : "") : ""
 if (!exists("dword")) dword = ''
 # dkey: dword in the key's enhanced text (d_{qk}: subscripts in braces)
 if (!exists("dkey")) dkey = dword
@@ -90,6 +102,8 @@ plot infile using 1:2 skip 1 with linespoints lw 2 pt 7 title "standard (counted
      keyentry with lines lc rgb "white" title (dlong ? "   (".dkey.")" : ""), \
      keyentry with lines lc rgb "white" title thmkey, \
      keyentry with lines lc rgb "white" title cfla, \
+     keyentry with lines lc rgb "white" title cfl2, \
+     keyentry with lines lc rgb "white" title cfl3, \
      ''     using 1:(win > 0 && $1 >= nthm ? $7 : 1/0) skip 1 with lines dt 4 lw 2 lc rgb "#d55e00" \
             title (win > 0 ? wlabel : ""), \
      keyentry with lines lc rgb "white" title cwin

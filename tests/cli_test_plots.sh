@@ -26,7 +26,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
         "curves: the paper's model, any d" "--blocks fit to M = " "flash1 160 x 160" "at N = 1024" "not the kernels" \
         "the model's N = 1024" "H=16, H_kv=16, d=64"
     pl_has "plots: hbm_vs_n's Theta lines: constant 1, full attention vs causal counts, the hidden constant printed" "$pl_gpt" \
-        "constant 1, full attention (the counts are causal)" "counted / Θ = " "counted / Θ at the model's N: "
+        "constant 1, full attention (the counts are causal)" "counted / Θ = " "counted / compulsory (Q, K, V, O once) there: "
     pl_text "$pl_gpt" | grep -q "window of w" && fail "plots: a window line on GPT-2 (no window)" \
         || pass "plots: no window line for a model without one"
     pl_has "plots: Mistral's window bound drawn and named (why its curves fall below the full-attention line)" "$pl_mis" \

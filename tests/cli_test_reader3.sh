@@ -20,7 +20,7 @@ r3_d256=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["pro
     && pass "reader3: fa2 at d = 192 runs 128x64, at d = 256 128x64 on the A100 and 64x64 on Hopper, in report.csv" \
     || fail "reader3: fa2 at d = 192 runs $r3_d192, at d = 256 $r3_d256"
 # the kernels table's regs has its unit
-grep -q "regs: registers a thread" "$T/r3_out" && pass "reader3: the kernels note gives regs its unit" \
+oneline "$T/r3_out" | grep -q "regs: registers a thread" && pass "reader3: the kernels note gives regs its unit" \
     || fail "reader3: regs has no unit in the kernels note"
 # context parallelism: the configs whose 80 layers' K,V exceed a GPU's memory are marked, in the
 # table and in cp.csv (fits), and the column is defined

@@ -111,7 +111,7 @@ r4_kc="$T/r4_rep3/kernels.csv"
 r4_lt=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["model"] ":" $c["layer_type"] ":" $c["mask"] }' "$r4_kc" | sort -u | tr '\n' '|')
 [ "$r4_lt" = "gemma-2-9b:full:causal (bottom-right); softcap 50|mistral-7b:sliding:causal (bottom-right); window (4095; 0)|" ] \
     && grep -q "^== kernels: google/gemma-2-9b, N = 8192, fwd of one of its 21 full-attention layers (causal (bottom-right), softcap 50; its 21 sliding-window layers: the model's table above)" "$T/r4_rep3.out" \
-    && grep -q "^== kernels: mistralai/Mistral-7B-v0.1, N = 32768, fwd of one sliding-window layer (causal (bottom-right), window (4095, 0))" "$T/r4_rep3.out" \
+    && grep -q "^== kernels: mistralai/Mistral-7B-v0.1, N = 32768, fwd of one sliding-window layer (causal (bottom-right), window (4095, 0) = --window 4095,0: a sliding window of 4096 keys, the diagonal's included)" "$T/r4_rep3.out" \
     && pass "r4-19: the kernels table and kernels.csv name the layer type and mask each model's rows time" \
     || fail "r4-19: kernels layer types: $r4_lt"
 r4_f1=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["model"] == "mistral-7b" && $c["profile"] == "fa1" && $c["hw"] == "a100" { print $c["blocks_per_sm"] " " $c["occupancy"] }' "$r4_kc")

@@ -189,6 +189,9 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n);
 /* With --dropout: that the time model times the kernel profiles named in `who` ("flash2 (fa2)",
  * ...) as without dropout (docs/time-model.md, "Dropout"), one line after `lead`. */
 void io_dropout_note(FILE *f, const char *lead, const fa_shape *s, const char *who);
+/* The notes reconciling a row's DRAM est with its HBM total (standard's profile kernels; a profile's
+ * layout copies), each line led by lead: fasim io under its table, fasim explain (output.c). */
+void io_bytes_notes(FILE *f, const char *lead, const fa_io_result *x, fa_dtype dtype);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
 /* Writes the JSON array arr to f, indented by 2, reals with 10 significant digits, and a newline. */
 void cli_dump_json(const json_t *arr, FILE *f);

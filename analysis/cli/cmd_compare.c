@@ -167,7 +167,7 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fprintf(out, "%-14s %3s %3s %6s %4s %2s %-4s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
+        fprintf(out, "%-14s %3s %6s %9s %4s %2s %-4s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
                "kernel", "B", "H", "N", "d", "c", "pass", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "busiest", "bound");
     } else if (o.format == FMT_CSV) {
@@ -204,10 +204,14 @@ int cmd_compare(int argc, char **argv)
         char bps_s[16] = "-"; /* no L2 model (--no-l2): no replayed occupancy */
         if (p.l2) snprintf(bps_s, sizeof bps_s, "%d", p.blocks_per_sm);
         if (o.format == FMT_TABLE) {
-            char c[9][32];
-            fprintf(out, "%-14s %3" PRId64 " %3" PRId64 " %6" PRId64 " %4" PRId64 " %2d %-4s %-11s %4" PRId64 " %4" PRId64
+            char c[9][32], hs[48], ns[48]; /* H, N: H/H_kv and N_q/N_k where they differ */
+            if (s->heads != s->kv_heads) snprintf(hs, sizeof hs, "%" PRId64 "/%" PRId64, s->heads, s->kv_heads);
+            else snprintf(hs, sizeof hs, "%" PRId64, s->heads);
+            if (s->seqlen_q != s->seqlen_k) snprintf(ns, sizeof ns, "%" PRId64 "/%" PRId64, s->seqlen_q, s->seqlen_k);
+            else snprintf(ns, sizeof ns, "%" PRId64, s->seqlen_q);
+            fprintf(out, "%-14s %3" PRId64 " %6s %9s %4" PRId64 " %2d %-4s %-11s %4" PRId64 " %4" PRId64
                    " %4s | %s %s %s | %s %s %s | %s %s %s %-7s %s%s\n",
-                   row.kernel, s->batch, s->heads, s->seqlen_q, s->d, s->causal != FA_CAUSAL_NONE, pass_name,
+                   row.kernel, s->batch, hs, ns, s->d, s->causal != FA_CAUSAL_NONE, pass_name,
                    row.profile->key, p.blocks.block_r, p.blocks.block_c, bps_s, cell(c[0], 32, p.pred_l2_bytes / 1e6, 9, 1),
                    cell(c[1], 32, p.meas_l2_bytes / 1e6, 9, 1), cell(c[2], 32, fa_cmp_ratio(p.pred_l2_bytes, p.meas_l2_bytes), 6, 2),
                    cell(c[3], 32, p.pred_dram_bytes / 1e6, 9, 1), cell(c[4], 32, p.meas_dram_bytes / 1e6, 9, 1),
@@ -237,7 +241,11 @@ int cmd_compare(int argc, char **argv)
                      "V^T pre-pass is timed apart (a %s_prepass row is timed as the pre-pass alone), and the time model's ms "
                      "leaves it out too)\n", prepass_key, prepass_key);
     if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
-        fputs("(columns: B batch, H heads, N sequence length, d head dim, c causal (1) or not (0), pass the pass\n"
+        fputs("(columns: B batch, H heads (H/H_kv where fewer K/V heads serve them: GQA, or a kernel's query\n"
+              " slices counted as heads that share their head's K and V, as kernels/ v1's rows in\n"
+              " analysis/measured/h200/: 256-row slices of each head's queries, N / 256 a head), N sequence length\n"
+              " (N_q/N_k where they differ: v1's 256/4096 is a slice's 256 queries against its head's 4096 keys;\n"
+              " --format csv has H, H_kv, N_q and N_k each a column), d head dim, c causal (1) or not (0), pass the pass\n"
               " (fwd, bwd; pre: the profile's V -> V^T pre-pass; from the kernel name, not a benchmark file's pass\n"
               " column, which holds its validation's verdict), profile the kernel profile timed and B_r x B_c its\n"
               " tiles; b/SM the thread blocks per SM the L2 model replays, '-' where no replay ran: the row has no\n"

@@ -69,8 +69,10 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                        "and its exponentials / %s per s, plus a %s launch (docs/time-model.md, \"Standard attention\"):\n",
                     k ? "backward" : "forward", r.nsteps[k], fa_fmt_si(o->hw.dram_bandwidth, b[0], 32),
                     fa_fmt_si(o->hw.exp_per_s, b[1], 32), fa_fmt_time(o->hw.launch_s, b[2], 32));
+            double kbytes = 0; /* the kernels' bytes: the DRAM estimate (DRAM est) */
             for (int i = 0; i < r.nsteps[k]; i++) {
                 const fa_std_step *x = &r.steps[k][i];
+                kbytes += x->bytes;
                 fprintf(f, "     %-42s", x->what);
                 if (x->flops > 0) fprintf(f, " %s FLOP at %s FLOP/s;", fa_fmt_si(x->flops, b[0], 32), fa_fmt_si(x->rate, b[1], 32));
                 fprintf(f, " %s", fa_fmt_bytes(x->bytes, b[2], 32));
@@ -78,6 +80,8 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                 if (x->exps > 0) fprintf(f, "; %s exp", fa_fmt_si(x->exps, b[3], 32));
                 fprintf(f, " -> %s\n", fa_fmt_time(x->time, b[4], 32));
             }
+            fprintf(f, "     the %d kernels' bytes: %.0f B (%s), the time model's DRAM estimate (fasim io's DRAM est)\n",
+                    r.nsteps[k], kbytes, fa_fmt_bytes(kbytes, b[0], 32));
             continue;
         }
         fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "
@@ -163,10 +167,16 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                        "written) %s at %sB/s",
                     fa_fmt_time(d->pre, b[0], 32), fa_fmt_time(d->post, b[1], 32), fa_fmt_si(o->hw.dram_bandwidth, b[2], 32));
             if (d->copies > 0)
-                fprintf(f, " + %d layout copies of dO and O into (B, N, H, d) %s at %sB/s (%s)", p->layout_copies_bwd,
-                        fa_fmt_time(d->copies, b[3], 32),
+                fprintf(f, " + %d layout copies of dO and O into (B, N, H, d), %d x (read + write) x B*H*N_q*d_v*e = "
+                           "%d x 2 x %" PRId64 "*%" PRId64 "*%" PRId64 "*%" PRId64 "*%d = %.0f B (%s, in the DRAM estimate), "
+                           "%s at %sB/s (%s)", p->layout_copies_bwd, p->layout_copies_bwd, p->layout_copies_bwd,
+                        o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.d_v, fa_dtype_bytes(o->shape.dtype),
+                        d->copies_bytes, fa_fmt_bytes(d->copies_bytes, b[5], 32), fa_fmt_time(d->copies, b[3], 32),
                         fa_fmt_si(o->hw.transpose_copy_bandwidth > 0 ? o->hw.transpose_copy_bandwidth : o->hw.dram_bandwidth, b[4], 32),
                         o->hw.transpose_copy_bandwidth > 0 ? "transpose_copy_bytes_per_s" : "the DRAM rate: no transpose_copy_bytes_per_s");
+            else if (p->layout_copies_bwd > 0) /* the framework copies nothing: the two layouts are one */
+                fprintf(f, "; layout copies: none (%s: the (B, H, N, d) and (B, N, H, d) layouts coincide)",
+                        o->shape.heads == 1 ? "H = 1" : "N_q = 1");
             fprintf(f, "\n");
         }
     }
@@ -196,6 +206,9 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
             : r.latency ? "the grid (under one wave: SMs idle, the pipes' averages below the time)"
                         : sets,
             r.latency ? "" : what, busy, r.tail && !r.latency ? " (the last wave's tail adds over 10 %)" : "");
+    fa_io_result x = r.io; /* fasim io's notes on its DRAM est against HBM total, the same text */
+    fa_perf_to_io(&r, &x);
+    io_bytes_notes(f, "   ", &x, o->shape.dtype);
     return 0;
 }
 

@@ -210,8 +210,13 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
         char nfirst[24] = "";
         for (int i = 0; i < n && !nfirst[0]; i++)
             if ((double)rows[i].N >= nthm) n_label(rows[i].N, nfirst, sizeof nfirst);
+        /* the model's N outside that range: counted / Θ is no constant of the algorithm there, so the
+         * key gives counted / compulsory (Q, K, V, O once) beside it, as fasim io and explain do */
+        double comp = 0;
+        const int outside = !fa_theta_in_range(FA_PASS_FWD, base, hw->sram_per_block, &comp);
         char mb[32];
         snprintf(vars, sizeof vars,
+                 "thmout=%d; kstd=%.17g; kf1=%.17g; kf2=%.17g; "
                  "infile='%s'; outfile='%s'; win=%" PRId64 "; nmod=%" PRId64 "; cstd=%.17g; cf1=%.17g; cf2=%.17g; "
                  "cw1=%.17g; cw2=%.17g; nthm=%.17g; nfirst='%s'; ebytes=%d; nheads=%" PRId64 "; "
                  "on1a='%s'; on1b='%s'; on1c='%s'; on2a='%s'; on2b='%s'; on2c='%s'; dword='%s'; dkey='%s'; "
@@ -221,6 +226,9 @@ static int sweep_n(report_ctx *c, int k, const fa_report_model *me, const fa_rep
                  "ttl2='curves: the paper''s model, any d (--profile paper, --blocks fit to M = %s: flash1 %" PRId64
                  " x %" PRId64 ", flash2 %" PRId64 " x %" PRId64 " at N = %" PRId64 ")'; "
                  "ttl3='not the kernels: the stdout table counts each kernel''s own tiles (none where a kernel lacks this d)'",
+                 outside, (double)fa_counts_hbm_bytes(&r[FA_ALGO_STANDARD].counts) / comp,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / comp,
+                 (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH2].counts) / comp,
                  fa_outset_target(&c->os, csv), fa_outset_target(&c->os, c->n_png[k]), win, base->seqlen_q,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_STANDARD].counts) / r[FA_ALGO_STANDARD].bound_bytes,
                  (double)fa_counts_hbm_bytes(&r[FA_ALGO_FLASH1].counts) / r[FA_ALGO_FLASH1].bound_bytes,
@@ -612,13 +620,16 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " how many times the grid fills the SMs' slots; under 1 the grid is a fraction of one wave and slots\n"
                " sit empty even where blocks/SM is the occupancy (e.g. 128 blocks on 108 SMs at 2 blocks/SM: 0.59\n"
                " waves, 20 SMs run two blocks, 88 one, 88 of the 216 slots are empty), and bound is grid where that\n"
-               " sets the time.  regs: registers a thread\n"
+               " sets the time; bound as in the models' tables, '+ tail' where the last wave's tail adds over 10 %%\n"
+               " (kernels.csv's bound leaves it out).  regs: registers a thread\n"
                " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).");
     if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
         fprintf(m, "\v H100 against H200: the\n"
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
-                   " 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
-                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1).\n"
+                   " 1815 MHz under mma.sync (fa1, fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
+                   " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1), and\n"
+                   " so can a row bound by the grid (fa1 under one wave): its time is its longest block's, and a block's\n"
+                   " time is its tiles' pipe times at the GPU's clock, the same tiles on both GPUs' 132 SMs.\n"
                    " The L2 and DRAM terms differ too (L2: H200 8.76 vs H100 8.1 TB/s; DRAM: H200 3.94 vs H100 2.75 TB/s), so\n"
                    " a tensor-bound row can still be predicted faster on the H200 where those terms add to its time.");
     /* each GPU's DRAM rate: sustained, not the datasheet's */
@@ -663,8 +674,15 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
     static char shape_miss[FA_REPORT_NKERNELS][400]; /* the models (d) a kernel has no row for, by their shape */
     memset(shape_miss, 0, sizeof shape_miss);
     for (int k = 0; k < nm; k++) {
-        char lt[400], mt[160]; /* the layer type the rows time, and its mask */
+        char lt[400], mt[256]; /* the layer type the rows time, and its mask */
         fa_mask_text(&shapes[k], 0, mt, sizeof mt);
+        const fa_shape *ws = &shapes[k];
+        if (ws->window && ws->window_left >= 0 && ws->window_right >= 0) { /* the models' tables' spelling beside it */
+            const size_t l = strlen(mt);
+            snprintf(mt + l, sizeof mt - l, " = --window %" PRId64 ",%" PRId64 ": a sliding window of %" PRId64
+                     " keys, the diagonal's included", ws->window_left, ws->window_right,
+                     ws->window_left + ws->window_right + 1);
+        }
         if (models[k].m.n_sliding == 0) snprintf(lt, sizeof lt, "one full-attention layer (%s)", mt);
         else if (models[k].m.n_sliding == models[k].m.layers) snprintf(lt, sizeof lt, "one sliding-window layer (%s)", mt);
         else
@@ -716,11 +734,12 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                     else snprintf(bl, sizeof bl, "%d", oc->occupancy);
                     fmt_waves(x->waves, wv, sizeof wv);
                 }
-                printf("%-15s %-6s %9s %5s %9s %4s %9s %6s %12s %8.1f %8s\n", first ? hw[x->hw].name : "",
+                printf("%-15s %-6s %9s %5s %9s %4s %9s %6s %12s %8.1f %8s%s\n", first ? hw[x->hw].name : "",
                        x->profile->key, tiles, wp,
                        oc->occupancy ? fa_fmt_bytes((double)oc->smem_bytes, b1, sizeof b1) : "-", rg,
                        bl, wv, fa_fmt_time(x->time_s, b2, sizeof b2), x->tflops,
-                       x->sets && !x->latency ? x->sets : fa_bound_name(x->bound, x->latency));
+                       x->sets && !x->latency ? x->sets : fa_bound_name(x->bound, x->latency),
+                       x->tail && !x->latency ? " + tail" : "");
             }
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
@@ -764,6 +783,43 @@ static void paper_series(const fa_paper_row *rows, int n, const fa_hw *b200, int
     printf("%s\n", prev >= 0 && b200_rows ? "  [prediction: no B200 here]" : "");
 }
 
+/* The papers' row of (figure, profile key, d, causal, N, unit) off the B200 (NULL: none) -- the
+ * papers' note quotes the rows the table prints, never a number of its own. */
+static const fa_paper_row *paper_row(const fa_paper_row *rows, int n, const char *fig, const char *key, int64_t d,
+                                     int causal, int64_t N, const char *unit)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(rows[i].figure, fig) && !strcmp(rows[i].profile->key, key) && rows[i].d == d
+            && rows[i].causal == causal && rows[i].N == N && !strcmp(rows[i].unit, unit) && strcmp(rows[i].hw->key, "b200"))
+            return &rows[i];
+    return NULL;
+}
+
+/* The ratio of a row as the table prints it (%.2f), "?" without the row. */
+static const char *paper_ratio(char b[16], const fa_paper_row *r)
+{
+    if (r) snprintf(b, 16, "%.2f", r->ratio);
+    else snprintf(b, 16, "?");
+    return b;
+}
+
+/* "lo-hi": the range of the ratios of a figure's rows of profile key (off the B200) with N >= n_min,
+ * as the table prints them (%.2f); "?" without a row. */
+static const char *paper_range(char b[32], const fa_paper_row *rows, int n, const char *fig, const char *key,
+                               int64_t n_min)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(rows[i].figure, fig) && !strcmp(rows[i].profile->key, key) && rows[i].N >= n_min
+            && strcmp(rows[i].hw->key, "b200") && isfinite(rows[i].ratio)) {
+            if (rows[i].ratio < lo) lo = rows[i].ratio;
+            if (rows[i].ratio > hi) hi = rows[i].ratio;
+        }
+    if (lo > hi) snprintf(b, 32, "?");
+    else snprintf(b, 32, "%.2f-%.2f", lo, hi);
+    return b;
+}
+
 /* The papers' figures: FlashAttention Figure 2 (A100), FlashAttention-2 Figure 4 (A100),
  * FlashAttention-3 Figures 5-6 (H100) and FlashAttention-4 Figure 4 (B200, predictions only)
  * beside the time model (fa_papers.h; papers.csv). */
@@ -779,20 +835,35 @@ static int papers(report_ctx *c)
         printf("== the papers, reproduced (published figure vs fasim's time model; ratio = fasim / published; "
                "c: causal; papers.csv, docs/results.md)\n");
         paper_series(rows, n, &set.b200, 0);
+        /* the note's numbers: the rows above (issue 18, pass 11: never a number of its own) */
+        char r_std[16], f1[7][16], g_fa3[32], g_cud[32], v_cud[16], v_fa3[16], same[48];
+        const fa_paper_row *std_ms = paper_row(rows, n, "Figure 2 left", "eager", 64, 0, 1024, "ms");
+        static const int64_t F1[7][2] = {{128, 2048}, {128, 4096}, {128, 8192}, {128, 16384},
+                                         {64, 4096}, {64, 8192}, {64, 16384}};
+        for (int i = 0; i < 7; i++)
+            paper_ratio(f1[i], paper_row(rows, n, "Figure 4", "fa1", F1[i][0], 0, F1[i][1], "TFLOP/s"));
+        paper_range(g_fa3, rows, n, "Figure 6", "fa3", 0);
+        paper_range(g_cud, rows, n, "Figure 6", "cudnn", 0);
+        const fa_paper_row *c16 = paper_row(rows, n, "Figure 6", "cudnn", 128, 0, 16384, "TFLOP/s");
+        const fa_paper_row *f16 = paper_row(rows, n, "Figure 6", "fa3", 128, 0, 16384, "TFLOP/s");
+        snprintf(v_cud, sizeof v_cud, "%.4g", c16 ? c16->predicted : NAN);
+        snprintf(v_fa3, sizeof v_fa3, "%.4g", f16 ? f16->predicted : NAN);
+        if (!strcmp(v_cud, v_fa3)) snprintf(same, sizeof same, "both fall to the same %s", v_cud);
+        else snprintf(same, sizeof same, "fall to %s and %s", v_cud, v_fa3);
         printf("(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above; fasim's GB is\n"
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
-               " reproduced\": standard's time (0.58: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
+               " reproduced\": standard's time (%s: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
                " model charges: the A100 profile's sustained rate, its datasheet's 2.039 TB/s x 3.94 / 4.8, the\n"
                " fraction the H200 sustained of its own datasheet, sim/hw/a100-sxm4-80gb.hw), FlashAttention-1 at long N (the fa1 profile runs one\n"
                " thread block per (batch, head), B H = (16k / N) x (2048 / d) blocks on 108 SMs: the forward's grid\n"
                " (2 blocks an SM) is under one wave from N = 2k at d = 128 (128 blocks) and 4k at d = 64; a block's time\n"
                " grows as N^2 d, the FLOPs as N, so once every block has an SM to itself (B H <= 108, no second backward\n"
-               " wave) each doubling of N halves the rate: without a mask d = 128 1.12 at 2k, 0.96 at 4k, 0.47 at 8k,\n"
-               " 0.23 at 16k; d = 64 0.79 at 4k, 0.68 at 8k, 0.34 at 16k) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
+               " wave) each doubling of N halves the rate: without a mask d = 128 %s at 2k, %s at 4k, %s at 8k,\n"
+               " %s at 16k; d = 64 %s at 4k, %s at 8k, %s at 16k) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
                " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
                " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
-               " yet), the backwards of Figure 6 too fast: FlashAttention-3's (1.03-1.30: its kernel was not run here, so\n"
-               " its profile has no measured instruction count) and cuDNN's (1.08-1.19 with the count measured on the\n"
+               " yet), the backwards of Figure 6 too fast: FlashAttention-3's (%s: its kernel was not run here, so\n"
+               " its profile has no measured instruction count) and cuDNN's (%s with the count measured on the\n"
                " H200: the rest not explained yet), and cuDNN's rows equal to FlashAttention-3's where their tiles\n"
                " agree (d = 128 causal).  cuDNN's\n"
                " tiles are not published: its profile takes the block shape Nsight Compute shows for its kernels\n"
@@ -800,22 +871,24 @@ static int papers(report_ctx *c)
                " and assumes FlashAttention-3's d = 128 tile, 128 x 128 forward, at every d <= 128 (128 x 64 at\n"
                " d = 256), where FlashAttention-3 itself runs 192 x 128 with 16 warps at d = 64 and 128 x 176\n"
                " without a mask at d = 128.\n"
-               " Figure 6, backward d = 128 at N = 16k: cuDNN and FlashAttention-3 both fall to the same 577.5 TFLOP/s\n"
-               " because both turn DRAM-bound with the same DRAM estimate (24 GiB: the same B_c = 128, so the same\n"
+               " Figure 6, backward d = 128 at N = 16k: cuDNN and FlashAttention-3 %s TFLOP/s\n"
+               " because both turn DRAM-bound with the same DRAM estimate (%.0f GiB: the same B_c = 128, so the same\n"
                " re-reads of Q, dO, LSE, D and the fp32 dQ accumulator).  Each head's re-read set is 16 MiB there\n"
                " (8 at 8k).  The grid runs one block per key block (B_c = 128: 128 a head at 16k), 132 at a time\n"
                " on the 132 SMs, so the blocks running at once straddle up to 3 heads (e.g. 2 + 128 + 2; 4 heads\n"
                " of 64 blocks at 8k): 3 x 16 = 48 MiB of re-read sets live at once.  The H100's 50 MiB L2 is two\n"
                " partitions of 25 MiB, each caching for the SMs wired to it (docs/l2-model.md, \"Partitions\"); a head's\n"
                " blocks run on SMs of both, so each partition holds every live head's set: 48 MiB against 25 MiB,\n"
-               " so the model lets 48%% of those re-reads reach DRAM (22%% at 8k: 32 MiB; docs/time-model.md, \"DRAM\").  The published rows do not drop (516, 561): the model's L2 capture is too pessimistic there\n"
+               " so the model lets 48%% of those re-reads reach DRAM (22%% at 8k: 32 MiB; docs/time-model.md, \"DRAM\").  The published rows do not drop (%.4g, %.4g): the model's L2 capture is too pessimistic there\n"
                " (fasim io --profile fa3 --pass bwd --heads 16 --seqlen 16384 --headdim 128 --hw h100 shows it).\n"
                " gpu a100: Figure 2's A100 was the 40 GB SXM4 (1.555 TB/s of HBM); fasim times it, as every a100\n"
                " row, on its A100-SXM4-80GB profile (the same SMs and clocks, 2.039 TB/s; FlashAttention-2's\n"
                " Figure 4 ran on the 80 GB part): docs/time-model.md, \"The papers, reproduced\".\n"
                " An N missing from a series (Figure 4 FlashAttention-2: d = 64 without a mask N = 1024, d = 128\n"
                " without a mask N = 512 and 1024) has no value in fasim's transcription of the figure\n"
-               " (analysis/measured/papers/published.csv): not read off the figure, so not compared.)\n\n");
+               " (analysis/measured/papers/published.csv): not read off the figure, so not compared.)\n\n",
+               paper_ratio(r_std, std_ms), f1[0], f1[1], f1[2], f1[3], f1[4], f1[5], f1[6], g_fa3, g_cud, same,
+               (f16 ? f16->dram_bytes : NAN) / 1073741824.0, c16 ? c16->published : NAN, f16 ? f16->published : NAN);
         printf("== FlashAttention-4 (arXiv 2603.05451) on the B200: every fasim number a prediction (no B200 here:\n"
                "   sim/hw/b200.hw is datasheet figures and assumptions, nothing fitted to a B200 time); the\n"
                "   paper's shape: 32k tokens (B = 32768 / N), hidden 2048 (H = 16), bf16, forward\n");
@@ -860,7 +933,11 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
            " sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase,\n"
            " softmax (exp + fp32) or its GEMM phase's busier pipe, tensor or smem (standard: its busiest pipe;\n"
            " report.csv's bound is this column, its busiest_pipe the busiest pipe) -- or grid when the grid\n"
-           " is under one wave and SMs sit idle%s, launch when kernel launches take half the time.  vs std:\n"
+           " is under one wave and SMs sit idle%s, launch when kernel launches take half the time; '+ tail'\n"
+           " after it: the last wave's tail (a grid that does not fill whole waves, the causal mask's unequal\n"
+           " blocks) adds over 10 %% to the waves' time (more than 1.1 x their time with every slot busy to the\n"
+           " end; fasim io's bound says the same, fasim explain prints both times; report.csv's and\n"
+           " kernels.csv's bound leave it out: docs/report-csv.md).  vs std:\n"
            " standard's bytes (time) / this row's, above 1 = fewer bytes (faster) than standard.\n", grid);
     /* rows of a kernel this GPU's profile cannot time: their roofline in parentheses */
     char roof[96] = "";
@@ -981,10 +1058,12 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
         fprintf(m, " -- and it is slower all the same where its grid is one thread block per batch x head.\n");
     }
     if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
-        fprintf(m, "\v H100 against H200: where a kernel is bound by its tensor cores, exp or fp32 pipe the H100 can be\n"
+        fprintf(m, "\v H100 against H200: where a kernel is bound by its tensor cores, exp or fp32 pipe, or by its grid\n"
+               " (fa1 under one wave: the time is its longest block's, and a block's time is its tiles' pipe times at\n"
+               " the GPU's clock), the H100 can be\n"
                " predicted faster than the H200: the H100 profile runs every pipe at 1830 MHz, the clock the\n"
                " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
-               " measured under its 700 W limit, 1815 MHz under mma.sync (fa2) and 1620 MHz under wgmma (fa3,\n"
+               " measured under its 700 W limit, 1815 MHz under mma.sync (fa1, fa2) and 1620 MHz under wgmma (fa3,\n"
                " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
                " row can still be predicted faster on the H200 where they add to its time (L2 H200 8.76 vs\n"
                " H100 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
@@ -1200,11 +1279,12 @@ int cmd_report(int argc, char **argv)
                     fa_fmt_time(fa_report_time(x), tt, sizeof tt);
                     snprintf(tc, sizeof tc, x->has_perf ? "%s" : "(%s)", tt);
                     snprintf(fc, sizeof fc, x->has_perf ? "%.1f" : "(%.1f)", fa_report_tflops(x));
-                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8s %8s%s\n",
+                    printf("%-15s %-9s %-6s %5" PRId64 " %5" PRId64 " %12s %9s %12s %12s %9s %8s %8s%s%s\n",
                            a == 0 ? hw[h].name : "", fa_algo_name(x->algo), x->profile, x->blocks.block_r,
                            x->blocks.block_c, fa_fmt_bytes(by, b1, sizeof b1), v1,
                            x->has_perf ? fa_fmt_bytes((double)x->dram_est_bytes, b4, sizeof b4) : "-",
-                           tc, v2, fc, fa_report_bound(x), oom[0] ? oom : why);
+                           tc, v2, fc, fa_report_bound(x), x->has_perf && x->perf_tail && !x->perf_latency ? " + tail" : "",
+                           oom[0] ? oom : why);
                     (void)b3;
                 }
             /* FlashAttention-1/-2's released API: V's head dim = Q's; counted as given (as fasim io's note) */

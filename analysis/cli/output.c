@@ -21,6 +21,33 @@ void io_dropout_note(FILE *f, const char *lead, const fa_shape *s, const char *w
             strstr(who, "(fa2)") ? ", and fa2 runs unsplit (FlashAttention-2 never splits the keys with dropout)" : "");
 }
 
+/* Two byte figures of one row that differ, DRAM est and HBM total: why, and where each is
+ * derived -- under fasim io's time-model table and fasim explain's time model (one text). */
+void io_bytes_notes(FILE *f, const char *lead, const fa_io_result *x, fa_dtype dtype)
+{
+    char b[3][32];
+    const uint64_t hbm = fa_counts_hbm_bytes(&x->counts);
+    if (!x->has_perf) return;
+    if (x->algo == FA_ALGO_STANDARD && x->dram_est_bytes != hbm)
+        fprintf(f, "%snote: standard (%s): DRAM est %s is the %s profile's kernels (docs/time-model.md section 6, \"Standard "
+                   "attention\": %s), HBM total %s counts the standard algorithm in %s (docs/io-model.md section 2)\n",
+                lead, x->profile, fa_fmt_bytes((double)x->dram_est_bytes, b[0], sizeof b[0]), x->profile,
+                !strcmp(x->profile, "math") ? "SDPA's math backend computes in fp32: casts, scales, mask, safe softmax, "
+                                              "every N_q x N_k tensor 4 bytes an element"
+                                            : "its own list of kernels and their bytes",
+                fa_fmt_bytes((double)hbm, b[1], sizeof b[1]), fa_dtype_name(dtype));
+    if (x->layout_copy_bytes) {
+        const fa_profile *p = fa_profile_find(x->profile);
+        fprintf(f, "%snote: %s (%s): DRAM est %s holds the backward's %d layout copies of dO and O into (B, N, H, d) "
+                   "(%s: each copy reads and writes B*H*N_q*d_v*e), timed among its small kernels; HBM total %s leaves "
+                   "them out: it counts the attention algorithm, the copies are the framework's (docs/time-model.md "
+                   "section 6)\n",
+                lead, fa_algo_name(x->algo), x->profile, fa_fmt_bytes((double)x->dram_est_bytes, b[0], sizeof b[0]),
+                p ? p->layout_copies_bwd : 0, fa_fmt_bytes((double)x->layout_copy_bytes, b[1], sizeof b[1]),
+                fa_fmt_bytes((double)hbm, b[2], sizeof b[2]));
+    }
+}
+
 /* The time columns of a time-model row: each pipe's busy time ('-': a pipe the model does not
  * charge, as standard's library kernels' smem and L2), DRAM est, time, TFLOP/s and bound. */
 static void model_times(FILE *f, const fa_io_result *x)
@@ -164,19 +191,7 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
                        "\"Standard attention\"), so %s are not modelled ('-'; 0 in CSV and JSON)\n", r[i].profile,
                     r[i].perf_pipes >> FA_PIPE_FP32 & 1 ? "fp32: SGEMM on the FMA units, no TF32" : "tensor", none);
         }
-    /* two byte figures of one row that differ: say why, and where each is derived */
-    for (int i = 0; i < n; i++) {
-        const fa_io_result *x = &r[i];
-        const uint64_t hbm = fa_counts_hbm_bytes(&x->counts);
-        if (!x->has_perf || x->algo != FA_ALGO_STANDARD || x->dram_est_bytes == hbm) continue;
-        fprintf(f, "note: standard (%s): DRAM est %s is the %s profile's kernels (docs/time-model.md section 6, \"Standard "
-                   "attention\": %s), HBM total %s counts the standard algorithm in %s (docs/io-model.md section 2)\n",
-                x->profile, fa_fmt_bytes((double)x->dram_est_bytes, b[0], sizeof b[0]), x->profile,
-                !strcmp(x->profile, "math") ? "SDPA's math backend computes in fp32: casts, scales, mask, safe softmax, "
-                                              "every N_q x N_k tensor 4 bytes an element"
-                                            : "its own list of kernels and their bytes",
-                fa_fmt_bytes((double)hbm, b[1], sizeof b[1]), fa_dtype_name(o->shape.dtype));
-    }
+    for (int i = 0; i < n; i++) io_bytes_notes(f, "", &r[i], o->shape.dtype);
 }
 
 /* total/Θ in the table: three significant digits below 1000 (6.92, 60.4), whole numbers above
