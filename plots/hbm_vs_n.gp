@@ -63,16 +63,16 @@ set xlabel "sequence length N (tokens; 1k = 1024)"
 set ylabel "HBM bytes (read + written)"
 if (nmod > 0) { set arrow from nmod, graph 0 to nmod, graph 1 nohead dt 2 lc rgb "#808080"; \
     set label sprintf("the model's N = %d", nmod) at nmod, graph 0.04 offset 0.5, 0 left font ",9" }
-cstr = cstd > 0 ? (thmout ? sprintf("   (at the model's N, outside Theorem 2's range: counted / Θ = %.3g, counted / compulsory = %.3g)", cstd, kstd) \
-    : sprintf("   (hidden constant at the model's N: counted / Θ = %.3g)", cstd)) : ""
+cstr = cstd > 0 ? (thmout ? sprintf("   (at the model's N, outside Theorem 2's range: counted / Θ = %#.3g, counted / compulsory = %#.3g)", cstd, kstd) \
+    : sprintf("   (hidden constant at the model's N: counted / Θ = %#.3g)", cstd)) : ""
 # the key's lines at most about 125 characters: a longer one does not fit the key below the plot
 # (gnuplot: "difficulty fitting plot titles into key"), so the long notes take two or three lines
 cfla = cf1 > 0 ? (thmout ? sprintf("   (the model's N = %d is outside Theorem 2's range, N < M / (d e) = %.0f: counted / Θ is no constant there;", nmod, nthm) \
-    : sprintf("   (counted / Θ at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cf1, cf2, \
+    : sprintf("   (counted / Θ at the model's N: %#.3g FlashAttention-1, %#.3g FlashAttention-2%s)", cf1, cf2, \
     win > 0 ? "; windowed counts over the full-attention Θ" : "")) : ""
-cfl2 = cf1 > 0 && thmout ? sprintf("    counted / compulsory (Q, K, V, O once) there: %.3g FlashAttention-1, %.3g FlashAttention-2;", kf1, kf2) : ""
-cfl3 = cf1 > 0 && thmout ? sprintf("    counted / Θ, the line not drawn there: %.3g FlashAttention-1, %.3g FlashAttention-2)", cf1, cf2) : ""
-cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %.3g FlashAttention-1, %.3g FlashAttention-2%s)", cw1, cw2, \
+cfl2 = cf1 > 0 && thmout ? sprintf("    counted / compulsory (Q, K, V, O once) there: %#.3g FlashAttention-1, %#.3g FlashAttention-2;", kf1, kf2) : ""
+cfl3 = cf1 > 0 && thmout ? sprintf("    counted / Θ, the line not drawn there: %#.3g FlashAttention-1, %#.3g FlashAttention-2)", cf1, cf2) : ""
+cwin = win > 0 && cw1 > 0 ? sprintf("   (counted / the window bound at the model's N: %#.3g FlashAttention-1, %#.3g FlashAttention-2%s)", cw1, cw2, \
     thmout ? "; outside Theorem 2's range" : "") : ""
 if (!exists("dword")) dword = ''
 # dkey: dword in the key's enhanced text (d_{qk}: subscripts in braces)

@@ -135,8 +135,8 @@ else
         pl_has "reader11: gpt2-medium's hbm_vs_n key: N = 1024 outside Theorem 2's range, counted / compulsory ($r11_k)" "$r11_gpt" \
             "(the model's N = 1024 is outside Theorem 2's range, N &lt; M / (d e) = 1816: counted / Θ is no constant there;" \
             "counted / compulsory (Q, K, V, O once) there: $r11_k;" \
-            "counted / Θ, the line not drawn there: 26 FlashAttention-1, 18.8 FlashAttention-2)" \
-            "(at the model's N, outside Theorem 2's range: counted / Θ = 5.65, counted / compulsory = 24)"
+            "counted / Θ, the line not drawn there: 26.0 FlashAttention-1, 18.8 FlashAttention-2)" \
+            "(at the model's N, outside Theorem 2's range: counted / Θ = 5.65, counted / compulsory = 24.0)"
         pl_text "$r11_lla" | grep -q "counted / Θ at the model's N: " && ! pl_text "$r11_lla" | grep -q "compulsory" \
             && pass "reader11: Llama-3-8B's key (N = 8192, inside the range) keeps counted / Θ alone" \
             || fail "reader11: Llama-3-8B's hbm_vs_n key: $(pl_text "$r11_lla" | grep 'counted' | head -3)"

@@ -30,7 +30,7 @@ static const char *const compare_head =
     "  Nsight Compute's launch__occupancy_limit_*; default: the time model's occupancy of the\n"
     "  profile, else estimated from fasim's SRAM need),\n"
     "  profile (the kernel profile, fasim io --profile; default from the kernel name: a\n"
-    "  profile key, sdpa_flash -> fa2, sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
+    "  profile key, sdpa_flash -> sdpa_flash (fa2's kernels as SDPA calls them), sdpa_cudnn -> cudnn, sdpa_math -> math, v0_low -> v0,\n"
     "  v3_bwd* -> v3; KEY_prepass -> the V -> V^T pre-pass of KEY (v5_fp8_prepass), timed\n"
     "  apart from the kernel; else the algorithm's, with a note naming the kernel: a name\n"
     "  fasim does not know, or a typo), pass (fwd or bwd; a name ending in _bwd or\n"
@@ -112,6 +112,44 @@ static int take_compare(void *ctx, cli_opts *o, int id, const char *name, const 
     return cli_usage("%s: not a compare option", name);
 }
 
+/* --kernel-profile's kernels must each name a row of the file: one pass over it before the table
+ * (a misspelled name would silently time nothing differently).  Errors: the file's own (FILE:LINE),
+ * or FA_EINVAL naming the kernel and the file's kernels. */
+static fa_status kernels_present(const char *path, const char *pairs)
+{
+    char seen[1024] = "";
+    size_t used = 0;
+    int more = 0;
+    fa_cmp_reader *r;
+    FA_TRY(fa_cmp_open(path, &r));
+    fa_cmp_row row;
+    int got = 0;
+    fa_status st;
+    while (!(st = fa_cmp_next(r, &row, &got)) && got) { /* the distinct kernel names, in file order */
+        char key[80];
+        snprintf(key, sizeof key, ",%s,", row.kernel);
+        char hay[1030];
+        snprintf(hay, sizeof hay, ",%s,", seen);
+        if (strstr(hay, key)) continue;
+        const size_t n = strlen(row.kernel);
+        if (used + n + 2 < sizeof seen) used += (size_t)snprintf(seen + used, sizeof seen - used, "%s%s", used ? "," : "", row.kernel);
+        else more = 1;
+    }
+    fa_cmp_close(r);
+    if (st) return st;
+    for (const char *p = pairs; *p;) {
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
+        char key[80], hay[1030];
+        snprintf(key, sizeof key, ",%.*s,", (int)(eq - p), p);
+        snprintf(hay, sizeof hay, ",%s,", seen);
+        if (!strstr(hay, key))
+            FA_FAIL(FA_EINVAL, "--kernel-profile: kernel '%.*s' names no row of %s (its kernels: %s%s)", (int)(eq - p), p, path,
+                    seen, more ? ", ..." : "");
+        p = comma ? comma + 1 : end;
+    }
+    return FA_OK;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -154,6 +192,10 @@ int cmd_compare(int argc, char **argv)
             return cli_usage("--kernel-profile: nothing after the last ','");
         }
     }
+    if (ca.kernel_profile && (st = kernels_present(path, ca.kernel_profile))) {
+        fa_cmp_close(rd);
+        return cli_fail(st);
+    }
     json_t *arr = json_array();
     /* output is buffered: a bad row later in the file leaves stdout empty */
     char *obuf = NULL;
@@ -164,11 +206,14 @@ int cmd_compare(int argc, char **argv)
         json_decref(arr);
         return cli_fail(fa_error(FA_ENOMEM, __FILE__, __LINE__, "out of host memory"));
     }
+    int pw = 7; /* the profile column: as wide as the longest profile key */
+    for (int i = 0; i < fa_nprofiles; i++)
+        if ((int)strlen(fa_profiles[i].key) > pw) pw = (int)strlen(fa_profiles[i].key);
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-        fprintf(out, "%-14s %3s %6s %9s %4s %2s %-4s %-11s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
-               "kernel", "B", "H", "N", "d", "c", "pass", "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
+        fprintf(out, "%-14s %3s %6s %9s %4s %2s %-4s %-*s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
+               "kernel", "B", "H", "N", "d", "c", "pass", pw, "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "busiest", "bound");
     } else if (o.format == FMT_CSV) {
         fputs(fa_cmp_csv_header, out);
@@ -209,10 +254,10 @@ int cmd_compare(int argc, char **argv)
             else snprintf(hs, sizeof hs, "%" PRId64, s->heads);
             if (s->seqlen_q != s->seqlen_k) snprintf(ns, sizeof ns, "%" PRId64 "/%" PRId64, s->seqlen_q, s->seqlen_k);
             else snprintf(ns, sizeof ns, "%" PRId64, s->seqlen_q);
-            fprintf(out, "%-14s %3" PRId64 " %6s %9s %4" PRId64 " %2d %-4s %-11s %4" PRId64 " %4" PRId64
+            fprintf(out, "%-14s %3" PRId64 " %6s %9s %4" PRId64 " %2d %-4s %-*s %4" PRId64 " %4" PRId64
                    " %4s | %s %s %s | %s %s %s | %s %s %s %-7s %s%s\n",
                    row.kernel, s->batch, hs, ns, s->d, s->causal != FA_CAUSAL_NONE, pass_name,
-                   row.profile->key, p.blocks.block_r, p.blocks.block_c, bps_s, cell(c[0], 32, p.pred_l2_bytes / 1e6, 9, 1),
+                   pw, row.profile->key, p.blocks.block_r, p.blocks.block_c, bps_s, cell(c[0], 32, p.pred_l2_bytes / 1e6, 9, 1),
                    cell(c[1], 32, p.meas_l2_bytes / 1e6, 9, 1), cell(c[2], 32, fa_cmp_ratio(p.pred_l2_bytes, p.meas_l2_bytes), 6, 2),
                    cell(c[3], 32, p.pred_dram_bytes / 1e6, 9, 1), cell(c[4], 32, p.meas_dram_bytes / 1e6, 9, 1),
                    cell(c[5], 32, fa_cmp_ratio(p.pred_dram_bytes, p.meas_dram_bytes), 6, 2), cell(c[6], 32, p.pred_ms, 9, 3),

@@ -869,7 +869,7 @@ static int papers(report_ctx *c)
                " tiles are not published: its profile takes the block shape Nsight Compute shows for its kernels\n"
                " (a persistent grid of one block per SM, 384 threads = 12 warps: analysis/profiles.c, cudnn_tiles)\n"
                " and assumes FlashAttention-3's d = 128 tile, 128 x 128 forward, at every d <= 128 (128 x 64 at\n"
-               " d = 256), where FlashAttention-3 itself runs 192 x 128 with 16 warps at d = 64 and 128 x 176\n"
+               " 128 < d <= 256: DeepSeek's d = 192 and d = 256), where FlashAttention-3 itself runs 192 x 128 with 16 warps at d = 64 and 128 x 176\n"
                " without a mask at d = 128.\n"
                " Figure 6, backward d = 128 at N = 16k: cuDNN and FlashAttention-3 %s TFLOP/s\n"
                " because both turn DRAM-bound with the same DRAM estimate (%.0f GiB: the same B_c = 128, so the same\n"

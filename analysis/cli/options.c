@@ -191,7 +191,9 @@ static const cli_option TABLE[] = {
     {"kernel-profile", A_VALUE, CMD_COMPARE, O_KERNEL_PROFILE,
      "  --kernel-profile KERNEL=PROFILE[,...]  time the rows of kernel KERNEL (the kernel column, exactly)\n"
      "                                       with PROFILE instead of the one its name stands for (a file\n"
-     "                                       measured before a kernel changed: v5_bwd=v5_bwd_cfg0); at most 8\n"},
+     "                                       measured before a kernel changed: v5_bwd=v5_bwd_cfg0,\n"
+     "                                       v5_bwd_det=v5_bwd_cfg0 -- a KEY_det row is its own kernel);\n"
+     "                                       at most 8, each naming a row of the file; given once\n"},
     /* animate */
     {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created, with its\n"
                                                        "                                       parents, if missing)\n"},
