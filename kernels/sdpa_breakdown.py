@@ -12,9 +12,10 @@ For each shape, causal 0 and 1, backend FLASH_ATTENTION and CUDNN_ATTENTION, pas
 and one row per kernel name (kernel_us a call, launches a call).  bf16, N(0, 1) inputs."""
 import argparse
 import collections
-import statistics
 
 import torch
+
+import compare_sdpa  # kernels/: its timing, so every time here is measured as compare_sdpa.py measures SDPA
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile
@@ -27,19 +28,8 @@ a = ap.parse_args()
 
 
 def timed(fn, reps):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        e0 = torch.cuda.Event(enable_timing=True)
-        e1 = torch.cuda.Event(enable_timing=True)
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        ts.append(e0.elapsed_time(e1))
-    return statistics.median(ts)
+    """median CUDA-event ms of reps calls after 3 warm-ups (kernels/compare_sdpa.py's timing)"""
+    return compare_sdpa.timed(fn, 3, reps)
 
 
 def kernels(fn, calls=3):

@@ -13,9 +13,10 @@ Then the layout copy PyTorch's flash backward makes of a (B, H, N, d) bf16 tenso
 Each row: op, C, the bytes the op must move (every input read once, every output written once, by
 the tensors' sizes), the median CUDA-event time of --reps calls, bytes / time in TB/s."""
 import argparse
-import statistics
 
 import torch
+
+import compare_sdpa  # kernels/: its timing, so every time here is measured as compare_sdpa.py measures SDPA
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--csv", required=True)
@@ -24,19 +25,8 @@ a = ap.parse_args()
 
 
 def timed(fn, reps):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        e0 = torch.cuda.Event(enable_timing=True)
-        e1 = torch.cuda.Event(enable_timing=True)
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        ts.append(e0.elapsed_time(e1))
-    return statistics.median(ts)
+    """median CUDA-event ms of reps calls after 3 warm-ups (kernels/compare_sdpa.py's timing)"""
+    return compare_sdpa.timed(fn, 3, reps)
 
 
 E = 1 << 28
