@@ -160,48 +160,19 @@ static fa_status set_text(const char *path, int line, int idx, const char *v, ch
 
 /* Parses one `key = value` line s (trimmed, not a comment) into hw; seen[] holds the line each
  * key was first given on. */
-/* wgmma_clock_by_load = "duty:hz duty:hz ...": the SM clock (Hz, 1e8 to 1e10) the GPU holds while
- * the tensor pipe is busy that share (0 < duty <= 1, increasing) of a wgmma kernel's time, from
- * kernels/ubench_pipes.cu's wgmma_duty rows (docs/time-model.md, section 1). */
-static fa_status parse_load_curve(const char *path, int line, const char *v, fa_hw *hw)
-{
-    char ex[FA_EXCERPT_SIZE];
-    const char *q = fa_excerpt(v, strlen(v), ex);
-    int n = 0;
-    const char *p = v;
-    while (*p) {
-        while (isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        if (n == FA_HW_LOAD_POINTS)
-            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s' has more than %d points", path, line, q, FA_HW_LOAD_POINTS);
-        char *end;
-        errno = 0;
-        const double d = strtod(p, &end);
-        if (errno || end == p || *end != ':' || !isfinite(d) || !(d > 0) || d > 1)
-            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s': point %d is not duty:hz with 0 < duty <= 1 "
-                    "(e.g. 0.81:1.732e9)", path, line, q, n + 1);
-        p = end + 1;
-        errno = 0;
-        const double h = strtod(p, &end);
-        if (errno || end == p || (*end && !isspace((unsigned char)*end)) || !isfinite(h) || h < 1e8 || h > 1e10)
-            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s': point %d's clock is not in 1e8 to 1e10 Hz", path, line, q,
-                    n + 1);
-        if (n > 0 && !(d > hw->wgmma_load_duty[n - 1]))
-            FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load = '%s': the duties must increase (point %d: %g after %g)", path,
-                    line, q, n + 1, d, hw->wgmma_load_duty[n - 1]);
-        hw->wgmma_load_duty[n] = d;
-        hw->wgmma_load_hz[n] = h;
-        n++;
-        p = end;
-    }
-    if (n == 0) FA_FAIL(FA_EINVAL, "%s:%d: wgmma_clock_by_load has no points", path, line);
-    hw->wgmma_load_n = n;
-    return FA_OK;
-}
+/* An "x:y x:y ..." value of at most FA_HW_LOAD_POINTS pairs, x increasing: what each pair may be and
+ * how the messages name its parts. */
+typedef struct {
+    const char *form;           /* "duty:hz with 0 < duty <= 1 (e.g. 0.81:1.732e9)" */
+    double x_lo, x_hi;          /* x in (x_lo, x_hi] when x_open, else [x_lo, x_hi] */
+    int x_open;
+    const char *y_what;         /* "clock is not in 1e8 to 1e10 Hz" */
+    double y_lo, y_hi;          /* y in [y_lo, y_hi] */
+    const char *x_plural;       /* "duties" */
+} pair_spec;
 
-/* "N:rate N:rate ...": row lengths increasing, 1 to 2^40, rates 1e9 to 1e15 bytes/s */
-static fa_status parse_rate_table(const char *path, int line, const char *key, const char *v, double *len, double *bw,
-                                  int *out_n)
+static fa_status parse_pairs(const char *path, int line, const char *key, const char *v, const pair_spec *sp, double *xs,
+                             double *ys, int *out_n)
 {
     char ex[FA_EXCERPT_SIZE];
     const char *q = fa_excerpt(v, strlen(v), ex);
@@ -215,25 +186,43 @@ static fa_status parse_rate_table(const char *path, int line, const char *key, c
         char *end;
         errno = 0;
         const double x = strtod(p, &end);
-        if (errno || end == p || *end != ':' || !isfinite(x) || x < 1 || x > 0x1p40)
-            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d is not N:bytes_per_s with 1 <= N <= 2^40 (e.g. 4096:2.52e12)",
-                    path, line, key, q, n + 1);
+        if (errno || end == p || *end != ':' || !isfinite(x) || (sp->x_open ? !(x > sp->x_lo) : x < sp->x_lo) || x > sp->x_hi)
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d is not %s", path, line, key, q, n + 1, sp->form);
         p = end + 1;
         errno = 0;
-        const double r = strtod(p, &end);
-        if (errno || end == p || (*end && !isspace((unsigned char)*end)) || !isfinite(r) || r < 1e9 || r > 1e15)
-            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d's rate is not in 1e9 to 1e15 bytes/s", path, line, key, q, n + 1);
-        if (n > 0 && !(x > len[n - 1]))
-            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': the row lengths must increase (point %d: %g after %g)", path, line, key,
-                    q, n + 1, x, len[n - 1]);
-        len[n] = x;
-        bw[n] = r;
+        const double y = strtod(p, &end);
+        if (errno || end == p || (*end && !isspace((unsigned char)*end)) || !isfinite(y) || y < sp->y_lo || y > sp->y_hi)
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d's %s", path, line, key, q, n + 1, sp->y_what);
+        if (n > 0 && !(x > xs[n - 1]))
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': the %s must increase (point %d: %g after %g)", path, line, key, q,
+                    sp->x_plural, n + 1, x, xs[n - 1]);
+        xs[n] = x;
+        ys[n] = y;
         n++;
         p = end;
     }
     if (n == 0) FA_FAIL(FA_EINVAL, "%s:%d: %s has no points", path, line, key);
     *out_n = n;
     return FA_OK;
+}
+
+/* wgmma_clock_by_load = "duty:hz duty:hz ...": the SM clock (Hz, 1e8 to 1e10) the GPU holds while
+ * the tensor pipe is busy that share (0 < duty <= 1, increasing) of a wgmma kernel's time, from
+ * kernels/ubench_pipes.cu's wgmma_duty rows (docs/time-model.md, section 1). */
+static fa_status parse_load_curve(const char *path, int line, const char *v, fa_hw *hw)
+{
+    static const pair_spec sp = {"duty:hz with 0 < duty <= 1 (e.g. 0.81:1.732e9)", 0, 1, 1,
+                                 "clock is not in 1e8 to 1e10 Hz", 1e8, 1e10, "duties"};
+    return parse_pairs(path, line, "wgmma_clock_by_load", v, &sp, hw->wgmma_load_duty, hw->wgmma_load_hz, &hw->wgmma_load_n);
+}
+
+/* "N:rate N:rate ...": row lengths increasing, 1 to 2^40, rates 1e9 to 1e15 bytes/s */
+static fa_status parse_rate_table(const char *path, int line, const char *key, const char *v, double *len, double *bw,
+                                  int *out_n)
+{
+    static const pair_spec sp = {"N:bytes_per_s with 1 <= N <= 2^40 (e.g. 4096:2.52e12)", 1, 0x1p40, 0,
+                                 "rate is not in 1e9 to 1e15 bytes/s", 1e9, 1e15, "row lengths"};
+    return parse_pairs(path, line, key, v, &sp, len, bw, out_n);
 }
 
 double fa_hw_rate_by_len(const double *len, const double *bw, int n, double x)
