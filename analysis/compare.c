@@ -81,10 +81,27 @@ struct fa_cmp_reader {
     int idx[NSPEC];             /* the column of each spec, -1 if absent */
     int lineno, rows;           /* the last line read; rows read (blank and '#' lines not counted) */
     int untimed;                /* rows left out: a benchmark's ref or skip row (no time) */
-    int nmap;                   /* fa_cmp_map's kernels and their profiles */
+    int nmap;                   /* fa_cmp_map's kernels, their profiles, whether a row had the kernel */
     char map_kernel[FA_CMP_MAXMAP][64];
     const fa_profile *map_profile[FA_CMP_MAXMAP];
+    int map_used[FA_CMP_MAXMAP];
+    char kernels[1024];         /* the file's distinct kernel names so far, comma-separated (for the
+                                   message of a mapped kernel no row has; "..." once full) */
 };
+
+/* Adds kernel k to r->kernels when it is not there yet. */
+static void note_kernel(fa_cmp_reader *r, const char *k)
+{
+    const size_t n = strlen(k), used = strlen(r->kernels);
+    for (const char *p = r->kernels; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && !strncmp(p, k, n)) return;
+        p += l + (e ? 1 : 0);
+    }
+    if (used + n + 5 < sizeof r->kernels) snprintf(r->kernels + used, sizeof r->kernels - used, "%s%s", used ? "," : "", k);
+    else if (used + 4 < sizeof r->kernels && strcmp(r->kernels + used - 3, "...")) strcat(r->kernels, ",...");
+}
 
 fa_status fa_cmp_map(fa_cmp_reader *r, const char *kernel, const fa_profile *prof)
 {
@@ -384,6 +401,10 @@ next_line:
                 FA_FAIL(FA_EINVAL, "measured file %s has no timed rows: all %d are a benchmark's ref or skip rows",
                         path, r->untimed);
             if (r->rows == 0) FA_FAIL(FA_EINVAL, "measured file %s has a header but no rows", path);
+            for (int i = 0; i < r->nmap; i++)
+                if (!r->map_used[i])
+                    FA_FAIL(FA_EINVAL, "--kernel-profile: kernel '%s' names no row of %s (its kernels: %s)", r->map_kernel[i],
+                            path, r->kernels);
             return FA_OK;
         }
         r->lineno++;
@@ -446,7 +467,8 @@ next_line:
     int bwd = 0;
     const fa_profile *prof = fa_cmp_kernel_profile(kname, &bwd);
     for (int i = 0; i < r->nmap; i++)
-        if (!strcmp(r->map_kernel[i], kname)) prof = r->map_profile[i];
+        if (!strcmp(r->map_kernel[i], kname)) prof = r->map_profile[i], r->map_used[i] = 1;
+    if (r->nmap) note_kernel(r, kname);
     const int ip = r->idx[C_PROFILE];
     fa_clear_error();
     if (ip >= 0 && *fld[ip] && fa_profile_parse(fld[ip], &prof)) return at_line(FA_EINVAL, path, lineno);

@@ -89,7 +89,8 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got);
 /* Times the rows whose kernel column is exactly kernel with profile prof instead of the one the
  * name stands for (a file measured before the kernel changed); call before the first
  * fa_cmp_next.  Errors: FA_EINVAL for more than FA_CMP_MAXMAP kernels, an empty or over-long
- * kernel name, or a kernel given twice (the message names it). */
+ * kernel name, or a kernel given twice (the message names it); fa_cmp_next fails at the end of the
+ * file when a mapped kernel named no row (the message lists the file's kernels). */
 #define FA_CMP_MAXMAP 8
 fa_status fa_cmp_map(fa_cmp_reader *r, const char *kernel, const fa_profile *prof);
 
