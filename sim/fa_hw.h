@@ -101,7 +101,8 @@ typedef struct {
 } fa_hw;
 
 /* The rate of table (len, bw, n) at row length x: the entry of the largest len <= x, else the
- * first; 0 when n is 0. */
+ * first; 0 when n is 0.  len: row lengths (elements, increasing, as parse_pairs checked them), bw:
+ * bytes/s; the torch_*_by_n keys (kernels/torch_ops_bw.py).  No errors. */
 double fa_hw_rate_by_len(const double *len, const double *bw, int n, double x);
 
 /* Reads a profile file.  Errors: FA_EIO (cannot open or read), FA_EINVAL (a missing, unknown,
