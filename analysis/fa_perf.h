@@ -129,6 +129,14 @@ typedef struct {
     int simt_tile;              /* SIMT kernels: each thread computes a t x t register tile of a
                                    GEMM, reading t + t fp32 operands from shared memory per k */
     fa_operand_reads reads_fwd, reads_bwd;
+    /* What a consumer stream waits on in a tile besides its pipes, read from the kernel's code
+       (docs/time-model.md section 5, "Waits and barriers"): wgmma.wait_group instructions that wait
+       for a GEMM the stream just issued (each exposes the wgmma pipeline's latency beyond its
+       tensor time: hw wgmma_wait_cycles) and block or named barriers (__syncthreads, bar.sync:
+       hw barrier_cycles), forward and backward.  Charged where nothing schedules other work into
+       them -- the overlap policies none and warps, / w_phase; a ping-pong or pipelined schedule
+       exists to fill them; 0: none or not counted */
+    int waits_fwd, waits_bwd, barriers_fwd, barriers_bwd;
     /* FlashAttention-4's two softmax ideas (Zadouri et al. 2026, arXiv 2603.05451; forward only;
        docs/time-model.md, "Exponentials on the FMA units, skipped rescales"): */
     double exp_poly_frac;       /* fraction of the exponentials computed by a polynomial on the fp32
@@ -278,6 +286,10 @@ typedef struct {
                                         measured) and their issue time on one SM at issue_per_sm_clk, s */
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
+    int waits, barriers;             /* the profile's waits and barriers a tile (this pass) */
+    double t_wait;                   /* their latency a tile, s: (waits x wgmma_wait_cycles + barriers x
+                                        barrier_cycles) / the SM clock; tile holds t_wait / w_phase of it
+                                        (0: not charged: ping-pong / pipelined, or no constants) */
     double t_load;                   /* a kernel without prefetch (sync_loads): its third phase L, the
                                         tile's loads; 0 otherwise */
     double edge;                     /* a block's prologue + epilogue, s */

@@ -460,6 +460,17 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
         if (t_load > hi) hi = t_load;
         tile = hi + (G + S + t_load - hi) / phase_streams(ov, (int)occ, oc);
     }
+    /* waits and barriers (docs/time-model.md section 5, "Waits and barriers"): a stream that waits
+     * for the GEMM it just issued, or meets a barrier, idles for the latency beyond the pipes'
+     * time; out-of-step streams (w_phase) fill it as they fill the shorter phase.  A ping-pong or
+     * pipelined schedule places the other warpgroup's work in exactly those waits: not charged */
+    const int n_wait = bwd ? p->waits_bwd : p->waits_fwd, n_bar = bwd ? p->barriers_bwd : p->barriers_fwd;
+    double t_wait = 0;
+    if ((ov == FA_OVERLAP_NONE || ov == FA_OVERLAP_WARPS) && hw->clock_hz > 0) {
+        const double cyc = n_wait * hw->wgmma_wait_cycles + n_bar * hw->barrier_cycles;
+        t_wait = cyc / (kc * hw->clock_hz);
+        tile += t_wait / phase_streams(ov, (int)occ, oc);
+    }
     double once = ov == FA_OVERLAP_PINGPONG ? G : ov == FA_OVERLAP_PIPELINED ? S : 0;
     /* a block's prologue and epilogue, which no compute of its own hides: the first load's
      * latency; the block's own input tile (Q_i; backward K_j, V_j), read once from DRAM, and its
@@ -538,6 +549,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
                              .inst = inst, .t_issue = t_iss,
                              .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
+                             .waits = n_wait, .barriers = n_bar, .t_wait = t_wait,
                              .t_load = t_load,
                              .edge = edge, .once = once, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,
                              .fluid = pt->fluid};

@@ -139,7 +139,8 @@ const fa_profile fa_profiles[] = {
 #define FA2_KERNELS                                                                                                      \
     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,              \
     .regs_fwd = REGS_FWD, .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32, .split_kv = 1,         \
-    .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles)
+    .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles),                \
+    .barriers_fwd = 2, .barriers_bwd = 3
 #define FA2_SOURCE                                                                                                       \
     "Dao-AILab/flash-attention csrc/flash_attn/src: flash_fwd_launch_template.h, flash_bwd_launch_template.h, "          \
     "kernel_traits.h, flash_fwd_kernel.h, flash_bwd_kernel.h"
@@ -170,6 +171,9 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
      .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(fa3_tiles),
+     /* a backward step's waits (S; dP; dV before dQ's issue; dQ before dK's) and barriers (dS written;
+        the dQ tile free): hopper/mainloop_bwd_sm90_tma_gmma_ws.hpp bwd_step */
+     .waits_bwd = 4, .barriers_bwd = 2,
      .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3 (warp specialization, ping-pong, intra-warpgroup overlap); Dao-AILab/flash-attention hopper/ at 7f67966c"},
     {.key = "cudnn", .name = "cuDNN fused attention on Hopper (as Nsight Compute sees it)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
@@ -178,6 +182,8 @@ const fa_profile fa_profiles[] = {
      /* warp instructions per score element, Nsight Compute at B 4, N 4096, non-causal
         (analysis/measured/h200/s9_issue.csv: smsp__inst_executed.sum / (tiles x B_r x B_c)) */
      .inst_by_d = {{64, 0.2575, 0.5727}, {128, 0.2901, 0.6959}},
+     /* closed source: its backward's waits and barriers assumed to be FlashAttention-3's */
+     .waits_bwd = 4, .barriers_bwd = 2,
      .source = "Nsight Compute on the lent H200 (analysis/measured/h200/v5_bwd_ncu.csv): 132 x 384 threads, persistent; tiles assumed"},
     /* PyTorch's SDPA math backend: fp16/bf16 computed in fp32, composite ops (fa_std_ops) */
     {.key = "math", .name = "PyTorch's SDPA math backend (standard attention in fp32: casts, GEMM, mask, safe softmax, GEMM)",
@@ -196,38 +202,48 @@ const fa_profile fa_profiles[] = {
      * reads all of K and V from shared memory (v1: Q, O, l, m through HBM each step) */
     {.key = "v1", .name = "kernels/ v1: FlashAttention-1 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH1,
      .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
-     .simt_tile = 4, .sync_loads = 1, NT(v1_tiles), .source = "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
+     .simt_tile = 4, .sync_loads = 1, NT(v1_tiles), .barriers_fwd = 3, /* the inner step's three __syncthreads */
+     .source = "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
     {.key = "v2", .name = "kernels/ v2: FlashAttention-2 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
-     .simt_tile = 4, .sync_loads = 1, NT(v2_tiles), .source = "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
+     .simt_tile = 4, .sync_loads = 1, NT(v2_tiles), .barriers_fwd = 3,
+     .source = "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
     /* v3: each warp 16 (v3) or 32 (mt2, br256) query rows: its Q rows and all of K and V by
      * ldmatrix every tile; K, V two-stage cp.async; causal row blocks heaviest first */
     {.key = "v3", .name = "kernels/ v3: FlashAttention-2 on mma.sync (ldmatrix, cp.async, swizzle)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = "S_ij dP_ij dK_j dV_j", .stages = 2, .heavy_first = 1, .base_regs = 32,
      .reads_fwd = FWD(1, 8, 0, 8), .reads_bwd = BWD(8, 1, 8, 1, 0, 8, 0, 8, 3, 4), NT(v3_tiles),
+     .barriers_fwd = 2, .barriers_bwd = 2,
      .source = "kernels/attn_v3_flash2_tc.cu, kernels/attn_v3_bwd_tc.cu (v3_bwd: dQ by fp32 atomics)"},
     {.key = "v3_bwd_bc64", .name = "kernels/ v3_bwd_bc64 (4 warps, B_c 64, two blocks per SM)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_bwd = "S_ij dP_ij dK_j dV_j",
      .stages = 2, .heavy_first = 1, .base_regs = 32, .reads_bwd = BWD(4, 1, 4, 1, 0, 4, 0, 4, 2, 4),
-     NT(v3_bwd_bc64_tiles), .source = "kernels/attn_v3_bwd_tc.cu"},
+     NT(v3_bwd_bc64_tiles), .barriers_bwd = 2,
+     .source = "kernels/attn_v3_bwd_tc.cu"},
     {.key = "v3_mt2", .name = "kernels/ v3_mt2 (4 warps of 32 rows)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
      .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
-     .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_tiles), .source = "kernels/attn_v3_flash2_tc.cu"},
+     .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_tiles), .barriers_fwd = 2,
+     .source = "kernels/attn_v3_flash2_tc.cu"},
     {.key = "v3_mt2_bc32", .name = "kernels/ v3_mt2_bc32 (B_c 32)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
      .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
-     .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_bc32_tiles), .source = "kernels/attn_v3_flash2_tc.cu"},
+     .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_bc32_tiles), .barriers_fwd = 2,
+     .source = "kernels/attn_v3_flash2_tc.cu"},
     {.key = "v3_br256", .name = "kernels/ v3_br256 (B_r 256, 8 warps)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
      .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
-     .reads_fwd = FWD(1, 8, 0, 8), NT(v3_br256_tiles), .source = "kernels/attn_v3_flash2_tc.cu"},
+     .reads_fwd = FWD(1, 8, 0, 8), NT(v3_br256_tiles), .barriers_fwd = 2,
+     .source = "kernels/attn_v3_flash2_tc.cu"},
     /* v4: two warpgroups of 64 rows; wgmma reads Q, K, V from 128-byte-swizzled shared memory
      * (in the wgmma rate), P from registers; no warp specialization */
     {.key = "v4", .name = "kernels/ v4: FlashAttention-2 forward on wgmma (B_c 128)", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
-     .base_regs = 32, NT(v4_tiles), .source = "kernels/attn_v4_wgmma.cu"},
+     .base_regs = 32, NT(v4_tiles), /* a tile: wg_wait<0> for S and for O += P V, one __syncthreads */
+     .waits_fwd = 2, .barriers_fwd = 1,
+     .source = "kernels/attn_v4_wgmma.cu"},
     {.key = "v4_bc64", .name = "kernels/ v4_bc64 (B_c 64, two blocks per SM)", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
-     .base_regs = 32, NT(v4_bc64_tiles), .source = "kernels/attn_v4_wgmma.cu"},
+     .base_regs = 32, NT(v4_bc64_tiles), .waits_fwd = 2, .barriers_fwd = 1,
+     .source = "kernels/attn_v4_wgmma.cu"},
     /* v5: FlashAttention-3's forward structure: a TMA producer warpgroup (32 registers), consumer
      * warpgroups reading Q, K, V by wgmma from shared memory, P in registers, two-stage K/V,
      * ping-pong turns and the softmax under the previous tile's P V, a persistent grid taking
@@ -289,7 +305,8 @@ const fa_profile fa_profiles[] = {
 #define V5_BWD_KERNEL                                                                                                   \
     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,        \
     .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,          \
-    .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles)
+    .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),             \
+    .waits_bwd = 3, .barriers_bwd = 2
     /* v5's backward (kernels/attn_v5_bwd.cu): a block per K/V block of 128 keys (grid T_c x H_kv x
      * B, key block fastest: launched in index order), every GEMM a wgmma -- S^T = K Q^T and dP^T =
      * V dO^T from shared memory (SS), dV += P^T dO and dK += dS^T Q with P^T, dS^T from registers
@@ -336,6 +353,7 @@ const fa_profile fa_profiles[] = {
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
      .stat_copies_bwd = 24, .persistent = 1, .base_regs = 24, .producer_warps = 4, .producer_regs = 40,
      NT(v5_bwd_tiles), .inst_by_d = {{64, 0, 0.6136}, {128, 0, 0.9524}}, /* s9_issue.csv */
+     .waits_bwd = 3, .barriers_bwd = 2,
      .source = "kernels/attn_v5_bwd.cu (variant 2, PERS)"},
     /* v5_bwd_atomic: dQ_i added by the consumers' fp32 atomics straight from the wgmma accumulator
      * (atomic_add_tile: red.global at the L2), no shared dQ tile; the atomics' issue cost is in its
@@ -345,6 +363,8 @@ const fa_profile fa_profiles[] = {
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_reduce = 1,
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
      .inst_by_d = {{64, 0, 0.7152}, {128, 0, 1.1594}}, /* s9_issue.csv: the atomics issue */
+     /* no dQ tile: no dQ-empty barrier */
+     .waits_bwd = 3, .barriers_bwd = 1,
      .source = "kernels/attn_v5_bwd.cu (variant 1, RED = false: atomic_add_tile)"},
     /* FlashAttention-4 (B200): tcgen05.mma with S and O in tensor memory (charged to the register
      * arena, which stands for registers + TMEM here), softmax warpgroups ping-ponging over the two Q

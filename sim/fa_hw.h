@@ -8,7 +8,7 @@
  * regs_per_sm, regs_per_thread, threads_per_sm, blocks_per_sm, mma_sync_flops, mma_sync_clock_hz,
  * wgmma_clock_hz, wgmma_flops,
  * wgmma_fp8_flops, gemm_flops, sgemm_flops, fma_flops, exp_per_s, smem_bytes_per_s, l2_bytes_per_s,
- * dram_bytes_per_s, dram_latency_s, l2_latency_s, launch_s, tcgen05_flops, tcgen05_fp8_flops,
+ * dram_bytes_per_s, dram_latency_s, l2_latency_s, wgmma_wait_cycles, barrier_cycles, launch_s, tcgen05_flops, tcgen05_fp8_flops,
  * tmem_per_sm_bytes, pipes_source, and the interconnect of context parallelism
  * (docs/context-parallel.md): nvlink_bytes_per_s, and transpose_copy_bytes_per_s (PyTorch's
  * layout copy, docs/time-model.md section 6) (each range in sim/hw.c's table and
@@ -72,6 +72,11 @@ typedef struct {
     double l2_bandwidth;          /* L2 -> SM bytes/s, whole GPU */
     double dram_bandwidth;        /* sustained DRAM bytes/s (read + write) */
     double dram_latency_s;        /* one dependent DRAM load, s */
+    double wgmma_wait_cycles;     /* a wgmma.wait_group for a commit group the warpgroup just issued:
+                                     SM clocks beyond the group's tensor time (ubench_pipes
+                                     wgmma_latency_kK; 0: not measured, no wait charged) */
+    double barrier_cycles;        /* a __syncthreads / bar.sync of a 256-thread block whose warps
+                                     arrive together, SM clocks (ubench_pipes syncthreads_256; 0: none) */
     double l2_latency_s;          /* one dependent load that hits L2, s (0: dram_latency_s) */
     double launch_s;              /* one kernel launch (back to back), s */
     double tcgen05_flops;         /* tcgen05.mma fp16/bf16 -> fp32 (sm_100; 0: the GPU has none) */

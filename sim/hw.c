@@ -76,6 +76,8 @@ static const struct {
     {"dram_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s"},
     {"dram_latency_s", K_REAL, 1, 1e-8, 1e-3, "1e-8 to 1e-3 s"},
     {"l2_latency_s", K_REAL, 1, 1e-9, 1e-3, "1e-9 to 1e-3 s"},
+    {"wgmma_wait_cycles", K_REAL, 1, 1e-3, 1e4, "1e-3 to 1e4 SM clocks"},
+    {"barrier_cycles", K_REAL, 1, 1e-3, 1e4, "1e-3 to 1e4 SM clocks"},
     {"launch_s", K_REAL, 1, 1e-8, 1e-2, "1e-8 to 1e-2 s"},
     {"tcgen05_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
     {"tcgen05_fp8_flops", K_REAL, 1, 1e9, 1e18, "1e9 to 1e18 FLOP/s"},
@@ -96,7 +98,7 @@ static const struct {
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA_LOAD, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK, TRANSPOSE, T_SOFTMAX, T_ALL, T_SELECT, T_UPCAST };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, WAIT_CYC, BAR_CYC, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK, TRANSPOSE, T_SOFTMAX, T_ALL, T_SELECT, T_UPCAST };
 
 static char *trim(char *s)
 {
@@ -294,6 +296,8 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     case DRAM_BW: hw->dram_bandwidth = x; break;
     case DRAM_LAT: hw->dram_latency_s = x; break;
     case L2_LAT: hw->l2_latency_s = x; break;
+    case WAIT_CYC: hw->wgmma_wait_cycles = x; break;
+    case BAR_CYC: hw->barrier_cycles = x; break;
     case LAUNCH: hw->launch_s = x; break;
     case ISSUE: hw->issue_per_sm_clk = x; break;
     case NVLINK: hw->nvlink_bandwidth = x; break;

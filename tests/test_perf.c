@@ -964,7 +964,12 @@ static void test_issue_slots(void **st)
     assert_near(k->t_issue, 6.9518e-7, 1e-10);
     assert_true(k->t_issue > k->t_exp + k->t_fp32);
     assert_near(k->S, k->t_issue, 0);
-    assert_near(k->tile, k->G + k->S, 1e-15); /* one block an SM, in step: nothing hides S */
+    /* one block an SM, in step: nothing hides S, nor the step's 3 wgmma waits and 2 barriers
+     * (3 x 58.8 + 2 x 28.2 = 232.8 clocks at 1620 MHz = 143.7 ns) */
+    assert_int_equal(k->waits, 3);
+    assert_int_equal(k->barriers, 2);
+    assert_near(k->t_wait, 232.8 / 1.62e9, 1e-15);
+    assert_near(k->tile, k->G + k->S + k->t_wait, 1e-15);
     fa_profile q = *p; /* the same kernel without a count */
     memset(q.inst_by_d, 0, sizeof q.inst_by_d);
     fa_perf_result r2;
@@ -975,6 +980,52 @@ static void test_issue_slots(void **st)
     h0.issue_per_sm_clk = 0;
     assert_int_equal(fa_perf_predict(p, FA_PASS_BWD, &s, &h0, NULL, &r2), FA_OK);
     assert_near(r2.k[1].S, k->t_exp + k->t_fp32, 1e-15);
+}
+
+/* Waits and barriers (docs/time-model.md section 5): v4_bc64's tile waits twice for its own wgmma
+ * and meets one __syncthreads (kernels/attn_v4_wgmma.cu): 2 x 58.8 + 28.2 = 145.8 SM clocks.  Alone
+ * on an SM (B = H = 1, N = 4096: 32 blocks on 132 SMs; w_phase 1) the whole of it adds to the tile;
+ * with two blocks an SM (B 4, H 16: w_phase 2) half; a ping-pong profile (v5's forward) is not
+ * charged; a machine without the two constants (a100) charges nothing. */
+static void test_waits_barriers(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    assert_near(hw.wgmma_wait_cycles, 58.8, 0);
+    assert_near(hw.barrier_cycles, 28.2, 0);
+    hw.wgmma_load_n = 0; /* every SM pipe at the full-load clock, 1620 MHz */
+    const fa_profile *p = fa_profile_find("v4_bc64");
+    fa_shape s = fa_shape_default(4096, 64);
+    s.dtype = FA_DTYPE_BF16;
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    const fa_perf_kernel *k = &r.k[0];
+    assert_int_equal(k->waits, 2);
+    assert_int_equal(k->barriers, 1);
+    assert_near(k->w_phase, 1, 0);
+    assert_near(k->t_wait, 145.8 / 1.62e9, 1e-15);
+    assert_near(k->tile, k->G + k->S + k->t_wait, 1e-15);
+    s.batch = 4, s.heads = s.kv_heads = 16;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_near(k->w_phase, 2, 0);
+    const double hi = k->G > k->S ? k->G : k->S, lo = k->G > k->S ? k->S : k->G;
+    assert_near(k->tile, hi + lo / 2 + k->t_wait / 2, 1e-15);
+    fa_profile q = *p; /* the same kernel with nothing to wait on */
+    q.waits_fwd = q.barriers_fwd = 0;
+    fa_perf_result r2;
+    assert_int_equal(fa_perf_predict(&q, FA_PASS_FWD, &s, &hw, NULL, &r2), FA_OK);
+    assert_near(r2.k[0].t_wait, 0, 0);
+    assert_near(r2.k[0].tile, k->tile - k->t_wait / 2, 1e-15);
+    q.overlap = FA_OVERLAP_PINGPONG; /* a ping-pong schedule fills the waits: not charged */
+    q.waits_fwd = 2, q.barriers_fwd = 1;
+    assert_int_equal(fa_perf_predict(&q, FA_PASS_FWD, &s, &hw, NULL, &r2), FA_OK);
+    assert_near(r2.k[0].t_wait, 0, 0);
+    fa_hw a100;
+    assert_int_equal(fa_hw_load("a100", NULL, &a100), FA_OK);
+    assert_near(a100.wgmma_wait_cycles + a100.barrier_cycles, 0, 0);
+    assert_int_equal(fa_perf_predict(fa_profile_find("fa2"), FA_PASS_FWD, &s, &a100, NULL, &r2), FA_OK);
+    assert_near(r2.k[0].t_wait, 0, 0);
 }
 
 /* The flash2 backward's small kernels by hand on the round machine: the pre-pass reads O and dO,
@@ -1119,7 +1170,7 @@ int main(void)
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
-        cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_check_arch),
+        cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_waits_barriers), cmocka_unit_test(test_check_arch),
         cmocka_unit_test(test_bwd_small_kernels), cmocka_unit_test(test_math_torch_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

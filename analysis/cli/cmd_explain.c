@@ -125,13 +125,20 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                    "= %.3g (the resident warps on each of the SM's 4 schedulers); softmax S = %s = %s\n",
                 simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), d->blocks_per_sm, oc->warps, d->w_gemm,
                 d->inst > 0 ? "max(exp + fp32, issue)" : "exp + fp32", fa_fmt_time(d->S, b[2], 32));
+        const int waited = d->t_wait > 0; /* waits and barriers (docs/time-model.md section 5) */
+        if (waited)
+            fprintf(f, "     waits and barriers W: %d wgmma wait%s x %.3g + %d barrier%s x %.3g SM clocks (the kernel's code; "
+                       "wgmma_wait_cycles, barrier_cycles) at %.0f MHz = %s a tile, which the stream's own work does not hide\n",
+                    d->waits, d->waits == 1 ? "" : "s", o->hw.wgmma_wait_cycles, d->barriers, d->barriers == 1 ? "" : "s",
+                    o->hw.barrier_cycles, d->clock_scale * o->hw.clock_hz / 1e6, fa_fmt_time(d->t_wait, b[5], 32));
         if (p->sync_loads) /* no prefetch: the tile's loads are a third phase */
             fprintf(f, "     loads L = L2 latency + the tile's share of the two-level bytes / (L2 bandwidth / SMs) = %s (not "
-                       "prefetched); tile = the longest of L, G, S + the other two / w_phase = %s, %s (docs/time-model.md "
-                       "section 5)\n", fa_fmt_time(d->t_load, b[4], 32), fa_fmt_time(d->tile, b[3], 32), wph);
-        else
-            fprintf(f, "     tile = max(G, S) + min(G, S) / w_phase = %s, %s (docs/time-model.md section 5)\n",
+                       "prefetched); tile = the longest of L, G, S + the other two / w_phase%s = %s, %s (docs/time-model.md "
+                       "section 5)\n", fa_fmt_time(d->t_load, b[4], 32), waited ? " + W / w_phase" : "",
                     fa_fmt_time(d->tile, b[3], 32), wph);
+        else
+            fprintf(f, "     tile = max(G, S) + min(G, S) / w_phase%s = %s, %s (docs/time-model.md section 5)\n",
+                    waited ? " + W / w_phase" : "", fa_fmt_time(d->tile, b[3], 32), wph);
         if (d->S > d->G && d->w_phase > 1) /* the tile's longer phase, which bound names, not a single pipe */
             fprintf(f, "     the softmax phase is the longer one: S = exp %s + fp32 %s (one dependent chain a warpgroup) "
                        "exceeds G, so the tile is S + G / %.3g, whichever single pipe is the busiest\n",

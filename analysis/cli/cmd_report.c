@@ -836,7 +836,7 @@ static int papers(report_ctx *c)
                "c: causal; papers.csv, docs/results.md)\n");
         paper_series(rows, n, &set.b200, 0);
         /* the note's numbers: the rows above (issue 18, pass 11: never a number of its own) */
-        char r_std[16], f1[7][16], g_fa3[32], g_cud[32], v_cud[16], v_fa3[16], same[48];
+        char r_std[16], f1[7][16], g_fa3[32], g_cud[32], v_cud[16], v_fa3[16], same[80];
         const fa_paper_row *std_ms = paper_row(rows, n, "Figure 2 left", "eager", 64, 0, 1024, "ms");
         static const int64_t F1[7][2] = {{128, 2048}, {128, 4096}, {128, 8192}, {128, 16384},
                                          {64, 4096}, {64, 8192}, {64, 16384}};
@@ -848,8 +848,16 @@ static int papers(report_ctx *c)
         const fa_paper_row *f16 = paper_row(rows, n, "Figure 6", "fa3", 128, 0, 16384, "TFLOP/s");
         snprintf(v_cud, sizeof v_cud, "%.4g", c16 ? c16->predicted : NAN);
         snprintf(v_fa3, sizeof v_fa3, "%.4g", f16 ? f16->predicted : NAN);
-        if (!strcmp(v_cud, v_fa3)) snprintf(same, sizeof same, "both fall to the same %s", v_cud);
-        else snprintf(same, sizeof same, "fall to %s and %s", v_cud, v_fa3);
+        char same2[80], same3[200] = "";
+        if (!strcmp(v_cud, v_fa3)) {
+            snprintf(same, sizeof same, "cuDNN and FlashAttention-3 both fall to the same %s", v_cud);
+            snprintf(same2, sizeof same2, "both turn DRAM-bound with the same DRAM estimate");
+        } else {
+            snprintf(same, sizeof same, "FlashAttention-3 falls to %s", v_fa3);
+            snprintf(same2, sizeof same2, "it turns DRAM-bound with its DRAM estimate");
+            snprintf(same3, sizeof same3, "; cuDNN has the same estimate and falls to %s: its tile (its\n"
+                     " measured instruction count, its waits and barriers) outlasts that bound", v_cud);
+        }
         printf("(GB as the papers print it: 10^9 bytes, not the GiB = 2^30 of the tables above; fasim's GB is\n"
                " its DRAM estimate, what the paper measured.  The misses and why: docs/time-model.md, \"The papers,\n"
                " reproduced\": standard's time (%s: PyTorch's kernels of 2022 moved 0.97 TB/s, not the 1.67 the\n"
@@ -871,9 +879,9 @@ static int papers(report_ctx *c)
                " and assumes FlashAttention-3's d = 128 tile, 128 x 128 forward, at every d <= 128 (128 x 64 at\n"
                " 128 < d <= 256: DeepSeek's d = 192 and d = 256), where FlashAttention-3 itself runs 192 x 128 with 16 warps at d = 64 and 128 x 176\n"
                " without a mask at d = 128.\n"
-               " Figure 6, backward d = 128 at N = 16k: cuDNN and FlashAttention-3 %s TFLOP/s\n"
-               " because both turn DRAM-bound with the same DRAM estimate (%.0f GiB: the same B_c = 128, so the same\n"
-               " re-reads of Q, dO, LSE, D and the fp32 dQ accumulator).  Each head's re-read set is 16 MiB there\n"
+               " Figure 6, backward d = 128 at N = 16k: %s TFLOP/s\n"
+               " because %s (%.0f GiB: B_c = 128, so the\n"
+               " re-reads of Q, dO, LSE, D and the fp32 dQ accumulator)%s.  Each head's re-read set is 16 MiB there\n"
                " (8 at 8k).  The grid runs one block per key block (B_c = 128: 128 a head at 16k), 132 at a time\n"
                " on the 132 SMs, so the blocks running at once straddle up to 3 heads (e.g. 2 + 128 + 2; 4 heads\n"
                " of 64 blocks at 8k): 3 x 16 = 48 MiB of re-read sets live at once.  The H100's 50 MiB L2 is two\n"
@@ -887,8 +895,8 @@ static int papers(report_ctx *c)
                " An N missing from a series (Figure 4 FlashAttention-2: d = 64 without a mask N = 1024, d = 128\n"
                " without a mask N = 512 and 1024) has no value in fasim's transcription of the figure\n"
                " (analysis/measured/papers/published.csv): not read off the figure, so not compared.)\n\n",
-               paper_ratio(r_std, std_ms), f1[0], f1[1], f1[2], f1[3], f1[4], f1[5], f1[6], g_fa3, g_cud, same,
-               (f16 ? f16->dram_bytes : NAN) / 1073741824.0, c16 ? c16->published : NAN, f16 ? f16->published : NAN);
+               paper_ratio(r_std, std_ms), f1[0], f1[1], f1[2], f1[3], f1[4], f1[5], f1[6], g_fa3, g_cud, same, same2,
+               (f16 ? f16->dram_bytes : NAN) / 1073741824.0, same3, c16 ? c16->published : NAN, f16 ? f16->published : NAN);
         printf("== FlashAttention-4 (arXiv 2603.05451) on the B200: every fasim number a prediction (no B200 here:\n"
                "   sim/hw/b200.hw is datasheet figures and assumptions, nothing fitted to a B200 time); the\n"
                "   paper's shape: 32k tokens (B = 32768 / N), hidden 2048 (H = 16), bf16, forward\n");
