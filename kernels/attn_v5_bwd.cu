@@ -89,6 +89,25 @@
  * v5_bwd_lean's speed at d = 128, 1.02-1.07x at d = 64; cuDNN ms / v5_bwd ms 1.070, 1.055, 0.969, 0.999
  * at d = 128 without a mask (N = 2k..16k), 1.215, 1.072, 1.077, 0.990 with one; d = 64 1.070-1.173 and
  * 1.126-1.228; the deterministic mode 0.83-0.99x of it.
+ * Eleventh session (two device calls, SDPA in each; analysis/measured/h200/s11_bwd_c1_*, s11_bwd_c2_*):
+ * Nsight Compute at d = 128, N = 8192, B 2, H 16, no mask (s11_bwd_c1_ncu.tgz): the main kernel 4.75 ms
+ * against cuDNN's 4.63, tensor pipe 59.6 % against 64.1 % of the elapsed cycles (so 2.83 ms of tensor time
+ * against cuDNN's 2.96: the gap is idle tensor cycles); stalls per issued instruction barrier 2.01, long
+ * scoreboard 1.88, wait 1.60, MIO throttle 1.12 (cuDNN 1.53, 1.61, 0.94, 0.07); L2 reduce sectors equal
+ * (402.7 M both).  Tried, each behind its CFG bit and measured against the old default in the same call:
+ * V5B_QROT (the fast mode's rotated Q walk without a mask: the key blocks of a head no longer load and
+ * reduce-add the same Q block at once) gained nothing: 0.99-1.015x the old default's speed at d = 128 without a
+ * mask, 0.98-1.00x at d = 64 (under ncu 4.80 ms, the same stalls and L2 reduce sectors); V5B_DQK (dQ split
+ * by keys, no cross-consumer barrier a step, twice the reduce-add traffic) was slower: 0.87-0.95x the old
+ * default (0.88-1.08x cuDNN), its deterministic mode 0.56-0.87x cuDNN; V5B_LDTMA | V5B_DQ2 is 1.00-1.02x
+ * the old default at d = 128 in 14 of 16 readings (two calls; the others 0.996 at 8k without a mask and
+ * 0.945 at 16k causal, in a call where V5B_QROT, the same code with a mask, read 0.961), at d = 64
+ * (V5B_LDTMA alone) 0.995-1.007x: the new default at d = 128 only (V5B_CFG128), V5B_CUTS stays measurable as
+ * v5_bwd_cuts.  Second call (the default's code): cuDNN ms / ms 1.199, 1.041, 1.007, 1.006 at d = 128 without
+ * a mask (N = 2k..16k; V5B_CUTS 1.178, 1.019, 1.011, 1.000), 1.147, 1.133, 1.106, 1.078 with one (1.131,
+ * 1.117, 1.084, 1.058); its deterministic mode 0.949-1.000x of it without a mask, 0.870-0.969x with one
+ * (first call, the same CFG with lane-0 releases: 0.960-0.986x); d = 64 (V5B_CUTS) 1.072-1.222x, 1.104-1.284x.
+ * The margin asked for (a few per cent at N >= 4k without a mask) is not there: 8k and 16k read 1.006-1.015x.
  * Needs sm_90a (H100/H200): other devices get cudaErrorInvalidDeviceFunction. */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -109,19 +128,43 @@ enum { V5B_BC = 128, V5B_STAGES = 2, V5B_PAD = 128 };
  * comment), 240 consumer registers (V5B_REGS240), dS^T from the rounded P^T (V5B_PBF), operand
  * descriptors advanced from one per operand and step (V5B_DINC), no integer division per step
  * without GQA (V5B_NODIV); the default by head dim */
-enum { V5B_SCHED = 3, V5B_REGS240 = 4, V5B_PBF = 8, V5B_DINC = 16, V5B_NODIV = 32, V5B_EDGE = 64, V5B_STSM = 128, V5B_RING = 256 };
+enum { V5B_SCHED = 3, V5B_REGS240 = 4, V5B_PBF = 8, V5B_DINC = 16, V5B_NODIV = 32, V5B_EDGE = 64, V5B_STSM = 128, V5B_RING = 256,
+       V5B_QROT = 512, V5B_LDTMA = 1024, V5B_DQ2 = 2048, V5B_DQK = 4096 };
+/* V5B_QROT (eleventh session): the fast (not deterministic) mode without a causal mask walks key block
+ * kb's Q blocks from kb % T_r on, as the deterministic mode's rotated order: the T_c units of a head then
+ * load and reduce-add into T_c different Q blocks at a step instead of all into the same one (a causal
+ * mask spreads them already: key block kb starts at its diagonal).  The sums are formed in another order
+ * (not deterministic either way).
+ * V5B_LDTMA: LSE_i log2 e and D_i (B_r floats each) come with Q_i, dO_i: the producer's bulk copies into
+ * the stage, completing on its mbarrier, one copy a stage for all consumer warps (not three a warp by
+ * cp.async from every consumer warp): 1-2 KB of shared memory in place of 12-24 KB.
+ * V5B_DQ2 (d = 128 only, needs V5B_LDTMA for the shared memory): two dQ tiles in turn, so the
+ * consumers write step i's while the dQ warp's reduce-add (in deterministic mode, its wait for the
+ * key blocks before it too) still reads step i - 1's; they wait only for step i - 2's.
+ * V5B_DQK (d = 128 only, needs V5B_LDTMA, not with V5B_DQ2): dQ_i split over the two consumers by keys
+ * (each warpgroup dQ_i's 64 x 128 partial over its own 64 keys, two n64 halves, 64 accumulators) in
+ * place of by columns (64 x 64 over all 128 keys): a warpgroup's dQ GEMM reads only its own half of dS^T,
+ * so the two consumers no longer meet at a barrier every step (one of 128 threads each); each has its
+ * own dQ tile and producer warp (warps 2 and 3) adding it by the reduce-add: twice the reduce traffic.
+ * With V5B_LDTMA every consumer thread arrives on the stage's empty barrier (256, not 8 warps' lane 0
+ * after __syncwarp: the order compute-sanitizer's racecheck follows for the generic reads of LSE, D). */
 /* CUTS: the issue cuts on schedule 0 (V5B_DINC, V5B_NODIV; V5B_EDGE: the mask only on the tiles
  * that cross the causal diagonal or N_k, after the exponentials; V5B_STSM: dS^T to shared memory by
  * stmatrix, four 8 x 8 tiles an instruction; V5B_RING: LSE_i, D_i's copies and rows advanced, no
  * i % 3).  Every one leaves the arithmetic as it was: the same bits as CFG 0. */
 enum { V5B_CUTS = V5B_DINC | V5B_NODIV | V5B_EDGE | V5B_STSM | V5B_RING };
-enum { V5B_CFG64 = V5B_CUTS, V5B_CFG128 = V5B_CUTS };
+/* the default: d = 64 V5B_CUTS; d = 128 (eleventh session) V5B_CUTS | V5B_LDTMA | V5B_DQ2 (the header
+ * comment; V5B_CUTS alone stays measurable as v5_bwd_cuts) */
+enum { V5B_CFG64 = V5B_CUTS, V5B_CFG128 = V5B_CUTS | V5B_LDTMA | V5B_DQ2 };
 
 struct V5BMaps {
     CUtensorMap q, dO;  /* (d, N_q, B x H), boxes (64, B_r, 1) */
     CUtensorMap k, v;   /* (d, N_k, B x H_kv), boxes (64, B_c, 1) */
     CUtensorMap dk, dv; /* (d, N_k, B x H_kv), boxes (64, 64, 1): a consumer warpgroup's keys of a slab */
 };
+
+/* waits until every committed bulk group but the newest has read its shared memory */
+__device__ __forceinline__ void bulk_wait_read1() { asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory"); }
 
 /* rows of the padded per-row arrays (LSE log2 e, D) and of the fp32 dQ accumulator */
 static inline __host__ __device__ long long v5b_rows_pad(int N_q) { return ((long long)N_q + V5B_PAD - 1) / V5B_PAD * V5B_PAD; }
@@ -287,7 +330,8 @@ template <> __device__ __forceinline__ float unpack_half<__half>(uint32_t x, int
 
 /* named barriers: 1 both consumers (dS^T written), 2 dQ tile written (consumers -> the dQ
  * warp), 3 dQ tile read (the dQ warp -> consumers) */
-enum { V5B_BAR_DS = 1, V5B_BAR_DQ_FULL = 2, V5B_BAR_DQ_EMPTY = 3 };
+enum { V5B_BAR_DS = 1, V5B_BAR_DQ_FULL = 2, V5B_BAR_DQ_EMPTY = 3 }; /* V5B_DQ2's second tile: 6, 7 (4, 5: the
+                                                                     * consumers' dK, dV stores) */
 
 /* RED: dQ_i leaves through a shared tile that one producer warp adds to the fp32 accumulator
  * with the TMA's reduce-add (as FlashAttention-3); else every consumer thread adds its
@@ -319,9 +363,12 @@ __global__ void __launch_bounds__(384, 1)
     T *dOs = Qs + S * BR * D; /* S stages */
     T *dSs = dOs + S * BR * D; /* 2 buffers of (B_c keys, B_r queries), sw128 */
     float *dQs = reinterpret_cast<float *>(dSs + 2 * BC * BR); /* B_r x d fp32 (dq_tile_index) */
-    float *Ls = dQs + BR * D; /* LSE_i log2 e, D_i: three copies per consumer warp */
-    float *Ds = Ls + 24 * BR;
-    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + 24 * BR);
+    constexpr bool LDTMA = (CFG & V5B_LDTMA) != 0, DQ2 = (CFG & V5B_DQ2) != 0 && LDTMA && D == 128 && RED;
+    constexpr bool DQK = (CFG & V5B_DQK) != 0 && LDTMA && !DQ2 && D == 128 && RED;
+    constexpr int NDQ = DQ2 || DQK ? 2 : 1, LDN = LDTMA ? S * BR : 24 * BR;
+    float *Ls = dQs + NDQ * BR * D; /* LSE_i log2 e, D_i: three copies per consumer warp (LDTMA: one a stage) */
+    float *Ds = Ls + LDN;
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Ds + LDN);
     uint64_t *fullKV = bar, *emptyKV = bar + 1, *fullQ = bar + 2, *emptyQ = fullQ + S;
 
     /* work units u = (batch, kv head, key block), the key block fastest; a block takes units
@@ -342,8 +389,9 @@ __global__ void __launch_bounds__(384, 1)
         int b, hk, kb, c0, i_lo, nq, n_it, r0; /* r0: the walk's first Q block past i_lo (rot) */
     };
     /* the Q block of a unit's step with Q block index qx past the first (unit_step's x) */
+    constexpr bool QROT = (CFG & V5B_QROT) != 0 && !DET;
     auto qblock = [&](const Unit &x, int qx) {
-        if (!DET) return x.i_lo + qx;
+        if (!DET && !QROT) return x.i_lo + qx;
         const int q = qx + x.r0;
         return x.i_lo + (q >= x.nq ? q - x.nq : q);
     };
@@ -353,7 +401,7 @@ __global__ void __launch_bounds__(384, 1)
         x.kb = desc ? T_c - 1 - k : k;
         x.hk = bhk % sh.H_kv, x.b = bhk / sh.H_kv, x.c0 = x.kb * BC;
         x.i_lo = bwd_first_q_block(sh, x.c0, BR), x.nq = T_r - x.i_lo, x.n_it = x.nq * group;
-        x.r0 = rot ? x.kb : 0;
+        x.r0 = rot ? x.kb : (QROT && !sh.causal && x.nq > 0 ? x.kb % x.nq : 0);
         return x;
     };
 
@@ -362,7 +410,7 @@ __global__ void __launch_bounds__(384, 1)
         mbar_init(emptyKV, 8); /* one arrive per consumer warp */
         for (int s = 0; s < S; s++) {
             mbar_init(&fullQ[s], 1); /* the TMA thread's expect_tx */
-            mbar_init(&emptyQ[s], 8);
+            mbar_init(&emptyQ[s], LDTMA ? 256 : 8); /* LDTMA: every consumer thread */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -388,45 +436,62 @@ __global__ void __launch_bounds__(384, 1)
                     const int2 qh = unit_step<NODIV>(it, x.nq, group);
                     const int hq = x.hk * group + qh.y, r0 = qblock(x, qh.x) * BR;
                     mbar_wait(&emptyQ[s], (((ig + it) / S) & 1) ^ 1);
-                    mbar_expect_tx(&fullQ[s], 2 * QT_BYTES);
+                    mbar_expect_tx(&fullQ[s], 2 * QT_BYTES + (LDTMA ? 2 * BR * 4 : 0));
 #pragma unroll
                     for (int sl = 0; sl < SLABS; sl++) {
                         tma_load3(Qs + s * BR * D + sl * BR * 64, &maps.q, &fullQ[s], sl * 64, r0, x.b * sh.H + hq);
                         tma_load3(dOs + s * BR * D + sl * BR * 64, &maps.dO, &fullQ[s], sl * 64, r0, x.b * sh.H + hq);
                     }
+                    if (LDTMA) { /* the step's rows of LSE log2 e and D (padded: no bounds) */
+                        const long long row = ((long long)x.b * sh.H + hq) * Npad + r0;
+                        bulk_load(Ls + s * BR, lse2 + row, BR * 4, &fullQ[s]);
+                        bulk_load(Ds + s * BR, Dpad + row, BR * 4, &fullQ[s]);
+                    }
                 }
-            } else if (RED && pw == 2) { /* dQ_i += the consumers' tile: one TMA reduce-add of B_r d fp32 */
+            } else if (RED && (pw == 2 || (DQK && pw == 3))) { /* dQ_i += the consumers' tile: one TMA reduce-add of B_r d fp32
+                                                                * (DQK: warp 2 + t adds consumer t's partial tile) */
+                const int tw = DQK ? pw - 2 : 0, nbar = DQK ? 160 : 288;
                 for (int it = 0; it < x.n_it; it++) {
                     const int2 qh = unit_step<NODIV>(it, x.nq, group);
                     const int qi = qblock(x, qh.x), hq = x.hk * group + qh.y;
                     const long long bh = (long long)x.b * sh.H + hq;
-                    named_sync(V5B_BAR_DQ_FULL, 288);
+                    const int db = DQ2 ? (it & 1) : tw;
+                    named_sync(V5B_BAR_DQ_FULL + 4 * db, nbar);
                     if (lane == 0) {
                         int *sm = sem + bh * (Npad / 64) + qi;
-                        const int ord = dq_order(sh, desc, rot, x.kb, qi, BR, BC, T_c);
+                        const int ord = DQK ? 2 * dq_order(sh, desc, rot, x.kb, qi, BR, BC, T_c) + tw
+                                            : dq_order(sh, desc, rot, x.kb, qi, BR, BC, T_c);
                         if (DET) { /* the key blocks before this one in dq_order have added theirs */
                             int v;
                             do asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(sm) : "memory");
                             while (v < ord);
                         }
-                        bulk_reduce_add_f32(dQacc + (bh * Npad + (long long)qi * BR) * D, dQs, BR * D * 4);
+                        bulk_reduce_add_f32(dQacc + (bh * Npad + (long long)qi * BR) * D, dQs + db * BR * D, BR * D * 4);
                         bulk_commit();
                         if (DET) { /* the adds are done before the next key block may start its own */
                             bulk_wait<false>();
                             asm volatile("fence.proxy.async.global;\n" ::: "memory");
                             asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(sm), "r"(ord + 1) : "memory");
+                        } else if (DQ2) {
+                            bulk_wait_read1(); /* the last step's tile has been read (this one's may still be) */
                         } else {
                             bulk_wait<true>(); /* the tile has been read */
                         }
                     }
                     __syncwarp();
-                    named_arrive(V5B_BAR_DQ_EMPTY, 288);
+                    if (!DQ2 || DET) named_arrive(V5B_BAR_DQ_EMPTY + 4 * db, nbar);
+                    else if (it > 0) named_arrive(V5B_BAR_DQ_EMPTY + 4 * (db ^ 1), 288);
+                }
+                if (DQ2 && !DET) { /* the unit's last tile has been read */
+                    if (lane == 0) bulk_wait<true>();
+                    __syncwarp();
+                    named_arrive(V5B_BAR_DQ_EMPTY + 4 * ((x.n_it - 1) & 1), 288);
                 }
             }
             ig += x.n_it;
             ku++;
         }
-        if (RED && pw == 2 && lane == 0) bulk_wait<false>();
+        if (RED && (pw == 2 || (DQK && pw == 3)) && lane == 0) bulk_wait<false>();
         return;
     }
 
@@ -477,7 +542,7 @@ __global__ void __launch_bounds__(384, 1)
         }
         cp_async_commit();
     };
-    fetch_ld(0, 0);
+    if (!LDTMA) fetch_ld(0, 0);
     int ld_cur = 0; /* RING: it % 3 */
     mbar_wait(fullKV, ku & 1);
     /* S^T = K_w Q_i^T and dP^T = V_w dO_i^T of step it: m64 (keys) x B_r (queries) x d, two commit
@@ -509,8 +574,12 @@ __global__ void __launch_bounds__(384, 1)
     auto release_q = [&](int st) {
         fence_regs(dk);
         fence_regs(dv);
-        __syncwarp(); /* the lanes' reads of LSE_i, D_i are ordered before lane 0's release */
-        if (lane == 0) mbar_arrive(&emptyQ[st]);
+        if (LDTMA) {
+            mbar_arrive(&emptyQ[st]);
+        } else {
+            __syncwarp(); /* the lanes' reads of LSE_i, D_i are ordered before lane 0's release */
+            if (lane == 0) mbar_arrive(&emptyQ[st]);
+        }
     };
     if (SCH == 2) issue_s(0);
     for (int it = 0;; it++) { /* n_it >= 1 steps; the exit is at the bottom */
@@ -523,13 +592,18 @@ __global__ void __launch_bounds__(384, 1)
         /* LSE_i log2 e, D_i of the next step into this warp's copies (cp.async, three in turn:
          * copy (it + 1) % 3 was last read by this warp at it - 2), then this step's, fetched one
          * step ago: a warp's own copy needs no barrier but __syncwarp */
-        const int ld_nxt = ld_cur == 2 ? 0 : ld_cur + 1;
-        fetch_ld(it + 1, ld_nxt);
-        cp_async_wait<1>();
-        __syncwarp();
-        const int ld_sl = RING ? ld_cur : it % 3;
-        ld_cur = ld_nxt;
-        const float *Lt = Ls + (3 * cwarp + ld_sl) * BR, *Dt = Ds + (3 * cwarp + ld_sl) * BR;
+        const float *Lt, *Dt;
+        if (LDTMA) { /* landed with the stage (issue_s waited for it) */
+            Lt = Ls + st * BR, Dt = Ds + st * BR;
+        } else {
+            const int ld_nxt = ld_cur == 2 ? 0 : ld_cur + 1;
+            fetch_ld(it + 1, ld_nxt);
+            cp_async_wait<1>();
+            __syncwarp();
+            const int ld_sl = RING ? ld_cur : it % 3;
+            ld_cur = ld_nxt;
+            Lt = Ls + (3 * cwarp + ld_sl) * BR, Dt = Ds + (3 * cwarp + ld_sl) * BR;
+        }
         wg_wait<1>(); /* S^T */
         fence_regs(s);
 #pragma unroll
@@ -618,15 +692,28 @@ __global__ void __launch_bounds__(384, 1)
                         sa[nb >> 1][(nb & 1) * 2 + hr];
         }
         fence_proxy_async();
-        named_sync(V5B_BAR_DS, 256); /* both halves of dS^T are written */
+        if (DQK) named_sync(4 + w, 128); /* this warpgroup's half of dS^T is written */
+        else named_sync(V5B_BAR_DS, 256); /* both halves of dS^T are written */
         /* line 15: dQ_i += dS K_j, m64 x n64 x k = B_c keys; d = 128: queries 0..63, columns
          * 64 w..; d = 64 (B_r 128): queries 64 w.., all 64 columns */
         const uint32_t a0 = ds_addr + (it & 1) * BC * BR * 2 + (BR == 128 ? w * SLAB_KV : 0);
         const uint32_t b0 = k_addr + (D == 128 ? w * SLAB_KV : 0);
         wg_fence();
+        /* DQK: dQ_i's partial over keys 64 w..: columns 64 h.. from K's slab h, k = this warpgroup's 64 keys;
+         * half 0 here, half 1 once half 0 is in the tile (both at once: ptxas serializes, C7512) */
+        auto issue_dqk = [&](int h) {
 #pragma unroll
-        for (int kc = 0; kc < BC / 16; kc++)
-            wg_mma_ss_tt<64, T>(&dq[0][0], opd(a0, kc * 16 * 128, SLAB_KV), opd(b0, kc * 16 * 128, SLAB_KV), kc > 0);
+            for (int kc = 4 * w; kc < 4 * w + 4; kc++)
+                wg_mma_ss_tt<64, T>(&dq[0][0], opd(a0, kc * 16 * 128, SLAB_KV), opd(k_addr + h * SLAB_KV, kc * 16 * 128, SLAB_KV),
+                                    kc > 4 * w);
+        };
+        if (DQK) {
+            issue_dqk(0);
+        } else {
+#pragma unroll
+            for (int kc = 0; kc < BC / 16; kc++)
+                wg_mma_ss_tt<64, T>(&dq[0][0], opd(a0, kc * 16 * 128, SLAB_KV), opd(b0, kc * 16 * 128, SLAB_KV), kc > 0);
+        }
         wg_commit();
         if (SCH >= 1) { /* line 16: dK_w += dS^T Q_i behind dQ, running while dQ_i leaves */
 #pragma unroll
@@ -640,12 +727,26 @@ __global__ void __launch_bounds__(384, 1)
         fence_regs(dq);
         if (SCH == 0) release_q(st);
         if (RED) { /* dQ_i into the shared tile (float4 a thread and n8 block: no bank conflict) */
-            if (it > 0) named_sync(V5B_BAR_DQ_EMPTY, 288); /* the dQ warp has read the last one */
-            float4 *dst = reinterpret_cast<float4 *>(dQs) + w * 8 * 128 + threadIdx.x % 128;
+            const int db = DQ2 ? (it & 1) : DQK ? w : 0, nbar = DQK ? 160 : 288;
+            if (it >= (DQ2 ? 2 : 1)) named_sync(V5B_BAR_DQ_EMPTY + 4 * db, nbar); /* the dQ warp has read this tile's last one */
+            if (DQK) { /* the whole tile: half h where the column split puts warpgroup h's */
+                float4 *dst = reinterpret_cast<float4 *>(dQs + db * BR * D) + threadIdx.x % 128;
 #pragma unroll
-            for (int x = 0; x < 8; x++) dst[x * 128] = make_float4(dq[x][0], dq[x][1], dq[x][2], dq[x][3]);
+                for (int x = 0; x < 8; x++) dst[x * 128] = make_float4(dq[x][0], dq[x][1], dq[x][2], dq[x][3]);
+                wg_fence();
+                issue_dqk(1);
+                wg_commit();
+                wg_wait<0>();
+                fence_regs(dq);
+#pragma unroll
+                for (int x = 0; x < 8; x++) dst[(8 + x) * 128] = make_float4(dq[x][0], dq[x][1], dq[x][2], dq[x][3]);
+            } else {
+                float4 *dst = reinterpret_cast<float4 *>(dQs + db * BR * D) + w * 8 * 128 + threadIdx.x % 128;
+#pragma unroll
+                for (int x = 0; x < 8; x++) dst[x * 128] = make_float4(dq[x][0], dq[x][1], dq[x][2], dq[x][3]);
+            }
             fence_proxy_async();
-            named_arrive(V5B_BAR_DQ_FULL, 288);
+            named_arrive(V5B_BAR_DQ_FULL + 4 * db, nbar);
         } else {
             const int qrow = BR == 128 ? 64 * w : 0, col = D == 128 ? 64 * w : 0;
             float *dqg = dQacc + bh * Npad * D;
@@ -674,7 +775,9 @@ __global__ void __launch_bounds__(384, 1)
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(emptyKV); /* the unit's last reads of K, V are done */
-    if (RED) named_sync(V5B_BAR_DQ_EMPTY, 288); /* the dQ warp has read the unit's last tile */
+    if (DQ2 && n_it >= 2) named_sync(V5B_BAR_DQ_EMPTY + 4 * ((n_it - 2) & 1), 288); /* and the one before */
+    if (RED) /* the dQ warp has read the unit's last tile */
+        named_sync(V5B_BAR_DQ_EMPTY + (DQ2 ? 4 * ((n_it - 1) & 1) : DQK ? 4 * w : 0), DQK ? 160 : 288);
     named_sync(V5B_BAR_DS, 256);                /* both warpgroups' last dQ GEMM has read dS^T */
     /* dK_j = scale sum dS^T Q (line 16's scale), dV_j: this warpgroup's 64 keys through shared
      * tiles in the layout of a TMA box (64 columns, 64 rows, 128-byte swizzle) and a TMA store a
@@ -729,8 +832,10 @@ static cudaError_t launch_v5_bwd(const fa_gpu_shape *s, const void *Q, const voi
         (const T *)O, (const T *)dO, LSE, Dpad, lse2, dQacc, BH, s->N_q, Npad);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + BR * D * 4 + 48 * BR * 4 +
-                      (2 + 2 * S) * 8 + 1024;
+    constexpr bool LDTMA = (CFG & V5B_LDTMA) != 0, DQ2 = (CFG & V5B_DQ2) != 0 && LDTMA && D == 128 && RED;
+    constexpr bool DQK = (CFG & V5B_DQK) != 0 && LDTMA && !DQ2 && D == 128 && RED;
+    const int bytes = (2 * BC * D + 2 * S * BR * D + 2 * BC * BR) * (int)sizeof(T) + (DQ2 || DQK ? 2 : 1) * BR * D * 4 +
+                      (LDTMA ? 2 * S : 48) * BR * 4 + (2 + 2 * S) * 8 + 1024;
     auto kern = fa_v5_bwd_kernel<D, BR, DET, RED, CFG, T>;
     if ((e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) != cudaSuccess) return e;
     static V5BMaps maps; /* rebuilt when the pointers or the shape change */
@@ -777,7 +882,9 @@ extern "C" size_t fa_v5_bwd_workspace_bytes(const fa_gpu_shape *s)
  * over more heads than the L2 holds; analysis/measured/h200/v5_bwd_sweep.csv); 3-8 (fabench
  * v5_bwd_s0, s1r, s1p, s2pr, dinc, lean; 6-8 also deterministic): as 0 with the CFG named here
  * (the header comment; s9_bwd_sweep128.csv; 3 is the default before the ninth session's cuts, 8 the
- * ninth session's lean, CFG 48).  Variants 0-2 run the default CFG, V5B_CFG64 / V5B_CFG128 (V5B_CUTS). */
+ * ninth session's lean, CFG 48); 9-11 (eleventh session; v5_bwd_qrot, v5_bwd_dq2(_det), v5_bwd_qd): V5B_CUTS
+ * with V5B_QROT, with V5B_LDTMA | V5B_DQ2, with all three; 12 (v5_bwd_dqk(_det)): V5B_CUTS | V5B_LDTMA | V5B_DQK; 13 (v5_bwd_cuts(_det)):
+ * V5B_CUTS, the default before the eleventh session (at d = 64 still the default).  Variants 0-2 run the default CFG, V5B_CFG64 / V5B_CFG128 (V5B_CUTS). */
 template <typename T>
 static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, int variant, const void *Q, const void *K,
                                    const void *V, const void *O, const void *dO, const float *LSE, void *dQ, void *dK,
@@ -794,8 +901,14 @@ static cudaError_t v5_bwd_dispatch(const fa_gpu_shape *s, int det, int variant, 
      : variant == 5 ? FA_V5B(D, BR, false, true, false, 1 | V5B_PBF)                                               \
      : variant == 6 ? FA_V5B_X(D, BR, 2 | V5B_REGS240 | V5B_PBF)                                                   \
      : variant == 7 ? FA_V5B_X(D, BR, V5B_DINC)                                                                    \
-                    : FA_V5B_X(D, BR, V5B_DINC | V5B_NODIV))
-    if (variant < 0 || variant > 8 || (det && (variant == 1 || (variant > 2 && variant < 6)))) return cudaErrorInvalidValue;
+     : variant == 8 ? FA_V5B_X(D, BR, V5B_DINC | V5B_NODIV)                                                        \
+     : variant == 9 ? FA_V5B(D, BR, false, true, false, V5B_CUTS | V5B_QROT)                                       \
+     : variant == 10 ? FA_V5B_X(D, BR, V5B_CUTS | V5B_LDTMA | V5B_DQ2)                                             \
+     : variant == 11 ? FA_V5B(D, BR, false, true, false, V5B_CUTS | V5B_QROT | V5B_LDTMA | V5B_DQ2)                \
+     : variant == 12 ? FA_V5B_X(D, BR, V5B_CUTS | V5B_LDTMA | V5B_DQK)                                             \
+                     : FA_V5B_X(D, BR, V5B_CUTS))
+    if (variant < 0 || variant > 13 || (det && (variant == 1 || (variant > 2 && variant < 6) || variant == 9 || variant == 11)))
+        return cudaErrorInvalidValue;
     if (s->d == 64) return FA_V5B_D(64, 128, V5B_CFG64);
     if (s->d == 128) return FA_V5B_D(128, 64, V5B_CFG128);
 #undef FA_V5B_D

@@ -22,7 +22,7 @@
  *                    causal mask: a comparison), v5_bwd (attn_v5_bwd.cu, sm_90a: wgmma, TMA,
  *                    dQ by the TMA reduce-add), v5_bwd_det (dQ added in key-block order),
  *                    v5_bwd_atomic (dQ by fp32 atomics), v5_bwd_pers (v5_bwd on a persistent
- *                    grid), v5_bwd_s0, _s1r, _s1p, _s2pr(_det), _dinc(_det), _lean(_det) (v5_bwd's
+ *                    grid), v5_bwd_s0, _s1r, _s1p, _s2pr(_det), _dinc(_det), _lean(_det), _qrot, _dq2(_det), _qd, _dqk(_det), _cuts(_det) (v5_bwd's
  *                    step schedules and issue cuts: attn_v5_bwd.cu's header comment), on O
  *                    and LSE from the v3_mt2 forward.  Small shapes
  *                    are checked against an fp64 backward written here (dense, row by row);
@@ -167,7 +167,15 @@ static const struct {
                  {"v5_bwd_dinc", 5, 0, 7},
                  {"v5_bwd_dinc_det", 5, 1, 7},
                  {"v5_bwd_lean", 5, 0, 8},
-                 {"v5_bwd_lean_det", 5, 1, 8}};
+                 {"v5_bwd_lean_det", 5, 1, 8},
+                 {"v5_bwd_qrot", 5, 0, 9},
+                 {"v5_bwd_dq2", 5, 0, 10},
+                 {"v5_bwd_dq2_det", 5, 1, 10},
+                 {"v5_bwd_qd", 5, 0, 11},
+                 {"v5_bwd_dqk", 5, 0, 12},
+                 {"v5_bwd_dqk_det", 5, 1, 12},
+                 {"v5_bwd_cuts", 5, 0, 13},
+                 {"v5_bwd_cuts_det", 5, 1, 13}};
 static const int k_nbwd = (int)(sizeof k_bwd_cfg / sizeof k_bwd_cfg[0]);
 
 /* fabench writes its CSV to PATH.tmp.PID and renames it to PATH when the run ends normally (with
@@ -918,7 +926,7 @@ int main(int argc, char **argv)
                 const size_t len = c ? (size_t)(c - t) : strlen(t);
                 bool known = false;
                 for (const auto &c : k_bwd_cfg) known = known || (strlen(c.name) == len && !strncmp(c.name, t, len));
-                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma, v5_bwd, v5_bwd_det, v5_bwd_atomic, v5_bwd_pers, v5_bwd_s0, v5_bwd_s1r, v5_bwd_s1p, v5_bwd_s2pr, v5_bwd_s2pr_det, v5_bwd_dinc, v5_bwd_dinc_det, v5_bwd_lean, v5_bwd_lean_det", val);
+                if (!known) usage_error("--bwd-kernels wants names from v3_bwd_det, v3_bwd, v3_bwd_bc64, v3_bwd_occ2, v3_bwd_ma, v5_bwd, v5_bwd_det, v5_bwd_atomic, v5_bwd_pers, v5_bwd_s0, v5_bwd_s1r, v5_bwd_s1p, v5_bwd_s2pr, v5_bwd_s2pr_det, v5_bwd_dinc, v5_bwd_dinc_det, v5_bwd_lean, v5_bwd_lean_det, v5_bwd_qrot, v5_bwd_dq2, v5_bwd_dq2_det, v5_bwd_qd, v5_bwd_dqk, v5_bwd_dqk_det, v5_bwd_cuts, v5_bwd_cuts_det", val);
                 if (!c) break;
                 t = c + 1;
             }
@@ -943,7 +951,9 @@ int main(int argc, char **argv)
                    "         v3_bwd_occ2 (d = 64) v3_bwd_ma v5_bwd v5_bwd_det\n"
                    "         v5_bwd_atomic v5_bwd_pers v5_bwd_s0 v5_bwd_s1r v5_bwd_s1p\n"
                    "         v5_bwd_s2pr v5_bwd_s2pr_det v5_bwd_dinc v5_bwd_dinc_det\n"
-                   "         v5_bwd_lean v5_bwd_lean_det (v5: sm_90a)\n"
+                   "         v5_bwd_lean v5_bwd_lean_det v5_bwd_qrot v5_bwd_dq2\n"
+                   "         v5_bwd_dq2_det v5_bwd_qd v5_bwd_dqk v5_bwd_dqk_det v5_bwd_cuts\n"
+                   "         v5_bwd_cuts_det (v5: sm_90a)\n"
                    "details: the comment at the top of kernels/fabench.cu\n");
             return 0;
         }
