@@ -61,8 +61,8 @@ r13_c=$(oneline "$T/r13_rep5.txt" | grep -o "1620 MHz at full load, more at part
 "$FASIM" explain --seqlen 1024 --headdim 64 > "$T/r13_x10" 2>&1
 grep -q "smem 72 KiB = 316.3 ns" "$T/r13_x10" && grep -q "its DRAM bytes / 3.94 TB/s and its exponentials / 4.12 T exp/s" "$T/r13_x10" \
     && grep -q "tensor 1.049 MFLOP / (653 TFLOP/s / 132 SMs)" "$T/r13_x10" \
-    && ! grep -q " K B\| T B/s\| per s\| T FLOP/s" "$T/r13_x10" \
-    && ! grep -q " K B\| T B/s\| per s" "$R13_ROOT/docs/tutorial.md" \
+    && ! grep -q " K B\| T B/s\| T per s\| T FLOP/s" "$T/r13_x10" \
+    && ! grep -q " K B\| T B/s\| T per s" "$R13_ROOT/docs/tutorial.md" \
     && pass "reader13: explain's units (72 KiB, 3.94 TB/s, 4.12 T exp/s, 653 TFLOP/s), the tutorial re-recorded" \
     || fail "reader13: explain units: $(grep 'a tile:' "$T/r13_x10" | head -1)"
 

@@ -161,7 +161,7 @@ hw_dir_restore
     && pass "r4-11: a profile without hbm_capacity_bytes prints 'unknown' (memory table, cp note), no capacity column" \
     || fail "r4-11: unknown capacity (rc $r4_rc): $(grep -E '^H200-SXM +' "$T/r4_nocap.out" | head -2)"
 r4_vs=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12] / { print $1 ":" $11 }' "$T/r4_b200.out" | tr '\n' ' ')
-r4_tr=$(awk '/^== training/ { on = 1; next } on && /^flash[12] / { print $1 ":" substr($13, 1, 1) substr($14, length($14)) ":" $15 }' "$T/r4_b200.out" | tr '\n' ' ')
+r4_tr=$(awk '/^== training/ { on = 1; next } on && /^flash[12] / { print $1 ":" substr($12, 1, 1) substr($13, length($13)) ":" $14 }' "$T/r4_b200.out" | tr '\n' ' ')
 r4_fa4=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa4" { printf "%s ", $c["model"] }' "$T/r4_b200/kernels.csv")
 [ "$r4_vs" = "flash1:- flash2:- " ] && [ "$r4_tr" = "flash1:():- flash2:():- " ] && [ "$r4_fa4" = "llama-3-8b mistral-7b " ] \
     && echo "$r4_j" | grep -q "roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std')" \
