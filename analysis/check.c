@@ -810,7 +810,9 @@ static const fa_dtype S_DTYPES[FA_STUDY_DTYPES] = {FA_DTYPE_FP32, FA_DTYPE_FP16,
 
 fa_status fa_study_limits(int64_t maxn, int64_t maxd)
 {
-    if (maxn < 16 || maxd < 16) FA_FAIL(FA_EINVAL, "--study needs --seqlen >= 16 and --headdim >= 16");
+    if (maxn < 16 || maxd < 16) /* the study's grid starts at N = d = 16 */
+        FA_FAIL(FA_EINVAL, "--study --%s %" PRId64 " is under the minimum 16 (the study's grid of N and d starts at 16)",
+                maxn < 16 ? "seqlen" : "headdim", maxn < 16 ? maxn : maxd);
     if (maxn > FA_STUDY_MAX_N || maxd > FA_STUDY_MAX_D)
         FA_FAIL(FA_EINVAL, "--study --%s %" PRId64 " is over the limit %d (the study runs O(N^2 d) fp64 reference "
                            "and emulated-precision work per point; at the limit it takes minutes)",

@@ -550,6 +550,14 @@ fa_status fa_cmp_predict(const fa_cmp_row *row, const fa_hw *hw, uint64_t M0, in
     fa_status st;
     fa_blocks bk;
     const int given = row->blocks.block_r > 0;
+    /* a tensor-core kernel on an fp32 row: the file's columns are what to change (the time
+     * model's own message suggests fasim io's --dtype and --profile, which compare does not take) */
+    if (s->dtype == FA_DTYPE_FP32 && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA || prof->mma == FA_MMA_TCGEN05))
+        FA_FAIL(FA_EINVAL, "%s:%d: profile %s is a%s %s kernel (fp16/bf16%s inputs), not one for fp32: give the row a dtype "
+                           "of fp16 or bf16, or a profile column (or kernel name) of an fp32 kernel, v1 or v2",
+                path, lineno, prof->key, prof->mma == FA_MMA_SYNC ? "n" : "",
+                prof->mma == FA_MMA_SYNC ? "mma.sync" : prof->mma == FA_MMA_WGMMA ? "wgmma" : "tcgen05",
+                prof->mma != FA_MMA_SYNC ? ", fp8" : "");
     if (row->prepass) { /* the profile's V -> V^T pre-pass: its bytes and its time (fa_perf_result) */
         fa_perf_result *pr = &out->perf;
         fa_clear_error();

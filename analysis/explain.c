@@ -219,8 +219,9 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
         fprintf(f, "  Theta bound (%s, constant 1): B*H*(N_q*d + N_q*N_k)*e%s = %.0f B (%s)\n", thm,
                 p == FA_PASS_FWDBWD ? ", once per pass" : "", r->bound_bytes, fa_fmt_bytes(r->bound_bytes, b1, sizeof b1));
         RANGE_NOTE();
-        fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (S, P written and read) carry the constant; they do\n"
-                   "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes);
+        fprintf(f, "  counted / Theta = %.3g: the N_q*N_k terms (%s written and read) carry the constant; they do\n"
+                   "  not depend on M, so no SRAM size makes standard attention cheaper than Theta(N^2).\n", tot / r->bound_bytes,
+                p == FA_PASS_FWD ? "S, P" : p == FA_PASS_BWD ? "P, dP, dS" : "S, P; P, dP, dS");
     } else {
         char bh[32] = ""; /* the B*H factor written out, so that the product is the printed total */
         if (s->batch * s->heads > 1) snprintf(bh, sizeof bh, "%" PRId64 "*", s->batch * s->heads);
@@ -268,9 +269,25 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
                        "  profile's (its tile table: the tiles the real kernel runs, not sized to M), so counted / Theta\n"
                        "  = %s %s.\n", k, hidden);
             break;
-        default:
+        default: {
+            /* the largest tiles that fit M: which of the need's terms takes most of it at these
+             * tiles, the fp32 score tiles (B_r*B_c) or the B*d buffers (reader 13: at d = 64 the
+             * B*d terms outweigh 4 B^2 while B < 2(2de + d_v e + 4 d_v + 8) / 4, about 162) */
+            const uint64_t nf = p == FA_PASS_BWD ? 0 : fa_sram_need(a, s, bk);
+            const uint64_t nb = p == FA_PASS_FWD ? 0 : fa_sram_need_bwd(a, s, bb);
+            const int bw = nb > nf; /* the backward's buffers are the peak */
+            const fa_blocks t = bw ? bb : bk;
+            const uint64_t need = bw ? nb : nf, sq = (bw ? 8u : 4u) * (uint64_t)t.block_r * (uint64_t)t.block_c;
+            const uint64_t rest = need > sq ? need - sq : 0;
             fprintf(f, "Here B is limited by\n"
-                       "  the fp32 S tile (4*B_r*B_c bytes), so counted / Theta = %s %s.\n", k, hidden);
+                       "  the SRAM budget: at these tiles the %sneed, %" PRIu64 " B of M = %" PRIu64 " B, is %s = %" PRIu64
+                       " B\n  and %" PRIu64 " B of the B*d buffers and row vectors (%s): %s the larger part;\n"
+                       "  counted / Theta = %s %s.\n",
+                    p == FA_PASS_FWDBWD ? (bw ? "backward's " : "forward's ") : "", need, r->sram_bytes,
+                    bw ? "the fp32 S/P and dP/dS tiles' 8*B_r*B_c" : "the fp32 S tile's 4*B_r*B_c", sq, rest,
+                    bw ? "K_j, V_j, Q_i, dO_i, dK_j, dV_j, dQ_i, ..." : "Q_i, K_j, V_j, O_i, m_i, l_i",
+                    sq > rest ? (bw ? "the score tiles are" : "the S tile is") : "the B*d terms are", k, hidden);
+        }
         }
     }
 #undef RANGE_NOTE

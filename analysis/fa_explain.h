@@ -64,7 +64,7 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
  * N_q N_k terms no M changes; flash1, flash2: B H N_q N_k d^2 e^2 / M with the numbers, and the
  * counted / Theta ratio, the hidden constant of the tile that carries it (B_c for flash1, B_r for
  * flash2), said as the tiles were chosen (rule, fa_explain_run's *used): FA_TILES_FIT, limited by
- * the fp32 S tile; FA_TILES_EXPLICIT, given (the SRAM they need of M named), not limited;
+ * the SRAM budget (the fp32 score tiles' bytes beside the B*d buffers', the larger named); FA_TILES_EXPLICIT, given (the SRAM they need of M named), not limited;
  * FA_TILES_PAPER, Alg. 1 line 1's; FA_TILES_PROFILE, the kernel profile's table. */
 void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk,
                            fa_tile_rule rule);

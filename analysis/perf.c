@@ -42,6 +42,12 @@ fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o)
     if (by_threads < occ) occ = by_threads, o->limit = "threads";
     if (by_smem < occ) occ = by_smem, o->limit = "shared memory";
     if (by_regs < occ) occ = by_regs, o->limit = "registers";
+    if (by_regs == occ || by_smem == occ || by_threads == occ) { /* a tie names each: cutting one alone gains no block */
+        static const char *const tie[8] = {"blocks", "threads", "shared memory", "shared memory, threads", "registers",
+                                           "registers, threads", "registers, shared memory",
+                                           "registers, shared memory, threads"};
+        o->limit = tie[4 * (by_regs == occ) + 2 * (by_smem == occ) + (by_threads == occ)];
+    }
     if (occ < 1) occ = 1;
     o->occupancy = occ;
     return FA_OK;
@@ -826,11 +832,12 @@ static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, 
     } else {
         double mm = (double)c->flops_matmul;
         std_step(&q, "GEMMs (dV, dP, dQ, dK)", mm, g, 0, 0);
-        std_step(&q, "memory-bound kernels (S, P, dP, dS through DRAM)", 0, g, bytes, 0);
+        std_step(&q, "memory-bound kernels (P, dP, dS through DRAM)", 0, g, bytes, 0);
         pt->launch += 3 * hw->launch_s; /* five kernels in all */
     }
 #undef T
     pt->time = pt->makespan + pt->launch;
+    pt->d.launch = pt->launch, pt->d.time = pt->time; /* the pass's launches, as explain prints them */
     return FA_OK;
 }
 

@@ -12,7 +12,7 @@ else
     fail "explain explicit tiles: $(cat "$T/err")"
 fi
 "$FASIM" explain --seqlen 1000 --algo flash2 --pass fwdbwd --blocks fit >"$T/out" 2>&1 && grep -q "Here B is limited by" "$T/out" \
-    && pass "explain: --blocks fit's tiles are the ones M (the fp32 S tile) limits" || fail "explain fit: $(grep -A2 'Here' "$T/out")"
+    && pass "explain: --blocks fit's tiles are the ones M (the SRAM budget) limits" || fail "explain fit: $(grep -A2 'Here' "$T/out")"
 # issue 20: FlashAttention-4's conditional rescaling, the count-only bound by hand: N = 1024, B_r = B_c = 128,
 # T_r = T_c = 8: every tile, 64 steps, 8 a row block; causal: row block i visits i + 1 tiles, 36 in all, 4.5 a block
 r1=$("$FASIM" explain --algo flash2 --seqlen 1024 --headdim 64 --block-r 128 --block-c 128 --rescale-threshold 8 2>&1)

@@ -97,7 +97,7 @@ r10_dn=$(oneline "$T/r10_k.out")
 "$FASIM" io --profile fa2 --hw h200 --headdim 256 --seqlen 4096 --algo flash2 > "$T/r10_g_io" 2>&1
 oneline "$T/r10_g.out" | grep -qF "passes with B_r = 128, 64 at d = 256 on the H100-SXM5, H200-SXM (a 64 x 64 block with 4 warps takes 96 KiB of shared memory; an SM has 228 KiB, of which one block may use 227 KiB, and holds 2 such blocks at once)" \
     && ! grep -q "an SM holds two" "$T/r10_g.out" \
-    && grep -Eq "^flash2 +fa2 split +64x64 +4 +96 KiB +[0-9]+ 2 \(shared memory\)" "$T/r10_g_io" \
+    && grep -Eq "^flash2 +fa2 split +64x64 +4 +96 KiB +[0-9]+ 2 \(registers, shared memory\)" "$T/r10_g_io" \
     && pass "reader10: the B_r legend: a 64 x 64 fa2 block takes 96 KiB, an SM's 228 KiB (227 KiB for one block) holds 2, as io prints" \
     || fail "reader10: B_r legend: $(grep -A2 "64 at d = 256" "$T/r10_g.out" | head -3)"
 

@@ -161,11 +161,11 @@ hw_dir_restore
     && pass "r4-11: a profile without hbm_capacity_bytes prints 'unknown' (memory table, cp note), no capacity column" \
     || fail "r4-11: unknown capacity (rc $r4_rc): $(grep -E '^H200-SXM +' "$T/r4_nocap.out" | head -2)"
 r4_vs=$(awk '/^== meta-llama/ { on = 1; next } on && /^$/ { exit } on && / fa[12] / { print $1 ":" $11 }' "$T/r4_b200.out" | tr '\n' ' ')
-r4_tr=$(awk '/^== training/ { on = 1; next } on && /^flash[12] / { print $1 ":" $14 ":" $15 }' "$T/r4_b200.out" | tr '\n' ' ')
+r4_tr=$(awk '/^== training/ { on = 1; next } on && /^flash[12] / { print $1 ":" substr($12, 1, 1) substr($13, length($13)) ":" $14 }' "$T/r4_b200.out" | tr '\n' ' ')
 r4_fa4=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["profile"] == "fa4" { printf "%s ", $c["model"] }' "$T/r4_b200/kernels.csv")
-[ "$r4_vs" = "flash1:- flash2:- " ] && [ "$r4_tr" = "flash1:r:- flash2:r:- " ] && [ "$r4_fa4" = "llama-3-8b mistral-7b " ] \
+[ "$r4_vs" = "flash1:- flash2:- " ] && [ "$r4_tr" = "flash1:():- flash2:():- " ] && [ "$r4_fa4" = "llama-3-8b mistral-7b " ] \
     && echo "$r4_j" | grep -q "roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std')" \
-    && echo "$r4_j" | grep -q "(r: a roofline time, max(FLOPs / peaks, bytes / bandwidth), not the time model" \
+    && echo "$r4_j" | grep -q "(time in parentheses: a roofline, max(FLOPs / peaks, bytes / bandwidth), not the time model" \
     && grep -q "full roof.  win roof." "$T/r4_b200.out" \
     && grep -Eq "^ +N scheme +P +HBM/GPU +sent/GPU memory/GPU K,V x 80/GPU +roofline +vs P=1" "$T/r4_b200.out" \
     && echo "$r4_j" | grep -q "time: the roofline, max(FLOPs / peak, bytes / bandwidth), of each local call -- not the time model" \

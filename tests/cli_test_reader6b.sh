@@ -61,7 +61,7 @@ grep -q "^note: flash2 (fa2): d_v = 128 != d = 192 counted and timed as given, V
     || fail "reader6b: report's unpadded-V note: $(grep -c 'counted and timed as given' "$T/r6b_rep.out")"
 
 # ---- 5: io's bound legend defines G and S ----
-grep -q "^bound: .*softmax when S, the softmax phase (exp + fp32), is the longer, else G, the GEMM phase (the MMAs and their shared-memory operand loads), named by its busier pipe" "$T/r6b_e" \
+grep -q "^bound: .*softmax when S, the softmax phase (exp + fp32), is the longer, issue when S is the longer and set by the issue slots (.*), else G, the GEMM phase (the MMAs and their shared-memory operand loads), named by its busier pipe" "$T/r6b_e" \
     && grep -q "or loads for a kernel that does not prefetch (kernels/ v1, v2)" "$T/r6b_e" \
     && pass "reader6b: io's bound legend defines S (softmax phase) and G (GEMM phase), and loads" \
     || fail "reader6b: bound legend: $(grep '^bound' "$T/r6b_e" | cut -c1-200)"
@@ -100,7 +100,7 @@ oneline "$T/r6b_v" | grep -qF "key block j (B_c = 256 keys) is visited only by t
 
 # ---- 9: fwdbwd: the summed times on a 'fwd + bwd' row of their own, not on the backward's ----
 "$FASIM" io --pass fwdbwd --seqlen 4096 --headdim 128 --batch 4 --heads 16 --dtype bf16 > "$T/r6b_fb" 2>&1
-grep -Eq "^flash2 +fa2 bwd +64x128 +8 +128 KiB +255 1 \(shared memory\)$" "$T/r6b_fb" \
+grep -Eq "^flash2 +fa2 bwd +64x128 +8 +128 KiB +255 1 \(registers, shared memory\)$" "$T/r6b_fb" \
     && grep -Eq "^flash2 +fwd \+ bwd: the two kernels above together +2\.947 ms +3\.768 ms .* 6\.51 ms +295\.6 smem$" "$T/r6b_fb" \
     && grep -Eq "^standard +fwd \+ bwd: the two kernels above together +1\.903 ms +- +260\.6 us +- +- +11 ms " "$T/r6b_fb" \
     && grep -q "forward + backward: a row for each kernel, then their pipe times and time summed on the 'fwd + bwd' row" "$T/r6b_fb" \

@@ -205,7 +205,7 @@ static void test_prose(void **st)
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "counted / Theta = 71.2 is no constant of the algorithm (outside the range)");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "M = 232448 B is outside Theorem 2's range d <= M <= N d (in bytes d e = 128 to N d e = 32768");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1, "compulsory bytes, Q, K, V, O once, 131072 B (128 KiB): counted / compulsory = 2.51");
-    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_FIT, "Here B is limited by\n  the fp32 S tile");
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_FIT, "Here B is limited by\n  the SRAM budget");
     /* issue 18: tiles given by --block-r/--block-c are not "limited": 64 x 64 need 57856 of 232448 B */
     char *t = text_of(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_EXPLICIT);
     assert_null(strstr(t, "limited"));

@@ -79,8 +79,8 @@ static void stat_print(FILE *out, fa_cmp_summary *m)
     for (int k = 0; k < FA_CMP_NQTY; k++) {
         fa_cmp_stat t = fa_cmp_summary_stat(m, (fa_cmp_qty)k);
         if (!t.rows) continue;
-        fprintf(out, "%-16s %4d rows%s: %4d within %2.0f %%, median |fasim / measured - 1| = %.1f %%, largest %.1f %%\n",
-                what[k], t.rows, t.full ? " (the first)" : "", t.within, 100 * t.limit, 100 * t.median,
+        fprintf(out, "%-16s %4d row%s%s: %4d within %2.0f %%, median |fasim / measured - 1| = %.1f %%, largest %.1f %%\n",
+                what[k], t.rows, t.rows == 1 ? "" : "s", t.full ? " (the first)" : "", t.within, 100 * t.limit, 100 * t.median,
                 100 * t.largest);
     }
 }

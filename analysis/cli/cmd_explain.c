@@ -65,23 +65,30 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         const fa_perf_kernel *d = &r.k[k];
         const fa_occupancy *oc = &r.occ[k];
         if (p->algo == FA_ALGO_STANDARD) { /* library GEMMs and memory-bound kernels in turn */
-            fprintf(f, "   %s: %d kernels in turn, each the largest of its GEMM FLOPs / rate, its DRAM bytes / %s B/s "
-                       "and its exponentials / %s per s, plus a %s launch (docs/time-model.md, \"Standard attention\"):\n",
-                    k ? "backward" : "forward", r.nsteps[k], fa_fmt_si(o->hw.dram_bandwidth, b[0], 32),
-                    fa_fmt_si(o->hw.exp_per_s, b[1], 32), fa_fmt_time(o->hw.launch_s, b[2], 32));
-            double kbytes = 0; /* the kernels' bytes: the DRAM estimate (DRAM est) */
+            /* the launches the model charges: one a kernel (the backward's five kernels are two
+             * lines below, its GEMMs and its memory-bound kernels) */
+            const int nl = o->hw.launch_s > 0 ? (int)lround(d->launch / o->hw.launch_s) : r.nsteps[k];
+            fprintf(f, "   %s: %d kernels in turn, each the largest of its GEMM FLOPs / rate, its DRAM bytes / %sB/s "
+                       "and its exponentials / %s exp/s, plus a %s launch%s (docs/time-model.md, \"Standard attention\"):\n",
+                    k ? "backward" : "forward", nl, fa_fmt_si(o->hw.dram_bandwidth, b[0], 32),
+                    fa_fmt_si(o->hw.exp_per_s, b[1], 32), fa_fmt_time(o->hw.launch_s, b[2], 32),
+                    nl != r.nsteps[k] ? "; below in groups, their terms summed" : "");
+            double kbytes = 0, kt = 0; /* the kernels' bytes (the DRAM estimate, DRAM est) and times */
             for (int i = 0; i < r.nsteps[k]; i++) {
                 const fa_std_step *x = &r.steps[k][i];
-                kbytes += x->bytes;
+                kbytes += x->bytes, kt += x->time;
                 fprintf(f, "     %-42s", x->what);
-                if (x->flops > 0) fprintf(f, " %s FLOP at %s FLOP/s;", fa_fmt_si(x->flops, b[0], 32), fa_fmt_si(x->rate, b[1], 32));
+                if (x->flops > 0) fprintf(f, " %sFLOP at %sFLOP/s;", fa_fmt_si(x->flops, b[0], 32), fa_fmt_si(x->rate, b[1], 32));
                 fprintf(f, " %s", fa_fmt_bytes(x->bytes, b[2], 32));
-                if (x->bw_src) fprintf(f, " at %s B/s (PyTorch's kernel: %s)", fa_fmt_si(x->bw, b[5], 32), x->bw_src);
+                if (x->bw_src) fprintf(f, " at %sB/s (PyTorch's kernel: %s)", fa_fmt_si(x->bw, b[5], 32), x->bw_src);
                 if (x->exps > 0) fprintf(f, "; %s exp", fa_fmt_si(x->exps, b[3], 32));
                 fprintf(f, " -> %s\n", fa_fmt_time(x->time, b[4], 32));
             }
             fprintf(f, "     the %d kernels' bytes: %.0f B (%s), the time model's DRAM estimate (fasim io's DRAM est)\n",
-                    r.nsteps[k], kbytes, fa_fmt_bytes(kbytes, b[0], 32));
+                    nl, kbytes, fa_fmt_bytes(kbytes, b[0], 32));
+            fprintf(f, "     launches %d x %s = %s; time = the kernels' %s + the launches = %s\n", nl,
+                    fa_fmt_time(o->hw.launch_s, b[0], 32), fa_fmt_time(d->launch, b[1], 32), fa_fmt_time(kt, b[2], 32),
+                    fa_fmt_time(d->time, b[3], 32));
             continue;
         }
         fprintf(f, "   %s kernel: tiles %" PRId64 " x %" PRId64 ", %d warps; shared memory %s, %d registers a thread: "
@@ -92,10 +99,10 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
                 d->blocks_per_sm == 1 ? "s" : "", !k && r.splits > 1 ? " (split-KV)" : "");
         /* an fp32 SIMT kernel's GEMMs run on the FMA units: its "tensor" term is the fp32 pipe's */
         const int simt = p->mma == FA_MMA_SIMT;
-        fprintf(f, "     a tile: %s %s FLOP / (%s FLOP/s / %d SMs) = %s; smem %s B = %s; exp %s = %s; fp32 %s ops = %s"
+        fprintf(f, "     a tile: %s %sFLOP / (%sFLOP/s / %d SMs) = %s; smem %s = %s; exp %s = %s; fp32 %s ops = %s"
                    " (the non-tensor pipes at %.3f x the %.0f MHz their rates hold at = %.0f MHz)\n",
                 simt ? "GEMMs on the FMA units (fp32 pipe; busy under fp32)" : "tensor", fa_fmt_si(d->mm, b[0], 32), fa_fmt_si(d->tensor_rate, b[1], 32), o->hw.sms, fa_fmt_time(d->t_tensor, b[2], 32),
-                fa_fmt_si(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
+                fa_fmt_bytes(d->smem, b[3], 32), fa_fmt_time(d->t_smem, b[4], 32), fa_fmt_si(d->exps, b[5], 32),
                 fa_fmt_time(d->t_exp, b[6], 32), fa_fmt_si(d->alu, b[7], 32), fa_fmt_time(d->t_fp32, b[8], 32), d->clock_scale,
                 o->hw.clock_hz / 1e6, d->clock_scale * o->hw.clock_hz / 1e6);
         if (d->load_clock_hz > 0) /* wgmma_clock_by_load (the hardware profile): the clock at this tensor load */
@@ -201,6 +208,7 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
     const char *sets = r.sets ? r.sets : fa_pipe_name(r.bound);
     const char *what = p->algo == FA_ALGO_STANDARD ? "" /* its kernels in turn, each its largest term */
                        : !strcmp(sets, "softmax") ? " (the tile's softmax phase S, the longer one)"
+                       : !strcmp(sets, "issue") ? " (the tile's softmax phase S, set by the issue slots, the longer one)"
                        : !strcmp(sets, "loads") ? " (the tile's loads, not prefetched)"
                        : !strcmp(sets, "L2") || !strcmp(sets, "DRAM") ? " (its bytes / rate exceed the waves)"
                        : p->algo != FA_ALGO_STANDARD ? " (the GEMM phase G, the tile's longer one)" : "";

@@ -277,7 +277,7 @@ int infer_check(cli_opts *o)
         fprintf(stderr, "fasim check: FAILED (tolerance %.1e)\n", o->tol);
         return EXIT_RUN;
     }
-    if (o->format == FMT_TABLE) printf("all passed (tolerance %.1e relative to max|O_ref|)\n", o->tol);
+    if (o->format == FMT_TABLE) printf("all passed (rel <= %.1e of max |O_ref| and lse <= %.1e x max(1, max |LSE_ref|))\n", o->tol, o->tol);
     return 0;
 }
 

@@ -198,7 +198,7 @@ int cli_check_suite(const cli_opts *o, const num_opts *no)
     else if (any_fail) fprintf(stderr, "fasim check: FAILED (tolerance %.1e)\n", o->tol);
     if (any_fail) return EXIT_RUN;
     if (no && o->format == FMT_TABLE) printf("all passed the FlashAttention rule in %s\n", dt);
-    else if (o->format == FMT_TABLE) printf("all passed (tolerance %.1e relative to max|O_ref|)\n", o->tol);
+    else if (o->format == FMT_TABLE) printf("all passed (rel <= %.1e of max |O_ref| and lse <= %.1e x max(1, max |LSE_ref|))\n", o->tol, o->tol);
     return 0;
 }
 

@@ -329,7 +329,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
         printf("== training: GPT-2 medium attention, B = 64, H = 16, N = 1024, d = 64, fp16, causal; "
                "one layer, forward + backward on %s (each algorithm's kernel profile and tiles: eager, fa1, fa2)\n",
                ph->name);
-        printf("%-9s %11s %11s %11s %8s %12s %8s %10s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
+        printf("%-9s %11s %11s %11s %8s %12s %8s %11s %8s %11s %11s\n", "algo", "fwd HBM", "bwd HBM",
                "fwd+bwd HBM", "vs std", "matmul FLOPs", "FLOP/B", "time", "vs std", "kept fwd->bwd", "HBM peak");
         int roof = 0; /* rows timed by the roofline (no time model for their profile on this GPU) */
         for (int a = 0; a < FA_NALGO; a++) {
@@ -341,9 +341,10 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
             char vt[16] = "-"; /* like with like: no ratio of a roofline to the time model */
             if (sd->has_perf == fb->has_perf) snprintf(vt, sizeof vt, "%.2fx", fa_report_time(sd) / fa_report_time(fb));
             char tt[40];
-            snprintf(tt, sizeof tt, "%s%s", fa_fmt_time(fa_report_time(fb), b[4], 32), fb->has_perf ? "" : " r");
+            /* a roofline in parentheses, as in fasim io and the models' tables */
+            snprintf(tt, sizeof tt, fb->has_perf ? "%s" : "(%s)", fa_fmt_time(fa_report_time(fb), b[4], 32));
             if (!fb->has_perf) roof++;
-            printf("%-9s %11s %11s %11s %7.2fx %12s %8.1f %10s %8s %11s %11s\n", fa_algo_name((fa_algo)a),
+            printf("%-9s %11s %11s %11s %7.2fx %12s %8.1f %11s %8s %11s %11s\n", fa_algo_name((fa_algo)a),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&f->counts), b[0], 32),
                    fa_fmt_bytes((double)fa_counts_hbm_bytes(&bw->counts), b[1], 32), fa_fmt_bytes(by, b[2], 32),
                    (double)fa_counts_hbm_bytes(&sd->counts) / by,
@@ -352,7 +353,7 @@ static int training(report_ctx *c, const fa_hw *hw, int nh)
                    fa_fmt_bytes((double)fa_footprint_peak(&fb->footprint, FA_PASS_FWDBWD), b[6], 32));
         }
         if (roof)
-            printf("(r: a roofline time, max(FLOPs / peaks, bytes / bandwidth), not the time model: that kernel profile\n"
+            printf("(time in parentheses: a roofline, max(FLOPs / peaks, bytes / bandwidth), not the time model: that kernel profile\n"
                    " has no pipe rates on %s (%s); a roofline is set against no time-model time ('vs std': -).)\n",
                    ph->name, r[FA_PASS_FWDBWD][FA_ALGO_FLASH2].perf_note[0] ? r[FA_PASS_FWDBWD][FA_ALGO_FLASH2].perf_note
                    : r[FA_PASS_FWDBWD][FA_ALGO_FLASH1].perf_note);
@@ -626,7 +627,8 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
     if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
         fprintf(m, "\v H100 against H200: the\n"
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
-                   " 1815 MHz under mma.sync (fa1, fa2) and 1620 MHz under wgmma (fa3, cudnn), its 700 W limit:\n"
+                   " 1815 MHz under mma.sync (fa1, fa2) and, under wgmma (fa3, cudnn), 1620 MHz at full load, more at\n"
+                   " partial load (wgmma_clock_by_load; fasim explain prints each row's clock), its 700 W limit:\n"
                    " a row bound by tensor, exp or fp32 can be faster on the H100 (docs/time-model.md, section 1), and\n"
                    " so can a row bound by the grid (fa1 under one wave): its time is its longest block's, and a block's\n"
                    " time is its tiles' pipe times at the GPU's clock, the same tiles on both GPUs' 132 SMs.\n"
@@ -939,13 +941,15 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
            " two-level count (HBM <-> SRAM); DRAM est: what still reaches DRAM past the L2 (docs/l2-model.md);\n"
            " time, TFLOP/s and bound: the time model of the kernel profile (docs/time-model.md), bound = what\n"
            " sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase,\n"
-           " softmax (exp + fp32) or its GEMM phase's busier pipe, tensor or smem (standard: its busiest pipe;\n"
-           " report.csv's bound is this column, its busiest_pipe the busiest pipe) -- or grid when the grid\n"
-           " is under one wave and SMs sit idle%s, launch when kernel launches take half the time; '+ tail'\n"
-           " after it: the last wave's tail (a grid that does not fill whole waves, the causal mask's unequal\n"
-           " blocks) adds over 10 %% to the waves' time (more than 1.1 x their time with every slot busy to the\n"
-           " end; fasim io's bound says the same, fasim explain prints both times; report.csv's and\n"
-           " kernels.csv's bound leave it out: docs/report-csv.md).  vs std:\n"
+           " softmax (exp + fp32), issue (the softmax phase, set by its issue slots: the profile's measured\n"
+           " instructions over the schedulers' rate exceed exp + fp32) or its GEMM phase's busier pipe, tensor\n"
+           " or smem (standard: its busiest pipe; report.csv's bound is this column, its busiest_pipe the\n"
+           " busiest pipe) -- or grid when the grid is under one wave and SMs sit idle%s, launch when kernel\n"
+           " launches take half the time; '+ tail' after it: the last wave's tail (a grid that does not fill\n"
+           " whole waves, the causal mask's unequal blocks) adds over 10 %% to the waves' time (more than 1.1 x\n"
+           " their time with every slot busy to the end; fasim io's bound says the same, fasim explain prints\n"
+           " both times; a grid or launch row drops it, as does report.csv's and kernels.csv's bound:\n"
+           " docs/report-csv.md).  vs std:\n"
            " standard's bytes (time) / this row's, above 1 = fewer bytes (faster) than standard.\n", grid);
     /* rows of a kernel this GPU's profile cannot time: their roofline in parentheses */
     char roof[96] = "";
@@ -1071,8 +1075,9 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
                " the GPU's clock), the H100 can be\n"
                " predicted faster than the H200: the H100 profile runs every pipe at 1830 MHz, the clock the\n"
                " FlashAttention-3 paper fixed for its measurements, while the H200 profile runs at the clocks\n"
-               " measured under its 700 W limit, 1815 MHz under mma.sync (fa1, fa2) and 1620 MHz under wgmma (fa3,\n"
-               " cudnn); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
+               " measured under its 700 W limit, 1815 MHz under mma.sync (fa1, fa2) and, under wgmma (fa3, cudnn),\n"
+               " 1620 MHz at full load, more at partial load (wgmma_clock_by_load; fasim explain prints each row's\n"
+               " clock); the H200 is faster where DRAM bounds, and the L2/DRAM terms differ too, so a tensor-bound\n"
                " row can still be predicted faster on the H200 where they add to its time (L2 H200 8.76 vs\n"
                " H100 8.1 TB/s; the DRAM rates: the kernels table's note; docs/time-model.md, 1).\n");
     fputc(')', m);
@@ -1319,18 +1324,27 @@ int cmd_report(int argc, char **argv)
                    m->name, rw->layers[0], rw->layers[1],
                    pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward");
             printf("%-15s %-9s %12s %12s\n", "hardware", "algo", "HBM bytes", "time");
+            int roofs = 0; /* sums of rooflines: in parentheses, as the rows (a sum of both kinds: '-') */
             for (int h = 0; h < nh; h++)
                 for (int a = 0; a < FA_NALGO; a++) {
-                    char b1[32], b3[32];
+                    char b1[32], b3[32], tt[40];
                     if (!rw->ran_all[h][a]) {
                         printf("%-15s %-9s %12s %12s  (no kernel for a layer type)\n", a == 0 ? hw[h].name : "",
                                fa_algo_name((fa_algo)a), "-", "-");
                         continue;
                     }
-                    printf("%-15s %-9s %12s %12s\n", a == 0 ? hw[h].name : "", fa_algo_name((fa_algo)a),
-                           fa_fmt_bytes(rw->total_bytes[h][a], b1, sizeof b1),
-                           fa_fmt_time(rw->total_time_s[h][a], b3, sizeof b3));
+                    int nroof = 0;
+                    for (int t = 0; t < rw->nkind; t++) nroof += !rw->r[t][h][a].has_perf;
+                    fa_fmt_time(rw->total_time_s[h][a], b3, sizeof b3);
+                    snprintf(tt, sizeof tt, nroof == rw->nkind ? "(%s)" : nroof ? "-" : "%s", b3);
+                    roofs += nroof == rw->nkind;
+                    printf("%-15s %-9s %12s %12s%s\n", a == 0 ? hw[h].name : "", fa_algo_name((fa_algo)a),
+                           fa_fmt_bytes(rw->total_bytes[h][a], b1, sizeof b1), tt,
+                           nroof && nroof < rw->nkind ? "  (one layer type timed, the other a roofline: no sum)" : "");
                 }
+            if (roofs)
+                printf("(time in parentheses: the layers' roofline times summed, as the rows above print them: not the "
+                       "time model, so not comparable with the others)\n");
             printf("\n");
         }
         if (k == nm - 1) /* after the last model's tables: the notes that apply to them */

@@ -61,6 +61,19 @@ static void model_times(FILE *f, const fa_io_result *x)
             x->perf_tail && !x->perf_latency ? " + tail" : "");
 }
 
+/* A time-model row's profile entry (the forward of fwdbwd "KEY fwd", FlashAttention-2's split-KV
+ * kernel "KEY split", a backward "KEY bwd") and its blocks/SM entry (docs/time-model.md, section
+ * 3): "2 (limit)", "1 of 3 (limit)" when the grid leaves the occupancy unfilled, '-' for the
+ * library GEMMs; kernel k (0 forward, 1 backward) of x. */
+static void model_names(const fa_io_result *x, int k, char *prof, size_t np, char *occ, size_t no)
+{
+    if (x->occupancy[k] && x->blocks_run[k] < x->occupancy[k])
+        snprintf(occ, no, "%.0f of %d (%s)", x->blocks_run[k], x->occupancy[k], x->occ_limit[k]);
+    else if (x->occupancy[k]) snprintf(occ, no, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
+    else snprintf(occ, no, "-");
+    snprintf(prof, np, "%s%s", x->profile, k ? " bwd" : x->splits > 1 ? " split" : x->pass == FA_PASS_FWDBWD ? " fwd" : "");
+}
+
 void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
 {
     char b[8][32];
@@ -118,8 +131,19 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
     fprintf(f, "TFLOP/s: the FlashAttention-2 convention's FLOPs of the shape / time: 2 N_q N_k (d + d_v) a head forward "
                "(4 N^2 d at d_v = d), halved by a causal mask (other masks: the matmul FLOPs of the tiles visited), "
                "2.5x that backward; no softmax FLOPs, the same work for standard, flash1 and flash2\n");
-    fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-23s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", "profile",
-            "tiles", "warps", "smem/blk", "regs", "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
+    /* the profile and blocks/SM columns as wide as their longest entry ("v5_bwd_atomic bwd",
+     * "2 (registers, shared memory)"), 11 and 23 at least */
+    int wpr = 11, woc = 23;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; r[i].has_perf && k < 2; k++) {
+            if ((r[i].pass == FA_PASS_FWD && k == 1) || (r[i].pass == FA_PASS_BWD && k == 0)) continue;
+            char pr[40], oc[64];
+            model_names(&r[i], k, pr, sizeof pr, oc, sizeof oc);
+            if ((int)strlen(pr) > wpr) wpr = (int)strlen(pr);
+            if ((int)strlen(oc) > woc) woc = (int)strlen(oc);
+        }
+    fprintf(f, "%-9s %-*s %9s %5s %10s %4s %-*s %9s %9s %9s %9s %9s %9s %10s %10s %8s %s\n", "algo", wpr, "profile",
+            "tiles", "warps", "smem/blk", "regs", woc, "blocks/SM", "tensor", "smem", "exp", "fp32", "L2", "DRAM",
             "DRAM est", "time", "TFLOP/s", "bound");
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
@@ -127,30 +151,23 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
         for (int k = 0; k < 2 + (x->pass == FA_PASS_FWDBWD); k++) {
             if ((x->pass == FA_PASS_FWD && k == 1) || (x->pass == FA_PASS_BWD && k == 0)) continue;
             if (k == 2) { /* fwdbwd: the two kernels' pipe times and time, summed, on a row of their own */
-                fprintf(f, "%-9s %-67s", fa_algo_name(x->algo), "fwd + bwd: the two kernels above together");
+                fprintf(f, "%-9s %-*s", fa_algo_name(x->algo), wpr + woc + 33, "fwd + bwd: the two kernels above together");
                 model_times(f, x);
                 fprintf(f, "\n");
                 continue;
             }
             fa_blocks bk = k ? x->blocks_bwd : x->blocks;
-            char tiles[32], occ[40], prof[24];
+            char tiles[32], occ[64], prof[40];
             snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, bk.block_r, bk.block_c);
-            /* what runs (docs/time-model.md, section 3), "1 of 3 (limit)" when the grid leaves the occupancy unfilled */
-            if (x->occupancy[k] && x->blocks_run[k] < x->occupancy[k])
-                snprintf(occ, sizeof occ, "%.0f of %d (%s)", x->blocks_run[k], x->occupancy[k], x->occ_limit[k]);
-            else if (x->occupancy[k]) snprintf(occ, sizeof occ, "%d (%s)", x->occupancy[k], x->occ_limit[k]);
-            else snprintf(occ, sizeof occ, "-");
-            /* the forward of fwdbwd is "fwd", or "split" for FlashAttention-2's split-KV kernel */
-            snprintf(prof, sizeof prof, "%s%s", x->profile,
-                     k ? " bwd" : x->splits > 1 ? " split" : x->pass == FA_PASS_FWDBWD ? " fwd" : "");
+            model_names(x, k, prof, sizeof prof, occ, sizeof occ);
             char rg[16] = "-", wp[16] = "-"; /* a fused kernel's registers and warps; '-' for the library
                                                 GEMMs (eager, math): no kernel of their own */
             if (x->occupancy[k]) snprintf(rg, sizeof rg, "%d", x->regs_per_thread[k]);
             if (x->occupancy[k]) snprintf(wp, sizeof wp, "%d", x->warps[k]);
             int last = x->pass != FA_PASS_FWDBWD; /* the row carries the times (fwdbwd: the sum row below) */
-            fprintf(f, "%-9s %-11s %9s %5s %10s %4s %-*s", fa_algo_name(x->algo), prof, tiles, wp,
+            fprintf(f, "%-9s %-*s %9s %5s %10s %4s %-*s", fa_algo_name(x->algo), wpr, prof, tiles, wp,
                     x->occupancy[k] ? fa_fmt_bytes((double)x->smem_per_block[k], b[0], sizeof b[0]) : "-",
-                    rg, last ? 23 : 0, occ);
+                    rg, last ? woc : 0, occ);
             if (last) model_times(f, x);
             fprintf(f, "\n");
         }
@@ -170,13 +187,15 @@ void io_write_model(FILE *f, const cli_opts *o, const fa_io_result *r, int n)
     }
     /* the bound column, each of its words (docs/time-model.md, section 6) */
     fprintf(f, "bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves, else the tile's longer phase: "
-               "softmax when S, the softmax phase (exp + fp32), is the longer, else G, the GEMM phase (the MMAs and their "
+               "softmax when S, the softmax phase (exp + fp32), is the longer, issue when S is the longer and set by the "
+               "issue slots (the profile's measured warp instructions a tile / the schedulers' issue rate exceed exp + fp32), else G, the GEMM phase (the MMAs and their "
                "shared-memory operand loads), named by its busier pipe, tensor or smem (fp32 for SIMT GEMMs), or loads "
                "for a kernel that does not prefetch (kernels/ v1, v2); standard: its busiest pipe; the busiest pipe is "
                "the largest busy time above and can differ (fasim explain prints both; CSV and JSON: bound is this "
                "column, busiest_pipe that pipe); grid: the grid is under one wave (SMs sit idle, every pipe's busy time "
                "is below the time); launch: kernel launches take half the time or more; '+ tail': the last wave's tail adds over 10 %% (the waves take more "
-               "than 1.1 x their time with every slot busy to the end; explain prints both)\n");
+               "than 1.1 x their time with every slot busy to the end; explain prints both), in both tables; a grid or launch "
+               "row drops it (JSON keeps it, time_model.waves_add_over_10pct), as does CSV's bound\n");
     for (int i = 0; i < n; i++) /* eager, math, v0: no kernel of their own (as the report's kernels table says) */
         if (r[i].has_perf && r[i].algo == FA_ALGO_STANDARD && !r[i].occupancy[0] && !r[i].occupancy[1]) {
             char none[64] = ""; /* the pipes its model does not charge */
@@ -235,9 +254,14 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
     fprintf(f, "%-9s %5s %5s %7s %7s %11s %11s %11s %7s %11s %8s %10s %8s %10s %11s %7s\n", "algo",
             "B_r", "B_c", "T_r", "T_c", "HBM read", "HBM write", "HBM total", "=formula",
             "Theta bound", "total/Θ", "FLOPs", "FLOP/B", "SRAM peak", "time", "bound");
-    int mixed = 0, timed = 0, roof = 0; /* rows of the time model and rooflines in one time column */
-    for (int i = 0; i < n; i++) timed |= r[i].has_perf, roof |= !r[i].has_perf;
-    mixed = timed && roof;
+    /* a roofline in parentheses beside the time model's times, or in place of a kernel profile's
+     * time it could not give (this GPU has no rate for its MMA); the paper's model's alone: plain */
+    int mixed = 0, timed = 0, roof = 0, untimed = 0;
+    for (int i = 0; i < n; i++) {
+        timed |= r[i].has_perf, roof |= !r[i].has_perf;
+        untimed |= !r[i].has_perf && r[i].profile[0] && strcmp(r[i].profile, "paper") != 0;
+    }
+    mixed = (timed && roof) || untimed;
     for (int i = 0; i < n; i++) {
         const fa_io_result *x = &r[i];
         uint64_t tot = fa_counts_hbm_bytes(&x->counts);
@@ -247,7 +271,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
         /* a roofline beside the time model's times: in parentheses (the legend under the table) */
         snprintf(tbuf, sizeof tbuf, mixed && !x->has_perf ? "(%s)" : "%s", tt);
         fprintf(f, "%-9s %5" PRId64 " %5" PRId64 " %7" PRId64 " %7" PRId64
-                   " %11s %11s %11s %7s %11s %8s %10s %8.1f %10s %11s %7s\n",
+                   " %11s %11s %11s %7s %11s %8s %10s %8.1f %10s %11s %7s%s\n",
                 fa_algo_name(x->algo), x->blocks.block_r, x->blocks.block_c,
                 fa_cdiv(s->seqlen_q, x->blocks.block_r), fa_cdiv(s->seqlen_k, x->blocks.block_c),
                 fa_fmt_bytes((double)x->counts.hbm_read_bytes, b1, sizeof b1),
@@ -257,7 +281,8 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 fa_fmt_si(flops, b5, sizeof b5), x->intensity,
                 fa_fmt_bytes((double)x->counts.sram_peak_bytes, b6, sizeof b6), tbuf,
                 x->has_perf ? fa_report_bound(x)
-                : x->time_compute_s > x->time_memory_s ? "compute" : "memory");
+                : x->time_compute_s > x->time_memory_s ? "compute" : "memory",
+                x->has_perf && x->perf_tail && !x->perf_latency ? " + tail" : ""); /* as the time-model table */
         if (x->sram_overflow) /* this algorithm's own buffers exceed M (fa_run_algo) */
             fprintf(f, "  note: --blocks paper (B_r = %" PRId64 ", B_c = %" PRId64 "): %s's buffers need %" PRIu64
                        " B of SRAM, %" PRIu64 " B (%.1f%%) more than M = %" PRIu64
@@ -269,8 +294,9 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
     if (n > 0 && !fa_theta_in_range(r[0].pass, s, r[0].sram_bytes, NULL)) theta_range_note(f, s, r, n);
     if (mixed)
         fprintf(f, "time in parentheses: the roofline max(FLOPs / peaks, HBM bytes / bandwidth) of a row no kernel profile "
-                   "times here (notes below), its bound compute or memory; the others are the time model's (table below): "
-                   "the two are not comparable\n");
+                   "times here (notes below), its bound compute or memory%s\n",
+                timed ? "; the others are the time model's (table below): the two are not comparable"
+                      : ": not the time model's time");
     for (int i = 0; i < n; i++) /* a kernel's V -> V^T pre-pass (fa_profile.v_prepass): its own line */
         if (r[i].prepass_read_bytes)
             fprintf(f, "%-9s %-27s %11s %11s %11s  (B H_kv N_k d_v e each way; a kernel of its own, not in the %s row, "

@@ -101,8 +101,8 @@ static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
         uint64_t all = (uint64_t)(fa_cdiv(s.seqlen_q, bk.block_r) * fa_cdiv(s.seqlen_k, bk.block_c));
         judge_budget(ok, "O and LSE of this case are wrong (a skipped block held an allowed key)", mine <= best,
                      "skip the blocks that lie entirely above the diagonal",
-                     "%s: your loop loads %" PRIu64 " K tiles; only %" PRIu64 " of the %" PRIu64 " tiles hold an allowed key",
-                     sh, mine, best, all);
+                     "%s: your loop loads %" PRIu64 " K tile%s; %" PRIu64 " of the %" PRIu64 " tiles hold an allowed key",
+                     sh, mine, mine == 1 ? "" : "s", best, all);
     }
     fa_mem_free(mem);
     free(Q); free(K); free(V); free(O); free(L); free(Oref); free(Lref);

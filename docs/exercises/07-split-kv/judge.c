@@ -102,11 +102,13 @@ static void run_case(fa_shape s, fa_blocks bk, int64_t n_splits, uint64_t seed)
                      "%s: K read %" PRIu64 " B; one pass per query head is %" PRIu64 " B", hdr, k_mine, k_best);
         const uint64_t part = (uint64_t)(s.batch * s.heads * n_splits * s.seqlen_q * s.d_v) * 4;
         uint64_t pw = judge_written(c, "Opart"), pr = judge_read(c, "Opart");
+        const double tw = (double)pw / (double)part, tr = (double)pr / (double)part;
         judge_budget(ok, nj, pw == part && pr == part, NULL,
-                     "%s: partial outputs written %.3g times and read %.3g times; the optimum is 1 and 1", hdr,
-                     (double)pw / (double)part, (double)pr / (double)part);
+                     "%s: partial outputs written %.3g time%s and read %.3g time%s; the optimum is once each", hdr,
+                     tw, tw == 1 ? "" : "s", tr, tr == 1 ? "" : "s");
         uint64_t ow = judge_written(c, "O"), o1 = (uint64_t)no * (uint64_t)e;
-        judge_budget(ok, nj, ow == o1, NULL, "%s: O written %.3g times; the optimum is 1", hdr, (double)ow / (double)o1);
+        const double to = (double)ow / (double)o1;
+        judge_budget(ok, nj, ow == o1, NULL, "%s: O written %.3g time%s; the optimum is once", hdr, to, to == 1 ? "" : "s");
     }
     fa_mem_free(mem);
     double *all[] = {Q, K, V, O, L, Oref, Lref, Op, Lp};
