@@ -97,3 +97,79 @@ r13_io="$R13_ROOT/docs/io-model.md"
     && grep -q 'the byte counts of$' "$r13_io" \
     && pass "reader13: io-model.md documents the trace's columns (step from 0, row0/col0 element offsets, K/V head), as a GQA trace has them" \
     || fail "reader13: trace columns: first step '$r13_first', K heads '$r13_khead', tail rows '$r13_tail', K bytes $r13_ksum vs --breakdown $r13_kbrk"
+
+# ---- reader13b #1-#4, #19-#21: the exercise judges ----
+# built as tests/exercises.sh builds them, against the library of $FASIM's build
+R13_LIB=$(dirname "$FASIM")/libfasim.a
+R13_J="$R13_ROOT/docs/exercises/judge.sh"
+r13_judge() { # r13_judge NN FILE OUT: runs the judge (EX_SEED from the environment)
+    LIB=$R13_LIB EXOUT=$T/r13_ex EXFLAGS="-O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-unused-function -fsanitize=address,undefined -fno-omit-frame-pointer" \
+        ASAN_OPTIONS=detect_leaks=0 sh "$R13_J" "$1" "$2" > "$3" 2>&1
+}
+r13_total() { tail -1 "$1" | sed -n 's/.*: all \([0-9]*\) checks passed.*/\1/p; s/.*: [0-9]* of \([0-9]*\) checks passed.*/\1/p'; }
+if [ ! -f "$R13_LIB" ]; then
+    skip "reader13b: exercise judges" "no library $R13_LIB"
+else
+    mkdir -p "$T/r13_ex"
+    # #1: a submission whose call aborts reports the judge's own count (04: tiles that do not fit;
+    # 03: one SRAM buffer too many), every FAIL with a hint
+    sed 's/^    while (bk.block_r + 16 <= cap \&\& need(s, bk.block_r + 16, 16) <= M) bk.block_r += 16;/    bk.block_r = cap; (void)M;/' \
+        "$R13_ROOT/docs/exercises/solutions/04.c" > "$T/r13_ex/04big.c"
+    sed '0,/TRY(fa_sram_alloc(mem, &Qi, "Q_i", Br, d, e));/s//TRY(fa_sram_alloc(mem, \&Qi, "Q_i", Br, d, e)); fa_buf extra = {0}; TRY(fa_sram_alloc(mem, \&extra, "x", Br, d, e));/' \
+        "$R13_ROOT/docs/exercises/solutions/03.c" > "$T/r13_ex/03x.c"
+    r13_judge 04 "$T/r13_ex/04big.c" "$T/r13_j04big"
+    r13_judge 03 "$T/r13_ex/03x.c" "$T/r13_j03x"
+    grep -q "cap; (void)M" "$T/r13_ex/04big.c" && grep -q '"x"' "$T/r13_ex/03x.c" \
+        && [ "$(r13_total "$T/r13_j04big")" = 17 ] && [ "$(grep -c '^\(PASS\|FAIL\|SKIP\)' "$T/r13_j04big")" = 17 ] \
+        && [ "$(r13_total "$T/r13_j03x")" = 24 ] && [ "$(grep -c '^\(PASS\|FAIL\|SKIP\)' "$T/r13_j03x")" = 24 ] \
+        && grep -q "^FAIL .*tiles 4096x16: the buffers need 1871872 B of SRAM (M = 232448) -- fa_sram_need" "$T/r13_j04big" \
+        && grep -q "^FAIL .*returned 'SRAM capacity exceeded'.* -- M is exactly the seven buffers" "$T/r13_j03x" \
+        && grep -q "^SKIP .*not judged: ex_flash2_forward returned an error" "$T/r13_j03x" \
+        && pass "reader13b: a submission whose tiles do not fit (04) or whose call fails (03) gets the judge's own count, 17 and 24" \
+        || fail "reader13b: fixed check counts: 04 $(tail -1 "$T/r13_j04big" | cut -c1-100); 03 $(tail -1 "$T/r13_j03x" | cut -c1-100)"
+    # #2 / #19: every FAIL line of 04 and 08 (wrong file, stub, the big tiles) carries a hint; 04's
+    # 64 x 64 line names only its own tiles; 08 says "you said"
+    r13_judge 08 "$R13_ROOT/docs/exercises/wrong/08.c" "$T/r13_j08w"
+    r13_judge 08 "$R13_ROOT/docs/exercises/08-flash1-vs-flash2/student.c" "$T/r13_j08s"
+    r13_judge 04 "$R13_ROOT/docs/exercises/04-block-sizes/student.c" "$T/r13_j04s"
+    r13_nohint=$(cat "$T/r13_j08w" "$T/r13_j08s" "$T/r13_j04s" "$T/r13_j04big" | grep '^FAIL' | grep -v ' -- ' | grep -v '^FAIL  hidden case' | head -3)
+    [ -z "$r13_nohint" ] && grep -q "^FAIL  flash1 .*: O: you said read 2097152, written 2097152; counted read 2097152, written 2228224 -- .*line 2 writes O once more" "$T/r13_j08w" \
+        && grep -q "^FAIL  M = 232448 B, B=1 H=1 H_kv=1 N_q=4096 N_k=4096 d=64 d_v=64 fp16, tiles 64x64: predicted 0 B" "$T/r13_j04s" \
+        && ! grep -q "with 64 x 64 tiles" "$T/r13_j04s" \
+        && pass "reader13b: every FAIL line of judges 04 and 08 carries a hint; 04's 64 x 64 check names its own tiles only" \
+        || fail "reader13b: FAIL lines without a hint: $r13_nohint"
+    # #3: the shape label names H_kv (02's GQA case)
+    r13_judge 02 "$R13_ROOT/docs/exercises/02-standard-io/student.c" "$T/r13_j02s"
+    grep -q "^FAIL  B=1 H=8 H_kv=2 N_q=512 N_k=512 d=128 d_v=128 bf16, tiles 128x16: K read" "$T/r13_j02s" \
+        && pass "reader13b: the judges' shape label names H_kv (02's GQA case: H=8 H_kv=2)" \
+        || fail "reader13b: no H_kv in 02's GQA label: $(grep 'H=8' "$T/r13_j02s" | head -1 | cut -c1-120)"
+    # #20: the hidden case: a shape drawn per run (EX_SEED repeats it), its expected numbers never
+    # printed; the reference solution passes whatever the seed
+    r13_hok=1
+    for r13_s in 1 2 3 4 5 6; do
+        for r13_nn in 02 04 08; do
+            EX_SEED=$r13_s r13_judge $r13_nn "$R13_ROOT/docs/exercises/solutions/$r13_nn.c" "$T/r13_jh"
+            tail -1 "$T/r13_jh" | grep -q "checks passed -- solved" || { r13_hok=0; echo "  seed $r13_s, exercise $r13_nn: $(grep '^FAIL' "$T/r13_jh" | head -1 | cut -c1-200)"; }
+        done
+    done
+    EX_SEED=7 r13_judge 02 "$R13_ROOT/docs/exercises/02-standard-io/student.c" "$T/r13_jh7"
+    EX_SEED=8 r13_judge 02 "$R13_ROOT/docs/exercises/02-standard-io/student.c" "$T/r13_jh8"
+    r13_h7=$(grep '^FAIL  hidden case' "$T/r13_jh7"); r13_h8=$(grep '^FAIL  hidden case' "$T/r13_jh8")
+    [ "$r13_hok" = 1 ] && echo "$r13_h7" | grep -q "seed 7; EX_SEED=7 repeats it" && [ "${r13_h7#*: }" != "${r13_h8#*: }" ] \
+        && ! echo "$r13_h7" | grep -q "counter says\|counted read" && grep -q "^FAIL  hidden case" "$T/r13_j08s" \
+        && grep -q "^FAIL  hidden case" "$T/r13_j04s" \
+        && pass "reader13b: 02, 04 and 08 judge a hidden shape drawn per run (EX_SEED repeats it), printing no expected value; the solutions pass 6 seeds" \
+        || fail "reader13b: hidden cases: $r13_h7 / $r13_h8"
+    # #4: exercise 09 says which clock it uses, and its note prints fasim's own v4_bc64 clock, which
+    # is the one fasim explain prints
+    r13_judge 09 "$R13_ROOT/docs/exercises/solutions/09.c" "$T/r13_j09"
+    "$FASIM" explain --algo flash2 --profile v4_bc64 --hw h200 --heads 66 --seqlen 16384 --headdim 64 --dtype bf16 > "$T/r13_x09" 2>&1
+    r13_xclk=$(sed -n 's/.*the GPU holds \([0-9]*\) MHz at that load.*/\1/p' "$T/r13_x09" | head -1)
+    r13_xtile=$(sed -n 's/.*tile = max(G, S) + min(G, S) \/ w_phase = \([0-9.]* [nu]s\).*/\1/p' "$T/r13_x09" | head -1)
+    [ -n "$r13_xclk" ] && grep -q "^note  (not a check) fasim's v4_bc64 .*run at $r13_xclk MHz, the clock the GPU holds at that kernel's tensor load (wgmma_clock_by_load), not the full-load 1620 MHz" "$T/r13_j09" \
+        && grep -q "*Which clock this exercise uses:\* those" "$R13_ROOT/docs/exercises/09-kernel-time/README.md" \
+        && grep -q "wgmma_clock_by_load" "$R13_ROOT/docs/exercises/09-kernel-time/README.md" \
+        && tail -1 "$T/r13_j09" | grep -q "all 25 checks passed" \
+        && pass "reader13b: exercise 09 says it uses the full-load clocks; its note gives fasim's v4_bc64 clock, $r13_xclk MHz as explain prints (tile $r13_xtile)" \
+        || fail "reader13b: exercise 09's clock: explain '$r13_xclk', note: $(grep '^note' "$T/r13_j09" | cut -c1-200)"
+fi
