@@ -173,3 +173,28 @@ else
         && pass "reader13b: exercise 09 says it uses the full-load clocks; its note gives fasim's v4_bc64 clock, $r13_xclk MHz as explain prints (tile $r13_xtile)" \
         || fail "reader13b: exercise 09's clock: explain '$r13_xclk', note: $(grep '^note' "$T/r13_j09" | cut -c1-200)"
 fi
+
+# ---- reader13b #22: conventions.md's hardware-key table names every key the loader knows ----
+mkdir -p "$T/r13_hw"
+sed 's/^sms = /smz = /' "$R13_ROOT/sim/hw/h200-sxm.hw" > "$T/r13_hw/h200-sxm.hw"
+FASIM_HW_DIR=$T/r13_hw "$FASIM" io --hw h200 > /dev/null 2> "$T/r13_hwerr"
+r13_known=$(sed -n "s/.*unknown key 'smz' (known: \([^;)]*\).*/\1/p" "$T/r13_hwerr" | tr -d ',')
+r13_undoc=""
+for r13_k in $r13_known; do grep -q "^| .*\`$r13_k\`" "$R13_ROOT/docs/conventions.md" || r13_undoc="$r13_undoc $r13_k"; done
+[ -n "$r13_known" ] && [ -z "$r13_undoc" ] && grep -q '^| `wgmma_wait_cycles` | SM clocks, 1e-3 to 1e4 | no |' "$R13_ROOT/docs/conventions.md" \
+    && grep -q '^| `barrier_cycles` | SM clocks, 1e-3 to 1e4 | no |' "$R13_ROOT/docs/conventions.md" \
+    && pass "reader13b: conventions.md's hardware-key table lists every key the loader knows (tcgen05, tmem too), and wgmma_wait_cycles, barrier_cycles" \
+    || fail "reader13b: hardware keys not in conventions.md:$r13_undoc ($(head -c 200 "$T/r13_hwerr"))"
+
+# ---- reader13b #7: the busy times are the average SM's (work over the GPU's rate), as the docs say ----
+# fa2 at B 4, H 16, N 4096, d 128 on the H200: explain's tensor time a tile x the tiles / SMs = io's tensor busy time
+"$FASIM" io --algo flash2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 --hw h200 --format csv > "$T/r13_busy.csv" 2>&1
+r13_busy=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "busy_tensor_s") c = i} NR > 1 && c {print $c; exit}' "$T/r13_busy.csv")
+r13_avg=$("$FASIM" explain --algo flash2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 --hw h200 \
+    | sed -n 's/.*a tile: tensor [^=]*= \([0-9.]*\) ns;.*/\1/p' | head -1)
+# 32 x 64 tiles a head (128 x 64 tiles), B H = 64 heads, 132 SMs
+r13_ok=$(awk -v b="$r13_busy" -v t="$r13_avg" 'BEGIN {s = t * 1e-9 * 32 * 64 * 64 / 132; print (b > 0 && s / b > 0.999 && s / b < 1.001) ? 1 : 0}')
+[ "$r13_ok" = 1 ] && grep -q "which is the busy time summed over the SMs divided by the SMs -- the average SM's busy time, not the sum" "$R13_ROOT/docs/report-csv.md" \
+    && grep -q "the average SM's busy time, not the sum over SMs" "$R13_ROOT/README.md" \
+    && pass "reader13b: busy_tensor_s = a tile's tensor time x tiles / SMs (the average SM's), as report-csv.md and README say" \
+    || fail "reader13b: busy time: io $r13_busy s, explain tile tensor $r13_avg ns"
