@@ -198,3 +198,15 @@ r13_ok=$(awk -v b="$r13_busy" -v t="$r13_avg" 'BEGIN {s = t * 1e-9 * 32 * 64 * 6
     && grep -q "the average SM's busy time, not the sum over SMs" "$R13_ROOT/README.md" \
     && pass "reader13b: busy_tensor_s = a tile's tensor time x tiles / SMs (the average SM's), as report-csv.md and README say" \
     || fail "reader13b: busy time: io $r13_busy s, explain tile tensor $r13_avg ns"
+
+# ---- reader13 #11: hbm_vs_sram.png draws FlashAttention's Θ line only up to M = N d e (Theorem 2's range), and says so ----
+# the report passes mthm = N d e (N = min(N_q, N_k)) to the script, which drops the Θ points beyond it
+# and names the limit in the key; the CSV has M beyond N d e = 2 MiB (Llama-3-8B, N 8192, d 128, bf16)
+r13_gp="$R13_ROOT/plots/hbm_vs_sram.gp"
+r13_beyond=$(awk -F, 'NR > 1 && $1 > 8192 * 128 * 2' "$T/r13rep/hbm_vs_sram.csv" | wc -l)
+grep -qF 'using 1:(mthm <= 0 || $1 <= mthm ? $6 : 1/0) skip 1 with lines dt 3' "$r13_gp" \
+    && grep -qF "drawn up to M = N d e = %s: beyond it M > N d e, outside Theorem 2's range d <= M <= N d)" "$r13_gp" \
+    && grep -q "mthm=%.17g" "$R13_ROOT/analysis/cli/cmd_report.c" && [ "$r13_beyond" -gt 0 ] \
+    && grep -q "FlashAttention's Θ line stops at M = N d e,$" "$R13_ROOT/README.md" \
+    && pass "reader13: hbm_vs_sram's Θ(N²d²/M) line stops at M = N d e ($r13_beyond CSV rows beyond it), and its key and the README say so" \
+    || fail "reader13: hbm_vs_sram's Θ line past Theorem 2's range ($r13_beyond rows beyond N d e)"
