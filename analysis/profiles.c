@@ -120,7 +120,7 @@ static const fa_tile_row fa4_tiles[] = {{FA_PASS_FWD, 100, 128, -1, 256, 128, 16
  * producer warpgroup of 40 registers after setmaxnreg, two consumer warpgroups of 232: V5BRegs) */
 static const fa_tile_row v5_bwd_tiles[] = {{FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 232},
                                            {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 232}};
-/* v5_fp8 (kernels/attn_v5_fp8.cu, issue 17; measured on the H200 in the eighth to tenth sessions):
+/* v5_fp8 (kernels/attn_v5_fp8.cu; measured on the H200: s8_fp8_*, s9_fp8_*, s10_fp8_* files):
  * d = 128 only (the profile's d_min 128), two consumer warpgroups of 64 query rows (B_r 128) and a producer
  * warpgroup: 12 warps; B_c 128 (wgmma m64n128k32; the K/V scale blocks are 128 rows, so a tile has one
  * scale).  Registers: 168 a thread at launch (ptxas -v, Nsight Compute), setmaxnreg 32 for the producer
@@ -288,8 +288,8 @@ const fa_profile fa_profiles[] = {
      * cvt.rn.satfinite.e4m3x2.f32: one cvt per 2 scores, in place of v5's cvt.rn.bf16x2 -- the same
      * fp32-pipe slots, ALU_PER_SCORE_FWD; the 2^8 folded into the exponent's FFMA); one ex2 per
      * score as v5; two-stage K / V^T ring.  Overlap: the ping-pong between the two consumers only --
-     * within a consumer ptxas (CUDA 13.0) schedules the wait for its own P V before its softmax (SASS,
-     * ninth session; also with P's A registers kept allocated, tenth), so a softmax runs under the other
+     * within a consumer ptxas (CUDA 13.0) schedules the wait for its own P V before its softmax (SASS;
+     * also with P's A registers kept allocated), so a softmax runs under the other
      * consumer's GEMMs, as the ping-pong law
      * (max(G, S) + min(G, S) / 2) assumes; one thread block per (row block, head, batch), not
      * persistent, causal row blocks heaviest first (v5_unit's order).  HBM: Q, K, V^T in e4m3 (1
@@ -299,7 +299,7 @@ const fa_profile fa_profiles[] = {
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .dtypes = "fp8_e4m3", .o_bytes = 2, .scale_rows = 128, .v_prepass = 1, .d_min = 128, NT(v5_fp8_tiles),
-     .source = "kernels/attn_v5_fp8.cu (issue 17, its design as given; built on attn_v5_fa3.cu, PERS = 0); "
+     .source = "kernels/attn_v5_fp8.cu (built on attn_v5_fa3.cu, PERS = 0); "
                "Shah et al. 2024 (arXiv 2407.08608) Sec. 3.3"},
 /* the v5 backward's placement and tiles (kernels/attn_v5_bwd.cu), shared by its configurations */
 #define V5_BWD_KERNEL                                                                                                   \
@@ -320,34 +320,33 @@ const fa_profile fa_profiles[] = {
      * block per SM -- WARPS; inside a warpgroup the exponentials run under dP^T's wgmma and the
      * dS^T store under dV/dK's, which the law does not count.  Pre-pass D = rowsum(dO o O) and
      * post-pass dQacc -> dQ: the flash2 backward's two small kernels.  The instruction counts are the
-     * tenth session's default (CFG V5B_CUTS: v5_bwd_lean's cuts plus the mask only on the tiles that
+     * default build's (CFG V5B_CUTS: v5_bwd_lean's cuts plus the mask only on the tiles that
      * cross it, dS^T by stmatrix, LSE_i / D_i rows advanced; s10_issue.csv): 0.5499 at d = 128, 0.3467
-     * at d = 64, against 0.9542 and 0.6155 of the default before the ninth session's cuts (s9_issue.csv). */
+     * at d = 64, against 0.9542 and 0.6155 of the build without cuts, v5_bwd_cfg0 (s9_issue.csv). */
     {.key = "v5_bwd", .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.3467}, {128, 0, 0.5499}}, /* s10_issue.csv, as cudnn's */
      .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
-    /* v5_bwd_lean: the ninth session's v5_bwd with its operand descriptors advanced from one per operand
-     * and step and no integer division per step without GQA (kernels/attn_v5_bwd.cu CFG V5B_DINC |
-     * V5B_NODIV, fabench v5_bwd_lean): the same tiles, placement and GEMMs, 20 % fewer instructions at
-     * d = 128 than the default before it (s9_issue.csv); the tenth session's default (v5_bwd) issues 28 % fewer
-     * than this one */
-    {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: the ninth session's v5_bwd (descriptors advanced, no division per step)",
+    /* v5_bwd_lean: v5_bwd with its operand descriptors advanced from one per operand and step and
+     * no integer division per step without GQA (kernels/attn_v5_bwd.cu CFG V5B_DINC | V5B_NODIV,
+     * fabench v5_bwd_lean), without the default's other cuts: the same tiles, placement and GEMMs,
+     * 20 % fewer instructions at d = 128 than v5_bwd_cfg0 (s9_issue.csv); the default (v5_bwd)
+     * issues 28 % fewer than this one */
+    {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: v5_bwd with descriptors advanced and no division per step only (CFG 48)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.5305}, {128, 0, 0.7643}}, /* s9_issue.csv */
      .source = "kernels/attn_v5_bwd.cu (variant 8: CFG V5B_DINC | V5B_NODIV)"},
-    /* v5_bwd_cfg0: v5_bwd as built before the ninth and tenth sessions' cuts (CFG 0: the v5_bwd rows
-     * of the measured files of the seventh to ninth sessions, v5_bwd_sweep.csv, s8_v5_bwd_sweep.csv,
-     * s9_bwd_*: `fasim compare --kernel-profile v5_bwd=v5_bwd_cfg0`); its counts are the ninth
-     * session's Nsight Compute ones of that binary (s9_issue.csv) */
-    {.key = "v5_bwd_cfg0", .name = "kernels/ v5_bwd before the ninth and tenth sessions' cuts (CFG 0; the older files' v5_bwd rows)",
+    /* v5_bwd_cfg0: v5_bwd built with none of the instruction cuts (CFG 0: the v5_bwd rows of the
+     * measured files v5_bwd_sweep.csv, s8_v5_bwd_sweep.csv, s9_bwd_*: `fasim compare --kernel-profile
+     * v5_bwd=v5_bwd_cfg0`); its counts are Nsight Compute's of that binary (s9_issue.csv) */
+    {.key = "v5_bwd_cfg0", .name = "kernels/ v5_bwd_cfg0: v5_bwd without its instruction cuts (CFG 0; v5_bwd_sweep.csv's, s8_*, s9_bwd_* v5_bwd rows)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.6155}, {128, 0, 0.9542}}, /* s9_issue.csv */
-     .source = "kernels/attn_v5_bwd.cu at the ninth session (CFG 0; fabench v5_bwd then)"},
+     .source = "kernels/attn_v5_bwd.cu built with CFG 0 (fabench v5_bwd in those files)"},
     /* v5_bwd_pers: the same kernel on a persistent grid (min(units, SMs) blocks taking units
      * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish.  Its
-     * instruction counts (and v5_bwd_atomic's) were measured with the default before the ninth and
-     * tenth sessions' cuts, which these variants now run too: not re-counted */
+     * instruction counts (and v5_bwd_atomic's) were measured on builds without the instruction cuts,
+     * which these variants run too: not re-counted */
     {.key = "v5_bwd_pers", .name = "kernels/ v5_bwd_pers: v5_bwd on a persistent grid",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,

@@ -11,8 +11,12 @@
 # Variables: infile, outfile, ttl; thstd (optional): standard's bound B H (N d + N^2) e in bytes;
 # gpum, gpun (optional): the GPUs' shared memory per block M in bytes and their names (GPUs with
 # the same M joined by '+'), one word each, drawn as vertical lines.
+# mthm (optional, 0 = none): N d e in bytes (N = min(N_q, N_k)), where Theorem 2's range
+# d <= M <= N d ends: FlashAttention's Θ line is drawn up to it (hbm_vs_n.gp draws it from
+# N = M / (d e) on, the same boundary), and the key says so.
 if (!exists("ttl")) ttl = 'HBM bytes vs M'
 if (!exists("thstd")) thstd = 0
+if (!exists("mthm")) mthm = 0
 if (!exists("gpum")) gpum = ''
 if (!exists("gpun")) gpun = ''
 if (!exists("ttl2")) ttl2 = ''
@@ -52,5 +56,7 @@ plot infile using 1:3 skip 1 with linespoints lw 2 pt 7 title "standard (S, P te
      ''     using 1:5 skip 1 with linespoints lw 2 pt 9 title "FlashAttention-2", \
      ''     using 1:(thstd > 0 ? thstd : 1/0) skip 1 with lines dt 2 lw 1.5 lc rgb "#9400d3" \
             title (thstd > 0 ? "standard's bound Θ(Nd + N^2) · e B H, constant 1: no M in it" : ""), \
-     ''     using 1:6 skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal;", \
-     keyentry with lines lc rgb "white" title "    its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M)"
+     ''     using 1:(mthm <= 0 || $1 <= mthm ? $6 : 1/0) skip 1 with lines dt 3 lw 2 lc rgb "#404040" title "FlashAttention's bound Θ(N^2 d^2 / M) · e^2 B H, constant 1, full attention (the counts are causal;", \
+     keyentry with lines lc rgb "white" title "    its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M".(mthm > 0 ? ";" : ")"), \
+     keyentry with lines lc rgb "white" title (mthm > 0 ? sprintf("    drawn up to M = N d e = %s: beyond it M > N d e, outside Theorem 2's range d <= M <= N d)", \
+            mthm >= 1048576 ? sprintf("%.4g MiB", mthm / 1048576) : sprintf("%.4g KiB", mthm / 1024)) : "")

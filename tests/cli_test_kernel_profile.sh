@@ -1,7 +1,7 @@
 # cli_test_kernel_profile.sh -- sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, expect_msg;
 # $T, $FASIM).  compare --kernel-profile KERNEL=PROFILE: a file measured before a kernel changed is timed
-# with the profile of the kernel it measured (v5_bwd_sweep.csv's v5_bwd rows are the kernel before the
-# ninth and tenth sessions' cuts: v5_bwd_cfg0, whose counts are s9_issue.csv's).
+# with the profile of the kernel it measured (v5_bwd_sweep.csv's v5_bwd rows are the build without the
+# instruction cuts: v5_bwd_cfg0, whose counts are s9_issue.csv's).
 KP_H200=$(dirname "$0")/../analysis/measured/h200
 "$FASIM" compare --measured "$KP_H200/v5_bwd_sweep.csv" --hw h200 --format csv > "$T/kp_new.csv" 2>&1
 "$FASIM" compare --measured "$KP_H200/v5_bwd_sweep.csv" --hw h200 --format csv \

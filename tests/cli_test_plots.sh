@@ -41,7 +41,8 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     pl_has "plots: hbm_vs_sram marks the GPUs' M, names B, H, causal and the GPU, ticks above standard's curve" \
         "$PL_SVG/hbm_vs_sram.0.svg" "A100-SXM4-80GB: M = 163 KiB" "H100-SXM5 and H200-SXM: M = 227 KiB" \
         "B = 1, H = 32, H_kv = 8, d = 128, bf16, causal, forward, on H200-SXM" "64 GiB" "points: M = 48 KiB x 1.25" \
-        "its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M)" "full attention (the counts are causal"
+        "its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M;" "full attention (the counts are causal" \
+        "drawn up to M = N d e = 2 MiB: beyond it M" "N d e, outside Theorem 2's range d"
     pl_text "$PL_SVG/hbm_vs_sram.0.svg" | grep -q "~" && fail "plots: hbm_vs_sram has a '~' (enhanced text's overprint)" \
         || pass "plots: hbm_vs_sram's key has no overprinting '~'"
     pl_has "plots: memory_vs_n's title on two lines (it was cut off at both ends)" "$PL_SVG/memory_vs_n.0.svg" \

@@ -16,8 +16,9 @@ if PATH="$T/r4c_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/r4c_rep" 2>"$T/
     # key line was cut at the right edge); with the key's long lines in two, it says nothing
     grep -q "difficulty fitting" "$T/r4c_err" && fail "reader4c: gnuplot cannot fit a key: $(grep -m3 "difficulty" "$T/r4c_err" | tr '\n' '|')" \
         || pass "reader4c: every key of the report fits (no gnuplot 'difficulty fitting' warning)"
-    pl_has "reader4c: hbm_vs_sram's last key entry whole, on two lines" "$R4C_SVG/hbm_vs_sram.0.svg" \
-        "full attention (the counts are causal;" "its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M)"
+    pl_has "reader4c: hbm_vs_sram's last key entry whole, on three lines" "$R4C_SVG/hbm_vs_sram.0.svg" \
+        "full attention (the counts are causal;" "its tile grows ∝ M; these tiles too while the B d terms dominate, ∝ √M only at multi-MiB M;" \
+        "drawn up to M = N d e = 2 MiB: beyond it M" "N d e, outside Theorem 2's range d"
     # 28: hbm_vs_n's key below the plot (inside, its box hid curves); DeepSeek's lines all short
     r4c_ds=""
     for f in "$R4C_SVG"/hbm_vs_n.*.svg; do pl_text "$f" | grep -q "DeepSeek-V2: HBM bytes" && r4c_ds=$f; done

@@ -65,5 +65,11 @@ n=$((n + 1))
 if [ $rc -eq 2 ] && grep -q "is a directory; expected one C file" "$T/err" && grep -q "01-online-softmax/student.c" "$T/err"; then
     echo "PASS judge: a directory for FILE exits 2 and names the file expected"
 else fails=$((fails + 1)); echo "FAIL judge: a directory for FILE: exit $rc, $(cat "$T/err")"; fi
+# the library missing (judge.sh run before make): exit 2, saying so, not blaming the student's file
+LIB=$T/no-such-lib.a sh "$J" 01 >/dev/null 2>"$T/err"; rc=$?
+n=$((n + 1))
+if [ $rc -eq 2 ] && grep -q "the library $T/no-such-lib.a is missing: build it first" "$T/err" && ! grep -q "does not compile" "$T/err"; then
+    echo "PASS judge: a missing library exits 2 and says to build it first"
+else fails=$((fails + 1)); echo "FAIL judge: a missing library: exit $rc, $(cat "$T/err")"; fi
 echo "exercises: $((n - fails))/$n passed"
 [ "$fails" -eq 0 ]

@@ -273,16 +273,20 @@ static int sweep_sram(report_ctx *c, const char *name, const fa_shape *s, const 
                     snprintf(gl + l, sizeof gl - l, "%s%.47s", l == 0 ? "" : (j == h ? " " : "+"), hw[j].name);
                 }
         }
-        /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line) */
+        /* standard's bound B H (N d + N^2) e: no M in it (the plot's flat line); mthm = N d e, the
+         * M where Theorem 2's range d <= M <= N d ends (N = min(N_q, N_k)): FlashAttention's Θ line
+         * stops there, as hbm_vs_n's starts at N = M / (d e) */
+        const double mthm = (double)(s->seqlen_q < s->seqlen_k ? s->seqlen_q : s->seqlen_k) * (double)s->d *
+                            fa_dtype_bytes(s->dtype);
         snprintf(vars, sizeof vars,
-                 "infile='%s'; outfile='%s'; thstd=%.17g; gpum='%s'; gpun='%s'; ebytes=%d; nheads=%" PRId64 "; "
+                 "infile='%s'; outfile='%s'; thstd=%.17g; mthm=%.17g; gpum='%s'; gpun='%s'; ebytes=%d; nheads=%" PRId64 "; "
                  /* three short lines (one long first line ran past the right edge) */
                  "ttl='%s: HBM bytes vs SRAM size M'; ttl3='N = %" PRId64 ", B = %" PRId64 ", H = %" PRId64
                  ", H_kv = %" PRId64 ", d = %" PRId64 ", %s, %s, forward, on %s'; "
                  "ttl2='the paper''s abstract model (--profile paper): every on-chip buffer in one SRAM of M bytes, "
                  "tiles by --blocks fit'",
                  fa_outset_target(&c->os, c->sram), fa_outset_target(&c->os, c->sram_png),
-                 fa_bound_bytes(FA_ALGO_STANDARD, s, ph->sram_per_block), gm, gl, fa_dtype_bytes(s->dtype),
+                 fa_bound_bytes(FA_ALGO_STANDARD, s, ph->sram_per_block), mthm, gm, gl, fa_dtype_bytes(s->dtype),
                  s->batch * s->heads, name, s->seqlen_q, s->batch, s->heads, s->kv_heads,
                  s->d, fa_dtype_name(s->dtype), s->causal != FA_CAUSAL_NONE ? "causal" : "not causal", ph->name);
         draw(c, "hbm_vs_sram.gp", vars, c->sram_png);

@@ -25,6 +25,11 @@ LIB=${LIB:-$ROOT/build/libfasim.a}
 EXOUT=${EXOUT:-$ROOT/build/exercises}
 CC=${CC:-gcc}
 EXFLAGS=${EXFLAGS:--O1 -g -Wall -Wextra -Wno-unused-parameter}
+# the library first: a missing one is not the student's fault (the link step would blame FILE)
+if [ ! -f "$LIB" ]; then
+    echo "judge: the library $LIB is missing: build it first (make exercise EX=$EX builds it, or make)" >&2
+    exit 2
+fi
 mkdir -p "$EXOUT" || exit 2
 bin=$EXOUT/ex$EX-$(basename "$(dirname "$FILE")")-$(basename "$FILE" .c)
 # shellcheck disable=SC2086

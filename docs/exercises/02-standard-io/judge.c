@@ -1,7 +1,7 @@
 /* judge.c -- exercise 02: compares the predicted bytes of standard attention with the bytes the
  * memory model counts when fa_standard_forward runs (count-only mode), tensor by tensor: one
- * check per tensor (Q, K, V, S, P, O) of each of the four shapes, 24 checks whatever the
- * submission returns. */
+ * check per tensor (Q, K, V, S, P, O) of each of the four shapes, and one for a hidden shape drawn
+ * anew each run (its expected bytes not shown): 25 checks whatever the submission returns. */
 #include "judge.h"
 #include "ex.h"
 
@@ -40,6 +40,43 @@ static void judge_one(fa_shape s, fa_blocks bk)
     }
 }
 
+/* The hidden case (judge_hidden_seed): a shape and tiles drawn anew each run; one check for all six
+ * tensors, which shows the shape and which tensors are wrong but no expected number. */
+static void hidden_case(void)
+{
+    const uint64_t seed = judge_hidden_seed();
+    uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
+    static const int64_t ds[] = {16, 32, 48, 64, 80, 96, 128}, bs[] = {16, 32, 48, 64, 128};
+    static const fa_dtype ts[] = {FA_DTYPE_FP16, FA_DTYPE_BF16, FA_DTYPE_FP32};
+    fa_shape s = fa_shape_default(judge_draw(&st, 1, 700), ds[judge_draw(&st, 0, 6)]);
+    s.seqlen_k = judge_draw(&st, 1, 700);
+    s.d_v = ds[judge_draw(&st, 0, 6)];
+    s.dtype = ts[judge_draw(&st, 0, 2)];
+    s.kv_heads = judge_draw(&st, 1, 3);
+    s.heads = s.kv_heads * judge_draw(&st, 1, 3);
+    s.batch = judge_draw(&st, 1, 3);
+    fa_blocks bk = {bs[judge_draw(&st, 0, 4)], bs[judge_draw(&st, 0, 4)]};
+    char sh[160], bad[64] = "";
+    judge_shape(&s, bk, sh, sizeof sh);
+    fa_io_result r;
+    fa_status err = fa_io_run(FA_PASS_FWD, FA_ALGO_STANDARD, &s, bk, 64u << 20, NULL, NULL, &r);
+    ex_standard_io p;
+    memset(&p, 0xff, sizeof p);
+    if (!err) ex_standard_bytes(&s, bk, &p);
+    const char *names[] = {"Q", "K", "V", "S", "P", "O"};
+    const ex_rw *rw[] = {&p.Q, &p.K, &p.V, &p.S, &p.P, &p.O};
+    for (int t = 0; t < 6 && !err; t++)
+        if (rw[t]->read != judge_read(&r.counts, names[t]) || rw[t]->write != judge_written(&r.counts, names[t])) {
+            strcat(bad, *bad ? ", " : "");
+            strcat(bad, names[t]);
+        }
+    judge_check(!err && !*bad,
+                "hidden case (drawn anew each run, seed %" PRIu64 "; EX_SEED=%" PRIu64 " repeats it): %s: %s%s", seed,
+                seed, sh, err ? "the counter failed: " : *bad ? "your bytes differ from the counter's for " : "every tensor as counted",
+                err ? fa_last_error() : *bad ? bad : "");
+    if (*bad) printf("      (the counted bytes of the hidden case are not shown: derive them; the hints above apply)\n");
+}
+
 int main(void)
 {
     fa_shape s = fa_shape_default(1024, 64);
@@ -59,5 +96,6 @@ int main(void)
     s.kv_heads = 2;
     s.dtype = FA_DTYPE_BF16;
     judge_one(s, (fa_blocks){128, 16}); /* GQA: does H_kv change the bytes? */
+    hidden_case();
     return judge_verdict("02 (standard attention IO)");
 }
