@@ -322,7 +322,13 @@ const fa_profile fa_profiles[] = {
      * post-pass dQacc -> dQ: the flash2 backward's two small kernels.  The instruction counts are the
      * default build's (CFG V5B_CUTS: v5_bwd_lean's cuts plus the mask only on the tiles that
      * cross it, dS^T by stmatrix, LSE_i / D_i rows advanced; s10_issue.csv): 0.5499 at d = 128, 0.3467
-     * at d = 64, against 0.9542 and 0.6155 of the build without cuts, v5_bwd_cfg0 (s9_issue.csv). */
+     * at d = 64, against 0.9542 and 0.6155 of the build without cuts, v5_bwd_cfg0 (s9_issue.csv).
+     * At d = 128 the default also takes LSE_i, D_i with the Q_i, dO_i stage (one copy a stage, not
+     * 3 per consumer warp: V5B_LDTMA) and alternates two dQ tiles (V5B_DQ2; attn_v5_bwd.cu): the
+     * profile keeps the d = 64 placement (24 copies, one dQ tile), which overstates its shared memory
+     * by about 11 KB at d = 128 -- the occupancy (one block an SM) is the same -- and its instruction
+     * count is V5B_CUTS's, not re-measured; its sweep (s11_final_sweep128.csv) is predicted within
+     * 15 % on every row. */
     {.key = "v5_bwd", .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.3467}, {128, 0, 0.5499}}, /* s10_issue.csv, as cudnn's */
