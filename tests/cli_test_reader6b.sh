@@ -125,7 +125,7 @@ oneline "$T/r6b_b2.out" > "$T/r6b_b21"
 grep -qF "DRAM est depends on the L2: 60 MiB on the H200-SXM." "$T/r6b_rep1" \
     && ! sed '/^== the papers/,$d' "$T/r6b_rep.out" | grep -q "A100\|H100\|B200" \
     && ! grep -qF "no mma.sync rate for fa1 and fa2" "$T/r6b_rep1" \
-    && grep -qF "No row: fa1 on H200-SXM for deepseek-v2 (d = 192) only; fa4 on H200-SXM (fa4 on Blackwell only; the kernel has no tile for the head dims of the models named" "$T/r6b_rep1" \
+    && grep -qF "No row: fa1 on H200-SXM for the models deepseek-v2 (d = 192) only (their config files' names under analysis/models/); fa4 on H200-SXM (fa4 on Blackwell only; the kernel has no tile for the head dims of the models named" "$T/r6b_rep1" \
     && ! grep -qF "fa3 and cudnn run on Hopper only" "$T/r6b_rep1" && ! grep -qF "softcap C (Gemma-2's" "$T/r6b_rep1" \
     && grep -qF "128 x 64 with 8 warps at d = 192 on every GPU (as FlashAttention-2's flash_fwd_launch_template.h picks)" "$T/r6b_rep1" \
     && grep -qF "meta-llama/Meta-Llama-3-8B's 32 heads use 32 of the H200-SXM's 132 SMs" "$T/r6b_rep1" \

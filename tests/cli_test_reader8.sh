@@ -106,7 +106,7 @@ fi
 # ---- 8, 9: the report's footnotes: H100 vs H200 named in order; which models have no fa1 row ----
 r8_rep1=$(oneline "$T/r8_rep.out")
 case $r8_rep1 in
-*"No row: fa1 on A100-SXM4-80GB, H100-SXM5, H200-SXM for deepseek-v2 (d = 192), deepseek-v3 (d = 192), gemma-2-9b (d = 256), gemma-3-1b (d = 256), gpt-j-6b (d = 256) only;"*"(L2: H200 8.76 vs H100 8.1 TB/s; DRAM: H200 3.94 vs H100 2.75 TB/s)"*)
+*"No row: fa1 on A100-SXM4-80GB, H100-SXM5, H200-SXM for the models deepseek-v2 (d = 192), deepseek-v3 (d = 192), gemma-2-9b (d = 256), gemma-3-1b (d = 256), gpt-j-6b (d = 256) only (their config files' names under analysis/models/);"*"(L2: H200 8.76 vs H100 8.1 TB/s; DRAM: H200 3.94 vs H100 2.75 TB/s)"*)
     ! grep -qF "8.76 against 8.1" "$T/r8_rep.out" \
         && pass "reader8: report: 'H200 8.76 vs H100 8.1 TB/s'; 'No row: fa1 ...' names the d > 128 models" \
         || fail "reader8: report: the old 'against' wording is still printed" ;;

@@ -122,7 +122,9 @@ static void suite_row(void *ctx, const fa_shape *s, fa_blocks bk, const fa_check
     if (r && r->algo != FA_ALGO_STANDARD) snprintf(lse_txt, sizeof lse_txt, "%.3e", r->abs_lse);
     if (r && fmt == FMT_TABLE && !x->headed) { /* the columns of the fp64 check */
         ((suite_ctx *)ctx)->headed = 1;
-        printf("each algorithm in fp64 against the fp64 reference on N(0,1) inputs (seed %lu), on the tiles B_r x B_c: abs = "
+        printf("each algorithm in fp64 against the fp64 reference on N(0,1) inputs (seed %lu), on the tiles B_r x B_c "
+               "(--block-r/--block-c, else the suite case's, else --blocks fit in the paper's model of one SRAM of --sram, "
+               "sized for 2-byte elements -- not a kernel profile's tile table): abs = "
                "max |O - O_ref|, rel = abs / max |O_ref|, lse = max |LSE - LSE_ref| (n/a: standard computes no LSE); PASS: "
                "rel <= %.1e and lse <= %.1e x max(1, max |LSE_ref|)\n", (unsigned long)x->o->seed, x->o->tol, x->o->tol);
     }
@@ -177,8 +179,10 @@ int cli_check_suite(const cli_opts *o, const num_opts *no)
     if (o->format == FMT_CSV) fputs(no ? fa_lowprec_csv_header : fa_check_csv_header, stdout);
     if (no && o->format == FMT_TABLE) {
         printf("emulated %s (fp32 accumulation%s%s) vs the fp64 reference on the same rounded inputs; "
-               "naive = standard attention in %s; rule: err <= %d x naive err + atol (the dtype's rounding floor)\n",
-               dt, no->acc64 ? " -> fp64" : "", no->exp2 ? ", exp2 softmax" : "", dt, no->bwd ? 3 : 2);
+               "naive = standard attention in %s; rule: err <= %d x naive err + atol (the dtype's rounding floor); "
+               "tiles B_r x B_c: --block-r/--block-c, else the suite case's, else %s\n",
+               dt, no->acc64 ? " -> fp64" : "", no->exp2 ? ", exp2 softmax" : "", dt, no->bwd ? 3 : 2,
+               no->fp8_quant_given || no->hadamard ? "128 x 128 (the FP8 forward's blocks)" : "64 x 64 (this check's fixed default)");
         printf("inputs %s, rounded to %s %s%s", no->outliers ? "N(0,1) + N(0,100) Bernoulli(0.001) (outliers)" : "N(0,1)",
                dt, x.lo.fp8_prep && no->fp8_block ? "per block of the tiles' B_r (Q) and B_c (K, V) rows (B_r, B_c: each row's; "
                                                     "128 x 128 on a shape given by options, unless --block-r/--block-c)"

@@ -604,7 +604,8 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
         char one[4000];
         /* a kernel missing for the models' shapes: which models (their head dims) */
         snprintf(one, sizeof one, "%s%s on %s%s%s%s", none[0] ? "; " : "", fa_report_kernel_keys[q], where,
-                 shape_miss[q][0] ? " for " : "", shape_miss[q], shape_miss[q][0] ? " only" : "");
+                 shape_miss[q][0] ? " for the models " : "", shape_miss[q],
+                 shape_miss[q][0] ? " only (their config files' names under analysis/models/)" : "");
         if (strlen(none) + strlen(one) < sizeof none) strcat(none, one);
     }
     if (none[0]) {
@@ -876,9 +877,9 @@ static int papers(report_ctx *c)
                " %s at 16k; d = 64 %s at 4k, %s at 8k, %s at 16k) and at N <= 1k (1.4-1.8, not explained yet), standard\n"
                " attention causal (up to 1.8: the eager profile gives the causal mask no time; the published causal\n"
                " runs took 1.3-2x their full runs'), standard without a mask at long N (0.67-0.8, not explained\n"
-               " yet), the backwards of Figure 6 too fast: FlashAttention-3's (%s: its kernel was not run here, so\n"
-               " its profile has no measured instruction count) and cuDNN's (%s with the count measured on the\n"
-               " H200: the rest not explained yet), and cuDNN's rows equal to FlashAttention-3's where their tiles\n"
+               " yet), FlashAttention-3's backward in Figure 6 too fast (%s: its kernel was not run here, so\n"
+               " its profile has no measured instruction count; cuDNN's, with the count measured on the H200, %s,\n"
+               " on both sides of 1), and cuDNN's rows equal to FlashAttention-3's where their tiles\n"
                " agree (d = 128 causal).  cuDNN's\n"
                " tiles are not published: its profile takes the block shape Nsight Compute shows for its kernels\n"
                " (a persistent grid of one block per SM, 384 threads = 12 warps: analysis/profiles.c, cudnn_tiles)\n"

@@ -11,9 +11,11 @@ static void io_check(const char *sh, int done, const char *not_done, const fa_co
                      uint64_t once, uint64_t want_passes, const char *why)
 {
     uint64_t got = write ? judge_written(c, t) : judge_read(c, t);
+    char times[32];
+    judge_times(times, sizeof times, (double)got / (double)once);
     judge_budget(done, not_done, got == want_passes * once, why,
-                 "%s: your loop %s %s %.4g times; the optimum for these blocks is %" PRIu64, sh,
-                 write ? "writes" : "reads", t, (double)got / (double)once, want_passes);
+                 "%s: your loop %s %s %s; the optimum for these blocks is %" PRIu64, sh,
+                 write ? "writes" : "reads", t, times, want_passes);
 }
 
 static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
@@ -50,7 +52,7 @@ static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
     } else {
         double eo = judge_maxerr(O, Oref, no), el = judge_maxerr(L, Lref, nl);
         ok = eo <= 1e-10 && el <= 1e-10;
-        judge_check(ok, "%s: O and LSE agree with the fp64 reference (max error O %.3g, LSE %.3g; tolerance 1e-10)%s",
+        judge_check(ok, "%s: O and LSE agree with the fp64 reference (max error |out - ref| / max(1, |ref|): O %.3g, LSE %.3g; tolerance 1e-10)%s",
                     sh, eo, el, ok ? "" : " -- did every row block get its rescale by 1/l and LSE = m + log l?");
     }
     {

@@ -17,10 +17,11 @@ static void budget(const char *sh, int done, const fa_counts *c, const char *t, 
     if (lo == hi) snprintf(want, sizeof want, "exactly %" PRIu64, hi);
     else if (lo == 0) snprintf(want, sizeof want, "at most %" PRIu64, hi);
     else snprintf(want, sizeof want, "%" PRIu64 " to %" PRIu64, lo, hi);
+    char times[32];
+    judge_times(times, sizeof times, (double)got / (double)once);
     judge_budget(done, "dQ, dK, dV of this case are wrong", got >= lo * once && got <= hi * once,
                  got < lo * once ? "fewer than any correct loop: move tiles only with fa_load and fa_store" : why,
-                 "%s: your loop %s %s %.4g times; the budget is %s", sh, write ? "writes" : "reads", t,
-                 (double)got / (double)once, want);
+                 "%s: your loop %s %s %s; the budget is %s", sh, write ? "writes" : "reads", t, times, want);
 }
 
 static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
@@ -64,7 +65,7 @@ static void run_case(fa_shape s, fa_blocks bk, uint64_t seed)
     } else {
         double eq = judge_maxerr(dQ, rQ, nq), ek = judge_maxerr(dK, rK, nk), ev = judge_maxerr(dV, rV, nv);
         ok = eq <= 1e-9 && ek <= 1e-9 && ev <= 1e-9;
-        judge_check(ok, "%s: dQ, dK, dV agree with the fp64 reference (max error %.3g, %.3g, %.3g; tolerance 1e-9)%s",
+        judge_check(ok, "%s: dQ, dK, dV agree with the fp64 reference (max error |out - ref| / max(1, |ref|): %.3g, %.3g, %.3g; tolerance 1e-9)%s",
                     sh, eq, ek, ev, ok ? "" : " -- check P = exp(S - L), D = rowsum(dO o O) and where the scale enters");
     }
     {

@@ -117,6 +117,14 @@ static inline double *judge_alloc(int64_t n)
     return p;
 }
 
+/* "once" for a count of 1, else "%.4g times" (a count of passes over a tensor, maybe fractional) into
+ * buf of n bytes. */
+static inline void judge_times(char *buf, size_t n, double x)
+{
+    if (x == 1) snprintf(buf, n, "once");
+    else snprintf(buf, n, "%.4g times", x);
+}
+
 /* Largest |a - b| relative to max(1, |b|); inf when a NaN shows up or signs of infinity differ. */
 static inline double judge_maxerr(const double *a, const double *b, int64_t n)
 {
