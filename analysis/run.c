@@ -76,6 +76,14 @@ fa_status fa_run_algo(const fa_run_config *o, fa_algo a, FILE *trace, fa_io_resu
     fa_blocks bk;
     uint64_t over;
     FA_TRY(fa_run_tiles(o, &bk, &over));
+    if (o->rule == FA_TILES_EXPLICIT && prof->mma == FA_MMA_NONE) { /* the paper's one SRAM: say which option */
+        const uint64_t need = fa_sram_need_pass(o->pass, a, &o->shape, bk);
+        if (need > o->sram)
+            FA_FAIL(FA_ENOSRAM, "--block-r %" PRId64 " --block-c %" PRId64 ": %s's buffers on these tiles need %" PRIu64
+                    " B of SRAM, over the limit M = %" PRIu64 " B (--sram, default the hardware profile's shared memory "
+                    "per block); --blocks fit picks the largest tiles that fit", bk.block_r, bk.block_c, fa_algo_name(a),
+                    need, (uint64_t)o->sram);
+    }
     FA_TRY(fa_io_run(o->pass, a, &o->shape, bk, o->sram + over, &o->hw, trace, r));
     /* M grew for the pass's largest buffers; this algorithm's own may fit */
     r->sram_overflow = over && r->sram_need > o->sram ? r->sram_need - o->sram : 0;

@@ -167,9 +167,23 @@ int cmd_compare(int argc, char **argv)
     int pw = 7; /* the profile column: as wide as the longest profile key */
     for (int i = 0; i < fa_nprofiles; i++)
         if ((int)strlen(fa_profiles[i].key) > pw) pw = (int)strlen(fa_profiles[i].key);
+    /* the measured file names no GPU; a folder named after another hardware profile's key says it was
+     * measured there (analysis/measured/h200/...): the ratios would set two GPUs side by side */
+    char other[32] = "";
+    for (int k = 0; fa_hw_keys[k] && !other[0]; k++) {
+        const size_t kl = strlen(fa_hw_keys[k]);
+        if (!strcmp(fa_hw_keys[k], o.hw.key)) continue;
+        for (const char *q = strstr(path, fa_hw_keys[k]); q && !other[0]; q = strstr(q + 1, fa_hw_keys[k]))
+            if ((q == path || q[-1] == '/') && q[kl] == '/') snprintf(other, sizeof other, "%s", fa_hw_keys[k]);
+    }
+    if (other[0])
+        fprintf(stderr, "fasim: note: %s lies in a folder named %s, the GPU it was measured on, but --hw %s predicts %s: "
+                        "the ratios set two GPUs side by side, not a validation (give --hw %s)\n",
+                path, other, o.hw.key, o.hw.name, other);
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
+
         fprintf(out, "%-14s %3s %6s %9s %4s %2s %-4s %-*s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
                "kernel", "B", "H", "N", "d", "c", "pass", pw, "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "busiest", "bound");
@@ -243,6 +257,9 @@ int cmd_compare(int argc, char **argv)
         fprintf(out, "(%s: meas ms is the attention kernel alone, as fabench times it (kernels/fabench_fp8.cu); the V -> "
                      "V^T pre-pass is timed apart (a %s_prepass row is timed as the pre-pass alone), and the time model's ms "
                      "leaves it out too)\n", prepass_key, prepass_key);
+    if (rc == 0 && o.format == FMT_TABLE)
+        fprintf(out, "(the file names no GPU: its rows are taken as measured on the %s%s)\n", o.hw.name,
+                other[0] ? "; its folder's name says otherwise, see the note on standard error" : "");
     if (rc == 0 && o.format == FMT_TABLE) /* the columns, after the rows (the table stays a table) */
         fputs("(columns: B batch, H heads (H/H_kv where fewer K/V heads serve them: GQA, or a kernel's query\n"
               " slices counted as heads that share their head's K and V, as kernels/ v1's rows in\n"

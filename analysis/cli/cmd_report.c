@@ -584,7 +584,9 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     if (!m) return;
-    fprintf(m, "(eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
+    fprintf(m, "(The kernels tables hold the published kernels' profiles -- eager, math, fa1, fa2, fa3, cudnn, fa4;\n"
+               " kernels/ v0-v5 and sdpa_flash are timed by fasim io --model FILE --profile KEY.\n"
+               " eager, math: standard attention as separate kernels (GEMMs, a softmax), no one fused kernel: no\n"
                " warps, smem/blk, regs or blocks/SM of its own ('-'; kernels.csv writes 0).  Their tiles are the thread-block\n"
                " tile fasim assumes for the library GEMMs S = Q K^T and O = P V (cuBLAS's 128 x 128 up to d = 128,\n"
                " 64 x 64 to d = 256, smaller beyond, to fit M): they set how often those GEMMs re-read K and V and\n"
