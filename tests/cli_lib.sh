@@ -105,3 +105,16 @@ pl_has() {
     done
     pass "$ph_name"
 }
+
+# cli_judge EX FILE OUT: runs exercise EX's judge on FILE against the library beside $FASIM (its asan
+# build when $FASIM is), output in OUT; returns 1 (nothing run) without that library or a C compiler
+cli_judge() {
+    cj_lib=$(dirname "$FASIM")/libfasim.a
+    [ -f "$cj_lib" ] && command -v "${CC:-gcc}" >/dev/null 2>&1 || return 1
+    [ -f "$T/cj_lib.a" ] || cp "$cj_lib" "$T/cj_lib.a"
+    cj_flags="-O1 -g -Wall -Wextra -Wno-unused-parameter"
+    case "$FASIM" in */asan/*) cj_flags="$cj_flags -fsanitize=address,undefined -fno-omit-frame-pointer" ;; esac
+    LIB="$T/cj_lib.a" EXOUT="$T/cj_ex" EXFLAGS="$cj_flags" sh "$(dirname "$0")/../docs/exercises/judge.sh" "$1" "$2" > "$3" 2>&1
+    return 0
+}
+

@@ -130,13 +130,7 @@ printf 'kernel,B,H,N,d,ms,dtype\nv3,4,16,4096,128,1,bf16\n' > "$T/r13_one.csv"
 "$FASIM" compare --measured "$T/r13_one.csv" > "$T/r13_c18" 2>&1
 grep -q "^time  *1 row:    0 within 15 %" "$T/r13_c18" && ! grep -q " 1 rows" "$T/r13_c18" \
     && pass "reader13: compare's summary says 1 row" || fail "reader13: compare 1 row: $(grep '^time' "$T/r13_c18")"
-r13_lib=$(dirname "$FASIM")/libfasim.a
-if [ -f "$r13_lib" ] && command -v "${CC:-gcc}" >/dev/null 2>&1; then
-    cp "$r13_lib" "$T/r13_lib.a"
-    r13_flags="-O1 -g -Wall -Wextra -Wno-unused-parameter"
-    case "$FASIM" in */asan/*) r13_flags="$r13_flags -fsanitize=address,undefined -fno-omit-frame-pointer" ;; esac
-    LIB="$T/r13_lib.a" EXOUT="$T/r13_ex" EXFLAGS="$r13_flags" sh "$R13_ROOT/docs/exercises/judge.sh" 07 "$R13_ROOT/docs/exercises/wrong/07.c" > "$T/r13_j7" 2>&1
-    LIB="$T/r13_lib.a" EXOUT="$T/r13_ex" EXFLAGS="$r13_flags" sh "$R13_ROOT/docs/exercises/judge.sh" 05 "$R13_ROOT/docs/exercises/wrong/05.c" > "$T/r13_j5" 2>&1
+if cli_judge 07 "$R13_ROOT/docs/exercises/wrong/07.c" "$T/r13_j7" && cli_judge 05 "$R13_ROOT/docs/exercises/wrong/05.c" "$T/r13_j5"; then
     grep -q "partial outputs written 1 time and read 1 time; the optimum is once each" "$T/r13_j7" \
         && grep -q ": O written 1 time; the optimum is once" "$T/r13_j7" && ! grep -q " 1 times" "$T/r13_j7" \
         && grep -q "your loop loads 23 K tiles; 25 of the 28 tiles hold an allowed key" "$T/r13_j5" && ! grep -q "; only " "$T/r13_j5" \
@@ -144,5 +138,5 @@ if [ -f "$r13_lib" ] && command -v "${CC:-gcc}" >/dev/null 2>&1; then
         && pass "reader13: the judges' plurals (1 time, K tiles) and 05's wording without 'only'" \
         || fail "reader13: judges' wording: $(grep 'time\|K tile' "$T/r13_j7" "$T/r13_j5" | head -3 | tr '\n' '|')"
 else
-    skip "reader13: the judges' plurals" "no $r13_lib or no C compiler"
+    skip "reader13: the judges' plurals" "no libfasim.a beside $FASIM or no C compiler"
 fi

@@ -18,13 +18,8 @@ grep -q "on the tiles B_r x B_c (--block-r/--block-c, else the suite case's, els
     || fail "reader14: check's tile rule: $(head -1 "$T/r14_c64" | cut -c1-160) | $(head -1 "$T/r14_cbf" | cut -c1-200)"
 
 # ---- 2, 3: the judges say "once" and name their error measure ----
-r14_lib=$(dirname "$FASIM")/libfasim.a
-if [ -f "$r14_lib" ] && command -v "${CC:-gcc}" >/dev/null 2>&1; then
-    cp "$r14_lib" "$T/r14_lib.a"
-    r14_flags="-O1 -g -Wall -Wextra -Wno-unused-parameter"
-    case "$FASIM" in */asan/*) r14_flags="$r14_flags -fsanitize=address,undefined -fno-omit-frame-pointer" ;; esac
-    LIB="$T/r14_lib.a" EXOUT="$T/r14_ex" EXFLAGS="$r14_flags" sh "$R14_ROOT/docs/exercises/judge.sh" 03 "$R14_ROOT/docs/exercises/solutions/03.c" > "$T/r14_j3" 2>&1
-    LIB="$T/r14_lib.a" EXOUT="$T/r14_ex" EXFLAGS="$r14_flags" sh "$R14_ROOT/docs/exercises/judge.sh" 03 "$R14_ROOT/docs/exercises/03-flash2-forward/student.c" > "$T/r14_s3" 2>&1
+if cli_judge 03 "$R14_ROOT/docs/exercises/solutions/03.c" "$T/r14_j3" \
+    && cli_judge 03 "$R14_ROOT/docs/exercises/03-flash2-forward/student.c" "$T/r14_s3"; then
     grep -q ": your loop reads Q once; the optimum for these blocks is 1$" "$T/r14_j3" \
         && grep -q ": your loop reads K 4 times; the optimum for these blocks is 4$" "$T/r14_j3" && ! grep -q " 1 times" "$T/r14_j3" \
         && grep -q "(max error |out - ref| / max(1, |ref|): O 0.955, LSE 1; tolerance 1e-10)" "$T/r14_s3" \
@@ -33,7 +28,7 @@ if [ -f "$r14_lib" ] && command -v "${CC:-gcc}" >/dev/null 2>&1; then
         && pass "reader14: judge 03 says 'reads Q once' and names its error |out - ref| / max(1, |ref|) (the stub's O 0.955, LSE 1); the exercises README says so" \
         || fail "reader14: judges: $(grep -m1 'reads Q' "$T/r14_j3") | $(grep -m1 'max error' "$T/r14_s3" | cut -c1-200)"
 else
-    skip "reader14: the judges' wording" "no $r14_lib or no C compiler"
+    skip "reader14: the judges' wording" "no libfasim.a beside $FASIM or no C compiler"
 fi
 
 # ---- 4: the papers' note: FA3's Figure 6 backward too fast, cuDNN's on both sides of 1 ----
