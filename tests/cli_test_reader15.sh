@@ -33,3 +33,10 @@ expect_msg "reader15: sweep --out into a missing folder says which options creat
 expect_msg "reader15: explicit tiles over M name --block-r/--block-c, the need and M" \
     "--block-r 100000 --block-c 64: standard's buffers on these tiles need 51208192 B of SRAM, over the limit M = 232448 B (--sram, default the hardware profile's shared memory per block); --blocks fit picks the largest tiles that fit" -- \
     io --block-r 100000 --block-c 64 --profile paper
+
+# ---- reader16 #1: README's repeated-option exceptions include sweep's --vary (the same name twice refused) ----
+expect_msg "reader16: sweep --vary with one name twice is refused" "--vary headdim given twice" -- \
+    sweep --vary headdim=64,128 --vary headdim=32
+oneline "$R15_ROOT/README.md" | grep -qF "\`fasim sweep\`'s \`--vary\` may be given once for each name it varies, the same name twice refused" \
+    && pass "reader16: README lists sweep --vary among the repeated-option exceptions" \
+    || fail "reader16: README's repeated-option exceptions lack sweep --vary"
