@@ -207,7 +207,9 @@ fa_status fa_anim_frames_make(fa_algo a, const fa_shape *s, fa_blocks bk, const 
         if (p == P_Q) qi = ti;
         if (p == P_K) kj = ti;
         if (a == FA_ALGO_FLASH2 && p == P_V && qi >= 0) grid[qi][ti] = FA_ANIM_COMP;
-        if (a == FA_ALGO_FLASH1 && p == P_Q && kj >= 0) grid[ti][kj] = FA_ANIM_COMP;
+        /* FlashAttention-1 computes S_ij after all of Algorithm 1 line 8's loads (Q_i, O_i, l_i, m_i):
+         * the tile turns computed at the last of them, m_i */
+        if (a == FA_ALGO_FLASH1 && p == P_STAT && !x->write && !strcmp(x->tensor, "m") && kj >= 0) grid[ti][kj] = FA_ANIM_COMP;
         if (p < 0 && x->write) grid[ti][tj] = !strcmp(x->tensor, "S") ? FA_ANIM_SDONE : FA_ANIM_PDONE;
         fa_anim_tile *t = out->tile + (size_t)f * (size_t)out->n_tiles;
         for (int q = 0; q < NPANEL; q++) { /* the columns */

@@ -301,6 +301,33 @@ static void test_frames(void **state)
     fa_anim_record_free(&r);
 }
 
+/* FlashAttention-1 computes S_ij after Algorithm 1 line 8 loads Q_i, O_i, l_i and m_i: the score tile
+ * turns computed at m_i's read, not at Q_i's (frames by caption; the score grid is the frame's last
+ * T_r x T_c boxes, S_11 the first of them) */
+static void test_flash1_computed_after_loads(void **state)
+{
+    (void)state;
+    fa_shape s = shape(128, 128, 64, FA_CAUSAL_NONE);
+    fa_blocks bk = {64, 64};
+    fa_anim_record r;
+    fa_anim_frames F;
+    assert_int_equal(fa_anim_record_pass(FA_ALGO_FLASH1, &s, bk, M_BIG, &r), FA_OK);
+    assert_int_equal(fa_anim_frames_make(FA_ALGO_FLASH1, &s, bk, &r, &F), FA_OK);
+    int fq = -1, fm = -1;
+    for (int f = 0; f < F.n; f++) {
+        if (fq < 0 && strstr(F.frame[f].caption, ": read Q_1 ")) fq = f;
+        if (fm < 0 && strstr(F.frame[f].caption, ": read m_1 ")) fm = f;
+    }
+    assert_true(fq >= 0 && fm > fq);
+    const fa_anim_tile *score_q = F.tile + (size_t)fq * F.n_tiles + F.n_tiles - 4;
+    const fa_anim_tile *score_m = F.tile + (size_t)fm * F.n_tiles + F.n_tiles - 4;
+    assert_true(score_q->x == 8.5 && score_q->y == -0.5);
+    assert_int_equal(score_q->colour, FA_ANIM_IDLE); /* Q_1 read: S_11 not yet computed */
+    assert_int_equal(score_m->colour, FA_ANIM_COMP); /* m_1 read, the last load: S_11 computed */
+    fa_anim_frames_free(&F);
+    fa_anim_record_free(&r);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -488,7 +515,7 @@ int main(void)
         cmocka_unit_test(test_record_by_hand),
         cmocka_unit_test(test_heatmap_closed_form),
         cmocka_unit_test(test_cumulative_bytes),
-        cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_frames), cmocka_unit_test(test_flash1_computed_after_loads),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_remove_stale),
