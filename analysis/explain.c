@@ -271,7 +271,7 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
             break;
         default: {
             /* the largest tiles that fit M: which of the need's terms takes most of it at these
-             * tiles, the fp32 score tiles (B_r*B_c) or the B*d buffers (reader 13: at d = 64 the
+             * tiles, the fp32 score tiles (B_r*B_c) or the B*d buffers (at d = 64 the
              * B*d terms outweigh 4 B^2 while B < 2(2de + d_v e + 4 d_v + 8) / 4, about 162) */
             const uint64_t nf = p == FA_PASS_BWD ? 0 : fa_sram_need(a, s, bk);
             const uint64_t nb = p == FA_PASS_FWD ? 0 : fa_sram_need_bwd(a, s, bb);

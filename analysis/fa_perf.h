@@ -302,6 +302,7 @@ typedef struct {
     double blocks_per_sm;            /* blocks that share an SM (occupancy, or fewer for a small grid) */
     double makespan, fluid;          /* the waves' time, and with every slot busy to the end */
     double t_l2, t_dram, extra, launch, time; /* L2 and DRAM bounds, small kernels, launches, total */
+    int launches;                    /* the kernel launches in launch (launch = launches x hw launch_s) */
     double pre, post, copies;   /* the flash2 backward's small kernels (in extra), s: the pre-pass (D
                                    and the dQacc clear), the post-pass (dQacc -> dQ), the framework's
                                    layout copies (layout_copies_bwd) */

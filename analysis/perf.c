@@ -38,16 +38,15 @@ fa_status fa_occupancy_compute(const fa_hw *hw, fa_occupancy *o)
     int by_smem = (int)(hw->sram_per_sm / (o->smem_bytes + reserved));
     int by_threads = hw->threads_per_sm / o->threads;
     int occ = hw->blocks_per_sm;
-    o->limit = "blocks";
-    if (by_threads < occ) occ = by_threads, o->limit = "threads";
-    if (by_smem < occ) occ = by_smem, o->limit = "shared memory";
-    if (by_regs < occ) occ = by_regs, o->limit = "registers";
-    if (by_regs == occ || by_smem == occ || by_threads == occ) { /* a tie names each: cutting one alone gains no block */
-        static const char *const tie[8] = {"blocks", "threads", "shared memory", "shared memory, threads", "registers",
-                                           "registers, threads", "registers, shared memory",
-                                           "registers, shared memory, threads"};
-        o->limit = tie[4 * (by_regs == occ) + 2 * (by_smem == occ) + (by_threads == occ)];
-    }
+    if (by_threads < occ) occ = by_threads;
+    if (by_smem < occ) occ = by_smem;
+    if (by_regs < occ) occ = by_regs;
+    /* what limits it: each resource that allows no more than occ (a tie names each: cutting one alone
+     * gains no block), else the blocks-per-SM limit */
+    static const char *const limit[8] = {"blocks", "threads", "shared memory", "shared memory, threads", "registers",
+                                         "registers, threads", "registers, shared memory",
+                                         "registers, shared memory, threads"};
+    o->limit = limit[4 * (by_regs == occ) + 2 * (by_smem == occ) + (by_threads == occ)];
     if (occ < 1) occ = 1;
     o->occupancy = occ;
     return FA_OK;
@@ -647,6 +646,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->d.t_dram = pt->busy[FA_PIPE_DRAM];
     pt->d.extra = extra;
     pt->d.launch = pt->launch;
+    pt->d.launches = kernels;
     pt->d.time = pt->time;
     /* what sets the time (a label: the time is the same) -- the largest of the three terms above;
      * the waves' by the tile's longer phase */
@@ -683,6 +683,7 @@ static void std_step_bw(std_seq *q, const char *what, double flops, double g, do
     q->pt->busy[FA_PIPE_EXP] += te;
     q->pt->makespan += t;
     q->pt->launch += hw->launch_s;
+    q->pt->d.launches++;
     q->pt->dram += (uint64_t)bytes;
     if (*q->n < FA_PERF_STD_STEPS) {
         fa_std_step *x = &q->steps[(*q->n)++];
@@ -834,6 +835,7 @@ static fa_status time_standard(const fa_profile *p, int bwd, const fa_shape *s, 
         std_step(&q, "GEMMs (dV, dP, dQ, dK)", mm, g, 0, 0);
         std_step(&q, "memory-bound kernels (P, dP, dS through DRAM)", 0, g, bytes, 0);
         pt->launch += 3 * hw->launch_s; /* five kernels in all */
+        pt->d.launches += 3;
     }
 #undef T
     pt->time = pt->makespan + pt->launch;

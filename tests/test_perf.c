@@ -573,6 +573,24 @@ static void test_math_tiles_by_d(void **st)
     }
 }
 
+/* Standard attention's launches: eager runs three kernels forward (GEMM, softmax, GEMM) and five
+ * backward (docs/time-model.md, "Standard attention"); each charges one launch_s, and the count is
+ * what explain prints. */
+static void test_std_launches(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    fa_shape s = bf16_shape(1024, 1024, 64);
+    fa_perf_result r;
+    assert_int_equal(fa_perf_predict(fa_profile_find("eager"), FA_PASS_FWD, &s, &hw, NULL, &r), FA_OK);
+    assert_int_equal(r.k[0].launches, 3);
+    assert_near(r.k[0].launch, 3 * hw.launch_s, 1e-18);
+    assert_int_equal(fa_perf_predict(fa_profile_find("eager"), FA_PASS_BWD, &s, &hw, NULL, &r), FA_OK);
+    assert_int_equal(r.k[1].launches, 5);
+    assert_near(r.k[1].launch, 5 * hw.launch_s, 1e-18);
+}
+
 /* The pipes each profile's model charges (fa_perf_result.pipes, the tables' '-' for the others,
  * issue 18): standard's library kernels their GEMMs' pipe, exp and DRAM -- eager's GEMMs on the
  * tensor cores, math's (SGEMM) on fp32 --, a fused kernel all six; an unmodelled pipe's busy time
@@ -1170,7 +1188,7 @@ int main(void)
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
-        cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_waits_barriers), cmocka_unit_test(test_check_arch),
+        cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_waits_barriers), cmocka_unit_test(test_std_launches), cmocka_unit_test(test_check_arch),
         cmocka_unit_test(test_bwd_small_kernels), cmocka_unit_test(test_math_torch_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,7 +183,6 @@ int cmd_compare(int argc, char **argv)
     if (o.format == FMT_TABLE) {
         fprintf(out, "fasim compare: %s on %s (M = %" PRIu64 " B); bytes in MB (1e6), ratio = fasim / measured\n",
                path, o.hw.name, o.sram);
-
         fprintf(out, "%-14s %3s %6s %9s %4s %2s %-4s %-*s %4s %4s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s %-7s %s\n",
                "kernel", "B", "H", "N", "d", "c", "pass", pw, "profile", "B_r", "B_c", "b/SM", "SRAM<->L2", "meas L2",
                "ratio", "DRAM(L2)", "meas DRAM", "ratio", "time ms", "meas ms", "ratio", "busiest", "bound");

@@ -67,7 +67,7 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
         if (p->algo == FA_ALGO_STANDARD) { /* library GEMMs and memory-bound kernels in turn */
             /* the launches the model charges: one a kernel (the backward's five kernels are two
              * lines below, its GEMMs and its memory-bound kernels) */
-            const int nl = o->hw.launch_s > 0 ? (int)lround(d->launch / o->hw.launch_s) : r.nsteps[k];
+            const int nl = d->launches;
             fprintf(f, "   %s: %d kernels in turn, each the largest of its GEMM FLOPs / rate, its DRAM bytes / %sB/s "
                        "and its exponentials / %s exp/s, plus a %s launch%s (docs/time-model.md, \"Standard attention\"):\n",
                     k ? "backward" : "forward", nl, fa_fmt_si(o->hw.dram_bandwidth, b[0], 32),

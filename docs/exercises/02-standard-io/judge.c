@@ -14,29 +14,40 @@ static const char *hint(const char *t)
     return "Q is read once per row block, O written once; remember the B*H slices and the element size";
 }
 
+static const char *const NAMES[6] = {"Q", "K", "V", "S", "P", "O"};
+
+/* One case: the memory model's count of fa_standard_forward (r) and the submission's prediction (p,
+ * all bits set where the counter failed); rw[t] points at p's entry for tensor NAMES[t]. */
+static fa_status count_and_predict(const fa_shape *s, fa_blocks bk, fa_io_result *r, ex_standard_io *p,
+                                   const ex_rw *rw[6])
+{
+    fa_status st = fa_io_run(FA_PASS_FWD, FA_ALGO_STANDARD, s, bk, 64u << 20, NULL, NULL, r);
+    memset(p, 0xff, sizeof *p);
+    if (!st) ex_standard_bytes(s, bk, p);
+    rw[0] = &p->Q, rw[1] = &p->K, rw[2] = &p->V, rw[3] = &p->S, rw[4] = &p->P, rw[5] = &p->O;
+    return st;
+}
+
 static void judge_one(fa_shape s, fa_blocks bk)
 {
     char sh[160];
     judge_shape(&s, bk, sh, sizeof sh);
     fa_io_result r;
-    fa_status st = fa_io_run(FA_PASS_FWD, FA_ALGO_STANDARD, &s, bk, 64u << 20, NULL, NULL, &r);
     ex_standard_io p;
-    memset(&p, 0xff, sizeof p);
-    if (!st) ex_standard_bytes(&s, bk, &p);
-    const char *names[] = {"Q", "K", "V", "S", "P", "O"};
-    const ex_rw *rw[] = {&p.Q, &p.K, &p.V, &p.S, &p.P, &p.O};
+    const ex_rw *rw[6];
+    fa_status st = count_and_predict(&s, bk, &r, &p, rw);
     for (int t = 0; t < 6; t++) { /* one check per tensor, passed or failed: always six */
         if (st) {
-            judge_check(0, "%s: %s: the counter failed: %s", sh, names[t], fa_last_error());
+            judge_check(0, "%s: %s: the counter failed: %s", sh, NAMES[t], fa_last_error());
             continue;
         }
-        uint64_t cr = judge_read(&r.counts, names[t]), cw = judge_written(&r.counts, names[t]);
+        uint64_t cr = judge_read(&r.counts, NAMES[t]), cw = judge_written(&r.counts, NAMES[t]);
         if (rw[t]->read == cr && rw[t]->write == cw)
-            judge_check(1, "%s: %s read %" PRIu64 ", written %" PRIu64 ", as counted", sh, names[t], cr, cw);
+            judge_check(1, "%s: %s read %" PRIu64 ", written %" PRIu64 ", as counted", sh, NAMES[t], cr, cw);
         else
             judge_check(0, "%s: %s read %" PRIu64 ", written %" PRIu64 "; the counter says read %" PRIu64
                            ", written %" PRIu64 " (hint: %s)",
-                        sh, names[t], rw[t]->read, rw[t]->write, cr, cw, hint(names[t]));
+                        sh, NAMES[t], rw[t]->read, rw[t]->write, cr, cw, hint(NAMES[t]));
     }
 }
 
@@ -59,16 +70,13 @@ static void hidden_case(void)
     char sh[160], bad[64] = "";
     judge_shape(&s, bk, sh, sizeof sh);
     fa_io_result r;
-    fa_status err = fa_io_run(FA_PASS_FWD, FA_ALGO_STANDARD, &s, bk, 64u << 20, NULL, NULL, &r);
     ex_standard_io p;
-    memset(&p, 0xff, sizeof p);
-    if (!err) ex_standard_bytes(&s, bk, &p);
-    const char *names[] = {"Q", "K", "V", "S", "P", "O"};
-    const ex_rw *rw[] = {&p.Q, &p.K, &p.V, &p.S, &p.P, &p.O};
+    const ex_rw *rw[6];
+    fa_status err = count_and_predict(&s, bk, &r, &p, rw);
     for (int t = 0; t < 6 && !err; t++)
-        if (rw[t]->read != judge_read(&r.counts, names[t]) || rw[t]->write != judge_written(&r.counts, names[t])) {
+        if (rw[t]->read != judge_read(&r.counts, NAMES[t]) || rw[t]->write != judge_written(&r.counts, NAMES[t])) {
             strcat(bad, *bad ? ", " : "");
-            strcat(bad, names[t]);
+            strcat(bad, NAMES[t]);
         }
     judge_check(!err && !*bad,
                 "hidden case (drawn anew each run, seed %" PRIu64 "; EX_SEED=%" PRIu64 " repeats it): %s: %s%s", seed,
