@@ -298,7 +298,9 @@ typedef struct {
 fa_status fa_report_hbm_vs_n(const fa_shape *base, const fa_hw *hw, int64_t model_n, fa_report_n_row rows[FA_REPORT_N_ROWS],
                              int *n);
 
-/* hbm_vs_sram.csv: per M = 48 KiB, then M * 5 / 4 (integer) up to 4 MiB, the forward of shape s
+/* hbm_vs_sram.csv: per M = 48 KiB, then M * 5 / 4 (integer) up to 4 MiB, and M = N d e in its place
+ * when it lies in that range and is none of them (N = min(N_q, N_k): where Theorem 2's range
+ * d <= M <= N d ends and the plot's Θ line stops), the forward of shape s
  * counted in the paper's model with M (fa_report_count): flash2's tile B_r, the HBM bytes of the
  * three algorithms and flash2's Theta bound.  An M too small for 16 x 16 tiles (FA_ENOSRAM) is
  * left out. */

@@ -471,7 +471,19 @@ fa_status fa_report_hbm_vs_sram(const fa_shape *s, const fa_hw *hw, fa_report_sr
                                 int *n)
 {
     *n = 0;
-    for (uint64_t M = 48 * 1024; M <= 4u * 1024 * 1024 && *n < FA_REPORT_SRAM_ROWS; M = M * 5 / 4) {
+    /* M = N d e (N = min(N_q, N_k)), where Theorem 2's range d <= M <= N d ends and the plot's Θ
+     * line stops: sampled too, in its place, so that the line reaches it */
+    const uint64_t mthm = (uint64_t)(s->seqlen_q < s->seqlen_k ? s->seqlen_q : s->seqlen_k) * (uint64_t)s->d *
+                          (uint64_t)fa_dtype_bytes(s->dtype);
+    int mthm_done = mthm < 48 * 1024 || mthm > 4u * 1024 * 1024;
+    for (uint64_t Mk = 48 * 1024; (Mk <= 4u * 1024 * 1024 || !mthm_done) && *n < FA_REPORT_SRAM_ROWS;) {
+        uint64_t M = Mk;
+        if (!mthm_done && (mthm <= Mk || Mk > 4u * 1024 * 1024)) {
+            M = mthm;
+            mthm_done = 1;
+            if (mthm == Mk) Mk = Mk * 5 / 4;
+        } else
+            Mk = Mk * 5 / 4;
         fa_io_result r[FA_NALGO];
         fa_status st = FA_OK;
         for (int a = 0; a < FA_NALGO && !st; a++) st = fa_report_count(FA_PASS_FWD, (fa_algo)a, s, M, hw, &r[a]);

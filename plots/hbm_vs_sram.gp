@@ -33,7 +33,7 @@ set logscale xy 2
 unit(k) = word("B KiB MiB GiB TiB PiB EiB", int(k / 10) + 1)
 set xtics () ; do for [k=10:30] { set xtics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
 set ytics () ; do for [k=0:60] { set ytics add (sprintf("%d %s", 2**(k % 10), unit(k)) 2.0**k) }
-set xlabel "SRAM size M (bytes; points: M = 48 KiB x 1.25^k; tiles: the largest multiples of 16 that fit M)"
+set xlabel "SRAM size M (bytes; points: M = 48 KiB x 1.25^k and M = N d e; tiles: the largest multiples of 16 that fit M)"
 set ylabel "HBM bytes (read + written)"
 # ttl3 (the shape) second, ttl2 (the model) third
 set title ttl.(strlen(ttl3) > 0 ? "\n".ttl3 : "").(strlen(ttl2) > 0 ? "\n".ttl2 : "").(strlen(units) > 0 ? "\n".units : "") noenhanced

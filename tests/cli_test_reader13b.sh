@@ -210,3 +210,10 @@ grep -qF 'using 1:(mthm <= 0 || $1 <= mthm ? $6 : 1/0) skip 1 with lines dt 3' "
     && grep -q "FlashAttention's Θ line stops at M = N d e,$" "$R13_ROOT/README.md" \
     && pass "reader13: hbm_vs_sram's Θ(N²d²/M) line stops at M = N d e ($r13_beyond CSV rows beyond it), and its key and the README say so" \
     || fail "reader13: hbm_vs_sram's Θ line past Theorem 2's range ($r13_beyond rows beyond N d e)"
+# reader16 #3: the line ended at the last sampled M below N d e (1746220 B) while the key said "up to
+# M = N d e = 2 MiB": N d e is sampled too, in its place, so the line reaches it; its Θ value there
+# is B H N^2 d^2 e^2 / M with B H = 32 heads (Llama-3-8B, B = 1): 32 x 8192^2 x 128^2 x 4 / 2^21 = 2^26
+r13_at=$(awk -F, 'NR > 1 && $1 == 8192 * 128 * 2 { printf "%s %.7g", prev, $6 } NR > 1 { prev = $1 }' "$T/r13rep/hbm_vs_sram.csv")
+[ "$r13_at" = "1746220 6.710886e+07" ] && grep -qF "1.25^k and M = N d e;" "$r13_gp" \
+    && pass "reader16: hbm_vs_sram.csv samples M = N d e = 2097152 after 1746220 (Θ = 2^26 B there), so the Θ line ends where its key says" \
+    || fail "reader16: hbm_vs_sram.csv has no row at N d e: '$r13_at'"

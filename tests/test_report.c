@@ -775,14 +775,23 @@ static void test_hbm_vs_sram(void **state)
     fa_report_sram_row rows[FA_REPORT_SRAM_ROWS];
     int n = -1;
     assert_int_equal(fa_report_hbm_vs_sram(&s, &hw, rows, &n), FA_OK);
-    /* M = 48 KiB, then M * 5 / 4 while M <= 4 MiB: 20 sizes, every one fits 16 x 16 tiles at d = 128 */
+    /* M = 48 KiB, then M * 5 / 4 while M <= 4 MiB: 20 sizes, every one fits 16 x 16 tiles at d = 128;
+     * and M = N d e = 4096 x 128 x 2 B = 1 MiB (fp16), where the Θ line stops, between 894065 and
+     * 1117581: 21 rows */
     uint64_t M = 48 * 1024;
     int expect = 0;
     for (; M <= 4u * 1024 * 1024; M = M * 5 / 4) expect++;
     assert_int_equal(expect, 20);
-    assert_int_equal(n, expect);
+    assert_int_equal(n, expect + 1);
+    assert_int_equal(rows[13].M, 894065);
+    assert_int_equal(rows[14].M, 1048576);
+    assert_int_equal(rows[15].M, 1117581);
     M = 48 * 1024;
-    for (int i = 0; i < n; i++, M = M * 5 / 4) {
+    for (int i = 0; i < n; i++, M = i == 14 ? M : M * 5 / 4) {
+        if (i == 14) {
+            assert_int_equal(rows[i].M, 1048576);
+            continue;
+        }
         assert_int_equal(rows[i].M, M);
         fa_blocks bk;
         assert_int_equal(fa_blocks_fit_pass(FA_PASS_FWD, &s, M, &bk), FA_OK);
@@ -796,11 +805,20 @@ static void test_hbm_vs_sram(void **state)
     assert_true(rows[n - 1].bytes[FA_ALGO_FLASH2] < rows[0].bytes[FA_ALGO_FLASH2]);
     assert_true(rows[n - 1].block > rows[0].block);
     /* d = 512: 16 x 16 tiles need 4 * 256 + 16 (2 d e + d e + 4 d + 8) = 83072 B, so M = 48 KiB,
-     * 60 KiB and 75 KiB are left out and the first row is M = 96000 */
+     * 60 KiB and 75 KiB are left out and the first row is M = 96000; N d e = 4 MiB is the last row
+     * (the last sampled M is 3410585) */
     s.d = s.d_v = 512;
     assert_int_equal(fa_report_hbm_vs_sram(&s, &hw, rows, &n), FA_OK);
-    assert_int_equal(n, expect - 3);
+    assert_int_equal(n, expect - 3 + 1);
     assert_int_equal(rows[0].M, 96000);
+    assert_int_equal(rows[n - 2].M, 3410585);
+    assert_int_equal(rows[n - 1].M, 4194304);
+    /* N = 16384, d = 128: N d e = 4 MiB too; N = 32768: 8 MiB, outside the sweep, no extra row */
+    s.d = s.d_v = 128;
+    s.seqlen_q = s.seqlen_k = 32768;
+    assert_int_equal(fa_report_hbm_vs_sram(&s, &hw, rows, &n), FA_OK);
+    assert_int_equal(n, expect);
+    assert_int_equal(rows[n - 1].M, 3410585);
 }
 
 static void test_hbm_vs_block(void **state)
