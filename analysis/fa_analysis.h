@@ -148,6 +148,13 @@ typedef struct {
 /* Fills f for algorithm a on shape s.  Errors: FA_EINVAL, FA_EOVERFLOW (beyond 64 bits). */
 fa_status fa_hbm_footprint(fa_algo a, const fa_shape *s, fa_footprint *f);
 
+/* A split-KV forward (FlashAttention-2's num_splits > 1, docs/io-model.md "Split-KV"): the splits'
+ * fp32 partials O_part and LSE_part, 4 B H N_q S (d_v + 1) bytes, live in HBM from the split
+ * kernel to the combine kernel, beside the inputs, O and LSE (the combine writes those while it
+ * reads the partials): fwd_peak = saved + the partials, and peak = max(fwd_peak, bwd_peak).
+ * splits <= 1 leaves f as it is.  Errors: FA_EOVERFLOW (beyond 64 bits). */
+fa_status fa_footprint_split(fa_footprint *f, const fa_shape *s, int64_t splits);
+
 /* The peak of a pass: fwd_peak, bwd_peak or peak. */
 uint64_t fa_footprint_peak(const fa_footprint *f, fa_pass p);
 

@@ -404,6 +404,18 @@ fa_status fa_hbm_footprint(fa_algo a, const fa_shape *s, fa_footprint *f)
     return FA_OK;
 }
 
+fa_status fa_footprint_split(fa_footprint *f, const fa_shape *s, int64_t splits)
+{
+    if (splits <= 1) return FA_OK;
+    const u128 part = (u128)4 * (u128)s->batch * (u128)s->heads * (u128)s->seqlen_q * (u128)splits *
+                      (u128)(s->d_v + 1);
+    const u128 fwd = (u128)f->saved + part;
+    if (fwd > UINT64_MAX) FA_FAIL(FA_EOVERFLOW, "HBM footprint of the split-KV forward exceeds 64 bits");
+    if (fwd > f->fwd_peak) f->fwd_peak = (uint64_t)fwd;
+    if (f->fwd_peak > f->peak) f->peak = f->fwd_peak;
+    return FA_OK;
+}
+
 uint64_t fa_footprint_peak(const fa_footprint *f, fa_pass p)
 {
     return p == FA_PASS_FWD ? f->fwd_peak : p == FA_PASS_BWD ? f->bwd_peak : f->peak;

@@ -165,6 +165,7 @@ fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, 
     r->splits = p == FA_PASS_BWD ? 1 : (int)splits;
     FA_TRY(fa_formula_pass_bytes(p, a, s, bk, p == FA_PASS_BWD ? 1 : splits, &r->formula));
     FA_TRY(fa_hbm_footprint(a, s, &r->footprint));
+    if (p != FA_PASS_BWD) FA_TRY(fa_footprint_split(&r->footprint, s, splits));
     fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
     if (!mem) return FA_ENOMEM;
     if (trace) fa_mem_set_trace(mem, trace);

@@ -890,6 +890,7 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     io->splits = (int)splits;
     FA_TRY(fa_formula_pass_bytes(kp, prof->algo, s, bk, splits, &io->formula));
     FA_TRY(fa_hbm_footprint(prof->algo, s, &io->footprint));
+    if (kp != FA_PASS_BWD) FA_TRY(fa_footprint_split(&io->footprint, s, splits));
     fa_counts *k = &io->counts;
     for (int t = 0; t < FA_PASS_TENSORS; t++) {
         if (!io->formula.read[t] && !io->formula.write[t]) continue;

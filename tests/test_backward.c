@@ -492,6 +492,22 @@ static void test_footprint_hand_values(void **state)
     assert_int_equal(fa_hbm_footprint(FA_ALGO_STANDARD, &s, &fs), FA_OK);
     assert_int_equal(fa_hbm_footprint(FA_ALGO_FLASH2, &s, &f2), FA_OK);
     assert_float_equal((double)fs.saved / (double)f2.saved, 1152.0 / 129.0, 1e-12);
+    /* split-KV in S chunks: the fp32 partials O_part and LSE_part, 4 B H N_q S (d_v + 1) bytes =
+     * 4 * 8 * 16 * 2048 * 65 = 65 MiB a chunk, live beside the saved tensors.  S = 2: the forward's
+     * peak 4 T + L + 130 MiB = 259 MiB, still below the backward's 10 T + L = 321 MiB (the step's
+     * peak); S = 4: 389 MiB, the step's peak too; S = 1 changes nothing */
+    const uint64_t part = 65ull << 20;
+    assert_int_equal(fa_footprint_split(&f2, &s, 1), FA_OK);
+    assert_int_equal(f2.fwd_peak, 4 * T + L);
+    assert_int_equal(fa_footprint_split(&f2, &s, 2), FA_OK);
+    assert_int_equal(f2.fwd_peak, 4 * T + L + 2 * part);
+    assert_int_equal(f2.bwd_peak, 4 * T + L + 3 * T + 2 * T + T);
+    assert_int_equal(f2.peak, f2.bwd_peak);
+    assert_int_equal(fa_hbm_footprint(FA_ALGO_FLASH2, &s, &f2), FA_OK);
+    assert_int_equal(fa_footprint_split(&f2, &s, 4), FA_OK);
+    assert_int_equal(f2.fwd_peak, 4 * T + L + 4 * part);
+    assert_int_equal(f2.fwd_peak, 389ull << 20);
+    assert_int_equal(f2.peak, f2.fwd_peak);
 }
 
 /* Out of memory: the first N whose peak exceeds the capacity, checked on both sides. */

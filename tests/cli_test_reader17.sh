@@ -1,0 +1,31 @@
+# cli_test_reader17.sh -- sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail; $T, $FASIM).
+# The seventeenth fresh reading (issue 18): a split-KV forward's HBM peak holds its partials; the
+# report's tile note says when a sequence shorter than a tile clamps it; docs/results.md's summary
+# carries the v5-backward figures the README quotes.
+R17_ROOT=$(dirname "$0")/..
+
+# ---- 1: hbm_peak_bytes of the split-KV forward (default shape: B = H = 1, N = 1024, d = 64, fp16,
+# S = 4 splits): Q K V O (4 x 131072) + LSE (4096) + O_part (4 x 1024 x 4 x 64 = 1048576) +
+# LSE_part (4 x 1024 x 4 = 16384) = 1593344 B; the same pass unsplit (--block-r/--block-c) 528384 B ----
+r17_split=$("$FASIM" io --algo flash2 --format json | sed -n 's/.*"hbm_peak_bytes": \([0-9]*\).*/\1/p')
+r17_plain=$("$FASIM" io --algo flash2 --block-r 128 --block-c 128 --format json | sed -n 's/.*"hbm_peak_bytes": \([0-9]*\).*/\1/p')
+r17_csv=$("$FASIM" io --algo flash2 --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "hbm_peak_bytes") c = i } NR == 2 { print $c }')
+[ "$r17_split" = 1593344 ] && [ "$r17_plain" = 528384 ] && [ "$r17_csv" = 1593344 ] \
+    && grep -q "4·B·H·N_q·S·(d_v + 1) bytes" "$R17_ROOT/docs/io-model-backward.md" \
+    && pass "reader17: the split-KV forward's hbm_peak_bytes holds O_part and LSE_part (1593344 B; unsplit 528384 B)" \
+    || fail "reader17: hbm_peak_bytes split '$r17_split' csv '$r17_csv' plain '$r17_plain'"
+
+# ---- 2: the report's B_r, B_c note at N shorter than the tiles ----
+"$FASIM" report --seqlen 100 --model "$R17_ROOT/analysis/models/gpt2-medium.json" --no-plots --out-dir "$T/r17_r100" > "$T/r17_r100.out" 2>&1
+"$FASIM" report --seqlen 300 --model "$R17_ROOT/analysis/models/gpt2-medium.json" --no-plots --out-dir "$T/r17_r300" > "$T/r17_r300.out" 2>&1
+r17_tiles=$(awk '$1 == "H200-SXM" && $3 == "eager" { e = $4 "x" $5 } $1 == "flash1" && $2 == "fa1" { f = $3 "x" $4 } END { print e, f }' "$T/r17_r100.out")
+tr '\n' ' ' < "$T/r17_r100.out" | tr -s ' ' | grep -qF "At N = 100 a tile side longer than the sequence would be padding: it is clamped to 16 ceil(N / 16) = 112 (docs/time-model.md, section 2)" \
+    && [ "$r17_tiles" = "112x112 16x112" ] && ! grep -q "clamped to" "$T/r17_r300.out" \
+    && pass "reader17: at N = 100 the report says its tiles are clamped to 16 ceil(N / 16) = 112 (eager 112x112, fa1 16x112); at N = 300 it says nothing" \
+    || fail "reader17: the tile-clamp note: tiles '$r17_tiles'"
+
+# ---- 3: the README's v5-backward figures are in docs/results.md's summary ----
+grep -q "s11_final_ratios.txt: d = 128 1.020–1.167, d = 64" "$R17_ROOT/README.md" \
+    && sed -n '/In one paragraph/,/^## /p' "$R17_ROOT/docs/results.md" | tr '\n' ' ' | grep -qF "**1.020–1.167× at d = 128 and 1.061–1.232× at d = 64**, its deterministic mode 0.86–1.00× of it" \
+    && pass "reader17: the README's v5-backward figures (1.020-1.167, 1.061-1.232, 0.86-1.00) stand in results.md's summary" \
+    || fail "reader17: README and results.md's summary disagree on the v5 backward"
