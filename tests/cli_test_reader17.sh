@@ -29,3 +29,11 @@ grep -q "s11_final_ratios.txt: d = 128 1.020–1.167, d = 64" "$R17_ROOT/README.
     && sed -n '/In one paragraph/,/^## /p' "$R17_ROOT/docs/results.md" | tr '\n' ' ' | grep -qF "**1.020–1.167× at d = 128 and 1.061–1.232× at d = 64**, its deterministic mode 0.86–1.00× of it" \
     && pass "reader17: the README's v5-backward figures (1.020-1.167, 1.061-1.232, 0.86-1.00) stand in results.md's summary" \
     || fail "reader17: README and results.md's summary disagree on the v5 backward"
+
+# ---- 1b: the footprint table names the partials where they set the peak, and only there ----
+"$FASIM" io --algo flash2 --pass fwdbwd > "$T/r17_fp1" 2>&1
+"$FASIM" io --algo flash2 --pass fwdbwd --batch 8 --heads 16 --seqlen 4096 > "$T/r17_fp2" 2>&1
+grep -qF "flash2        516 KiB /    1.52 MiB   (Q, K, V, O and LSE; the peak: the split-KV forward's fp32 partials O_part, LSE_part beside them)" "$T/r17_fp1" \
+    && grep -qF "flash2        258 MiB /     642 MiB   (Q, K, V, O and LSE)" "$T/r17_fp2" \
+    && pass "reader17: the footprint table says the split-KV partials set flash2's peak (1.52 MiB), not where the grid is unsplit (642 MiB)" \
+    || fail "reader17: footprint table: $(grep '^flash2 ' "$T/r17_fp1" | tail -1)"

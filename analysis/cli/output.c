@@ -349,7 +349,11 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     fa_fmt_bytes((double)r[i].footprint.saved, b1, sizeof b1),
                     fa_fmt_bytes((double)fa_footprint_peak(&r[i].footprint, r[i].pass), b2, sizeof b2),
                     r[i].algo == FA_ALGO_STANDARD ? "Q, K, V, O and P (N_q x N_k per head)"
-                    : r[i].algo == FA_ALGO_FLASH1 ? "Q, K, V, O, l and m" : "Q, K, V, O and LSE");
+                    : r[i].algo == FA_ALGO_FLASH1 ? "Q, K, V, O, l and m"
+                    : r[i].splits > 1 && r[i].footprint.fwd_peak > r[i].footprint.saved &&
+                              fa_footprint_peak(&r[i].footprint, r[i].pass) == r[i].footprint.fwd_peak
+                        ? "Q, K, V, O and LSE; the peak: the split-KV forward's fp32 partials O_part, LSE_part beside them"
+                        : "Q, K, V, O and LSE");
     }
     int both = 0; /* rows with the time model's DRAM estimate and the L2 replay's */
     for (int i = 0; i < n; i++)
