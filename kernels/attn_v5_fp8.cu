@@ -68,7 +68,12 @@
  * Tiles: d = 128 only, two consumer warpgroups (B_r = 128) and B_c = 128, one thread block per row
  * block, a TMA ring of two stages (three: variant 1); O leaves through shared memory in bf16 (TMA store), LSE
  * fp32.  Causal (bottom-right), N_q != N_k, tails (V^T padded with zero keys to a multiple of 128),
- * GQA, as v5.  Needs sm_90a. */
+ * GQA, as v5.  Needs sm_90a.
+ * Twelfth session (fa_v5_fp8_k3_kernel, variants 10 and 11): three consumer warpgroups (B_r 192) with
+ * turns of 64 keys and 64-row K/V scale blocks, for three softmax chains a scheduler: no spills
+ * (128 registers), --check and the sanitizers clean, but 0.96-0.98x variant 0 without a mask and
+ * 0.90-0.94x causal (s12_fp8_sweep_*.csv; docs/results.md, "v5 FP8", twelfth session): the per-turn
+ * work over half as many keys costs what the third stream hides. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
@@ -280,13 +285,15 @@ __device__ __forceinline__ void turn_fp8_fused(float (&s)[NB][4], float (&o)[DB]
 /* ---------------- the pre-pass ---------------- */
 
 /* One thread block (128 threads) per (head bh, block rb of 128 rows) of X (nbh, n, 128) fp32:
- * optional Hadamard of each row (HAD), then MODE 0: the block's amax to amax[bh nblk + rb];
- * MODE 1: quantize with 2^exps[..] to e4m3, row-major out (nbh, n, 128) (Q, K), or (VT) transposed
- * to (nbh, 128, n_pad) with each 16-group of keys in fp8_key_of order, zero keys past n. */
+ * optional Hadamard of each row (HAD), then MODE 0: the amax of each scale block of blk rows
+ * (blk 128 or 64: one or two a thread block) to amax[bh nblk + (r0 + r) / blk], nblk = n_pad / blk;
+ * MODE 1: quantize with 2^exps[..] of the row's scale block to e4m3, row-major out (nbh, n, 128)
+ * (Q, K), or (VT) transposed to (nbh, 128, n_pad) with each 16-group of keys in fp8_key_of order,
+ * zero keys past n. */
 template <int MODE, bool HAD, bool VT>
 __global__ void __launch_bounds__(128) fp8_prep_kernel(const float *__restrict__ X, int n, int n_pad, int nblk,
                                                       float *__restrict__ amax, const int *__restrict__ exps,
-                                                      uint8_t *__restrict__ out, uint64_t seed)
+                                                      uint8_t *__restrict__ out, uint64_t seed, int blk)
 {
     extern __shared__ float tile[]; /* 128 x 129 */
     const int bh = blockIdx.y, rb = blockIdx.x, t = threadIdx.x, r0 = rb * 128;
@@ -317,17 +324,20 @@ __global__ void __launch_bounds__(128) fp8_prep_kernel(const float *__restrict__
         __shared__ float wmax[4];
         if ((t & 31) == 0) wmax[t >> 5] = mx;
         __syncthreads();
-        if (t == 0) amax[(long long)bh * nblk + rb] = fmaxf(fmaxf(wmax[0], wmax[1]), fmaxf(wmax[2], wmax[3]));
+        if (blk == 128 && t == 0) amax[(long long)bh * nblk + rb] = fmaxf(fmaxf(wmax[0], wmax[1]), fmaxf(wmax[2], wmax[3]));
+        if (blk == 64 && t < 2) amax[(long long)bh * nblk + 2 * rb + t] = fmaxf(wmax[2 * t], wmax[2 * t + 1]);
         return;
     }
-    const float sc = ldexpf(1.f, exps[(long long)bh * nblk + rb]);
+    const int *ex = exps + (long long)bh * nblk;
     if (!VT) {
+        const float sc = ldexpf(1.f, ex[(r0 + t) / blk]);
         if (r0 + t >= n) return;
         uint32_t *o = reinterpret_cast<uint32_t *>(out + ((long long)bh * n + r0 + t) * FP8_D);
         for (int c = 0; c < 128; c += 4) o[c / 4] = pack4_e4m3(row[c] * sc, row[c + 1] * sc, row[c + 2] * sc, row[c + 3] * sc);
     } else { /* thread t writes column t of the tile as a row of V^T */
         uint32_t *o = reinterpret_cast<uint32_t *>(out + ((long long)bh * FP8_D + t) * n_pad + r0);
         for (int p = 0; p < 128; p += 4) {
+            const float sc = ldexpf(1.f, ex[(r0 + p) / blk]); /* a 16-group lies in one scale block */
             float v[4];
             for (int i = 0; i < 4; i++) v[i] = tile[(((p + i) & ~15) + fp8_key_of((p + i) & 15)) * 129 + t] * sc;
             o[p / 4] = pack4_e4m3(v[0], v[1], v[2], v[3]);
@@ -603,6 +613,229 @@ __global__ void __launch_bounds__(128 * (NC + 1), 1)
 #endif
 }
 
+/* ---------------- variant 10/11: three consumer warpgroups, turns of 64 keys ----------------
+ * Issue 17's idea (a): B_r = 192 (three consumers of 64 rows), each consumer's turn a sub-tile of
+ * B_t = 64 keys (S 32 + O 64 + P 8 registers, 160 a thread after setmaxnreg: 128 x 32 + 384 x 160 =
+ * 65536), so that each scheduler holds three consumer warps -- three softmax chains to interleave
+ * instead of two -- and the ping-pong rotates over three warpgroups (bar.sync 1 + cw, bar.arrive on
+ * the next one's).  The TMA ring still moves 128 keys a stage (K 128 rows, V^T 128 keys: the same
+ * boxes and 128-byte swizzle); a turn reads half a stage (K rows 64 h .., V^T k32 chunks 2 h, 2 h + 1)
+ * and a stage is released after its second half.  K and V are quantized in 64-row scale blocks
+ * (fa_fp8_bufs.kv_blk = 64; fasim's emulation then tiles B_c = 64 with the same blocks, so --check
+ * compares like with like): turn u's descale 2^-(kq + kk_u), O's rescale 2^(kv_u - kv_{u-1}).
+ * Otherwise LEAN + ROWS + OVH (variant 0's arithmetic on 64-key rows). */
+constexpr int FP8_BT3 = 64; /* keys a turn, and rows of K, V a scale block, of the three-consumer kernel */
+
+/* softmax_fp8_row for 8 n8 blocks (64 keys): the max tree over 16 values a thread-row */
+template <int NB>
+__device__ __forceinline__ void softmax_fp8_row8(float (&s)[NB][4], float (&m)[2], float (&alpha)[2], float scale_log2, int hr)
+{
+    static_assert(NB == 8, "softmax_fp8_row8's max tree is for 8 n8 blocks");
+    float t[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) t[i] = fmaxf(fmaxf(s[i][2 * hr], s[i][2 * hr + 1]), fmaxf(s[i + 4][2 * hr], s[i + 4][2 * hr + 1]));
+    float mx = fmaxf(fmaxf(t[0], t[2]), fmaxf(t[1], t[3]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float mn = fmaxf(m[hr], mx * scale_log2); /* -inf stays -inf */
+    const float ms = mn == -INFINITY ? 0.f : mn - 8.f;
+    alpha[hr] = m[hr] == -INFINITY ? 0.f : fast_exp2(m[hr] - mn);
+    m[hr] = mn;
+#pragma unroll
+    for (int nb = 0; nb < 8; nb++)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; e++) s[nb][e] = fmaf(s[nb][e], scale_log2, -ms);
+#pragma unroll
+    for (int nb = 0; nb < 8; nb++)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; e++) s[nb][e] = fast_exp2(s[nb][e]);
+}
+
+template <int S>
+__global__ void __launch_bounds__(512, 1)
+    fa_v5_fp8_k3_kernel(const __grid_constant__ Fp8Maps maps, float *__restrict__ LSE, fa_gpu_shape sh, float scale_log2,
+                        const int *__restrict__ q_exp, const int *__restrict__ k_exp, const int *__restrict__ v_exp)
+{
+#if FA_HAVE_WGMMA
+    constexpr int NC = 3, D = FP8_D, BR = 64 * NC, BC = FP8_BC, BT = FP8_BT3; /* BC keys a stage, BT keys a turn */
+    constexpr int NB = BT / 8, DB = D / 8, KC = BT / 32;
+    constexpr uint32_t Q_BYTES = BR * D, KV_BYTES = BC * D;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    unsigned char *base = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
+    uint8_t *Qs = base;
+    uint8_t *Ks = Qs + Q_BYTES;
+    uint8_t *Vs = Ks + S * KV_BYTES;
+    __nv_bfloat16 *Os = reinterpret_cast<__nv_bfloat16 *>(Vs + S * KV_BYTES);
+    uint64_t *bar = reinterpret_cast<uint64_t *>(Os + BR * D);
+    uint64_t *fullQ = bar, *fullK = bar + 1, *fullV = fullK + S, *emptyK = fullV + S, *emptyV = emptyK + S;
+
+    const int wg = threadIdx.x / 128;
+    const int qb = sh.causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+    const int r0 = qb * BR, n_t = fwd_kv_tiles(sh, r0, BR, BT), n_kv = (n_t + 1) / 2; /* turns, stages */
+    const int qrow = b * sh.H + h, krow = b * sh.H_kv + h / (sh.H / sh.H_kv);
+    const int nkb = (sh.N_k + BC - 1) / BC * (BC / BT); /* 64-row scale blocks a kv row: n_kpad / 64 */
+
+    if (threadIdx.x == 0) {
+        mbar_init(fullQ, 1);
+        for (int s = 0; s < S; s++) {
+            mbar_init(&fullK[s], 1);
+            mbar_init(&fullV[s], 1);
+            mbar_init(&emptyK[s], 4 * NC);
+            mbar_init(&emptyV[s], 4 * NC);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* ---- producer: one thread issues every copy, 128 keys a stage ---- */
+        reg_dealloc<Fp8Regs<NC>::producer>();
+        if (threadIdx.x == 0 && n_t > 0) {
+            mbar_expect_tx(fullQ, Q_BYTES);
+            tma_load3(Qs, &maps.q, fullQ, 0, r0, qrow);
+            for (int j = 0; j < n_kv; j++) {
+                const int s = j % S;
+                const uint32_t ph = (j / S) & 1;
+                mbar_wait(&emptyK[s], ph ^ 1);
+                mbar_expect_tx(&fullK[s], KV_BYTES);
+                tma_load3(Ks + s * KV_BYTES, &maps.k, &fullK[s], 0, j * BC, krow);
+                mbar_wait(&emptyV[s], ph ^ 1);
+                mbar_expect_tx(&fullV[s], KV_BYTES);
+                tma_load3(Vs + s * KV_BYTES, &maps.vt, &fullV[s], j * BC, 0, krow);
+            }
+        }
+        return;
+    }
+
+    reg_alloc<Fp8Regs<NC>::consumer>();
+    const int cw = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int g = lane >> 2, t4 = lane & 3;
+    const int wrow = cw * 64 + warp * 16;
+    const int off = sh.N_k - sh.N_q;
+    const int my_bar = 1 + cw, next_bar = 1 + (cw + 1) % NC;
+
+    float o[DB][4], s[NB][4];
+    uint32_t pa[KC][4];
+    float *lse = LSE + ((long long)b * sh.H + h) * sh.N_q;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, alpha[2];
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) o[db][e] = 0.f;
+
+    /* descriptors as OVH (the kernel above): constant upper word, low word = base field + offset */
+    const uint32_t d_hi = (uint32_t)(wg_desc(0, 16, 1024) >> 32);
+    const uint32_t dq_lo = (uint32_t)wg_desc(smem_u32(Qs) + cw * 64 * 128, 16, 1024), dk_lo = (uint32_t)wg_desc(smem_u32(Ks), 16, 1024),
+                   dv_lo = (uint32_t)wg_desc(smem_u32(Vs), 16, 1024);
+    auto mk_desc = [&](uint32_t lo) { return ((uint64_t)d_hi << 32) | (uint64_t)lo; };
+    auto issue_s = [&](int st, int hf) { /* S = Q_i K_u^T, K_u = rows 64 hf .. of stage st */
+        wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 32; kk++)
+            wg_mma_ss_e4m3<BT>(&s[0][0], mk_desc(dq_lo + kk * 2),
+                               mk_desc(dk_lo + st * (KV_BYTES >> 4) + hf * ((BT * D) >> 4) + kk * 2), kk > 0);
+        wg_commit();
+    };
+    auto issue_pv = [&](int st, int hf) { /* O += P V_u: V^T's k32 chunks 2 hf, 2 hf + 1 of stage st */
+        wg_fence();
+#pragma unroll
+        for (int kc = 0; kc < KC; kc++)
+            wg_mma_rs_e4m3<D>(&o[0][0], pa[kc], mk_desc(dv_lo + st * (KV_BYTES >> 4) + (hf * KC + kc) * 2), 1);
+        wg_commit();
+    };
+    const int *ke = k_exp + (long long)krow * nkb, *ve = v_exp + (long long)krow * nkb;
+    /* Q's scale blocks are 128 rows; a consumer's 64 rows lie in one of them (rows past N_q: the last) */
+    const int nqb = (sh.N_q + FP8_BR - 1) / FP8_BR;
+    const int qe = q_exp[(long long)qrow * nqb + min((r0 + 64 * cw) / FP8_BR, nqb - 1)];
+    auto tile_scale = [&](int u) { return scale_log2 * __int_as_float((127 - qe - __ldg(&ke[u])) << 23); };
+    auto scores = [&](int u, float sc) {
+        const int c0 = u * BT;
+        if ((c0 + BT > sh.N_k) || (sh.causal && c0 + BT - 1 > r0 + wrow + off)) mask_m16<NB>(s, sh, r0 + wrow, c0, g, t4);
+#pragma unroll
+        for (int hr = 0; hr < 2; hr++) {
+            softmax_fp8_row8<NB>(s, m, alpha, sc, hr);
+            row_sum_fp8<NB>(s, l, alpha, hr);
+        }
+    };
+    int v_prev = 0;
+    if (n_t > 0) {
+        if (cw == NC - 1) named_arrive(1, 256); /* the first consumer issues first */
+        mbar_wait(fullQ, 0);
+        mbar_wait(&fullK[0], 0);
+        named_sync(my_bar, 256);
+        issue_s(0, 0);
+        named_arrive(next_bar, 256);
+        wg_wait<0>();
+        fence_regs(s);
+        if (lane == 0 && n_t == 1) mbar_arrive(&emptyK[0]);
+        scores(0, tile_scale(0));
+        v_prev = __ldg(&ve[0]);
+#pragma unroll
+        for (int kc = 0; kc < KC; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+        for (int u = 1; u < n_t; u++) {
+            const int j = u >> 1, hf = u & 1, jp = (u - 1) >> 1, hp = (u - 1) & 1;
+            const int st = j % S, sp = jp % S;
+            const int v_u = __ldg(&ve[u]);
+            const float sc = tile_scale(u);
+            if (hf == 0) mbar_wait(&fullK[st], (j / S) & 1);   /* hf 1: waited for at turn u - 1 */
+            if (hp == 0) mbar_wait(&fullV[sp], (jp / S) & 1); /* hp 1: waited for at turn u - 1 */
+            named_sync(my_bar, 256);
+            issue_s(st, hf);
+            issue_pv(sp, hp);
+            named_arrive(next_bar, 256);
+            wg_wait<1>();
+            fence_regs(s);
+            if (lane == 0 && (hf == 1 || u == n_t - 1)) mbar_arrive(&emptyK[st]);
+            scores(u, sc);
+            wg_wait<0>();
+            fence_regs(o);
+            if (lane == 0 && hp == 1) mbar_arrive(&emptyV[sp]);
+            const float vr = __int_as_float((127 + v_u - v_prev) << 23);
+            v_prev = v_u;
+            const float a0 = alpha[0] * vr, a1 = alpha[1] * vr;
+            if (__any_sync(0xffffffffu, a0 != 1.f || a1 != 1.f)) {
+#pragma unroll
+                for (int db = 0; db < DB; db++) {
+                    o[db][0] *= a0;
+                    o[db][1] *= a0;
+                    o[db][2] *= a1;
+                    o[db][3] *= a1;
+                }
+            }
+#pragma unroll
+            for (int kc = 0; kc < KC; kc++) p_fragment_e4m3<NB>(pa[kc], s, kc);
+        }
+        const int ul = n_t - 1, jl = ul >> 1, hl = ul & 1, sl = jl % S;
+        if (hl == 0) mbar_wait(&fullV[sl], (jl / S) & 1);
+        named_sync(my_bar, 256);
+        issue_pv(sl, hl);
+        named_arrive(next_bar, 256);
+        wg_wait<0>();
+        fence_regs(o);
+        if (lane == 0) mbar_arrive(&emptyV[sl]);
+        if (cw == 0) named_sync(1, 256); /* the last consumer's last pass */
+    }
+    const float vd = ldexpf(1.f, -v_prev);
+#pragma unroll
+    for (int db = 0; db < DB; db++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) o[db][e] *= vd;
+    const float mlse[2] = {m[0] - 8.f, m[1] - 8.f};
+    const Sw128Layout<BR> lay;
+    const int wg_bar = NC + 1 + cw;
+    epilogue_m16<DB, __nv_bfloat16>(o, mlse, l, Os, lay, wrow, r0, lse, sh.N_q, 1.0f, g, t4);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    named_sync(wg_bar, 128);
+    if ((threadIdx.x % 128) == 0) {
+#pragma unroll
+        for (int sl = 0; sl < D / 64; sl++) tma_store3(&maps.o, Os + sl * BR * 64 + cw * 64 * 64, sl * 64, r0 + cw * 64, qrow);
+        bulk_commit();
+        bulk_wait<false>();
+    }
+#else
+    __trap();
+#endif
+}
+
 template <int S, int NC> int fp8_smem_bytes()
 {
     return (64 * NC * FP8_D + 2 * S * FP8_BC * FP8_D) + 64 * NC * FP8_D * 2 + (1 + 4 * S) * 8 + 1024;
@@ -634,6 +867,31 @@ cudaError_t launch_fp8(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, fl
     return cudaGetLastError();
 }
 
+template <int S> cudaError_t launch_fp8_k3(const fa_gpu_shape *s, const fa_fp8_bufs *in, void *O, float *LSE, cudaStream_t st)
+{
+    const int bytes = fp8_smem_bytes<S, 3>();
+    cudaError_t e = cudaFuncSetAttribute(fa_v5_fp8_k3_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    static thread_local Fp8Maps maps;
+    static thread_local const void *last[4] = {NULL, NULL, NULL, NULL};
+    static thread_local fa_gpu_shape last_s;
+    if (last[0] != in->Q8 || last[1] != in->K8 || last[2] != in->Vt8 || last[3] != O || memcmp(&last_s, s, sizeof *s) != 0) {
+        const CUtensorMapDataType u8 = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+        if (make_map_e(&maps.q, in->Q8, FP8_D, s->N_q, s->B * s->H, 192, u8, 1) ||
+            make_map_e(&maps.k, in->K8, FP8_D, s->N_k, s->B * s->H_kv, FP8_BC, u8, 1) ||
+            make_map_e(&maps.vt, in->Vt8, in->n_kpad, FP8_D, s->B * s->H_kv, FP8_D, u8, 1) ||
+            make_map(&maps.o, O, FP8_D, s->N_q, s->B * s->H, 64, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)) {
+            last[0] = NULL;
+            return cudaErrorInvalidValue;
+        }
+        last[0] = in->Q8, last[1] = in->K8, last[2] = in->Vt8, last[3] = O, last_s = *s;
+    }
+    const dim3 grid((s->N_q + 191) / 192, s->H, s->B);
+    const float scale_log2 = s->scale * 1.44269504088896341f;
+    fa_v5_fp8_k3_kernel<S><<<grid, 512, bytes, st>>>(maps, LSE, *s, scale_log2, in->q_exp, in->k_exp, in->v_exp);
+    return cudaGetLastError();
+}
+
 } // namespace
 
 extern "C" const char *fa_v5_fp8_check(const fa_gpu_shape *s)
@@ -647,13 +905,20 @@ extern "C" const char *fa_v5_fp8_check(const fa_gpu_shape *s)
     return NULL;
 }
 
+extern "C" int fa_v5_fp8_kv_block(int variant)
+{
+    return variant >= 0 && variant <= 9 ? 128 : variant == 10 || variant == 11 ? FP8_BT3 : -1;
+}
+
 extern "C" cudaError_t fa_v5_fp8_alloc(const fa_gpu_shape *s, fa_fp8_bufs *b)
 {
     memset(b, 0, sizeof *b);
     b->n_kpad = (s->N_k + FP8_BC - 1) / FP8_BC * FP8_BC;
     const long long nq = (long long)s->B * s->H * s->N_q * FP8_D, nk = (long long)s->B * s->H_kv * s->N_k * FP8_D;
     const long long nvt = (long long)s->B * s->H_kv * FP8_D * b->n_kpad;
-    const long long qblk = (long long)s->B * s->H * ((s->N_q + FP8_BR - 1) / FP8_BR), kblk = (long long)s->B * s->H_kv * (b->n_kpad / FP8_BC);
+    b->kv_blk = 128; /* the caller sets 64 for a variant with 64-row K/V scale blocks (fa_v5_fp8_kv_block) */
+    /* k_exp, v_exp with room for 64-row scale blocks (either block size fits) */
+    const long long qblk = (long long)s->B * s->H * ((s->N_q + FP8_BR - 1) / FP8_BR), kblk = (long long)s->B * s->H_kv * (b->n_kpad / 64);
     cudaError_t e;
     if ((e = cudaMalloc(&b->Q8, nq)) || (e = cudaMalloc(&b->K8, nk)) || (e = cudaMalloc(&b->Vt8, nvt)) ||
         (e = cudaMalloc(&b->q_exp, qblk * 4)) || (e = cudaMalloc(&b->k_exp, kblk * 4)) || (e = cudaMalloc(&b->v_exp, kblk * 4)) ||
@@ -672,11 +937,11 @@ extern "C" void fa_v5_fp8_free(fa_fp8_bufs *b)
 
 /* One tensor X (nbh, n, 128) fp32: block amaxes, exponents on the host (one per block, or the
  * tensor's for per_block = 0), then the quantized copy. */
-static cudaError_t prep_one(const float *X, int nbh, int n, int n_pad, int per_block, int had, int vt, uint64_t seed,
+static cudaError_t prep_one(const float *X, int nbh, int n, int n_pad, int blk, int per_block, int had, int vt, uint64_t seed,
                             float *amax, int *exps, uint8_t *out, cudaStream_t st)
 {
-    const int nblk = n_pad / 128;
-    const dim3 grid(nblk, nbh);
+    const int nblk = n_pad / blk; /* scale blocks of blk (128 or 64) rows */
+    const dim3 grid(n_pad / 128, nbh);
     const int smem = 128 * 129 * 4;
     cudaError_t e;
 #define FP8_PREP(MODE, HAD, VT)                                                                                   \
@@ -684,7 +949,7 @@ static cudaError_t prep_one(const float *X, int nbh, int n, int n_pad, int per_b
         if ((e = cudaFuncSetAttribute(fp8_prep_kernel<MODE, HAD, VT>, cudaFuncAttributeMaxDynamicSharedMemorySize, \
                                       smem)) != cudaSuccess)                                                      \
             return e;                                                                                             \
-        fp8_prep_kernel<MODE, HAD, VT><<<grid, 128, smem, st>>>(X, n, n_pad, nblk, amax, exps, out, seed);        \
+        fp8_prep_kernel<MODE, HAD, VT><<<grid, 128, smem, st>>>(X, n, n_pad, nblk, amax, exps, out, seed, blk);   \
     } while (0)
     if (had) FP8_PREP(0, true, false);
     else FP8_PREP(0, false, false);
@@ -712,11 +977,13 @@ extern "C" cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, 
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
     const int qpad = (s->N_q + FP8_BR - 1) / FP8_BR * FP8_BR;
-    if ((e = prep_one(Q, s->B * s->H, s->N_q, qpad, per_block, hadamard, 0, seed, b->amax, b->q_exp, b->Q8, st)) != cudaSuccess)
+    const int kb = b->kv_blk == 64 ? 64 : 128;
+    if ((e = prep_one(Q, s->B * s->H, s->N_q, qpad, 128, per_block, hadamard, 0, seed, b->amax, b->q_exp, b->Q8, st)) != cudaSuccess)
         return e;
-    if ((e = prep_one(K, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, hadamard, 0, seed, b->amax, b->k_exp, b->K8, st)) != cudaSuccess)
+    if ((e = prep_one(K, s->B * s->H_kv, s->N_k, b->n_kpad, kb, per_block, hadamard, 0, seed, b->amax, b->k_exp, b->K8, st)) !=
+        cudaSuccess)
         return e;
-    return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
+    return prep_one(V, s->B * s->H_kv, s->N_k, b->n_kpad, kb, per_block, 0, 1, seed, b->amax, b->v_exp, b->Vt8, st);
 }
 
 /* variant 0: LEAN with ROWS and OVH (OPT 5), two stages in the ring (the default since the tenth
@@ -734,6 +1001,7 @@ extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, con
     cudaError_t e = wg_device_check();
     if (e != cudaSuccess) return e;
     if (fa_v5_fp8_check(s)) return cudaErrorInvalidValue;
+    if (fa_v5_fp8_kv_block(variant) != (in->kv_blk == 64 ? 64 : 128)) return cudaErrorInvalidValue; /* inputs of another block size */
     if (variant == 0) return launch_fp8<2, 2, 0, 1, 5>(s, in, O, LSE, st);
     if (variant == 1) return launch_fp8<3, 2>(s, in, O, LSE, st);
     /* 2: FlashAttention-4's exp split (softmax_m16's EMU): 4 of the 16 n8 blocks of a row's scores
@@ -748,8 +1016,12 @@ extern "C" cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, con
     if (variant == 7) return launch_fp8<2, 2, 0, 1, 0>(s, in, O, LSE, st);
     if (variant == 8) return launch_fp8<2, 2, 0, 1, 13>(s, in, O, LSE, st);
     if (variant == 9) return launch_fp8<2, 2, 0, 1, 9>(s, in, O, LSE, st);
-    /* three consumer warpgroups (launch_fp8<2, 3>, B_r 192) would hide more of the softmax chain, but
-     * at 512 threads ptxas compiles for 128 registers a thread: 144 bytes spilled and its wgmma
-     * serialized (C7512; nvcc 13.0 -Xptxas -v), so it is not offered */
+    /* twelfth session: three consumer warpgroups, turns of 64 keys, 64-row K/V scale blocks
+     * (fa_v5_fp8_k3_kernel): 10 two stages, 11 three */
+    if (variant == 10) return launch_fp8_k3<2>(s, in, O, LSE, st);
+    if (variant == 11) return launch_fp8_k3<3>(s, in, O, LSE, st);
+    /* three consumer warpgroups with turns of 128 keys (launch_fp8<2, 3>, B_r 192): at 512 threads
+     * ptxas compiles for 128 registers a thread, 144 bytes spilled and its wgmma serialized (C7512;
+     * nvcc 13.0 -Xptxas -v), so it is not offered; with turns of 64 keys it fits (variants 10, 11) */
     return cudaErrorInvalidValue;
 }

@@ -163,13 +163,18 @@ typedef struct {
     int *q_exp, *k_exp, *v_exp;
     float *amax; /* the pre-pass's block maxima */
     int n_kpad;
+    int kv_blk; /* rows of K and V a scale block: 128 (fa_v5_fp8_alloc's) or 64 (set before fa_v5_fp8_prepare for a
+                   variant whose fa_v5_fp8_kv_block is 64; k_exp, v_exp then B x H_kv x n_kpad / 64) */
 } fa_fp8_bufs;
+/* rows of K and V a scale block that variant reads (128, or 64 for variant 10); -1: no such variant */
+int fa_v5_fp8_kv_block(int variant);
 const char *fa_v5_fp8_check(const fa_gpu_shape *s);
 cudaError_t fa_v5_fp8_alloc(const fa_gpu_shape *s, fa_fp8_bufs *b);
 void fa_v5_fp8_free(fa_fp8_bufs *b);
 cudaError_t fa_v5_fp8_prepare(const fa_gpu_shape *s, const float *Q, const float *K, const float *V, int per_block,
                               int hadamard, unsigned long long seed, fa_fp8_bufs *b, cudaStream_t st);
-/* variant 0: a 2-stage TMA ring, 1: 3 stages, 2: 2 stages with FlashAttention-4's exp split */
+/* variant 0: the default (attn_v5_fp8.cu's list), ... 10, 11: three consumer warpgroups with 64-key turns, which
+ * want in->kv_blk = 64 (fa_v5_fp8_kv_block); a variant given inputs of the other block size: cudaErrorInvalidValue */
 cudaError_t fa_v5_fp8_forward(const fa_gpu_shape *s, int variant, const fa_fp8_bufs *in, void *O, float *LSE,
                               cudaStream_t st);
 int fa_v0_init(void);

@@ -124,7 +124,8 @@ static int parse_kernel(const char *s)
 #define FP8_VARIANT_HELP                                                                                 \
     "--fp8-variant wants 0 (2 stages, the default), 1 (3 stages), 2 (2 stages, exp split), 3 (the eighth session's " \
     "kernel) or 4-9 (the tenth session's: 4 fuse, 5 fuse + rows, 6 overhead, 7 the ninth session's LEAN, 8 rows + P V " \
-    "overlap, 9 P V overlap)"
+    "overlap, 9 P V overlap) or 10, 11 (the twelfth session's three consumers with 64-key turns and 64-row K/V scale " \
+    "blocks: 2 and 3 stages)"
 static std::vector<int> parse_ints(const char *s, const char *what)
 {
     std::vector<int> v;
@@ -808,6 +809,7 @@ int main(int argc, char **argv)
     f8.per_block = 1;
     f8.hadamard_seed = 12345;
     f8.same_as = -1;
+    f8.vs = -1;
     const char *err_csv_path = NULL;
     fa_gpu_shape one = mk(1, 1, 1, 1, 1, 64, 0);
     for (int i = 1; i < argc; i++) {
@@ -902,14 +904,20 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--fp8-variant")) {
             NEEDVAL();
             std::vector<int> v = parse_ints(val, FP8_VARIANT_HELP);
-            if (v.size() != 1 || v[0] > 9) usage_error(FP8_VARIANT_HELP, val);
+            if (v.size() != 1 || v[0] > 11) usage_error(FP8_VARIANT_HELP, val);
             f8.variant = v[0];
             fp8_set = 1;
         } else if (!strcmp(a, "--fp8-same")) {
             NEEDVAL();
-            std::vector<int> v = parse_ints(val, "--fp8-same wants one variant, 0..9");
-            if (v.size() != 1 || v[0] > 9) usage_error("--fp8-same wants one variant, 0..9", val);
+            std::vector<int> v = parse_ints(val, "--fp8-same wants one variant, 0..11");
+            if (v.size() != 1 || v[0] > 11) usage_error("--fp8-same wants one variant, 0..11", val);
             f8.same_as = v[0];
+            fp8_set = 1;
+        } else if (!strcmp(a, "--fp8-vs")) {
+            NEEDVAL();
+            std::vector<int> v = parse_ints(val, "--fp8-vs wants one variant, 0..11");
+            if (v.size() != 1 || v[0] > 11) usage_error("--fp8-vs wants one variant, 0..11", val);
+            f8.vs = v[0];
             fp8_set = 1;
         } else if (!strcmp(a, "--fp8-err-csv")) {
             NEEDVAL();
@@ -940,8 +948,9 @@ int main(int argc, char **argv)
                    "         --warmup W (default 3)  --n LIST  --d 64,128  --causal 0,1  --no-validate\n"
                    "         --no-time  --csv FILE  --seed S\n"
                    "  fabench --fp8 --check|--sweep|--shape ...  the v5 FP8 forward (d = 128) beside the bf16 v5:\n"
-                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0..9\n"
+                   "         --inputs normal|outliers  --fp8-quant block|tensor  --hadamard  --fp8-variant 0..11\n"
                    "         --fp8-same V (O and LSE must be the bits of variant V on the same inputs)\n"
+                   "         --fp8-vs V (variant V timed too, interleaved with the other two: CSV kernel v5_fp8_vs)\n"
                    "         --fp8-err-csv FILE (accuracy rows; validation runs the fp64 oracle on the host)\n"
                    "kernels: v0 v0_low v1 v2 v3 v3_mt2 v3_mt2_bc32 v3_br256 v3_lazy v3_bc128 v3_mt2_bc48\n"
                    "         v4 v4_bc64 v5 v5_bc128 v5_bc176 v5_wg3 v5_nopp v5_pers v5_pers_wg3 v5_pers_bc160\n"
@@ -961,7 +970,7 @@ int main(int argc, char **argv)
 #undef NEEDVAL
     }
     if (!mode) usage_error("say --check, --sweep or --shape B,H,H_kv,N_q,N_k,d,causal", NULL);
-    if (fp8_set && !fp8) usage_error("--inputs, --fp8-quant, --hadamard, --fp8-variant, --fp8-same and --fp8-err-csv need --fp8", NULL);
+    if (fp8_set && !fp8) usage_error("--inputs, --fp8-quant, --hadamard, --fp8-variant, --fp8-same, --fp8-vs and --fp8-err-csv need --fp8", NULL);
     if (fp8 && (o.bwd || o.nk)) usage_error("--fp8 runs the v5 FP8 forward and the bf16 v5: no --bwd, no --kernels", NULL);
     if (fp8 && mode == 3 && one.d != 128) usage_error("--fp8: v5_fp8 runs d = 128 only", NULL);
     if (fp8 && mode == 3 && fa_v5_fp8_check(&one)) usage_error(fa_v5_fp8_check(&one), NULL);

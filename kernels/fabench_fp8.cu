@@ -123,8 +123,9 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
 
-    fa_fp8_bufs fb;
+    fa_fp8_bufs fb, fbv = {};
     CK(fa_v5_fp8_alloc(s, &fb));
+    fb.kv_blk = fa_v5_fp8_kv_block(o->variant); /* 64-row K/V scale blocks for variants 10, 11 */
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -134,8 +135,18 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
     CK(cudaEventSynchronize(e1));
     float prep_ms = 0;
     CK(cudaEventElapsedTime(&prep_ms, e0, e1));
+    __nv_bfloat16 *Ov = NULL;
+    float *Lv = NULL;
+    if (o->vs >= 0 && o->time) { /* the compared variant on its own quantized copy (its scale blocks may differ) */
+        CK(fa_v5_fp8_alloc(s, &fbv));
+        fbv.kv_blk = fa_v5_fp8_kv_block(o->vs);
+        CK(fa_v5_fp8_prepare(s, Qf, Kf, Vf, o->per_block, o->hadamard, o->hadamard_seed, &fbv, 0));
+        CK(cudaMalloc(&Ov, nq * 2));
+        CK(cudaMalloc(&Lv, nl * 4));
+    }
 
     auto run8 = [&]() { CK(fa_v5_fp8_forward(s, o->variant, &fb, O8, L8, 0)); };
+    auto runv = [&]() { CK(fa_v5_fp8_forward(s, o->vs, &fbv, Ov, Lv, 0)); };
     auto runb = [&]() { CK(fa_gpu_forward(FA_K_V5, s, FA_GPU_BF16, Qb, Kb, Vb, Ob, Lb, NULL, 0)); };
     auto fetch = [&](const __nv_bfloat16 *Od, const float *Ld, std::vector<float> &O, std::vector<float> &L) {
         fp8b_to_f32<<<1024, 256>>>(Od, Of, (long long)nq);
@@ -196,7 +207,7 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
             memset(&fo, 0, sizeof fo);
             fo.per_block = o->per_block;
             fo.block_r = 128;
-            fo.block_c = 128;
+            fo.block_c = fb.kv_blk; /* the emulation tiles B_c with the kernel's K/V scale blocks */
             fo.hadamard = o->hadamard;
             fo.seed = o->hadamard_seed;
             if (fa_fp8_forward(&fs, dq.data(), dk.data(), dv.data(), &fo, Oe.data(), Le.data()) != FA_OK) {
@@ -256,10 +267,20 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
         if (dO || dL) failures++;
     }
     if (o->time) {
-        std::vector<float> t8(o->reps), tb(o->reps);
-        for (int i = 0; i < o->warmup; i++) run8(), runb();
+        std::vector<float> t8(o->reps), tb(o->reps), tv(o->reps);
+        for (int i = 0; i < o->warmup; i++) {
+            run8(), runb();
+            if (Ov) runv();
+        }
         CK(cudaDeviceSynchronize());
-        for (int i = 0; i < o->reps; i++) { /* interleaved: the two see the same clocks */
+        for (int i = 0; i < o->reps; i++) { /* interleaved: the two (three) see the same clocks */
+            if (Ov) {
+                CK(cudaEventRecord(e0, 0));
+                runv();
+                CK(cudaEventRecord(e1, 0));
+                CK(cudaEventSynchronize(e1));
+                CK(cudaEventElapsedTime(&tv[i], e0, e1));
+            }
             CK(cudaEventRecord(e0, 0));
             run8();
             CK(cudaEventRecord(e1, 0));
@@ -278,18 +299,33 @@ int fabench_fp8_case(const fa_gpu_shape *s, const fabench_fp8_opts *o, unsigned 
         printf("v5_fp8  B %2d H %2d H_kv %2d N_q %5d N_k %5d d %3d causal %d fp8   %9.3f ms  %7.1f TFLOP/s  (v5 bf16 %9.3f ms "
                "%7.1f TFLOP/s)  fp8/bf16 %.3f  pre-pass %.3f ms  %s\n",
                s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d, s->causal, ms8, tf8, msb, tfb, tf8 / tfb, prep_ms, pass);
+        double msv = NAN, tfv = NAN;
+        if (Ov) {
+            msv = median_ms(tv);
+            tfv = flops / (msv * 1e-3) / 1e12;
+            printf("v5_fp8  variant %d beside it: %9.3f ms  %7.1f TFLOP/s  fp8/bf16 %.3f  variant %d / variant %d %.3f\n", o->vs, msv,
+                   tfv, tfv / tfb, o->variant, o->vs, tf8 / tfv);
+        }
         fflush(stdout);
         if (csv) {
             fprintf(csv, "v5_fp8,%d,%d,%d,%d,%d,%d,%d,fp8_e4m3,%.5f,%.2f,%.1f,%.3e,%s\n", s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d,
                     s->causal, ms8, tf8, by8 / (ms8 * 1e-3) / 1e9, err8, pass);
             fprintf(csv, "v5,%d,%d,%d,%d,%d,%d,%d,bf16,%.5f,%.2f,%.1f,nan,skip\n", s->B, s->H, s->H_kv, s->N_q, s->N_k, s->d,
                     s->causal, msb, tfb, byb / (msb * 1e-3) / 1e9);
+            if (Ov)
+                fprintf(csv, "v5_fp8_vs,%d,%d,%d,%d,%d,%d,%d,fp8_e4m3,%.5f,%.2f,%.1f,nan,skip\n", s->B, s->H, s->H_kv, s->N_q, s->N_k,
+                        s->d, s->causal, msv, tfv, by8 / (msv * 1e-3) / 1e9);
             fflush(csv);
         }
     }
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
     fa_v5_fp8_free(&fb);
+    if (Ov) {
+        fa_v5_fp8_free(&fbv);
+        CK(cudaFree(Ov));
+        CK(cudaFree(Lv));
+    }
     CK(cudaFree(Qf));
     CK(cudaFree(Kf));
     CK(cudaFree(Vf));

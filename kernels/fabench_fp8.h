@@ -25,6 +25,7 @@ typedef struct {
     unsigned long long hadamard_seed;
     int variant;    /* fa_v5_fp8_forward's variant */
     int same_as;    /* >= 0: O and LSE are compared bit for bit with this variant's (a difference is a failure) */
+    int vs;         /* >= 0: this variant timed too, its launches interleaved with the other two (its own inputs) */
     int validate, time, warmup, reps;
 } fabench_fp8_opts;
 
