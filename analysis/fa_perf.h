@@ -285,6 +285,8 @@ typedef struct {
     double inst, t_issue;            /* warp instructions a tile issues (inst_by_d x B_r x B_c; 0: not
                                         measured) and their issue time on one SM at issue_per_sm_clk, s */
     double w_gemm, w_phase;          /* streams that overlap inside the GEMM phase, and across phases */
+    double c_gemm;                   /* with ldsm_law: G = max + c_gemm min */
+    int ldsm_law;                    /* 1: G from ldsm_mma_overlap; 0: max + min / w_gemm */
     double G, S, tile;               /* GEMM phase, softmax phase, the tile (fa_overlap) */
     int waits, barriers;             /* the profile's waits and barriers a tile (this pass) */
     double t_wait;                   /* their latency a tile, s: (waits x wgmma_wait_cycles + barriers x

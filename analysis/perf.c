@@ -202,7 +202,11 @@ static double phase_streams(fa_overlap ov, int occupancy, const fa_occupancy *oc
     const int consumers = oc->producer_warps > 0 ? (oc->warps - oc->producer_warps) / 4 : 2;
     switch (ov) {
     case FA_OVERLAP_NONE: return 1;
-    case FA_OVERLAP_WARPS: return occupancy;
+    case FA_OVERLAP_WARPS: { /* a block of fewer than 8 warps (one warp a scheduler) counts
+                                 warps / 8 of a stream (docs/time-model.md section 5) */
+        const double w = occupancy * (oc->warps < 8 ? oc->warps : 8) / 8.0;
+        return w > 1 ? w : 1;
+    }
     default: return (double)(consumers > 1 ? consumers : 2) * occupancy;
     }
 }
@@ -444,6 +448,16 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     const fa_overlap ov = bwd ? p->overlap_bwd : p->overlap;
     double wsched = occ * oc->warps / 4.0; /* resident warps per scheduler */
     double G = overlap2(t_tc, t_sm, wsched), S = t_ex + t_alu;
+    /* a forward mma.sync kernel on a GPU with ldsm_mma_overlap: each warp's ldmatrix stream runs
+     * ahead of its mma.sync (the next fragment prefetched), and the microbenchmark of that stream
+     * gives the share c of the shorter pipe left over, by the resident warps a scheduler (one
+     * block of 8 warps and two of 4 give the same c: ldsm_mma_w8, ldsm_mma_w4x2; docs/time-model.md
+     * section 5; the backward's chain of five dependent GEMMs keeps the law) */
+    double c_gemm = -1;
+    if (p->mma == FA_MMA_SYNC && !bwd && hw->ldsm_overlap_n > 0) {
+        c_gemm = fa_hw_rate_by_len(hw->ldsm_overlap_w, hw->ldsm_overlap_c, hw->ldsm_overlap_n, wsched);
+        G = (t_tc > t_sm ? t_tc : t_sm) + c_gemm * (t_tc > t_sm ? t_sm : t_tc);
+    }
     /* issue slots: the softmax phase (every instruction but the GEMMs', which a wgmma issues in a
      * few slots) cannot take less than its warp instructions at the schedulers' issue rate, at
      * the clock the other pipes run at; charged where the profile's count was measured */
@@ -553,7 +567,7 @@ static fa_status time_flash_at(const fa_profile *p, int bwd, const fa_shape *s, 
     pt->d = (fa_perf_kernel){.mm = w.mm, .exps = w.exps, .alu = w.alu, .smem = w.smem, .tensor_rate = tc_rate,
                              .clock_scale = kc, .t_tensor = t_tc, .t_smem = t_sm, .t_exp = t_ex, .t_fp32 = t_alu,
                              .inst = inst, .t_issue = t_iss,
-                             .w_gemm = wsched, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
+                             .w_gemm = wsched, .c_gemm = c_gemm, .ldsm_law = c_gemm >= 0, .w_phase = phase_streams(ov, (int)occ, oc), .G = G, .S = S, .tile = tile,
                              .waits = n_wait, .barriers = n_bar, .t_wait = t_wait,
                              .t_load = t_load,
                              .edge = edge, .once = once, .tiles = tiles_total, .blocks_per_sm = occ, .makespan = pt->makespan,

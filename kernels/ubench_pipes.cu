@@ -968,10 +968,11 @@ __global__ void __launch_bounds__(128, 1) k_dep(int iters, int flag, float *sink
  * mma.sync that use it, 8 steps an iteration over 8 accumulators, the fragment of step k + 1 loaded
  * before the mma.sync of step k (double-buffered, as the kernels prefetch); 512 B per 8192 FLOP,
  * kernels/ v3's ratio (a = 8 warps reading every K and V tile).  MODE 0: the mma.sync alone (B from
- * registers), 1: the ldmatrix alone, 2: both.  One block of W warps per SM, the same layout of
- * addresses as k_smem (conflict-free, alternating 8 KiB halves with mul = 8192 at run time). */
-template <int W, int MODE>
-__global__ void __launch_bounds__(W * 32, 1) k_ldsm_mma(int iters, uint32_t mul, int flag, float *sink, ClkRec *rec)
+ * registers), 1: the ldmatrix alone, 2: both.  Blocks of W warps, the same layout of
+ * addresses as k_smem (conflict-free, alternating 8 KiB halves with mul = 8192 at run time); BPS blocks an
+ * SM (the ldsm_mma_wWxBPS rows: two blocks share the SM as kernels/ v3 and v3_mt2 do). */
+template <int W, int MODE, int BPS = 1>
+__global__ void __launch_bounds__(W * 32, BPS) k_ldsm_mma(int iters, uint32_t mul, int flag, float *sink, ClkRec *rec)
 {
     __shared__ __align__(128) uint32_t buf[4096]; /* 16 KiB */
     ClkProbe clk(rec);
@@ -1792,32 +1793,35 @@ static void t_cublas()
  * measured clock (the ldmatrix alone runs at a higher one); the value is
  * t_both / (t_mma + t_ldsm) (1: serial; max / sum: perfect overlap), the detail also gives
  * fasim's overlap law max + min / w with w = W / 4 warps a scheduler (docs/time-model.md section 5). */
-template <int W, int MODE> static double ldsm_mma_ns(double *mhz)
+template <int W, int MODE, int BPS> static double ldsm_mma_ns(double *mhz)
 {
     const int threads = W * 32;
     const Stat s = measure(
-        [&](long long n) { k_ldsm_mma<W, MODE><<<g_sms, threads>>>((int)n, 8192u, 0, g_sink, g_rec); }, 256);
+        [&](long long n) { k_ldsm_mma<W, MODE, BPS><<<g_sms * BPS, threads>>>((int)n, 8192u, 0, g_sink, g_rec); }, 256);
     if (mhz) *mhz = s.mhz;
     return s.ms * 1e6 / (double)s.n;
 }
-template <int W> static void ldsm_mma_row(const char *name)
+template <int W, int BPS = 1> static void ldsm_mma_row(const char *name)
 {
     double m0 = 0, m1 = 0, m2 = 0; /* each mode's clock: the ldmatrix alone runs faster (no tensor load) */
-    const double n0 = ldsm_mma_ns<W, 0>(&m0), n1 = ldsm_mma_ns<W, 1>(&m1), n2 = ldsm_mma_ns<W, 2>(&m2);
-    const double t0 = n0 * m0 / 1e3, t1 = n1 * m1 / 1e3, t2 = n2 * m2 / 1e3; /* SM clocks an iteration */
-    const double hi = std::max(t0, t1), lo = std::min(t0, t1), w = W / 4.0;
+    const double n0 = ldsm_mma_ns<W, 0, BPS>(&m0), n1 = ldsm_mma_ns<W, 1, BPS>(&m1), n2 = ldsm_mma_ns<W, 2, BPS>(&m2);
+    /* SM clocks an iteration of every resident block (BPS blocks share the SM) */
+    const double t0 = n0 * m0 / 1e3, t1 = n1 * m1 / 1e3, t2 = n2 * m2 / 1e3;
+    const double hi = std::max(t0, t1), lo = std::min(t0, t1), w = W * BPS / 4.0;
     emit(name, t2 / (t0 + t1), "ratio", m2,
          "t_both/(t_mma+t_ldsm) in SM clocks (perfect overlap: %.3f; fasim's law max + min/w, w = %g warps a scheduler: "
-         "%.3f); %d warps/SM (one block/SM); an iteration = 8 ldmatrix.x4 + 16 mma.sync m16n8k16 a warp (512 B per "
+         "%.3f); %d warps/SM (%d block(s) of %d warps/SM; c = (t_both - max) / min = %.3f); an iteration = 8 ldmatrix.x4 + 16 mma.sync m16n8k16 a warp (512 B per "
          "8192 FLOP, kernels/ v3's ratio), next fragment prefetched; clocks an iteration: t_mma %.1f (%.2f ns at %.0f "
          "MHz) t_ldsm %.1f (%.2f ns at %.0f MHz) t_both %.1f (%.2f ns at %.0f MHz)",
-         hi / (t0 + t1), w, (hi + lo / w) / (t0 + t1), W, t0, n0, m0, t1, n1, m1, t2, n2, m2);
+         hi / (t0 + t1), w, (hi + lo / w) / (t0 + t1), W * BPS, BPS, W, (t2 - hi) / lo, t0, n0, m0, t1, n1, m1, t2, n2, m2);
 }
 static void t_ldsm_mma()
 {
     ldsm_mma_row<4>("ldsm_mma_w4");
     ldsm_mma_row<8>("ldsm_mma_w8");
     ldsm_mma_row<16>("ldsm_mma_w16");
+    ldsm_mma_row<4, 2>("ldsm_mma_w4x2"); /* two blocks of 4 warps an SM (kernels/ v3_mt2, FlashAttention-2) */
+    ldsm_mma_row<8, 2>("ldsm_mma_w8x2"); /* two blocks of 8 warps an SM (kernels/ v3 at d = 64) */
 }
 
 /* ---------------- main ---------------- */
@@ -1850,7 +1854,7 @@ static const Test TESTS[] = {
     {"shfl_xor_latency", "shfl_xor_latency", t_shfl},
     {"mix", "mix_w1,mix_w2,mix_w4", t_mix},
     {"dep", "dep_o1,dep_o2,dep_o1_nobar", t_dep},
-    {"ldsm_mma", "ldsm_mma_w4,ldsm_mma_w8,ldsm_mma_w16", t_ldsm_mma},
+    {"ldsm_mma", "ldsm_mma_w4,ldsm_mma_w8,ldsm_mma_w16,ldsm_mma_w4x2,ldsm_mma_w8x2", t_ldsm_mma},
     {"cublas", "cublas_bf16_gemm,cublas_sgemm,cublas_sgemm_qk_d64,cublas_sgemm_pv_d64", t_cublas},
 };
 static const int NTESTS = (int)(sizeof TESTS / sizeof TESTS[0]);

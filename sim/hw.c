@@ -94,11 +94,14 @@ static const struct {
     {"torch_all_bytes_per_s_by_n", K_TEXT, 1, 0, 0, NULL},
     {"torch_select_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
     {"torch_upcast_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
+    /* ldmatrix feeding mma.sync in one warp's prefetched stream: the share of the shorter pipe's
+     * time not hidden, by warps of one block on each scheduler (ubench_pipes ldsm_mma rows) */
+    {"ldsm_mma_overlap", K_TEXT, 1, 0, 0, NULL},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
 enum { NAME, KEY, HBM_BW, SRAM_SM, SRAM_BLOCK, SMS, L2_BYTES, PEAK16, PEAK32, SOURCE, HBM_CAP, L2_PARTS,
        ARCH, CLOCK, REGS_SM, REGS_THREAD, THREADS_SM, BLOCKS_SM, MMA_SYNC, MMA_SYNC_CLOCK, WGMMA_CLOCK, WGMMA_LOAD, WGMMA, WGMMA8, GEMM, SGEMM, FMA, EXP,
-       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, WAIT_CYC, BAR_CYC, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK, TRANSPOSE, T_SOFTMAX, T_ALL, T_SELECT, T_UPCAST };
+       SMEM_BW, L2_BW, DRAM_BW, DRAM_LAT, L2_LAT, WAIT_CYC, BAR_CYC, LAUNCH, TCGEN05, TCGEN05_8, TMEM, PIPES_SOURCE, ISSUE, NVLINK, TRANSPOSE, T_SOFTMAX, T_ALL, T_SELECT, T_UPCAST, LDSM_MMA };
 
 static char *trim(char *s)
 {
@@ -218,6 +221,16 @@ static fa_status parse_load_curve(const char *path, int line, const char *v, fa_
     return parse_pairs(path, line, "wgmma_clock_by_load", v, &sp, hw->wgmma_load_duty, hw->wgmma_load_hz, &hw->wgmma_load_n);
 }
 
+/* ldsm_mma_overlap = "w:c w:c ...": a forward mma.sync kernel's GEMM phase takes max + c min of its
+ * tensor and shared-memory times, c by the warps of one block on each scheduler (w, increasing,
+ * 0.25 to 64; c in [0, 1]); kernels/ubench_pipes.cu's ldsm_mma rows (docs/time-model.md, section 5). */
+static fa_status parse_ldsm_overlap(const char *path, int line, const char *v, fa_hw *hw)
+{
+    static const pair_spec sp = {"warps:c with 0.25 <= warps <= 64 (e.g. 2:0.064)", 0.25, 64, 0,
+                                 "c is not in 0 to 1", 0, 1, "warp counts"};
+    return parse_pairs(path, line, "ldsm_mma_overlap", v, &sp, hw->ldsm_overlap_w, hw->ldsm_overlap_c, &hw->ldsm_overlap_n);
+}
+
 /* "N:rate N:rate ...": row lengths increasing, 1 to 2^40, rates 1e9 to 1e15 bytes/s */
 static fa_status parse_rate_table(const char *path, int line, const char *key, const char *v, double *len, double *bw,
                                   int *out_n)
@@ -259,6 +272,7 @@ static fa_status parse_line(const char *path, int line, char *s, int *seen, fa_h
     if (idx == SOURCE) return set_text(path, line, idx, v, hw->source, sizeof hw->source);
     if (idx == PIPES_SOURCE) return set_text(path, line, idx, v, hw->pipes_source, sizeof hw->pipes_source);
     if (idx == WGMMA_LOAD) return parse_load_curve(path, line, v, hw);
+    if (idx == LDSM_MMA) return parse_ldsm_overlap(path, line, v, hw);
     if (idx == T_SOFTMAX) return parse_rate_table(path, line, KEYS[idx].name, v, hw->torch_softmax_len, hw->torch_softmax_bw, &hw->torch_softmax_n);
     if (idx == T_ALL) return parse_rate_table(path, line, KEYS[idx].name, v, hw->torch_all_len, hw->torch_all_bw, &hw->torch_all_n);
     double x = 0;

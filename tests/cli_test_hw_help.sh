@@ -35,6 +35,10 @@ hw_bad "load curve: duty above 1" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_lo
 hw_bad "load curve: duties not increasing" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = 0.8:1.7e9 0.5:1.8e9/'     "47: wgmma_clock_by_load = '0.8:1.7e9 0.5:1.8e9': the duties must increase (point 2: 0.5 after 0.8)"
 hw_bad "load curve: clock out of range" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = 0.5:17e10/'     "47: wgmma_clock_by_load = '0.5:17e10': point 1's clock is not in 1e8 to 1e10 Hz"
 hw_bad "load curve: not duty:hz" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = fast/'     "47: wgmma_clock_by_load = 'fast': point 1 is not duty:hz"
+hw_bad "ldsm_mma_overlap: c above 1" 's/^ldsm_mma_overlap = .*/ldsm_mma_overlap = 1:0.2 2:1.5/' \
+    "111: ldsm_mma_overlap = '1:0.2 2:1.5': point 2's c is not in 0 to 1"
+hw_bad "ldsm_mma_overlap: warps not increasing" 's/^ldsm_mma_overlap = .*/ldsm_mma_overlap = 2:0.06 1:0.2/' \
+    "111: ldsm_mma_overlap = '2:0.06 1:0.2': the warp counts must increase (point 2: 1 after 2)"
 hw_bad "rate table: lengths not increasing" 's/^torch_softmax_bytes_per_s_by_n = .*/torch_softmax_bytes_per_s_by_n = 4096:2e12 512:4e12/' \
     "85: torch_softmax_bytes_per_s_by_n = '4096:2e12 512:4e12': the row lengths must increase (point 2: 512 after 4096)"
 hw_bad "rate table: rate out of range" 's/^torch_all_bytes_per_s_by_n = .*/torch_all_bytes_per_s_by_n = 512:5e15/' \

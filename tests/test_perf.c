@@ -190,14 +190,59 @@ static void test_prediction_closed_form(void **st)
     /* four such blocks (N_q = 256) on the one SM: they share it, so each one's tiles take the
      * SM's time 4 times over, and their edges' bytes share its bandwidth.  Occupancy by registers: S 64x64x4 +
      * O 64x64x4 + m, l: 33280 B / 128 threads / 4 B = 65 + 32 base -> 104 registers, 4 warps x
-     * 3328 = 13312 a block: 4 fit; warps per scheduler 4, streams out of step 4 */
+     * 3328 = 13312 a block: 4 fit; warps per scheduler 4; streams out of step: blocks of 4 warps
+     * (one warp a scheduler) count 4 / 8 each, w_phase = 4 x 4 / 8 = 2 */
     s.seqlen_q = 256;
     assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
     assert_int_equal(r.occ[0].regs_per_thread, 104);
     const double G4 = 1.048576e-6 + 0.73728e-6 / 4, S4 = 0.4096e-6 + 2.2528e-6;
-    const double tile4 = S4 + G4 / 4;
+    const double tile4 = S4 + G4 / 2;
+    assert_near(r.k[0].w_phase, 2, 0);
     /* the four blocks' edges share the SM's bandwidth: 1 us + 4 x 32768 B / 1e12 B/s */
     assert_near(r.time_s, 4 * 5 * tile4 + 1.131072e-6 + 2e-6, 1e-15);
+}
+
+/* ldsm_mma_overlap on the worked example (fa2: mma.sync, 4 warps; one block on the one SM, one
+ * warp a scheduler): with the points 1:0.2 2:0.064 4:0.068 the GEMM phase is G = max + 0.2 min =
+ * 1.048576 + 0.2 x 0.73728 = 1.196032 us instead of max + min / 1; tile = G + S = 1.196032 +
+ * 2.6624 us.  Four blocks (N_q = 256; 4 warps a scheduler): c = 0.068, G4 = 1.048576 + 0.068 x
+ * 0.73728 = 1.098711 us, tile4 = S4 + G4 / 2 (w_phase = 4 x 4 / 8).  The backward keeps the
+ * law (its GEMM phase is not the microbenchmark's stream); h200 carries the three points. */
+static void test_ldsm_mma_overlap(void **st)
+{
+    (void)st;
+    fa_hw hw = round_hw();
+    hw.ldsm_overlap_n = 3;
+    const double w[] = {1, 2, 4}, c[] = {0.2, 0.064, 0.068};
+    for (int i = 0; i < 3; i++) hw.ldsm_overlap_w[i] = w[i], hw.ldsm_overlap_c[i] = c[i];
+    fa_shape s = bf16_shape(64, 320, 64);
+    const fa_profile *p = fa_profile_find("fa2");
+    fa_perf_result r;
+    fa_blocks bk = {64, 64};
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_int_equal(r.k[0].ldsm_law, 1);
+    assert_near(r.k[0].c_gemm, 0.2, 0);
+    assert_near(r.k[0].G, 1.196032e-6, 1e-18);
+    assert_near(r.time_s, 5 * (1.196032e-6 + 2.6624e-6) + 1.032768e-6 + 2e-6, 1e-15);
+    s.seqlen_q = 256;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_FWD, &s, &hw, &bk, &r), FA_OK);
+    assert_near(r.k[0].c_gemm, 0.068, 0);
+    const double G4 = 1.048576e-6 + 0.068 * 0.73728e-6, S4 = 0.4096e-6 + 2.2528e-6;
+    assert_near(r.k[0].G, G4, 1e-18);
+    assert_near(r.time_s, 4 * 5 * (S4 + G4 / 2) + 1.131072e-6 + 2e-6, 1e-15);
+    /* the backward: the same with and without the points */
+    fa_hw law = hw;
+    law.ldsm_overlap_n = 0;
+    fa_perf_result b0, b1;
+    assert_int_equal(fa_perf_predict(p, FA_PASS_BWD, &s, &hw, &bk, &b0), FA_OK);
+    assert_int_equal(fa_perf_predict(p, FA_PASS_BWD, &s, &law, &bk, &b1), FA_OK);
+    assert_int_equal(b0.k[0].ldsm_law, 0);
+    assert_near(b0.time_s, b1.time_s, 0);
+    fa_hw h200;
+    assert_int_equal(fa_hw_load("h200", NULL, &h200), FA_OK);
+    assert_int_equal(h200.ldsm_overlap_n, 3);
+    assert_near(h200.ldsm_overlap_c[0], 0.202, 0);
+    assert_near(h200.ldsm_overlap_w[2], 4, 0);
 }
 
 /* FlashAttention-4's profile parameters, by hand on the worked example's machine and tiles
@@ -1189,7 +1234,7 @@ int main(void)
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
         cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_waits_barriers), cmocka_unit_test(test_std_launches), cmocka_unit_test(test_check_arch),
-        cmocka_unit_test(test_bwd_small_kernels), cmocka_unit_test(test_math_torch_rates),
+        cmocka_unit_test(test_bwd_small_kernels), cmocka_unit_test(test_math_torch_rates), cmocka_unit_test(test_ldsm_mma_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
