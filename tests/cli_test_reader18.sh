@@ -40,3 +40,18 @@ expect_msg -x "reader18: report --seqlen 2^31 - 1 on Llama-3-8B: the overflow na
 expect_msg "reader18: io's count of a GQA group that overflows names --heads 32" \
     "exceed 64 bits for B = 1, H = 32, N_q = 2147483647" \
     -- io --profile fa2 --hw h200 --heads 32 --kv-heads 8 --seqlen 2147483647 --headdim 128
+
+# ---- 3: the FP8 forward's range without a mask at N >= 4k: README, docs/time-model.md and results.md's
+# table of the default kernel (ROWS + OVH) give the means of s10_fp8_rounds.csv's six rounds ----
+r18_fp8=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+                   $h["schedule"] == "rows_ovh" && $h["kernel"] == "v5_fp8" && $h["causal"] == 0 { s[$h["N_q"]] += $h["tflops"]; c[$h["N_q"]]++ }
+                   END { printf "%.0f %.0f %.0f", s[4096] / c[4096], s[8192] / c[8192], s[16384] / c[16384] }' \
+                   "$R18_ROOT/analysis/measured/h200/s10_fp8_rounds.csv")
+set -- $r18_fp8
+[ "$r18_fp8" = "797 825 801" ] && oneline "$R18_ROOT/README.md" | grep -qF "FP8 forward (block scales, optional Hadamard transform) at $1–$2 TFLOP/s" \
+    && oneline "$R18_ROOT/docs/time-model.md" | grep -qF "give $1-$2 TFLOP/s without a mask at N >= 4k" \
+    && grep -qF "| 0 | 4k | **$1** | 655 | **1.218** |" "$R18_ROOT/docs/results.md" \
+    && grep -qF "| 0 | 8k | **$2** | 661 | **1.249** |" "$R18_ROOT/docs/results.md" \
+    && grep -qF "| 0 | 16k | **$3** | 640 | **1.252** |" "$R18_ROOT/docs/results.md" \
+    && pass "reader18: the FP8 forward's 797-825 TFLOP/s (README, time-model.md) is results.md's table and s10_fp8_rounds.csv's means" \
+    || fail "reader18: FP8 range: the rounds give '$r18_fp8'"
