@@ -74,6 +74,10 @@ typedef struct {
                        from the placement (fa_occupancy) */
     int dv_max;     /* the row applies when d_v <= dv_max; 0: when d_v <= d_max (FlashAttention-3's
                        d <= 192 tile depends on d_v apart from d) */
+    int local;      /* 1: the row applies only to a sliding window as FlashAttention-3 classes one
+                       (hopper/flash_api.cpp: a window edge shorter than the sequence, left of a
+                       causal mask or either side without one: is_local); 0: to any mask (a
+                       local row before it takes the windowed shapes) */
 } fa_tile_row;
 
 /* Where the GEMM operands of one K/V tile step come from: for each operand, how many warps of

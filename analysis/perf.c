@@ -875,6 +875,21 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
  * count-only run of one K,V head's query heads over the whole N gives the placement's peaks and
  * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
  * count-only run. */
+/* An overflow in the count of one K,V head's group (the shape c of pass_counts_of: B = 1, H = H / H_kv)
+ * told with the whole shape s, the sizes the user gave: the message's "for B = ..., H = ..." part
+ * (FA_OVF_SHAPE) is rewritten with s's, so it never names the group's H.  Other statuses and
+ * messages pass through unchanged. */
+static fa_status group_failure(fa_status st, const fa_shape *s)
+{
+    if (st != FA_EOVERFLOW) return st;
+    char what[512];
+    snprintf(what, sizeof what, "%s", fa_last_error());
+    char *shape = strstr(what, " for B = ");
+    if (!shape) return st;
+    *shape = 0;
+    FA_FAIL(FA_EOVERFLOW, "%s for " FA_OVF_SHAPE, what, FA_OVF_ARGS(s));
+}
+
 static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
                                 const fa_hw *hw, int threads, int counted, fa_io_result *io, int *run)
 {
@@ -892,7 +907,9 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     c.batch = c.kv_heads = 1;
     c.heads = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
     fa_io_result small;
-    FA_TRY(fa_io_run_placed(kp, prof->algo, &c, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &small));
+    fa_status st =
+        fa_io_run_placed(kp, prof->algo, &c, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &small);
+    if (st != FA_OK) return group_failure(st, s);
     const uint64_t heads = (uint64_t)s->batch * (uint64_t)(s->kv_heads > 0 ? s->kv_heads : 1);
     if (small.counts.flops_other > UINT64_MAX / heads)
         FA_FAIL(FA_EOVERFLOW, "softmax FLOPs exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
@@ -1127,7 +1144,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         if ((p == FA_PASS_FWD && bwd) || (p == FA_PASS_BWD && !bwd)) continue;
         fa_pass kp = bwd ? FA_PASS_BWD : FA_PASS_FWD;
         fa_blocks bk;
-        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0};
+        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0, 0};
         const fa_tile_row *row = &none;
         fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
         if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA || prof->mma == FA_MMA_TCGEN05) &&

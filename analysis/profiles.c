@@ -14,10 +14,11 @@
 #define BWD(a0, b0, a1, b1, a2, b2, a3, b3, a4, b4) {{a0, a1, a2, a3, a4}, {b0, b1, b2, b3, b4}}
 #define NT(t) .tiles = t, .ntiles = (int)(sizeof t / sizeof t[0])
 
-/* The tile rows below give fa_tile_row's first eight fields positionally and leave out the ninth,
- * dv_max (0: d_v bounded by d_max), except the one row that needs it (FlashAttention-3 at
- * d <= 192): -Wmissing-field-initializers would flag every other row, so it is off in this file
- * (the profile table itself uses designated initializers, which it never flags). */
+/* The tile rows below give fa_tile_row's first eight fields positionally and leave out the last
+ * two, dv_max (0: d_v bounded by d_max) and local (0: any mask), except the rows that need them
+ * (FlashAttention-3 at d <= 192; at d <= 96 with a sliding window): -Wmissing-field-initializers
+ * would flag every other row, so it is off in this file (the profile table itself uses designated
+ * initializers, which it never flags). */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 static const char REGS_FWD[] = "S_ij O_i m_i l_i";
@@ -57,19 +58,27 @@ static const fa_tile_row fa1_tiles[] = {
 /* FlashAttention-3 as measured in its paper (the code at 7f67966c, hopper/
  * flash_fwd_launch_template.h: d = 64 192 x 128 with 3 consumer warpgroups + 1 producer = 16 warps;
  * d = 128 128 x 176 without a causal mask, 128 x 128 with one, 2 + 1 warpgroups; d = 256 128 x 80).
- * That release takes d = 64, 128 and 256 only (flash_api.cpp), so d = 192 comes from the later
- * code: hopper/tile_size.h (first at 7a802796; d_v apart from d since 2a204125, "support
- * hdimQK=192, hdimV=128"; unchanged at 0251105a) tile_size_fwd_sm90 at d <= 192: 128 x 128 when
- * d_v <= 128 (DeepSeek's MLA), else 128 x 112 (128 x 96 with a sliding window or paged KV, which
- * these rows do not tell apart), 2 + 1 warpgroups.  Backward: d = 64 128 x 128, d = 128 80 x 128
- * (64 x 128 causal), 2 + 1 warpgroups (hopper/flash_bwd_launch_template.h at 0251105a; 7f67966c
- * ran 64 x 128 at d = 128); d = 192 64 x 96 with 3 MMA warpgroups + 1 producer = 16 warps; d = 256
- * 64 x 64 (0251105a runs 64 x 80 there; 7f67966c had no d = 256 backward). */
+ * That release takes d = 64, 128 and 256 only (flash_api.cpp), so d = 96 and d = 192 come from
+ * the later code: hopper/tile_size.h (first at 7a802796; d_v apart from d since 2a204125, "support
+ * hdimQK=192, hdimV=128"; unchanged at 0251105a) tile_size_fwd_sm90 at d <= 96 (GPT-NeoX-20B,
+ * Phi-3-mini): 192 x 144 with or without a causal mask, 192 x 128 with a sliding window (the
+ * `local` row; also with paged KV, which these rows do not tell apart), 3 consumer warpgroups
+ * (kBlockM / 64: mainloop_fwd_sm90_tma_gmma_ws.hpp AtomLayoutQK) + 1 producer = 16 warps, P read
+ * by P V from shared memory there (MmaPV_is_RS false; the profile's placement keeps P in registers at
+ * every d); at d <= 192: 128 x 128 when d_v <= 128 (DeepSeek's MLA), else 128 x 112 (128 x 96
+ * with a sliding window or paged KV, which these rows do not tell apart), 2 + 1 warpgroups.
+ * Backward: d = 64 128 x 128, d = 96 64 x 128 with or without a mask (run_mha_bwd_hdim96), d = 128
+ * 80 x 128 (64 x 128 causal), 2 + 1 warpgroups (hopper/flash_bwd_launch_template.h at 0251105a;
+ * 7f67966c ran 64 x 128 at d = 128); d = 192 64 x 96 with 3 MMA warpgroups + 1 producer = 16
+ * warps; d = 256 64 x 64 (0251105a runs 64 x 80 there; 7f67966c had no d = 256 backward). */
 static const fa_tile_row fa3_tiles[] = {
-    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0}, {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
+    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0},
+    {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 0, .local = 1}, {FA_PASS_FWD, 90, 96, -1, 192, 144, 16, 0},
+    {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
     {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0}, {FA_PASS_FWD, 90, 192, -1, 128, 128, 12, 0, .dv_max = 128},
     {FA_PASS_FWD, 90, 192, -1, 128, 112, 12, 0}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
-    {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
+    {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 96, -1, 64, 128, 12, 0},
+    {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
     {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 0},
     {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
 };
@@ -162,7 +171,7 @@ const fa_profile fa_profiles[] = {
      .reads_bwd = BWD(8, 1, 8, 1, 1, 8, 1, 8, 1, 1), NT(fa1_tiles),
      .source = "flash-attention v1.0.9 csrc/flash_attn/fmha_api.cpp, src/fmha/kernel_traits.h, "
                "fmha_fprop_kernel_1xN.h, fmha_dgrad_kernel_1xN_loop.h"},
-    /* FlashAttention-3: TMA producer warpgroup, 2 (3 at d = 64) consumer warpgroups, wgmma from
+    /* FlashAttention-3: TMA producer warpgroup, 2 (3 at d = 64 and 96) consumer warpgroups, wgmma from
      * shared memory (the tensor cores read Q, K, V there: in the wgmma rate), P in registers,
      * two-stage K/V, ping-pong between consumer warpgroups and softmax/GEMM overlap inside one
      * (the forward; fasim times the backward without ping-pong: overlap_bwd); persistent,
@@ -445,17 +454,32 @@ const fa_profile *fa_profile_default(fa_algo a)
     return fa_profile_find(a == FA_ALGO_STANDARD ? "eager" : a == FA_ALGO_FLASH1 ? "fa1" : "fa2");
 }
 
+/* 1 when shape s has a sliding window as FlashAttention-3 classes one (hopper/flash_api.cpp at
+ * 0251105a, mha_fwd): a window edge at least N_k - 1 (left) or N_q - 1 (right) wide is none; a
+ * causal mask sets the right edge to 0; is_causal = no left edge and a right edge of 0; is_local =
+ * some edge and not is_causal (a causal mask with a left edge, or a window without a mask). */
+static int tile_local(const fa_shape *s)
+{
+    if (!s->window) return 0;
+    int64_t wl = s->window_left, wr = s->window_right;
+    if (wl >= s->seqlen_k - 1) wl = -1;
+    if (wr >= s->seqlen_q - 1) wr = -1;
+    if (s->causal != FA_CAUSAL_NONE) wr = 0;
+    const int is_causal = wl < 0 && wr == 0;
+    return (wl >= 0 || wr >= 0) && !is_causal;
+}
+
 fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa_shape *s,
                            fa_blocks *bk, const fa_tile_row **row)
 {
     if (!p->tiles)
         FA_FAIL(FA_EINVAL, "profile %s has no tile table (tiles come from --blocks fit or --block-r/--block-c)", p->key);
+    const int causal = s->causal != FA_CAUSAL_NONE, local = tile_local(s);
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];
-        const int causal = s->causal != FA_CAUSAL_NONE;
         if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max ||
             s->d_v > (t->dv_max ? t->dv_max : t->d_max) || s->d < p->d_min || s->d_v < p->d_min ||
-            (t->causal >= 0 && t->causal != causal))
+            (t->causal >= 0 && t->causal != causal) || (t->local && !local))
             continue;
         int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
         bk->block_r = t->block_r < cq ? t->block_r : cq;

@@ -507,7 +507,7 @@ static void test_missing_pipe(void **st)
     assert_non_null(strstr(fa_last_error(), "abstract model"));
 }
 
-/* The tile tables: FlashAttention-2's by head dim, FlashAttention-3's by mask, clamped to N. */
+/* The tile tables: FlashAttention-2's by head dim, FlashAttention-3's by head dim and mask, clamped to N. */
 static void test_tile_tables(void **st)
 {
     (void)st;
@@ -529,6 +529,37 @@ static void test_tile_tables(void **st)
     assert_int_equal(fa_profile_tiles(fa_profile_find("fa3"), FA_PASS_FWD, 90, &s, &bk, &row), FA_OK);
     assert_int_equal(bk.block_c, 128);
     assert_int_equal(fa_profile_tiles(fa_profile_find("fa3"), FA_PASS_FWD, 80, &s, &bk, &row), FA_EINVAL);
+    /* FlashAttention-3 at d = 96 (hopper/tile_size.h `headdim <= 96`): 192 x 144 with or without
+     * a causal mask, 192 x 128 under a window flash_api.cpp calls local (a left edge under
+     * N_k - 1 beside the causal mask; either edge without one), 16 warps; backward 64 x 128, 12 */
+    const fa_profile *fa3 = fa_profile_find("fa3");
+    fa_shape w = bf16_shape(4096, 4096, 96);
+    for (int c = 0; c < 2; c++) {
+        w.causal = c ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        w.window = 0;
+        assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_r, 192);
+        assert_int_equal(bk.block_c, 144);
+        assert_int_equal(row->warps, 16);
+        assert_int_equal(fa_profile_tiles(fa3, FA_PASS_BWD, 90, &w, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_r, 64);
+        assert_int_equal(bk.block_c, 128);
+        assert_int_equal(row->warps, 12);
+        w.window = 1, w.window_left = 2046, w.window_right = c ? 0 : 2046;
+        assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_c, 128);
+        assert_int_equal(row->warps, 16);
+        w.window_left = w.window_right = 4095; /* edges as long as the sequence: no window */
+        assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_c, 144);
+    }
+    w.causal = FA_CAUSAL_NONE, w.window_left = -1, w.window_right = 0; /* (-1, 0): causal to FA3 */
+    assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, 144);
+    w.d = w.d_v = 64; /* d = 64 keeps the release's 192 x 128, window or not */
+    w.window_left = 100, w.window_right = 100;
+    assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, 128);
     s.seqlen_q = 40; /* clamped to 16 ceil(40 / 16) = 48 */
     assert_int_equal(fa_profile_tiles(fa_profile_find("fa2"), FA_PASS_FWD, 80, &s, &bk, &row), FA_OK);
     assert_int_equal(bk.block_r, 48);
