@@ -28,10 +28,10 @@ r5_hist=$(grep -EniH "since 2026-|until (this change|2026-)|(seventh|eighth|this
     || fail "reader5: history language: $r5_hist"
 
 # ---- 3: explain's kernel line says how its time is made (not a sum of what it lists) ----
-# flash2, N = 4096, d = 64: waves 19.83 us beside L2 8.387 us, DRAM 1.48 us; + 1.218 us + 8 us = 29.05 us
+# flash2, N = 4096, d = 64: waves 20.63 us beside L2 8.387 us, DRAM 1.48 us; + 1.218 us + 8 us = 29.85 us
 "$FASIM" explain --seqlen 4096 --headdim 64 --algo flash2 > "$T/r5_t3" 2>&1
-grep -q "waves 19.83 us .*; L2 8.387 us, DRAM 1.48 us; small kernels 1.218 us, launches 8 us: time = max(waves, L2, DRAM) + small kernels + launches = 29.05 us$" "$T/r5_t3" \
-    && pass "reader5: explain's kernel line: time = max(waves, L2, DRAM) + small kernels + launches = 29.05 us" \
+grep -q "waves 20.63 us .*; L2 8.387 us, DRAM 1.48 us; small kernels 1.218 us, launches 8 us: time = max(waves, L2, DRAM) + small kernels + launches = 29.85 us$" "$T/r5_t3" \
+    && pass "reader5: explain's kernel line: time = max(waves, L2, DRAM) + small kernels + launches = 29.85 us" \
     || fail "reader5: explain's time line: $(grep 'launches' "$T/r5_t3")"
 
 # ---- 4: the non-tensor pipes' clock factor names the clock it scales (clock_hz, 1970 MHz) ----
@@ -129,13 +129,13 @@ r5_sw=$("$FASIM" sweep --vary seqlen=512 --algo flash2 2>/dev/null | awk -F, 'NR
     || fail "reader5: sweep's model: '$r5_sw', help: $(sed -n 2p "$T/r5_sw")"
 
 # ---- 1: bound names what sets the time (the waves' longer phase), the busiest pipe beside it ----
-# DeepSeek-V2 causal, fa2: waves 3.239 s (the tile G + S / 1, G the longer), DRAM busy 1.859 s;
+# DeepSeek-V2 causal, fa2: waves 2.655 s (the tile G + S / 1, G the longer), DRAM busy 1.859 s;
 # v5_fp8: the softmax phase S is the longer one, tensor the busiest pipe
 "$FASIM" explain --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t1a" 2>&1
 "$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 > "$T/r5_t1b" 2>&1
 r5_j1=$("$FASIM" io --model "$R5_ROOT/analysis/models/deepseek-v2.json" --causal --algo flash2 --format json 2>/dev/null | jq -r '.[0].time_model.busiest_pipe')
-grep -q "^   time 3.289 s, 334.3 TFLOP/s, bound by tensor (the GEMM phase G, the tile's longer one); the busiest pipe: DRAM, 1.859 s of the 3.289 s$" "$T/r5_t1a" \
-    && grep -Eq "^flash2 +128 +64 .* 3.289 s +tensor$" "$T/r5_t1b" && grep -Eq "^flash2 +fa2 .* 3.289 s +334.3 tensor$" "$T/r5_t1b" \
+grep -q "^   time 2.655 s, 414.2 TFLOP/s, bound by tensor (the GEMM phase G, the tile's longer one); the busiest pipe: DRAM, 1.859 s of the 2.655 s$" "$T/r5_t1a" \
+    && grep -Eq "^flash2 +128 +64 .* 2.655 s +tensor$" "$T/r5_t1b" && grep -Eq "^flash2 +fa2 .* 2.655 s +414.2 tensor$" "$T/r5_t1b" \
     && grep -q "(the tile's softmax phase S, the longer one); the busiest pipe: tensor, " "$T/r5_t2" \
     && [ "$r5_j1" = DRAM ] && grep -q "^bound: what sets the time: L2 or DRAM when its bytes / rate exceed the waves" "$T/r5_t1b" \
     && pass "reader5: bound names what sets the time (DeepSeek-V2: tensor's G phase, DRAM the busiest pipe; v5_fp8: softmax); JSON time_model.busiest_pipe keeps the busiest pipe" \
