@@ -165,11 +165,11 @@ else
     r13_judge 09 "$R13_ROOT/docs/exercises/solutions/09.c" "$T/r13_j09"
     "$FASIM" explain --algo flash2 --profile v4_bc64 --hw h200 --heads 66 --seqlen 16384 --headdim 64 --dtype bf16 > "$T/r13_x09" 2>&1
     r13_xclk=$(sed -n 's/.*the GPU holds \([0-9]*\) MHz at that load.*/\1/p' "$T/r13_x09" | head -1)
-    r13_xtile=$(sed -n 's/.*tile = max(G, S) + min(G, S) \/ w_phase = \([0-9.]* [nu]s\).*/\1/p' "$T/r13_x09" | head -1)
+    r13_xtile=$(sed -n 's/.*tile = max(G, S) + min(G, S) \/ w_phase\( + W \/ w_phase\)* = \([0-9.]* [nu]s\).*/\2/p' "$T/r13_x09" | head -1)
     [ -n "$r13_xclk" ] && grep -q "^note  (not a check) fasim's v4_bc64 .*run at $r13_xclk MHz, the clock the GPU holds at that kernel's tensor load (wgmma_clock_by_load), not the full-load 1620 MHz" "$T/r13_j09" \
         && grep -q "*Which clock this exercise uses:\* those" "$R13_ROOT/docs/exercises/09-kernel-time/README.md" \
         && grep -q "wgmma_clock_by_load" "$R13_ROOT/docs/exercises/09-kernel-time/README.md" \
-        && tail -1 "$T/r13_j09" | grep -q "all 25 checks passed" \
+        && tail -1 "$T/r13_j09" | grep -q "all 28 checks passed" \
         && pass "reader13b: exercise 09 says it uses the full-load clocks; its note gives fasim's v4_bc64 clock, $r13_xclk MHz as explain prints (tile $r13_xtile)" \
         || fail "reader13b: exercise 09's clock: explain '$r13_xclk', note: $(grep '^note' "$T/r13_j09" | cut -c1-200)"
 fi

@@ -40,9 +40,19 @@ double ex_overlap(double a, double b, double w);
  * each rate shared by hw->sms SMs (ex_pipe_time), where c = hw->mma_sync_clock_hz / hw->clock_hz
  * (wgmma: hw->wgmma_clock_hz / hw->clock_hz) is the clock the SM runs at while its tensor cores
  * are busy, relative to the clock the rates were measured at (c = 1 when either clock is 0);
- *   G    = ex_overlap(tensor, smem, blocks_per_sm x warps / 4)   the GEMM phase
- *   S    = exp + fp32                                            the softmax phase
- *   tile = ex_overlap(G, S, blocks_per_sm). */
+ *   w_gemm  = blocks_per_sm x warps / 4                 resident warps on each of the 4 schedulers
+ *   G       = ex_overlap(tensor, smem, w_gemm)          the GEMM phase: wgmma, or a GPU without
+ *                                                       ldsm_mma_overlap points (ldsm_overlap_n 0)
+ *   G       = max(tensor, smem) + c_gemm min(tensor, smem)   mma.sync on a GPU with the points,
+ *             c_gemm = fa_hw_rate_by_len(hw->ldsm_overlap_w, hw->ldsm_overlap_c, hw->ldsm_overlap_n,
+ *             w_gemm): the c of the largest point at or below w_gemm (the first point when w_gemm
+ *             is below them all) -- measured, kernels/ubench_pipes.cu's ldsm_mma rows
+ *   S       = exp + fp32                                the softmax phase
+ *   w_phase = blocks_per_sm x min(warps, 8) / 8         streams out of step between the phases: a
+ *                                                       block of 8 warps or more counts one, a block
+ *                                                       of 4 warps half of one (Nsight Compute,
+ *                                                       docs/time-model.md section 5)
+ *   tile    = ex_overlap(G, S, w_phase)                 (w_phase < 1 counting as 1). */
 double ex_tile_time(const ex_kernel *k, const fa_hw *hw);
 
 /* The kernel's throughput in TFLOP/s (10^12 FLOP/s) with every SM busy in steady state:

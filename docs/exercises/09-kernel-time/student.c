@@ -17,7 +17,8 @@ double ex_overlap(double a, double b, double w)
 double ex_tile_time(const ex_kernel *k, const fa_hw *hw)
 {
     /* TODO: the four pipes (tensor, smem, exp, fp32) with ex_pipe_time -- at which clock do the
-     * last three run? -- then the GEMM phase, the softmax phase, and the tile with ex_overlap */
+     * last three run? -- then the GEMM phase (the law, or the ldsm_mma points where hw has them?),
+     * the softmax phase, and the tile with ex_overlap (how many streams between the phases?) */
     return 0;
 }
 
