@@ -188,6 +188,16 @@ static fa_status parse_pairs(const char *path, int line, const char *key, const 
         if (!*p) break;
         if (n == FA_HW_LOAD_POINTS)
             FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s' has more than %d points", path, line, key, q, FA_HW_LOAD_POINTS);
+        /* each number of the point decimal, as a scalar key's (no hex, inf or nan: fa_is_decimal) */
+        char tok[2][64];
+        const size_t lx = strcspn(p, ":"), ly = p[lx] == ':' ? strcspn(p + lx + 1, " \t\r\n\v\f") : 0;
+        if (p[lx] != ':' || lx == 0 || ly == 0 || lx >= sizeof tok[0] || ly >= sizeof tok[1])
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d is not %s", path, line, key, q, n + 1, sp->form);
+        memcpy(tok[0], p, lx), tok[0][lx] = '\0';
+        memcpy(tok[1], p + lx + 1, ly), tok[1][ly] = '\0';
+        if (!fa_is_decimal(tok[0]) || !fa_is_decimal(tok[1]))
+            FA_FAIL(FA_EINVAL, "%s:%d: %s = '%s': point %d ('%s:%s') is not two decimal numbers (digits, an optional "
+                    "'.' and e exponent; no hex, inf or nan): %s", path, line, key, q, n + 1, tok[0], tok[1], sp->form);
         char *end;
         errno = 0;
         const double x = strtod(p, &end);

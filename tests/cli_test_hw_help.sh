@@ -37,6 +37,12 @@ hw_bad "load curve: clock out of range" 's/^wgmma_clock_by_load = .*/wgmma_clock
 hw_bad "load curve: not duty:hz" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = fast/'     "47: wgmma_clock_by_load = 'fast': point 1 is not duty:hz"
 hw_bad "ldsm_mma_overlap: c above 1" 's/^ldsm_mma_overlap = .*/ldsm_mma_overlap = 1:0.2 2:1.5/' \
     "111: ldsm_mma_overlap = '1:0.2 2:1.5': point 2's c is not in 0 to 1"
+hw_bad "ldsm_mma_overlap: hex refused as in scalar keys" 's/^ldsm_mma_overlap = .*/ldsm_mma_overlap = 1:0x1/' \
+    "111: ldsm_mma_overlap = '1:0x1': point 1 ('1:0x1') is not two decimal numbers (digits, an optional '.' and e exponent; no hex, inf or nan)"
+hw_bad "load curve: hex clock refused" 's/^wgmma_clock_by_load = .*/wgmma_clock_by_load = 0.23:0x6B49D200 1.0:1.603e9/' \
+    "47: wgmma_clock_by_load = '0.23:0x6B49D200 1.0:1.603e9': point 1 ('0.23:0x6B49D200') is not two decimal numbers"
+hw_bad "rate table: hex refused" 's/^torch_softmax_bytes_per_s_by_n = .*/torch_softmax_bytes_per_s_by_n = 0x800:4e12/' \
+    "85: torch_softmax_bytes_per_s_by_n = '0x800:4e12': point 1 ('0x800:4e12') is not two decimal numbers"
 hw_bad "ldsm_mma_overlap: warps not increasing" 's/^ldsm_mma_overlap = .*/ldsm_mma_overlap = 2:0.06 1:0.2/' \
     "111: ldsm_mma_overlap = '2:0.06 1:0.2': the warp counts must increase (point 2: 1 after 2)"
 hw_bad "rate table: lengths not increasing" 's/^torch_softmax_bytes_per_s_by_n = .*/torch_softmax_bytes_per_s_by_n = 4096:2e12 512:4e12/' \
