@@ -66,7 +66,7 @@ fa_status fa_outfile_open(fa_outfile *cf, const char *path)
                     path, dir, cf->tmp, e == ENOENT ? "" : ": ", e == ENOENT ? "" : strerror(e));
         if (e == ENOENT && stat(dir, &ds) != 0)
             FA_FAIL(FA_EIO, "cannot write %s: the directory %s does not exist (a file option -- sweep --out, "
-                    "io --trace, check --out -- does not create its folder: make it first; the folder options report "
+                    "io --trace -- does not create its folder: make it first; the folder options report "
                     "--out-dir, animate --out-dir, check --study and --save-npy create theirs)", path, dir);
         if (e == ENOTDIR || (stat(dir, &ds) == 0 && !S_ISDIR(ds.st_mode)))
             FA_FAIL(FA_EIO, "cannot write %s: %s is not a directory", path, dir);

@@ -62,7 +62,7 @@ typedef struct {
     double wgmma_load_duty[FA_HW_LOAD_POINTS]; /* the tensor pipe's share of a kernel's time, increasing in (0, 1] */
     double wgmma_load_hz[FA_HW_LOAD_POINTS];   /* the SM clock the GPU holds at that share (power-limited) */
     int ldsm_overlap_n;           /* points of ldsm_mma_overlap (0: none: the law's max + min / w_gemm) */
-    double ldsm_overlap_w[FA_HW_LOAD_POINTS];  /* warps of one block on each scheduler, increasing */
+    double ldsm_overlap_w[FA_HW_LOAD_POINTS];  /* resident warps on each scheduler (w_gemm = blocks/SM x warps / 4), increasing */
     double ldsm_overlap_c[FA_HW_LOAD_POINTS];  /* the share of the shorter GEMM-phase pipe not hidden */
     double wgmma_flops;           /* wgmma fp16/bf16 -> fp32 (0: the GPU has none) */
     double wgmma_fp8_flops;       /* wgmma e4m3 -> fp32 (0: none) */

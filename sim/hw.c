@@ -378,10 +378,11 @@ static fa_status load_file(const char *path, const char *want_key, fa_hw *hw)
         char where[32] = "the default";
         if (seen[L2_PARTS]) snprintf(where, sizeof where, "line %d", seen[L2_PARTS]);
         FA_FAIL(FA_EINVAL, "%s:%d: l2_bytes = %llu makes %llu set%s of %d ways x %d-byte lines, which do "
-                "not split into l2_partitions = %llu (%s): give a multiple of %llu bytes", path, seen[L2_BYTES],
+                "not split into l2_partitions = %llu (%s): the L2 model takes l2_bytes / %llu sets, rounded down, and they must "
+                "split evenly (a multiple of %llu bytes does)", path, seen[L2_BYTES],
                 (unsigned long long)hw->l2_bytes, (unsigned long long)sets, sets == 1 ? "" : "s", FA_HW_L2_WAYS,
                 FA_HW_L2_LINE,
-                (unsigned long long)parts, where, (unsigned long long)(set_bytes * parts));
+                (unsigned long long)parts, where, (unsigned long long)set_bytes, (unsigned long long)(set_bytes * parts));
     }
     if ((hw->mma_sync_clock_hz > 0 || hw->wgmma_clock_hz > 0) && !(hw->clock_hz > 0))
         FA_FAIL(FA_EINVAL, "%s: mma_sync_clock_hz / wgmma_clock_hz need clock_hz (the clock the other rates hold at)", path);

@@ -23,7 +23,7 @@ hl_bad "sms = 1025" 's/^sms = .*/sms = 1025/' "10: sms = '1025' is out of range:
 hl_bad "l2_bytes = 1" 's/^l2_bytes = .*/l2_bytes = 1/' "12: l2_bytes = '1' is out of range: the limit is 2048 to 1073741824"
 hl_bad "l2_bytes = 2 GiB" 's/^l2_bytes = .*/l2_bytes = 2147483648/' "12: l2_bytes = '2147483648' is out of range"
 hl_bad "l2_bytes: one set, two partitions" 's/^l2_bytes = .*/l2_bytes = 2048/' \
-    "12: l2_bytes = 2048 makes 1 set of 16 ways x 128-byte lines, which do not split into l2_partitions = 2 (line 15): give a multiple of 4096 bytes"
+    "12: l2_bytes = 2048 makes 1 set of 16 ways x 128-byte lines, which do not split into l2_partitions = 2 (line 15): the L2 model takes l2_bytes / 2048 sets, rounded down, and they must split evenly (a multiple of 4096 bytes does)"
 hl_bad "l2_bytes: 3 sets, two partitions" 's/^l2_bytes = .*/l2_bytes = 6144/' \
     "12: l2_bytes = 6144 makes 3 sets"
 hl_bad "hbm_bandwidth 1e-3" 's/^hbm_bandwidth_bytes_per_s = .*/hbm_bandwidth_bytes_per_s = 1e-3/' \

@@ -26,7 +26,7 @@ oneline "$T/r15_rep.out" | grep -qF "(The kernels tables hold the published kern
 
 # ---- 3: a missing folder: which options create theirs ----
 expect_msg "reader15: sweep --out into a missing folder says which options create folders" \
-    "the directory $T/r15_none does not exist (a file option -- sweep --out, io --trace, check --out -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create theirs)" -- \
+    "the directory $T/r15_none does not exist (a file option -- sweep --out, io --trace -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create theirs)" -- \
     sweep --vary seqlen=256:1024:x2 --out "$T/r15_none/x.csv"
 
 # ---- 4: explicit tiles over M name the options, the need and the limit ----

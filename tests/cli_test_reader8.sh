@@ -125,7 +125,7 @@ r8_dt32=$("$FASIM" io --model "$R8_ROOT/analysis/models/gemma-2-9b.json" --algo 
 
 # ---- 11: output folders: sweep --out names the missing directory; --out-dir / --study create theirs ----
 expect_msg -x "reader8: sweep --out into a missing directory says it does not exist" \
-    "cannot write $T/r8_none/x.csv: the directory $T/r8_none does not exist (a file option -- sweep --out, io --trace, check --out -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create theirs)" \
+    "cannot write $T/r8_none/x.csv: the directory $T/r8_none does not exist (a file option -- sweep --out, io --trace -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create theirs)" \
     -- sweep --vary seqlen=512 --out "$T/r8_none/x.csv"
 "$FASIM" animate --out-dir "$T/r8_new/a/b" > /dev/null 2>&1
 "$FASIM" report --help > "$T/r8_rep_help" 2>&1
