@@ -474,6 +474,12 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
 {
     if (!p->tiles)
         FA_FAIL(FA_EINVAL, "profile %s has no tile table (tiles come from --blocks fit or --block-r/--block-c)", p->key);
+    /* fasim's own kernels (a profile whose source is kernels/) are built for d = d_v = 64 and 128 only:
+     * fabench refuses other head dims (kernels/README.md, "Conventions"), so no time is predicted for them */
+    if (p->source && !strncmp(p->source, "kernels/", 8) && ((s->d != 64 && s->d != 128) || s->d_v != s->d))
+        FA_FAIL(FA_EINVAL, "profile %s is fasim's kernel %.*s, built for head dims d = d_v = 64 and 128 only, not d = %lld, "
+                "d_v = %lld (kernels/README.md; --profile fa2, fa3 or cudnn time other head dims)", p->key,
+                (int)strcspn(p->source, " ,;"), p->source, (long long)s->d, (long long)s->d_v);
     const int causal = s->causal != FA_CAUSAL_NONE, local = tile_local(s);
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];

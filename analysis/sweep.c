@@ -89,8 +89,13 @@ fa_status fa_sweep_parse(const char *spec, fa_sweep_value_fn parse, void *ctx, f
     const uint64_t step = (uint64_t)st;
     if (hi < lo) FA_FAIL(FA_EINVAL, "--vary %s: STOP %" PRIu64 " is below START %" PRIu64, vy->name, hi, lo);
     for (uint64_t v = lo; v <= hi; v = geometric ? v * step : v + step) {
-        if (vy->n >= FA_SWEEP_MAX_VALUES)
-            FA_FAIL(FA_EINVAL, "--vary %s: more than %d values", vy->name, FA_SWEEP_MAX_VALUES);
+        if (vy->n >= FA_SWEEP_MAX_VALUES) { /* how many the range asked for: the arithmetic ones exactly */
+            if (!geometric)
+                FA_FAIL(FA_EINVAL, "--vary %s: %" PRIu64 ":%" PRIu64 ":+%" PRIu64 " is %" PRIu64 " values, more than %d",
+                        vy->name, lo, hi, step, (hi - lo) / step + 1, FA_SWEEP_MAX_VALUES);
+            FA_FAIL(FA_EINVAL, "--vary %s: %" PRIu64 ":%" PRIu64 ":x%" PRIu64 " is more than %d values", vy->name, lo, hi,
+                    step, FA_SWEEP_MAX_VALUES);
+        }
         vy->v[vy->n++] = v;
         if ((geometric && v > UINT64_MAX / step) || (!geometric && v > UINT64_MAX - step)) break;
     }
@@ -117,9 +122,12 @@ int fa_sweep_varies(const fa_sweep *sw, const char *name)
 fa_status fa_sweep_count(const fa_sweep *sw, long *total)
 {
     long t = 1;
-    for (int k = 0; k < sw->n; k++) {
-        t *= sw->r[k].n;
-        if (t > FA_SWEEP_MAX_POINTS) FA_FAIL(FA_EINVAL, "the sweep has more than %d points", FA_SWEEP_MAX_POINTS);
+    for (int k = 0; k < sw->n; k++) t *= sw->r[k].n; /* each range at most 4096 values, at most 4 ranges: no overflow */
+    if (t > FA_SWEEP_MAX_POINTS) {
+        char prod[96] = "";
+        for (int k = 0; k < sw->n; k++)
+            snprintf(prod + strlen(prod), sizeof prod - strlen(prod), "%s%d", k ? " x " : "", sw->r[k].n);
+        FA_FAIL(FA_EINVAL, "the sweep has %ld points (%s), more than %d", t, prod, FA_SWEEP_MAX_POINTS);
     }
     *total = t;
     return FA_OK;
