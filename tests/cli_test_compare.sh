@@ -59,7 +59,7 @@ for occ in abc -1 0 33 2.5; do
     expect_msg "compare: blocks_per_sm = $occ names the range" "cc_occ.csv:2: column blocks_per_sm = '$occ' must be a whole number from 1 to 32" -- compare --measured "$T/cc_occ.csv"
 done
 printf 'kernel,B,H,N,d\nv3,1,1,1024,100000\n' > "$T/cc_bigd.csv"
-expect_msg "compare: d = 100000 (file:line)" "cc_bigd.csv:2: profile v3 has no fwd tile for head dim d = 100000" -- compare --measured "$T/cc_bigd.csv"
+expect_msg "compare: d = 100000 (file:line)" "cc_bigd.csv:2: profile v3 is fasim's kernel kernels/attn_v3_flash2_tc.cu, built for head dims d = d_v = 64 and 128 only, not d = 100000" -- compare --measured "$T/cc_bigd.csv"
 printf 'kernel,B,H,N,d,block_r,block_c\nv3,2000000000,2000000000,2000000000,16,16,16\n' > "$T/cc_huge.csv"
 expect_msg "compare: huge B x H x N (file:line)" "cc_huge.csv:2: " -- compare --measured "$T/cc_huge.csv"
 grep -q "64 bits" "$T/err" && pass "compare: huge B x H x N names 64 bits" || fail "compare huge: $(cat "$T/err")"
