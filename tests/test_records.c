@@ -19,13 +19,20 @@
 /* What fn writes to a FILE, as a string (caller frees). */
 static char *captured(void (*fn)(FILE *, void *), void *ctx)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    /* the stream's buffer pointer on the heap: gcc -O2's dangling-pointer check takes a local's
+     * address, kept by open_memstream, for the returned buffer */
+    struct mem {
+        char *buf;
+        size_t len;
+    } *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    FILE *f = open_memstream(&m->buf, &m->len);
     assert_non_null(f);
     fn(f, ctx);
     assert_int_equal(fclose(f), 0);
-    return buf;
+    char *out = m->buf;
+    free(m);
+    return out;
 }
 
 /* The number of comma-separated fields of the line starting at p (no quotes in it). */
