@@ -476,10 +476,20 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         FA_FAIL(FA_EINVAL, "profile %s has no tile table (tiles come from --blocks fit or --block-r/--block-c)", p->key);
     /* fasim's own kernels (a profile whose source is kernels/) are built for d = d_v = 64 and 128 only:
      * fabench refuses other head dims (kernels/README.md, "Conventions"), so no time is predicted for them */
-    if (p->source && !strncmp(p->source, "kernels/", 8) && ((s->d != 64 && s->d != 128) || s->d_v != s->d))
+    const int own = p->source && !strncmp(p->source, "kernels/", 8);
+    if (own && ((s->d != 64 && s->d != 128) || s->d_v != s->d))
         FA_FAIL(FA_EINVAL, "profile %s is fasim's kernel %.*s, built for head dims d = d_v = 64 and 128 only, not d = %lld, "
                 "d_v = %lld (kernels/README.md; --profile fa2, fa3 or cudnn time other head dims)", p->key,
                 (int)strcspn(p->source, " ,;"), p->source, (long long)s->d, (long long)s->d_v);
+    /* ... and for the input formats fabench builds them in: the SIMT kernels (v1, v2) in fp32, the
+     * tensor-core ones in fp16 and bf16 (v5_fp8 names its own: fa_profile.dtypes), v0 in any but fp8 */
+    const int fp8 = s->dtype == FA_DTYPE_E4M3 || s->dtype == FA_DTYPE_E5M2, fp32 = s->dtype == FA_DTYPE_FP32;
+    if (own && !p->dtypes &&
+        ((p->mma == FA_MMA_SIMT && !fp32) || ((p->mma == FA_MMA_SYNC || p->mma == FA_MMA_WGMMA) && (fp8 || fp32)) || fp8))
+        FA_FAIL(FA_EINVAL, "profile %s is fasim's kernel %.*s, built for --dtype %s only, not %s (kernels/README.md)", p->key,
+                (int)strcspn(p->source, " ,;"), p->source,
+                p->mma == FA_MMA_SIMT ? "fp32" : p->mma == FA_MMA_LIBRARY ? "fp32, fp16 or bf16" : "fp16 or bf16",
+                fa_dtype_name(s->dtype));
     const int causal = s->causal != FA_CAUSAL_NONE, local = tile_local(s);
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];

@@ -9,7 +9,7 @@
 #       N_q and H, because v1's rows split N_q into chunks of 256 (H = H_kv N_k / 256).
 #   sh plots/model_csv.sh pipes FASIM D OUT.csv
 #       runs `FASIM io --profile KEY --seqlen 4096 --batch 4 --heads 2048/D --headdim D
-#       --dtype bf16 --hw h200 --format csv` for each kernel profile (a profile that errors for
+#       --dtype bf16 (v2: fp32, the kernel's dtype) --hw h200 --format csv` for each kernel profile (a profile that errors for
 #       the shape is skipped, with a note); writes profile,pred_ms,tensor_ms,smem_ms,exp_ms,
 #       fp32_ms,l2_ms,dram_ms,busy_sum_ms,bound (busy times of the pipes, in ms; pred_ms is the
 #       CSV's time_s, bound its busiest_pipe: the pipe with the largest busy time).
@@ -65,8 +65,10 @@ pipes)
     echo "profile,pred_ms,tensor_ms,smem_ms,exp_ms,fp32_ms,l2_ms,dram_ms,busy_sum_ms,bound" >"$tmp"
     n=0
     for key in math fa1 fa2 fa3 cudnn v2 v3 v3_mt2 v4 v4_bc64; do
+        dt=bf16
+        [ "$key" = v2 ] && dt=fp32 # an fp32 SIMT kernel: fasim times it in the dtype it is built for
         if ! "$fasim" io --profile "$key" --seqlen 4096 --batch 4 --heads "$h" --headdim "$d" \
-                --dtype bf16 --hw h200 --format csv >"$raw" 2>"$raw.err"; then
+                --dtype "$dt" --hw h200 --format csv >"$raw" 2>"$raw.err"; then
             echo "model_csv: profile $key skipped at d = $d: $(head -n 1 "$raw.err")" >&2
             continue
         fi

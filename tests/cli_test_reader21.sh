@@ -26,3 +26,18 @@ printf 'kernel,B,H,N,d,ms\nv3,4,16,4096,100,1.5\n' > "$T/r21_m.csv"
     && grep -qxF "fasim: the sweep has 262144 points (64 x 64 x 64), more than 100000" "$T/r21_se2" \
     && pass "reader21: sweep's limits name the values (2147483647) and points (64 x 64 x 64 = 262144) asked for" \
     || fail "reader21: sweep limits: $r21_s1 $(cat "$T/r21_se"); $r21_s2 $(cat "$T/r21_se2")"
+
+# ---- reader 22 #1: ... and only in the input formats they are built for ----
+r22_ok=1
+for a in "v5 fp8_e4m3 fp16 or bf16" "v4 fp8_e4m3 fp16 or bf16" "v1 bf16 fp32" "v2 fp16 fp32" "v0 fp8_e4m3 fp32, fp16 or bf16"; do
+    set -- $a; r22_p=$1 r22_d=$2; shift 2
+    case $r22_p in v0) r22_a="--algo standard" ;; v1) r22_a="--algo flash1" ;; *) r22_a="--algo flash2" ;; esac
+    # shellcheck disable=SC2086
+    "$FASIM" io --profile "$r22_p" $r22_a --dtype "$r22_d" --headdim 128 --seqlen 4096 > "$T/r22_o" 2> "$T/r22_e"; rc=$?
+    [ "$rc" = 2 ] && [ ! -s "$T/r22_o" ] && grep -qF "profile $r22_p is fasim's kernel kernels/attn_v" "$T/r22_e" \
+        && grep -qF "built for --dtype $* only, not $r22_d (kernels/README.md)" "$T/r22_e" || { r22_ok=0; echo "  $r22_p $r22_d: rc $rc $(cat "$T/r22_e")"; }
+done
+"$FASIM" io --profile v1 --algo flash1 --dtype fp32 --headdim 128 --seqlen 4096 > /dev/null 2>&1 || r22_ok=0
+"$FASIM" io --profile v5_fp8 --dtype fp8_e4m3 --headdim 128 --seqlen 4096 > /dev/null 2>&1 || r22_ok=0
+[ "$r22_ok" = 1 ] && pass "reader22: kernels/ profiles refuse dtypes their kernels are not built for (v4, v5 fp8; v1, v2 other than fp32; v0 fp8); v1 fp32 and v5_fp8 e4m3 time" \
+    || fail "reader22: kernels/ profiles' dtypes"

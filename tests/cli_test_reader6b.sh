@@ -69,7 +69,7 @@ grep -q "^bound: .*softmax when S, the softmax phase (exp + fp32), is the longer
 # ---- 6: explain names the overlap law's divisors ----
 "$FASIM" explain --algo flash2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 > "$T/r6b_w" 2>&1
 "$FASIM" explain --profile fa3 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 > "$T/r6b_w3" 2>&1
-"$FASIM" explain --profile v1 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 > "$T/r6b_w1" 2>&1
+"$FASIM" explain --profile v1 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype fp32 > "$T/r6b_w1" 2>&1
 "$FASIM" explain --algo flash2 --seqlen 4096 --batch 4 --heads 16 --headdim 128 --dtype bf16 --hw a100 > "$T/r6b_wa" 2>&1
 "$FASIM" explain --profile v3 --seqlen 4096 --batch 4 --heads 32 --headdim 64 --dtype bf16 > "$T/r6b_wv" 2>&1
 grep -q "GEMM phase G = max + c x min of (tensor, smem) = 892.8 ns, c = 0.064 at w_gemm = blocks per SM x warps / 4 = 2 x 4 / 4 = 2 warps on each scheduler (ldsm_mma_overlap" "$T/r6b_w" \
@@ -77,8 +77,8 @@ grep -q "GEMM phase G = max + c x min of (tensor, smem) = 892.8 ns, c = 0.064 at
     && grep -q "GEMM phase G = max + min / w_gemm of (tensor, smem) = 1.906 us, w_gemm = blocks per SM x warps / 4 = 2 x 4 / 4 = 2 (the resident warps" "$T/r6b_wa" \
     && grep -q "tile = max(G, S) + min(G, S) / w_phase + W / w_phase = 917.1 ns, w_phase = blocks per SM = 2 (policy warps" "$T/r6b_wv" \
     && grep -q "w_phase = consumer warpgroups x blocks per SM = 2 x 1 = 2 (policy ping-pong)" "$T/r6b_w3" \
-    && grep -q "loads L = L2 latency + .* = 909.8 ns (not prefetched); tile = the longest of L, G, S + the other two / w_phase + W / w_phase = 11.58 us, w_phase = 1 (overlap policy none" "$T/r6b_w1" \
-    && pass "reader6b: explain names w_gemm (2 x 4 / 4 = 2; c = 0.064 where ldsm_mma_overlap applies, min / w_gemm on the A100) and w_phase (4-warp blocks max(1, 2 x 4 / 8) = 1, v3's 8-warp blocks 2; fa3 2 x 1; v1's loads phase L 909.8 ns)" \
+    && grep -q "loads L = L2 latency + .* = 1.662 us (not prefetched); tile = the longest of L, G, S + the other two / w_phase + W / w_phase = 12.33 us, w_phase = 1 (overlap policy none" "$T/r6b_w1" \
+    && pass "reader6b: explain names w_gemm (2 x 4 / 4 = 2; c = 0.064 where ldsm_mma_overlap applies, min / w_gemm on the A100) and w_phase (4-warp blocks max(1, 2 x 4 / 8) = 1, v3's 8-warp blocks 2; fa3 2 x 1; v1's loads phase L 1.662 us in fp32)" \
     || fail "reader6b: overlap divisors: $(grep 'GEMM phase\|tile = ' "$T/r6b_w" | tr '\n' '|')"
 
 # ---- 7: explain says what an SRAM need above M means ----
