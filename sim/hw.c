@@ -95,7 +95,7 @@ static const struct {
     {"torch_select_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
     {"torch_upcast_bytes_per_s", K_REAL, 1, 1e9, 1e15, "1e9 to 1e15 bytes/s (read + write)"},
     /* ldmatrix feeding mma.sync in one warp's prefetched stream: the share of the shorter pipe's
-     * time not hidden, by warps of one block on each scheduler (ubench_pipes ldsm_mma rows) */
+     * time not hidden, by the resident warps on each scheduler (ubench_pipes ldsm_mma rows) */
     {"ldsm_mma_overlap", K_TEXT, 1, 0, 0, NULL},
 };
 enum { NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]) };
@@ -232,8 +232,9 @@ static fa_status parse_load_curve(const char *path, int line, const char *v, fa_
 }
 
 /* ldsm_mma_overlap = "w:c w:c ...": a forward mma.sync kernel's GEMM phase takes max + c min of its
- * tensor and shared-memory times, c by the warps of one block on each scheduler (w, increasing,
- * 0.25 to 64; c in [0, 1]); kernels/ubench_pipes.cu's ldsm_mma rows (docs/time-model.md, section 5). */
+ * tensor and shared-memory times, c by its w_gemm, the resident warps on each scheduler (w,
+ * increasing, 0.25 to 64; c in [0, 1]); kernels/ubench_pipes.cu's ldsm_mma rows (docs/time-model.md,
+ * section 5). */
 static fa_status parse_ldsm_overlap(const char *path, int line, const char *v, fa_hw *hw)
 {
     static const pair_spec sp = {"warps:c with 0.25 <= warps <= 64 (e.g. 2:0.064)", 0.25, 64, 0,

@@ -132,17 +132,18 @@ static int explain_time(FILE *f, const cli_opts *o, fa_algo a, const fa_blocks *
             snprintf(wph, sizeof wph, "w_phase = consumer warpgroups x blocks per SM = %.0f x %.0f = %.3g (policy %s)",
                      d->blocks_per_sm > 0 ? d->w_phase / d->blocks_per_sm : 0, d->blocks_per_sm, d->w_phase,
                      ovk == FA_OVERLAP_PINGPONG ? "ping-pong" : "pipelined");
-        if (d->ldsm_law) /* ldsm_mma_overlap (docs/time-model.md section 5) */
-            fprintf(f, "     GEMM phase G = max + c x min of (tensor, smem) = %s, c = %.3g at w_gemm = blocks per SM x warps / 4 = "
-                       "%.0f x %d / 4 = %.3g warps on each scheduler (ldsm_mma_overlap: ubench_pipes' ldmatrix -> mma.sync "
-                       "stream, next fragment prefetched); softmax S = %s = %s\n",
-                    fa_fmt_time(d->G, b[1], 32), d->c_gemm, d->blocks_per_sm, oc->warps, d->w_gemm,
-                    d->inst > 0 ? "max(exp + fp32, issue)" : "exp + fp32", fa_fmt_time(d->S, b[2], 32));
+        char glaw[320]; /* G's law: the ldsm_mma microbenchmark's, or max + min / w_gemm (docs/time-model.md section 5) */
+        if (d->ldsm_law)
+            snprintf(glaw, sizeof glaw, "max + c x min of (tensor, smem) = %s, c = %.3g at w_gemm = blocks per SM x warps / 4 = "
+                     "%.0f x %d / 4 = %.3g warps on each scheduler (ldsm_mma_overlap: ubench_pipes' ldmatrix -> mma.sync "
+                     "stream, next fragment prefetched)",
+                     fa_fmt_time(d->G, b[1], 32), d->c_gemm, d->blocks_per_sm, oc->warps, d->w_gemm);
         else
-            fprintf(f, "     GEMM phase G = max + min / w_gemm of (%s, smem) = %s, w_gemm = blocks per SM x warps / 4 = %.0f x %d / 4 "
-                       "= %.3g (the resident warps on each of the SM's 4 schedulers); softmax S = %s = %s\n",
-                    simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), d->blocks_per_sm, oc->warps, d->w_gemm,
-                    d->inst > 0 ? "max(exp + fp32, issue)" : "exp + fp32", fa_fmt_time(d->S, b[2], 32));
+            snprintf(glaw, sizeof glaw, "max + min / w_gemm of (%s, smem) = %s, w_gemm = blocks per SM x warps / 4 = %.0f x %d / 4 "
+                     "= %.3g (the resident warps on each of the SM's 4 schedulers)",
+                     simt ? "FMA GEMMs" : "tensor", fa_fmt_time(d->G, b[1], 32), d->blocks_per_sm, oc->warps, d->w_gemm);
+        fprintf(f, "     GEMM phase G = %s; softmax S = %s = %s\n", glaw, d->inst > 0 ? "max(exp + fp32, issue)" : "exp + fp32",
+                fa_fmt_time(d->S, b[2], 32));
         const int waited = d->t_wait > 0; /* waits and barriers (docs/time-model.md section 5) */
         if (waited)
             fprintf(f, "     waits and barriers W: %d wgmma wait%s x %.3g + %d barrier%s x %.3g SM clocks (the kernel's code; "
