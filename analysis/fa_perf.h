@@ -344,6 +344,10 @@ typedef struct {
     int latency;             /* not a pipe: 1 the launches take half the time ("launch"), 2 a grid
                                 of less than one wave leaves SMs idle ("grid") */
     int splits;              /* the forward's split-KV count (1: none) */
+    int64_t count_periods[2]; /* > 0: a causal pass's softmax FLOPs counted at four smaller N and
+                                extended by this many periods of lcm(B_r, B_c) (exact: a quadratic
+                                in the periods; docs/time-model.md, "Counting at large N"); 0:
+                                counted whole */
     fa_occupancy occ[2];     /* [0] forward kernel, [1] backward kernel (when in the pass) */
     fa_io_result io;         /* the two-level counts with the profile's tiles and placement
                                 (fwdbwd: both passes; the forward's tiles in io.blocks) */

@@ -890,9 +890,64 @@ static fa_status group_failure(fa_status st, const fa_shape *s)
     FA_FAIL(FA_EOVERFLOW, "%s for " FA_OVF_SHAPE, what, FA_OVF_ARGS(s));
 }
 
-static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
-                                const fa_hw *hw, int threads, int counted, fa_io_result *io, int *run)
+static int64_t gcd64(int64_t a, int64_t b)
 {
+    while (b) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* One K,V head's group (shape g) counted for the time model.  Under a causal mask alone, at N far
+ * beyond the tiles, the count is not run over every row block: growing N_q and N_k together by
+ * L = lcm(B_r, B_c) inserts one more period of the diagonal's pattern between the top rows and the
+ * bottom-right corner, which are unchanged, and the period's rows visit L / B_c more FULL tiles
+ * each, all alike, so the softmax FLOPs are a quadratic in the number of periods t (their second
+ * difference the FULL tiles' FLOPs added).  They are counted at four sizes N - t L ... N - (t - 3) L
+ * well past the edges, the quadratic through the first three checked on the fourth (and the peaks
+ * equal on all four), and evaluated at t; a shape where the check fails is run whole.  Split-KV
+ * (its chunks follow T_c) and every other mask are run whole. */
+static fa_status group_run(fa_pass kp, const fa_profile *prof, const fa_shape *g, fa_blocks bk, int64_t splits,
+                           const fa_hw *hw, int threads, fa_io_result *out, int64_t *periods)
+{
+    *periods = 0;
+    const int64_t L = bk.block_r / gcd64(bk.block_r, bk.block_c) * bk.block_c;
+    const int64_t off = g->seqlen_k > g->seqlen_q ? g->seqlen_k - g->seqlen_q : g->seqlen_q - g->seqlen_k;
+    const int64_t base = 8 * L + off, n = g->seqlen_q < g->seqlen_k ? g->seqlen_q : g->seqlen_k;
+    if (g->causal == FA_CAUSAL_NONE || splits != 1 || n < base + 8 * L)
+        return fa_io_run_placed(kp, prof->algo, g, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, out);
+    const int64_t t = (n - base) / L; /* periods taken off N for the smallest of the four counts */
+    fa_io_result r[4];
+    for (int k = 0; k < 4; k++) {
+        fa_shape a = *g;
+        a.seqlen_q -= (t - k) * L;
+        a.seqlen_k -= (t - k) * L;
+        FA_TRY(fa_io_run_placed(kp, prof->algo, &a, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &r[k]));
+    }
+    const int64_t y0 = (int64_t)r[0].counts.flops_other, y1 = (int64_t)r[1].counts.flops_other,
+                  y2 = (int64_t)r[2].counts.flops_other, y3 = (int64_t)r[3].counts.flops_other;
+    const int64_t d1 = y1 - y0, d2 = y2 - 2 * y1 + y0;
+    int same = y3 == y0 + 3 * d1 + 3 * d2;
+    for (int k = 1; k < 4; k++)
+        same = same && r[k].counts.sram_peak_bytes == r[0].counts.sram_peak_bytes &&
+               r[k].counts.reg_peak_bytes == r[0].counts.reg_peak_bytes;
+    __int128 y = (__int128)y0 + (__int128)t * d1 + (__int128)t * (t - 1) / 2 * d2;
+    if (!same || y < 0) /* not the quadratic: count the shape whole */
+        return fa_io_run_placed(kp, prof->algo, g, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, out);
+    if (y > (__int128)UINT64_MAX) FA_FAIL(FA_EOVERFLOW, "softmax FLOPs exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(g));
+    *out = r[0];
+    out->counts.flops_other = (uint64_t)y;
+    *periods = t;
+    return FA_OK;
+}
+
+static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
+                                const fa_hw *hw, int threads, int counted, fa_io_result *io, int *run,
+                                int64_t *periods)
+{
+    *periods = 0;
     const int plain = !counted && !s->window && !s->block_mask && !s->col_mask && !s->dense_mask && !(s->dropout_p > 0) &&
                       !(s->softcap > 0) && !s->alibi;
     *run = 1;
@@ -907,8 +962,7 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     c.batch = c.kv_heads = 1;
     c.heads = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
     fa_io_result small;
-    fa_status st =
-        fa_io_run_placed(kp, prof->algo, &c, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &small);
+    fa_status st = group_run(kp, prof, &c, bk, splits, hw, threads, &small, periods);
     if (st != FA_OK) return group_failure(st, s);
     const uint64_t heads = (uint64_t)s->batch * (uint64_t)(s->kv_heads > 0 ? s->kv_heads : 1);
     if (small.counts.flops_other > UINT64_MAX / heads)
@@ -1021,10 +1075,10 @@ static fa_status kernel_format(const fa_profile *p, fa_pass kp, const fa_shape *
 }
 
 static fa_status pass_counts(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
-                             const fa_hw *hw, int threads, int counted, fa_io_result *io)
+                             const fa_hw *hw, int threads, int counted, fa_io_result *io, int64_t *periods)
 {
     int run;
-    FA_TRY(pass_counts_of(kp, prof, s, bk, splits, hw, threads, counted, io, &run));
+    FA_TRY(pass_counts_of(kp, prof, s, bk, splits, hw, threads, counted, io, &run, periods));
     FA_TRY(kernel_format(prof, kp, s, bk, run, io));
     fa_io_times(io, s, hw);
     return FA_OK;
@@ -1180,7 +1234,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         if (!bwd) r->splits = splits; /* the forward's (fwdbwd: the backward never splits) */
         const int warps = row->warps;
         fa_io_result io;
-        FA_TRY(pass_counts(kp, prof, s, bk, bwd ? 1 : splits, hw, warps * 32, counted, &io));
+        FA_TRY(pass_counts(kp, prof, s, bk, bwd ? 1 : splits, hw, warps * 32, counted, &io, &r->count_periods[k]));
         pass_time pt;
         memset(&pt, 0, sizeof pt);
         r->occ[k].blocks = bk;

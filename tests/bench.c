@@ -172,7 +172,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < fa_nprofiles; i++) {
                 const fa_profile *p = &fa_profiles[i];
                 if (p->mma == FA_MMA_NONE) continue;
-                ps.dtype = FA_DTYPE_BF16;
+                /* each kernel in an input format it is built for: the SIMT kernels (v1, v2) in fp32 */
+                ps.dtype = p->mma == FA_MMA_SIMT ? FA_DTYPE_FP32 : FA_DTYPE_BF16;
                 if (p->dtypes && !strstr(p->dtypes, "bf16")) { /* a kernel of one input format (v5_fp8: e4m3) */
                     char first[32];
                     snprintf(first, sizeof first, "%s", p->dtypes);

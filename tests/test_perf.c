@@ -860,6 +860,53 @@ static void test_counted_equals_closed(void **st)
             }
 }
 
+/* A causal pass at N far beyond the tiles counts its softmax FLOPs at four smaller N and extends
+ * them as a quadratic in the periods of lcm(B_r, B_c) (docs/time-model.md, "Counting at large N"):
+ * on every kernel profile family (B_r != B_c among them), with tails, N_k > N_q, N_k < N_q, the
+ * top-left diagonal and GQA, the extended count equals the whole count-only run's, and the
+ * extension was taken (count_periods > 0). */
+static void test_causal_extension_exact(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    const char *keys[] = {"fa1", "fa2", "fa3", "cudnn", "v3", "v5", "v5_bwd"};
+    const struct { int64_t nq, nk, kvh; fa_causal c; } cases[] = {
+        {4133, 4133, 2, FA_CAUSAL_BOTTOM_RIGHT}, {5000, 6537, 2, FA_CAUSAL_BOTTOM_RIGHT},
+        {6537, 5000, 2, FA_CAUSAL_BOTTOM_RIGHT}, {5000, 6537, 2, FA_CAUSAL_TOP_LEFT},
+        {4096, 4096, 1, FA_CAUSAL_BOTTOM_RIGHT}};
+    int extended = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            for (int pass = 0; pass < 2; pass++) {
+                fa_shape s = fa_shape_default(cases[c].nq, 128);
+                s.seqlen_k = cases[c].nk;
+                s.heads = 2;
+                s.kv_heads = cases[c].kvh;
+                s.causal = cases[c].c;
+                s.dtype = FA_DTYPE_BF16;
+                const fa_pass p = pass ? FA_PASS_BWD : FA_PASS_FWD;
+                const fa_profile *prof = fa_profile_find(keys[k]);
+                fa_perf_result a, b;
+                if (fa_perf_predict(prof, p, &s, &hw, NULL, &a) != FA_OK) { /* no such kernel pass */
+                    fa_clear_error();
+                    continue;
+                }
+                assert_int_equal(fa_perf_predict_counted(prof, p, &s, &hw, NULL, &b), FA_OK);
+                if (a.io.counts.flops_other != b.io.counts.flops_other)
+                    fail_msg("case %zu %s pass %d (tiles %lld x %lld, %lld periods): other %llu vs %llu", c, keys[k],
+                             pass, (long long)a.io.blocks.block_r, (long long)a.io.blocks.block_c,
+                             (long long)a.count_periods[pass], (unsigned long long)a.io.counts.flops_other,
+                             (unsigned long long)b.io.counts.flops_other);
+                assert_true(a.io.counts.sram_peak_bytes == b.io.counts.sram_peak_bytes);
+                assert_true(a.io.counts.reg_peak_bytes == b.io.counts.reg_peak_bytes);
+                assert_int_equal(b.count_periods[pass], 0);
+                extended += a.count_periods[pass] > 0;
+                assert_near(a.time_s, b.time_s, 1e-12 * b.time_s);
+            }
+    assert_true(extended >= 40);
+}
+
 /* The bytes of one tensor of a count, 0 when it has none. */
 static uint64_t tensor_read(const fa_counts *c, const char *name)
 {
@@ -1262,6 +1309,7 @@ int main(void)
         cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_modelled_pipes), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
+        cmocka_unit_test(test_causal_extension_exact),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
         cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_waits_barriers), cmocka_unit_test(test_std_launches), cmocka_unit_test(test_check_arch),
