@@ -186,14 +186,14 @@ const fa_profile fa_profiles[] = {
      .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3 (warp specialization, ping-pong, intra-warpgroup overlap); Dao-AILab/flash-attention hopper/ at 7f67966c"},
     {.key = "cudnn", .name = "cuDNN fused attention on Hopper (as Nsight Compute sees it)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
-     .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
+     .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 0,
      .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(cudnn_tiles),
      /* warp instructions per score element, Nsight Compute at B 4, N 4096, non-causal
         (analysis/measured/h200/s9_issue.csv: smsp__inst_executed.sum / (tiles x B_r x B_c)) */
      .inst_by_d = {{64, 0.2575, 0.5727}, {128, 0.2901, 0.6959}},
      /* closed source: its backward's waits and barriers assumed to be FlashAttention-3's */
      .waits_bwd = 4, .barriers_bwd = 2,
-     .source = "Nsight Compute on the lent H200 (analysis/measured/h200/v5_bwd_ncu.csv): 132 x 384 threads, persistent; tiles assumed"},
+     .source = "Nsight Compute on the lent H200 (analysis/measured/h200/v5_bwd_ncu.csv): 132 x 384 threads, persistent; tiles assumed; causal row blocks lightest first, head by head (s15_sched.csv: docs/time-model.md section 6)"},
     /* PyTorch's SDPA math backend: fp16/bf16 computed in fp32, composite ops (fa_std_ops) */
     {.key = "math", .name = "PyTorch's SDPA math backend (standard attention in fp32: casts, GEMM, mask, safe softmax, GEMM)",
      .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_TORCH_MATH, NT(math_tiles),

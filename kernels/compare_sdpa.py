@@ -6,6 +6,7 @@ against both backends measured in the same device call.
     python3 kernels/compare_sdpa.py --csv OUT.csv [--n 512,1024,...] [--d 64,128]
                                     [--causal 0,1] [--reps 20] [--dtype bf16] [--bwd]
                                     [--shapes B,H,N;...] [--math]
+                                    [--timing graph|eager] [--eager-csv PATH]
 
 Shapes: hidden 2048 (H = 2048/d), batch * N = 16384 tokens, N_q = N_k = N, layout (B, H, N, d);
 --shapes B,H,N;... times those instead (e.g. one or two heads: a grid that is a fraction of a
@@ -14,7 +15,14 @@ With N_q = N_k, PyTorch's top-left causal mask equals fasim's bottom-right one.
 Validation: the same FlashAttention rule as fabench: out_ref = SDPA math backend in fp32 on the
 same (bf16-rounded) inputs, out_naive = math backend in bf16; pass when
 max|out - out_ref| <= 2 max|out_naive - out_ref|.  Fresh N(0,1) inputs per shape.
-Timing: CUDA events around each call, 3 warm-ups, median of `reps`.
+Timing (--timing graph, the default): the call captured once in a CUDA graph, then CUDA events
+around each replay, 3 warm-ups, median of `reps` -- the GPU's time for the call's kernels, as
+fabench times its own (one launch between two events), without PyTorch's host work before and
+between the launches (Python, the dispatcher, allocation: 16-115 us a call, which the GPU waits
+for when events bracket a single eager call; docs/time-model.md, "What is not modelled: the
+host").  A call that cannot be captured is timed eagerly and its row says so on stderr.
+--timing eager: CUDA events around each eager call (the method before 2026-12-03).
+--eager-csv PATH: also write every row timed eagerly (same columns) beside the graph times.
 TFLOP/s: 4 B H N^2 d, halved when causal; GB/s: Q, K, V read once and O written once.
 --bwd: the backward alone (torch.autograd.grad of a stored forward, rows `sdpa_*_bwd`), FLOPs
 2.5x the forward's; gradients checked for N <= 4096 against the math backend in fp32 with
@@ -43,6 +51,52 @@ def timed(fn, warmup, reps):
         e1.synchronize()
         ts.append(e0.elapsed_time(e1))
     return statistics.median(ts)
+
+
+def timed_graph(fn, warmup, reps):
+    """Median ms of a CUDA-graph replay of fn (captured after warm-ups on a side stream), or None
+    when fn cannot be captured."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(g):
+            fn()
+    except RuntimeError as ex:
+        print(f"compare_sdpa: not capturable ({str(ex).splitlines()[0][:120]}): timed eagerly", file=sys.stderr)
+        torch.cuda.synchronize()
+        return None
+    for _ in range(warmup):
+        g.replay()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        e0 = torch.cuda.Event(enable_timing=True)
+        e1 = torch.cuda.Event(enable_timing=True)
+        e0.record()
+        g.replay()
+        e1.record()
+        e1.synchronize()
+        ts.append(e0.elapsed_time(e1))
+    del g
+    return statistics.median(ts)
+
+
+def measure(fn, a):
+    """(ms, eager ms or None): the --timing method's median, and the eager one when --eager-csv
+    asks for it (or it is the method)."""
+    eager = timed(fn, 3, a.reps) if (a.eager_csv or a.timing == "eager") else None
+    if a.timing == "eager":
+        return eager, eager
+    ms = timed_graph(fn, 3, a.reps)
+    if ms is None:
+        ms = eager if eager is not None else timed(fn, 3, a.reps)
+    return ms, eager
 
 
 def run_bwd(f, backends, B, H, n, d, c, dt, a):
@@ -76,7 +130,7 @@ def run_bwd(f, backends, B, H, n, d, c, dt, a):
                     ok = all(torch.isfinite(x).all().item() for x in gr)
                     err, verdict = float("nan"), ("skip" if ok else "FAIL")
                 del gr
-                ms = timed(lambda: torch.autograd.grad(out, (q, k, v), do, retain_graph=True), 3, a.reps)
+                ms, ms_eager = measure(lambda: torch.autograd.grad(out, (q, k, v), do, retain_graph=True), a)
                 del out
         except RuntimeError as ex:
             print(f"compare_sdpa: {name} bwd N {n} d {d} causal {c}: {ex}", file=sys.stderr)
@@ -86,6 +140,11 @@ def run_bwd(f, backends, B, H, n, d, c, dt, a):
         gb = nbytes / (ms * 1e-3) / 1e9
         f.write(f"{name}_bwd,{B},{H},{H},{n},{n},{d},{c},{a.dtype},{ms:.5f},{tf:.2f},{gb:.1f},{err:.3e},{verdict}\n")
         f.flush()
+        if a.eager_file is not None:
+            a.eager_file.write(f"{name}_bwd,{B},{H},{H},{n},{n},{d},{c},{a.dtype},{ms_eager:.5f},"
+                               f"{flops / (ms_eager * 1e-3) / 1e12:.2f},{nbytes / (ms_eager * 1e-3) / 1e9:.1f},"
+                               f"{err:.3e},{verdict}\n")
+            a.eager_file.flush()
         print(f"{name}_bwd B {B:2d} H {H:2d} N {n:5d} d {d:3d} causal {c}  {ms:9.3f} ms  {tf:7.1f} TFLOP/s  "
               f"err {err:.2e}  {verdict}", flush=True)
     del q, k, v, do, ref
@@ -105,6 +164,9 @@ def main():
     ap.add_argument("--bwd", action="store_true")
     ap.add_argument("--shapes", default="",
                     help="B,H,N[;B,H,N...]: these shapes (with each --d and --causal) instead of the sweep's")
+    ap.add_argument("--timing", default="graph", choices=["graph", "eager"],
+                    help="graph: replays of the call captured in a CUDA graph (default); eager: each call")
+    ap.add_argument("--eager-csv", default="", help="also write the rows timed eagerly to this file")
     ap.add_argument("--math", action="store_true",
                     help="also time the math backend (standard attention: S and P in HBM), forward only")
     a = ap.parse_args()
@@ -134,8 +196,12 @@ def main():
     if a.math and not a.bwd:
         backends.append(("sdpa_math", SDPBackend.MATH))
     fails = 0
+    header = "kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n"
+    a.eager_file = open(a.eager_csv, "w") if a.eager_csv else None
+    if a.eager_file is not None:
+        a.eager_file.write(header)
     with open(a.csv, "w") as f:
-        f.write("kernel,B,H,H_kv,N_q,N_k,d,causal,dtype,ms,tflops,gbps,max_err,pass\n")
+        f.write(header)
         for d in ds:
             for c in cs:
                 for B, H, n in (shapes or [(16384 // n, 2048 // d, n) for n in ns]):
@@ -157,8 +223,8 @@ def main():
                                 err = (out.float() - ref).abs().max().item()
                                 ok = err <= 2 * err_naive and torch.isfinite(out).all().item()
                                 del out
-                                ms = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c)),
-                                           3, a.reps)
+                                ms, ms_eager = measure(
+                                    lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(c)), a)
                         except RuntimeError as ex:  # backend not available for this shape
                             print(f"compare_sdpa: {name} N {n} d {d} causal {c}: {ex}", file=sys.stderr)
                             continue
@@ -169,6 +235,12 @@ def main():
                                f"{err:.3e},{'PASS' if ok else 'FAIL'}")
                         f.write(row + "\n")
                         f.flush()
+                        if a.eager_file is not None:
+                            a.eager_file.write(
+                                f"{name},{B},{H},{H},{n},{n},{d},{c},{a.dtype},{ms_eager:.5f},"
+                                f"{flops / (ms_eager * 1e-3) / 1e12:.2f},{nbytes / (ms_eager * 1e-3) / 1e9:.1f},"
+                                f"{err:.3e},{'PASS' if ok else 'FAIL'}\n")
+                            a.eager_file.flush()
                         print(f"{name:10s} B {B:2d} H {H:2d} N {n:5d} d {d:3d} causal {c}  {ms:9.3f} ms  "
                               f"{tf:7.1f} TFLOP/s  err {err:.2e} (naive {err_naive:.2e})  "
                               f"{'PASS' if ok else 'FAIL'}", flush=True)

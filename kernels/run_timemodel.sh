@@ -8,7 +8,8 @@
 # Needs build/gpu/fabench and build/gpu/ubench_pipes (make gpu ubench, here or carried).
 # Writes under $OUT (default ./gpu_out): ubench.csv, tm_fwd.csv, tm_bwd.csv, tm_sdpa_fwd.csv,
 # tm_sdpa_bwd.csv, tm_small_fwd.csv, tm_small_bwd.csv (one- and two-head shapes: a fraction of
-# a wave), tm_ncu.tgz
+# a wave), tm_ncu.tgz; SDPA timed as CUDA-graph replays (compare_sdpa.py --timing graph), its
+# eager per-call times beside them in tm_sdpa_{fwd,bwd}_eager.csv and tm_small_{fwd,bwd}_sdpa_eager.csv
 # (ncu phase: ncu_io.csv of the forward kernels at N = 4096, causal 0 and 1), log_tm.txt.
 set -u
 OUT=${OUT:-$PWD/gpu_out}
@@ -34,10 +35,10 @@ if has bwd; then
   run $FAB --sweep --bwd --bwd-kernels $BWD --csv "$OUT/tm_bwd.csv" || rc=1
 fi
 if has sdpa_fwd; then
-  run python3 kernels/compare_sdpa.py --math --csv "$OUT/tm_sdpa_fwd.csv" || rc=1
+  run python3 kernels/compare_sdpa.py --math --csv "$OUT/tm_sdpa_fwd.csv" --eager-csv "$OUT/tm_sdpa_fwd_eager.csv" || rc=1
 fi
 if has sdpa_bwd; then
-  run python3 kernels/compare_sdpa.py --bwd --csv "$OUT/tm_sdpa_bwd.csv" || rc=1
+  run python3 kernels/compare_sdpa.py --bwd --csv "$OUT/tm_sdpa_bwd.csv" --eager-csv "$OUT/tm_sdpa_bwd_eager.csv" || rc=1
 fi
 # one and two heads, B = 1: 16 to 256 thread blocks on 132 SMs, a fraction of a wave
 SHAPES="1,1,4096;1,2,4096;1,1,16384;1,2,16384"
@@ -57,7 +58,8 @@ small() { # small fwd|bwd: fabench's kernels and SDPA on SHAPES into tm_small_MO
       rm -f "$f"
     fi
   done; done; done
-  run python3 kernels/compare_sdpa.py $([ "$mode" = bwd ] && echo --bwd) --shapes "$SHAPES" --csv "$OUT/sdpa_small.csv" || rc=1
+  run python3 kernels/compare_sdpa.py $([ "$mode" = bwd ] && echo --bwd) --shapes "$SHAPES" --csv "$OUT/sdpa_small.csv" \
+    --eager-csv "$OUT/tm_small_${mode}_sdpa_eager.csv" || rc=1
   tail -n +2 "$OUT/sdpa_small.csv" >>"$dst"
   rm -f "$OUT/sdpa_small.csv"
 }

@@ -18,11 +18,19 @@ where on the diagonal it sits: the mapping gives every slice the last rows' keys
 a time (nan).
 Bytes (dram_*, l2_*) and blocks_per_sm (the smallest launch__occupancy_limit_*) come from the
 Nsight Compute files where a kernel was profiled at that shape; elsewhere they stay empty.
-Usage: python3 analysis/measured/h200/make_timemodel_input.py   (from the repository root)
+The measurement of 2026-12-03 (kernels/run_tm15.sh a and b, s15_log_tm_a.txt, s15_log_tm_b.txt)
+repeats it with PyTorch SDPA timed as CUDA-graph replays of each call (compare_sdpa.py --timing
+graph; the eager per-call times in s15_*_eager.csv): its files carry the prefix s15_ and it is
+written to s15_timemodel_input.csv.  Bytes and blocks_per_sm come from the 2026-12-01 Nsight
+Compute files either way (the same kernels on the same shapes).
+Usage: python3 analysis/measured/h200/make_timemodel_input.py [s15_]   (from the repository root)
 """
-import csv, io, os, re, tarfile
+import csv, io, os, re, sys, tarfile
 
 here = os.path.dirname(os.path.abspath(__file__))
+prefix = sys.argv[1] if len(sys.argv) > 1 else ""
+if prefix not in ("", "s15_"):
+    sys.exit("make_timemodel_input.py: the prefix is '' (2026-12-01) or s15_ (2026-12-03), not %r" % prefix)
 
 
 def rows(fn):
@@ -50,7 +58,7 @@ with tarfile.open(os.path.join(here, "tm_ncu.tgz")) as tz:
 out = []
 for fn in ("tm_fwd.csv", "tm_sdpa_fwd.csv", "tm_small_fwd.csv", "tm_bwd.csv", "tm_sdpa_bwd.csv",
            "tm_small_bwd.csv"):
-    for r in rows(fn):
+    for r in rows(prefix + fn):
         k = r["kernel"]
         if k == "v3_bwd_det" or r["ms"] in ("", "nan") or (k == "v1" and r["causal"] == "1"):
             continue
@@ -66,11 +74,11 @@ for fn in ("tm_fwd.csv", "tm_sdpa_fwd.csv", "tm_small_fwd.csv", "tm_bwd.csv", "t
                     "blocks_per_sm": occ_of.get(key, "") if sweep else "",
                     "dram_read_bytes": nb.get("dram_read_bytes", ""), "dram_write_bytes": nb.get("dram_write_bytes", ""),
                     "l2_read_bytes": nb.get("xbar2l1_read_bytes", ""), "l2_write_bytes": nb.get("l12xbar_write_bytes", ""),
-                    "source": fn})
+                    "source": prefix + fn})
 
 cols = ["kernel", "B", "H", "H_kv", "N_q", "N_k", "d", "causal", "dtype", "algo", "blocks_per_sm", "ms",
         "dram_read_bytes", "dram_write_bytes", "l2_read_bytes", "l2_write_bytes"]
-with open(os.path.join(here, "timemodel_input.csv"), "w", newline="") as f:
+with open(os.path.join(here, prefix + "timemodel_input.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
     w.writerows(out)
