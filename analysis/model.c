@@ -308,7 +308,15 @@ fa_status fa_model_load(const char *path, fa_model *m)
     } else if (!saw) {
         m->scale = 1;
         snprintf(m->scale_from, sizeof m->scale_from, "scale_attn_weights false");
-    } else if (mscale2 != 1) {
+    } else if (mscale2 != 1 && !strcmp(m->type, "deepseek_v2")) {
+        /* Transformers' DeepseekV2Attention sets scaling = qk_head_dim^-0.5 and no mscale (its yarn
+         * rope's attention_scaling is mscale / mscale_all_dim = 1 here); DeepSeek's own modeling code
+         * (trust_remote_code), vLLM and SGLang multiply it by mscale^2, as Transformers'
+         * DeepseekV3Attention does */
+        snprintf(m->scale_note, sizeof m->scale_note,
+                 "DeepSeek's reference code and vLLM use mscale^2 / sqrt(d) = %.6g, yarn mscale = %.4g",
+                 mscale2 / sqrt((double)m->head_dim), sqrt(mscale2));
+    } else if (mscale2 != 1) { /* Transformers' DeepseekV3Attention, DeepSeek's code and vLLM alike */
         m->scale = mscale2 / sqrt((double)m->head_dim);
         snprintf(m->scale_from, sizeof m->scale_from, "mscale^2 / sqrt(d), yarn mscale = %.4g", sqrt(mscale2));
     }

@@ -48,6 +48,10 @@ int cli_resolve(cli_opts *o)
             k += (size_t)snprintf(o->model_note + k, n - k, "the model is published in fp32; counted in bf16 as "
                                   "fasim report does (the FlashAttention kernels take fp16/bf16; --dtype fp32 to count fp32)");
         }
+        if (m.scale_note[0] && !o->given[O_SCALE] && k < n) /* DeepSeek-V2: two implementations, two scales */
+            k += (size_t)snprintf(o->model_note + k, n - k, "%sscale 1/sqrt(d) = %.6g, as Transformers' "
+                                  "DeepseekV2Attention uses; %s (--scale to take that; it changes no count)",
+                                  k ? "; " : "", 1 / sqrt((double)m.head_dim), m.scale_note);
         const int all = m.n_sliding == m.layers || (m.n_sliding == 0 && m.layers <= 0);
         if (m.sliding_window > 0 && m.sliding_window < s->seqlen_k && !o->given[O_WINDOW] && k < n) {
             if (all && s->causal != FA_CAUSAL_NONE) {
@@ -134,7 +138,7 @@ void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
     char mb[32], mt[256], sc[48] = "";
     const char *mask = fa_mask_text(s, 0, mt, sizeof mt);
     /* a scale other than the default 1/sqrt(d) (--scale, or the model's: Gemma's
-     * query_pre_attn_scalar, DeepSeek's mscale); it changes no count */
+     * query_pre_attn_scalar, DeepSeek-V3's mscale); it changes no count */
     if (s->scale > 0 && fabs(s->scale * sqrt((double)s->d) - 1) > 1e-12)
         snprintf(sc, sizeof sc, ", scale %.6g (not 1/sqrt(d))", s->scale);
     fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64

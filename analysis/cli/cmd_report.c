@@ -997,8 +997,9 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
         for (int t = 0; t < rows[k].nkind; t++) d256 |= rows[k].s[t].d == 256, d192 |= rows[k].s[t].d == 192;
     }
     fprintf(m, "\v scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
-           " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek's yarn mscale sets another\n"
-           " (docs/conventions.md, \"Model configs\"); it changes no count.\n");
+           " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek-V3's yarn mscale sets another; DeepSeek-V2:\n"
+           " Transformers' DeepseekV2Attention takes 1/sqrt(d), where DeepSeek's reference code and vLLM take\n"
+           " mscale^2 / sqrt(d), both printed (docs/conventions.md, \"Model configs\"); it changes no count.\n");
     if (softcap)
         fprintf(m, "\v softcap C (Gemma-2's attn_logit_softcapping): each score becomes C tanh(S / C) before the softmax; it\n"
                " moves no byte, and the time model leaves its tanh out (docs/time-model.md, section 4): the time is that\n"
@@ -1256,14 +1257,15 @@ int cmd_report(int argc, char **argv)
         const fa_model *m = &models[k].m;
         for (int t = 0; t < rw->nkind; t++) {
             const fa_shape *s = &rw->s[t];
-            char wbuf[64] = "", dbuf[64] = "", xbuf[160] = "", lbuf[64] = "", tbuf[160];
+            char wbuf[64] = "", dbuf[64] = "", xbuf[320] = "", lbuf[64] = "", tbuf[160];
             snprintf(tbuf, sizeof tbuf, "%s%s", fa_dtype_name(s->dtype),
                      s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)" : "");
             if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
             if (s->d_v != s->d) snprintf(dbuf, sizeof dbuf, ", d_v = %" PRId64, s->d_v);
             { /* the scale Transformers uses, and where it comes from; the softcap */
-                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g (%s)", fa_model_scale(m),
-                                 m->scale > 0 && m->scale_from[0] ? m->scale_from : "1/sqrt(d)");
+                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g (%s%s%s)", fa_model_scale(m),
+                                 m->scale > 0 && m->scale_from[0] ? m->scale_from : "1/sqrt(d)",
+                                 m->scale_note[0] ? "; " : "", m->scale_note);
                 if (m->softcap > 0 && o > 0 && (size_t)o < sizeof xbuf)
                     snprintf(xbuf + o, sizeof xbuf - (size_t)o, ", softcap %g", m->softcap);
             }
