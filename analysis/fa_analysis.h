@@ -20,6 +20,17 @@
     "B = %" PRId64 ", H = %" PRId64 ", N_q = %" PRId64 ", N_k = %" PRId64 ", d = %" PRId64      \
     " (use a smaller --seqlen, --batch or --heads)"
 #define FA_OVF_ARGS(s) (s)->batch, (s)->heads, (s)->seqlen_q, (s)->seqlen_k, (s)->d
+/* The same without the advice, for a message that goes on with fa_ovf_limit's text. */
+#define FA_OVF_DIMS                                                                            \
+    "B = %" PRId64 ", H = %" PRId64 ", N_q = %" PRId64 ", N_k = %" PRId64 ", d = %" PRId64
+
+/* The limit an overflow message names: the largest N (N_q = N_k = N when they are equal, else
+ * the longer of the two, the other kept) for which fits(shape) is 1 (0: the counts overflow) at s's B, H and d, found by
+ * bisection (the counts grow with N), as ": at these B, H, d they fit up to N = X (use a smaller
+ * --seqlen, ...)" into buf; ": no N fits ..." when N = 1 overflows too; "" for a shape with a
+ * block, column or dense mask (their arrays are sized to s's N). */
+void fa_ovf_limit(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
+                  size_t n);
 
 typedef enum { FA_ALGO_STANDARD = 0, FA_ALGO_FLASH1 = 1, FA_ALGO_FLASH2 = 2, FA_NALGO = 3 } fa_algo;
 

@@ -19,3 +19,26 @@ r23_m=analysis/models
     && grep -q "scale 0.135234 (not 1/sqrt(d))" "$T/r23_t3" && ! grep -q "reference code" "$T/r23_t3" \
     && pass "reader23 #1: io --model deepseek-v2: scale 0.0721688 (Transformers), the note names 0.114721 (DeepSeek's code, vLLM); V3 0.135234, no note" \
     || fail "reader23 #1: deepseek-v2 scale: rc $r23_rc, json $(jq '.[0].scale' "$T/r23_j"): $(grep -i scale "$T/r23_t" | head -3)"
+
+# ---- 2: an overflow names the count (FLOPs or bytes) and the largest N that fits: 4 N^2 d B H <= 2^64 - 1
+#      at d = 64, B = H = 1: N = 2^28 - 1 = 268435455 (2^28 gives 2^64); io, sweep and compare alike ----
+expect_msg -x "reader23 #2: io N = 2^28: the matmul FLOPs overflow, N = 268435455 fits" \
+    "standard's closed-form matmul FLOPs exceed 64 bits for B = 1, H = 1, N_q = 268435456, N_k = 268435456, d = 64: at these B, H, d they fit up to N = 268435455 (use a smaller --seqlen, --batch or --heads)" \
+    -- io --seqlen 268435456 --profile paper
+"$FASIM" io --seqlen 268435455 --profile paper --algo standard --format csv > "$T/r23_o" 2>&1 \
+    && [ "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "flops_matmul") c = i} NR == 2 {print $c}' "$T/r23_o")" = 18446743936270598400 ] \
+    && pass "reader23 #2: io N = 268435455 counts 4 N^2 d = 18446743936270598400 matmul FLOPs (under 2^64)" \
+    || fail "reader23 #2: io N = 268435455: $(head -c 300 "$T/r23_o")"
+expect_msg "reader23 #2: sweep names the FLOPs and the limit" \
+    "fasim: at seqlen = 268435456 (standard): standard's closed-form matmul FLOPs exceed 64 bits for B = 1, H = 1, N_q = 268435456, N_k = 268435456, d = 64: at these B, H, d they fit up to N = 268435455" \
+    -- sweep --vary seqlen=1024,268435456 --algo standard
+printf 'kernel,B,H,N,d,ms\nfa2,1,1,268435456,64,1.5\n' > "$T/r23_c.csv"
+expect_msg "reader23 #2: compare names the row, the FLOPs and the limit" \
+    "r23_c.csv:2: flash2's closed-form matmul FLOPs exceed 64 bits for B = 1, H = 1, N_q = 268435456, N_k = 268435456, d = 64: at these B, H, d they fit up to N = 268435455" \
+    -- compare --measured "$T/r23_c.csv" --hw h200
+expect_msg "reader23 #2: a byte overflow is named as bytes (decode's K, B H = 10^9: N_k = 2^56 / 10^9)" \
+    "closed-form HBM bytes of tensor K exceed 64 bits for B = 1000000, H = 1000, N_q = 1, N_k = 2000000000, d = 64: at these B, H, d and N_q = 1 they fit up to N_k = 72057593 (use a smaller N_k, --batch or --heads)" \
+    -- io --decode --kv-len 2000000000 --batch 1000000 --heads 1000
+expect_msg "reader23 #2: the backward names its FLOPs and its own limit" \
+    "flash2's closed-form backward matmul FLOPs exceed 64 bits for B = 1, H = 1, N_q = 268435456, N_k = 268435456, d = 64: at these B, H, d they fit up to N = 240095922" \
+    -- io --seqlen 268435456 --profile paper --pass bwd --causal --algo flash2
