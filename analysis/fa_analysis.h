@@ -319,6 +319,7 @@ typedef struct {
     int64_t latent_d, latent_d_v; /* MLA decoding in the latent form (FlashMLA): d_qk = kv_lora_rank +
                                      qk_rope_head_dim, d_v = kv_lora_rank, one kv head */
     fa_dtype dtype;
+    int dtype_default;        /* 1: the file names no torch_dtype / dtype (dtype is fasim's fp16) */
 } fa_model;
 
 /* Reads a HuggingFace config.json as Transformers' configuration and attention classes read it

@@ -379,10 +379,12 @@ fa_status fa_model_load(const char *path, fa_model *m)
 #undef GET
 #undef REFUSE
     m->dtype = FA_DTYPE_FP16; /* the default when the file names none */
+    m->dtype_default = 1;
     json_t *dt = json_object_get(top, "torch_dtype");
     if (!dt || json_is_null(dt)) dt = json_object_get(top, "dtype");
     if ((!dt || json_is_null(dt)) && root != top) dt = json_object_get(root, "torch_dtype");
     if (dt && !json_is_null(dt)) {
+        m->dtype_default = 0;
         const char *s = json_is_string(dt) ? json_string_value(dt) : "";
         if (strcmp(s, "bfloat16") == 0) m->dtype = FA_DTYPE_BF16;
         else if (strcmp(s, "float16") == 0) m->dtype = FA_DTYPE_FP16;

@@ -42,3 +42,24 @@ expect_msg "reader23 #2: a byte overflow is named as bytes (decode's K, B H = 10
 expect_msg "reader23 #2: the backward names its FLOPs and its own limit" \
     "flash2's closed-form backward matmul FLOPs exceed 64 bits for B = 1, H = 1, N_q = 268435456, N_k = 268435456, d = 64: at these B, H, d they fit up to N = 240095922" \
     -- io --seqlen 268435456 --profile paper --pass bwd --causal --algo flash2
+
+# ---- 3: a config with no torch_dtype (GPT-2 medium, GPT-J) is counted in fp16 and says so ----
+"$FASIM" io --model "$r23_m/gpt2-medium.json" --algo flash2 > "$T/r23_g" 2>&1
+"$FASIM" io --model "$r23_m/gpt2-medium.json" --algo flash2 --dtype bf16 > "$T/r23_g2" 2>&1
+"$FASIM" io --model "$r23_m/llama-3-8b.json" --algo flash2 > "$T/r23_g3" 2>&1
+"$FASIM" report --model "$r23_m/gpt-j-6b.json" --no-plots --out-dir "$T/r23_rep" > "$T/r23_gr" 2>&1
+oneline "$T/r23_gr" > "$T/r23_gr1"
+grep -qF "note: --model $r23_m/gpt2-medium.json: no torch_dtype in the config: counted in fp16, fasim's default (Transformers loads it in torch's default fp32; --dtype to count another)" "$T/r23_g" \
+    && grep -q "^forward pass | .* fp16," "$T/r23_g" && ! grep -q "torch_dtype" "$T/r23_g2" && grep -q " bf16," "$T/r23_g2" \
+    && ! grep -q "torch_dtype" "$T/r23_g3" \
+    && grep -qF "== EleutherAI/gpt-j-6b: H = 16, H_kv = 16, d = 256, fp16 (no torch_dtype in the config: fasim's default fp16; Transformers would load fp32), causal" "$T/r23_gr" \
+    && grep -qF "dtype: the config's torch_dtype; float32 is counted in bf16 (the FlashAttention kernels take fp16/bf16), and a config with none (GPT-2, GPT-J) in fasim's default fp16" "$T/r23_gr1" \
+    && pass "reader23 #3: no torch_dtype: io's note and report's header say fp16 is fasim's default; --dtype and a dtyped config have no note" \
+    || fail "reader23 #3: no-dtype note: $(grep note "$T/r23_g" | head -2)"
+
+# ---- 4: a kv-heads that came from the model file is said to ----
+expect_msg -x "reader23 #4: --heads 4 on Llama-3-8B: the kv-heads = 8 is the model file's" \
+    "heads = 4 is not a multiple of kv-heads = 8, the model's, from --model $r23_m/llama-3-8b.json (give --kv-heads too, a divisor of 4)" \
+    -- io --model "$r23_m/llama-3-8b.json" --heads 4
+expect_msg -x "reader23 #4: a --kv-heads given keeps the plain message" \
+    "heads = 12 is not a multiple of kv-heads = 8" -- io --model "$r23_m/llama-3-8b.json" --heads 12 --kv-heads 8

@@ -43,6 +43,9 @@ int cli_resolve(cli_opts *o)
     if (o->model_path) { /* the model's rows as fasim report counts them (fa_report_model_shape) */
         size_t k = 0;
         const size_t n = sizeof o->model_note;
+        if (!dtype_given && m.dtype_default)
+            k += (size_t)snprintf(o->model_note + k, n - k, "no torch_dtype in the config: counted in fp16, fasim's "
+                                  "default (Transformers loads it in torch's default fp32; --dtype to count another)");
         if (!dtype_given && m.dtype == FA_DTYPE_FP32) {
             s->dtype = FA_DTYPE_BF16; /* the FlashAttention kernels take fp16/bf16 */
             k += (size_t)snprintf(o->model_note + k, n - k, "the model is published in fp32; counted in bf16 as "
@@ -71,6 +74,12 @@ int cli_resolve(cli_opts *o)
             }
         }
     }
+    /* a kv-heads taken from the model file, not from the command line: say where it came from */
+    if (o->model_path && !o->given[O_KV_HEADS] && s->heads >= 1 && s->kv_heads >= 1 && s->heads % s->kv_heads != 0)
+        return cli_fail(fa_error(FA_EINVAL, __FILE__, __LINE__,
+                                 "heads = %" PRId64 " is not a multiple of kv-heads = %" PRId64 ", the model's, from --model %s "
+                                 "(give --kv-heads too, a divisor of %" PRId64 ")",
+                                 s->heads, s->kv_heads, o->model_path, s->heads));
     static fa_mask_store masks; /* the arrays live until the process ends */
     fa_status st = fa_masks_load(s, o->block_mask_path, o->col_mask_path, o->doc_len, o->n_docs, o->dense_mask_path, &masks);
     if (st) return cli_fail(st);

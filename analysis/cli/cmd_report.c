@@ -996,6 +996,9 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
         softcap |= models[k].m.softcap > 0;
         for (int t = 0; t < rows[k].nkind; t++) d256 |= rows[k].s[t].d == 256, d192 |= rows[k].s[t].d == 192;
     }
+    fprintf(m, "\v dtype: the config's torch_dtype; float32 is counted in bf16 (the FlashAttention kernels take\n"
+           " fp16/bf16), and a config with none (GPT-2, GPT-J) in fasim's default fp16, where Transformers would\n"
+           " load it in torch's default fp32; each header says which.\n");
     fprintf(m, "\v scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
            " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek-V3's yarn mscale sets another; DeepSeek-V2:\n"
            " Transformers' DeepseekV2Attention takes 1/sqrt(d), where DeepSeek's reference code and vLLM take\n"
@@ -1259,7 +1262,8 @@ int cmd_report(int argc, char **argv)
             const fa_shape *s = &rw->s[t];
             char wbuf[64] = "", dbuf[64] = "", xbuf[320] = "", lbuf[64] = "", tbuf[160];
             snprintf(tbuf, sizeof tbuf, "%s%s", fa_dtype_name(s->dtype),
-                     s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)" : "");
+                     s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)"
+                     : m->dtype_default ? " (no torch_dtype in the config: fasim's default fp16; Transformers would load fp32)" : "");
             if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
             if (s->d_v != s->d) snprintf(dbuf, sizeof dbuf, ", d_v = %" PRId64, s->d_v);
             { /* the scale Transformers uses, and where it comes from; the softcap */
