@@ -63,3 +63,13 @@ expect_msg -x "reader23 #4: --heads 4 on Llama-3-8B: the kv-heads = 8 is the mod
     -- io --model "$r23_m/llama-3-8b.json" --heads 4
 expect_msg -x "reader23 #4: a --kv-heads given keeps the plain message" \
     "heads = 12 is not a multiple of kv-heads = 8" -- io --model "$r23_m/llama-3-8b.json" --heads 12 --kv-heads 8
+
+# ---- 5: --doc-mask's table header names a document mask, built as a FlashMask column mask ----
+"$FASIM" io --doc-mask 512,512 --algo flash2 > "$T/r23_d" 2>&1
+"$FASIM" io --doc-mask 512,512 --algo flash2 --format json > "$T/r23_dj" 2>&1
+"$FASIM" io --help > "$T/r23_dh" 2>&1
+head -1 "$T/r23_d" | grep -qF "fp16, document mask of 2 documents (built as a FlashMask column mask) | H200-SXM" \
+    && [ "$(jq -r '.[0].mask' "$T/r23_dj")" = "column mask" ] \
+    && grep -qF "built as" "$T/r23_dh" && grep -qF "a FlashMask column mask (CSV and JSON: mask \"column mask\")" "$T/r23_dh" \
+    && pass "reader23 #5: io --doc-mask 512,512: the header says document mask of 2 documents (a column mask), --help too" \
+    || fail "reader23 #5: doc-mask header: $(head -1 "$T/r23_d")"

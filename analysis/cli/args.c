@@ -144,8 +144,14 @@ int cli_stdout_failed(const char *then)
 
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {
-    char mb[32], mt[256], sc[48] = "";
+    char mb[32], mt[256], mt2[384], sc[48] = "";
     const char *mask = fa_mask_text(s, 0, mt, sizeof mt);
+    char *cm = strstr(mt, "column mask");
+    if (o->n_docs > 0 && s->col_mask && cm) { /* --doc-mask: the mask asked for, and how fasim builds it */
+        snprintf(mt2, sizeof mt2, "%.*sdocument mask of %d documents (built as a FlashMask column mask)%s",
+                 (int)(cm - mt), mt, o->n_docs, cm + strlen("column mask"));
+        mask = mt2;
+    }
     /* a scale other than the default 1/sqrt(d) (--scale, or the model's: Gemma's
      * query_pre_attn_scalar, DeepSeek-V3's mscale); it changes no count */
     if (s->scale > 0 && fabs(s->scale * sqrt((double)s->d) - 1) > 1e-12)

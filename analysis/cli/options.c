@@ -223,7 +223,8 @@ static const cli_option TABLE[] = {
     {"col-mask", A_VALUE, MASK_CMDS, O_COL_MASK,
      "  --col-mask FILE                      FlashMask column mask: N_k lines \"lo1 hi1 [lo2 hi2]\"\n"},
     {"doc-mask", A_VALUE, MASK_CMDS, O_DOC_MASK,
-     "  --doc-mask L1,L2,...                 causal mask of packed documents (sum of L = N_q = N_k)\n"},
+     "  --doc-mask L1,L2,...                 causal mask of packed documents (sum of L = N_q = N_k), built as\n"
+     "                                       a FlashMask column mask (CSV and JSON: mask \"column mask\")\n"},
     {"mask", A_VALUE, MASK_CMDS, O_MASK,
      "  --mask FILE                          dense 0/1 mask, N_q rows of N_k (read from HBM too)\n"},
     {"dropout", A_VALUE, SHAPE_CMDS, O_DROPOUT,
