@@ -73,3 +73,16 @@ head -1 "$T/r23_d" | grep -qF "fp16, document mask of 2 documents (built as a Fl
     && grep -qF "built as" "$T/r23_dh" && grep -qF "a FlashMask column mask (CSV and JSON: mask \"column mask\")" "$T/r23_dh" \
     && pass "reader23 #5: io --doc-mask 512,512: the header says document mask of 2 documents (a column mask), --help too" \
     || fail "reader23 #5: doc-mask header: $(head -1 "$T/r23_d")"
+
+# ---- 6: a list that names an entry twice is refused by name, as a repeated option is ----
+expect_msg -x "reader23 #6: explain --algo flash2,flash2 refused" \
+    "--algo 'flash2,flash2' names flash2 twice (name each algorithm once)" -- explain --algo flash2,flash2
+expect_msg -x "reader23 #6: io --algo flash2,flash2,standard refused" \
+    "--algo 'flash2,flash2,standard' names flash2 twice (name each algorithm once)" -- io --algo flash2,flash2,standard
+expect_msg -x "reader23 #6: sweep --vary seqlen=64,64 refused" \
+    "--vary seqlen=64,64: '64' repeats the value 64 (list each value once)" -- sweep --vary seqlen=64,64
+expect_msg -x "reader23 #6: sweep --vary sram=64KiB,65536: the same size twice refused" \
+    "--vary sram=64KiB,65536: '65536' repeats the value 65536 (list each value once)" -- sweep --vary sram=64KiB,65536
+"$FASIM" io --algo flash2,standard --format json > "$T/r23_a" 2>&1
+[ "$(jq -r '[.[].algo] | join(",")' "$T/r23_a")" = "flash2,standard" ] \
+    && pass "reader23 #6: --algo flash2,standard still runs both, in that order" || fail "reader23 #6: --algo list: $(head -c 200 "$T/r23_a")"

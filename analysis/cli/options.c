@@ -415,9 +415,10 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
                 if (!strcmp(t, "all")) /* 'all' is a whole value, not a list item */
                     return cli_usage("--algo '%s': 'all' stands alone (or list the algorithms)", val);
                 if (fa_algo_parse(t, &al)) return cli_fail(FA_EINVAL);
-                int dup = 0;
-                for (int q = 0; q < o->n_algos; q++) dup |= o->algos[q] == (int)al;
-                if (!dup && o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
+                for (int q = 0; q < o->n_algos; q++)
+                    if (o->algos[q] == (int)al)
+                        return cli_usage("--algo '%s' names %s twice (name each algorithm once)", val, t);
+                if (o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
             }
             if (o->n_algos == 0) return cli_usage("--algo '%s' names no algorithm", val);
         }
