@@ -98,9 +98,13 @@ static const cli_option TABLE[] = {
      "                                       K = KiB = 1024, M = MiB, GiB binary; KB = 1000,\n"
      "                                       MB, GB decimal (default: the profile's shared\n"
      "                                       memory per thread block)\n"},
-    {"block-r", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
+    {"block-r", A_VALUE, HW_CMDS & ~(CMD_COMPARE | CMD_SWEEP), O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
      "                                       and the time model times each kernel on them)\n"},
-    {"block-c", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_C, NULL},
+    {"block-c", A_VALUE, HW_CMDS & ~(CMD_COMPARE | CMD_SWEEP), O_BLOCK_C, NULL},
+    /* sweep counts in the paper's model only: no time model to time the tiles */
+    {"block-r", A_VALUE, CMD_SWEEP, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes, counted in the paper's model (sweep\n"
+     "                                       runs no time model: time_s is the roofline)\n"},
+    {"block-c", A_VALUE, CMD_SWEEP, O_BLOCK_C, NULL},
     /* compare takes its tiles from the file: it names these options in its refusal */
     {"block-r", A_VALUE, CMD_COMPARE, O_BLOCK_R, NULL},
     {"block-c", A_VALUE, CMD_COMPARE, O_BLOCK_C, NULL},
