@@ -96,3 +96,11 @@ grep -qF -- "--block-r B_r --block-c B_c          explicit tile sizes, counted i
     && "$FASIM" sweep --vary block-r=16,32 --block-c 16 --algo flash2 > "$T/r23_so" 2>&1 && [ "$(wc -l < "$T/r23_so")" = 3 ] \
     && pass "reader23 #7: sweep --help: --block-r/--block-c counted in the paper's model, no time model; sweep still takes them" \
     || fail "reader23 #7: sweep --help: $(grep -A1 'block-r B_r' "$T/r23_sh")"
+
+# ---- 8: a hexadecimal size is refused as hexadecimal, with its decimal value (--sram, sweep's --vary sram) ----
+expect_msg -x "reader23 #8: io --sram 0x1000: hexadecimal refused, 0x1000 = 4096 named" \
+    "--sram: byte size '0x1000' is hexadecimal, which is not accepted: give it in decimal (0x1000 = 4096), with or without a suffix: B, KiB or K, MiB or M, GiB (powers of 1024), KB, MB, GB (powers of 1000)" \
+    -- io --sram 0x1000
+expect_msg "reader23 #8: sweep --vary sram=64KiB,0x20000: the same message" \
+    "--vary sram: byte size '0x20000' is hexadecimal, which is not accepted: give it in decimal (0x20000 = 131072)" \
+    -- sweep --vary sram=64KiB,0x20000

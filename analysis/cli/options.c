@@ -312,6 +312,16 @@ fa_status cli_parse_bytes(const char *text, uint64_t *out)
     if (!isdigit((unsigned char)*p))
         FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a whole number of bytes, or of a unit with its suffix: "
                 BYTE_SUFFIXES ")", text);
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) { /* as --scale and the integers: decimal digits only */
+        errno = 0;
+        char *hx;
+        unsigned long long h = strtoull(p + 2, &hx, 16);
+        if (hx != p + 2 && *hx == '\0' && errno != ERANGE)
+            FA_FAIL(FA_EINVAL, "byte size '%s' is hexadecimal, which is not accepted: give it in decimal (%s = %llu), "
+                    "with or without a suffix: " BYTE_SUFFIXES, text, text, h);
+        FA_FAIL(FA_EINVAL, "byte size '%s' is not accepted: hexadecimal is not read; give a decimal whole number with "
+                "or without a suffix: " BYTE_SUFFIXES, text);
+    }
     errno = 0;
     char *end;
     unsigned long long v = strtoull(p, &end, 10);
