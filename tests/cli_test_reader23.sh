@@ -104,3 +104,17 @@ expect_msg -x "reader23 #8: io --sram 0x1000: hexadecimal refused, 0x1000 = 4096
 expect_msg "reader23 #8: sweep --vary sram=64KiB,0x20000: the same message" \
     "--vary sram: byte size '0x20000' is hexadecimal, which is not accepted: give it in decimal (0x20000 = 131072)" \
     -- sweep --vary sram=64KiB,0x20000
+
+# ---- 9: a folder option creates its last folder only: a missing parent is refused, named, nothing made ----
+expect_msg -x "reader23 #9: check --study into a missing parent: refused, the parent named" \
+    "cannot create the directory $T/r23_none/deep/dir: its parent $T/r23_none/deep does not exist (a folder option -- report --out-dir, animate --out-dir, check --study, --save-npy -- creates its last folder only: make $T/r23_none/deep first)" \
+    -- check --study "$T/r23_none/deep/dir"
+[ ! -e "$T/r23_none" ] && pass "reader23 #9: the refused check --study made no folder" || fail "reader23 #9: check --study made $(find "$T/r23_none" | head -3)"
+expect_msg "reader23 #9: report --out-dir a/b with a missing: refused" \
+    "cannot create the directory $T/r23_none/b: its parent $T/r23_none does not exist" -- report --out-dir "$T/r23_none/b" --no-plots
+expect_msg "reader23 #9: check --save-npy a/b with a missing: refused" \
+    "cannot create the directory $T/r23_none/npy: its parent $T/r23_none does not exist" -- check --save-npy "$T/r23_none/npy"
+"$FASIM" check --study "$T/r23_st/" --no-plots > /dev/null 2>&1; r23_st=$?
+[ "$r23_st" = 0 ] && [ "$(ls "$T/r23_st" | grep -c '\.csv$')" -ge 1 ] && [ ! -e "$T/r23_none" ] \
+    && pass "reader23 #9: check --study DIR/ with an existing parent still makes DIR and writes its CSVs" \
+    || fail "reader23 #9: check --study $T/r23_st/: rc $r23_st"

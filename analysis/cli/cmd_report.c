@@ -1222,6 +1222,9 @@ int cmd_report(int argc, char **argv)
     const int longk = fa_report_window_model(models, nm);
     c.mem_png = c.longctx = c.sram_png = c.block_png = c.cp = c.cp_png = -1;
     const fa_hw *cph = &hw[nh - 1]; /* context parallelism: on the last --hw, when it gives its NVLink rate */
+    /* the default build/report: its parent build/ is made too (a folder option given creates its
+     * last folder only: fa_outset_mkdir) */
+    if (!strcmp(c.dir, "build/report")) (void)mkdir("build", 0777);
     int ok = cli_outset_mkdir(&c.os, c.dir) == 0;
     ok = ok && (c.report = out_file(&c, "report.csv", 0)) >= 0;
     ok = ok && (c.mem = out_file(&c, "memory_vs_n.csv", 0)) >= 0;

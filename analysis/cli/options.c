@@ -180,13 +180,14 @@ static const cli_option TABLE[] = {
      "                                       diag(+-1) H_d / sqrt(d) before quantizing (d a power of two;\n"
      "                                       signs from SplitMix64 of S + i, default S = 0)\n"},
     {"hadamard-seed", A_VALUE, CMD_CHECK, O_C_HADAMARD_SEED, NULL},
-    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above); DIR is created,\n"
-                                                     "                                       with its parents, if missing\n"},
+    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above); DIR is created\n"
+                                                     "                                       if missing (its parent must exist)\n"},
     {"no-plots", A_FLAG, CMD_CHECK, O_C_NO_PLOTS, "  --no-plots                           with --study: the CSVs only\n"},
     {"quiet", A_FLAG, CMD_CHECK, O_QUIET,
      "  --quiet                              with --study, --dtype or --save-npy: no progress and no\n"
      "                                       \"wrote\" line\n"},
-    {"save-npy", A_VALUE, CMD_CHECK, O_C_SAVE_NPY, "  --save-npy DIR                       write a sample problem as .npy files\n"},
+    {"save-npy", A_VALUE, CMD_CHECK, O_C_SAVE_NPY, "  --save-npy DIR                       write a sample problem as .npy files (DIR created if\n"
+     "                                       missing; its parent must exist)\n"},
     /* compare */
     {"measured", A_VALUE, CMD_COMPARE, O_MEASURED,
      "  --measured FILE                      the CSV of measured kernels (required; columns above)\n"},
@@ -199,8 +200,8 @@ static const cli_option TABLE[] = {
      "                                       v5_bwd_det=v5_bwd_cfg0 -- a KEY_det row is its own kernel);\n"
      "                                       at most 8, each naming a row of the file; given once\n"},
     /* animate */
-    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created, with its\n"
-                                                       "                                       parents, if missing)\n"},
+    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created if missing,\n"
+                                                       "                                       its parent must exist)\n"},
     {"delay", A_VALUE, CMD_ANIMATE, O_DELAY, "  --delay CENTISECONDS                 GIF frame delay (1 to 1000, default 40)\n"},
     {"heatmap", A_FLAG, CMD_ANIMATE, O_HEATMAP,
      "  --heatmap                            reads and writes per tile, flash1 vs flash2 (no frames)\n"},
@@ -212,7 +213,7 @@ static const cli_option TABLE[] = {
     {"batch", A_VALUE, CMD_REPORT, O_R_BATCH, "  --batch B                            (default 1)\n"},
     {"pass", A_VALUE, CMD_REPORT, O_R_PASS, "  --pass fwd|bwd|fwdbwd                the pass of the tables (default fwd)\n"},
     {"out-dir", A_VALUE, CMD_REPORT, O_R_OUT_DIR, "  --out-dir DIR                        where the CSV and plots go (default build/report;\n"
-                                                      "                                       created, with its parents, if missing)\n"},
+                                                      "                                       created if missing, its parent must exist)\n"},
     {"no-plots", A_FLAG, CMD_REPORT, O_R_NO_PLOTS, "  --no-plots                           the CSVs only, no PNG (no gnuplot)\n"},
     {"quiet", A_FLAG, CMD_REPORT, O_R_QUIET, "  --quiet                              nothing on stdout (no tables, no \"wrote\" lines): the\n"
      "                                       files only (errors still go to stderr)\n"},
