@@ -20,6 +20,17 @@
     "B = %" PRId64 ", H = %" PRId64 ", N_q = %" PRId64 ", N_k = %" PRId64 ", d = %" PRId64      \
     " (use a smaller --seqlen, --batch or --heads)"
 #define FA_OVF_ARGS(s) (s)->batch, (s)->heads, (s)->seqlen_q, (s)->seqlen_k, (s)->d
+/* The same without the advice, for a message that goes on with fa_ovf_limit's text. */
+#define FA_OVF_DIMS                                                                            \
+    "B = %" PRId64 ", H = %" PRId64 ", N_q = %" PRId64 ", N_k = %" PRId64 ", d = %" PRId64
+
+/* The limit an overflow message names: the largest N (N_q = N_k = N when they are equal, else
+ * the longer of the two, the other kept) for which fits(shape) is 1 (0: the counts overflow) at s's B, H and d, found by
+ * bisection (the counts grow with N), as ": at these B, H, d they fit up to N = X (use a smaller
+ * --seqlen, ...)" into buf; ": no N fits ..." when N = 1 overflows too; "" for a shape with a
+ * block, column or dense mask (their arrays are sized to s's N). */
+void fa_ovf_limit(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
+                  size_t n);
 
 typedef enum { FA_ALGO_STANDARD = 0, FA_ALGO_FLASH1 = 1, FA_ALGO_FLASH2 = 2, FA_NALGO = 3 } fa_algo;
 
@@ -300,11 +311,15 @@ typedef struct {
     char scale_from[64];      /* how the config sets scale ("1/sqrt(query_pre_attn_scalar = 144)",
                                  "scale_attn_weights false", "mscale^2 / sqrt(d), yarn mscale = 1.37");
                                  "" with scale 0 */
+    char scale_note[128];     /* the other scale of a config its implementations read two ways
+                                 (DeepSeek-V2: Transformers 1/sqrt(d), DeepSeek's code and vLLM
+                                 mscale^2 / sqrt(d)); "" when they agree */
     double softcap;           /* logit softcap (attn_logit_softcapping); 0: none */
     int mla;                  /* 1: DeepSeek-V2/V3 multi-head latent attention */
     int64_t latent_d, latent_d_v; /* MLA decoding in the latent form (FlashMLA): d_qk = kv_lora_rank +
                                      qk_rope_head_dim, d_v = kv_lora_rank, one kv head */
     fa_dtype dtype;
+    int dtype_default;        /* 1: the file names no torch_dtype / dtype (dtype is fasim's fp16) */
 } fa_model;
 
 /* Reads a HuggingFace config.json as Transformers' configuration and attention classes read it
@@ -319,7 +334,9 @@ typedef struct {
  *    latent decoding form d = kv_lora_rank + qk_rope_head_dim, d_v = kv_lora_rank, H_kv = 1.
  *  - the scale: 1/sqrt(query_pre_attn_scalar) when given (Gemma-2/3; their default 256);
  *    scale_attn_weights false: 1 (GPT-2); MLA: 1/sqrt(d) x mscale^2 with
- *    mscale = 0.1 mscale_all_dim ln(factor) + 1 of a yarn rope_scaling; else 1/sqrt(d).
+ *    mscale = 0.1 mscale_all_dim ln(factor) + 1 of a yarn rope_scaling (DeepseekV3Attention),
+ *    except model_type deepseek_v2: 1/sqrt(d) (DeepseekV2Attention), the mscale^2 value that
+ *    DeepSeek's code and vLLM use in scale_note; else 1/sqrt(d).
  *  - softcap: attn_logit_softcapping (Gemma-2's default 50).
  *  - the window: sliding_window (Mistral's, Gemma's and Qwen2's default 4096), none when null or
  *    when use_sliding_window is false (Qwen2/Qwen3's default; a 0 there too); 0 otherwise refused

@@ -45,10 +45,11 @@ typedef struct {
                          wrote (.png, .gif) is checked whole at the commit */
     int n, cap;
     char dir[1024];   /* the directory of fa_outset_mkdir */
-    size_t made_from; /* length of its first component that did not exist (0: none created) */
+    size_t made_from; /* length of dir (its trailing slashes dropped) when fa_outset_mkdir made it (0: none created) */
 } fa_outset;
 
-/* Creates dir and its missing parents, remembering the ones it made.  Errors: FA_EIO. */
+/* Creates dir, its last component only, remembering whether it made it.  Errors: FA_EIO (a
+ * parent that does not exist or is not a directory, named; a file in dir's place). */
 fa_status fa_outset_mkdir(fa_outset *os, const char *dir);
 /* Opens one output: keep_open 1 keeps the FILE (os->file[i].f) for the caller to write; 0 closes
  * it, for a program to write fa_outset_target.  Returns its index, or -1 with the error set

@@ -4,6 +4,7 @@
  * algorithm, so that tests/test_formula.c can prove counted == closed form.  A leaf: it calls
  * no other file of analysis/ (formula_bwd.c and io.c call it, never the reverse). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fa_analysis.h"
@@ -36,31 +37,93 @@ typedef struct {
     u128 r[FA_FORMULA_TENSORS], w[FA_FORMULA_TENSORS], mm;
 } acc128;
 
-static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out)
+/* On an overflow, names the count that overflowed in what (the caller's message) and returns
+ * FA_EOVERFLOW with no message recorded (fa_ovf_limit calls it again at smaller N). */
+static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out, char *what, size_t n)
 {
     u128 heads = (u128)s->batch * (u128)s->heads;
     u128 tr = 0, tw = 0;
     memset(out, 0, sizeof *out);
     for (int t = 0; t < FA_FORMULA_TENSORS; t++) {
         u128 r = a->r[t] * heads, w = a->w[t] * heads;
-        if (r > UINT64_MAX || w > UINT64_MAX)
-            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits for " FA_OVF_SHAPE,
-                    fa_formula_tensor_names[t], FA_OVF_ARGS(s));
+        if (r > UINT64_MAX || w > UINT64_MAX) {
+            snprintf(what, n, "HBM bytes of tensor %s", fa_formula_tensor_names[t]);
+            return FA_EOVERFLOW;
+        }
         out->read[t] = (uint64_t)r;
         out->write[t] = (uint64_t)w;
         tr += r;
         tw += w;
     }
     u128 mm = a->mm * heads;
-    if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
+    if (mm > UINT64_MAX) snprintf(what, n, "matmul FLOPs");
+    else if (tr > UINT64_MAX) snprintf(what, n, "HBM bytes read");
+    else if (tw > UINT64_MAX) snprintf(what, n, "HBM bytes written");
+    if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX) return FA_EOVERFLOW;
     out->read_bytes = (uint64_t)tr;
     out->write_bytes = (uint64_t)tw;
     out->matmul_flops = (uint64_t)mm;
     return FA_OK;
 }
 
+void fa_ovf_limit(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
+                  size_t n)
+{
+    buf[0] = '\0';
+    if (s->block_mask || s->col_mask || s->dense_mask) return; /* mask arrays sized to this N */
+    fa_shape t = *s;
+    const int both = s->seqlen_q == s->seqlen_k;
+    int64_t *v = both ? &t.seqlen_k : s->seqlen_k > s->seqlen_q ? &t.seqlen_k : &t.seqlen_q;
+    int64_t lo = 1, hi = *v; /* fits(lo), not fits(hi) */
+    *v = 1;
+    if (both) t.seqlen_q = 1;
+    if (!fits(&t, ctx)) {
+        snprintf(buf, n, ": no N fits at these B, H, d (use a smaller --batch, --heads or --headdim)");
+        return;
+    }
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        *v = mid;
+        if (both) t.seqlen_q = mid;
+        if (fits(&t, ctx)) lo = mid;
+        else hi = mid;
+    }
+    if (both)
+        snprintf(buf, n, ": at these B, H, d they fit up to N = %lld (use a smaller --seqlen, --batch or --heads)",
+                 (long long)lo);
+    else
+        snprintf(buf, n, ": at these B, H, d and %s = %lld they fit up to %s = %lld (use a smaller %s, --batch or "
+                 "--heads)", v == &t.seqlen_k ? "N_q" : "N_k", (long long)(v == &t.seqlen_k ? t.seqlen_q : t.seqlen_k),
+                 v == &t.seqlen_k ? "N_k" : "N_q", (long long)lo, v == &t.seqlen_k ? "N_k" : "N_q");
+}
+
+static fa_status formula(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out, char *what, size_t n);
+
+typedef struct {
+    fa_algo a;
+    fa_blocks bk;
+} fwd_ctx;
+
+static int fwd_fits(const fa_shape *t, const void *ctx)
+{
+    const fwd_ctx *c = ctx;
+    fa_formula f;
+    char w[64] = "";
+    return !(formula(c->a, t, c->bk, &f, w, sizeof w) == FA_EOVERFLOW && w[0]);
+}
+
 fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out)
+{
+    char what[64] = "", lim[200];
+    fa_status st = formula(a, s, bk, out, what, sizeof what);
+    if (st != FA_EOVERFLOW || !what[0]) return st;
+    const fwd_ctx c = {a, bk};
+    fa_ovf_limit(s, fwd_fits, &c, lim, sizeof lim);
+    FA_FAIL(FA_EOVERFLOW, "%s's closed-form %s exceed 64 bits for " FA_OVF_DIMS "%s", fa_algo_name(a), what,
+            FA_OVF_ARGS(s), lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+}
+
+static fa_status formula(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out, char *what, size_t n)
 {
     FA_TRY(fa_shape_check(s));
     FA_TRY(fa_blocks_check(bk));
@@ -145,7 +208,7 @@ fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formul
     }
     default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
     }
-    return finish(&A, s, out);
+    return finish(&A, s, out, what, n);
 }
 
 fa_status fa_formula_flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_loads, uint64_t *kv_loads)

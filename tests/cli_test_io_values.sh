@@ -45,7 +45,7 @@ expect_msg "io --dtype fp4: the dtypes listed" "fp8_e4m3, fp8_e5m2" -- io --dtyp
 
 # ---- an overflow of the closed forms names the shape and the options to reduce ----
 expect_msg "io --seqlen 2147483647: closed forms beyond 64 bits, the shape named" \
-    "exceed 64 bits for B = 1, H = 1, N_q = 2147483647, N_k = 2147483647, d = 64 (use a smaller --seqlen" -- io --seqlen 2147483647
+    "standard's closed-form matmul FLOPs exceed 64 bits for B = 1, H = 1, N_q = 2147483647, N_k = 2147483647, d = 64: at these B, H, d they fit up to N = 268435455 (use a smaller --seqlen" -- io --seqlen 2147483647
 
 # ---- --heads alone on an MHA model keeps it MHA; on a GQA model the kv heads stay ----
 "$FASIM" io --model analysis/models/gpt2-medium.json --heads 4 --algo flash2 2>"$T/err" | grep -q "H=4 H_kv=4 " \

@@ -16,7 +16,7 @@ mkdir -p "$T/r10_pipe"
 { "$FASIM" report --out-dir "$T/r10_pipe" 2> "$T/r10_pipe_err"; echo $? > "$T/r10_pipe_rc"; } | head -1 > "$T/r10_pipe_out"
 r10_rc=$(cat "$T/r10_pipe_rc")
 r10_left=$(ls -A "$T/r10_pipe" | wc -l)
-{ "$FASIM" report --no-plots --out-dir "$T/r10_pipe2/rep" 2>/dev/null; echo $? > "$T/r10_pipe_rc2"; } | head -1 > /dev/null
+{ "$FASIM" report --no-plots --out-dir "$T/r10_pipe2" 2>/dev/null; echo $? > "$T/r10_pipe_rc2"; } | head -1 > /dev/null
 [ "$r10_rc" = 1 ] && [ "$r10_left" -eq 0 ] && grep -q '^== ' "$T/r10_pipe_out" \
     && grep -qxF "fasim: cannot write standard output: Broken pipe; no output file written (the temporaries removed)" "$T/r10_pipe_err" \
     && [ "$(cat "$T/r10_pipe_rc2")" = 1 ] && [ ! -e "$T/r10_pipe2" ] \

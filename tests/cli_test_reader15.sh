@@ -24,9 +24,9 @@ oneline "$T/r15_rep.out" | grep -qF "(The kernels tables hold the published kern
     && pass "reader15: the kernels table, README and report-csv.md name the profiles it holds (v0-v5 by io --profile)" \
     || fail "reader15: kernels table profiles not named"
 
-# ---- 3: a missing folder: which options create theirs ----
+# ---- 3: a missing folder: which options create theirs (their last folder only: reader23 #9) ----
 expect_msg "reader15: sweep --out into a missing folder says which options create folders" \
-    "the directory $T/r15_none does not exist (a file option -- sweep --out, io --trace -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create theirs)" -- \
+    "the directory $T/r15_none does not exist (a file option -- sweep --out, io --trace -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create their last folder only)" -- \
     sweep --vary seqlen=256:1024:x2 --out "$T/r15_none/x.csv"
 
 # ---- 4: explicit tiles over M name the options, the need and the limit ----

@@ -97,7 +97,7 @@ grep -Eq "^hardware +memory +standard OOM N +flash1 OOM N +flash2 OOM N$" "$T/r7
 
 # ---- 20: the report's overflow names the model, its table and its real shape ----
 expect_msg "reader7: report overflow names gpt2-medium's table, H = 16" \
-    "model openai-community/gpt2-medium, its table's standard row on A100-SXM4-80GB (B = 1, H = 16, H_kv = 16, N = 300000000, d = 64, d_v = 64): closed-form totals exceed 64 bits" \
+    "model openai-community/gpt2-medium, its table's standard row on A100-SXM4-80GB (B = 1, H = 16, H_kv = 16, N = 300000000, d = 64, d_v = 64): standard's closed-form matmul FLOPs exceed 64 bits" \
     -- report --seqlen 300000000 --model "$R7_M/gpt2-medium.json" --no-plots --out-dir "$T/r7_ov"
 [ ! -e "$T/r7_ov" ] && pass "reader7: the refused report leaves no directory" || fail "reader7: the refused report left $T/r7_ov"
 

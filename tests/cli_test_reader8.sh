@@ -123,15 +123,17 @@ r8_dt32=$("$FASIM" io --model "$R8_ROOT/analysis/models/gemma-2-9b.json" --algo 
     && pass "reader8: --model of an fp32 model counts bf16 without --causal, fp32 with --dtype fp32; the README says so" \
     || fail "reader8: fp32 model: '$r8_dt' / '$r8_dt32'"
 
-# ---- 11: output folders: sweep --out names the missing directory; --out-dir / --study create theirs ----
+# ---- 11: output folders: sweep --out names the missing directory; --out-dir / --study create theirs
+#      (the last folder only, its parent must exist: reader23 #9) ----
 expect_msg -x "reader8: sweep --out into a missing directory says it does not exist" \
-    "cannot write $T/r8_none/x.csv: the directory $T/r8_none does not exist (a file option -- sweep --out, io --trace -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create theirs)" \
+    "cannot write $T/r8_none/x.csv: the directory $T/r8_none does not exist (a file option -- sweep --out, io --trace -- does not create its folder: make it first; the folder options report --out-dir, animate --out-dir, check --study and --save-npy create their last folder only)" \
     -- sweep --vary seqlen=512 --out "$T/r8_none/x.csv"
-"$FASIM" animate --out-dir "$T/r8_new/a/b" > /dev/null 2>&1
+"$FASIM" animate --out-dir "$T/r8_new" > /dev/null 2>&1
+"$FASIM" animate --out-dir "$T/r8_new2/a/b" > /dev/null 2>&1; r8_ab=$?
 "$FASIM" report --help > "$T/r8_rep_help" 2>&1
-[ -d "$T/r8_new/a/b" ] && grep -q "where the frames go (required; created, with its" "$T/r8_anim_help" \
-    && grep -q "where the CSV and plots go (default build/report;" "$T/r8_rep_help" && grep -q "created, with its parents, if missing" "$T/r8_rep_help" \
-    && grep -q "DIR is created," "$T/r8_chk_help" \
+[ -d "$T/r8_new" ] && [ "$r8_ab" = 2 ] && [ ! -e "$T/r8_new2" ] && grep -q "where the frames go (required; created if missing," "$T/r8_anim_help" \
+    && grep -q "where the CSV and plots go (default build/report;" "$T/r8_rep_help" && grep -q "created if missing, its parent must exist" "$T/r8_rep_help" \
+    && grep -q "DIR is created" "$T/r8_chk_help" \
     && "$FASIM" sweep --help | grep -q "its folder" \
-    && pass "reader8: animate/report --out-dir and check --study say they create the folder (animate made a/b); sweep --out's must exist" \
+    && pass "reader8: animate/report --out-dir and check --study say they create the folder (animate made r8_new, refused r8_new2/a/b); sweep --out's must exist" \
     || fail "reader8: output folder help"

@@ -51,13 +51,15 @@ gemma-3-1b.json|== google/gemma-3-1b-pt: H = 4, H_kv = 1, d = 256, bf16, causal|
 # Phi-3-mini-4k: a window of 2047 on every layer, d = 3072 / 32
 phi-3-mini-4k.json|== microsoft/Phi-3-mini-4k-instruct: H = 32, H_kv = 32, d = 96, bf16, causal + sliding window of 2047, scale = 0.102062 (1/sqrt(d)), B = 1, N = 4096;
 # GPT-2, GPT-NeoX, GPT-J: n_embd / n_head, no torch_dtype (GPT-J) -> fp16
-gpt2-medium.json|== openai-community/gpt2-medium: H = 16, H_kv = 16, d = 64, fp16, causal, scale = 0.125 (1/sqrt(d)), B = 1, N = 1024;
+gpt2-medium.json|== openai-community/gpt2-medium: H = 16, H_kv = 16, d = 64, fp16 (no torch_dtype in the config: fasim's default fp16; Transformers would load fp32), causal, scale = 0.125 (1/sqrt(d)), B = 1, N = 1024;
 gpt-neox-20b.json|== EleutherAI/gpt-neox-20b: H = 64, H_kv = 64, d = 96, fp16, causal, scale = 0.102062 (1/sqrt(d)), B = 1, N = 2048;
-gpt-j-6b.json|== EleutherAI/gpt-j-6b: H = 16, H_kv = 16, d = 256, fp16, causal, scale = 0.0625 (1/sqrt(d)), B = 1, N = 2048;
+gpt-j-6b.json|== EleutherAI/gpt-j-6b: H = 16, H_kv = 16, d = 256, fp16 (no torch_dtype in the config: fasim's default fp16; Transformers would load fp32), causal, scale = 0.0625 (1/sqrt(d)), B = 1, N = 2048;
 # Falcon-7b: multi_query, one kv head; 4544 / 71 = 64
 falcon-7b.json|== tiiuae/falcon-7b: H = 71, H_kv = 1, d = 64, bf16, causal, scale = 0.125 (1/sqrt(d)), B = 1, N = 2048;
-# DeepSeek-V2/V3 (MLA): d_qk = 128 + 64, d_v = 128, H_kv = H; scale (1/sqrt(192)) mscale^2, mscale = 0.1 mscale_all_dim ln(40) + 1
-deepseek-v2.json|== deepseek-ai/DeepSeek-V2: H = 128, H_kv = 128, d = 192, d_v = 128, bf16, causal, scale = 0.114721 (mscale^2 / sqrt(d), yarn mscale = 1.261), B = 1, N = 163840;
+# DeepSeek-V2/V3 (MLA): d_qk = 128 + 64, d_v = 128, H_kv = H; V3: scale (1/sqrt(192)) mscale^2, mscale =
+# 0.1 mscale_all_dim ln(40) + 1 (Transformers' DeepseekV3Attention); V2: Transformers' DeepseekV2Attention
+# takes qk_head_dim^-0.5 = 1/sqrt(192) with no mscale, DeepSeek's remote code and vLLM mscale^2 (0.707: 1.261)
+deepseek-v2.json|== deepseek-ai/DeepSeek-V2: H = 128, H_kv = 128, d = 192, d_v = 128, bf16, causal, scale = 0.0721688 (1/sqrt(d); DeepSeek's reference code and vLLM use mscale^2 / sqrt(d) = 0.114721, yarn mscale = 1.261), B = 1, N = 163840;
 deepseek-v3.json|== deepseek-ai/DeepSeek-V3: H = 128, H_kv = 128, d = 192, d_v = 128, bf16, causal, scale = 0.135234 (mscale^2 / sqrt(d), yarn mscale = 1.369), B = 1, N = 163840;
 MODELS
 rm_all=$(ls "$rm_dir"/*.json | wc -l)

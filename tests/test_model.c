@@ -238,17 +238,28 @@ static void test_family_falcon(void **state)
 static void test_family_deepseek(void **state)
 {
     (void)state;
-    /* MLA: d_qk = 128 + 64, d_v = 128, H_kv = H; latent 512 + 64 = 576, 512; scale 1/sqrt(192) x
-       mscale^2, mscale = 0.1 mscale_all_dim ln(40) + 1 (V2: 0.707, V3: 1.0) */
+    /* MLA: d_qk = 128 + 64, d_v = 128, H_kv = H; latent 512 + 64 = 576, 512.  V3: scale 1/sqrt(192)
+       x mscale^2, mscale = 0.1 mscale_all_dim ln(40) + 1 = 1.369 (Transformers' DeepseekV3Attention).
+       V2: Transformers' DeepseekV2Attention takes qk_head_dim^-0.5 = 1/sqrt(192) (no mscale); the
+       mscale^2 value (mscale_all_dim 0.707: 1.261) that DeepSeek's code and vLLM use is the note */
     const double m2 = 0.1 * 0.707 * log(40.0) + 1, m3 = 0.1 * log(40.0) + 1;
     family v2 = {"deepseek-v2.json", "deepseek-ai/DeepSeek-V2", 128, 128, 192, 128, 60, 163840, 0, 0,
-                 m2 * m2 / sqrt(192.0), 0, FA_DTYPE_BF16};
+                 1 / sqrt(192.0), 0, FA_DTYPE_BF16};
     check_family(&v2);
+    fa_model m;
+    load_shipped("deepseek-v2.json", &m);
+    assert_true(fabs(fa_model_scale(&m) - 0.0721688) < 1e-6);
+    assert_string_equal(m.scale_from, "");
+    char want[128];
+    snprintf(want, sizeof want, "DeepSeek's reference code and vLLM use mscale^2 / sqrt(d) = %.6g, yarn mscale = 1.261",
+             m2 * m2 / sqrt(192.0));
+    assert_string_equal(m.scale_note, want);
+    assert_string_equal(want, "DeepSeek's reference code and vLLM use mscale^2 / sqrt(d) = 0.114721, yarn mscale = 1.261");
     family v3 = {"deepseek-v3.json", "deepseek-ai/DeepSeek-V3", 128, 128, 192, 128, 61, 163840, 0, 0,
                  m3 * m3 / sqrt(192.0), 0, FA_DTYPE_BF16};
     check_family(&v3);
-    fa_model m;
     load_shipped("deepseek-v3.json", &m);
+    assert_string_equal(m.scale_note, ""); /* V3: Transformers, DeepSeek's code and vLLM agree */
     assert_int_equal(m.mla, 1);
     assert_int_equal(m.latent_d, 576);
     assert_int_equal(m.latent_d_v, 512);

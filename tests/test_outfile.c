@@ -93,12 +93,22 @@ static void write_bytes(const char *path, const unsigned char *b, size_t n)
 static void test_set(void **st)
 {
     (void)st;
-    char dir[300], a[320], b[320];
-    snprintf(dir, sizeof dir, "%s/new/deeper", g_dir);
+    char dir[300], a[320], b[320], deep[320];
+    /* only the last folder is made: a missing parent is refused, named, and nothing is created */
+    snprintf(deep, sizeof deep, "%s/new/deeper", g_dir);
+    fa_outset os = {0};
+    assert_int_equal(fa_outset_mkdir(&os, deep), FA_EIO);
+    char want[700];
+    snprintf(want, sizeof want, "cannot create the directory %s: its parent %s/new does not exist", deep, g_dir);
+    assert_non_null(strstr(fa_last_error(), want));
+    fa_clear_error();
+    fa_outset_abort(&os);
+    snprintf(dir, sizeof dir, "%s/new", g_dir);
+    assert_false(exists(dir));
     snprintf(a, sizeof a, "%s/a.csv", dir);
     snprintf(b, sizeof b, "%s/b.png", dir);
-    /* aborted: the files and both directories it made are gone */
-    fa_outset os = {0};
+    /* aborted: the files and the directory it made are gone */
+    memset(&os, 0, sizeof os);
     assert_int_equal(fa_outset_mkdir(&os, dir), FA_OK);
     assert_true(exists(dir));
     assert_int_equal(fa_outset_add(&os, a, 1), 0);

@@ -43,11 +43,18 @@ int cli_resolve(cli_opts *o)
     if (o->model_path) { /* the model's rows as fasim report counts them (fa_report_model_shape) */
         size_t k = 0;
         const size_t n = sizeof o->model_note;
+        if (!dtype_given && m.dtype_default)
+            k += (size_t)snprintf(o->model_note + k, n - k, "no torch_dtype in the config: counted in fp16, fasim's "
+                                  "default (Transformers loads it in torch's default fp32; --dtype to count another)");
         if (!dtype_given && m.dtype == FA_DTYPE_FP32) {
             s->dtype = FA_DTYPE_BF16; /* the FlashAttention kernels take fp16/bf16 */
             k += (size_t)snprintf(o->model_note + k, n - k, "the model is published in fp32; counted in bf16 as "
                                   "fasim report does (the FlashAttention kernels take fp16/bf16; --dtype fp32 to count fp32)");
         }
+        if (m.scale_note[0] && !o->given[O_SCALE] && k < n) /* DeepSeek-V2: two implementations, two scales */
+            k += (size_t)snprintf(o->model_note + k, n - k, "%sscale 1/sqrt(d) = %.6g, as Transformers' "
+                                  "DeepseekV2Attention uses; %s (--scale to take that; it changes no count)",
+                                  k ? "; " : "", 1 / sqrt((double)m.head_dim), m.scale_note);
         const int all = m.n_sliding == m.layers || (m.n_sliding == 0 && m.layers <= 0);
         if (m.sliding_window > 0 && m.sliding_window < s->seqlen_k && !o->given[O_WINDOW] && k < n) {
             if (all && s->causal != FA_CAUSAL_NONE) {
@@ -67,6 +74,12 @@ int cli_resolve(cli_opts *o)
             }
         }
     }
+    /* a kv-heads taken from the model file, not from the command line: say where it came from */
+    if (o->model_path && !o->given[O_KV_HEADS] && s->heads >= 1 && s->kv_heads >= 1 && s->heads % s->kv_heads != 0)
+        return cli_fail(fa_error(FA_EINVAL, __FILE__, __LINE__,
+                                 "heads = %" PRId64 " is not a multiple of kv-heads = %" PRId64 ", the model's, from --model %s "
+                                 "(give --kv-heads too, a divisor of %" PRId64 ")",
+                                 s->heads, s->kv_heads, o->model_path, s->heads));
     static fa_mask_store masks; /* the arrays live until the process ends */
     fa_status st = fa_masks_load(s, o->block_mask_path, o->col_mask_path, o->doc_len, o->n_docs, o->dense_mask_path, &masks);
     if (st) return cli_fail(st);
@@ -131,10 +144,16 @@ int cli_stdout_failed(const char *then)
 
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s)
 {
-    char mb[32], mt[256], sc[48] = "";
+    char mb[32], mt[256], mt2[384], sc[48] = "";
     const char *mask = fa_mask_text(s, 0, mt, sizeof mt);
+    char *cm = strstr(mt, "column mask");
+    if (o->n_docs > 0 && s->col_mask && cm) { /* --doc-mask: the mask asked for, and how fasim builds it */
+        snprintf(mt2, sizeof mt2, "%.*sdocument mask of %d documents (built as a FlashMask column mask)%s",
+                 (int)(cm - mt), mt, o->n_docs, cm + strlen("column mask"));
+        mask = mt2;
+    }
     /* a scale other than the default 1/sqrt(d) (--scale, or the model's: Gemma's
-     * query_pre_attn_scalar, DeepSeek's mscale); it changes no count */
+     * query_pre_attn_scalar, DeepSeek-V3's mscale); it changes no count */
     if (s->scale > 0 && fabs(s->scale * sqrt((double)s->d) - 1) > 1e-12)
         snprintf(sc, sizeof sc, ", scale %.6g (not 1/sqrt(d))", s->scale);
     fprintf(f, "B=%" PRId64 " H=%" PRId64 " H_kv=%" PRId64 " N_q=%" PRId64 " N_k=%" PRId64

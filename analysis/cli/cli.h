@@ -86,7 +86,7 @@ typedef struct {
     int64_t cp;                  /* --cp P: context parallelism over P GPUs (0: not given) */
     int cp_scheme;               /* --cp-scheme (an fa_cp_scheme; -1: every scheme) */
     unsigned char given[O_NIDS]; /* given[id]: the option was on the command line */
-    char model_note[320];        /* --model: what of the config the shape takes as the report does
+    char model_note[512];        /* --model: what of the config the shape takes as the report does
                                     (fp32 counted in bf16, the sliding window), or "" */
 } cli_opts;
 

@@ -996,9 +996,13 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
         softcap |= models[k].m.softcap > 0;
         for (int t = 0; t < rows[k].nkind; t++) d256 |= rows[k].s[t].d == 256, d192 |= rows[k].s[t].d == 192;
     }
+    fprintf(m, "\v dtype: the config's torch_dtype; float32 is counted in bf16 (the FlashAttention kernels take\n"
+           " fp16/bf16), and a config with none (GPT-2, GPT-J) in fasim's default fp16, where Transformers would\n"
+           " load it in torch's default fp32; each header says which.\n");
     fprintf(m, "\v scale: the softmax scale Transformers uses, S = scale Q K^T, and the config key it comes from:\n"
-           " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek's yarn mscale sets another\n"
-           " (docs/conventions.md, \"Model configs\"); it changes no count.\n");
+           " 1/sqrt(d) unless Gemma's query_pre_attn_scalar or DeepSeek-V3's yarn mscale sets another; DeepSeek-V2:\n"
+           " Transformers' DeepseekV2Attention takes 1/sqrt(d), where DeepSeek's reference code and vLLM take\n"
+           " mscale^2 / sqrt(d), both printed (docs/conventions.md, \"Model configs\"); it changes no count.\n");
     if (softcap)
         fprintf(m, "\v softcap C (Gemma-2's attn_logit_softcapping): each score becomes C tanh(S / C) before the softmax; it\n"
                " moves no byte, and the time model leaves its tanh out (docs/time-model.md, section 4): the time is that\n"
@@ -1218,6 +1222,9 @@ int cmd_report(int argc, char **argv)
     const int longk = fa_report_window_model(models, nm);
     c.mem_png = c.longctx = c.sram_png = c.block_png = c.cp = c.cp_png = -1;
     const fa_hw *cph = &hw[nh - 1]; /* context parallelism: on the last --hw, when it gives its NVLink rate */
+    /* the default build/report: its parent build/ is made too (a folder option given creates its
+     * last folder only: fa_outset_mkdir) */
+    if (!strcmp(c.dir, "build/report")) (void)mkdir("build", 0777);
     int ok = cli_outset_mkdir(&c.os, c.dir) == 0;
     ok = ok && (c.report = out_file(&c, "report.csv", 0)) >= 0;
     ok = ok && (c.mem = out_file(&c, "memory_vs_n.csv", 0)) >= 0;
@@ -1256,14 +1263,16 @@ int cmd_report(int argc, char **argv)
         const fa_model *m = &models[k].m;
         for (int t = 0; t < rw->nkind; t++) {
             const fa_shape *s = &rw->s[t];
-            char wbuf[64] = "", dbuf[64] = "", xbuf[160] = "", lbuf[64] = "", tbuf[160];
+            char wbuf[64] = "", dbuf[64] = "", xbuf[320] = "", lbuf[64] = "", tbuf[160];
             snprintf(tbuf, sizeof tbuf, "%s%s", fa_dtype_name(s->dtype),
-                     s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)" : "");
+                     s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)"
+                     : m->dtype_default ? " (no torch_dtype in the config: fasim's default fp16; Transformers would load fp32)" : "");
             if (s->window) snprintf(wbuf, sizeof wbuf, " + sliding window of %" PRId64, s->window_left + 1);
             if (s->d_v != s->d) snprintf(dbuf, sizeof dbuf, ", d_v = %" PRId64, s->d_v);
             { /* the scale Transformers uses, and where it comes from; the softcap */
-                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g (%s)", fa_model_scale(m),
-                                 m->scale > 0 && m->scale_from[0] ? m->scale_from : "1/sqrt(d)");
+                int o = snprintf(xbuf, sizeof xbuf, ", scale = %.6g (%s%s%s)", fa_model_scale(m),
+                                 m->scale > 0 && m->scale_from[0] ? m->scale_from : "1/sqrt(d)",
+                                 m->scale_note[0] ? "; " : "", m->scale_note);
                 if (m->softcap > 0 && o > 0 && (size_t)o < sizeof xbuf)
                     snprintf(xbuf + o, sizeof xbuf - (size_t)o, ", softcap %g", m->softcap);
             }

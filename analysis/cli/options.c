@@ -98,9 +98,13 @@ static const cli_option TABLE[] = {
      "                                       K = KiB = 1024, M = MiB, GiB binary; KB = 1000,\n"
      "                                       MB, GB decimal (default: the profile's shared\n"
      "                                       memory per thread block)\n"},
-    {"block-r", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
+    {"block-r", A_VALUE, HW_CMDS & ~(CMD_COMPARE | CMD_SWEEP), O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
      "                                       and the time model times each kernel on them)\n"},
-    {"block-c", A_VALUE, HW_CMDS & ~CMD_COMPARE, O_BLOCK_C, NULL},
+    {"block-c", A_VALUE, HW_CMDS & ~(CMD_COMPARE | CMD_SWEEP), O_BLOCK_C, NULL},
+    /* sweep counts in the paper's model only: no time model to time the tiles */
+    {"block-r", A_VALUE, CMD_SWEEP, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes, counted in the paper's model (sweep\n"
+     "                                       runs no time model: time_s is the roofline)\n"},
+    {"block-c", A_VALUE, CMD_SWEEP, O_BLOCK_C, NULL},
     /* compare takes its tiles from the file: it names these options in its refusal */
     {"block-r", A_VALUE, CMD_COMPARE, O_BLOCK_R, NULL},
     {"block-c", A_VALUE, CMD_COMPARE, O_BLOCK_C, NULL},
@@ -176,13 +180,14 @@ static const cli_option TABLE[] = {
      "                                       diag(+-1) H_d / sqrt(d) before quantizing (d a power of two;\n"
      "                                       signs from SplitMix64 of S + i, default S = 0)\n"},
     {"hadamard-seed", A_VALUE, CMD_CHECK, O_C_HADAMARD_SEED, NULL},
-    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above); DIR is created,\n"
-                                                     "                                       with its parents, if missing\n"},
+    {"study", A_VALUE, CMD_CHECK, O_C_STUDY, "  --study DIR                          the error study: CSV + PNG (see above); DIR is created\n"
+                                                     "                                       if missing (its parent must exist)\n"},
     {"no-plots", A_FLAG, CMD_CHECK, O_C_NO_PLOTS, "  --no-plots                           with --study: the CSVs only\n"},
     {"quiet", A_FLAG, CMD_CHECK, O_QUIET,
      "  --quiet                              with --study, --dtype or --save-npy: no progress and no\n"
      "                                       \"wrote\" line\n"},
-    {"save-npy", A_VALUE, CMD_CHECK, O_C_SAVE_NPY, "  --save-npy DIR                       write a sample problem as .npy files\n"},
+    {"save-npy", A_VALUE, CMD_CHECK, O_C_SAVE_NPY, "  --save-npy DIR                       write a sample problem as .npy files (DIR created if\n"
+     "                                       missing; its parent must exist)\n"},
     /* compare */
     {"measured", A_VALUE, CMD_COMPARE, O_MEASURED,
      "  --measured FILE                      the CSV of measured kernels (required; columns above)\n"},
@@ -195,8 +200,8 @@ static const cli_option TABLE[] = {
      "                                       v5_bwd_det=v5_bwd_cfg0 -- a KEY_det row is its own kernel);\n"
      "                                       at most 8, each naming a row of the file; given once\n"},
     /* animate */
-    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created, with its\n"
-                                                       "                                       parents, if missing)\n"},
+    {"out-dir", A_VALUE, CMD_ANIMATE, O_OUT_DIR, "  --out-dir DIR                        where the frames go (required; created if missing,\n"
+                                                       "                                       its parent must exist)\n"},
     {"delay", A_VALUE, CMD_ANIMATE, O_DELAY, "  --delay CENTISECONDS                 GIF frame delay (1 to 1000, default 40)\n"},
     {"heatmap", A_FLAG, CMD_ANIMATE, O_HEATMAP,
      "  --heatmap                            reads and writes per tile, flash1 vs flash2 (no frames)\n"},
@@ -208,7 +213,7 @@ static const cli_option TABLE[] = {
     {"batch", A_VALUE, CMD_REPORT, O_R_BATCH, "  --batch B                            (default 1)\n"},
     {"pass", A_VALUE, CMD_REPORT, O_R_PASS, "  --pass fwd|bwd|fwdbwd                the pass of the tables (default fwd)\n"},
     {"out-dir", A_VALUE, CMD_REPORT, O_R_OUT_DIR, "  --out-dir DIR                        where the CSV and plots go (default build/report;\n"
-                                                      "                                       created, with its parents, if missing)\n"},
+                                                      "                                       created if missing, its parent must exist)\n"},
     {"no-plots", A_FLAG, CMD_REPORT, O_R_NO_PLOTS, "  --no-plots                           the CSVs only, no PNG (no gnuplot)\n"},
     {"quiet", A_FLAG, CMD_REPORT, O_R_QUIET, "  --quiet                              nothing on stdout (no tables, no \"wrote\" lines): the\n"
      "                                       files only (errors still go to stderr)\n"},
@@ -223,7 +228,8 @@ static const cli_option TABLE[] = {
     {"col-mask", A_VALUE, MASK_CMDS, O_COL_MASK,
      "  --col-mask FILE                      FlashMask column mask: N_k lines \"lo1 hi1 [lo2 hi2]\"\n"},
     {"doc-mask", A_VALUE, MASK_CMDS, O_DOC_MASK,
-     "  --doc-mask L1,L2,...                 causal mask of packed documents (sum of L = N_q = N_k)\n"},
+     "  --doc-mask L1,L2,...                 causal mask of packed documents (sum of L = N_q = N_k), built as\n"
+     "                                       a FlashMask column mask (CSV and JSON: mask \"column mask\")\n"},
     {"mask", A_VALUE, MASK_CMDS, O_MASK,
      "  --mask FILE                          dense 0/1 mask, N_q rows of N_k (read from HBM too)\n"},
     {"dropout", A_VALUE, SHAPE_CMDS, O_DROPOUT,
@@ -307,6 +313,16 @@ fa_status cli_parse_bytes(const char *text, uint64_t *out)
     if (!isdigit((unsigned char)*p))
         FA_FAIL(FA_EINVAL, "'%s' is not a byte size (a whole number of bytes, or of a unit with its suffix: "
                 BYTE_SUFFIXES ")", text);
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) { /* as --scale and the integers: decimal digits only */
+        errno = 0;
+        char *hx;
+        unsigned long long h = strtoull(p + 2, &hx, 16);
+        if (hx != p + 2 && *hx == '\0' && errno != ERANGE)
+            FA_FAIL(FA_EINVAL, "byte size '%s' is hexadecimal, which is not accepted: give it in decimal (%s = %llu), "
+                    "with or without a suffix: " BYTE_SUFFIXES, text, text, h);
+        FA_FAIL(FA_EINVAL, "byte size '%s' is not accepted: hexadecimal is not read; give a decimal whole number with "
+                "or without a suffix: " BYTE_SUFFIXES, text);
+    }
     errno = 0;
     char *end;
     unsigned long long v = strtoull(p, &end, 10);
@@ -414,9 +430,10 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
                 if (!strcmp(t, "all")) /* 'all' is a whole value, not a list item */
                     return cli_usage("--algo '%s': 'all' stands alone (or list the algorithms)", val);
                 if (fa_algo_parse(t, &al)) return cli_fail(FA_EINVAL);
-                int dup = 0;
-                for (int q = 0; q < o->n_algos; q++) dup |= o->algos[q] == (int)al;
-                if (!dup && o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
+                for (int q = 0; q < o->n_algos; q++)
+                    if (o->algos[q] == (int)al)
+                        return cli_usage("--algo '%s' names %s twice (name each algorithm once)", val, t);
+                if (o->n_algos < FA_NALGO) o->algos[o->n_algos++] = al;
             }
             if (o->n_algos == 0) return cli_usage("--algo '%s' names no algorithm", val);
         }
