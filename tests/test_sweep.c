@@ -31,8 +31,9 @@ static void test_ranges(void **state)
     expect_values("seqlen=16:64:+16", "seqlen", (const uint64_t[]){16, 32, 48, 64}, 4);
     expect_values("block-r=16:70:+16", "block-r", (const uint64_t[]){16, 32, 48, 64}, 4);
     expect_values("batch=5:5:x2", "batch", (const uint64_t[]){5}, 1);
-    /* a list keeps its order and its repeats */
-    expect_values("heads=3,1,2,1", "heads", (const uint64_t[]){3, 1, 2, 1}, 4);
+    /* a list keeps its order; a repeated value (the same point twice) is refused */
+    expect_values("heads=3,1,2", "heads", (const uint64_t[]){3, 1, 2}, 3);
+    expect_error("heads=3,1,2,1", "--vary heads=3,1,2,1: '1' repeats the value 1 (list each value once)");
     expect_values("kv-len=7", "kv-len", (const uint64_t[]){7}, 1);
     /* the limits of the fixed options: --block-r up to 2^20, --seqlen up to 2^31 - 1 */
     expect_values("block-c=1048576,1", "block-c", (const uint64_t[]){1048576, 1}, 2);
@@ -45,12 +46,15 @@ static void test_ranges(void **state)
     assert_int_equal(fa_sweep_parse("seqlen=1:4096:+1", NULL, NULL, &R), FA_OK);
     assert_int_equal(R.n, 4096);
     assert_int_equal(R.v[4095], 4096);
-    /* a RANGE is read up to its first 1023 characters: 600 items "1," are cut to 512 */
-    char spec[1300] = "heads=";
-    for (int i = 0; i < 600; i++) strcat(spec, "1,");
-    strcat(spec, "1");
+    /* a RANGE is read up to its first 1023 characters: 600 items "100,", "101," ... are cut to
+     * 255 whole items and the 1021st-1023rd characters, "355": 256 values, 100 ... 355 */
+    char spec[2600] = "heads=";
+    for (int i = 0; i < 600; i++) sprintf(spec + strlen(spec), "%d,", 100 + i);
+    strcat(spec, "700");
     assert_int_equal(fa_sweep_parse(spec, NULL, NULL, &R), FA_OK);
-    assert_int_equal(R.n, 512);
+    assert_int_equal(R.n, 256);
+    assert_int_equal(R.v[0], 100);
+    assert_int_equal(R.v[255], 355);
 }
 
 static void test_errors(void **state)
