@@ -863,18 +863,18 @@ static void test_counted_equals_closed(void **st)
 /* A causal pass at N far beyond the tiles counts its softmax FLOPs at four smaller N and extends
  * them as a quadratic in the periods of lcm(B_r, B_c) (docs/time-model.md, "Counting at large N"):
  * on every kernel profile family (B_r != B_c among them), with tails, N_k > N_q, N_k < N_q, the
- * top-left diagonal and GQA, the extended count equals the whole count-only run's, and the
- * extension was taken (count_periods > 0). */
+ * top-left diagonal, GQA and conditional rescaling (tau = 8), the extended count equals the whole
+ * count-only run's, and the extension was taken (count_periods > 0). */
 static void test_causal_extension_exact(void **st)
 {
     (void)st;
     fa_hw hw;
     assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
-    const char *keys[] = {"fa1", "fa2", "fa3", "cudnn", "v3", "v5", "v5_bwd"};
-    const struct { int64_t nq, nk, kvh; fa_causal c; } cases[] = {
-        {4133, 4133, 2, FA_CAUSAL_BOTTOM_RIGHT}, {5000, 6537, 2, FA_CAUSAL_BOTTOM_RIGHT},
-        {6537, 5000, 2, FA_CAUSAL_BOTTOM_RIGHT}, {5000, 6537, 2, FA_CAUSAL_TOP_LEFT},
-        {4096, 4096, 1, FA_CAUSAL_BOTTOM_RIGHT}};
+    const char *keys[] = {"fa1", "fa2", "fa3", "cudnn", "v3", "v3_mt2", "v5", "v5_cresc", "v5_fa4", "v5_bwd", "v5_bwd_atomic"};
+    const struct { int64_t nq, nk, kvh; fa_causal c; double tau; } cases[] = {
+        {4133, 4133, 2, FA_CAUSAL_BOTTOM_RIGHT, 0}, {5000, 6537, 2, FA_CAUSAL_BOTTOM_RIGHT, 0},
+        {6537, 5000, 2, FA_CAUSAL_BOTTOM_RIGHT, 0}, {5000, 6537, 2, FA_CAUSAL_TOP_LEFT, 0},
+        {4096, 4096, 1, FA_CAUSAL_BOTTOM_RIGHT, 0}, {4133, 4133, 2, FA_CAUSAL_BOTTOM_RIGHT, 8}};
     int extended = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
@@ -884,6 +884,7 @@ static void test_causal_extension_exact(void **st)
                 s.heads = 2;
                 s.kv_heads = cases[c].kvh;
                 s.causal = cases[c].c;
+                s.rescale_threshold = cases[c].tau; /* FlashAttention-4's conditional rescaling */
                 s.dtype = FA_DTYPE_BF16;
                 const fa_pass p = pass ? FA_PASS_BWD : FA_PASS_FWD;
                 const fa_profile *prof = fa_profile_find(keys[k]);
