@@ -234,6 +234,9 @@ typedef struct {
     int perf_latency;          /* not a pipe sets the time: 1 the launches, 2 a grid under one wave */
     int splits;                /* the forward's split-KV count S (1: none): counts and formula are
                                   those of fa_flash2_forward_split with S chunks */
+    int ngroups_swapped;       /* 1: the profile's forward ran one query row of H heads as H / H_kv
+                                  rows of H_kv heads (fa_profile_ngroups_swap): counts and formula
+                                  are that shape's */
     char perf_note[200];       /* why the time model did not run (has_perf 0), or "" */
     uint64_t prepass_read_bytes, prepass_write_bytes; /* a profile's V -> V^T pre-pass (fa_perf_result):
                                   a kernel of its own, not in counts; 0: none */

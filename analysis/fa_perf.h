@@ -122,6 +122,8 @@ typedef struct {
     int sync_loads;             /* 1: the kernel loads each tile's operands (and, FlashAttention-1
                                    order, its O_i, l_i, m_i) without prefetching: the load is a
                                    third phase of the tile (kernels/ v1, v2) */
+    int ngroups_swap;           /* 1: a forward of one query row (N_q = 1) with H > H_kv runs as
+                                   H / H_kv rows of H_kv heads (fa_profile_ngroups_swap) */
     int split_kv;               /* 1: a forward whose grid would not fill the GPU splits the keys
                                    across thread blocks and combines (FlashAttention-2's
                                    num_splits_heuristic, fa_split_kv_heuristic) */
@@ -344,6 +346,7 @@ typedef struct {
     int latency;             /* not a pipe: 1 the launches take half the time ("launch"), 2 a grid
                                 of less than one wave leaves SMs idle ("grid") */
     int splits;              /* the forward's split-KV count (1: none) */
+    int ngroups_swapped;     /* 1: the forward ran as fa_profile_ngroups_swap's shape */
     int64_t count_periods[2]; /* > 0: a causal pass's softmax FLOPs counted at four smaller N and
                                 extended by this many periods of lcm(B_r, B_c) (exact: a quadratic
                                 in the periods; docs/time-model.md, "Counting at large N"); 0:
@@ -402,6 +405,17 @@ fa_status fa_perf_predict_counted(const fa_profile *prof, fa_pass p, const fa_sh
  * is at least 0.85 of the best.  When q > 1, bk receives the split kernel's tiles (64 x 256 or
  * 64 x 128, clamped to N).  1 for profiles without split_kv. */
 int fa_split_kv_heuristic(const fa_profile *prof, const fa_shape *s, int sms, fa_blocks *bk);
+
+/* FlashAttention-2's forward on one query row of H > H_kv heads (decoding with GQA or MQA): its
+ * API reshapes Q from (B, 1, H, d) to (B, H / H_kv, H_kv, d) and runs N_q = H / H_kv rows of H_kv
+ * heads, so each K,V head's keys are read by one row block instead of by each of the group's H /
+ * H_kv heads (Dao-AILab/flash-attention csrc/flash_attn/flash_api.cpp, mha_fwd and
+ * mha_fwd_kvcache: seqlenq_ngroups_swapped, when N_q = 1, H > H_kv, no window, no dropout, d a
+ * multiple of 8, no ALiBi; N_q = 1 drops the causal mask, which FlashAttention-2 anchors
+ * bottom-right).  Returns 1 and writes that shape to *out (B, H_kv, H_kv, N_q = H / H_kv, no mask)
+ * for a profile with ngroups_swap on such a shape (fasim's top-left diagonal and its block,
+ * column and dense masks, which FlashAttention-2 does not have, are left as they are: 0). */
+int fa_profile_ngroups_swap(const fa_profile *p, const fa_shape *s, fa_shape *out);
 
 /* Copies a prediction's summary into the fields of its io result that the command line prints
  * (fa_io_result: profile, has_perf, perf_*, dram_est_bytes, occupancy, ...). */

@@ -1161,6 +1161,19 @@ fa_status fa_perf_predict_counted(const fa_profile *prof, fa_pass p, const fa_sh
     return predict(prof, p, s, hw, bk_in, 1, r);
 }
 
+int fa_profile_ngroups_swap(const fa_profile *p, const fa_shape *s, fa_shape *out)
+{
+    if (!p->ngroups_swap || s->seqlen_q != 1 || s->kv_heads <= 0 || s->heads <= s->kv_heads || s->window ||
+        s->dropout_p > 0 || s->d % 8 || s->alibi || s->causal == FA_CAUSAL_TOP_LEFT || s->block_mask ||
+        s->col_mask || s->dense_mask)
+        return 0;
+    *out = *s;
+    out->seqlen_q = s->heads / s->kv_heads;
+    out->heads = s->kv_heads;
+    out->causal = FA_CAUSAL_NONE;
+    return 1;
+}
+
 static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw,
                          const fa_blocks *bk_in, int counted, fa_perf_result *r)
 {
@@ -1198,6 +1211,9 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         int bwd = k == 1;
         if ((p == FA_PASS_FWD && bwd) || (p == FA_PASS_BWD && !bwd)) continue;
         fa_pass kp = bwd ? FA_PASS_BWD : FA_PASS_FWD;
+        fa_shape swapped; /* the shape this pass's kernel runs: FlashAttention-2's decoding with GQA */
+        const fa_shape *ks = s;
+        if (!bwd && fa_profile_ngroups_swap(prof, s, &swapped)) ks = &swapped, r->ngroups_swapped = 1;
         fa_blocks bk;
         static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0, 0};
         const fa_tile_row *row = &none;
@@ -1212,19 +1228,19 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
             fa_blocks table;
             bk = *bk_in;
             if (prof->tiles && prof->d_min > 0) /* a kernel built for one head dim: no other d, whatever the tiles */
-                FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &table, &row));
-            if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, s, &table, &row)) row = &none, fa_clear_error();
+                FA_TRY(fa_profile_tiles(prof, kp, hw->arch, ks, &table, &row));
+            if (!prof->tiles || fa_profile_tiles(prof, kp, hw->arch, ks, &table, &row)) row = &none, fa_clear_error();
             if (row->block_r != bk.block_r || row->block_c != bk.block_c) {
                 local_row = *row;
                 local_row.regs = 0;
                 row = &local_row;
             }
         } else {
-            FA_TRY(fa_profile_tiles(prof, kp, hw->arch, s, &bk, &row));
+            FA_TRY(fa_profile_tiles(prof, kp, hw->arch, ks, &bk, &row));
         }
         int splits = 1;
-        if (!bk_in && !bwd && prof->split_kv && !(s->dropout_p > 0) && hw->sms > 0) {
-            splits = fa_split_kv_heuristic(prof, s, hw->sms, &bk);
+        if (!bk_in && !bwd && prof->split_kv && !(ks->dropout_p > 0) && hw->sms > 0) {
+            splits = fa_split_kv_heuristic(prof, ks, hw->sms, &bk);
             if (splits > 1) { /* the split kernel's tiles; its registers from the placement */
                 local_row = *row;
                 local_row.block_r = (int)bk.block_r, local_row.block_c = (int)bk.block_c;
@@ -1235,16 +1251,16 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         if (!bwd) r->splits = splits; /* the forward's (fwdbwd: the backward never splits) */
         const int warps = row->warps;
         fa_io_result io;
-        FA_TRY(pass_counts(kp, prof, s, bk, bwd ? 1 : splits, hw, warps * 32, counted, &io, &r->count_periods[k]));
+        FA_TRY(pass_counts(kp, prof, ks, bk, bwd ? 1 : splits, hw, warps * 32, counted, &io, &r->count_periods[k]));
         pass_time pt;
         memset(&pt, 0, sizeof pt);
         r->occ[k].blocks = bk;
         r->occ[k].warps = warps;
         if (prof->algo == FA_ALGO_STANDARD) {
-            if (r->has_time) FA_TRY(time_standard(prof, bwd, s, hw, &io.counts, &pt, r->steps[k], &r->nsteps[k]));
+            if (r->has_time) FA_TRY(time_standard(prof, bwd, ks, hw, &io.counts, &pt, r->steps[k], &r->nsteps[k]));
         } else {
-            if (has_occ) FA_TRY(place(prof, bwd, s, hw, bk, warps, row->regs, &io.counts, &r->occ[k]));
-            if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, s, hw, bk, bwd ? 1 : splits, &r->occ[k], &io.counts, &pt));
+            if (has_occ) FA_TRY(place(prof, bwd, ks, hw, bk, warps, row->regs, &io.counts, &r->occ[k]));
+            if (r->has_time && has_occ) FA_TRY(time_flash(prof, bwd, ks, hw, bk, bwd ? 1 : splits, &r->occ[k], &io.counts, &pt));
         }
         if (k == 0 || p == FA_PASS_BWD) r->io = io;
         else fa_io_result_add(&r->io, &io); /* fwdbwd: the backward's counts beside the forward's */
@@ -1329,6 +1345,7 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->perf_pipes = pr->pipes;
     r->perf_latency = pr->latency;
     r->splits = pr->splits;
+    r->ngroups_swapped = pr->ngroups_swapped;
     snprintf(r->perf_note, sizeof r->perf_note, "%s", pr->has_time ? "" : pr->why);
     r->dram_est_bytes = pr->dram_bytes;
     r->layout_copy_bytes = (uint64_t)pr->k[1].copies_bytes;

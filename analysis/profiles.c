@@ -148,6 +148,7 @@ const fa_profile fa_profiles[] = {
 #define FA2_KERNELS                                                                                                      \
     .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,              \
     .regs_fwd = REGS_FWD, .regs_bwd = REGS_BWD, .stages = 1, .smem_copies_bwd = 1, .base_regs = 32, .split_kv = 1,         \
+    .ngroups_swap = 1,                                                                                                   \
     .reads_fwd = FWD(1, 4, 0, 4), .reads_bwd = BWD(2, 4, 2, 4, 2, 4, 2, 4, 2, 4), NT(fa2_tiles),                \
     .barriers_fwd = 2, .barriers_bwd = 3
 #define FA2_SOURCE                                                                                                       \

@@ -920,6 +920,56 @@ static uint64_t tensor_written(const fa_counts *c, const char *name)
     return t < 0 ? 0 : c->tensor[t].write_bytes;
 }
 
+/* FlashAttention-2's decoding with GQA (fa_profile_ngroups_swap; flash_api.cpp's
+ * seqlenq_ngroups_swapped): N_q = 1, H = 32, H_kv = 8, N_k = 32768, d = 128, fp16 runs as N_q = 4
+ * rows of 8 heads, so K and V are read once a K,V head: 8 x 32768 x 128 x 2 = 67108864 B each
+ * (not 4x that), and its prediction is the swapped shape's; MHA, a window, dropout, d = 100 (not a
+ * multiple of 8), ALiBi and the top-left diagonal keep the shape, as does the backward. */
+static void test_ngroups_swap(void **st)
+{
+    (void)st;
+    fa_hw hw;
+    assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
+    const fa_profile *fa2 = fa_profile_find("fa2");
+    fa_shape s = fa_shape_default(1, 128), w;
+    s.seqlen_k = 32768;
+    s.heads = 32;
+    s.kv_heads = 8;
+    s.dtype = FA_DTYPE_FP16;
+    assert_int_equal(fa_profile_ngroups_swap(fa2, &s, &w), 1);
+    assert_int_equal(w.seqlen_q, 4);
+    assert_int_equal(w.heads, 8);
+    assert_int_equal(w.kv_heads, 8);
+    fa_perf_result a, b;
+    assert_int_equal(fa_perf_predict_counted(fa2, FA_PASS_FWD, &s, &hw, NULL, &a), FA_OK);
+    assert_int_equal(a.ngroups_swapped, 1);
+    assert_true(tensor_read(&a.io.counts, "K") == 67108864u);
+    assert_true(tensor_read(&a.io.counts, "V") == 67108864u);
+    assert_int_equal(fa_perf_predict_counted(fa2, FA_PASS_FWD, &w, &hw, NULL, &b), FA_OK);
+    assert_int_equal(b.ngroups_swapped, 0);
+    assert_near(a.time_s, b.time_s, 1e-15);
+    assert_true(fa_counts_hbm_bytes(&a.io.counts) == fa_counts_hbm_bytes(&b.io.counts));
+    s.causal = FA_CAUSAL_BOTTOM_RIGHT; /* one row sees every key: FlashAttention-2 drops the mask */
+    assert_int_equal(fa_profile_ngroups_swap(fa2, &s, &w), 1);
+    assert_int_equal(w.causal, FA_CAUSAL_NONE);
+    const fa_profile *v3 = fa_profile_find("v3"); /* fasim's own kernels do not swap */
+    assert_int_equal(fa_profile_ngroups_swap(v3, &s, &w), 0);
+    for (int c = 0; c < 6; c++) {
+        fa_shape x = s;
+        if (c == 0) x.kv_heads = 32;
+        if (c == 1) x.window = 1, x.window_left = 1023, x.window_right = 0;
+        if (c == 2) x.dropout_p = 0.1;
+        if (c == 3) x.d = x.d_v = 100;
+        if (c == 4) x.alibi = 1;
+        if (c == 5) x.causal = FA_CAUSAL_TOP_LEFT;
+        assert_int_equal(fa_profile_ngroups_swap(fa2, &x, &w), 0);
+    }
+    fa_perf_result c;
+    assert_int_equal(fa_perf_predict_counted(fa2, FA_PASS_BWD, &s, &hw, NULL, &c), FA_OK);
+    assert_int_equal(c.ngroups_swapped, 0);
+}
+
+
 /* kernels/ v5_fp8's HBM bytes (docs/io-model.md, "An FP8 forward kernel") against their closed form
  * by hand, B = 2, H = 4, H_kv = 2, N_q = N_k = 1000, d = 128, e = 1 (e4m3), tiles 128 x 128: T_r =
  * T_c = 8, the last tile 104 rows.  Per head without a mask: Q N d = 128000; K and V^T T_r N d =
@@ -1310,7 +1360,7 @@ int main(void)
         cmocka_unit_test(test_causal_tiles), cmocka_unit_test(test_bwd_launch_order), cmocka_unit_test(test_pingpong_streams), cmocka_unit_test(test_math_tiles_by_d), cmocka_unit_test(test_modelled_pipes), cmocka_unit_test(test_h200_orders),
         cmocka_unit_test(test_split_kv),         cmocka_unit_test(test_math_sequence),
         cmocka_unit_test(test_v0_causal_reads),  cmocka_unit_test(test_counted_equals_closed),
-        cmocka_unit_test(test_causal_extension_exact),
+        cmocka_unit_test(test_causal_extension_exact), cmocka_unit_test(test_ngroups_swap),
         cmocka_unit_test(test_v5_fp8_bytes),     cmocka_unit_test(test_v5_fp8_time),
         cmocka_unit_test(test_v5_fp8_refusals),  cmocka_unit_test(test_wgmma_clock_by_load),
         cmocka_unit_test(test_issue_slots), cmocka_unit_test(test_waits_barriers), cmocka_unit_test(test_std_launches), cmocka_unit_test(test_check_arch),

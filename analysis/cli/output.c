@@ -322,15 +322,28 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 fa_algo_name(x->algo), x->blocks_bwd.block_r, x->blocks_bwd.block_c,
                 fa_cdiv(s->seqlen_q, x->blocks_bwd.block_r), fa_cdiv(s->seqlen_k, x->blocks_bwd.block_c));
     }
+    for (int i = 0; i < n; i++) /* FlashAttention-2's decoding with GQA: one row block per K,V head */
+        if (r[i].ngroups_swapped)
+            fprintf(f, "note: %s (%s): FlashAttention-2 runs one query row of H = %" PRId64 " heads as N_q = H / H_kv = %" PRId64
+                       " rows of H_kv = %" PRId64 " heads (flash_api.cpp, seqlenq_ngroups_swapped), so each K,V head's keys are "
+                       "read by one row block, not by each of its %" PRId64 " query heads: the counts, =formula and the time "
+                       "above are that shape's (fasim io --decode calls it the packed order; docs/inference.md)\n",
+                    fa_algo_name(r[i].algo), r[i].profile, s->heads, s->heads / s->kv_heads, s->kv_heads,
+                    s->heads / s->kv_heads);
     for (int i = 0; i < n; i++) /* FlashAttention-2's split-KV kernel: other tiles, two more tensors, a second kernel */
         if (r[i].splits > 1 && r[i].pass != FA_PASS_BWD) {
             const int64_t T_c = fa_cdiv(s->seqlen_k, r[i].blocks.block_c);
-            fprintf(f, "note: %s (%s): FlashAttention-2's split-KV kernel: B*H*ceil(N_q/64) = %" PRId64 " row blocks would "
+            /* the row blocks FlashAttention-2's rule counts: of the swapped shape when it swapped */
+            const int64_t rows_q = r[i].ngroups_swapped ? s->heads / s->kv_heads : s->seqlen_q,
+                          heads_q = r[i].ngroups_swapped ? s->kv_heads : s->heads;
+            fprintf(f, "note: %s (%s): FlashAttention-2's split-KV kernel: %s = %" PRId64 " row blocks would "
                        "not fill 0.8 x 2 x %d SMs, so its rule splits each row block's T_c = %" PRId64 " key tiles (%" PRId64
                        " x %" PRId64 ") in S = %d chunks of %" PRId64 "; every chunk writes an fp32 partial (O_part, LSE_part), "
                        "a combine kernel reads them back and writes O and LSE: all counted above (HBM, =formula, --breakdown; "
                        "docs/io-model.md, \"Split-KV\"); --block-r/--block-c count the unsplit kernel\n",
-                    fa_algo_name(r[i].algo), r[i].profile, s->batch * s->heads * fa_cdiv(s->seqlen_q, 64), o->hw.sms, T_c,
+                    fa_algo_name(r[i].algo), r[i].profile,
+                    r[i].ngroups_swapped ? "B*H_kv*ceil((H/H_kv)/64)" : "B*H*ceil(N_q/64)",
+                    s->batch * heads_q * fa_cdiv(rows_q, 64), o->hw.sms, T_c,
                     r[i].blocks.block_r, r[i].blocks.block_c, r[i].splits, fa_cdiv(T_c, r[i].splits));
         }
     for (int i = 0; i < n; i++) /* FlashAttention-1/-2's released API: V's head dim = Q's (docs/time-model.md section 2) */
