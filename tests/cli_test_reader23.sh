@@ -118,3 +118,19 @@ expect_msg "reader23 #9: check --save-npy a/b with a missing: refused" \
 [ "$r23_st" = 0 ] && [ "$(ls "$T/r23_st" | grep -c '\.csv$')" -ge 1 ] && [ ! -e "$T/r23_none" ] \
     && pass "reader23 #9: check --study DIR/ with an existing parent still makes DIR and writes its CSVs" \
     || fail "reader23 #9: check --study $T/r23_st/: rc $r23_st"
+
+# ---- reader 24: fa2 decoding with GQA swaps N_q and the group; fa2 at a head dim it has no kernel for says so ----
+r24_dec=$("$FASIM" io --algo flash2 --seqlen 1 --seqlen-k 32768 --headdim 128 --heads 32 --kv-heads 8 2>&1)
+echo "$r24_dec" | grep -Eq "^flash2 .* 129\.1 MiB .* 42\.36 us" \
+    && echo "$r24_dec" | grep -q "runs one query row of H = 32 heads as N_q = H / H_kv = 4 rows of H_kv = 8 heads" \
+    && echo "$r24_dec" | grep -q "B\*H_kv\*ceil((H/H_kv)/64) = 8 row blocks" \
+    && pass "reader24: fa2 at N_q = 1, H 32 / H_kv 8 reads K, V once a K,V head (129.1 MiB, 42.36 us) and says why" \
+    || fail "reader24: fa2 decoding: $(echo "$r24_dec" | grep '^flash2')"
+"$FASIM" io --algo flash2 --seqlen 1 --seqlen-k 32768 --headdim 128 --heads 32 --kv-heads 32 2>&1 | grep -q "seqlenq_ngroups_swapped" \
+    && fail "reader24: MHA decoding swapped" || pass "reader24: fa2 at N_q = 1 with H_kv = H keeps its shape (no swap note)"
+"$FASIM" io --headdim 80 --algo flash2 --heads 16 --seqlen 4096 2>&1 | grep -q "FlashAttention-2 has no kernel for d = 80: it runs it in its d = 96 kernel (flash_api.cpp.*up to 96 / 80 = 1.20x" \
+    && pass "reader24: fa2 at d = 80 names its d = 96 kernel" || fail "reader24: fa2 d = 80 note"
+"$FASIM" io --headdim 3 --algo flash2 --heads 16 --seqlen 4096 2>&1 | grep -q "d = 32 kernel, on Q, K and V that its API pads to a multiple of 8 .*up to 32 / 3 = 10.67x" \
+    && ! "$FASIM" io --headdim 64 --algo flash2 --heads 16 --seqlen 4096 2>&1 | grep -q "has no kernel for" \
+    && pass "reader24: fa2 at d = 3 names the d = 32 kernel and the padding; d = 64 has no such note" \
+    || fail "reader24: fa2 d = 3 note"

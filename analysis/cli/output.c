@@ -346,6 +346,17 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     s->batch * heads_q * fa_cdiv(rows_q, 64), o->hw.sms, T_c,
                     r[i].blocks.block_r, r[i].blocks.block_c, r[i].splits, fa_cdiv(T_c, r[i].splits));
         }
+    for (int i = 0; i < n; i++) { /* FlashAttention-2's kernels exist for head dims of 32, 64, ..., 192 and 256 */
+        const int64_t d8 = fa_cdiv(s->d, 8) * 8, dk = d8 <= 192 ? fa_cdiv(d8, 32) * 32 : 256;
+        if (dk != s->d && s->d <= 256 && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "sdpa_flash")))
+            fprintf(f, "note: %s (%s): FlashAttention-2 has no kernel for d = %" PRId64 ": it runs it in its d = %" PRId64
+                       " kernel%s (flash_api.cpp: the head dim rounded up to a multiple of 32 up to 192, else 256); fasim "
+                       "counts and times d = %" PRId64 " as given, so the real kernel's MMA work is up to %" PRId64 " / %" PRId64
+                       " = %.2fx these (docs/time-model.md section 2)\n",
+                    fa_algo_name(r[i].algo), r[i].profile, s->d, dk,
+                    d8 != s->d ? ", on Q, K and V that its API pads to a multiple of 8" : "", s->d, dk, s->d,
+                    (double)dk / (double)s->d);
+    }
     for (int i = 0; i < n; i++) /* FlashAttention-1/-2's released API: V's head dim = Q's (docs/time-model.md section 2) */
         if (s->d_v != s->d && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "fa1")))
             fprintf(f, "note: %s (%s): d_v = %" PRId64 " != d = %" PRId64 " counted as given; FlashAttention-2's released "
