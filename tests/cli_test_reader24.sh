@@ -12,3 +12,24 @@ grep -qxF 'export PATH=$PWD/build:$PATH    # from the repository root; then `fas
     && grep -q '^BUILD *?= build$' "$R24_ROOT/Makefile" \
     && pass "reader24 #3: the tutorial says, before its first command, that make builds ./build/fasim and how to put it on PATH" \
     || fail "reader24 #3: the tutorial does not say where fasim is"
+
+# ---- 4: the wave model (io --decode, report's decode table) next to the time model; launch_s = 4 us it leaves out:
+#      batch 1, 1024 keys, S = 8: 2.446 us + 2 x 4 us = 10.45 us ----
+"$FASIM" report --no-plots --hw h200 --model "$R24_ROOT/analysis/models/llama-3-8b.json" --out-dir "$T" > "$T/r24_rep" 2>&1; r24_rc=$?
+r24_d=$(oneline "$T/r24_rep")
+[ "$r24_rc" = 0 ] && grep -q '^    1    1024 |.*|    8  4.322 MiB   6.27%   2.446 us |' "$T/r24_rep" \
+    && echo "$r24_d" | grep -qF "The times leave out kernel launches: the profile's launch_s is 4 us a kernel, one at S = 1, two (main + combine) with a split, so batch 1's 2.446 us at 1024 keys is 10.45 us with them." \
+    && echo "$r24_d" | grep -qF "take the time model's fasim io --seqlen 1 --seqlen-k N --algo flash2 (docs/inference.md, \"Two decoding time models\")" \
+    && [ "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) h[$i] = i} NR > 1 && $h["batch"] == 1 && $h["kv_len"] == 1024 && $h["kernel"] == "packed-split" {printf "%d %.4g", $h["splits"], $h["time_s"] + 2 * 4e-6}' "$T/decode.csv")" = "8 1.045e-05" ] \
+    && pass "reader24 #4: report's decode note: launch_s 4 us a kernel left out, 2.446 us -> 10.45 us with two launches; the time model named" \
+    || fail "reader24 #4: report decode note (rc $r24_rc): $(grep -n 'launch' "$T/r24_rep" | head -3)"
+"$FASIM" io --decode --kv-len 1024 --heads 32 --kv-heads 8 --headdim 128 --dtype bf16 > "$T/r24_dec" 2>&1; r24_rc=$?
+"$FASIM" io --decode --kv-len 1024 --heads 32 --kv-heads 8 --headdim 128 --dtype bf16 --hw a100 > "$T/r24_dec_a" 2>&1
+[ "$r24_rc" = 0 ] \
+    && grep -qF "(time(wave) is the wave model's, for comparing these kernels with each other (split or not, per head or packed, paged): it charges no kernel launch -- add the profile's launch_s = 4 us a kernel, one at S = 1 and two (main + combine) with a split -- nor the L2; for one kernel's predicted time take the time model, fasim io --seqlen N_q --seqlen-k N_k --algo flash2" "$T/r24_dec" \
+    && grep -qF "launch_s = 4 us a kernel" "$T/r24_dec_a" \
+    && grep -q '^## Two decoding time models$' "$R24_ROOT/docs/inference.md" \
+    && tr '\n' ' ' < "$R24_ROOT/docs/inference.md" | grep -qF "with its two launches (main + combine, 2 × 4 µs) it is 10.45 µs, as the report's note says" \
+    && grep -qF '| `fasim io --seqlen 1 --seqlen-k N --algo flash2 ...` | the time model (docs/time-model.md) |' "$R24_ROOT/docs/inference.md" \
+    && pass "reader24 #4: io --decode's note names the launch_s (4 us) it leaves out and the time model; inference.md's 'Two decoding time models'" \
+    || fail "reader24 #4: io --decode note (rc $r24_rc): $(tail -1 "$T/r24_dec" | head -c 400)"
