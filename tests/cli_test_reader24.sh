@@ -33,3 +33,12 @@ r24_d=$(oneline "$T/r24_rep")
     && grep -qF '| `fasim io --seqlen 1 --seqlen-k N --algo flash2 ...` | the time model (docs/time-model.md) |' "$R24_ROOT/docs/inference.md" \
     && pass "reader24 #4: io --decode's note names the launch_s (4 us) it leaves out and the time model; inference.md's 'Two decoding time models'" \
     || fail "reader24 #4: io --decode note (rc $r24_rc): $(tail -1 "$T/r24_dec" | head -c 400)"
+
+# ---- 5a: cp_time_vs_p's axes are log scale (x base 2, y base 10) and their labels say so, as the other plots'
+#      (the rendered SVG text is checked in cli_test_plots.sh) ----
+r24_gp="$R24_ROOT/plots/cp_time_vs_p.gp"
+grep -qx 'set logscale x 2' "$r24_gp" && grep -qx 'set logscale y 10' "$r24_gp" \
+    && grep -qx 'set xlabel "GPUs P (log scale)"' "$r24_gp" \
+    && grep -qx 'set ylabel "predicted time of one layer (log scale)"' "$r24_gp" \
+    && pass "reader24 #5a: cp_time_vs_p's log axes are labelled 'log scale'" \
+    || fail "reader24 #5a: cp_time_vs_p's labels: $(grep -n 'label\|logscale' "$r24_gp" | head -4)"
