@@ -42,3 +42,16 @@ grep -qx 'set logscale x 2' "$r24_gp" && grep -qx 'set logscale y 10' "$r24_gp" 
     && grep -qx 'set ylabel "predicted time of one layer (log scale)"' "$r24_gp" \
     && pass "reader24 #5a: cp_time_vs_p's log axes are labelled 'log scale'" \
     || fail "reader24 #5a: cp_time_vs_p's labels: $(grep -n 'label\|logscale' "$r24_gp" | head -4)"
+
+# ---- 5b: report --hw b200: fa1's, fa2's parenthesised rooflines (fa2 562.2 us at Llama-3-8B, N = 8192) are said
+#      to be ideal bounds at the datasheet's 2250 TFLOP/s and 8 TB/s, not comparable with the time model's times ----
+"$FASIM" report --no-plots --hw b200 --model "$R24_ROOT/analysis/models/llama-3-8b.json" --out-dir "$T" > "$T/r24_b2" 2>&1; r24_rc=$?
+"$FASIM" report --no-plots --hw h200 --model "$R24_ROOT/analysis/models/llama-3-8b.json" --out-dir "$T" > "$T/r24_h2" 2>&1
+r24_o=$(oneline "$T/r24_b2")
+[ "$r24_rc" = 0 ] && grep -q '^ *flash2 *fa2 .* (562.2 us) .* (977.9) *memory  roofline time and TFLOP/s, in parentheses.*; an ideal bound, not a prediction: not comparable with a time-model time (legend below)$' "$T/r24_b2" \
+    && [ "$(grep -c 'an ideal bound, not a prediction: not comparable with a time-model time (legend below)$' "$T/r24_b2")" = 2 ] \
+    && echo "$r24_o" | grep -qF "The parenthesised time on B200-SXM is a roofline, max(FLOPs / peaks, HBM bytes / bandwidth), at the GPU's datasheet rates: the matmuls at its 2250 TFLOP/s dense fp16/bf16 tensor peak (which an mma.sync kernel as fa1 or fa2 does not reach there) and the bytes at the datasheet's 8 TB/s (the time model charges the sustained 6.57), with no L2, occupancy, tail or launch." \
+    && echo "$r24_o" | grep -qF "it is NOT comparable with the time model's times" \
+    && ! grep -q "parenthesised time on\|an ideal bound, not a prediction" "$T/r24_h2" \
+    && pass "reader24 #5b: report --hw b200: fa1/fa2's rooflines (562.2 us) labelled ideal bounds at 2250 TFLOP/s, 8 TB/s, not comparable; none on the H200" \
+    || fail "reader24 #5b: b200 roofline legend (rc $r24_rc): $(grep -n 'fa2\|parenthesised' "$T/r24_b2" | head -3)"
