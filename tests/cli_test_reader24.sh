@@ -55,3 +55,16 @@ r24_o=$(oneline "$T/r24_b2")
     && ! grep -q "parenthesised time on\|an ideal bound, not a prediction" "$T/r24_h2" \
     && pass "reader24 #5b: report --hw b200: fa1/fa2's rooflines (562.2 us) labelled ideal bounds at 2250 TFLOP/s, 8 TB/s, not comparable; none on the H200" \
     || fail "reader24 #5b: b200 roofline legend (rc $r24_rc): $(grep -n 'fa2\|parenthesised' "$T/r24_b2" | head -3)"
+
+# ---- 5c: report's overflow names the largest N that fits, as io and sweep do (perf.c group_failure takes the whole
+#      shape's closed-form message): GPT-2 medium (H = 16, d = 64) fits up to N = 67108863 = 2^26 - 1 ----
+expect_msg -x "reader24 #5c: report --seqlen 2^31 - 1 on GPT-2 medium names the overflow and N = 67108863, as io" \
+    "model openai-community/gpt2-medium, its table's standard row on A100-SXM4-80GB (B = 1, H = 16, H_kv = 16, N = 2147483647, d = 64, d_v = 64): standard's closed-form HBM bytes of tensor K exceed 64 bits for B = 1, H = 16, N_q = 2147483647, N_k = 2147483647, d = 64: at these B, H, d they fit up to N = 67108863 (use a smaller --seqlen, --batch or --heads)" \
+    -- report --seqlen 2147483647 --model "$R24_ROOT/analysis/models/gpt2-medium.json" --out-dir "$T/r24_ovf" --no-plots --quiet
+expect_msg "reader24 #5c: io at the same shape names the same limit" "they fit up to N = 67108863" \
+    -- io --algo standard --seqlen 2147483647 --heads 16 --headdim 64
+"$FASIM" io --algo standard --seqlen 67108863 --heads 16 --headdim 64 --profile paper --format csv > "$T/r24_fit" 2>&1 \
+    && [ "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "flops_matmul") c = i} NR == 2 {print $c}' "$T/r24_fit")" = 18446743523953741824 ] \
+    && grep -qF '`io`, `sweep`, `compare` and `report` alike' "$R24_ROOT/README.md" \
+    && pass "reader24 #5c: N = 67108863 counts 4 N^2 d H = 18446743523953741824 matmul FLOPs (under 2^64); README names report" \
+    || fail "reader24 #5c: io N = 67108863: $(head -c 300 "$T/r24_fit")"
