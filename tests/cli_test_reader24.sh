@@ -68,3 +68,19 @@ expect_msg "reader24 #5c: io at the same shape names the same limit" "they fit u
     && grep -qF '`io`, `sweep`, `compare` and `report` alike' "$R24_ROOT/README.md" \
     && pass "reader24 #5c: N = 67108863 counts 4 N^2 d H = 18446743523953741824 matmul FLOPs (under 2^64); README names report" \
     || fail "reader24 #5c: io N = 67108863: $(head -c 300 "$T/r24_fit")"
+
+# ---- 5d: --block-r/--block-c described per command: io/explain count and time on them, check runs on them
+#      numerically, animate draws them; none borrows io's "(io: ...)" wording ----
+"$FASIM" check --help > "$T/r24_hc" 2>&1; "$FASIM" animate --help > "$T/r24_ha" 2>&1
+"$FASIM" io --help > "$T/r24_hi" 2>&1; "$FASIM" explain --help > "$T/r24_he" 2>&1
+r24_hc=$(oneline "$T/r24_hc"); r24_ha=$(oneline "$T/r24_ha")
+echo "$r24_hc" | grep -qF -- "--block-r B_r --block-c B_c the tiles every algorithm (and --decode's kernels) runs on numerically: they set the blocked order of its sums, hence its rounding, and with --fp8-quant block the quantization blocks; no HBM count, no time model" \
+    && echo "$r24_ha" | grep -qF -- "--block-r B_r --block-c B_c the tiles drawn: one frame per transfer of a B_r x B_c tile, the heatmap's cells per tile (T_r, T_c at most 16 each); nothing is timed" \
+    && oneline "$T/r24_hi" | grep -qF -- "--block-r B_r --block-c B_c explicit tile sizes, counted in the paper's model, and the time model times each kernel on them" \
+    && oneline "$T/r24_he" | grep -qF -- "--block-r B_r --block-c B_c explicit tile sizes, counted in the paper's model, and the time model times each kernel on them" \
+    && ! grep -q "(io: counted" "$T/r24_hc" "$T/r24_ha" "$T/r24_hi" "$T/r24_he" \
+    && pass "reader24 #5d: check, animate, io and explain each describe --block-r/--block-c in their own terms" \
+    || fail "reader24 #5d: --block-r help: $(grep -A1 -- '--block-r B_r' "$T/r24_hc" "$T/r24_ha" | head -4)"
+r24_msg=$("$FASIM" animate --seqlen 1024 --block-r 16 --block-c 16 --out-dir "$T" 2>&1 >/dev/null)
+[ "$r24_msg" = "fasim: animate draws at most 16 x 16 tiles; T_r = 64, T_c = 64 (use larger --block-r/--block-c or a shorter --seqlen)" ] \
+    && pass "reader24 #5d: animate refuses T_r = T_c = 64 > 16, as its --block-r help says" || fail "reader24 #5d: animate 64 x 64 tiles: $r24_msg"
