@@ -84,3 +84,30 @@ echo "$r24_hc" | grep -qF -- "--block-r B_r --block-c B_c the tiles every algori
 r24_msg=$("$FASIM" animate --seqlen 1024 --block-r 16 --block-c 16 --out-dir "$T" 2>&1 >/dev/null)
 [ "$r24_msg" = "fasim: animate draws at most 16 x 16 tiles; T_r = 64, T_c = 64 (use larger --block-r/--block-c or a shorter --seqlen)" ] \
     && pass "reader24 #5d: animate refuses T_r = T_c = 64 > 16, as its --block-r help says" || fail "reader24 #5d: animate 64 x 64 tiles: $r24_msg"
+
+# ---- 6: help text into a closed pipe ends quietly (exit 0, nothing on stderr); data output still exits 1 with
+#      its message, and help into a full disk still fails.  The pipe's read end is closed before fasim starts,
+#      so every write fails with EPIPE (no race with head) ----
+if ! command -v python3 >/dev/null 2>&1; then
+    skip "reader24 #6: help into a closed pipe" "no python3 to close the pipe first"
+else
+    python3 - "$FASIM" > "$T/r24_pipe" 2>&1 <<'PY'
+import os, subprocess, sys
+def run(args):
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run([sys.argv[1]] + args, stdout=w, stderr=subprocess.PIPE)
+    os.close(w)
+    return "%d [%s]" % (p.returncode, p.stderr.decode().strip())
+for a in (["help", "io"], ["io", "--help"], ["report", "--help"], ["--help"], ["--version"], ["io", "--seqlen", "64"]):
+    print(" ".join(a) + ": " + run(a))
+PY
+    r24_e=$(printf '%s\n' "help io: 0 []" "io --help: 0 []" "report --help: 0 []" "--help: 0 []" "--version: 0 []" \
+        "io --seqlen 64: 1 [fasim: cannot write standard output: Broken pipe]")
+    "$FASIM" help io > /dev/full 2> "$T/r24_full"; r24_rc=$?
+    [ "$(cat "$T/r24_pipe")" = "$r24_e" ] && [ "$r24_rc" = 1 ] \
+        && grep -qxF "fasim: cannot write standard output: No space left on device" "$T/r24_full" \
+        && tr '\n' ' ' < "$R24_ROOT/README.md" | grep -qF 'help text is not data, so `fasim help io | head -3` (any `--help`, `fasim help CMD`, `--version`) into a closed pipe ends quietly with 0' \
+        && pass "reader24 #6: help and --version into a closed pipe exit 0 quietly; io's data exits 1 'Broken pipe'; help into /dev/full exits 1; README says so" \
+        || fail "reader24 #6: closed pipe: $(cat "$T/r24_pipe" | tr '\n' ';'), /dev/full rc $r24_rc: $(cat "$T/r24_full")"
+fi

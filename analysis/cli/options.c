@@ -605,6 +605,7 @@ int cli_takes(const char *cmd, const char *name)
 
 void cli_help(FILE *f, const char *cmd, const char *head, const char *tail)
 {
+    if (f == stdout) cli_stdout_is_help();
     unsigned bit = cmd_bit(cmd);
     fputs(head, f);
     for (int i = 0; i < NTABLE; i++) {
