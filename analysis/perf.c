@@ -876,12 +876,16 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
  * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
  * count-only run. */
 /* An overflow in the count of one K,V head's group (the shape c of pass_counts_of: B = 1, H = H / H_kv)
- * told with the whole shape s, the sizes the user gave: the message's "for B = ..., H = ..." part
- * (FA_OVF_SHAPE) is rewritten with s's, so it never names the group's H.  Other statuses and
- * messages pass through unchanged. */
-static fa_status group_failure(fa_status st, const fa_shape *s)
+ * told with the whole shape s, the sizes the user gave.  The whole shape's closed form, which holds
+ * the group's counts B H_kv times, overflows too and names the largest N that fits at s's B, H, d
+ * (fa_ovf_limit), as io and sweep do: that message is taken.  Otherwise the message's "for B = ...,
+ * H = ..." part (FA_OVF_SHAPE) is rewritten with s's, so it never names the group's H.  Other
+ * statuses and messages pass through unchanged. */
+static fa_status group_failure(fa_status st, fa_pass kp, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits)
 {
     if (st != FA_EOVERFLOW) return st;
+    fa_pass_formula whole;
+    if (fa_formula_pass_bytes(kp, a, s, bk, splits, &whole) == FA_EOVERFLOW) return FA_EOVERFLOW;
     char what[512];
     snprintf(what, sizeof what, "%s", fa_last_error());
     char *shape = strstr(what, " for B = ");
@@ -964,7 +968,7 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     c.heads = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
     fa_io_result small;
     fa_status st = group_run(kp, prof, &c, bk, splits, hw, threads, &small, periods);
-    if (st != FA_OK) return group_failure(st, s);
+    if (st != FA_OK) return group_failure(st, kp, prof->algo, s, bk, splits);
     const uint64_t heads = (uint64_t)s->batch * (uint64_t)(s->kv_heads > 0 ? s->kv_heads : 1);
     if (small.counts.flops_other > UINT64_MAX / heads)
         FA_FAIL(FA_EOVERFLOW, "softmax FLOPs exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));

@@ -26,8 +26,8 @@ set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
 # decimal time ticks, as the other plots (the data are in ms)
 set ytics ("1 ms" 1, "2 ms" 2, "5 ms" 5, "10 ms" 10, "20 ms" 20, "50 ms" 50, "100 ms" 100, "200 ms" 200, \
            "500 ms" 500, "1 s" 1000, "2 s" 2000, "5 s" 5000, "10 s" 10000, "20 s" 20000, "50 s" 50000, "100 s" 100000)
-set xlabel "GPUs P"
-set ylabel "predicted time of one layer"
+set xlabel "GPUs P (log scale)"
+set ylabel "predicted time of one layer (log scale)"
 set grid
 do for [nn in "131072 262144 524288 1048576"] {
     N = int(nn)

@@ -54,7 +54,7 @@ if PATH="$T/pl_bin:$PATH" "$FASIM" report --quiet --out-dir "$T/pl_rep" 2>"$T/er
     # context parallelism (docs/context-parallel.md): time vs P per N, a line per scheme, each named and
     # explained, the axis units, the shape and the link, and that it is a prediction, not a measurement
     pl_has "plots: cp_time_vs_p names its schemes, axes, shape, link and that nothing was measured" \
-        "$PL_SVG/cp_time_vs_p.0.svg" "GPUs P" "predicted time of one layer" "N = 128k tokens (1k = 1024)" \
+        "$PL_SVG/cp_time_vs_p.0.svg" "GPUs P (log scale)" "predicted time of one layer (log scale)" "N = 128k tokens (1k = 1024)" \
         "N = 256k tokens" "N = 512k tokens" "N = 1M tokens" "ring (contiguous chunks; causal: the last GPU works every step)" \
         "zigzag (load-balanced ring: chunks r and 2P-1-r)" "allgather (all-gather K, V, then compute; not overlapped; widest)" \
         "ulysses (all-to-all to H/P heads and back; dashed)" "ideal: one GPU's time / P" \

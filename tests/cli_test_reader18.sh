@@ -32,9 +32,10 @@ r18_k=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
     && pass "reader18: the report's kernels tables give fa3 192x144 for GPT-NeoX-20B and 192x128 for Phi-3-mini's window, 16 warps" \
     || fail "reader18: report fa3 rows at d = 96: '$r18_k'"
 
-# ---- 2: an overflow in the count of one K,V head's group names the model's H (32), not H / H_kv (4) ----
+# ---- 2: an overflow in the count of one K,V head's group names the model's H (32), not H / H_kv (4), and (reader24
+#      #5c) the largest N that fits at the model's B, H, d, as io does ----
 expect_msg -x "reader18: report --seqlen 2^31 - 1 on Llama-3-8B: the overflow names H = 32 only" \
-    "model meta-llama/Meta-Llama-3-8B, its table's standard row on A100-SXM4-80GB (B = 1, H = 32, H_kv = 8, N = 2147483647, d = 128, d_v = 128): standard's closed-form HBM bytes of tensor K exceed 64 bits for B = 1, H = 32, N_q = 2147483647, N_k = 2147483647, d = 128 (use a smaller --seqlen, --batch or --heads)" \
+    "model meta-llama/Meta-Llama-3-8B, its table's standard row on A100-SXM4-80GB (B = 1, H = 32, H_kv = 8, N = 2147483647, d = 128, d_v = 128): standard's closed-form HBM bytes of tensor K exceed 64 bits for B = 1, H = 32, N_q = 2147483647, N_k = 2147483647, d = 128: at these B, H, d they fit up to N = 33554431 (use a smaller --seqlen, --batch or --heads)" \
     -- report --seqlen 2147483647 --model "$R18_ROOT/analysis/models/llama-3-8b.json" --out-dir "$T/r18_ovf" --no-plots --quiet
 [ ! -e "$T/r18_ovf" ] && pass "reader18: the refused report writes no directory" || fail "reader18: the refused report wrote $T/r18_ovf"
 expect_msg "reader18: io's count of a GQA group that overflows names --heads 32" \

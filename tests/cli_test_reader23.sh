@@ -92,7 +92,7 @@ expect_msg -x "reader23 #6: sweep --vary sram=64KiB,65536: the same size twice r
 "$FASIM" io --help > "$T/r23_ih" 2>&1
 grep -qF -- "--block-r B_r --block-c B_c          explicit tile sizes, counted in the paper's model (sweep" "$T/r23_sh" \
     && grep -qF "runs no time model: time_s is the roofline)" "$T/r23_sh" && ! grep -q "time model times each kernel" "$T/r23_sh" \
-    && grep -qF "and the time model times each kernel on them)" "$T/r23_ih" \
+    && grep -qF "the time model times each kernel on them" "$T/r23_ih" \
     && "$FASIM" sweep --vary block-r=16,32 --block-c 16 --algo flash2 > "$T/r23_so" 2>&1 && [ "$(wc -l < "$T/r23_so")" = 3 ] \
     && pass "reader23 #7: sweep --help: --block-r/--block-c counted in the paper's model, no time model; sweep still takes them" \
     || fail "reader23 #7: sweep --help: $(grep -A1 'block-r B_r' "$T/r23_sh")"

@@ -155,8 +155,14 @@ void cli_abort(cli_file *cf);
 /* 1 when standard output could not take what was printed (a closed pipe -- SIGPIPE is ignored,
  * main.c -- or a full disk): flushed first; the message "fasim: cannot write standard output:
  * WHY" + then is printed once (then: "" or "; ..." naming what was not done).  The caller exits
- * EXIT_RUN, as main does for a failure it finds at the end. */
+ * EXIT_RUN, as main does for a failure it finds at the end.  After cli_stdout_is_help, a closed
+ * pipe (EPIPE) is no failure: 0, no message (fasim help io | head -3 exits 0, as common tools do);
+ * a full disk still is. */
 int cli_stdout_failed(const char *then);
+
+/* What stdout carries is help text (--help, fasim help CMD, --version), not data: a reader that
+ * stops early is no error (cli_stdout_failed). */
+void cli_stdout_is_help(void);
 
 /* One line describing the configuration (shape, dtype, mask, hardware, M). */
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s);

@@ -186,6 +186,16 @@ int infer_io(const cli_opts *o)
            "the datasheet HBM bandwidth, the whole GPU's whatever the grid); docs/inference.md)\n",
            any_auto ? " (a '*', e.g. 4*: S chosen by the wave model, --splits auto)" : "", o->hw.sms > 0 ? o->hw.sms : 1,
            (o->hw.dram_bandwidth > 0 ? o->hw.dram_bandwidth : o->hw.hbm_bandwidth) / 1e12, o->hw.hbm_bandwidth / 1e12);
+    {
+        char tl[32];
+        /* the wave model next to the time model: what time(wave) leaves out, and which to read */
+        printf("(time(wave) is the wave model's, for comparing these kernels with each other (split or not, per head or "
+               "packed, paged): it charges no kernel launch -- add the profile's launch_s = %s a kernel, one at S = 1 and "
+               "two (main + combine) with a split -- nor the L2; for one kernel's predicted time take the time model, "
+               "fasim io --seqlen N_q --seqlen-k N_k --algo flash2 (the fa2 profile's pipes, the L2, the tail and %s a "
+               "launch); docs/inference.md, \"Two decoding time models\")\n",
+               fa_fmt_time(o->hw.launch_s, tl, 32), tl);
+    }
     if (o->breakdown) {
         printf("\nper tensor (bytes):\n%-13s %5s %-12s %16s %16s %12s %12s\n", "kernel", "S", "tensor", "read", "written", "loads", "stores");
         for (int i = 0; i < n; i++)
@@ -312,6 +322,9 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
     for (int ib = 0; ib < FA_DECODE_NB; ib++)
         for (int ik = 0; ik < FA_DECODE_NKV && t.batch[ib] == 1; ik++)
             if (t.r[ib][ik][1].time_s / t.r[ib][ik][0].time_s > slow1) slow1 = t.r[ib][ik][1].time_s / t.r[ib][ik][0].time_s;
+    /* batch 1, 1024 keys: the best split's wave time, and with its launches */
+    const fa_infer_result *x1 = &t.r[0][0][2];
+    char lb[3][32];
     printf("(S: the number of splits of the KV sequence, the one of the wave model's fastest time (1: no split);\n"
            " +part.: the partial outputs O_part and LSE_part written by the S splits and read back by the combine\n"
            " kernel (decode.csv: partial_bytes), as a share of the packed no-split HBM bytes.  The split's other\n"
@@ -322,12 +335,19 @@ int infer_report(FILE *csv, int quiet, const fa_hw *hw, int nh)
            " The split gains rest on the wave model's assumption that a thread block gets 1/%d of the DRAM rate (the\n"
            " sustained %.3g TB/s the time model charges everywhere, dram_bytes_per_s, not the datasheet's %.3g):\n"
            " batch 1's 8 blocks then use 8 of %d SMs' share and S-way splitting multiplies it by S.  A real SM can\n"
-           " pull more than that share, and launch latency (a few us a kernel) is left out, so measured gains are\n"
-           " smaller.  At batch 1 per head and packed take nearly the same time in this model: each thread block\n"
+           " pull more than that share, so measured gains are smaller.  The times leave out kernel launches:\n"
+           " the profile's launch_s is %s a kernel, one at S = 1, two (main + combine) with a split, so\n"
+           " batch %" PRId64 "'s %s at %" PRId64 " keys is %s with them.  This table compares the decoding options\n"
+           " with each other; for one kernel's predicted time (launches, the L2, the kernel profile's pipes) take\n"
+           " the time model's fasim io --seqlen 1 --seqlen-k N --algo flash2 (docs/inference.md, \"Two decoding\n"
+           " time models\").\n"
+           " At batch 1 per head and packed take nearly the same time in this model: each thread block\n"
            " streams one group's K and V at its 1/%d share either way, and a packed block reads and writes the Q\n"
            " and O rows of 4 query heads instead of 1, so packed is up to %.1f %% slower (packed gain %.2fx); the\n"
            " 4x fewer bytes show at batch 64 (docs/inference.md).)\n\n",
            ph->sms, (ph->dram_bandwidth > 0 ? ph->dram_bandwidth : ph->hbm_bandwidth) / 1e12, ph->hbm_bandwidth / 1e12, ph->sms,
+           fa_fmt_time(ph->launch_s, lb[0], 32), t.batch[0], fa_fmt_time(x1->time_s, lb[1], 32), t.kv_len[0],
+           fa_fmt_time(x1->time_s + (t.best_splits[0][0] > 1 ? 2 : 1) * ph->launch_s, lb[2], 32),
            ph->sms, 100.0 * (slow1 - 1), 1 / slow1);
     return 0;
 }

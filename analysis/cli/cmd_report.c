@@ -974,10 +974,27 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
                 for (int a = 0; a < FA_NALGO; a++) any |= rows[k].ran[t][h][a] && !rows[k].r[t][h][a].has_perf;
         if (any) list_add(roof, sizeof roof, hw[h].name);
     }
-    if (roof[0])
+    if (roof[0]) {
         fprintf(m, "\v No time ratio ('-') where one of the two times is a roofline and the other the time model's: a\n"
                " kernel the GPU's profile cannot time (here on %s: no mma.sync rate for fa1 and fa2), its time and\n"
                " TFLOP/s in parentheses.\n", roof);
+        /* what that roofline is, so that no one reads it against a time-model time (fa4's on the B200) */
+        for (int h = 0; h < nh; h++) {
+            int any = 0;
+            for (int k = 0; k < nm; k++)
+                for (int t = 0; t < rows[k].nkind; t++)
+                    for (int a = 0; a < FA_NALGO; a++) any |= rows[k].ran[t][h][a] && !rows[k].r[t][h][a].has_perf;
+            if (!any) continue;
+            fprintf(m, " The parenthesised time on %s is a roofline, max(FLOPs / peaks, HBM bytes / bandwidth), at the\n"
+                   " GPU's datasheet rates: the matmuls at its %.4g TFLOP/s dense fp16/bf16 tensor peak (which an mma.sync\n"
+                   " kernel as fa1 or fa2 does not reach there) and the bytes at the datasheet's %.3g TB/s (the time model charges the\n"
+                   " sustained %.3g), with no L2, occupancy, tail or launch. It is an ideal bound of the counts, not a\n"
+                   " predicted time: it is NOT comparable with the time model's times (the other rows, the kernels\n"
+                   " table's), and a parenthesised time below a time-model one does not make that kernel the faster.\n",
+                   hw[h].name, hw[h].peak_fp16 / 1e12, hw[h].hbm_bandwidth / 1e12,
+                   (hw[h].dram_bandwidth > 0 ? hw[h].dram_bandwidth : hw[h].hbm_bandwidth) / 1e12);
+        }
+    }
     /* the L2 of each GPU asked for (the B200's is not in its datasheet) */
     char l2[400] = "";
     for (int h = 0; h < nh; h++) {
@@ -1323,9 +1340,10 @@ int cmd_report(int argc, char **argv)
                     } else {
                         fa_clear_error();
                     }
-                    char why[300] = ""; /* a kernel this GPU's profile cannot time (b200: no mma.sync rate) */
+                    char why[400] = ""; /* a kernel this GPU's profile cannot time (b200: no mma.sync rate) */
                     if (!x->has_perf && !oom[0])
-                        snprintf(why, sizeof why, "  roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std'): %s",
+                        snprintf(why, sizeof why, "  roofline time and TFLOP/s, in parentheses, not the time model (so no time 'vs std'): %s; "
+                                 "an ideal bound, not a prediction: not comparable with a time-model time (legend below)",
                                  x->perf_note[0] ? x->perf_note : "no time model for this kernel here");
                     /* a roofline's time and TFLOP/s in parentheses: not the time model's (the row says why) */
                     char tc[40], fc[24], tt[32];

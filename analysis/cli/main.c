@@ -28,7 +28,8 @@ static int dispatch(int argc, char **argv);
 /* Every command's output goes through stdout; a full disk or a closed pipe must not pass
  * silently as success.  SIGPIPE is ignored: a closed pipe (fasim report | head -1) is a failed
  * write, exit 1 with a message, and a command writing files through temporaries (cli_outset.h)
- * removes them instead of being killed with them left behind. */
+ * removes them instead of being killed with them left behind.  Help text (--help, fasim help
+ * CMD, --version) is not data: a closed pipe ends it quietly, exit 0 (cli_stdout_is_help). */
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -44,6 +45,7 @@ static int dispatch(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        cli_stdout_is_help();
         puts("fasim " FASIM_VERSION);
         return 0;
     }
@@ -56,6 +58,7 @@ static int dispatch(int argc, char **argv)
             char *av[] = {argv[0], argv[2], "--help", NULL};
             return dispatch(3, av);
         }
+        cli_stdout_is_help();
         fputs(help, stdout);
         return 0;
     }

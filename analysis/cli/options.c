@@ -98,9 +98,20 @@ static const cli_option TABLE[] = {
      "                                       K = KiB = 1024, M = MiB, GiB binary; KB = 1000,\n"
      "                                       MB, GB decimal (default: the profile's shared\n"
      "                                       memory per thread block)\n"},
-    {"block-r", A_VALUE, HW_CMDS & ~(CMD_COMPARE | CMD_SWEEP), O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes (io: counted in the paper's model,\n"
-     "                                       and the time model times each kernel on them)\n"},
-    {"block-c", A_VALUE, HW_CMDS & ~(CMD_COMPARE | CMD_SWEEP), O_BLOCK_C, NULL},
+    {"block-r", A_VALUE, CMD_IO | CMD_EXPLAIN, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes, counted in the paper's model, and\n"
+     "                                       the time model times each kernel on them\n"},
+    {"block-c", A_VALUE, CMD_IO | CMD_EXPLAIN, O_BLOCK_C, NULL},
+    /* check runs the algorithms numerically: the tiles set the order of the sums, nothing is timed */
+    {"block-r", A_VALUE, CMD_CHECK, O_BLOCK_R, "  --block-r B_r --block-c B_c          the tiles every algorithm (and --decode's kernels) runs\n"
+     "                                       on numerically: they set the blocked order of its sums,\n"
+     "                                       hence its rounding, and with --fp8-quant block the\n"
+     "                                       quantization blocks; no HBM count, no time model\n"},
+    {"block-c", A_VALUE, CMD_CHECK, O_BLOCK_C, NULL},
+    /* animate draws the tiles of one slice */
+    {"block-r", A_VALUE, CMD_ANIMATE, O_BLOCK_R, "  --block-r B_r --block-c B_c          the tiles drawn: one frame per transfer of a B_r x B_c\n"
+     "                                       tile, the heatmap's cells per tile (T_r, T_c at most 16\n"
+     "                                       each); nothing is timed\n"},
+    {"block-c", A_VALUE, CMD_ANIMATE, O_BLOCK_C, NULL},
     /* sweep counts in the paper's model only: no time model to time the tiles */
     {"block-r", A_VALUE, CMD_SWEEP, O_BLOCK_R, "  --block-r B_r --block-c B_c          explicit tile sizes, counted in the paper's model (sweep\n"
      "                                       runs no time model: time_s is the roofline)\n"},
@@ -594,6 +605,7 @@ int cli_takes(const char *cmd, const char *name)
 
 void cli_help(FILE *f, const char *cmd, const char *head, const char *tail)
 {
+    if (f == stdout) cli_stdout_is_help();
     unsigned bit = cmd_bit(cmd);
     fputs(head, f);
     for (int i = 0; i < NTABLE; i++) {
