@@ -928,7 +928,10 @@ static fa_status group_run(fa_pass kp, const fa_profile *prof, const fa_shape *g
         fa_shape a = *g;
         a.seqlen_q -= (t - k) * L;
         a.seqlen_k -= (t - k) * L;
-        FA_TRY(fa_io_run_placed(kp, prof->algo, &a, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &r[k]));
+        if (fa_io_run_placed(kp, prof->algo, &a, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, &r[k])) {
+            fa_clear_error(); /* whatever a smaller N refuses, the shape itself answers for */
+            return fa_io_run_placed(kp, prof->algo, g, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, out);
+        }
     }
     const int64_t y0 = (int64_t)r[0].counts.flops_other, y1 = (int64_t)r[1].counts.flops_other,
                   y2 = (int64_t)r[2].counts.flops_other, y3 = (int64_t)r[3].counts.flops_other;
