@@ -122,6 +122,9 @@ typedef struct {
     int sync_loads;             /* 1: the kernel loads each tile's operands (and, FlashAttention-1
                                    order, its O_i, l_i, m_i) without prefetching: the load is a
                                    third phase of the tile (kernels/ v1, v2) */
+    int torch_sdpa;             /* 1: reached through PyTorch's scaled_dot_product_attention, which
+                                   sends its flash backend only what sdp_utils.cpp admits
+                                   (fa_profile_check_shape) */
     int ngroups_swap;           /* 1: a forward of one query row (N_q = 1) with H > H_kv runs as
                                    H / H_kv rows of H_kv heads (fa_profile_ngroups_swap) */
     int split_kv;               /* 1: a forward whose grid would not fill the GPU splits the keys
@@ -211,6 +214,13 @@ typedef struct {
  * arch x 10 (a row's arch 0: any).  Errors: FA_EINVAL naming the profile, the sm_ it runs on and
  * the hardware profile's (fa_perf_predict refuses with it whether or not tiles are given). */
 fa_status fa_profile_check_arch(const fa_profile *p, int arch);
+
+/* FA_EINVAL, naming the rule and the value, for a shape profile p's caller never sends its kernel:
+ * a torch_sdpa profile (sdpa_flash) with the causal flag and N_q != N_k (PyTorch's
+ * check_flash_causal_non_square_seqlens), d_v != d (check_head_dim_size_flash), or a window,
+ * softcap, ALiBi, block, column or dense mask (SDPA has no such argument; as attn_mask its flash
+ * backend refuses it: check_for_attn_mask).  FA_OK otherwise (and for every other profile). */
+fa_status fa_profile_check_shape(const fa_profile *p, const fa_shape *s);
 /* Warp instructions per score element profile p issues in pass bwd (0 forward, 1 backward) at
  * head dim d (inst_by_d; 0: not measured). */
 double fa_profile_inst_per_elem(const fa_profile *p, int bwd, int64_t d);

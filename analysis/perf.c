@@ -1192,6 +1192,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         FA_FAIL(FA_EINVAL, "profile %s is the paper's abstract model (one SRAM of M): it has no kernel to "
                 "time; give a kernel profile (--profile fa2, fa1, fa3, cudnn, math, v0 ... v4)", prof->key);
     FA_TRY(fa_profile_check_arch(prof, hw->arch)); /* with or without explicit tiles */
+    FA_TRY(fa_profile_check_shape(prof, s));
     /* the time model needs the pipes: without them only the counts and occupancy are filled */
     double rate = 0;
     char no_rate[160] = "";

@@ -161,7 +161,7 @@ const fa_profile fa_profiles[] = {
      * two strided copies into FlashAttention-2's (B, N, H, d) layout (torch.profiler: two
      * direct_copy_kernel launches a call, none when H = 1; s10_sdpa_breakdown.csv) */
     {.key = "sdpa_flash", .name = "PyTorch SDPA's flash backend on (B, H, N, d) tensors: fa2's kernels, two layout copies before the backward",
-     FA2_KERNELS, .layout_copies_bwd = 2,
+     FA2_KERNELS, .layout_copies_bwd = 2, .torch_sdpa = 1,
      .source = FA2_SOURCE "; torch.profiler of torch 2.11 SDPA (analysis/measured/h200/s10_sdpa_breakdown.csv)"},
     /* FlashAttention-1: one thread block per (batch, head); K_j, V_j in shared memory, Q_i steps
      * of 16 rows read by all 4 warps (each warp owns B_c / 4 keys); S in registers; O_i, l_i, m_i
@@ -411,6 +411,27 @@ fa_status fa_profile_check_arch(const fa_profile *p, int arch)
     for (int i = 0; i < p->ntiles; i++)
         if (!p->tiles[i].arch || p->tiles[i].arch == arch) return FA_OK;
     return arch_fail(p, arch);
+}
+
+fa_status fa_profile_check_shape(const fa_profile *p, const fa_shape *s)
+{
+    if (!p->torch_sdpa) return FA_OK;
+    /* aten/src/ATen/native/transformers/cuda/sdp_utils.cpp, use_flash_attention's constraints */
+    if (s->causal != FA_CAUSAL_NONE && s->seqlen_q != s->seqlen_k)
+        FA_FAIL(FA_EINVAL, "profile %s: PyTorch's SDPA does not send is_causal with N_q != N_k to its flash backend "
+                "(N_q = %lld, N_k = %lld; sdp_utils.cpp, check_flash_causal_non_square_seqlens): --profile fa2 times "
+                "FlashAttention-2's own API, whose causal mask is anchored bottom-right", p->key,
+                (long long)s->seqlen_q, (long long)s->seqlen_k);
+    if (s->d_v != s->d)
+        FA_FAIL(FA_EINVAL, "profile %s: PyTorch's SDPA sends its flash backend only Q, K, V of one head dim, not d = %lld, "
+                "d_v = %lld (sdp_utils.cpp, check_head_dim_size_flash): --profile fa2 counts d_v != d as given",
+                p->key, (long long)s->d, (long long)s->d_v);
+    const char *what = s->window ? "a sliding window" : s->softcap > 0 ? "a softcap" : s->alibi ? "ALiBi"
+                       : s->block_mask ? "a block mask" : s->col_mask ? "a column mask" : s->dense_mask ? "a dense mask" : NULL;
+    if (what)
+        FA_FAIL(FA_EINVAL, "profile %s: PyTorch's SDPA has no argument for %s (as an attn_mask its flash backend refuses "
+                "it: sdp_utils.cpp, check_for_attn_mask): --profile fa2 times FlashAttention-2's own API", p->key, what);
+    return FA_OK;
 }
 
 double fa_profile_inst_per_elem(const fa_profile *p, int bwd, int64_t d)

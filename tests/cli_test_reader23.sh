@@ -134,3 +134,17 @@ echo "$r24_dec" | grep -Eq "^flash2 .* 129\.1 MiB .* 42\.36 us" \
     && ! "$FASIM" io --headdim 64 --algo flash2 --heads 16 --seqlen 4096 2>&1 | grep -q "has no kernel for" \
     && pass "reader24: fa2 at d = 3 names the d = 32 kernel and the padding; d = 64 has no such note" \
     || fail "reader24: fa2 d = 3 note"
+
+# ---- reader 25: sdpa_flash refuses what PyTorch never sends its flash backend; fa3 names its kernel's head dim ----
+expect_msg "reader25: sdpa_flash refuses causal with N_q != N_k (check_flash_causal_non_square_seqlens)" \
+    "profile sdpa_flash: PyTorch's SDPA does not send is_causal with N_q != N_k to its flash backend (N_q = 1000, N_k = 2000; sdp_utils.cpp, check_flash_causal_non_square_seqlens)" \
+    -- io --profile sdpa_flash --seqlen 1000 --seqlen-k 2000 --causal
+expect_msg "reader25: sdpa_flash refuses d_v != d" "not d = 192, d_v = 128 (sdp_utils.cpp, check_head_dim_size_flash)" \
+    -- io --profile sdpa_flash --headdim 192 --headdim-v 128
+expect_msg "reader25: sdpa_flash refuses a window" "PyTorch's SDPA has no argument for a sliding window" \
+    -- io --profile sdpa_flash --window 127,0
+"$FASIM" io --profile sdpa_flash --seqlen 2048 --causal > /dev/null 2>&1 && pass "reader25: sdpa_flash still times causal N_q = N_k" \
+    || fail "reader25: sdpa_flash causal square refused"
+"$FASIM" io --profile fa3 --hw h100 --headdim 160 --heads 8 --seqlen 4096 2>&1 | grep -q "FlashAttention-3 has no kernel for d = 160: it runs it in its d = 192 kernel (hopper/flash_api.cpp, round_up_headdim" \
+    && ! "$FASIM" io --profile fa3 --hw h100 --headdim 128 --heads 8 --seqlen 4096 2>&1 | grep -q "has no kernel for" \
+    && pass "reader25: fa3 at d = 160 names its d = 192 kernel; d = 128 has no such note" || fail "reader25: fa3 head-dim note"

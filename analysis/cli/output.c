@@ -346,16 +346,25 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                     s->batch * heads_q * fa_cdiv(rows_q, 64), o->hw.sms, T_c,
                     r[i].blocks.block_r, r[i].blocks.block_c, r[i].splits, fa_cdiv(T_c, r[i].splits));
         }
-    for (int i = 0; i < n; i++) { /* FlashAttention-2's kernels exist for head dims of 32, 64, ..., 192 and 256 */
-        const int64_t d8 = fa_cdiv(s->d, 8) * 8, dk = d8 <= 192 ? fa_cdiv(d8, 32) * 32 : 256;
-        if (dk != s->d && s->d <= 256 && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "sdpa_flash")))
-            fprintf(f, "note: %s (%s): FlashAttention-2 has no kernel for d = %" PRId64 ": it runs it in its d = %" PRId64
-                       " kernel%s (flash_api.cpp: the head dim rounded up to a multiple of 32 up to 192, else 256); fasim "
-                       "counts and times d = %" PRId64 " as given, so the real kernel's MMA work is up to %" PRId64 " / %" PRId64
-                       " = %.2fx these (docs/time-model.md section 2)\n",
-                    fa_algo_name(r[i].algo), r[i].profile, s->d, dk,
-                    d8 != s->d ? ", on Q, K and V that its API pads to a multiple of 8" : "", s->d, dk, s->d,
-                    (double)dk / (double)s->d);
+    for (int i = 0; i < n; i++) { /* FlashAttention-2's and -3's kernels exist for a few head dims only */
+        const int fa2 = !strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "sdpa_flash"),
+                  fa3 = !strcmp(r[i].profile, "fa3");
+        if ((!fa2 && !fa3) || s->d > 256) continue;
+        /* FlashAttention-2 (flash_api.cpp): d padded to a multiple of 8, then the next multiple of 32
+         * up to 192, else 256; FlashAttention-3 (hopper/flash_api.cpp, round_up_headdim): 64, 96,
+         * 128, 192 or 256 */
+        const int64_t d8 = fa_cdiv(s->d, 8) * 8;
+        const int64_t dk = fa2 ? (d8 <= 192 ? fa_cdiv(d8, 32) * 32 : 256)
+                               : s->d <= 64 ? 64 : s->d <= 96 ? 96 : s->d <= 128 ? 128 : s->d <= 192 ? 192 : 256;
+        if (dk == s->d) continue;
+        fprintf(f, "note: %s (%s): FlashAttention-%d has no kernel for d = %" PRId64 ": it runs it in its d = %" PRId64
+                   " kernel%s (%s); fasim counts and times d = %" PRId64 " as given, so the real kernel's MMA work is up "
+                   "to %" PRId64 " / %" PRId64 " = %.2fx these (docs/time-model.md section 2)\n",
+                fa_algo_name(r[i].algo), r[i].profile, fa2 ? 2 : 3, s->d, dk,
+                fa2 && d8 != s->d ? ", on Q, K and V that its API pads to a multiple of 8" : "",
+                fa2 ? "flash_api.cpp: the head dim rounded up to a multiple of 32 up to 192, else 256"
+                    : "hopper/flash_api.cpp, round_up_headdim: 64, 96, 128, 192 or 256",
+                s->d, dk, s->d, (double)dk / (double)s->d);
     }
     for (int i = 0; i < n; i++) /* FlashAttention-1/-2's released API: V's head dim = Q's (docs/time-model.md section 2) */
         if (s->d_v != s->d && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "fa1")))
