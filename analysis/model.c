@@ -288,6 +288,7 @@ fa_status fa_model_load(const char *path, fa_model *m)
     }
     if (!m->head_dim_v) m->head_dim_v = m->head_dim;
     GET(k_layers, 1, &m->layers, 1);
+    const int no_layers = r == 0;
     GET(k_pos, 1, &m->max_positions, 2048);
     if (m->heads % m->kv_heads != 0)
         REFUSE("model file %s: num_attention_heads = %lld is not a multiple of num_key_value_heads = %lld", path,
@@ -344,6 +345,12 @@ fa_status fa_model_load(const char *path, fa_model *m)
     int64_t mwl = -1, swp = 0;
     GET(k_mwl, 0, &mwl, is_type(m->type, t_qwen) ? 28 : -1);
     GET(k_swp, 1, &swp, !strcmp(m->type, "gemma3") || !strcmp(m->type, "gemma3_text") ? 6 : 0);
+    /* which layers slide follows from their count (Gemma-2 alternates, Gemma-3 every swp-th is full,
+     * Qwen2 from max_window_layers on); Transformers would take the configuration class's default
+     * count (Gemma-2: 26), which the file does not carry */
+    if (no_layers && m->sliding_window && ((lt && !json_is_null(lt)) || !strcmp(m->type, "gemma2") || swp > 0 || mwl >= 0))
+        REFUSE("model file %s: no num_hidden_layers (or n_layer): which layers of a %s model slide follows from their "
+               "count, and its configuration class's default is not in the file; add the key", path, m->type);
     int mixed = 0;
     for (int64_t i = 0; i < m->layers; i++) {
         int s;

@@ -150,3 +150,8 @@ expect_msg "reader25: sdpa_flash refuses a window" "PyTorch's SDPA has no argume
     && pass "reader25: fa3 at d = 160 names its d = 192 kernel; d = 128 has no such note" || fail "reader25: fa3 head-dim note"
 "$FASIM" report --no-plots --out-dir "$T/r25_rep" 2>/dev/null | grep -A2 "^ bound: link when the bytes sent over NVLink take longer than the compute" | grep -q "all-to-alls against the call), else compute; P = 1 sends nothing" \
     && pass "reader25: the report's context-parallel legend defines its bound column" || fail "reader25: cp bound legend"
+python3 -c "
+import json,sys;d=json.load(open(sys.argv[1]));d.pop('num_hidden_layers');json.dump(d,open(sys.argv[2],'w'))" "$(dirname "$0")/../analysis/models/gemma-2-9b.json" "$T/r25_g2.json" \
+    && expect_msg -x "reader25: a Gemma-2 config without num_hidden_layers is refused (its sliding layers follow from the count)" \
+    "model file $T/r25_g2.json: no num_hidden_layers (or n_layer): which layers of a gemma2 model slide follows from their count, and its configuration class's default is not in the file; add the key" \
+    -- io --model "$T/r25_g2.json"
