@@ -1146,9 +1146,8 @@ int fa_split_kv_heuristic(const fa_profile *prof, const fa_shape *s, int sms, fa
     for (int64_t q = 1; q <= max_splits; q++) {
         if (eff[q] > 0 && eff[q] >= 0.85 * best) {
             if (q > 1) {
-                int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
-                bk->block_r = 64 < cq ? 64 : cq;
-                bk->block_c = block_n < ck ? block_n : ck;
+                bk->block_r = 64; /* kBlockM = 64 for every head dim, whatever N_q (see above) */
+                bk->block_c = block_n;
             }
             return (int)q;
         }

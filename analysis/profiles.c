@@ -519,9 +519,11 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
             s->d_v > (t->dv_max ? t->dv_max : t->d_max) || s->d < p->d_min || s->d_v < p->d_min ||
             (t->causal >= 0 && t->causal != causal) || (t->local && !local))
             continue;
-        int64_t cq = fa_cdiv(s->seqlen_q, 16) * 16, ck = fa_cdiv(s->seqlen_k, 16) * 16;
-        bk->block_r = t->block_r < cq ? t->block_r : cq;
-        bk->block_c = t->block_c < ck ? t->block_c : ck;
+        /* the kernel's tiles whatever N: a kernel allocates and computes its whole B_r x B_c tile
+         * (FlashAttention-2's split kernel runs 64 query rows for one decoding row); the counts
+         * move only the rows and keys there are */
+        bk->block_r = t->block_r;
+        bk->block_c = t->block_c;
         *row = t;
         return FA_OK;
     }

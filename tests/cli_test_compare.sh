@@ -119,7 +119,7 @@ echo "$v" | grep -qiE 'nan|inf' && fail "compare: 0 measured bytes print nan/inf
 # significant digits (not 0.000) ----
 printf 'kernel,B,H,N,d,ms\nv3,1,1,64,64,0.0000005\n' > "$T/tiny.csv"
 "$FASIM" compare --measured "$T/tiny.csv" --no-l2 >"$T/out" 2>"$T/err" || fail "compare tiny --no-l2: $(cat "$T/err")"
-sed -n 3p "$T/out" | grep -q " 64   64    - |" && pass "compare --no-l2: b/SM '-'" || fail "compare --no-l2 row: $(sed -n 3p "$T/out")"
+sed -n 3p "$T/out" | grep -q " 128   64    - |" && pass "compare --no-l2: b/SM '-' (v3's 128 x 64 tiles at N = 64)" || fail "compare --no-l2 row: $(sed -n 3p "$T/out")"
 sed -n 3p "$T/out" | grep -q "5e-07" && pass "compare: a time below 1 us in significant digits" || fail "compare tiny time: $(sed -n 3p "$T/out")"
 "$FASIM" compare --measured "$T/tiny.csv" --no-l2 --format csv 2>/dev/null | tail -1 | cut -d, -f20 | grep -qx '' \
     && pass "compare --no-l2 csv: blocks_per_sm empty" || fail "compare --no-l2 csv row"

@@ -108,9 +108,9 @@ for r13_p in sdpa_flash v5_bwd_atomic; do
         || fail "reader13: io columns with $r13_p: $(grep -A1 '^algo  *profile' "$T/r13_io14" | tr '\n' '|')"
 done
 
-# reader13b #16: '+ tail' in both of io's tables (the tutorial's step 8: DRAM + tail in both)
+# reader13b #16: '+ tail' in both of io's tables (the tutorial's step 8: smem + tail in both)
 "$FASIM" io --algo flash2 --seqlen 1 --seqlen-k 32768 --headdim 128 --heads 32 --kv-heads 8 > "$T/r13_io16" 2>&1
-[ "$(grep -c '120.4 us *4.5 DRAM + tail$\|120.4 us    DRAM + tail$' "$T/r13_io16")" = 2 ] \
+[ "$(grep -c '44.32 us *12.1 smem + tail$\|44.32 us    smem + tail$' "$T/r13_io16")" = 2 ] \
     && grep -q "explain prints both), in both tables; a grid or launch row drops it (JSON keeps it, time_model.waves_add_over_10pct)" "$T/r13_io16" \
     && pass "reader13: '+ tail' in both io tables; the legend says where it is dropped" \
     || fail "reader13: + tail: $(grep 'tail$' "$T/r13_io16" | tr '\n' '|')"

@@ -121,10 +121,10 @@ expect_msg "reader23 #9: check --save-npy a/b with a missing: refused" \
 
 # ---- reader 24: fa2 decoding with GQA swaps N_q and the group; fa2 at a head dim it has no kernel for says so ----
 r24_dec=$("$FASIM" io --algo flash2 --seqlen 1 --seqlen-k 32768 --headdim 128 --heads 32 --kv-heads 8 2>&1)
-echo "$r24_dec" | grep -Eq "^flash2 .* 129\.1 MiB .* 42\.36 us" \
+echo "$r24_dec" | grep -Eq "^flash2 +64 +128 .* 129\.1 MiB .* 80 KiB +44\.32 us" \
     && echo "$r24_dec" | grep -q "runs one query row of H = 32 heads as N_q = H / H_kv = 4 rows of H_kv = 8 heads" \
     && echo "$r24_dec" | grep -q "B\*H_kv\*ceil((H/H_kv)/64) = 8 row blocks" \
-    && pass "reader24: fa2 at N_q = 1, H 32 / H_kv 8 reads K, V once a K,V head (129.1 MiB, 42.36 us) and says why" \
+    && pass "reader24: fa2 at N_q = 1, H 32 / H_kv 8 reads K, V once a K,V head (129.1 MiB on 64 x 128 tiles, 80 KiB, 44.32 us) and says why" \
     || fail "reader24: fa2 decoding: $(echo "$r24_dec" | grep '^flash2')"
 "$FASIM" io --algo flash2 --seqlen 1 --seqlen-k 32768 --headdim 128 --heads 32 --kv-heads 32 2>&1 | grep -q "seqlenq_ngroups_swapped" \
     && fail "reader24: MHA decoding swapped" || pass "reader24: fa2 at N_q = 1 with H_kv = H keeps its shape (no swap note)"

@@ -1070,7 +1070,7 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
         fprintf(m, ", 128 x 64 with 8 warps%s%s", d192 ? " at d = 192 on every GPU" : "", d192 ? big_a100 : big_a100 + 5);
     if (big[0] || d192 || big_a100[0]) fprintf(m, " (as FlashAttention-2's flash_fwd_launch_template.h picks)");
     fprintf(m, "; the causal mask halves both.\n");
-    /* a sequence shorter than those tiles: the tiles are clamped, as the table shows them */
+    /* a sequence shorter than those tiles: a kernel still runs its whole tiles */
     int64_t cl_q = 0, cl_k = 0;
     for (int k = 0; k < nm && !cl_q; k++)
         for (int t = 0; t < rows[k].nkind && !cl_q; t++)
@@ -1078,14 +1078,15 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
                 cl_q = rows[k].s[t].seqlen_q, cl_k = rows[k].s[t].seqlen_k;
     if (cl_q) {
         if (cl_q == cl_k)
-            fprintf(m, " At N = %" PRId64 " a tile side longer than the sequence would be padding: it is clamped to\n"
-                       " 16 ceil(N / 16) = %" PRId64 " (docs/time-model.md, section 2), the B_r and B_c the table shows.\n",
-                    cl_q, 16 * ((cl_q + 15) / 16));
+            fprintf(m, " At N = %" PRId64 " some tiles are longer than the sequence: a kernel allocates and computes its\n"
+                       " whole tile (the B_r and B_c the table shows, its shared memory and occupancy), while the\n"
+                       " counts move only the %" PRId64 " rows and keys there are (docs/time-model.md, section 2).\n",
+                    cl_q, cl_q);
         else
-            fprintf(m, " At N_q = %" PRId64 ", N_k = %" PRId64 " a tile side longer than the sequence would be padding: B_r is\n"
-                       " clamped to 16 ceil(N_q / 16) = %" PRId64 ", B_c to 16 ceil(N_k / 16) = %" PRId64 " (docs/time-model.md, section 2),\n"
-                       " as the table shows.\n",
-                    cl_q, cl_k, 16 * ((cl_q + 15) / 16), 16 * ((cl_k + 15) / 16));
+            fprintf(m, " At N_q = %" PRId64 ", N_k = %" PRId64 " some tiles are longer than the sequence: a kernel allocates and\n"
+                       " computes its whole tile (the B_r and B_c the table shows), while the counts move only the rows\n"
+                       " and keys there are (docs/time-model.md, section 2).\n",
+                    cl_q, cl_k);
     }
     /* where fa1's few passes move fewer bytes than fa2's many: name the models, the first one's numbers */
     char fewer[200] = "";
