@@ -241,6 +241,7 @@ typedef struct {
     uint64_t prepass_read_bytes, prepass_write_bytes; /* a profile's V -> V^T pre-pass (fa_perf_result):
                                   a kernel of its own, not in counts; 0: none */
     double prepass_time_s;     /* its predicted time (0 without the time model) */
+    uint64_t dram_comp_bytes;  /* the compulsory part of dram_est_bytes (fa_perf_result.compulsory_bytes) */
 } fa_io_result;
 
 /* Runs pass p of algorithm a in count-only mode with SRAM M (trace: optional CSV sink, merging

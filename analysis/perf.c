@@ -1355,6 +1355,7 @@ void fa_perf_to_io(const fa_perf_result *pr, fa_io_result *r)
     r->ngroups_swapped = pr->ngroups_swapped;
     snprintf(r->perf_note, sizeof r->perf_note, "%s", pr->has_time ? "" : pr->why);
     r->dram_est_bytes = pr->dram_bytes;
+    r->dram_comp_bytes = pr->compulsory_bytes;
     r->layout_copy_bytes = (uint64_t)pr->k[1].copies_bytes;
     r->prepass_read_bytes = pr->prepass_read_bytes;
     r->prepass_write_bytes = pr->prepass_write_bytes;

@@ -196,6 +196,15 @@ int infer_io(const cli_opts *o)
                "launch); docs/inference.md, \"Two decoding time models\")\n",
                fa_fmt_time(o->hw.launch_s, tl, 32), tl);
     }
+    if (o->shape.d == 576 && o->shape.d_v == 512) { /* reader25 item 8: MLA's latent cache, V inside K's rows */
+        const int64_t e = fa_dtype_bytes(o->shape.dtype), g = o->shape.heads / o->shape.kv_heads;
+        printf("note: d = 576, d_v = 512 is MLA's latent shape: in its cache (FlashMLA, flash_mla_with_kvcache) V is the "
+               "first 512 columns of each 576-wide K row, so a block reads a token's %" PRId64 " B once, where fasim "
+               "counts K and V apart, (576 + 512) e = %" PRId64 " B: the K, V bytes above are 1088 / 576 = 1.89x FlashMLA's "
+               "for the same row blocks (FlashMLA also runs 64-row blocks: ceil(%" PRId64 " / 64) = %" PRId64
+               " a kv head); docs/inference.md\n",
+               576 * e, 1088 * e, g * o->shape.seqlen_q, fa_cdiv(g * o->shape.seqlen_q, 64));
+    }
     if (o->breakdown) {
         printf("\nper tensor (bytes):\n%-13s %5s %-12s %16s %16s %12s %12s\n", "kernel", "S", "tensor", "read", "written", "loads", "stores");
         for (int i = 0; i < n; i++)

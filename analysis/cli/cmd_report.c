@@ -939,15 +939,16 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
     if (!m) return;
     char b[4][32];
     /* the grid's example: the first model and GPU whose flash1 row is bound by its grid */
-    char grid[320] = "";
+    char grid[448] = "";
     for (int k = 0; k < nm && !grid[0]; k++)
         for (int h = 0; h < nh && !grid[0]; h++) {
             const fa_io_result *x = &rows[k].r[0][h][FA_ALGO_FLASH1];
             const int64_t bh = rows[k].s[0].batch * rows[k].s[0].heads;
             if (rows[k].ran[0][h][FA_ALGO_FLASH1] && x->has_perf && x->perf_latency == 2 && bh < hw[h].sms)
                 snprintf(grid, sizeof grid, " (fa1, the paper's kernel, runs one thread block per batch x head: %.60s's "
-                         "%" PRId64 " heads use %" PRId64 " of the %.40s's %d SMs)", models[k].m.name, bh, bh, hw[h].name,
-                         hw[h].sms);
+                         "%" PRId64 " heads use %" PRId64 " of the %.40s's %d SMs; FlashAttention-1's own launcher splits "
+                         "the queries over more blocks on such a grid, num_splits_heuristic_fwd, which the profile does not "
+                         "model: fasim io says so)", models[k].m.name, bh, bh, hw[h].name, hw[h].sms);
         }
     fprintf(m, "(standard runs as eager PyTorch's math path does: it computes all of S and P and keeps them in\n"
            " HBM; the causal mask and the window are applied to S but skip no tile, so its bytes and time are\n"

@@ -244,6 +244,140 @@ static void theta_range_note(FILE *f, const fa_shape *s, const fa_io_result *r, 
     fprintf(f, ")\n");
 }
 
+/* ---- reader25: where a kernel profile does not run what its real kernel runs (items 1-4, 6 of
+ * /work/notes/reader25_findings.md): one note each, after every other note of the table ---- */
+
+/* FlashAttention-1's num_splits_heuristic_fwd (fmha_fwd_launch_template.h): the smallest S whose
+ * wave efficiency is over 0.95 x the best for S <= max_splits */
+static int fa1_splits_fwd(int64_t bh, int64_t slots, int max_splits)
+{
+    double best = 0, eff[32];
+    if (max_splits > 30) max_splits = 30;
+    for (int k = 1; k <= max_splits; k++) {
+        double w = (double)(bh * k) / (double)slots;
+        eff[k] = w / ceil(w);
+        if (eff[k] > best) best = eff[k];
+    }
+    for (int k = 1; k <= max_splits; k++)
+        if (eff[k] > 0.95 * best) return k;
+    return 1;
+}
+
+/* FlashAttention-1's num_splits_heuristic_bwd (fmha_bwd_launch_template.h): 1, or one block per
+ * key block (N_k / B_c) when that fills the waves better */
+static int64_t fa1_splits_bwd(int64_t bh, int64_t slots, int64_t n_k, int64_t bc, int causal)
+{
+    double w1 = (double)bh / (double)slots, e1 = w1 / ceil(w1);
+    int64_t par = n_k / bc;
+    if (par < 1) return 1;
+    double wp = (double)(bh * par) / (double)slots, ep = wp / ceil(wp), disc;
+    if (!causal) disc = 1.0 + (double)bc / (double)n_k;
+    else {
+        if (par >= 10) return par;
+        disc = 1.0 + 0.5 * (double)bc / (double)n_k;
+    }
+    return e1 >= ep / disc ? 1 : par;
+}
+
+static void io_kernel_gap_notes(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n)
+{
+    const int64_t e = fa_dtype_bytes(s->dtype), g = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
+    char b1[32], b2[32], b3[32];
+    for (int i = 0; i < n; i++) {
+        const fa_io_result *x = &r[i];
+        const char *an = fa_algo_name(x->algo), *pk = x->profile;
+        const int fwd = x->pass != FA_PASS_BWD, bwd = x->pass != FA_PASS_FWD;
+        /* 1: FlashAttention-1 splits the queries (forward) or the keys (backward) over more blocks */
+        if (!strcmp(pk, "fa1") && x->has_perf && o->hw.sms > 0) {
+            const int64_t bh = s->batch * s->heads;
+            if (fwd && x->occupancy[0] > 0 && bh < (int64_t)o->hw.sms * x->occupancy[0]) {
+                const int64_t slots = (int64_t)o->hw.sms * x->occupancy[0];
+                /* the source's max_splits is min(30, (seqlen_q + M - 1 / M)): 1 / M is 0 in C++ */
+                const int64_t mx = s->seqlen_q + x->blocks.block_r < 30 ? s->seqlen_q + x->blocks.block_r : 30;
+                const int S = fa1_splits_fwd(bh, slots, (int)mx);
+                if (S > 1)
+                    fprintf(f, "note: %s (%s): the forward's grid is B*H = %" PRId64 " thread block%s, %.3g of a wave (%d SMs x "
+                               "%d); FlashAttention-1's launcher (csrc/flash_attn/src/fmha_fwd_launch_template.h, "
+                               "num_splits_heuristic_fwd) then launches grid (B, H, S = %d), each block taking 1/S of a "
+                               "head's query steps and all its K, V, which the profile does not model: the forward time "
+                               "above is up to ~%dx too long (its grid bound is the profile's, not FA1's); bytes as counted, "
+                               "K, V's loads %dx (mostly L2 hits) (docs/time-model.md section 2)\n",
+                            an, pk, bh, bh == 1 ? "" : "s", (double)bh / (double)slots, o->hw.sms, x->occupancy[0], S, S, S);
+            }
+            if (bwd && x->occupancy[1] > 0 && x->blocks_bwd.block_c > 0 &&
+                bh < (int64_t)o->hw.sms * x->occupancy[1]) {
+                const int64_t slots = (int64_t)o->hw.sms * x->occupancy[1];
+                const int64_t S = fa1_splits_bwd(bh, slots, s->seqlen_k, x->blocks_bwd.block_c, s->causal != FA_CAUSAL_NONE);
+                if (S > 1)
+                    fprintf(f, "note: %s (%s): the backward's grid is B*H = %" PRId64 " thread block%s, %.3g of a wave; "
+                               "FlashAttention-1 (fmha_bwd_launch_template.h, num_splits_heuristic_bwd) then runs its "
+                               "sequence-parallel kernel, one block per key block (grid B x H x N_k / B_c = %" PRId64
+                               "), dQ accumulated in fp32, which the profile does not model: the backward time above is "
+                               "too long (docs/time-model.md section 2)\n",
+                            an, pk, bh, bh == 1 ? "" : "s", (double)bh / (double)slots, S);
+            }
+        }
+        /* 2: FlashAttention-1's kernel keeps O in fp32 o_tmp and one softmax_lse, not Algorithm 1's O, l, m */
+        if (!strcmp(pk, "fa1") && x->pass == FA_PASS_FWD && fa_cdiv(s->seqlen_k, x->blocks.block_c) > 1) {
+            const int to = fa_counts_find(&x->counts, "O"), tl = fa_counts_find(&x->counts, "l"),
+                      tm = fa_counts_find(&x->counts, "m");
+            if (to >= 0 && tl >= 0 && tm >= 0) {
+                const fa_tensor_count *O = &x->counts.tensor[to];
+                const uint64_t lm = x->counts.tensor[tl].read_bytes + x->counts.tensor[tl].write_bytes +
+                                    x->counts.tensor[tm].read_bytes + x->counts.tensor[tm].write_bytes;
+                fprintf(f, "note: %s (%s): the counts are Algorithm 1's; FlashAttention-1's kernel (fmha_api.cpp, "
+                           "fmha_fprop_kernel_1xN.h) keeps the running O in an fp32 o_tmp (4 B an element%s, O counted "
+                           "%s read + %s written at %d B), carries one fp32 softmax_lse a row for l and m (%s counted: "
+                           "about half of it) and writes nothing before its key loop (Is_first; Algorithm 1 line 2 "
+                           "writes O, l, m): its O traffic is larger and its statistics' smaller than counted "
+                           "(docs/io-model.md section 3)\n",
+                        an, pk, e < 4 ? (e == 2 ? ": 2x the O re-reads and re-writes" : ": 4x the O re-reads and re-writes") : "",
+                        fa_fmt_bytes((double)O->read_bytes, b1, sizeof b1), fa_fmt_bytes((double)O->write_bytes, b2, sizeof b2),
+                        (int)e, fa_fmt_bytes((double)lm, b3, sizeof b3));
+            }
+        }
+        /* 3: FlashAttention-3 splits the keys and packs GQA at decode; the fa3/cudnn profiles do neither */
+        if ((!strcmp(pk, "fa3") || !strcmp(pk, "cudnn")) && fwd && x->has_perf && x->blocks.block_r > 0 &&
+            s->seqlen_q < x->blocks.block_r && x->splits <= 1 && !x->ngroups_swapped) {
+            const int64_t grid = s->batch * s->heads * fa_cdiv(s->seqlen_q, x->blocks.block_r);
+            char pack[256] = "";
+            if (g > 1)
+                snprintf(pack, sizeof pack, ", so each K,V head's keys are read by one block of its H/H_kv = %" PRId64
+                         " query heads' rows, not %" PRId64 " times: K, V loads %" PRId64 "x the kernel's", g, g, g);
+            fprintf(f, "note: %s (%s): N_q = %" PRId64 " fills %" PRId64 " of B_r = %" PRId64 " rows and the grid is %" PRId64
+                       " thread blocks; FlashAttention-3 (hopper/flash_api.cpp) picks num_splits by its num_splits_heuristic "
+                       "and packs GQA (get_pack_gqa, forced whenever num_splits > 1)%s%s; the %s profile does neither%s, so the "
+                       "time above is too long (--profile fa2 swaps and splits; docs/time-model.md section 2)\n",
+                    an, pk, s->seqlen_q, s->seqlen_q, x->blocks.block_r, grid, g > 1 ? "" : " when H > H_kv", pack, pk,
+                    !strcmp(pk, "cudnn") ? " (cuDNN's own decode path, closed source, is not modelled)" : "");
+        }
+        /* 4: the DRAM rule's whole-head K,V working set, unchecked beyond N = 16k */
+        if (x->has_perf && x->algo != FA_ALGO_STANDARD && (s->seqlen_q > 16384 || s->seqlen_k > 16384)) {
+            const uint64_t base = x->dram_comp_bytes + x->layout_copy_bytes;
+            if (x->dram_est_bytes > base && x->dram_est_bytes - base > x->dram_est_bytes / 10)
+                fprintf(f, "note: %s (%s): DRAM est %s is compulsory %s + %s of re-reads the rule charges because the live "
+                           "heads' whole K, V (or Q, dO) exceed the L2 (docs/time-model.md section 7); no measurement checks "
+                           "it beyond N = 16384, and the resident blocks that share a head's K, V stream them nearly in "
+                           "step (a reuse distance of a few tiles, well inside the L2): DRAM est%s likely too high\n",
+                        an, pk, fa_fmt_bytes((double)x->dram_est_bytes, b1, sizeof b1),
+                        fa_fmt_bytes((double)x->dram_comp_bytes, b2, sizeof b2),
+                        fa_fmt_bytes((double)(x->dram_est_bytes - base), b3, sizeof b3),
+                        x->perf_bound == FA_PIPE_DRAM ? " and the DRAM bound are" : " is");
+        }
+        /* 6: FlashAttention-2's GQA backward: K, V per query head, dK, dV expanded and summed */
+        if ((!strcmp(pk, "fa2") || !strcmp(pk, "sdpa_flash")) && bwd && g > 1) {
+            const uint64_t kv = (uint64_t)(s->batch * s->kv_heads * s->seqlen_k * (s->d + s->d_v) * e);
+            fprintf(f, "note: %s (%s): H = %" PRId64 " > H_kv = %" PRId64 ": FlashAttention-2's backward (flash_api.cpp, "
+                       "mha_bwd) runs one block per query head on its kv head's K_j, V_j and writes dk_expanded, "
+                       "dv_expanded (B, N_k, H, d), which at::sum_out reduces to dK, dV; the count shares K, V and dK, dV "
+                       "at H_kv: the real backward reads K, V %" PRId64 "x and moves (3 x %" PRId64 " - 1) x %s = %s "
+                       "more than counted (docs/io-model-backward.md section 3)\n",
+                    an, pk, s->heads, s->kv_heads, g, g, fa_fmt_bytes((double)kv, b1, sizeof b1),
+                    fa_fmt_bytes((double)kv * (double)(3 * g - 1), b2, sizeof b2));
+        }
+    }
+}
+
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
@@ -373,6 +507,7 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                        " counts that; docs/time-model.md section 2)\n", fa_algo_name(r[i].algo), r[i].profile, s->d_v, s->d,
                     s->d, s->d);
     if (o->model_note[0]) fprintf(f, "note: --model %s: %s\n", o->model_path, o->model_note);
+    io_kernel_gap_notes(f, o, s, r, n); /* reader25: last of the notes */
     io_write_model(f, o, r, n);
     if (n > 0 && r[0].pass != FA_PASS_FWD) {
         fprintf(f, "\nHBM footprint (all %" PRId64 " x %" PRId64 " heads): kept between forward and backward / peak of the pass\n",
