@@ -85,3 +85,8 @@ mkdir -p "$T/r25_rep_dir"
     && tr '\n' ' ' < "$R25_ROOT/docs/tutorial.md" | grep -qF "FlashAttention-1's own launcher would split this head's queries over S = 29 blocks" \
     && pass "reader25 #1: report's fa1 grid example names FlashAttention-1's query split; tutorial step 2 quotes S = 29" \
     || fail "reader25 #1: report / tutorial fa1 split text (rc $r25_rc): $(grep -n 'launcher' "$T/r25_rep" | head -2)"
+
+# ---- 2: io-model.md section 3 says the counts are Algorithm 1's, not the kernel's o_tmp ----
+tr '\n' ' ' < "$R25_ROOT/docs/io-model.md" | tr -s ' ' | grep -qF "keeps the running O in an fp32 \`o_tmp\` when it loops over key blocks, so its O re-reads and re-writes are 4 B an element (2x the counts above in fp16)" \
+    && pass "reader25 #2: io-model.md section 3 names the kernel's fp32 o_tmp and softmax_lse" \
+    || fail "reader25 #2: io-model.md section 3 has no o_tmp paragraph"
