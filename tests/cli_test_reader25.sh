@@ -29,11 +29,11 @@ for r25_p in fa3 cudnn; do
     "$FASIM" io --profile $r25_p --algo flash2 --seqlen 1 --seqlen-k 32768 --heads 32 --kv-heads 8 --headdim 128 --hw h100 --dtype bf16 > "$T/r25_dec_$r25_p" 2>&1
 done
 "$FASIM" io --profile fa2 --algo flash2 --seqlen 1 --seqlen-k 32768 --heads 32 --kv-heads 8 --headdim 128 --hw h100 --dtype bf16 > "$T/r25_dec_fa2" 2>&1
-grep -qF "note: flash2 (fa3): N_q = 1 fills 1 of B_r = 16 rows and the grid is 32 thread blocks; FlashAttention-3 (hopper/flash_api.cpp) picks num_splits by its num_splits_heuristic and packs GQA (get_pack_gqa, forced whenever num_splits > 1), so each K,V head's keys are read by one block of its H/H_kv = 4 query heads' rows, not 4 times: K, V loads 4x the kernel's" "$T/r25_dec_fa3" \
-    && grep -q '^flash2    fa3 .* 170.6 us' "$T/r25_dec_fa3" \
+grep -qF "note: flash2 (fa3): N_q = 1 fills 1 of B_r = 128 rows and the grid is 32 thread blocks; FlashAttention-3 (hopper/flash_api.cpp) picks num_splits by its num_splits_heuristic and packs GQA (get_pack_gqa, forced whenever num_splits > 1), so each K,V head's keys are read by one block of its H/H_kv = 4 query heads' rows, not 4 times: K, V loads 4x the kernel's" "$T/r25_dec_fa3" \
+    && grep -q '^flash2    fa3 .* 418.7 us' "$T/r25_dec_fa3" \
     && grep -qF "the cudnn profile does neither (cuDNN's own decode path, closed source, is not modelled)" "$T/r25_dec_cudnn" \
     && ! grep -q "get_pack_gqa" "$T/r25_dec_fa2" \
-    && pass "reader25 #3: fa3 and cudnn at N_q = 1, H/H_kv = 4: the PackGQA / split note (170.6 us row); none on fa2" \
+    && pass "reader25 #3: fa3 and cudnn at N_q = 1, H/H_kv = 4: the PackGQA / split note (418.7 us row); none on fa2" \
     || fail "reader25 #3: decode notes: $(grep -n 'pack' "$T/r25_dec_fa3" "$T/r25_dec_cudnn" "$T/r25_dec_fa2" | head -3)"
 
 # ---- 4: DRAM est beyond N = 16k: llama-3-8b causal, fa3 on the H100 ----
@@ -67,12 +67,12 @@ grep -qF "note: d = 576, d_v = 512 is MLA's latent shape: in its cache (FlashMLA
 # ---- the figures docs/time-model.md quotes for these notes (section 2 "What the profiles leave out", section 7) ----
 r25_tm=$(tr '\n' ' ' < "$R25_ROOT/docs/time-model.md" | tr -s ' ')
 echo "$r25_tm" | grep -qF "(B H = 16 at N = 4096: S = 23 on the H200)" \
-    && echo "$r25_tm" | grep -qF "512 MiB in 170.6 us on the H100, against the \`fa2\` profile's swapped, split 129.1 MiB in 57.23 us" \
+    && echo "$r25_tm" | grep -qF "512 MiB in 418.7 us (cudnn 418.6 us) on the H100, against the \`fa2\` profile's swapped, split 129.1 MiB in 57.23 us" \
     && echo "$r25_tm" | grep -qF "176 MiB at B = 1, H = 32, H_kv = 8, N = 4096, d = 128, bf16" \
     && echo "$r25_tm" | grep -qF "DRAM est of 322 MiB at N = 16k, 14.66 GiB at 32k and 157.4 GiB at 64k" \
     && grep -q '^flash2 .* 129.1 MiB' "$T/r25_dec_fa2" && grep -q '^flash2    fa2 .* 57.23 us' "$T/r25_dec_fa2" \
     && grep -q '^flash2    fa3 .* 157.4 GiB' "$T/r25_long_65536" && grep -q '^flash2    fa3 .* 322 MiB' "$T/r25_long_16384" \
-    && pass "reader25: docs/time-model.md's figures for the notes match the tool (S = 23, 170.6 us vs 57.23 us, 176 MiB, 322 MiB -> 157.4 GiB)" \
+    && pass "reader25: docs/time-model.md's figures for the notes match the tool (S = 23, 418.7 us vs 57.23 us, 176 MiB, 322 MiB -> 157.4 GiB)" \
     || fail "reader25: docs/time-model.md figures for the reader25 notes"
 
 # ---- 1: the report's grid example no longer presents one block per head as FlashAttention-1's behaviour; the
