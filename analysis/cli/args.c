@@ -126,10 +126,6 @@ int cli_commit(cli_file *cf)
 
 void cli_abort(cli_file *cf) { fa_outfile_abort(cf); }
 
-static int stdout_help; /* stdout carries help text: a closed pipe ends it quietly */
-
-void cli_stdout_is_help(void) { stdout_help = 1; }
-
 int cli_stdout_failed(const char *then)
 {
     static int said; /* one message, whoever finds the failure first (a command, then main) */
@@ -140,7 +136,7 @@ int cli_stdout_failed(const char *then)
     const int flush_bad = fflush(stdout) != 0;
     const int e = flush_bad && errno ? errno : e0;
     if (!flush_bad && !ferror(stdout)) return 0;
-    if (stdout_help && e == EPIPE) return 0; /* help into a reader that stopped (head -3): done */
+    if (cli_stdout_help() && e == EPIPE) return 0; /* help into a reader that stopped (head -3): done */
     if (!said++)
         fprintf(stderr, "fasim: cannot write standard output: %s%s\n",
                 e ? strerror(e) : "an earlier write failed (a closed pipe or a full disk)", then ? then : "");

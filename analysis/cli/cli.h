@@ -163,6 +163,7 @@ int cli_stdout_failed(const char *then);
 /* What stdout carries is help text (--help, fasim help CMD, --version), not data: a reader that
  * stops early is no error (cli_stdout_failed). */
 void cli_stdout_is_help(void);
+int cli_stdout_help(void); /* 1 after cli_stdout_is_help */
 
 /* One line describing the configuration (shape, dtype, mask, hardware, M). */
 void cli_describe(FILE *f, const cli_opts *o, const fa_shape *s);

@@ -19,6 +19,12 @@
 #include "fa_cp.h"
 #include "fa_inference.h"
 
+/* stdout carries help text: a closed pipe ends it quietly (cli_stdout_failed, in args.c, asks;
+ * kept here, below args.c, so that the help printers here call no file that calls them) */
+static int stdout_help;
+void cli_stdout_is_help(void) { stdout_help = 1; }
+int cli_stdout_help(void) { return stdout_help; }
+
 char cli_where[256];
 
 int cli_fail(fa_status s)
