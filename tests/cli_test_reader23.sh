@@ -148,7 +148,7 @@ expect_msg "reader25: sdpa_flash refuses a window" "PyTorch's SDPA has no argume
 "$FASIM" io --profile fa3 --hw h100 --headdim 160 --heads 8 --seqlen 4096 2>&1 | grep -q "FlashAttention-3 has no kernel for d = 160: it runs it in its d = 192 kernel (hopper/flash_api.cpp, round_up_headdim" \
     && ! "$FASIM" io --profile fa3 --hw h100 --headdim 128 --heads 8 --seqlen 4096 2>&1 | grep -q "has no kernel for" \
     && pass "reader25: fa3 at d = 160 names its d = 192 kernel; d = 128 has no such note" || fail "reader25: fa3 head-dim note"
-"$FASIM" report --no-plots --out-dir "$T/r25_rep" 2>/dev/null | grep -A2 "^ bound: link when the bytes sent over NVLink take longer than the compute" | grep -q "all-to-alls against the call), else compute; P = 1 sends nothing" \
+"$FASIM" report --no-plots --out-dir "$T/r23_cp_rep" 2>/dev/null | grep -A2 "^ bound: link when the bytes sent over NVLink take longer than the compute" | grep -q "all-to-alls against the call), else compute; P = 1 sends nothing" \
     && pass "reader25: the report's context-parallel legend defines its bound column" || fail "reader25: cp bound legend"
 python3 -c "
 import json,sys;d=json.load(open(sys.argv[1]));d.pop('num_hidden_layers');json.dump(d,open(sys.argv[2],'w'))" "$(dirname "$0")/../analysis/models/gemma-2-9b.json" "$T/r25_g2.json" \
