@@ -38,6 +38,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
 def timed(fn, warmup, reps):
+    """Median ms of fn between two CUDA events, each call alone (synchronized), after warm-ups."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -80,20 +81,9 @@ def timed_graph(fn, warmup, reps):
                 print(f"compare_sdpa: not capturable ({str(ex).splitlines()[0][:120]}): timed eagerly",
                       file=sys.stderr)
                 return None
-    for _ in range(warmup):
-        g.replay()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        e0 = torch.cuda.Event(enable_timing=True)
-        e1 = torch.cuda.Event(enable_timing=True)
-        e0.record()
-        g.replay()
-        e1.record()
-        e1.synchronize()
-        ts.append(e0.elapsed_time(e1))
+    ms = timed(g.replay, warmup, reps)
     del g
-    return statistics.median(ts)
+    return ms
 
 
 def measure(fn, a):

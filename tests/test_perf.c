@@ -821,6 +821,19 @@ static void test_v0_causal_reads(void **st)
     }
 }
 
+/* Predicts pass p of prof on s twice, by fa_perf_predict (a, the count-free path) and by
+ * fa_perf_predict_counted (b, the whole count-only run): 0 when the profile has no such pass. */
+static int predict_both(const fa_profile *prof, fa_pass p, const fa_shape *s, const fa_hw *hw, fa_perf_result *a,
+                        fa_perf_result *b)
+{
+    if (fa_perf_predict(prof, p, s, hw, NULL, a) != FA_OK) {
+        fa_clear_error();
+        return 0;
+    }
+    assert_int_equal(fa_perf_predict_counted(prof, p, s, hw, NULL, b), FA_OK);
+    return 1;
+}
+
 /* The count-free path of fa_perf_predict (closed-form bytes and matmul FLOPs, one head counted for
  * the softmax FLOPs) gives the whole count-only run's counts and time on causal, GQA, N_q != N_k,
  * window and softcap shapes (issue 18: report.csv's flops_other was 0 on that path). */
@@ -844,11 +857,7 @@ static void test_counted_equals_closed(void **st)
                 const fa_pass p = pass ? FA_PASS_BWD : FA_PASS_FWD;
                 const fa_profile *prof = fa_profile_find(keys[k]);
                 fa_perf_result a, b;
-                if (fa_perf_predict(prof, p, &s, &hw, NULL, &a) != FA_OK) { /* no such kernel pass */
-                    fa_clear_error();
-                    continue;
-                }
-                assert_int_equal(fa_perf_predict_counted(prof, p, &s, &hw, NULL, &b), FA_OK);
+                if (!predict_both(prof, p, &s, &hw, &a, &b)) continue; /* no such kernel pass */
                 assert_true(a.io.counts.flops_other > 0);
                 if (a.io.counts.flops_other != b.io.counts.flops_other)
                     fail_msg("case %d %s pass %d: other %llu vs %llu", c, keys[k], pass,
@@ -889,11 +898,7 @@ static void test_causal_extension_exact(void **st)
                 const fa_pass p = pass ? FA_PASS_BWD : FA_PASS_FWD;
                 const fa_profile *prof = fa_profile_find(keys[k]);
                 fa_perf_result a, b;
-                if (fa_perf_predict(prof, p, &s, &hw, NULL, &a) != FA_OK) { /* no such kernel pass */
-                    fa_clear_error();
-                    continue;
-                }
-                assert_int_equal(fa_perf_predict_counted(prof, p, &s, &hw, NULL, &b), FA_OK);
+                if (!predict_both(prof, p, &s, &hw, &a, &b)) continue; /* no such kernel pass */
                 if (a.io.counts.flops_other != b.io.counts.flops_other)
                     fail_msg("case %zu %s pass %d (tiles %lld x %lld, %lld periods): other %llu vs %llu", c, keys[k],
                              pass, (long long)a.io.blocks.block_r, (long long)a.io.blocks.block_c,
