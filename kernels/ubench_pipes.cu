@@ -26,6 +26,15 @@
  *                        4 GiB), 4 GiB written: TB/s
  *   dram_latency, l2_latency  one thread chasing pointers through a random cyclic permutation
  *                        of nodes 256 bytes apart over 1 GiB / 16 MiB (ld.global.cg): ns per load
+ *   dram_stream_dep_w64, _w8, l2_stream_dep_w64, l1_stream_dep_w64  a block of 256 threads
+ *                        streams its own region of 2-byte elements, 512 contiguous bytes a step,
+ *                        each warp's 64 B load consumed before its next (one outstanding a
+ *                        warp), 8 blocks an SM (64 warps) or 1 (8 warps), regions of 1 MiB /
+ *                        32 KiB / 4 KiB a block (DRAM, L2, L1): ns a step (the loaded latency);
+ *                        l2_stream_exp_w64, l1_stream_exp_w64 the same with the value through
+ *                        cvt, ex2 and an add before the next load
+ *   smem_latency         one warp, dependent ld.shared.u32: cycles per load
+ *   block_turnaround     one grid of many empty 256-thread blocks: ns per block per resident slot
  *   launch_overhead, launch_overhead_grid  N back-to-back launches of an empty kernel (1 block
  *                        of 32 threads; 2 x SMs blocks of 128) between two events, / N: us
  *   syncthreads, syncthreads_256  __syncthreads in a loop, one block of 128 / 256 threads per
@@ -719,6 +728,59 @@ __global__ void k_scatter(const unsigned long long *vals, unsigned long long *re
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         region[i * stride_words] = vals[i];
+}
+
+/* 9b. dependent streams: a block of 256 threads walks its own region of 2-byte elements, lane t
+ * of the block reading element t + 256 k at step k (the block's 8 warps cover 512 contiguous
+ * bytes a step, a warp 64 B), one load a warp outstanding at a time: the next index depends on
+ * the value loaded (v & zero, zero = 0 at run time), as a loop that consumes each load before
+ * the next issues.  EXP: the value goes through the exponential chain of a softmax's second
+ * pass (to fp32, subtract, ex2, add) before the next load.  The region (elems a block, a
+ * multiple of 256) wraps; its size picks the level it is served from. */
+template <bool EXP>
+__global__ void __launch_bounds__(256) k_stream_dep(const uint16_t *base, long long elems, int steps,
+                                                     uint32_t zero, float *sink, ClkRec *rec)
+{
+    ClkProbe clk(rec);
+    const uint16_t *p = base + (size_t)blockIdx.x * (size_t)elems;
+    long long j = threadIdx.x;
+    float acc = 0.f;
+    uint32_t iacc = 0;
+#pragma unroll 1
+    for (int s = 0; s < steps; s++) {
+        uint16_t v;
+        asm volatile("ld.global.u16 %0, [%1];\n" : "=h"(v) : "l"(p + j) : "memory");
+        if (EXP) {
+            const float x = __uint_as_float((uint32_t)v << 16);
+            float e;
+            asm volatile("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(e) : "f"(x - acc * 1e-30f));
+            acc += e;
+            j += 256 + (__float_as_uint(acc) & zero);
+        } else {
+            iacc = max(iacc, (uint32_t)v);
+            j += 256 + (iacc & zero);
+        }
+        if (j >= elems) j -= elems;
+    }
+    clk.stop(rec);
+    if (zero) sink[blockIdx.x * 256 + threadIdx.x] = acc + (float)iacc;
+}
+
+/* 9c. shared-memory latency: one warp, dependent ld.shared.u32 (each loaded value the next
+ * index), 16 a loop iteration */
+__global__ void k_smem_lat(int iters, uint32_t *sink, ClkRec *rec)
+{
+    __shared__ uint32_t buf[1024];
+    for (int i = threadIdx.x; i < 1024; i += 32) buf[i] = (uint32_t)((i + 33) & 1023);
+    __syncwarp();
+    ClkProbe clk(rec);
+    uint32_t k = threadIdx.x;
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int u = 0; u < 16; u++) asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(k) : "r"(smem_u32(&buf[k])) : "memory");
+    }
+    clk.stop(rec);
+    if (k == 0xffffffffu) sink[threadIdx.x] = k;
 }
 
 /* 10. launches */
@@ -1510,6 +1572,71 @@ static void chase_row(const char *name, size_t bytes, bool warm_all)
 static void t_dram_lat() { chase_row("dram_latency", 1ull << 30, false); }
 static void t_l2_lat() { chase_row("l2_latency", 16ull << 20, true); }
 
+
+/* Dependent streams (k_stream_dep): ns a step of every warp, with `blocks` blocks of 256 threads an
+ * SM (8: the thread limit, 64 warps; 1: forced by shared memory, 8 warps), each block's region
+ * region_b bytes (1 MiB at 8 an SM, 8 MiB at 1: 1.03 GiB in all, from DRAM; 32 KiB: 256 KiB an SM, beyond L1, 33 MiB in
+ * all, in L2; 4 KiB: in L1). */
+template <bool EXP> static void stream_row(const char *name, int blocks, size_t region_b)
+{
+    const void *k = (const void *)k_stream_dep<EXP>;
+    size_t smem = 0;
+    if (blocks == 1) smem = one_block_smem(k, 256, 0);
+    else {
+        int nb = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, 256, 0));
+        if (nb != blocks) {
+            fprintf(stderr, "ubench_pipes: %s: %d blocks of 256 fit an SM, expected %d\n", name, nb, blocks);
+            exit(1);
+        }
+    }
+    const int grid = blocks * g_sms;
+    const long long elems = (long long)(region_b / 2);
+    uint16_t *buf = nullptr;
+    CK(cudaMalloc(&buf, (size_t)grid * region_b));
+    CK(cudaMemset(buf, 0x3c, (size_t)grid * region_b));
+    const Stat s = measure([&](long long n) {
+        k_stream_dep<EXP><<<grid, 256, smem>>>(buf, elems, (int)n, 0u, g_sink, g_rec);
+    }, 64);
+    const double ns = s.ms * 1e6 / (double)s.n;
+    const double bytes = (double)grid * 512.0 * (double)s.n;
+    emit(name, ns, "ns", s.mhz,
+         "%d blocks of 256 an SM (%d warps); a warp's step: one 64 B coalesced ld.global.u16 a lane%s, "
+         "consumed before the next; region %zu KiB a block (%zu MiB in all); %.0f cycles a step; %.2f TB/s",
+         blocks, 8 * blocks, EXP ? " through cvt, ex2, add" : " (max)", region_b >> 10,
+         ((size_t)grid * region_b) >> 20, ns * s.mhz * 1e-3, bytes / (s.ms * 1e-3) / 1e12);
+    CK(cudaFree(buf));
+}
+static void t_stream_dep()
+{
+    stream_row<false>("dram_stream_dep_w64", 8, 1u << 20);
+    stream_row<false>("dram_stream_dep_w8", 1, 8u << 20);
+    stream_row<false>("l2_stream_dep_w64", 8, 32u << 10);
+    stream_row<true>("l2_stream_exp_w64", 8, 32u << 10);
+    stream_row<false>("l1_stream_dep_w64", 8, 4u << 10);
+    stream_row<true>("l1_stream_exp_w64", 8, 4u << 10);
+}
+static void t_smem_lat()
+{
+    const Stat s = measure([&](long long n) { k_smem_lat<<<1, 32>>>((int)n, (uint32_t *)g_sink, g_rec); }, 256);
+    emit("smem_latency", s.cyc / ((double)s.n * 16), "cycles", s.mhz,
+         "one warp; dependent ld.shared.u32 (each value the next index); %.2f ns a load",
+         s.ms * 1e6 / ((double)s.n * 16));
+}
+/* Block turnaround: a grid of n empty blocks of 256 threads (8 resident an SM): ns per block per
+ * resident slot, i.e. the time an SM slot takes to retire one block and start the next. */
+static void t_block_turn()
+{
+    int nb = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, (const void *)k_empty, 256, 0));
+    const Stat s = measure([&](long long n) { k_empty<<<(unsigned)n, 256>>>(); }, 1 << 16);
+    const double slots = (double)nb * g_sms;
+    emit("block_turnaround", s.ms * 1e6 / ((double)s.n / slots), "ns", 0.0,
+         "one launch of %lld empty blocks of 256 threads (%d resident an SM, %.0f slots): wall time / "
+         "(blocks / slots); %.1f blocks a us over the GPU",
+         s.n, nb, slots, (double)s.n / (s.ms * 1e3));
+}
+
 static void t_launch()
 {
     {
@@ -1849,6 +1976,9 @@ static const Test TESTS[] = {
     {"dram_read", "dram_read,dram_copy,dram_write", t_dram},
     {"dram_latency", "dram_latency", t_dram_lat},
     {"l2_latency", "l2_latency", t_l2_lat},
+    {"stream_dep", "dram_stream_dep_w64,dram_stream_dep_w8,l2_stream_dep_w64,l2_stream_exp_w64,l1_stream_dep_w64,l1_stream_exp_w64", t_stream_dep},
+    {"smem_latency", "smem_latency", t_smem_lat},
+    {"block_turnaround", "block_turnaround", t_block_turn},
     {"launch_overhead", "launch_overhead,launch_overhead_grid", t_launch},
     {"syncthreads", "syncthreads,syncthreads_256", t_sync},
     {"shfl_xor_latency", "shfl_xor_latency", t_shfl},

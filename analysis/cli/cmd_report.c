@@ -629,8 +629,14 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " sit empty even where blocks/SM is the occupancy (e.g. 128 blocks on 108 SMs at 2 blocks/SM: 0.59\n"
                " waves, 20 SMs run two blocks, 88 one, 88 of the 216 slots are empty), and bound is grid where that\n"
                " sets the time; bound as in the models' tables, '+ tail' where the last wave's tail adds over 10 %%\n"
-               " (kernels.csv's bound leaves it out).  regs: registers a thread\n"
-               " (of 255 at most; blocks/SM follows from them, smem/blk and the warps).");
+               " (kernels.csv's bound leaves it out).  regs: registers a thread (of 255 at most; blocks/SM\n"
+               " follows from them, smem/blk and the warps): as compiled for kernels/ and fa2 (the tile table),\n"
+               " else the profile's register-resident buffers over its consumer threads + a base (fa1, fa3,\n"
+               " cudnn: what the placement needs, docs/time-model.md section 3).  For the warp-specialized fa3\n"
+               " and cudnn it is the consumer warps' count; the producer warpgroup runs at 24 (setmaxnreg), so\n"
+               " warps x regs is more than the block holds.  FlashAttention-3 itself sets its consumers to 240\n"
+               " (2 consumer warpgroups) or 160 (3), producer 24 or 32 (hopper/flash_fwd_kernel.h,\n"
+               " warpgroup_reg_alloc).");
     if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
         fprintf(m, "\v H100 against H200: the\n"
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
@@ -1088,6 +1094,36 @@ static void models_footnote(const fa_report_model *models, int nm, const fa_repo
                        " computes its whole tile (the B_r and B_c the table shows), while the counts move only the rows\n"
                        " and keys there are (docs/time-model.md, section 2).\n",
                     cl_q, cl_k);
+    }
+    /* fa1 rows of shapes FlashAttention-1's kernel does not run as counted (v1.0.9 fmha_api.cpp): a window,
+     * GQA/MQA, a head dim it has no kernel for; fasim io prints the same per row */
+    char f1w[200] = "", f1g[200] = "", f1d[200] = "";
+    for (int k = 0; k < nm; k++) {
+        int w = 0, gq = 0, dd = 0;
+        for (int t = 0; t < rows[k].nkind; t++)
+            for (int h = 0; h < nh; h++) {
+                if (!rows[k].ran[t][h][FA_ALGO_FLASH1]) continue;
+                const fa_shape *x = &rows[k].s[t];
+                w |= x->window != 0, gq |= x->kv_heads > 0 && x->kv_heads < x->heads;
+                dd |= x->d != 32 && x->d != 64 && x->d != 128;
+            }
+        if (w) list_add(f1w, sizeof f1w, models[k].m.name);
+        if (gq) list_add(f1g, sizeof f1g, models[k].m.name);
+        if (dd) list_add(f1d, sizeof f1d, models[k].m.name);
+    }
+    if (f1w[0] || f1g[0] || f1d[0]) {
+        fprintf(m, "\v fa1 rows count Algorithm 1 on the model's shape, which FlashAttention-1's kernel (v1.0.9\n"
+                   " fmha_api.cpp) does not always run:");
+        if (f1w[0])
+            fprintf(m, " it has no sliding window (%s: the rows skip the window's tiles, the real kernel computes\n"
+                       " every causal tile);", f1w);
+        if (f1g[0])
+            fprintf(m, " it has no GQA or MQA, K and V are checked against num_heads (%s: callers repeat K, V to\n"
+                       " the query heads, H / H_kv times the K, V bytes the rows count);", f1g);
+        if (f1d[0])
+            fprintf(m, " it runs only d = 32, 64, 128 kernels and refuses d not a multiple of 8 or over 128 (%s: a\n"
+                       " d = 96 runs in the d = 128 kernel, a d over 128 has no fa1 row);", f1d);
+        fprintf(m, " fasim io prints a note per row.\n");
     }
     /* where fa1's few passes move fewer bytes than fa2's many: name the models, the first one's numbers */
     char fewer[200] = "";

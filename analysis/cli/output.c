@@ -364,6 +364,40 @@ static void io_kernel_gap_notes(FILE *f, const cli_opts *o, const fa_shape *s, c
                         fa_fmt_bytes((double)(x->dram_est_bytes - base), b3, sizeof b3),
                         x->perf_bound == FA_PIPE_DRAM ? " and the DRAM bound are" : " is");
         }
+        /* 7: shapes FlashAttention-1's kernel does not run as counted (v1.0.9 csrc/flash_attn/fmha_api.cpp,
+         * mha_fwd / mha_bwd): no window argument, K and V checked against num_heads (no GQA), head_size a
+         * multiple of 8 and <= 128, run in the d = 32, 64 or 128 kernel (run_fmha_fwd: d <= 32, <= 64, <= 128) */
+        if (!strcmp(pk, "fa1")) {
+            if (s->window)
+                fprintf(f, "note: %s (%s): FlashAttention-1's kernel has no sliding window (v1.0.9 fmha_api.cpp: mha_fwd and "
+                           "mha_bwd take none): the counts and time above skip the window's tiles as Algorithm 1 with the "
+                           "window would; the real kernel computes every tile, or every tile its causal mask "
+                           "leaves (fasim io without --window counts that)\n", an, pk);
+            if (g > 1) {
+                const uint64_t kv = (uint64_t)(s->batch * s->kv_heads * s->seqlen_k * (s->d + s->d_v) * e);
+                fprintf(f, "note: %s (%s): H = %" PRId64 " > H_kv = %" PRId64 ": FlashAttention-1 has no GQA or MQA (v1.0.9 "
+                           "fmha_api.cpp checks K and V against num_heads: CHECK_SHAPE(k, total_k, num_heads, head_size)), so "
+                           "its callers repeat K, V to the H query heads: %" PRId64 "x the K, V in HBM (%s, not %s) and %" PRId64
+                           "x their loads; the counts above share K, V at H_kv (fasim io --kv-heads %" PRId64 " counts the "
+                           "repeated shape)\n",
+                        an, pk, s->heads, s->kv_heads, g, fa_fmt_bytes((double)kv * (double)g, b1, sizeof b1),
+                        fa_fmt_bytes((double)kv, b2, sizeof b2), g, s->heads);
+            }
+            if (s->d % 8 || s->d > 128 || s->d_v % 8 || s->d_v > 128)
+                fprintf(f, "note: %s (%s): FlashAttention-1 refuses d = %" PRId64 "%s (v1.0.9 fmha_api.cpp: head_size %% 8 == 0 "
+                           "and head_size <= 128): no real kernel runs this shape; it is counted and timed as given\n",
+                        an, pk, s->d % 8 || s->d > 128 ? s->d : s->d_v, s->d % 8 || s->d > 128 ? "" : " (d_v)");
+            else {
+                const int64_t dk = s->d <= 32 ? 32 : s->d <= 64 ? 64 : 128;
+                if (dk != s->d)
+                    fprintf(f, "note: %s (%s): FlashAttention-1 has no kernel for d = %" PRId64 ": it runs it in its d = %" PRId64
+                               " kernel (v1.0.9 fmha_api.cpp run_fmha_fwd; FMHA_kernel_traits<B_c, %" PRId64 ", ...>), whose "
+                               "shared memory, registers and MMA work are d = %" PRId64 "'s; fasim counts and times d = %" PRId64
+                               " as given, so the real kernel's MMA work is up to %.2fx these and its occupancy may be lower "
+                               "(docs/time-model.md section 2)\n",
+                            an, pk, s->d, dk, dk, dk, s->d, (double)dk / (double)s->d);
+            }
+        }
         /* 6: FlashAttention-2's GQA backward: K, V per query head, dK, dV expanded and summed */
         if ((!strcmp(pk, "fa2") || !strcmp(pk, "sdpa_flash")) && bwd && g > 1) {
             const uint64_t kv = (uint64_t)(s->batch * s->kv_heads * s->seqlen_k * (s->d + s->d_v) * e);
