@@ -737,7 +737,7 @@ __global__ void k_scatter(const unsigned long long *vals, unsigned long long *re
  * the next issues.  EXP: the value goes through the exponential chain of a softmax's second
  * pass (to fp32, subtract, ex2, add) before the next load.  The region (elems a block, a
  * multiple of 256) wraps; its size picks the level it is served from. */
-template <bool EXP>
+template <bool EXP, int LD = 0>
 __global__ void __launch_bounds__(256) k_stream_dep(const uint16_t *base, long long elems, int steps,
                                                      uint32_t zero, float *sink, ClkRec *rec)
 {
@@ -749,7 +749,10 @@ __global__ void __launch_bounds__(256) k_stream_dep(const uint16_t *base, long l
 #pragma unroll 1
     for (int s = 0; s < steps; s++) {
         uint16_t v;
-        asm volatile("ld.global.u16 %0, [%1];\n" : "=h"(v) : "l"(p + j) : "memory");
+        if (LD == 0) asm volatile("ld.global.u16 %0, [%1];\n" : "=h"(v) : "l"(p + j) : "memory");
+        else if (LD == 1) v = p[j]; /* as kernels/attn_v0_naive.cu's loops load */
+        else if (LD == 2) asm volatile("ld.global.ca.u16 %0, [%1];\n" : "=h"(v) : "l"(p + j) : "memory");
+        else v = __ldg(p + j);
         if (EXP) {
             const float x = __uint_as_float((uint32_t)v << 16);
             float e;
@@ -1577,9 +1580,9 @@ static void t_l2_lat() { chase_row("l2_latency", 16ull << 20, true); }
  * SM (8: the thread limit, 64 warps; 1: forced by shared memory, 8 warps), each block's region
  * region_b bytes (1 MiB at 8 an SM, 8 MiB at 1: 1.03 GiB in all, from DRAM; 32 KiB: 256 KiB an SM, beyond L1, 33 MiB in
  * all, in L2; 4 KiB: in L1). */
-template <bool EXP> static void stream_row(const char *name, int blocks, size_t region_b)
+template <bool EXP, int LD = 0> static void stream_row(const char *name, int blocks, size_t region_b)
 {
-    const void *k = (const void *)k_stream_dep<EXP>;
+    const void *k = (const void *)k_stream_dep<EXP, LD>;
     size_t smem = 0;
     if (blocks == 1) smem = one_block_smem(k, 256, 0);
     else {
@@ -1596,7 +1599,7 @@ template <bool EXP> static void stream_row(const char *name, int blocks, size_t 
     CK(cudaMalloc(&buf, (size_t)grid * region_b));
     CK(cudaMemset(buf, 0x3c, (size_t)grid * region_b));
     const Stat s = measure([&](long long n) {
-        k_stream_dep<EXP><<<grid, 256, smem>>>(buf, elems, (int)n, 0u, g_sink, g_rec);
+        k_stream_dep<EXP, LD><<<grid, 256, smem>>>(buf, elems, (int)n, 0u, g_sink, g_rec);
     }, 64);
     const double ns = s.ms * 1e6 / (double)s.n;
     const double bytes = (double)grid * 512.0 * (double)s.n;
@@ -1615,6 +1618,18 @@ static void t_stream_dep()
     stream_row<true>("l2_stream_exp_w64", 8, 32u << 10);
     stream_row<false>("l1_stream_dep_w64", 8, 4u << 10);
     stream_row<true>("l1_stream_exp_w64", 8, 4u << 10);
+}
+/* the same L1-sized stream with the other load forms: a plain C++ load (v0's), ld.global.ca,
+ * ld.global.nc (__ldg); and 1 KiB regions */
+static void t_stream_ld()
+{
+    stream_row<false, 1>("l1_stream_dep_w64_c", 8, 4u << 10);
+    stream_row<false, 2>("l1_stream_dep_w64_ca", 8, 4u << 10);
+    stream_row<false, 3>("l1_stream_dep_w64_nc", 8, 4u << 10);
+    stream_row<false, 1>("l1_stream_dep_w64_c1k", 8, 1u << 10);
+    stream_row<false, 1>("l1_stream_dep_w8_c", 1, 4u << 10);
+    stream_row<true, 1>("l1_stream_exp_w64_c", 8, 4u << 10);
+    stream_row<false, 1>("dram_stream_dep_w64_c", 8, 1u << 20);
 }
 static void t_smem_lat()
 {
@@ -1977,6 +1992,7 @@ static const Test TESTS[] = {
     {"dram_latency", "dram_latency", t_dram_lat},
     {"l2_latency", "l2_latency", t_l2_lat},
     {"stream_dep", "dram_stream_dep_w64,dram_stream_dep_w8,l2_stream_dep_w64,l2_stream_exp_w64,l1_stream_dep_w64,l1_stream_exp_w64", t_stream_dep},
+    {"stream_ld", "l1_stream_dep_w64_c,l1_stream_dep_w64_ca,l1_stream_dep_w64_nc,l1_stream_dep_w64_c1k,l1_stream_dep_w8_c,l1_stream_exp_w64_c,dram_stream_dep_w64_c", t_stream_ld},
     {"smem_latency", "smem_latency", t_smem_lat},
     {"block_turnaround", "block_turnaround", t_block_turn},
     {"launch_overhead", "launch_overhead,launch_overhead_grid", t_launch},
