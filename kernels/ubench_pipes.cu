@@ -16,6 +16,10 @@
  *                        iteration, 1 warpgroup per SM: TFLOP/s and the SM clock at that tensor
  *                        load (the clock under a partial wgmma load, for the time model)
  *   ex2_f32, ex2_ftz_f32 ex2.approx.f32 / .ftz.f32, 8 independent chains per thread: G ex2/s
+ *   ex2_f16x2, ex2_bf16x2, cvt_f16x2_f32, cvt_e4m3x2_f16x2, cvt_e4m3x2_f32, ex2_cvt_e4m3_mix
+ *                        packed half exponentials (values a second), the conversions an FP8
+ *                        softmax makes (instructions a second), and ex2 interleaved with the
+ *                        fp32 -> e4m3 conversion (do they share a pipe?), 8 independent chains a thread
  *   fma_f32              fp32 FFMA, 8 chains per thread: TFLOP/s (FMA = 2 FLOP);
  *   fadd_f32, fmax_f32   FADD, FMNMX (fmaxf): G op/s (per SM per clock in the note)
  *   smem_ldmatrix, smem_ld128  ldmatrix.x4 / ld.shared.v4.u32, 512 conflict-free bytes per warp
@@ -590,6 +594,53 @@ __global__ void __launch_bounds__(256) k_ex2(int iters, int flag, float *sink, C
 
 /* 5. fp32 pipe: OP 0 x = x * p + q (FFMA), 1 x = x + q (FADD), 2 x = max(-x, q) (FMNMX);
  * 8 independent chains, 256 operations a thread an iteration */
+/* 5b. packed half-precision exponentials and conversions (FP8 softmax candidates), 8 independent
+ * 32-bit chains a thread, 16 steps an iteration: MODE 0 ex2.approx.f16x2 (two exponentials an
+ * instruction), 1 ex2.approx.ftz.bf16x2, 2 cvt.rn.f16x2.f32 (two fp32 into one f16x2), 3
+ * cvt.rn.satfinite.e4m3x2.f16x2 (an f16x2 into two e4m3, widened back by a prmt). The chains
+ * flip the sign bits with the ex2 (x -> 2^-x keeps the values in range): ex2 of x ^ 0x80008000. */
+template <int MODE>
+__global__ void __launch_bounds__(256) k_pack(int iters, int flag, float *sink, ClkRec *rec)
+{
+    ClkProbe clk(rec);
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t x[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) x[i] = 0x38003800u + (uint32_t)i + (t & 7); /* f16 0.5-ish pairs */
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int u = 0; u < 16; u++)
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                if (MODE == 0) asm volatile("ex2.approx.f16x2 %0, %1;\n" : "=r"(x[i]) : "r"(x[i] ^ 0x80008000u));
+                else if (MODE == 1) asm volatile("ex2.approx.ftz.bf16x2 %0, %1;\n" : "=r"(x[i]) : "r"(x[i] ^ 0x80008000u));
+                else if (MODE == 2) {
+                    const float f = __uint_as_float(x[i]);
+                    asm volatile("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(x[i]) : "f"(f), "f"(f));
+                } else if (MODE == 3) {
+                    uint16_t y;
+                    asm volatile("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;\n" : "=h"(y) : "r"(x[i]));
+                    x[i] = __byte_perm((uint32_t)y, x[i], 0x5410);
+                } else if (MODE == 4 || (MODE == 5 && (i & 1))) {
+                    /* the FP8 kernel's P conversion: two fp32 into two e4m3 */
+                    uint16_t y;
+                    const float f = __uint_as_float(x[i]);
+                    asm volatile("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(y) : "f"(f), "f"(f));
+                    x[i] = __byte_perm((uint32_t)y, x[i], 0x5410);
+                } else { /* MODE 5, even chains: ex2.approx.ftz.f32 beside the odd chains' conversions */
+                    float f;
+                    asm volatile("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(f) : "f"(-__uint_as_float(x[i])));
+                    x[i] = __float_as_uint(f);
+                }
+            }
+    }
+    clk.stop(rec);
+    uint32_t s = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) s += x[i];
+    if (flag) sink[t] = (float)s;
+}
+
 template <int OP>
 __global__ void __launch_bounds__(256) k_falu(int iters, float p, float q, int flag, float *sink,
                                               ClkRec *rec)
@@ -1419,6 +1470,24 @@ template <int OP> static void falu_row()
              "%s; %.1f op/SM/clk; 8 independent chains a thread; %d blocks of 256",
              OP == 1 ? "FADD" : "fmaxf (FMNMX)", per_sm_clk(rate, s.mhz), grid);
 }
+
+template <int MODE> static void pack_row(const char *name, const char *what, double per_inst)
+{
+    const int threads = 256, grid = full_grid((const void *)k_pack<MODE>, threads, 0);
+    const Stat s = measure([&](long long n) { k_pack<MODE><<<grid, threads>>>((int)n, 0, g_sink, g_rec); }, 256);
+    const double inst = (double)grid * threads * (double)s.n * 128, rate = inst * per_inst / (s.ms * 1e-3);
+    emit(name, rate / 1e9, "Gop/s", s.mhz, "%s; %.2f values/SM/clk (%.2f thread instructions/SM/clk); 8 independent chains a thread; %d blocks of 256",
+         what, per_sm_clk(rate, s.mhz), per_sm_clk(inst / (s.ms * 1e-3), s.mhz), grid);
+}
+static void t_pack()
+{
+    pack_row<0>("ex2_f16x2", "ex2.approx.f16x2 (two exponentials an instruction; Gop/s counts exponentials)", 2.0);
+    pack_row<1>("ex2_bf16x2", "ex2.approx.ftz.bf16x2 (two exponentials an instruction)", 2.0);
+    pack_row<2>("cvt_f16x2_f32", "cvt.rn.f16x2.f32 (two fp32 in; Gop/s counts instructions)", 1.0);
+    pack_row<3>("cvt_e4m3x2_f16x2", "cvt.rn.satfinite.e4m3x2.f16x2 + a prmt (Gop/s counts instructions)", 1.0);
+    pack_row<4>("cvt_e4m3x2_f32", "cvt.rn.satfinite.e4m3x2.f32 + a prmt (the FP8 kernels' P conversion; Gop/s counts instructions)", 1.0);
+    pack_row<5>("ex2_cvt_e4m3_mix", "4 chains of ex2.approx.ftz.f32 beside 4 of cvt.rn.satfinite.e4m3x2.f32 + prmt, interleaved (Gop/s counts both; 16 a clock: one shared pipe)", 1.0);
+}
 static void t_falu()
 {
     falu_row<0>();
@@ -1985,6 +2054,7 @@ static const Test TESTS[] = {
     {"wgmma_duty", "wgmma_duty_0,wgmma_duty_32,wgmma_duty_64,wgmma_duty_128,wgmma_duty_256,wgmma_duty_512", t_wgmma_duty},
     {"ex2_f32", "ex2_f32,ex2_ftz_f32", t_ex2},
     {"fma_f32", "fma_f32,fadd_f32,fmax_f32", t_falu},
+    {"pack", "ex2_f16x2,ex2_bf16x2,cvt_f16x2_f32,cvt_e4m3x2_f16x2,cvt_e4m3x2_f32,ex2_cvt_e4m3_mix", t_pack},
     {"smem_ldmatrix", "smem_ldmatrix", t_smem_ldsm},
     {"smem_ld128", "smem_ld128", t_smem_ld128},
     {"l2_read", "l2_read,l2_read_48MiB", t_l2},
