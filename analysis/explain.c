@@ -197,7 +197,7 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
 }
 
 void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk,
-                           fa_tile_rule rule)
+                           fa_tile_rule rule, const char *tiles_from)
 {
     char b1[32];
     const double e = fa_dtype_bytes(s->dtype), M = (double)r->sram_bytes;
@@ -265,9 +265,14 @@ void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, con
                        "  = %s %s.\n", k, hidden);
             break;
         case FA_TILES_PROFILE:
-            fprintf(f, "Here the tiles are the kernel\n"
-                       "  profile's (its tile table: the tiles the real kernel runs, not sized to M), so counted / Theta\n"
-                       "  = %s %s.\n", k, hidden);
+            if (tiles_from)
+                fprintf(f, "Here the tiles are the kernel\n"
+                           "  profile's (its tile table: the tiles %s runs,\n"
+                           "  not sized to M), so counted / Theta = %s %s.\n", tiles_from, k, hidden);
+            else
+                fprintf(f, "Here the tiles are the kernel\n"
+                           "  profile's (its tile table: the tiles the real kernel runs, not sized to M), so counted / Theta\n"
+                           "  = %s %s.\n", k, hidden);
             break;
         default: {
             /* the largest tiles that fit M: which of the need's terms takes most of it at these

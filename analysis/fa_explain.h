@@ -65,8 +65,9 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
  * counted / Theta ratio, the hidden constant of the tile that carries it (B_c for flash1, B_r for
  * flash2), said as the tiles were chosen (rule, fa_explain_run's *used): FA_TILES_FIT, limited by
  * the SRAM budget (the fp32 score tiles' bytes beside the B*d buffers', the larger named); FA_TILES_EXPLICIT, given (the SRAM they need of M named), not limited;
- * FA_TILES_PAPER, Alg. 1 line 1's; FA_TILES_PROFILE, the kernel profile's table. */
+ * FA_TILES_PAPER, Alg. 1 line 1's; FA_TILES_PROFILE, the kernel profile's table, whose tiles
+ * tiles_from runs (fa_profile.tiles_from: "FlashAttention-3 at 0251105a ..."; NULL: "the real kernel"). */
 void fa_explain_bound_text(FILE *f, fa_pass p, fa_algo a, const fa_shape *s, const fa_io_result *r, fa_blocks bk,
-                           fa_tile_rule rule);
+                           fa_tile_rule rule, const char *tiles_from);
 
 #endif

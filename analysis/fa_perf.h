@@ -78,6 +78,12 @@ typedef struct {
                        (hopper/flash_api.cpp: a window edge shorter than the sequence, left of a
                        causal mask or either side without one: is_local); 0: to any mask (a
                        local row before it takes the windowed shapes) */
+    int fp8;        /* 1: the row applies only to 1-byte inputs (fp8_e4m3, fp8_e5m2: FlashAttention-3's
+                       tile_size_fwd_sm90 element_size == 1 branch); 0: to any dtype (an fp8 row
+                       before it takes FP8) */
+    const char *note; /* NULL, or where this row's tiles come from when that is not the rest of the
+                       table's source (another commit of the kernel): fasim io and explain print it
+                       as a note: line whenever the row's tiles are used */
 } fa_tile_row;
 
 /* Where the GEMM operands of one K/V tile step come from: for each operand, how many warps of
@@ -182,6 +188,12 @@ typedef struct {
                                    separate transpose kernel that reads V and writes V^T once per kv
                                    head: the pre-pass, counted and timed apart (fa_perf_result
                                    prepass_*; fasim compare's kernel name KEY_prepass) */
+    int fp8_vt_smem;            /* 1: with 1-byte inputs the forward also keeps V_j transposed in
+                                   shared memory: `stages` more buffers of B_c x d_v (FlashAttention-3's
+                                   Transpose_V, its TensorStorageTransposeV: smem_v beside smem_vt, the
+                                   producer warpgroup transposing each V tile TMA loads) */
+    const char *tiles_from;     /* whose tiles the table holds, for fasim explain ("the tiles X runs");
+                                   NULL: "the real kernel" */
     int layout_copies_bwd;      /* (B, H, N_q, d_v) tensors the framework copies into (B, N, H, d)
                                    layout before the backward when H > 1 and N_q > 1 (PyTorch's
                                    flash backend on (B, H, N, d) inputs: dO and O, 2; seen in

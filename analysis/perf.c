@@ -1107,6 +1107,8 @@ static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa
     if (p->stages > 1) /* more tile buffers than the algorithm allocates: K_j, V_j (fwd); Q_i, dO_i (bwd) */
         smem += (uint64_t)(p->stages - 1) *
                 (uint64_t)(bwd ? bk.block_r * (s->d + s->d_v) * e : bk.block_c * (s->d + s->d_v) * e);
+    if (!bwd && p->fp8_vt_smem && e == 1) /* V_j^T beside V_j, each stage (FlashAttention-3's Transpose_V) */
+        smem += (uint64_t)(p->stages > 1 ? p->stages : 1) * (uint64_t)(bk.block_c * s->d_v * e);
     if (bwd && p->smem_copies_bwd) smem += (uint64_t)(2 * bk.block_r * bk.block_c * e);
     if (bwd && p->ds_smem_bwd > 0) smem += (uint64_t)p->ds_smem_bwd * (uint64_t)(bk.block_r * bk.block_c * e);
     if (bwd && p->dq_smem_bwd) smem += (uint64_t)(4 * bk.block_r * s->d);
@@ -1222,7 +1224,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         const fa_shape *ks = s;
         if (!bwd && fa_profile_ngroups_swap(prof, s, &swapped)) ks = &swapped, r->ngroups_swapped = 1;
         fa_blocks bk;
-        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0, 0};
+        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0, 0, 0, NULL};
         const fa_tile_row *row = &none;
         fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
         if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA || prof->mma == FA_MMA_TCGEN05) &&

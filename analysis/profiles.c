@@ -15,8 +15,8 @@
 #define NT(t) .tiles = t, .ntiles = (int)(sizeof t / sizeof t[0])
 
 /* The tile rows below give fa_tile_row's first eight fields positionally and leave out the last
- * two, dv_max (0: d_v bounded by d_max) and local (0: any mask), except the rows that need them
- * (FlashAttention-3 at d <= 192; at d <= 96 with a sliding window): -Wmissing-field-initializers
+ * four, dv_max (0: d_v bounded by d_max), local (0: any mask), fp8 (0: any dtype) and note (NULL),
+ * except the rows that need them (FlashAttention-3's): -Wmissing-field-initializers
  * would flag every other row, so it is off in this file (the profile table itself uses designated
  * initializers, which it never flags). */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -55,30 +55,61 @@ static const fa_tile_row fa1_tiles[] = {
     {FA_PASS_FWD, 0, 64, -1, 16, 256, 4, 0}, {FA_PASS_FWD, 0, 128, -1, 16, 128, 4, 0},
     {FA_PASS_BWD, 0, 64, -1, 16, 256, 8, 0}, {FA_PASS_BWD, 0, 128, -1, 16, 128, 8, 0},
 };
-/* FlashAttention-3 as measured in its paper (the code at 7f67966c, hopper/
- * flash_fwd_launch_template.h: d = 64 192 x 128 with 3 consumer warpgroups + 1 producer = 16 warps;
- * d = 128 128 x 176 without a causal mask, 128 x 128 with one, 2 + 1 warpgroups; d = 256 128 x 80).
- * That release takes d = 64, 128 and 256 only (flash_api.cpp), so d = 96 and d = 192 come from
- * the later code: hopper/tile_size.h (first at 7a802796; d_v apart from d since 2a204125, "support
- * hdimQK=192, hdimV=128"; unchanged at 0251105a) tile_size_fwd_sm90 at d <= 96 (GPT-NeoX-20B,
- * Phi-3-mini): 192 x 144 with or without a causal mask, 192 x 128 with a sliding window (the
- * `local` row; also with paged KV, which these rows do not tell apart), 3 consumer warpgroups
- * (kBlockM / 64: mainloop_fwd_sm90_tma_gmma_ws.hpp AtomLayoutQK) + 1 producer = 16 warps, P read
- * by P V from shared memory there (MmaPV_is_RS false; the profile's placement keeps P in registers at
- * every d); at d <= 192: 128 x 128 when d_v <= 128 (DeepSeek's MLA), else 128 x 112 (128 x 96
- * with a sliding window or paged KV, which these rows do not tell apart), 2 + 1 warpgroups.
- * Backward: d = 64 128 x 128, d = 96 64 x 128 with or without a mask (run_mha_bwd_hdim96), d = 128
- * 80 x 128 (64 x 128 causal), 2 + 1 warpgroups (hopper/flash_bwd_launch_template.h at 0251105a;
- * 7f67966c ran 64 x 128 at d = 128); d = 192 64 x 96 with 3 MMA warpgroups + 1 producer = 16
- * warps; d = 256 64 x 64 (0251105a runs 64 x 80 there; 7f67966c had no d = 256 backward). */
+/* FlashAttention-3: the forward tiles are Dao-AILab/flash-attention at 0251105a, hopper/tile_size.h
+ * tile_size_fwd_sm90 (Return {kBlockM, kBlockN, MmaPV_is_RS, IntraWGOverlap}; its rules for every
+ * row below are the same from 322bec97 on, its FP8 and windowed rules from its first commit,
+ * 7a802796), with one row of the release the paper measured, 7f67966c (hopper/
+ * flash_fwd_launch_template.h: d = 64 192 x 128, d = 128 128 x 176 without a causal mask and 128 x
+ * 128 with one, d = 256 128 x 80; it takes d = 64, 128 and 256 in fp16/bf16 only, no window, no
+ * FP8): at d = 64 without a mask 0251105a runs 192 x 192 (since 5e39b100), the release 192 x 128,
+ * which the table keeps (the validation and the paper's reproduction; the row's note says so).
+ * The release's d = 128 and d = 256 tiles are 0251105a's too.  Consumer warpgroups kBlockM / 64
+ * (mainloop_fwd_sm90_tma_gmma_ws.hpp AtomLayoutQK) + 1 producer: 16 warps at B_r 192, 12 at 128.
+ *   fp16/bf16 (element_size == 2): d <= 64: 192 x 128 with a causal mask or a sliding window
+ * (use_blockN_128 = is_causal || is_local), else 192 x 192 (the release's 192 x 128 kept); d <= 96
+ * (GPT-NeoX-20B, Phi-3-mini): 192 x 144, 192 x 128 with a window, P read by P V from shared memory
+ * (MmaPV_is_RS false; the profile's placement keeps P in registers at every d); d <= 128: 128 x 176,
+ * 128 x 128 with a causal mask or a window; d <= 192: 128 x 96 with a window, else 128 x 128 when
+ * d_v <= 128 (DeepSeek's MLA; d_v apart from d since 2a204125), else 128 x 112; d 256 (Gemma): 128
+ * x 64 with a window, else 128 x 80.
+ *   FP8 (element_size == 1: sizeof(Element), fp8_e4m3; it writes O in bf16, which the profile,
+ * counting O in the input dtype, does not take): d <= 64 192 x 160, d <=
+ * 96 192 x 128, d <= 128 128 x 224, d <= 192 128 x 160, d 256 128 x 128 (128 x 64 with a window),
+ * whatever the causal mask; V transposed in shared memory by the producer warpgroup
+ * (Transpose_V: smem_v and smem_vt, fp8_vt_smem).
+ * A window here is flash_api.cpp's is_local (tile_local).  Not told apart: paged KV (its non-TMA
+ * tiles), the softcap (FP8 d <= 128: 128 x 192 with a softcap and a window; d <= 192: 128 x 128),
+ * a column-major V (FP8 d <= 128: 128 x 192), d = 64 with d_v = 256 or 512 (128 x 96, 64 x 64).
+ * Backward (hopper/flash_bwd_launch_template.h at 0251105a): d = 64 128 x 128, d = 96 64 x 128
+ * with or without a mask (run_mha_bwd_hdim96), d = 128 80 x 128 (64 x 128 with a causal mask or a
+ * window: Is_causal || Is_local), 2 + 1 warpgroups (7f67966c ran 64 x 128 at d = 128); d = 192
+ * 64 x 96 with 3 MMA warpgroups + 1 producer = 16 warps; d = 256 64 x 64, which no FlashAttention-3
+ * commit runs (7f67966c had no d = 256 backward; 0251105a runs 64 x 80 with one dO and one dS stage,
+ * Stages_dO = Stages_dS = 1, which the profile's two-stage placement does not model; at 64 x 64
+ * that placement needs 272 KiB, over a block's 227 KiB, so the time model refuses fa3's d = 256
+ * backward).  FlashAttention-3 has no FP8 backward (flash_api.cpp mha_bwd: fp16 and bf16 only):
+ * the backward rows take any dtype. */
+#define FA3_D64_NOTE                                                                                                     \
+    "d = 64 without a mask runs 192 x 128, the tile of FlashAttention-3's release 7f67966c (the one its paper "         \
+    "measured); the rest of fa3's forward table is 0251105a's hopper/tile_size.h, which runs 192 x 192 here (since "    \
+    "5e39b100; docs/time-model.md section 2)"
 static const fa_tile_row fa3_tiles[] = {
-    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0},
+    /* FP8 (0251105a tile_size_fwd_sm90, element_size == 1) */
+    {FA_PASS_FWD, 90, 64, -1, 192, 160, 16, 0, .fp8 = 1},   {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 0, .fp8 = 1},
+    {FA_PASS_FWD, 90, 128, -1, 128, 224, 12, 0, .fp8 = 1},  {FA_PASS_FWD, 90, 192, -1, 128, 160, 12, 0, .fp8 = 1},
+    {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 0, .local = 1, .fp8 = 1},
+    {FA_PASS_FWD, 90, 256, -1, 128, 128, 12, 0, .fp8 = 1},
+    /* fp16/bf16 (0251105a element_size == 2; d = 64 without a mask: 7f67966c) */
+    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0, .local = 1}, {FA_PASS_FWD, 90, 64, 1, 192, 128, 16, 0},
+    {FA_PASS_FWD, 90, 64, 0, 192, 128, 16, 0, .note = FA3_D64_NOTE},
     {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 0, .local = 1}, {FA_PASS_FWD, 90, 96, -1, 192, 144, 16, 0},
-    {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
-    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0}, {FA_PASS_FWD, 90, 192, -1, 128, 128, 12, 0, .dv_max = 128},
-    {FA_PASS_FWD, 90, 192, -1, 128, 112, 12, 0}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
+    {FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 0, .local = 1}, {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
+    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0},
+    {FA_PASS_FWD, 90, 192, -1, 128, 96, 12, 0, .local = 1}, {FA_PASS_FWD, 90, 192, -1, 128, 128, 12, 0, .dv_max = 128},
+    {FA_PASS_FWD, 90, 192, -1, 128, 112, 12, 0},
+    {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 0, .local = 1}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
     {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 96, -1, 64, 128, 12, 0},
-    {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
+    {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 0, .local = 1}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
     {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 0},
     {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
 };
@@ -180,11 +211,12 @@ const fa_profile fa_profiles[] = {
     {.key = "fa3", .name = "FlashAttention-3 (Hopper: TMA, wgmma, warp specialization, ping-pong)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
-     .base_regs = 24, .producer_warps = 4, .producer_regs = 24, NT(fa3_tiles),
+     .base_regs = 24, .producer_warps = 4, .producer_regs = 24, .fp8_vt_smem = 1, NT(fa3_tiles),
+     .tiles_from = "FlashAttention-3 at 0251105a",
      /* a backward step's waits (S; dP; dV before dQ's issue; dQ before dK's) and barriers (dS written;
         the dQ tile free): hopper/mainloop_bwd_sm90_tma_gmma_ws.hpp bwd_step */
      .waits_bwd = 4, .barriers_bwd = 2,
-     .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3 (warp specialization, ping-pong, intra-warpgroup overlap); Dao-AILab/flash-attention hopper/ at 7f67966c"},
+     .source = "Shah et al. 2024 (arXiv 2407.08608) Sec. 3 (warp specialization, ping-pong, intra-warpgroup overlap); Dao-AILab/flash-attention hopper/ at 0251105a (tile_size.h, flash_bwd_launch_template.h) and 7f67966c (the paper's release: d = 64 without a mask)"},
     {.key = "cudnn", .name = "cuDNN fused attention on Hopper (as Nsight Compute sees it)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 0,
@@ -517,7 +549,7 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         const fa_tile_row *t = &p->tiles[i];
         if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max ||
             s->d_v > (t->dv_max ? t->dv_max : t->d_max) || s->d < p->d_min || s->d_v < p->d_min ||
-            (t->causal >= 0 && t->causal != causal) || (t->local && !local))
+            (t->causal >= 0 && t->causal != causal) || (t->local && !local) || (t->fp8 && !fp8))
             continue;
         /* the kernel's tiles whatever N: a kernel allocates and computes its whole B_r x B_c tile
          * (FlashAttention-2's split kernel runs 64 query rows for one decoding row); the counts

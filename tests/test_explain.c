@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "fa_explain.h"
+#include "fa_perf.h"
 
 static void test_equals_counts(void **st)
 {
@@ -153,6 +154,8 @@ static void test_explain_run(void **st)
  * 163840 B against a count of 983040 B (Q 32768, K and V 4 x 32768 each, S written once and read
  * twice, P written and read, 131072 each, O 32768): 6; flash2's N_q N_k d^2 e^2 / M = 256^2 64^2 2^2
  * / 232448 = 4619.3 B against 328704 B: 71.2. */
+/* whose tiles a FA_TILES_PROFILE bound names (fa_explain_bound_text's tiles_from; NULL: the real kernel) */
+static const char *text_tiles_from;
 /* bound 0: the derivation's prose; else the bound's, with the tiles chosen by rule bound - 1 */
 static char *text_of(fa_algo a, fa_causal causal, int bound)
 {
@@ -169,7 +172,7 @@ static char *text_of(fa_algo a, fa_causal causal, int bound)
         fa_io_result r;
         assert_int_equal(fa_hw_load("h200", NULL, &hw), FA_OK);
         assert_int_equal(fa_io_run(FA_PASS_FWD, a, &s, bk, 232448, &hw, NULL, &r), FA_OK);
-        fa_explain_bound_text(f, FA_PASS_FWD, a, &s, &r, bk, (fa_tile_rule)(bound - 1));
+        fa_explain_bound_text(f, FA_PASS_FWD, a, &s, &r, bk, (fa_tile_rule)(bound - 1), text_tiles_from);
     } else {
         fa_fwd_terms x;
         assert_int_equal(fa_explain_forward(a, &s, bk, &x), FA_OK);
@@ -217,6 +220,11 @@ static void test_prose(void **st)
     free(t);
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_PAPER, "(--blocks paper: B_c = ceil(M/(4*d*e)), B_r = min(B_c, d), each at most N)");
     expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_PROFILE, "profile's (its tile table: the tiles the real kernel runs, not sized to M)");
+    /* a profile that names whose tiles its table holds (fa_profile.tiles_from: fa3's) */
+    text_tiles_from = fa_profile_find("fa3")->tiles_from;
+    expect_text(FA_ALGO_FLASH2, FA_CAUSAL_NONE, 1 + FA_TILES_PROFILE,
+                "profile's (its tile table: the tiles FlashAttention-3 at 0251105a runs,\n  not sized to M), so counted / Theta");
+    text_tiles_from = NULL;
 }
 
 int main(void)

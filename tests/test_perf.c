@@ -556,9 +556,67 @@ static void test_tile_tables(void **st)
     w.causal = FA_CAUSAL_NONE, w.window_left = -1, w.window_right = 0; /* (-1, 0): causal to FA3 */
     assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
     assert_int_equal(bk.block_c, 144);
-    w.d = w.d_v = 64; /* d = 64 keeps the release's 192 x 128, window or not */
+    w.d = w.d_v = 64; /* d = 64: 192 x 128 with a window (0251105a's use_blockN_128) as without one (the release's) */
     w.window_left = 100, w.window_right = 100;
     assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &w, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_c, 128);
+    /* FlashAttention-3 at 0251105a, hopper/tile_size.h tile_size_fwd_sm90: the sliding-window
+     * (is_local) tiles at every d -- d <= 64 {192, 128}, d <= 96 {192, 128}, d <= 128 {128, 128},
+     * d <= 192 {128, 96} (whatever d_v), d 256 {128, 64} -- and the FP8 (element_size == 1) ones,
+     * whatever the mask: {192, 160}, {192, 128}, {128, 224}, {128, 160}, {128, 128} ({128, 64} with a
+     * window); warps kBlockM / 64 + 1 warpgroups.  The d = 64 row without a mask stays the release
+     * 7f67966c's 192 x 128 and carries a note; the others carry none. */
+    static const struct { int d, dv, fp8, causal, win, br, bc, warps, noted; } fa3_rows[] = {
+        {64, 64, 0, 0, 1, 192, 128, 16, 0},   {96, 96, 0, 1, 1, 192, 128, 16, 0},  {128, 128, 0, 0, 1, 128, 128, 12, 0},
+        {128, 128, 0, 1, 1, 128, 128, 12, 0}, {192, 128, 0, 1, 1, 128, 96, 12, 0}, {192, 192, 0, 0, 1, 128, 96, 12, 0},
+        {256, 256, 0, 1, 1, 128, 64, 12, 0},  {256, 256, 0, 0, 0, 128, 80, 12, 0}, {192, 128, 0, 0, 0, 128, 128, 12, 0},
+        {64, 64, 0, 0, 0, 192, 128, 16, 1},   {64, 64, 0, 1, 0, 192, 128, 16, 0},
+        {64, 64, 1, 0, 0, 192, 160, 16, 0},   {64, 64, 1, 1, 1, 192, 160, 16, 0},  {96, 96, 1, 0, 0, 192, 128, 16, 0},
+        {128, 128, 1, 0, 0, 128, 224, 12, 0}, {128, 128, 1, 1, 0, 128, 224, 12, 0}, {128, 128, 1, 0, 1, 128, 224, 12, 0},
+        {192, 192, 1, 0, 0, 128, 160, 12, 0}, {192, 128, 1, 1, 1, 128, 160, 12, 0}, {256, 256, 1, 0, 0, 128, 128, 12, 0},
+        {256, 256, 1, 1, 0, 128, 128, 12, 0}, {256, 256, 1, 1, 1, 128, 64, 12, 0},
+    };
+    for (size_t i = 0; i < sizeof fa3_rows / sizeof fa3_rows[0]; i++) {
+        fa_shape x = bf16_shape(8192, 8192, fa3_rows[i].d);
+        x.d_v = fa3_rows[i].dv;
+        if (fa3_rows[i].fp8) x.dtype = FA_DTYPE_E4M3;
+        x.causal = fa3_rows[i].causal ? FA_CAUSAL_BOTTOM_RIGHT : FA_CAUSAL_NONE;
+        if (fa3_rows[i].win) x.window = 1, x.window_left = 511, x.window_right = fa3_rows[i].causal ? 0 : 511;
+        assert_int_equal(fa_profile_tiles(fa3, FA_PASS_FWD, 90, &x, &bk, &row), FA_OK);
+        assert_int_equal(bk.block_r, fa3_rows[i].br);
+        assert_int_equal(bk.block_c, fa3_rows[i].bc);
+        assert_int_equal(row->warps, fa3_rows[i].warps);
+        assert_int_equal(row->note != NULL, fa3_rows[i].noted);
+    }
+    /* FP8 shared memory: Q_i and 2 stages of K_j, V_j and V_j^T (Transpose_V: smem_v beside smem_vt),
+     * 1 byte an element: at d = 128, 128 x 224: 128 d + 2 x 3 x 224 d = 188416 B, under the H200's
+     * 227 KiB a block; bf16 on the same tiles has no V^T (2 x (128 d + 2 x 2 x 224 d) would not fit) */
+    {
+        fa_hw h200;
+        assert_int_equal(fa_hw_load("h200", NULL, &h200), FA_OK);
+        fa_shape x = bf16_shape(8192, 8192, 128);
+        x.heads = x.kv_heads = 16;
+        x.dtype = FA_DTYPE_E4M3;
+        fa_perf_result pr;
+        assert_int_equal(fa_perf_predict(fa3, FA_PASS_FWD, &x, &h200, NULL, &pr), FA_OK);
+        assert_int_equal(pr.occ[0].blocks.block_c, 224);
+        assert_int_equal(pr.occ[0].smem_bytes, 128 * 128 + 2 * 3 * 224 * 128);
+        x.d = x.d_v = 256; /* 128 x 128: 128 d + 2 x 3 x 128 d = 229376 B */
+        assert_int_equal(fa_perf_predict(fa3, FA_PASS_FWD, &x, &h200, NULL, &pr), FA_OK);
+        assert_int_equal(pr.occ[0].smem_bytes, 128 * 256 + 2 * 3 * 128 * 256);
+        x.dtype = FA_DTYPE_BF16; /* bf16 at d = 256: 128 x 80, (128 d + 2 x 2 x 80 d) 2 = 229376 B, no V^T */
+        assert_int_equal(fa_perf_predict(fa3, FA_PASS_FWD, &x, &h200, NULL, &pr), FA_OK);
+        assert_int_equal(pr.occ[0].blocks.block_c, 80);
+        assert_int_equal(pr.occ[0].smem_bytes, (128 * 256 + 2 * 2 * 80 * 256) * 2);
+    }
+    /* its backward at d = 128: 64 x 128 with a causal mask or a window (run_mha_bwd_hdim128:
+     * Is_causal || Is_local), else 80 x 128 */
+    w = bf16_shape(8192, 8192, 128);
+    assert_int_equal(fa_profile_tiles(fa3, FA_PASS_BWD, 90, &w, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_r, 80);
+    w.window = 1, w.window_left = w.window_right = 100;
+    assert_int_equal(fa_profile_tiles(fa3, FA_PASS_BWD, 90, &w, &bk, &row), FA_OK);
+    assert_int_equal(bk.block_r, 64);
     assert_int_equal(bk.block_c, 128);
     s.seqlen_q = 40; /* the kernel's tile whatever N_q: FlashAttention-2's 128 rows (the counts move 40) */
     assert_int_equal(fa_profile_tiles(fa_profile_find("fa2"), FA_PASS_FWD, 80, &s, &bk, &row), FA_OK);

@@ -199,6 +199,12 @@ void io_dropout_note(FILE *f, const char *lead, const fa_shape *s, const char *w
 /* The notes reconciling a row's DRAM est with its HBM total (standard's profile kernels; a profile's
  * layout copies), each line led by lead: fasim io under its table, fasim explain (output.c). */
 void io_bytes_notes(FILE *f, const char *lead, const fa_io_result *x, fa_dtype dtype);
+/* The note of each tile row (fa_tile_row.note: a row from another commit of the kernel than the
+ * rest of its table) that profile p's pass(es) ran on -- fwd and bwd the tiles used, a row's note
+ * printed only when its tiles are those -- each line led by lead and naming who ("flash2 (fa3)"):
+ * fasim io under its table, fasim explain under its tiles (output.c).  Returns the notes printed. */
+int io_tile_row_notes(FILE *f, const char *lead, const char *who, const fa_profile *p, fa_pass pass, int arch,
+                       const fa_shape *s, fa_blocks fwd, fa_blocks bwd);
 void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_result *r, int n);
 /* Writes the JSON array arr to f, indented by 2, reals with 10 significant digits, and a newline. */
 void cli_dump_json(const json_t *arr, FILE *f);

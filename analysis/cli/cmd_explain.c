@@ -350,6 +350,15 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
     else
         fprintf(f, "  B_r = %" PRId64 ", B_c = %" PRId64 " (%s%s); SRAM need %" PRIu64 " B of M = %" PRIu64 " B%s\n",
                 bk.block_r, bk.block_c, rule, splits > 1 ? ", its split-KV kernel's" : "", r.sram_need, M, where);
+    char tiles_from[160] = ""; /* whose tiles, for the bound's text (fa_explain_bound_text) */
+    if (used == FA_TILES_PROFILE) { /* a tile row from another commit of the kernel (fasim io's note) */
+        char who[64];
+        snprintf(who, sizeof who, "%s (%s)", fa_algo_name(a), prof->key);
+        const int dated = io_tile_row_notes(f, "  ", who, prof, o->pass, o->hw.arch, s, pbk[0], pbk[1]);
+        if (prof->tiles_from)
+            snprintf(tiles_from, sizeof tiles_from, "%s%s", prof->tiles_from,
+                     dated ? " (but for the row the note above dates)" : "");
+    }
     if (r.sram_need > M) { /* what a need beyond M means (issue 18) */
         const uint64_t over = r.sram_need - M;
         if (used == FA_TILES_PROFILE)
@@ -429,7 +438,7 @@ static int explain_one(FILE *f, const cli_opts *o, fa_algo a)
         fprintf(f, "  counted by the memory model: %" PRIu64 " B (%s) -- %s\n", counted, fa_fmt_bytes((double)counted, b2, sizeof b2),
                 counted == total ? "equal to the kernel's sum" : "DIFFERENT from the kernel's sum");
     }
-    fa_explain_bound_text(f, o->pass, a, s, &r, bk, used);
+    fa_explain_bound_text(f, o->pass, a, s, &r, bk, used, tiles_from[0] ? tiles_from : NULL);
     int rt = explain_time(f, o, a, o->blocks == BLOCKS_EXPLICIT ? &bk : NULL, kernel_bytes);
     if (rt) return rt;
     fputc('\n', f);

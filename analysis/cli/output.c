@@ -12,6 +12,26 @@ static int formula_match(const fa_io_result *r)
            r->formula.write_bytes == r->counts.hbm_write_bytes;
 }
 
+int io_tile_row_notes(FILE *f, const char *lead, const char *who, const fa_profile *p, fa_pass pass, int arch,
+                      const fa_shape *s, fa_blocks fwd, fa_blocks bwd)
+{
+    int notes = 0;
+    if (!p || !p->tiles) return 0;
+    for (int k = 0; k < 2; k++) {
+        if ((pass == FA_PASS_FWD && k) || (pass == FA_PASS_BWD && !k)) continue;
+        const fa_blocks used = k ? bwd : fwd;
+        const fa_tile_row *row;
+        fa_blocks bk;
+        if (fa_profile_tiles(p, k ? FA_PASS_BWD : FA_PASS_FWD, arch, s, &bk, &row) != FA_OK) {
+            fa_clear_error();
+            continue;
+        }
+        if (row->note && bk.block_r == used.block_r && bk.block_c == used.block_c)
+            fprintf(f, "%snote: %s: %s\n", lead, who, row->note), notes++;
+    }
+    return notes;
+}
+
 void io_dropout_note(FILE *f, const char *lead, const fa_shape *s, const char *who)
 {
     fprintf(f, "%snote: --dropout %g: %s timed as without dropout -- the time model charges no Philox random numbers "
@@ -533,6 +553,14 @@ void io_write_table(FILE *f, const cli_opts *o, const fa_shape *s, const fa_io_r
                 fa2 ? "flash_api.cpp: the head dim rounded up to a multiple of 32 up to 192, else 256"
                     : "hopper/flash_api.cpp, round_up_headdim: 64, 96, 128, 192 or 256",
                 s->d, dk, s->d, (double)dk / (double)s->d);
+    }
+    for (int i = 0; i < n; i++) { /* a tile row from another commit of the kernel than the rest of its table */
+        if (!r[i].profile[0]) continue;
+        char who[64];
+        snprintf(who, sizeof who, "%s (%s)", fa_algo_name(r[i].algo), r[i].profile);
+        const fa_blocks bwd = r[i].pass == FA_PASS_BWD ? r[i].blocks
+                              : r[i].blocks_bwd.block_r ? r[i].blocks_bwd : r[i].blocks;
+        io_tile_row_notes(f, "", who, fa_profile_find(r[i].profile), r[i].pass, o->hw.arch, s, r[i].blocks, bwd);
     }
     for (int i = 0; i < n; i++) /* FlashAttention-1/-2's released API: V's head dim = Q's (docs/time-model.md section 2) */
         if (s->d_v != s->d && (!strcmp(r[i].profile, "fa2") || !strcmp(r[i].profile, "fa1")))
