@@ -111,7 +111,9 @@ static const fa_tile_row fa3_tiles[] = {
     {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 96, -1, 64, 128, 12, 0},
     {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 0, .local = 1}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
     {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 0},
-    {FA_PASS_BWD, 90, 256, -1, 64, 64, 12, 0},
+    /* no d = 256 backward row: 7f67966c has no d = 256 backward, and 0251105a's (64 x 80, one stage of
+     * dO and of dS: tile_size_bwd_sm90) is a placement fasim does not model (its 64 x 64 with two stages
+     * needs 272 KiB of shared memory) */
 };
 /* cuDNN's Hopper fused attention as Nsight Compute shows it (analysis/measured/h200/v5_bwd_ncu.csv:
  * grid (132, 1, 1), block (384, 1, 1) for its backward kernel): a persistent grid of one
@@ -544,6 +546,18 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
                 (int)strcspn(p->source, " ,;"), p->source,
                 p->mma == FA_MMA_SIMT ? "fp32" : p->mma == FA_MMA_LIBRARY ? "fp32, fp16 or bf16" : "fp16 or bf16",
                 fa_dtype_name(s->dtype));
+    const int fa3 = !strcmp(p->key, "fa3");
+    if (fa3 && s->dtype == FA_DTYPE_E5M2)
+        FA_FAIL(FA_EINVAL, "profile fa3: FlashAttention-3 takes fp16, bf16 and fp8_e4m3 (hopper/flash_api.cpp at 0251105a, "
+                "mha_fwd's q_type check), not --dtype fp8_e5m2");
+    if (fa3 && fp8 && pass == FA_PASS_BWD)
+        FA_FAIL(FA_EINVAL, "profile fa3: FlashAttention-3 has no FP8 backward (hopper/flash_api.cpp at 0251105a, mha_bwd: "
+                "fp16 and bf16 only), not --dtype %s; --pass fwd times its FP8 forward", fa_dtype_name(s->dtype));
+    if (fa3 && pass == FA_PASS_BWD && s->d > 192 && s->d <= 256)
+        FA_FAIL(FA_EINVAL, "profile fa3 has no backward tile for d = %lld: FlashAttention-3 at 0251105a runs d = 256's "
+                "backward at 64 x 80 with one dO and one dS stage (tile_size_bwd_sm90), a placement the profile does not "
+                "model (its two-stage 64 x 64 needs 272 KiB of shared memory, over a block's 227 KiB); --pass fwd, or "
+                "--profile fa2 for the backward", (long long)s->d);
     const int causal = s->causal != FA_CAUSAL_NONE, local = tile_local(s);
     for (int i = 0; i < p->ntiles; i++) {
         const fa_tile_row *t = &p->tiles[i];

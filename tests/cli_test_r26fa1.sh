@@ -46,3 +46,18 @@ R26F_ROOT="$(dirname "$0")/.."
     && oneline "$T/r26f_rep" | grep -qF "For the warp-specialized fa3 and cudnn it is the consumer warps' count; the producer warpgroup runs at 24 (setmaxnreg), so warps x regs is more than the block holds. FlashAttention-3 itself sets its consumers to 240 (2 consumer warpgroups) or 160 (3)" \
     && pass "reader26 #3/#4: report's fa1 footnote (window, GQA, d = 96) and the regs legend" \
     || fail "reader26 #3/#4: report footnotes (rc $r26f_rc): $(grep -n 'fa1 rows count\|regs:' "$T/r26f_rep" | head -3)"
+
+# ---- fa3 beyond its kernels (0251105a hopper/flash_api.cpp): no FP8 backward, no e5m2, O in bf16 from FP8
+# inputs (B 1, H 16, N 8192, d_v 128: 16 Mi elements, 16 MiB more at 2 B than at 1); no d = 256 backward
+# placement the profile models ----
+expect_msg "reader26 fa3: FP8 backward refused" "FlashAttention-3 has no FP8 backward" -- \
+    io --profile fa3 --algo flash2 --seqlen 8192 --heads 16 --hw h100 --headdim 128 --dtype fp8_e4m3 --pass fwdbwd
+expect_msg "reader26 fa3: e5m2 refused" "not --dtype fp8_e5m2" -- \
+    io --profile fa3 --algo flash2 --seqlen 8192 --heads 16 --hw h100 --headdim 128 --dtype fp8_e5m2
+expect_msg "reader26 fa3: d = 256 backward refused, naming FA3's tile" "runs d = 256's backward at 64 x 80 with one dO and one dS stage" -- \
+    io --profile fa3 --algo flash2 --seqlen 8192 --heads 16 --hw h100 --headdim 256 --pass bwd
+"$FASIM" io --profile fa3 --algo flash2 --seqlen 8192 --heads 16 --hw h100 --headdim 128 --dtype fp8_e4m3 > "$T/r26f_fp8o" 2>&1; r26f_rc=$?
+[ "$r26f_rc" = 0 ] \
+    && grep -qF "note: flash2 (fa3): FlashAttention-3's FP8 forward writes O in bf16 (hopper/flash_api.cpp at 0251105a: out_type = BFloat16 for e4m3 inputs), 2 B an element where the counts write O at 1 B: 16 MiB more written than counted" "$T/r26f_fp8o" \
+    && pass "reader26 fa3: the FP8 forward's bf16 O note (16 MiB)" \
+    || fail "reader26 fa3: FP8 O note (rc $r26f_rc): $(grep -n '^note' "$T/r26f_fp8o" | head -3)"

@@ -418,6 +418,14 @@ static void io_kernel_gap_notes(FILE *f, const cli_opts *o, const fa_shape *s, c
                             an, pk, s->d, dk, dk, dk, s->d, (double)dk / (double)s->d);
             }
         }
+        /* 8: FlashAttention-3's FP8 forward writes O in bf16 (hopper/flash_api.cpp at 0251105a: out_type) */
+        if (!strcmp(pk, "fa3") && fwd && s->dtype == FA_DTYPE_E4M3) {
+            const uint64_t o1 = (uint64_t)(s->batch * s->heads * s->seqlen_q * s->d_v);
+            fprintf(f, "note: %s (%s): FlashAttention-3's FP8 forward writes O in bf16 (hopper/flash_api.cpp at 0251105a: "
+                       "out_type = BFloat16 for e4m3 inputs), 2 B an element where the counts write O at 1 B: %s more "
+                       "written than counted\n",
+                    an, pk, fa_fmt_bytes((double)o1, b1, sizeof b1));
+        }
         /* 6: FlashAttention-2's GQA backward: K, V per query head, dK, dV expanded and summed */
         if ((!strcmp(pk, "fa2") || !strcmp(pk, "sdpa_flash")) && bwd && g > 1) {
             const uint64_t kv = (uint64_t)(s->batch * s->kv_heads * s->seqlen_k * (s->d + s->d_v) * e);
