@@ -50,3 +50,8 @@ expect_msg "msgs #7: compare names an unknown profile before the file" \
 expect_msg "msgs #7: with a good --kernel-profile the bad header is still named" \
     "msg_meas_bad.csv:1: unknown column 'Bogus'" \
     -- compare --kernel-profile fa2=fa2 --measured "$T/msg_meas_bad.csv"
+
+# ---- the same kind elsewhere: check --decode's size limit names what it counts ----
+expect_msg -x "msgs: check --decode's work limit names the product it counts" \
+    "check runs in numeric mode: the work B*H*N_q*N_k*(d+d_v) = 2.56e+10 exceeds the limit of 2e10; use a smaller shape" \
+    -- check --decode --kv-len 100000000 --heads 1 --headdim 128
