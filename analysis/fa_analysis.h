@@ -27,8 +27,10 @@
 /* The limit an overflow message names: the largest N (N_q = N_k = N when they are equal, else
  * the longer of the two, the other kept) for which fits(shape) is 1 (0: the counts overflow) at s's B, H and d, found by
  * bisection (the counts grow with N), as ": at these B, H, d they fit up to N = X (use a smaller
- * --seqlen, ...)" into buf; ": no N fits ..." when N = 1 overflows too; "" for a shape with a
- * block, column or dense mask (their arrays are sized to s's N). */
+ * --seqlen, ...)" into buf.  Where no N fits (N = 1 overflows too: B, H or d is what overflows) and
+ * for a shape with a block, column or dense mask (their arrays are sized to s's N), the largest B
+ * that fits at s's N, H and d: "...: no N fits at these B, H, d; at these H, d and N = X they fit
+ * up to B = Y (use a smaller --batch or --heads)", or "... no B fits ..." when B = 1 overflows. */
 void fa_ovf_limit(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
                   size_t n);
 

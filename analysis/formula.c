@@ -66,19 +66,69 @@ static fa_status finish(const acc128 *a, const fa_shape *s, fa_formula *out, cha
     return FA_OK;
 }
 
+/* The largest B in [1, s's B) for which fits() holds at s's other sizes (the counts grow with B),
+ * 0 when B = 1 overflows too. */
+static int64_t ovf_batch(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx)
+{
+    fa_shape t = *s;
+    t.batch = 1;
+    if (!fits(&t, ctx)) return 0;
+    int64_t lo = 1, hi = s->batch; /* fits(lo), not fits(hi) */
+    while (hi - lo > 1) {
+        t.batch = lo + (hi - lo) / 2;
+        if (fits(&t, ctx)) lo = t.batch;
+        else hi = t.batch;
+    }
+    return lo;
+}
+
+/* ": at these H, d and N = X they fit up to B = Y (...)" (pre: "; " after a first clause, else ": "). */
+static void ovf_batch_text(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx,
+                           const char *pre, char *buf, size_t n)
+{
+    const int64_t b = ovf_batch(s, fits, ctx);
+    char nn[64];
+    if (s->seqlen_q == s->seqlen_k) snprintf(nn, sizeof nn, "N = %lld", (long long)s->seqlen_q);
+    else snprintf(nn, sizeof nn, "N_q = %lld, N_k = %lld", (long long)s->seqlen_q, (long long)s->seqlen_k);
+    if (b > 0)
+        snprintf(buf, n, "%sat these H, d and %s they fit up to B = %lld (use a smaller --batch or --heads)", pre, nn,
+                 (long long)b);
+    else
+        snprintf(buf, n, "%sno B fits at these H, d and %s either (use a smaller --heads or --headdim)", pre, nn);
+}
+
+/* Set while fa_ovf_limit's test runs: a count it calls that overflows leaves its own message
+ * without the limit, not a search inside the search. */
+static _Thread_local int ovf_searching;
+
+static void ovf_search(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
+                       size_t n);
+
 void fa_ovf_limit(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
                   size_t n)
 {
     buf[0] = '\0';
-    if (s->block_mask || s->col_mask || s->dense_mask) return; /* mask arrays sized to this N */
+    if (ovf_searching) return;
+    ovf_searching = 1;
+    ovf_search(s, fits, ctx, buf, n);
+    ovf_searching = 0;
+}
+
+static void ovf_search(const fa_shape *s, int (*fits)(const fa_shape *t, const void *ctx), const void *ctx, char *buf,
+                       size_t n)
+{
+    if (s->block_mask || s->col_mask || s->dense_mask) { /* mask arrays sized to this N: only B can change */
+        ovf_batch_text(s, fits, ctx, ": the mask fixes N; ", buf, n);
+        return;
+    }
     fa_shape t = *s;
     const int both = s->seqlen_q == s->seqlen_k;
     int64_t *v = both ? &t.seqlen_k : s->seqlen_k > s->seqlen_q ? &t.seqlen_k : &t.seqlen_q;
     int64_t lo = 1, hi = *v; /* fits(lo), not fits(hi) */
     *v = 1;
     if (both) t.seqlen_q = 1;
-    if (!fits(&t, ctx)) {
-        snprintf(buf, n, ": no N fits at these B, H, d (use a smaller --batch, --heads or --headdim)");
+    if (!fits(&t, ctx)) { /* B (or H, d) is what overflows: the largest B at the N given */
+        ovf_batch_text(s, fits, ctx, ": no N fits at these B, H, d; ", buf, n);
         return;
     }
     while (hi - lo > 1) {
@@ -114,7 +164,7 @@ static int fwd_fits(const fa_shape *t, const void *ctx)
 
 fa_status fa_formula_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula *out)
 {
-    char what[64] = "", lim[200];
+    char what[64] = "", lim[320];
     fa_status st = formula(a, s, bk, out, what, sizeof what);
     if (st != FA_EOVERFLOW || !what[0]) return st;
     const fwd_ctx c = {a, bk};
@@ -211,10 +261,9 @@ static fa_status formula(fa_algo a, const fa_shape *s, fa_blocks bk, fa_formula 
     return finish(&A, s, out, what, n);
 }
 
-fa_status fa_formula_flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_loads, uint64_t *kv_loads)
+/* flash2's tile loads of s; 1 when either exceeds 64 bits. */
+static int flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_loads, uint64_t *kv_loads)
 {
-    FA_TRY(fa_shape_check(s));
-    FA_TRY(fa_blocks_check(bk));
     const int64_t T_r = fa_cdiv(s->seqlen_q, bk.block_r), T_c = fa_cdiv(s->seqlen_k, bk.block_c);
     u128 q = 0, kv = 0;
     if (!fa_has_mask(s)) {
@@ -231,11 +280,27 @@ fa_status fa_formula_flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_l
     const u128 heads = (u128)s->batch * (u128)s->heads;
     q *= heads;
     kv *= heads;
-    if (q > UINT64_MAX || kv > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "flash2 tile loads exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
+    if (q > UINT64_MAX || kv > UINT64_MAX) return 1;
     *q_loads = (uint64_t)q;
     *kv_loads = (uint64_t)kv;
-    return FA_OK;
+    return 0;
+}
+
+static int loads_fit(const fa_shape *t, const void *ctx)
+{
+    uint64_t q, kv;
+    return !flash2_loads(t, *(const fa_blocks *)ctx, &q, &kv);
+}
+
+fa_status fa_formula_flash2_loads(const fa_shape *s, fa_blocks bk, uint64_t *q_loads, uint64_t *kv_loads)
+{
+    FA_TRY(fa_shape_check(s));
+    FA_TRY(fa_blocks_check(bk));
+    if (!flash2_loads(s, bk, q_loads, kv_loads)) return FA_OK;
+    char lim[320];
+    fa_ovf_limit(s, loads_fit, &bk, lim, sizeof lim);
+    FA_FAIL(FA_EOVERFLOW, "flash2 tile loads exceed 64 bits for " FA_OVF_DIMS "%s", FA_OVF_ARGS(s),
+            lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
 }
 
 uint64_t fa_sram_need(fa_algo a, const fa_shape *s, fa_blocks bk)

@@ -127,7 +127,7 @@ static int bwd_fits(const fa_shape *t, const void *ctx)
 
 fa_status fa_formula_bwd_bytes(fa_algo a, const fa_shape *s, fa_blocks bk, fa_pass_formula *out)
 {
-    char what[64] = "", lim[200];
+    char what[64] = "", lim[320];
     fa_status st = bwd_formula(a, s, bk, out, what, sizeof what);
     if (st != FA_EOVERFLOW || !what[0]) return st;
     const bwd_ctx c = {a, bk};
@@ -283,8 +283,12 @@ static fa_status split_terms(const fa_shape *s, fa_blocks bk, int64_t S, fa_pass
     return add_formula(out, &x);
 }
 
-fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits,
-                                fa_pass_formula *out)
+/* pass_bytes's status for an overflow of the split partials or of the passes' sum, whose
+ * messages fa_formula_pass_bytes completes (not a status that leaves this file) */
+#define FA_EOVERFLOW_SUM ((fa_status)1000)
+
+static fa_status pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits,
+                            fa_pass_formula *out)
 {
     if (p < 0 || p >= FA_NPASS) FA_FAIL(FA_EINVAL, "unknown pass %d", (int)p);
     if (splits < 1 || (splits > 1 && a != FA_ALGO_FLASH2))
@@ -301,14 +305,47 @@ fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_bloc
         out->read_bytes = f.read_bytes;
         out->write_bytes = f.write_bytes;
         out->matmul_flops = f.matmul_flops;
-        if (splits > 1) FA_TRY(split_terms(s, bk, splits, out));
+        if (splits > 1) FA_TRY(split_terms(s, bk, splits, out) ? FA_EOVERFLOW_SUM : FA_OK);
     }
     if (p != FA_PASS_FWD) {
         fa_pass_formula b;
         FA_TRY(fa_formula_bwd_bytes(a, s, bk, &b));
-        FA_TRY(add_formula(out, &b));
+        if (add_formula(out, &b)) return FA_EOVERFLOW_SUM;
     }
     return FA_OK;
+}
+
+typedef struct {
+    fa_pass p;
+    fa_algo a;
+    fa_blocks bk;
+    int64_t splits;
+} pass_ctx;
+
+static int pass_fits(const fa_shape *t, const void *ctx)
+{
+    const pass_ctx *c = ctx;
+    fa_pass_formula f;
+    fa_status st = pass_bytes(c->p, c->a, t, c->bk, c->splits, &f);
+    fa_clear_error();
+    return st != FA_EOVERFLOW && st != FA_EOVERFLOW_SUM;
+}
+
+fa_status fa_formula_pass_bytes(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits,
+                                fa_pass_formula *out)
+{
+    fa_status st = pass_bytes(p, a, s, bk, splits, out);
+    if (st != FA_EOVERFLOW_SUM) return st;
+    /* the split-KV partials, or the forward's and backward's totals added (fwdbwd), overflowed:
+     * their message told with the shape and the limit, as the one closed form's are */
+    char w[400], lim[320];
+    snprintf(w, sizeof w, "%s", fa_last_error());
+    char *shape = strstr(w, " for B = ");
+    if (shape) *shape = 0;
+    const pass_ctx c = {p, a, bk, splits};
+    fa_ovf_limit(s, pass_fits, &c, lim, sizeof lim);
+    FA_FAIL(FA_EOVERFLOW, "%s %s's closed form: %s for " FA_OVF_DIMS "%s", fa_algo_name(a), fa_pass_name(p), w,
+            FA_OVF_ARGS(s), lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
 }
 
 static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
@@ -421,14 +458,25 @@ static void footprint128(fa_algo a, const fa_shape *s, foot128 *f)
     f->peak = max128(f->fwd_peak, f->bwd_peak);
 }
 
+static int foot_fits(const fa_shape *t, const void *ctx)
+{
+    foot128 g;
+    footprint128(*(const fa_algo *)ctx, t, &g);
+    return g.peak <= UINT64_MAX;
+}
+
 fa_status fa_hbm_footprint(fa_algo a, const fa_shape *s, fa_footprint *f)
 {
     FA_TRY(fa_shape_check(s));
     if (a < 0 || a >= FA_NALGO) FA_FAIL(FA_EINVAL, "unknown algorithm %d", (int)a);
     foot128 g;
     footprint128(a, s, &g);
-    if (g.peak > UINT64_MAX)
-        FA_FAIL(FA_EOVERFLOW, "HBM footprint of %s exceeds 64 bits", fa_algo_name(a));
+    if (g.peak > UINT64_MAX) {
+        char lim[320];
+        fa_ovf_limit(s, foot_fits, &a, lim, sizeof lim);
+        FA_FAIL(FA_EOVERFLOW, "HBM footprint of %s exceeds 64 bits for " FA_OVF_DIMS "%s", fa_algo_name(a),
+                FA_OVF_ARGS(s), lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+    }
     f->inputs = (uint64_t)g.inputs;
     f->output = (uint64_t)g.output;
     f->stats = (uint64_t)g.stats;
@@ -439,13 +487,28 @@ fa_status fa_hbm_footprint(fa_algo a, const fa_shape *s, fa_footprint *f)
     return FA_OK;
 }
 
+/* The split-KV forward's footprint of t (flash2, S splits) fits 64 bits. */
+static int split_foot_fits(const fa_shape *t, const void *ctx)
+{
+    const int64_t S = *(const int64_t *)ctx;
+    foot128 g;
+    footprint128(FA_ALGO_FLASH2, t, &g);
+    const u128 part = (u128)4 * (u128)t->batch * (u128)t->heads * (u128)t->seqlen_q * (u128)S * (u128)(t->d_v + 1);
+    return g.peak <= UINT64_MAX && g.saved + part <= UINT64_MAX;
+}
+
 fa_status fa_footprint_split(fa_footprint *f, const fa_shape *s, int64_t splits)
 {
     if (splits <= 1) return FA_OK;
     const u128 part = (u128)4 * (u128)s->batch * (u128)s->heads * (u128)s->seqlen_q * (u128)splits *
                       (u128)(s->d_v + 1);
     const u128 fwd = (u128)f->saved + part;
-    if (fwd > UINT64_MAX) FA_FAIL(FA_EOVERFLOW, "HBM footprint of the split-KV forward exceeds 64 bits");
+    if (fwd > UINT64_MAX) {
+        char lim[320];
+        fa_ovf_limit(s, split_foot_fits, &splits, lim, sizeof lim);
+        FA_FAIL(FA_EOVERFLOW, "HBM footprint of the split-KV forward (S = %lld) exceeds 64 bits for " FA_OVF_DIMS "%s",
+                (long long)splits, FA_OVF_ARGS(s), lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+    }
     if (fwd > f->fwd_peak) f->fwd_peak = (uint64_t)fwd;
     if (f->fwd_peak > f->peak) f->peak = f->fwd_peak;
     return FA_OK;

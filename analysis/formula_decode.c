@@ -134,7 +134,7 @@ static int infer_fits(const fa_shape *t, const void *ctx)
 fa_status fa_infer_formula_bytes(const fa_shape *s, fa_blocks bk, const fa_infer_opts *opt,
                                  const fa_varlen *vl, const fa_hw *hw, fa_infer_formula *out)
 {
-    char what[64] = "", lim[200] = "";
+    char what[64] = "", lim[320] = "";
     fa_status st = infer_formula(s, bk, opt, vl, hw, out, what, sizeof what);
     if (st != FA_EOVERFLOW || !what[0]) return st;
     const infer_ctx c = {bk, opt, hw};

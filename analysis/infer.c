@@ -297,7 +297,8 @@ fa_status fa_infer_check_size(const fa_shape *s, int varlen)
     double work = (double)(varlen ? 1 : s->batch) * s->heads * (double)s->seqlen_q * (double)s->seqlen_k *
                   (double)(s->d + s->d_v);
     if (work > 2e10)
-        FA_FAIL(FA_EINVAL, "check runs in numeric mode: the work %.3g exceeds the limit 2e10; use a smaller shape", work);
+        FA_FAIL(FA_EINVAL, "check runs in numeric mode: the work %s = %.3g exceeds the limit of 2e10; use a smaller shape",
+                varlen ? "H*N_q*N_k*(d+d_v)" : "B*H*N_q*N_k*(d+d_v)", work);
     return FA_OK;
 }
 

@@ -23,6 +23,43 @@ void fa_io_times(fa_io_result *r, const fa_shape *s, const fa_hw *hw)
     r->time_s = r->time_compute_s > r->time_memory_s ? r->time_compute_s : r->time_memory_s;
 }
 
+typedef struct {
+    fa_pass p;
+    fa_algo a;
+    fa_blocks bk;
+    int64_t splits;
+    uint64_t M;
+} run_ctx;
+
+/* The count-only run of shape t keeps its counts within 64 bits (fa_ovf_limit's test). */
+static int run_fits(const fa_shape *t, const void *ctx)
+{
+    const run_ctx *c = ctx;
+    fa_mem *mem = fa_mem_alloc(FA_MODE_COUNT, (size_t)c->M);
+    if (!mem) return 1;
+    fa_status st = fa_run_pass_split(c->p, c->a, mem, t, c->bk, c->splits);
+    fa_mem_free(mem);
+    fa_clear_error();
+    return st != FA_EOVERFLOW;
+}
+
+/* A count-only run that overflowed (the closed form fit: its FLOPs beyond the matmuls, the
+ * softmax's) told with the shape and, as the closed form's messages do, the largest N (or B) that
+ * fits (fa_ovf_limit, which runs the count again at smaller sizes).  Under a mask a flash1 or
+ * flash2 count takes time with every row block, so the search is left out there and the message
+ * says what to reduce. */
+static fa_status run_overflow(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M)
+{
+    char w[400], lim[320] = "";
+    snprintf(w, sizeof w, "%s", fa_last_error());
+    if (a == FA_ALGO_STANDARD || !fa_has_mask(s)) {
+        const run_ctx c = {p, a, bk, splits, M};
+        fa_ovf_limit(s, run_fits, &c, lim, sizeof lim);
+    }
+    FA_FAIL(FA_EOVERFLOW, "%s %s's count: %s for " FA_OVF_DIMS "%s", fa_algo_name(a), fa_pass_name(p), w,
+            FA_OVF_ARGS(s), lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+}
+
 fa_status fa_run_forward(fa_algo a, fa_mem *mem, const fa_shape *s, fa_blocks bk, const double *Q,
                          const double *K, const double *V, double *O, double *LSE)
 {
@@ -91,6 +128,33 @@ fa_status fa_run_pass_split(fa_pass p, fa_algo a, fa_mem *mem, const fa_shape *s
     return st;
 }
 
+/* The replay's cap on the tile transfers it records. */
+#define FA_L2_TRANSFERS ((uint64_t)1 << 26)
+
+typedef run_ctx l2_ctx;
+
+/* The tile transfers (loads + stores of every tensor) of the count-only run of t, merged: cheap. */
+static fa_status l2_transfers(const l2_ctx *c, const fa_shape *t, uint64_t *n)
+{
+    fa_mem *cm = fa_mem_alloc(FA_MODE_COUNT, (size_t)c->M);
+    if (!cm) return FA_ENOMEM;
+    fa_status st = fa_run_pass_split(c->p, c->a, cm, t, c->bk, c->splits);
+    const fa_counts *k = fa_mem_counts(cm);
+    *n = 0;
+    for (int i = 0; st == FA_OK && i < k->n_tensors; i++) *n += k->tensor[i].loads + k->tensor[i].stores;
+    fa_mem_free(cm);
+    return st;
+}
+
+/* t's transfers are within the replay's cap (fa_ovf_limit's test for the --l2 message). */
+static int l2_fits(const fa_shape *t, const void *ctx)
+{
+    uint64_t n;
+    fa_status st = l2_transfers(ctx, t, &n);
+    fa_clear_error();
+    return st == FA_OK && n <= FA_L2_TRANSFERS;
+}
+
 fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits, uint64_t M,
                    const fa_hw *hw, int blocks_per_sm, fa_io_result *r)
 {
@@ -104,19 +168,20 @@ fa_status fa_io_l2(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, int64_
     int slots = hw->sms * (int)per_sm;
     /* The replay records every transfer: count them first (count-only, merged: cheap) and
      * refuse at once when there are too many. */
-    const uint64_t limit = (uint64_t)1 << 26;
-    fa_mem *cm = fa_mem_alloc(FA_MODE_COUNT, (size_t)M);
-    if (!cm) return FA_ENOMEM;
-    fa_status st0 = fa_run_pass_split(p, a, cm, s, bk, splits);
+    const uint64_t limit = FA_L2_TRANSFERS;
+    const l2_ctx lc = {p, a, bk, splits, M};
     uint64_t n = 0;
-    const fa_counts *c = fa_mem_counts(cm);
-    for (int t = 0; st0 == FA_OK && t < c->n_tensors; t++) n += c->tensor[t].loads + c->tensor[t].stores;
-    fa_mem_free(cm);
+    fa_status st0 = l2_transfers(&lc, s, &n);
+    if (st0 == FA_EOVERFLOW) return run_overflow(p, a, s, bk, splits, M);
     if (st0) return st0;
-    if (n > limit)
-        FA_FAIL(FA_EINVAL, "--l2 replays every tile transfer: %s %s has %llu, over the limit of %llu; "
-                "use a smaller shape (fewer heads, a shorter N or larger tiles)",
-                fa_algo_name(a), fa_pass_name(p), (unsigned long long)n, (unsigned long long)limit);
+    if (n > limit) {
+        char lim[320];
+        fa_ovf_limit(s, l2_fits, &lc, lim, sizeof lim);
+        FA_FAIL(FA_EINVAL, "--l2 replays every tile transfer: %s %s has %llu tile transfers, over the limit of %llu "
+                "tile transfers for " FA_OVF_DIMS "%s", fa_algo_name(a), fa_pass_name(p), (unsigned long long)n,
+                (unsigned long long)limit, FA_OVF_ARGS(s),
+                lim[0] ? lim : " (use a smaller shape: fewer heads, a shorter N or larger tiles)");
+    }
     fa_l2 *l2 = fa_l2_alloc(hw->l2_bytes, FA_HW_L2_LINE, FA_HW_L2_WAYS, slots, limit);
     if (!l2) /* the profile's l2_bytes was checked at load (sim/hw.c): only memory is left */
         FA_FAIL(FA_ENOMEM, "--l2: out of host memory for an L2 of %llu bytes and %llu transfers",
@@ -173,6 +238,7 @@ fa_status fa_io_run_regs(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk, 
     if (st == FA_OK) st = fa_run_pass_split(p, a, mem, s, bk, splits);
     if (st == FA_OK) r->counts = *fa_mem_counts(mem);
     fa_mem_free(mem);
+    if (st == FA_EOVERFLOW) return run_overflow(p, a, s, bk, splits, M);
     if (st) return st;
     r->sram_need = fa_sram_need_pass(p, a, s, bk);
     r->bound_bytes = fa_bound_pass_bytes(p, a, s, M);

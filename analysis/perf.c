@@ -869,31 +869,6 @@ fa_status fa_io_run_placed(fa_pass p, fa_algo a, const fa_shape *s, fa_blocks bk
     return fa_io_run_regs(p, a, s, bk, splits, M, hw, regs, cap, trace, r);
 }
 
-/* The counts of one kernel's pass with the profile's placement.  Without masks beyond causal
- * and without score modifiers the closed form (analysis/formula*.c, equal to the counts:
- * tests/test_formula.c, test_backward.c) gives the bytes and matmul FLOPs at once, and a
- * count-only run of one K,V head's query heads over the whole N gives the placement's peaks and
- * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
- * count-only run. */
-/* An overflow in the count of one K,V head's group (the shape c of pass_counts_of: B = 1, H = H / H_kv)
- * told with the whole shape s, the sizes the user gave.  The whole shape's closed form, which holds
- * the group's counts B H_kv times, overflows too and names the largest N that fits at s's B, H, d
- * (fa_ovf_limit), as io and sweep do: that message is taken.  Otherwise the message's "for B = ...,
- * H = ..." part (FA_OVF_SHAPE) is rewritten with s's, so it never names the group's H.  Other
- * statuses and messages pass through unchanged. */
-static fa_status group_failure(fa_status st, fa_pass kp, fa_algo a, const fa_shape *s, fa_blocks bk, int64_t splits)
-{
-    if (st != FA_EOVERFLOW) return st;
-    fa_pass_formula whole;
-    if (fa_formula_pass_bytes(kp, a, s, bk, splits, &whole) == FA_EOVERFLOW) return FA_EOVERFLOW;
-    char what[512];
-    snprintf(what, sizeof what, "%s", fa_last_error());
-    char *shape = strstr(what, " for B = ");
-    if (!shape) return st;
-    *shape = 0;
-    FA_FAIL(FA_EOVERFLOW, "%s for " FA_OVF_SHAPE, what, FA_OVF_ARGS(s));
-}
-
 static int64_t gcd64(int64_t a, int64_t b)
 {
     while (b) {
@@ -951,6 +926,66 @@ static fa_status group_run(fa_pass kp, const fa_profile *prof, const fa_shape *g
     return FA_OK;
 }
 
+/* The softmax FLOPs of shape t counted as pass_counts_of counts them (one K,V head's group,
+ * group_run, times B H_kv) fit 64 bits: the test fa_ovf_limit bisects on for an overflow of them,
+ * or of the group's own counts.  The group (B = 1) does not change with B: its count is kept for
+ * the last N asked. */
+typedef struct {
+    fa_pass kp;
+    const fa_profile *prof;
+    fa_blocks bk;
+    int64_t splits;
+    const fa_hw *hw;
+    int threads;
+    int64_t nq, nk; /* the group counted last (0: none) */
+    fa_status st;
+    uint64_t flops;
+} softmax_ctx;
+
+static int softmax_fits(const fa_shape *t, const void *ctx)
+{
+    softmax_ctx *c = (softmax_ctx *)ctx;
+    if (c->nq != t->seqlen_q || c->nk != t->seqlen_k) {
+        fa_shape g = *t;
+        g.batch = g.kv_heads = 1;
+        g.heads = t->kv_heads > 0 ? t->heads / t->kv_heads : 1;
+        fa_io_result r;
+        int64_t periods;
+        c->st = group_run(c->kp, c->prof, &g, c->bk, c->splits, c->hw, c->threads, &r, &periods);
+        c->flops = r.counts.flops_other;
+        c->nq = t->seqlen_q;
+        c->nk = t->seqlen_k;
+        fa_clear_error();
+    }
+    if (c->st == FA_EOVERFLOW) return 0;
+    if (c->st != FA_OK) return 1; /* refused for another reason: not this limit's to say */
+    const uint64_t heads = (uint64_t)t->batch * (uint64_t)(t->kv_heads > 0 ? t->kv_heads : 1);
+    return c->flops <= UINT64_MAX / heads;
+}
+
+/* An overflow of the softmax FLOPs, or in the count of one K,V head's group (the shape c of
+ * pass_counts_of: B = 1, H = H / H_kv; its message what, "COUNT ... for B = ..." or without the
+ * shape), told with the whole shape s, the sizes the user gave, and the largest N (or B) that fits
+ * there (fa_ovf_limit), as io's closed-form messages do.  The closed form, checked before, fits. */
+static fa_status softmax_failure(const char *what, fa_pass kp, const fa_profile *prof, const fa_shape *s,
+                                 fa_blocks bk, int64_t splits, const fa_hw *hw, int threads)
+{
+    char w[512], lim[320];
+    snprintf(w, sizeof w, "%s", what);
+    char *shape = strstr(w, " for B = ");
+    if (shape) *shape = 0;
+    softmax_ctx c = {kp, prof, bk, splits, hw, threads, 0, 0, FA_OK, 0};
+    fa_ovf_limit(s, softmax_fits, &c, lim, sizeof lim);
+    FA_FAIL(FA_EOVERFLOW, "%s for " FA_OVF_DIMS "%s", w, FA_OVF_ARGS(s),
+            lim[0] ? lim : " (use a smaller --seqlen, --batch or --heads)");
+}
+
+/* The counts of one kernel's pass with the profile's placement.  Without masks beyond causal
+ * and without score modifiers the closed form (analysis/formula*.c, equal to the counts:
+ * tests/test_formula.c, test_backward.c) gives the bytes and matmul FLOPs at once, and a
+ * count-only run of one K,V head's query heads over the whole N gives the placement's peaks and
+ * the softmax FLOPs (times B H_kv: tests/test_perf.c checks them against the whole run); otherwise the whole
+ * count-only run. */
 static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_shape *s, fa_blocks bk, int64_t splits,
                                 const fa_hw *hw, int threads, int counted, fa_io_result *io, int *run,
                                 int64_t *periods)
@@ -962,6 +997,10 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     if (!plain || (s->seqlen_q <= 2 * bk.block_r && s->seqlen_k <= 2 * bk.block_c && s->batch * s->heads <= 1))
         return fa_io_run_placed(kp, prof->algo, s, bk, splits, hw->sram_per_block, hw, prof, threads, NULL, io);
     *run = 0;
+    /* the closed form first: of the whole shape's totals it overflows first (its matmul FLOPs or
+     * bytes before the softmax FLOPs), and says so with the largest N that fits, as io does */
+    fa_pass_formula form;
+    FA_TRY(fa_formula_pass_bytes(kp, prof->algo, s, bk, splits, &form));
     /* one K,V head's group of query heads over the whole N: its softmax FLOPs (scale, max, exp,
      * sum, rescale, the backward's sums over the group; the closed form has only the matmuls)
      * times B H_kv are the shape's, as the whole run counts them (every group does the same work:
@@ -971,17 +1010,18 @@ static fa_status pass_counts_of(fa_pass kp, const fa_profile *prof, const fa_sha
     c.heads = s->kv_heads > 0 ? s->heads / s->kv_heads : 1;
     fa_io_result small;
     fa_status st = group_run(kp, prof, &c, bk, splits, hw, threads, &small, periods);
-    if (st != FA_OK) return group_failure(st, kp, prof->algo, s, bk, splits);
+    if (st == FA_EOVERFLOW) return softmax_failure(fa_last_error(), kp, prof, s, bk, splits, hw, threads);
+    if (st != FA_OK) return st;
     const uint64_t heads = (uint64_t)s->batch * (uint64_t)(s->kv_heads > 0 ? s->kv_heads : 1);
     if (small.counts.flops_other > UINT64_MAX / heads)
-        FA_FAIL(FA_EOVERFLOW, "softmax FLOPs exceed 64 bits for " FA_OVF_SHAPE, FA_OVF_ARGS(s));
+        return softmax_failure("softmax FLOPs exceed 64 bits", kp, prof, s, bk, splits, hw, threads);
     memset(io, 0, sizeof *io);
     io->pass = kp;
     io->algo = prof->algo;
     io->blocks = bk;
     io->sram_bytes = hw->sram_per_block;
     io->splits = (int)splits;
-    FA_TRY(fa_formula_pass_bytes(kp, prof->algo, s, bk, splits, &io->formula));
+    io->formula = form;
     FA_TRY(fa_hbm_footprint(prof->algo, s, &io->footprint));
     if (kp != FA_PASS_BWD) FA_TRY(fa_footprint_split(&io->footprint, s, splits));
     fa_counts *k = &io->counts;

@@ -275,7 +275,7 @@ static void test_check_size(void **state)
     fa_shape s = fa_shape_default(1, 128);
     s.seqlen_k = 100000000, s.heads = 1; /* 1e8 * 256 = 2.56e10 */
     assert_int_equal(fa_infer_check_size(&s, 0), FA_EINVAL);
-    assert_non_null(strstr(fa_last_error(), "the work 2.56e+10 exceeds the limit 2e10"));
+    assert_non_null(strstr(fa_last_error(), "= 2.56e+10 exceeds the limit of 2e10"));
     s.seqlen_k = 50000000;
     assert_int_equal(fa_infer_check_size(&s, 0), FA_OK);
     s.batch = 2;

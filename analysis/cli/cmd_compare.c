@@ -131,29 +131,36 @@ int cmd_compare(int argc, char **argv)
     fa_status st = fa_hw_load(o.hw_key, NULL, &o.hw);
     if (st) return cli_fail(st);
     if (o.sram == 0) o.sram = o.hw.sram_per_block;
-    fa_cmp_reader *rd;
-    if ((st = fa_cmp_open(path, &rd))) return cli_fail(st);
+    /* --kernel-profile is checked whole before the file is read, as every option is */
+    char kerns[FA_CMP_MAXMAP][64];
+    const fa_profile *kprofs[FA_CMP_MAXMAP];
+    int nk = 0;
     for (const char *p = ca.kernel_profile; p && *p;) { /* KERNEL=PROFILE[,KERNEL=PROFILE...] */
         const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
         char kern[64], pkey[64];
-        if (!eq || eq == p || eq + 1 == end || (size_t)(eq - p) >= sizeof kern || (size_t)(end - eq - 1) >= sizeof pkey) {
-            fa_cmp_close(rd);
+        if (!eq || eq == p || eq + 1 == end || (size_t)(eq - p) >= sizeof kern || (size_t)(end - eq - 1) >= sizeof pkey)
             return cli_usage("--kernel-profile wants KERNEL=PROFILE pairs separated by ',' (names of 1 to 63 characters), "
                              "got '%.*s'", (int)(end - p) > 80 ? 80 : (int)(end - p), p);
-        }
         memcpy(kern, p, (size_t)(eq - p)), kern[eq - p] = '\0';
         memcpy(pkey, eq + 1, (size_t)(end - eq - 1)), pkey[end - eq - 1] = '\0';
         const fa_profile *prof;
-        if ((st = fa_profile_parse(pkey, &prof)) || (st = fa_cmp_map(rd, kern, prof))) {
+        if ((st = fa_profile_parse(pkey, &prof))) return cli_fail(st);
+        for (int i = 0; i < nk; i++)
+            if (!strcmp(kerns[i], kern)) return cli_usage("--kernel-profile: kernel %s given twice", kern);
+        if (nk == FA_CMP_MAXMAP)
+            return cli_usage("--kernel-profile: at most %d kernels, got more (%s)", FA_CMP_MAXMAP, kern);
+        memcpy(kerns[nk], kern, sizeof kern);
+        kprofs[nk++] = prof;
+        p = comma ? comma + 1 : end;
+        if (comma && !*p) return cli_usage("--kernel-profile: nothing after the last ','");
+    }
+    fa_cmp_reader *rd;
+    if ((st = fa_cmp_open(path, &rd))) return cli_fail(st);
+    for (int i = 0; i < nk; i++)
+        if ((st = fa_cmp_map(rd, kerns[i], kprofs[i]))) {
             fa_cmp_close(rd);
             return cli_fail(st);
         }
-        p = comma ? comma + 1 : end;
-        if (comma && !*p) {
-            fa_cmp_close(rd);
-            return cli_usage("--kernel-profile: nothing after the last ','");
-        }
-    }
     json_t *arr = json_array();
     /* output is buffered: a bad row later in the file leaves stdout empty */
     char *obuf = NULL;
