@@ -95,22 +95,22 @@ static const fa_tile_row fa1_tiles[] = {
     "5e39b100; docs/time-model.md section 2)"
 static const fa_tile_row fa3_tiles[] = {
     /* FP8 (0251105a tile_size_fwd_sm90, element_size == 1) */
-    {FA_PASS_FWD, 90, 64, -1, 192, 160, 16, 0, .fp8 = 1},   {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 0, .fp8 = 1},
-    {FA_PASS_FWD, 90, 128, -1, 128, 224, 12, 0, .fp8 = 1},  {FA_PASS_FWD, 90, 192, -1, 128, 160, 12, 0, .fp8 = 1},
-    {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 0, .local = 1, .fp8 = 1},
-    {FA_PASS_FWD, 90, 256, -1, 128, 128, 12, 0, .fp8 = 1},
+    {FA_PASS_FWD, 90, 64, -1, 192, 160, 16, 160, .fp8 = 1},   {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 160, .fp8 = 1},
+    {FA_PASS_FWD, 90, 128, -1, 128, 224, 12, 240, .fp8 = 1},  {FA_PASS_FWD, 90, 192, -1, 128, 160, 12, 240, .fp8 = 1},
+    {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 240, .local = 1, .fp8 = 1},
+    {FA_PASS_FWD, 90, 256, -1, 128, 128, 12, 240, .fp8 = 1},
     /* fp16/bf16 (0251105a element_size == 2; d = 64 without a mask: 7f67966c) */
-    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0, .local = 1}, {FA_PASS_FWD, 90, 64, 1, 192, 128, 16, 0},
-    {FA_PASS_FWD, 90, 64, 0, 192, 128, 16, 0, .note = FA3_D64_NOTE},
-    {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 0, .local = 1}, {FA_PASS_FWD, 90, 96, -1, 192, 144, 16, 0},
-    {FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 0, .local = 1}, {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 0},
-    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 0},
-    {FA_PASS_FWD, 90, 192, -1, 128, 96, 12, 0, .local = 1}, {FA_PASS_FWD, 90, 192, -1, 128, 128, 12, 0, .dv_max = 128},
-    {FA_PASS_FWD, 90, 192, -1, 128, 112, 12, 0},
-    {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 0, .local = 1}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 0},
-    {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 0}, {FA_PASS_BWD, 90, 96, -1, 64, 128, 12, 0},
-    {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 0, .local = 1}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 0},
-    {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 0},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 0},
+    {FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 160, .local = 1}, {FA_PASS_FWD, 90, 64, 1, 192, 128, 16, 160},
+    {FA_PASS_FWD, 90, 64, 0, 192, 128, 16, 160, .note = FA3_D64_NOTE},
+    {FA_PASS_FWD, 90, 96, -1, 192, 128, 16, 160, .local = 1}, {FA_PASS_FWD, 90, 96, -1, 192, 144, 16, 160},
+    {FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 240, .local = 1}, {FA_PASS_FWD, 90, 128, 0, 128, 176, 12, 240},
+    {FA_PASS_FWD, 90, 128, 1, 128, 128, 12, 240},
+    {FA_PASS_FWD, 90, 192, -1, 128, 96, 12, 240, .local = 1}, {FA_PASS_FWD, 90, 192, -1, 128, 128, 12, 240, .dv_max = 128},
+    {FA_PASS_FWD, 90, 192, -1, 128, 112, 12, 240},
+    {FA_PASS_FWD, 90, 256, -1, 128, 64, 12, 240, .local = 1}, {FA_PASS_FWD, 90, 256, -1, 128, 80, 12, 240},
+    {FA_PASS_BWD, 90, 64, -1, 128, 128, 12, 240}, {FA_PASS_BWD, 90, 96, -1, 64, 128, 12, 240},
+    {FA_PASS_BWD, 90, 128, -1, 64, 128, 12, 240, .local = 1}, {FA_PASS_BWD, 90, 128, 0, 80, 128, 12, 240},
+    {FA_PASS_BWD, 90, 128, 1, 64, 128, 12, 240},  {FA_PASS_BWD, 90, 192, -1, 64, 96, 16, 160},
     /* no d = 256 backward row: 7f67966c has no d = 256 backward, and 0251105a's (64 x 80, one stage of
      * dO and of dS: tile_size_bwd_sm90) is a placement fasim does not model (its 64 x 64 with two stages
      * needs 272 KiB of shared memory) */

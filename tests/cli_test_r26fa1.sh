@@ -43,7 +43,8 @@ R26F_ROOT="$(dirname "$0")/.."
     && oneline "$T/r26f_rep" | grep -qF "fa1 rows count Algorithm 1 on the model's shape, which FlashAttention-1's kernel (v1.0.9 fmha_api.cpp) does not always run: it has no sliding window (mistralai/Mistral-7B-v0.1:" \
     && oneline "$T/r26f_rep" | grep -qF "it has no GQA or MQA, K and V are checked against num_heads (mistralai/Mistral-7B-v0.1:" \
     && oneline "$T/r26f_rep" | grep -qF "refuses d not a multiple of 8 or over 128 (EleutherAI/gpt-neox-20b:" \
-    && oneline "$T/r26f_rep" | grep -qF "For the warp-specialized fa3 and cudnn it is the consumer warps' count; the producer warpgroup runs at 24 (setmaxnreg), so warps x regs is more than the block holds. FlashAttention-3 itself sets its consumers to 240 (2 consumer warpgroups) or 160 (3)" \
+    && oneline "$T/r26f_rep" | grep -qF "For the warp-specialized fa3 and cudnn it is the consumer warps' count (fa3: 240 with 2 consumer warpgroups, 160 with 3, hopper/flash_fwd_kernel.h warpgroup_reg_alloc); the producer warpgroup runs at 24, so warps x regs is more than the block holds." \
+    && oneline "$T/r26f_rep" | grep -q "fa3 *128x128 *12 .* 240 " \
     && pass "reader26 #3/#4: report's fa1 footnote (window, GQA, d = 96) and the regs legend" \
     || fail "reader26 #3/#4: report footnotes (rc $r26f_rc): $(grep -n 'fa1 rows count\|regs:' "$T/r26f_rep" | head -3)"
 

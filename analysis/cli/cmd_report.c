@@ -631,12 +631,11 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " sets the time; bound as in the models' tables, '+ tail' where the last wave's tail adds over 10 %%\n"
                " (kernels.csv's bound leaves it out).  regs: registers a thread (of 255 at most; blocks/SM\n"
                " follows from them, smem/blk and the warps): as compiled for kernels/ and fa2 (the tile table),\n"
-               " else the profile's register-resident buffers over its consumer threads + a base (fa1, fa3,\n"
-               " cudnn: what the placement needs, docs/time-model.md section 3).  For the warp-specialized fa3\n"
-               " and cudnn it is the consumer warps' count; the producer warpgroup runs at 24 (setmaxnreg), so\n"
-               " warps x regs is more than the block holds.  FlashAttention-3 itself sets its consumers to 240\n"
-               " (2 consumer warpgroups) or 160 (3), producer 24 or 32 (hopper/flash_fwd_kernel.h,\n"
-               " warpgroup_reg_alloc).");
+               " FlashAttention-3's own setmaxnreg counts for fa3, else the profile's register-resident buffers\n"
+               " over its consumer threads + a base (fa1, cudnn: docs/time-model.md section 3).  For the\n"
+               " warp-specialized fa3 and cudnn it is the consumer warps' count (fa3: 240 with 2 consumer\n"
+               " warpgroups, 160 with 3, hopper/flash_fwd_kernel.h warpgroup_reg_alloc); the producer\n"
+               " warpgroup runs at 24, so warps x regs is more than the block holds.");
     if (has_hw(hw, nh, "h100") && has_hw(hw, nh, "h200"))
         fprintf(m, "\v H100 against H200: the\n"
                    " H100 profile runs at 1830 MHz (the FlashAttention-3 paper's fixed clock), the H200 at its measured\n"
