@@ -81,6 +81,8 @@ typedef struct {
     int fp8;        /* 1: the row applies only to 1-byte inputs (fp8_e4m3, fp8_e5m2: FlashAttention-3's
                        tile_size_fwd_sm90 element_size == 1 branch); 0: to any dtype (an fp8 row
                        before it takes FP8) */
+    int nk_max;     /* the row applies when N_k <= nk_max; 0: at any N_k (FlashAttention-1's short-sequence
+                       kernels, fmha_api.cpp: max_seqlen_k <= 128 runs B_c = 128) */
     const char *note; /* NULL, or where this row's tiles come from when that is not the rest of the
                        table's source (another commit of the kernel): fasim io and explain print it
                        as a note: line whenever the row's tiles are used */

@@ -1264,7 +1264,7 @@ static fa_status predict(const fa_profile *prof, fa_pass p, const fa_shape *s, c
         const fa_shape *ks = s;
         if (!bwd && fa_profile_ngroups_swap(prof, s, &swapped)) ks = &swapped, r->ngroups_swapped = 1;
         fa_blocks bk;
-        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0, 0, 0, NULL};
+        static const fa_tile_row none = {FA_PASS_FWD, 0, 0, -1, 0, 0, 4, 0, 0, 0, 0, 0, NULL};
         const fa_tile_row *row = &none;
         fa_tile_row local_row; /* a row changed for these tiles (no static: fa_perf_predict is reentrant) */
         if (bk_in && (prof->mma == FA_MMA_SYNC || prof->mma == FA_MMA_WGMMA || prof->mma == FA_MMA_TCGEN05) &&

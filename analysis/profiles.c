@@ -50,10 +50,14 @@ static const fa_tile_row fa2_tiles[] = {
 };
 /* FlashAttention-1 (flash-attention v1.0.9, csrc/flash_attn/fmha_api.cpp: blocksize_c = 256 for
  * d <= 64, else 128, forward and backward; FMHA_kernel_traits<B_c, d, STEP = 16, 1, WARPS_N>:
- * 16 query rows a step, 4 warps along the keys (8 in the backward)). */
+ * 16 query rows a step, 4 warps along the keys (8 in the backward)).  A sequence of at most 128
+ * keys (mha_fwd, mha_bwd: max_seqlen_k_ <= 128 gives max_seqlen_k = 128) runs the B_c = 128
+ * kernel at d <= 64 too (fmha_fwd_hdim32.cu, _hdim64.cu, fmha_bwd_hdim*.cu: seqlen_k == 128). */
 static const fa_tile_row fa1_tiles[] = {
-    {FA_PASS_FWD, 0, 64, -1, 16, 256, 4, 0}, {FA_PASS_FWD, 0, 128, -1, 16, 128, 4, 0},
-    {FA_PASS_BWD, 0, 64, -1, 16, 256, 8, 0}, {FA_PASS_BWD, 0, 128, -1, 16, 128, 8, 0},
+    {FA_PASS_FWD, 0, 64, -1, 16, 128, 4, 0, .nk_max = 128}, {FA_PASS_FWD, 0, 64, -1, 16, 256, 4, 0},
+    {FA_PASS_FWD, 0, 128, -1, 16, 128, 4, 0},
+    {FA_PASS_BWD, 0, 64, -1, 16, 128, 8, 0, .nk_max = 128}, {FA_PASS_BWD, 0, 64, -1, 16, 256, 8, 0},
+    {FA_PASS_BWD, 0, 128, -1, 16, 128, 8, 0},
 };
 /* FlashAttention-3: the forward tiles are Dao-AILab/flash-attention at 0251105a, hopper/tile_size.h
  * tile_size_fwd_sm90 (Return {kBlockM, kBlockN, MmaPV_is_RS, IntraWGOverlap}; its rules for every
@@ -150,7 +154,9 @@ static const fa_tile_row v3_br256_tiles[] = {{FA_PASS_FWD, 0, 64, -1, 256, 64, 8
 static const fa_tile_row v4_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 128, 8, 189}, {FA_PASS_FWD, 90, 128, -1, 128, 128, 8, 216}};
 /* v5 (kernels/attn_v5_fa3.cu, v5_pick): d = 64 three consumer warpgroups (16 warps with the
  * producer) of 64 rows x B_c 128; d = 128 two (12 warps), 128 x 160 */
-static const fa_tile_row v5_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 0}, {FA_PASS_FWD, 90, 128, -1, 128, 160, 12, 0}};
+/* regs: the consumers' setmaxnreg count (V5Regs: 232 with two consumer warpgroups, 160 with three; the
+ * producer 32) */
+static const fa_tile_row v5_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 192, 128, 16, 160}, {FA_PASS_FWD, 90, 128, -1, 128, 160, 12, 232}};
 /* FlashAttention-4's forward on sm_100 (Dao-AILab/flash-attention at 0251105a, flash_attn/cute/
  * flash_fwd_sm100.py): two Q tiles of 128 rows per CTA (q_stage 2), B_c 128, d = 128; 16 warps
  * (two softmax warpgroups, a correction warpgroup, MMA, load and epilogue warps); registers per
@@ -166,8 +172,8 @@ static const fa_tile_row v5_bwd_tiles[] = {{FA_PASS_BWD, 90, 64, -1, 128, 128, 1
  * d = 128 only (the profile's d_min 128), two consumer warpgroups of 64 query rows (B_r 128) and a producer
  * warpgroup: 12 warps; B_c 128 (wgmma m64n128k32; the K/V scale blocks are 128 rows, so a tile has one
  * scale).  Registers: 168 a thread at launch (ptxas -v, Nsight Compute), setmaxnreg 32 for the producer
- * and 232 for the consumers (S 64 + O 64 + P 16 accumulator registers), no spills; regs stays 0 (derived). */
-static const fa_tile_row v5_fp8_tiles[] = {{FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 0}};
+ * and 232 for the consumers (S 64 + O 64 + P 16 accumulator registers, Fp8Regs), no spills; regs: the consumers' 232. */
+static const fa_tile_row v5_fp8_tiles[] = {{FA_PASS_FWD, 90, 128, -1, 128, 128, 12, 232}};
 static const fa_tile_row v4_bc64_tiles[] = {{FA_PASS_FWD, 90, 64, -1, 128, 64, 8, 113}, {FA_PASS_FWD, 90, 128, -1, 128, 64, 8, 128}};
 
 const fa_profile fa_profiles[] = {
@@ -563,7 +569,8 @@ fa_status fa_profile_tiles(const fa_profile *p, fa_pass pass, int arch, const fa
         const fa_tile_row *t = &p->tiles[i];
         if (t->pass != pass || (t->arch && t->arch != arch) || s->d > t->d_max ||
             s->d_v > (t->dv_max ? t->dv_max : t->d_max) || s->d < p->d_min || s->d_v < p->d_min ||
-            (t->causal >= 0 && t->causal != causal) || (t->local && !local) || (t->fp8 && !fp8))
+            (t->causal >= 0 && t->causal != causal) || (t->local && !local) || (t->fp8 && !fp8) ||
+            (t->nk_max && s->seqlen_k > t->nk_max))
             continue;
         /* the kernel's tiles whatever N: a kernel allocates and computes its whole B_r x B_c tile
          * (FlashAttention-2's split kernel runs 64 query rows for one decoding row); the counts

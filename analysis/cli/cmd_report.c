@@ -630,9 +630,10 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
                " waves, 20 SMs run two blocks, 88 one, 88 of the 216 slots are empty), and bound is grid where that\n"
                " sets the time; bound as in the models' tables, '+ tail' where the last wave's tail adds over 10 %%\n"
                " (kernels.csv's bound leaves it out).  regs: registers a thread (of 255 at most; blocks/SM\n"
-               " follows from them, smem/blk and the warps): as compiled for kernels/ and fa2 (the tile table),\n"
-               " FlashAttention-3's own setmaxnreg counts for fa3, else the profile's register-resident buffers\n"
-               " over its consumer threads + a base (fa1, cudnn: docs/time-model.md section 3).  For the\n"
+               " follows from them, smem/blk and the warps): the kernel's own count where the profile has one\n"
+               " (ptxas or Nsight Compute: kernels/ v1-v4, fa2's forward at d <= 128; the setmaxnreg split:\n"
+               " fa3, kernels/ v5), else fasim's estimate, the register-resident buffers over the consumer\n"
+               " threads + a base (fa1, cudnn, fa2's backward and d > 128: docs/time-model.md section 3).  For the\n"
                " warp-specialized fa3 and cudnn it is the consumer warps' count (fa3: 240 with 2 consumer\n"
                " warpgroups, 160 with 3, hopper/flash_fwd_kernel.h warpgroup_reg_alloc); the producer\n"
                " warpgroup runs at 24, so warps x regs is more than the block holds.");

@@ -551,8 +551,8 @@ static int set_shared(cli_opts *o, int id, const char *name, const char *val)
             return o->splits_auto ? 0 : cli_int(name, val, 1, INT32_MAX, &o->splits);
         }
         if (id == O_PAGE_SIZE) {
-            if (cli_int(name, val, 0, INT32_MAX, &v)) return EXIT_USAGE;
-            if (v == 0) return cli_usage("--page-size 0: a page holds at least one token");
+            if (!strcmp(val, "0")) return cli_usage("--page-size 0: a page holds at least one token (1 to 2147483647)");
+            if (cli_int(name, val, 1, INT32_MAX, &v)) return EXIT_USAGE;
             o->page_size = v;
             o->paged = 1;
             return 0;
