@@ -98,7 +98,11 @@ fa_status fa_explain_forward_split(fa_algo a, const fa_shape *s, fa_blocks bk, i
             add(out, "O_part", "read", "S*N_q*d_v*4", S * Nq * dv * 4, "%" PRIu64 "*%" PRIu64 "*%" PRIu64 "*4", S, Nq, dv);
             add(out, "LSE_part", "read", "S*N_q*4", S * Nq * 4, "%" PRIu64 "*%" PRIu64 "*4", S, Nq);
         } else {
-            add(out, "Q", "read", "N_q*d*e", qrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, qrows, d, e);
+            /* a mask can leave row blocks that see no key and never load Q: the rows loaded are
+             * Q_rows, defined in fa_explain_forward_text's line above the terms (N_q unmasked) */
+            const int masked = s->window || s->causal != FA_CAUSAL_NONE;
+            add(out, "Q", "read", masked ? "Q_rows*d*e" : "N_q*d*e", qrows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64,
+                qrows, d, e);
             add(out, "K", "read", "K_rows*d*e", krows * d * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, d, e);
             add(out, "V", "read", "K_rows*d_v*e", krows * dv * e, "%" PRIu64 "*%" PRIu64 "*%" PRIu64, krows, dv, e);
         }
@@ -180,19 +184,22 @@ void fa_explain_forward_text(FILE *f, fa_algo a, const fa_shape *s, fa_blocks bk
         else
             fprintf(f, "  FlashAttention-2 Alg. 1: outer loop over the T_r row blocks (Q_i loaded once, O_i, m_i, l_i on\n"
                        "  chip), inner loop over key blocks loading K_j, V_j; O_i and LSE_i stored once.\n");
+        /* the Q term's Q_rows (split-KV: its own Q_rows above, the count here only a remark) */
+        const int split = x->splits > 1;
+        const char *qdef = split ? "Q rows loaded (blocks that see a key) = " : "Q_rows = query rows loaded (blocks that see a key) = ";
         if (s->window)
             fprintf(f, "  window (keys c-%" PRId64 " .. c+%" PRId64 " of row i, c = i + N_k - N_q%s): row block i visits the key\n"
                        "  blocks of its rows' band (fa_kv_span_sum), so K_rows = the keys of those blocks summed over i\n"
-                       "  = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 "); Q rows loaded (blocks that see a key) = %" PRIu64 "\n",
+                       "  = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 ");%s%s%" PRIu64 "\n",
                     s->window_left, s->window_right, s->causal != FA_CAUSAL_NONE ? "; and causal" : "", x->krows,
-                    (uint64_t)T_r * Nk, x->qrows);
+                    (uint64_t)T_r * Nk, split ? " " : "\n  ", qdef, x->qrows);
         else if (s->causal == FA_CAUSAL_NONE)
             fprintf(f, "  K_rows = keys loaded over all row blocks = T_r*N_k = %" PRId64 "*%" PRIu64 " = %" PRIu64 "\n", T_r, Nk, x->krows);
         else
             fprintf(f, "  causal: row block i visits n_visit(i) leading key blocks (fa_kv_span_sum), so\n"
                        "  K_rows = sum_i min(N_k, n_visit(i)*B_c) = %" PRIu64 " (instead of T_r*N_k = %" PRIu64 ");\n"
-                       "  Q rows loaded (blocks that see a key) = %" PRIu64 "\n",
-                    x->krows, (uint64_t)T_r * Nk, x->qrows);
+                       "  %s%" PRIu64 "\n",
+                    x->krows, (uint64_t)T_r * Nk, qdef, x->qrows);
     }
 }
 

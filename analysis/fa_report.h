@@ -71,6 +71,10 @@ fa_status fa_report_model_load(fa_report_model *me);
  * (fa_report_model_kinds) gets its full-attention layers' shape here. */
 fa_shape fa_report_model_shape(const fa_model *m, int64_t batch, int64_t seqlen);
 
+/* 1 when model m has sliding-window layers whose window of W tokens covers seqlen_k keys (W >= N_k:
+ * the window masks no key, so those layers are full causal attention at this N), 0 otherwise. */
+int fa_report_window_covers(const fa_model *m, int64_t seqlen_k);
+
 /* The layer types of model m: returns 1 (every layer alike: s[0] = fa_report_model_shape,
  * layers[0] = m->layers) or 2 (full and sliding-window layers, e.g. Gemma-2's alternation:
  * s[0] the full layers', layers[0] = m->layers - m->n_sliding; s[1] the same shape with the

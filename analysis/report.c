@@ -88,11 +88,16 @@ fa_shape fa_report_model_shape(const fa_model *m, int64_t batch, int64_t seqlen)
     return s;
 }
 
+int fa_report_window_covers(const fa_model *m, int64_t seqlen_k)
+{
+    return m->n_sliding > 0 && m->sliding_window > 0 && m->sliding_window >= seqlen_k;
+}
+
 int fa_report_model_kinds(const fa_model *m, int64_t batch, int64_t seqlen, fa_shape s[2], int64_t layers[2])
 {
     s[0] = fa_report_model_shape(m, batch, seqlen);
     layers[0] = m->layers;
-    if (m->n_sliding == 0 || m->n_sliding == m->layers || m->sliding_window >= s[0].seqlen_k) return 1;
+    if (m->n_sliding == 0 || m->n_sliding == m->layers || fa_report_window_covers(m, s[0].seqlen_k)) return 1;
     layers[0] = m->layers - m->n_sliding;
     layers[1] = m->n_sliding;
     s[1] = s[0];

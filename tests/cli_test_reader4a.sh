@@ -125,7 +125,8 @@ grep -q "^flash1    L2 model (60 MiB L2 in 2 partitions, 16 thread blocks at a t
 # + 131072 + 4096 = 774144 B
 r4_wio=$("$FASIM" io --algo flash2 --seqlen 1024 --window 63,0 --causal --block-r 64 --block-c 64 --format csv 2>&1 | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["hbm_bytes"] }')
 "$FASIM" explain --algo flash2 --seqlen 1024 --window 63,0 --causal --block-r 64 --block-c 64 > "$T/r4_win" 2>&1
-[ "$r4_wio" = 774144 ] && grep -q "^  = 1984 (instead of T_r\*N_k = 16384); Q rows loaded (blocks that see a key) = 1024" "$T/r4_win" \
+[ "$r4_wio" = 774144 ] && grep -q "^  = 1984 (instead of T_r\*N_k = 16384);$" "$T/r4_win" \
+    && grep -q "^  Q_rows = query rows loaded (blocks that see a key) = 1024$" "$T/r4_win" \
     && grep -q "^  counted by the memory model: 774144 B (756 KiB) -- equal to the sum" "$T/r4_win" \
     && pass "reader4a: explain --window derives the windowed row (K_rows = 1984, 774144 B = io's)" \
     || fail "reader4a: explain --window: io $r4_wio, $(grep -E 'K_rows|= 1984|counted' "$T/r4_win" | tr '\n' ' ')"

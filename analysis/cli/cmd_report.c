@@ -621,7 +621,8 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
         fprintf(m, ").");
     }
     fprintf(m, "\v Each model's rows time one layer type, named in its title (kernels.csv: layer_type, mask): a model of\n"
-               " both types its full-attention layers, a model whose every layer has a sliding window its windowed ones.\n"
+               " both types its full-attention layers, a model whose every layer has a sliding window its windowed ones;\n"
+               " a window of at least N keys masks none, so its layers are full causal layers at that N (the title says so).\n"
                "\v blocks/SM: the thread blocks that run on an SM at once, min(occupancy, ceil(grid / SMs))\n"
                " (docs/time-model.md, section 3); \"1 of 3\": the grid is too small to fill the 3 the occupancy\n"
                " allows (fa1: one block per batch x head).  waves: the grid's thread blocks / (SMs x blocks/SM),\n"
@@ -666,6 +667,24 @@ static void kernels_footnote(const fa_hw *hw, int nh, int missing[][FA_REPORT_NK
     free(buf);
 }
 
+/* The phrase a title adds when model m's sliding window covers N_k = n keys (W >= N: it masks no key,
+ * so its sliding-window layers are full causal layers at this N and have no table of their own);
+ * "" when the model has no window or its window binds. */
+static void window_covers_text(const fa_model *m, int64_t n, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (!fa_report_window_covers(m, n)) return;
+    if (m->n_sliding < m->layers)
+        snprintf(buf, len, "its %" PRId64 " sliding-window layers' window of %" PRId64 " covers N = %" PRId64
+                 ": they are full causal layers here", m->n_sliding, m->sliding_window, n);
+    else if (m->layers > 1)
+        snprintf(buf, len, "its %" PRId64 " layers' sliding window of %" PRId64 " covers N = %" PRId64
+                 ": they are full causal layers here", m->layers, m->sliding_window, n);
+    else
+        snprintf(buf, len, "its sliding window of %" PRId64 " covers N = %" PRId64 ": a full causal layer here",
+                 m->sliding_window, n);
+}
+
 /* The kernels table's waves: two decimals (three just under 1, which two would round to 1.00),
  * fewer from 10 on. */
 static void fmt_waves(double w, char *buf, size_t n)
@@ -698,7 +717,12 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
                      " keys, the diagonal's included", ws->window_left, ws->window_right,
                      ws->window_left + ws->window_right + 1);
         }
+        char cov[200];
+        window_covers_text(&models[k].m, shapes[k].seqlen_k, cov, sizeof cov);
         if (models[k].m.n_sliding == 0) snprintf(lt, sizeof lt, "one full-attention layer (%s)", mt);
+        else if (cov[0] && models[k].m.layers > 1) /* the window masks nothing: no sliding-window layer here */
+            snprintf(lt, sizeof lt, "one of its %" PRId64 " layers (%s; %s)", models[k].m.layers, mt, cov);
+        else if (cov[0]) snprintf(lt, sizeof lt, "one layer (%s; %s)", mt, cov);
         else if (models[k].m.n_sliding == models[k].m.layers) snprintf(lt, sizeof lt, "one sliding-window layer (%s)", mt);
         else
             snprintf(lt, sizeof lt, "one of its %" PRId64 " full-attention layers (%s; its %" PRId64
@@ -1318,7 +1342,7 @@ int cmd_report(int argc, char **argv)
         const fa_model *m = &models[k].m;
         for (int t = 0; t < rw->nkind; t++) {
             const fa_shape *s = &rw->s[t];
-            char wbuf[64] = "", dbuf[64] = "", xbuf[320] = "", lbuf[64] = "", tbuf[160];
+            char wbuf[64] = "", dbuf[64] = "", xbuf[320] = "", lbuf[264] = "", tbuf[160];
             snprintf(tbuf, sizeof tbuf, "%s%s", fa_dtype_name(s->dtype),
                      s->dtype != m->dtype ? " (the model is published in fp32; counted in bf16, as the FlashAttention kernels take fp16/bf16)"
                      : m->dtype_default ? " (no torch_dtype in the config: fasim's default fp16; Transformers would load fp32)" : "");
@@ -1331,12 +1355,16 @@ int cmd_report(int argc, char **argv)
                 if (m->softcap > 0 && o > 0 && (size_t)o < sizeof xbuf)
                     snprintf(xbuf + o, sizeof xbuf - (size_t)o, ", softcap %g", m->softcap);
             }
-            if (rw->nkind == 1)
-                snprintf(lbuf, sizeof lbuf, "%" PRId64 " layer%s", m->layers, m->layers == 1 ? "" : "s");
+            if (rw->nkind == 1) { /* a window that covers N: say so, as no sliding-window table follows */
+                char cov[200];
+                window_covers_text(m, s->seqlen_k, cov, sizeof cov);
+                snprintf(lbuf, sizeof lbuf, "%" PRId64 " layer%s per model pass%s%s", m->layers, m->layers == 1 ? "" : "s",
+                         cov[0] ? "; " : "", cov);
+            }
             else
-                snprintf(lbuf, sizeof lbuf, "%" PRId64 " of %" PRId64 " layers", rw->layers[t], m->layers);
+                snprintf(lbuf, sizeof lbuf, "%" PRId64 " of %" PRId64 " layers per model pass", rw->layers[t], m->layers);
             printf("== %s: H = %" PRId64 ", H_kv = %" PRId64 ", d = %" PRId64 "%s, %s, causal%s%s, B = %" PRId64
-                   ", N = %" PRId64 "; one attention layer, %s (x %s per model pass)\n",
+                   ", N = %" PRId64 "; one attention layer, %s (x %s)\n",
                    m->name, s->heads, s->kv_heads, s->d, dbuf, tbuf, wbuf, xbuf, s->batch,
                    s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
                    lbuf);
