@@ -341,9 +341,25 @@ PY
     expect_exit 2 ".npy check refuses a NaN input" -- check --q "$T/npy/qnan.npy" --k "$T/npy/k.npy" --v "$T/npy/v.npy" --out "$T/npy/o.npy"
 fi
 
-# more checks, one file a command or topic, named after it (same helpers and $T, $FASIM)
+# more checks, one file a command or topic, named after it (same helpers, $FASIM, and a copy of
+# $T each): CLI_JOBS at once (default one a CPU; CLI_JOBS=1 runs them in turn), each through
+# tests/cli_one.sh, then their lines printed file by file in name order and their counts added.
+# FASIM_MEMO: the outputs of identical print-only runs (fasim_memo, tests/cli_lib.sh), shared.
+FASIM_MEMO="$T/memo"
+export FASIM FASIM_MEMO
+mkdir -p "$T/memo" "$T/logs"
+ls "$(dirname "$0")"/cli_test_*.sh | xargs -P "${CLI_JOBS:-$(nproc 2>/dev/null || echo 2)}" -I{} \
+    sh "$(dirname "$0")/cli_one.sh" {} "$T"
 for extra in "$(dirname "$0")"/cli_test_*.sh; do
-    [ -f "$extra" ] && . "$extra"
+    x=$(basename "$extra" .sh)
+    if [ ! -f "$T/logs/$x.cnt" ]; then
+        cat "$T/logs/$x.log" 2>/dev/null
+        fail "$x: the file did not run to its end (tests/cli_one.sh wrote no counts)"
+        continue
+    fi
+    cat "$T/logs/$x.log"
+    read -r xn xf xs < "$T/logs/$x.cnt"
+    n=$((n + xn)) fails=$((fails + xf)) skips=$((skips + xs))
 done
 
 summary cli

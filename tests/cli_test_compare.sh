@@ -26,7 +26,7 @@ expect_msg "compare: --sram 1KiB, tiles from the profile's table" "cc_fit.csv:2:
 printf '%s\nv3_br256,1,1,1024,128,bf16,256,64\n' "$H" > "$T/cc_reg.csv"
 "$FASIM" compare --measured "$T/cc_reg.csv" >/dev/null 2>&1 && pass "compare: Q_i, K_j, V_j fit, S_ij and O_i in registers" \
     || fail "compare refused 256 x 64 at d = 128"
-rows=$("$FASIM" compare --measured analysis/measured/h200/compare_input.csv --hw h200 --format csv 2>/dev/null | wc -l)
+rows=$(fasim_memo compare --measured "$(dirname "$0")/../analysis/measured/h200/compare_input.csv" --hw h200 --format csv 2>/dev/null | wc -l)
 [ "$rows" -eq 19 ] && pass "compare takes every row of analysis/measured/h200/compare_input.csv" || fail "compare_input.csv: $rows lines"
 expect_msg "compare: --block-r/--block-c refused" "tile sizes from the file" -- compare --measured "$T/cc_fit.csv" --block-r 64 --block-c 64
 printf 'kernel,B,H,N_q,d,block_r\nv3,1,1,1024,64,64\n' > "$T/cc_half.csv"
@@ -88,7 +88,7 @@ printf 'kernel,B,H,N_q,d\nv3,1\r,1,1024,64\n' > "$T/cc_cr.csv"
 expect_msg "compare: carriage return inside a row" "cc_cr.csv:2: column B holds a carriage return" -- compare --measured "$T/cc_cr.csv"
 printf 'kernel,B,H\r,N_q,d\nv3,1,1,1024,64\n' > "$T/cc_crh.csv"
 expect_msg "compare: carriage return inside the header" "cc_crh.csv:1: column 3 of the header holds a carriage return" -- compare --measured "$T/cc_crh.csv"
-"$FASIM" compare --measured "$CI" --hw h200 --format csv >/dev/null 2>&1 && pass "compare: CRLF compare_input.csv still read" \
+fasim_memo compare --measured "$CI" --hw h200 --format csv >/dev/null 2>&1 && pass "compare: CRLF compare_input.csv still read" \
     || fail "compare: CRLF compare_input.csv refused"
 
 # ---- compare: ms > 0; an empty ms is the column left out ----

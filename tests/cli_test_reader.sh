@@ -47,7 +47,7 @@ grep "^time model" "$T/rd_io" | grep -Eq "lent|\)\)" && fail "reader: io's time-
 grep -Eq "^standard +eager +[0-9]+x[0-9]+ +- +- +- +- " "$T/rd_io" && pass "reader: io prints '-' for eager's warps, smem, regs, blocks/SM" \
     || fail "reader: io's eager row: $(grep '^standard  eager' "$T/rd_io")"
 # compare: a legend of its columns, b/SM explained
-"$FASIM" compare --measured "$(dirname "$0")/../analysis/measured/h200/timemodel_input.csv" > "$T/rd_cmp" 2>&1
+fasim_memo compare --measured "$(dirname "$0")/../analysis/measured/h200/timemodel_input.csv" > "$T/rd_cmp" 2>&1
 grep -q "^(columns: B batch, H heads (H/H_kv where fewer K/V heads serve them" "$T/rd_cmp" && oneline "$T/rd_cmp" | grep -qF "d head dim, c causal (1) or not (0), pass the pass" \
     && grep -q "b/SM the thread blocks per SM" "$T/rd_cmp" && grep -q "'-' where no replay ran" "$T/rd_cmp" \
     && pass "reader: compare defines its columns and b/SM's '-'" || fail "reader: compare's legend: $(head -4 "$T/rd_cmp")"

@@ -38,8 +38,8 @@ r11_io_c=$("$FASIM" io --profile cudnn --pass bwd --heads 16 --seqlen 16384 --he
     || fail "reader11: papers' note/docs vs papers.csv: fa3 '$r11_fa3' cudnn '$r11_cud' 16k '$r11_16' io '$r11_io' fa2 '$r11_f2b' '$r11_f24' '$r11_f24k'"
 
 # ---- 2: compare prints H/H_kv and N_q/N_k where they differ (v1's query slices) ----
-"$FASIM" compare --measured "$R11_H200/compare_input.csv" --hw h200 > "$T/r11_cmp" 2>&1
-"$FASIM" compare --measured "$R11_H200/compare_input.csv" --hw h200 --format csv > "$T/r11_cmp.csv" 2>&1
+fasim_memo compare --measured "$R11_H200/compare_input.csv" --hw h200 > "$T/r11_cmp" 2>&1
+fasim_memo compare --measured "$R11_H200/compare_input.csv" --hw h200 --format csv > "$T/r11_cmp.csv" 2>&1
 r11_v1=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == "v1" { printf "%s %s %s %s;", $c["H"], $c["H_kv"], $c["N_q"], $c["N_k"] }' "$T/r11_cmp.csv")
 (cd "$R11_ROOT" && "$(cd "$(dirname "$FASIM")" && pwd)/$(basename "$FASIM")" compare --measured analysis/measured/h200/timemodel_input.csv --hw h200) > "$T/r11_tcmp" 2>&1
 [ "$r11_v1" = "256 16 256 4096;512 32 256 4096;" ] \

@@ -42,7 +42,7 @@ r13_stray=$(awk '/^## Common mistakes/ {on = 1; next} on && /^## / {exit} on && 
     || fail "reader13: teacher.md's Common mistakes: numbers '$r13_nums', unended: $r13_unended, stray: $r13_stray"
 
 # ---- reader13 #9 / reader13b #11: teacher.md's v1 DRAM figures are what compare prints; v0_low / v3 from the sweep ----
-"$FASIM" compare --measured "$R13_H200/compare_input.csv" --hw h200 > "$T/r13_cmp" 2>&1
+fasim_memo compare --measured "$R13_H200/compare_input.csv" --hw h200 > "$T/r13_cmp" 2>&1
 r13_v1_64=$(awk '$1 == "v1" && $5 == 64 {for (i = 1; i <= NF; i++) if ($i == "|") k++; print; exit}' "$T/r13_cmp")
 r13_v1_128=$(awk '$1 == "v1" && $5 == 128 {print; exit}' "$T/r13_cmp")
 r13_v2_64=$(awk '$1 == "v2" && $5 == 64 {print; exit}' "$T/r13_cmp")

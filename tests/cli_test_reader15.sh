@@ -7,8 +7,8 @@ R15_ROOT=$(dirname "$0")/..
 R15_H200=$R15_ROOT/analysis/measured/h200
 
 # ---- 1: compare on another GPU than the file's folder names ----
-"$FASIM" compare --measured "$R15_H200/compare_input.csv" --hw h100 > "$T/r15_c1" 2> "$T/r15_c1e"; r15_rc=$?
-"$FASIM" compare --measured "$R15_H200/compare_input.csv" --hw h200 > "$T/r15_c2" 2> "$T/r15_c2e"
+fasim_memo compare --measured "$R15_H200/compare_input.csv" --hw h100 > "$T/r15_c1" 2> "$T/r15_c1e"; r15_rc=$?
+fasim_memo compare --measured "$R15_H200/compare_input.csv" --hw h200 > "$T/r15_c2" 2> "$T/r15_c2e"
 [ "$r15_rc" = 0 ] \
     && grep -qF "fasim: note: $R15_H200/compare_input.csv lies in a folder named h200, the GPU it was measured on, but --hw h100 predicts H100-SXM5: the ratios set two GPUs side by side, not a validation (give --hw h200)" "$T/r15_c1e" \
     && grep -qF "(the file names no GPU: its rows are taken as measured on the H100-SXM5; its folder's name says otherwise, see the note on standard error)" "$T/r15_c1" \

@@ -85,7 +85,7 @@ tr '\n' ' ' < "$R3_ROOT/docs/context-parallel.md" | grep -q "prints $r3_F TFLOP/
 # ---- issue 18, the third fresh reader (h18d) ----
 R4_README=$(tr '\n' ' ' < "$R3_ROOT/README.md" | tr -s ' ')
 # README's H200 byte claims name their input and command, say kernels/ v1, and match what it prints
-"$FASIM" compare --measured "$R3_ROOT/analysis/measured/h200/compare_input.csv" --hw h200 --format csv > "$T/r4_cmp" 2>&1
+fasim_memo compare --measured "$R3_ROOT/analysis/measured/h200/compare_input.csv" --hw h200 --format csv > "$T/r4_cmp" 2>&1
 r4_cmp=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { l = $c["pred_l2_bytes"] / $c["meas_l2_bytes"]; dr = $c["pred_dram_bytes"] / $c["meas_dram_bytes"]; k = $c["kernel"]; d = $c["d"]
       if (k != "sdpa_flash" && !(k == "v3_mt2" && d == 128) && (l < 0.97 || l > 1.03)) bad++

@@ -4,6 +4,8 @@
 # Sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, skip; $T, $FASIM), after
 # cli_test_reader3.sh, whose report ($T/r3_rep) it reuses.
 
+# run alone (tests/cli_one.sh: each file in its own copy of $T), make reader3's report here
+[ -f "$T/r3_out" ] || "$FASIM" report --no-plots --out-dir "$T/r3_rep" > "$T/r3_out" 2>&1
 R4_ROOT="$(dirname "$0")/.."
 R4_CIT="$R4_ROOT/docs/citations.md"
 # a column of one row of `fasim io --format csv` output: r4_col FILE ALGO COLUMN

@@ -1,8 +1,10 @@
 # cli_test_reader5.sh -- issue 18, the fifth fresh reader (notes/reader5_findings.md): every table
 # and plot explains itself -- what sets a time, what a line sums, which clock, which tiles, plurals
 # and aligned columns.  Sourced by tests/cli_test.sh (tests/cli_lib.sh: pass, fail, skip; $T,
-# $FASIM), after cli_test_reader3.sh, whose report output ($T/r3_out, $T/r3_rep) it reuses.
+# $FASIM); it reads reader3's report output ($T/r3_out, $T/r3_rep), made below when absent.
 
+# run alone (tests/cli_one.sh: each file in its own copy of $T), make reader3's report here
+[ -f "$T/r3_out" ] || "$FASIM" report --no-plots --out-dir "$T/r3_rep" > "$T/r3_out" 2>&1
 R5_ROOT="$(dirname "$0")/.."
 
 # ---- 14: one thread block, one slice, one GPU: singular nouns ----

@@ -159,8 +159,8 @@ awk '/^\| batch \| kv-len \| packed, S = 1/ { t = 1; next } t && /^\|/ { rows++;
     && grep -A1 '^| 64 | any | 512 blocks fill 132 SMs' "$R7_ROOT/docs/inference.md" | tail -1 | grep -q '^$' \
     && pass "reader7: inference.md's decoding table has its 5 rows together, the worked example below it" \
     || fail "reader7: inference.md's table is split"
-"$FASIM" compare --measured "$R7_ROOT/analysis/measured/h200/s15_timemodel_input.csv" --hw h200 > "$T/r7_cmp" 2>&1
-"$FASIM" compare --measured "$R7_ROOT/analysis/measured/h200/timemodel_input.csv" --hw h200 > "$T/r7_cmp0" 2>&1
+fasim_memo compare --measured "$R7_ROOT/analysis/measured/h200/s15_timemodel_input.csv" --hw h200 > "$T/r7_cmp" 2>&1
+fasim_memo compare --measured "$R7_ROOT/analysis/measured/h200/timemodel_input.csv" --hw h200 > "$T/r7_cmp0" 2>&1
 grep -Eq "^time +512 rows: +471 within 15 %, median \|fasim / measured - 1\| = 6\.2 %, largest 55\.0 %" "$T/r7_cmp" \
     && grep -Eq "^time +512 rows: +436 within 15 %, median \|fasim / measured - 1\| = 6\.2 %" "$T/r7_cmp0" \
     && grep -q "median error 6.2 %, 471 of the 512 within 15 %" "$R7_ROOT/README.md" && ! grep -q "median error 10 %\|median error of 10 %" "$R7_ROOT/README.md" \

@@ -11,8 +11,8 @@ R8_H200="$R8_ROOT/analysis/measured/h200"
 R8_FASIM=$(cd "$(dirname "$FASIM")" && pwd)/$(basename "$FASIM")
 # from the repository root, as results.md and compare.txt run it (the first line names the path)
 (cd "$R8_ROOT" && "$R8_FASIM" compare --measured analysis/measured/h200/compare_input.csv --hw h200) > "$T/r8_cmp" 2>&1
-"$FASIM" compare --measured "$R8_H200/compare_input.csv" --hw h200 --format csv > "$T/r8_cmp.csv" 2>&1
-"$FASIM" compare --measured "$R8_H200/compare_input.csv" --hw h200 --format json > "$T/r8_cmp.json" 2>&1
+fasim_memo compare --measured "$R8_H200/compare_input.csv" --hw h200 --format csv > "$T/r8_cmp.csv" 2>&1
+fasim_memo compare --measured "$R8_H200/compare_input.csv" --hw h200 --format json > "$T/r8_cmp.json" 2>&1
 r8_io=$("$FASIM" io --hw h200 --profile v4 --batch 4 --heads 32 --seqlen 4096 --headdim 64 --dtype bf16 --format csv |
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["bound"] " " $c["busiest_pipe"] }')
 r8_cc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == "v4" && $c["d"] == 64 { print $c["bound"] " " $c["busiest_pipe"] }' "$T/r8_cmp.csv")
@@ -41,11 +41,11 @@ r8_cmd=$(sed '/^(columns/,$d' "$T/r8_cmp" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}
     || fail "reader8: results.md compare block differs from the command's output"
 
 # ---- 2: the v5 forward figures of results.md are today's ----
-"$FASIM" compare --measured "$R8_H200/v5_compare_input.csv" --hw h200 --format csv > "$T/r8_v5.csv" 2>&1
+fasim_memo compare --measured "$R8_H200/v5_compare_input.csv" --hw h200 --format csv > "$T/r8_v5.csv" 2>&1
 r8_v5=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == "v5" { r = $c["pred_ms"] / $c["meas_ms"]; d = $c["d"];
     if (!(d in lo) || r < lo[d]) lo[d] = r; if (r > hi[d]) hi[d] = r }
     END { printf "%.2f-%.2f %.2f-%.2f", lo[64], hi[64], lo[128], hi[128] }' "$T/r8_v5.csv")
-"$FASIM" compare --measured "$R8_H200/v5_compare_input.csv" --hw h200 > "$T/r8_v5" 2>&1
+fasim_memo compare --measured "$R8_H200/v5_compare_input.csv" --hw h200 > "$T/r8_v5" 2>&1
 [ "$r8_v5" = "1.12-1.19 1.04-1.10" ] && grep -q "^time               32 rows:   25 within 15 %, median |fasim / measured - 1| = 5.7 %" "$T/r8_v5" \
     && grep -q "h200\`): 1.12-1.19 of the measured time at d = 64, 1.04-1.10 at d = 128 -- too slow; 25 of the" "$R8_ROOT/docs/results.md" \
     && grep -q "the model of the seventh session, before the load" "$R8_ROOT/docs/results.md" \

@@ -37,7 +37,7 @@ echo "$r9_rep" | grep -q "the kernel has no tile for the head dims of the models
 r9_readme=$(oneline "$R9_ROOT/README.md")
 r9_tm=$(oneline "$R9_ROOT/docs/time-model.md")
 r9_res=$(oneline "$R9_ROOT/docs/results.md")
-r9_v1=$("$FASIM" compare --measured "$R9_ROOT/analysis/measured/h200/compare_input.csv" --hw h200 | grep -Ec "^v1 +[0-9]+ +[0-9]+/[0-9]+ +256/4096 ")
+r9_v1=$(fasim_memo compare --measured "$R9_ROOT/analysis/measured/h200/compare_input.csv" --hw h200 | grep -Ec "^v1 +[0-9]+ +[0-9]+/[0-9]+ +256/4096 ")
 echo "$r9_readme" | grep -q "18 kernel runs, all at N = 4096 (kernels/ v1's two with their 256-row query slices counted as heads" && [ "$r9_v1" = 2 ] \
     && echo "$r9_tm" | grep -q "18 kernel rows, all at N = 4096, kernels/ v1's two as 256-row query slices counted as heads, H 256/16 and 512/32, N 256/4096" \
     && echo "$r9_res" | grep -q "in the seventh session's call (0.997–1.204× and 0.954–1.221× re-measured in the eighth's)" \
