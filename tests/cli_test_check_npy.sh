@@ -114,7 +114,7 @@ grep -q "dropout 0.9999999999999 " "$T/cn_drop.txt" && ! grep -q "dropout 1 " "$
 
 # ---- --save-npy on a full disk: the run's failure (exit 1), the file named, its reason, nothing left ----
 if mkdir -p "$T/full_sv" && mount -t tmpfs -o size=40k tmpfs "$T/full_sv" 2>/dev/null; then
-    "$FASIM" check --save-npy "$T/full_sv/sv" --seqlen 2048 --heads 2 >/dev/null 2>"$T/err"; rc=$?
+    "$FASIM" check --save-npy "$T/full_sv/sv" --seqlen 512 --heads 1 >/dev/null 2>"$T/err"; rc=$?
     [ $rc = 1 ] && grep -q "^fasim: cannot write $T/full_sv/sv/q.npy: No space left on device$" "$T/err" && [ ! -e "$T/full_sv/sv" ] \
         && pass "check --save-npy on a full disk: exit 1, q.npy and the reason named, nothing left" \
         || fail "check --save-npy on a full disk: rc $rc, $(cat "$T/err"); $(ls "$T/full_sv")"

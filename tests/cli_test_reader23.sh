@@ -114,7 +114,7 @@ expect_msg "reader23 #9: report --out-dir a/b with a missing: refused" \
     "cannot create the directory $T/r23_none/b: its parent $T/r23_none does not exist" -- report --out-dir "$T/r23_none/b" --no-plots
 expect_msg "reader23 #9: check --save-npy a/b with a missing: refused" \
     "cannot create the directory $T/r23_none/npy: its parent $T/r23_none does not exist" -- check --save-npy "$T/r23_none/npy"
-"$FASIM" check --study "$T/r23_st/" --no-plots > /dev/null 2>&1; r23_st=$?
+"$FASIM" check --study "$T/r23_st/" --seqlen 64 --headdim 16 --no-plots > /dev/null 2>&1; r23_st=$?
 [ "$r23_st" = 0 ] && [ "$(ls "$T/r23_st" | grep -c '\.csv$')" -ge 1 ] && [ ! -e "$T/r23_none" ] \
     && pass "reader23 #9: check --study DIR/ with an existing parent still makes DIR and writes its CSVs" \
     || fail "reader23 #9: check --study $T/r23_st/: rc $r23_st"
