@@ -2,6 +2,7 @@
  * set-associative write-back LRU cache, optionally in two partitions (see fa_l2.h). */
 #include "fa_l2.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,10 +187,11 @@ static uint64_t set_index(const fa_l2 *l, uint64_t line)
     return (key + key / l->part_sets * 7919u) % l->part_sets;
 }
 
-/* The set of `line` in partition p: the sets are split into `parts` equal ranges. */
-static uint64_t set_of(const fa_l2 *l, uint64_t line, int p)
+/* The set in partition p of a line whose set index (set_index) is si: the sets are split into
+ * `parts` equal ranges. */
+static uint64_t set_of(const fa_l2 *l, uint64_t si, int p)
 {
-    return (uint64_t)p * l->part_sets + set_index(l, line);
+    return (uint64_t)p * l->part_sets + si;
 }
 
 /* The partition a line belongs to (its home, where DRAM fills and write-backs happen): the
@@ -201,10 +203,10 @@ static int home_of(const fa_l2 *l, uint64_t line)
     return l->parts == 1 ? 0 : __builtin_parityll(line);
 }
 
-/* Drops `line` from partition p if it is there (a replica: never dirty). */
-static void drop_replica(fa_l2 *l, uint64_t line, int p)
+/* Drops `line` (set index si) from partition p if it is there (a replica: never dirty). */
+static void drop_replica(fa_l2 *l, uint64_t line, uint64_t si, int p)
 {
-    const uint64_t set = set_of(l, line, p);
+    const uint64_t set = set_of(l, si, p);
     const int w = find_way(l, set, line);
     if (w < 0) return;
     const uint64_t i = set * (uint64_t)l->ways + (uint64_t)w;
@@ -216,9 +218,9 @@ static void drop_replica(fa_l2 *l, uint64_t line, int p)
 /* An access to `line`, sectors `mask`, in its home partition.  Sectored like Hopper's L2: a
  * line is allocated whole, but only the sectors touched are fetched (reads) or marked dirty
  * (writes), and only dirty sectors are written back.  Write-allocate without a fill. */
-static void access_home(fa_l2 *l, uint64_t line, unsigned mask, int write)
+static void access_home(fa_l2 *l, uint64_t line, uint64_t si, unsigned mask, int write)
 {
-    const uint64_t set = set_of(l, line, home_of(l, line));
+    const uint64_t set = set_of(l, si, home_of(l, line));
     const uint64_t S = (uint64_t)l->sector;
     int w = find_way(l, set, line);
     if (w < 0) {
@@ -238,29 +240,29 @@ static void access_home(fa_l2 *l, uint64_t line, unsigned mask, int write)
  * copy in its near partition (a read-only replica, filled from the home copy, so DRAM is read
  * only when the home copy misses); a store goes to the home copy and drops the replica, so the
  * replicas never hold dirty data. */
-static void access_line(fa_l2 *l, uint64_t line, unsigned mask, int write, int side)
+static void access_line(fa_l2 *l, uint64_t line, uint64_t si, unsigned mask, int write, int side)
 {
     l->clock++;
     l->res.accesses++;
     const int home = home_of(l, line);
     if (home == side || l->parts == 1) {
-        access_home(l, line, mask, write);
-        if (write && l->parts > 1) drop_replica(l, line, 1 - home); /* now stale */
+        access_home(l, line, si, mask, write);
+        if (write && l->parts > 1) drop_replica(l, line, si, 1 - home); /* now stale */
         return;
     }
     if (write) {
-        drop_replica(l, line, side);
-        access_home(l, line, mask, 1);
+        drop_replica(l, line, si, side);
+        access_home(l, line, si, mask, 1);
         return;
     }
-    const uint64_t rs = set_of(l, line, side);
+    const uint64_t rs = set_of(l, si, side);
     int w = find_way(l, rs, line);
     uint64_t i = w >= 0 ? rs * (uint64_t)l->ways + (uint64_t)w : 0;
     if (w >= 0 && (mask & ~l->valid[i] & 0xffu) == 0) { /* replica hit */
         l->used[i] = l->clock;
         return;
     }
-    access_home(l, line, mask, 0); /* the home copy serves the replica (DRAM if it misses) */
+    access_home(l, line, si, mask, 0); /* the home copy serves the replica (DRAM if it misses) */
     if (w < 0) w = evict_lru(l, rs, line);
     i = rs * (uint64_t)l->ways + (uint64_t)w;
     l->used[i] = l->clock;
@@ -275,19 +277,33 @@ static void access_line(fa_l2 *l, uint64_t line, unsigned mask, int write, int s
 
 static void replay(fa_l2 *l, const rec *r, uint64_t f, int side)
 {
-    const uint64_t L = (uint64_t)l->line, S = (uint64_t)l->sector;
+    const uint64_t L = (uint64_t)l->line, S = (uint64_t)l->sector, P = l->part_sets, parts = (uint64_t)l->parts;
+    const int sh = (S & (S - 1)) == 0 ? __builtin_ctzll(S) : -1; /* log2 S, or -1 */
     for (uint32_t i = 0; i < r->rows; i++) {
         uint64_t a = r->addr + (uint64_t)i * r->stride, e = a + r->seg_bytes; /* [a, e) */
         uint64_t first = a / L, last = (e - 1) / L;
+        /* set_index of consecutive lines without dividing: key = line / parts = q P + k, and
+         * the set is (k + (q x 7919 mod P)) mod P; k steps by one every `parts` lines */
+        uint64_t key = first / parts, q = key / P, k = key % P, off = q * 7919u % P;
         for (uint64_t line = first; line <= last; line++) {
-            if (f > 1 && set_index(l, line) % f) continue; /* a set that is not simulated */
+            if (line != first && (line & (parts - 1)) == 0 && ++k == P) k = 0, q++, off = q * 7919u % P; /* parts: 1 or 2 */
+            const uint64_t si = k + off < P ? k + off : k + off - P;
+            if (f > 1 && (si & (f - 1))) continue; /* a set that is not simulated (f: a power of 2) */
             uint64_t lo = a > line * L ? a - line * L : 0;
             uint64_t hi = e < (line + 1) * L ? e - line * L : L;
             unsigned mask = 0;
-            for (uint64_t sct = lo / S; sct <= (hi - 1) / S; sct++) mask |= 1u << sct;
-            access_line(l, line, mask, r->write, side);
+            if (sh >= 0) /* the sectors [lo / S, (hi - 1) / S] as a run of bits */
+                mask = (unsigned)(((2ull << ((hi - 1) >> sh)) - 1) & ~((1ull << (lo >> sh)) - 1));
+            else
+                for (uint64_t sct = lo / S; sct <= (hi - 1) / S; sct++) mask |= 1u << sct;
+            access_line(l, line, si, mask, r->write, side);
         }
+        /* the incremental index at the segment's last line is set_index's (asserted: a few
+         * divisions a segment, not four a line) */
+        assert(last / parts % P == k && last / parts / P == q &&
+               (k + off < P ? k + off : k + off - P) == set_index(l, last));
     }
+    (void)set_index; /* used by the assertion only */
 }
 
 fa_status fa_l2_run(fa_l2 *l, fa_l2_result *out)
