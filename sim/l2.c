@@ -152,6 +152,15 @@ void fa_l2_sink(void *ctx, const fa_transfer *t)
     r->write = (uint8_t)t->write;
 }
 
+/* The set bits of a sector mask (8 bits), without libgcc's popcount call (no -mpopcnt). */
+static inline unsigned pop8(unsigned x)
+{
+    x &= 0xffu;
+    x = x - ((x >> 1) & 0x55u);
+    x = (x & 0x33u) + ((x >> 2) & 0x33u);
+    return (x + (x >> 4)) & 0x0fu;
+}
+
 /* The way of `set` that holds `line`, or -1. */
 static int find_way(const fa_l2 *l, uint64_t set, uint64_t line)
 {
@@ -170,7 +179,7 @@ static int evict_lru(fa_l2 *l, uint64_t set, uint64_t line)
     for (int w = 1; w < l->ways; w++)
         if (l->used[b + (uint64_t)w] < l->used[b + (uint64_t)v]) v = w;
     const uint64_t i = b + (uint64_t)v;
-    if (l->tag[i] != UINT64_MAX) l->res.dram_write_bytes += (uint64_t)l->sector * (uint64_t)__builtin_popcount(l->dirty[i]);
+    if (l->tag[i] != UINT64_MAX) l->res.dram_write_bytes += (uint64_t)l->sector * (uint64_t)pop8(l->dirty[i]);
     l->tag[i] = line;
     l->valid[i] = l->dirty[i] = 0;
     return v;
@@ -230,7 +239,7 @@ static void access_home(fa_l2 *l, uint64_t line, uint64_t si, unsigned mask, int
     const uint64_t i = set * (uint64_t)l->ways + (uint64_t)w;
     l->used[i] = l->clock;
     if (write) l->dirty[i] |= (uint8_t)mask;
-    else l->res.dram_read_bytes += S * (uint64_t)__builtin_popcount(mask & ~l->valid[i] & 0xffu);
+    else l->res.dram_read_bytes += S * (uint64_t)pop8(mask & ~l->valid[i] & 0xffu);
     l->valid[i] |= (uint8_t)mask;
 }
 
@@ -369,7 +378,7 @@ fa_status fa_l2_run(fa_l2 *l, fa_l2_result *out)
     }
     /* flush: dirty lines still in the cache reach DRAM */
     for (uint64_t i = 0; i < l->sets * (uint64_t)l->ways; i++)
-        if (l->tag[i] != UINT64_MAX) l->res.dram_write_bytes += (uint64_t)l->sector * (uint64_t)__builtin_popcount(l->dirty[i]);
+        if (l->tag[i] != UINT64_MAX) l->res.dram_write_bytes += (uint64_t)l->sector * (uint64_t)pop8(l->dirty[i]);
     l->res.dram_read_bytes *= f;
     l->res.dram_write_bytes *= f;
     l->res.sample = (int)f;
