@@ -139,6 +139,10 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     if (fp8 && p->mma == FA_MMA_SYNC)
         FA_FAIL(FA_EINVAL, "profile %s is an mma.sync kernel (fp16/bf16 inputs): fp8 runs on wgmma (--profile fa3, "
                 "cudnn) or --profile paper", p->key);
+    if (fp8 && p->mma == FA_MMA_LIBRARY)
+        FA_FAIL(FA_EINVAL, "profile %s: PyTorch's %s takes fp32, fp16 or bf16, not fp8 (torch.matmul and softmax have "
+                "no float8 kernels; a float8 GEMM is torch._scaled_mm, another op): --profile paper counts it", p->key,
+                p->std_ops == FA_STD_TORCH_MATH ? "math path" : "eager attention");
     switch (p->mma) {
     case FA_MMA_SIMT: r = hw->fma_flops, key = "fma_flops"; break;
     case FA_MMA_SYNC: r = hw->mma_sync_flops, key = "mma_sync_flops"; break;
@@ -153,8 +157,6 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     case FA_MMA_LIBRARY: /* cuBLAS: tensor cores for 16-bit inputs; fp32 (PyTorch's math path
                             computes 16-bit inputs in fp32) on the FMA pipe, no TF32 */
         if (fp32 || p->std_ops == FA_STD_TORCH_MATH) {
-            if (fp8) FA_FAIL(FA_EINVAL, "profile %s: PyTorch's math path takes fp32, fp16 or bf16, not fp8 "
-                             "(--profile eager times standard attention in any dtype)", p->key);
             r = hw->sgemm_flops > 0 ? hw->sgemm_flops : hw->fma_flops, key = "sgemm_flops or fma_flops";
         } else {
             r = hw->gemm_flops, key = "gemm_flops";
@@ -1156,8 +1158,8 @@ static fa_status place(const fa_profile *p, int bwd, const fa_shape *s, const fa
         smem += (uint64_t)(p->stat_copies_bwd - 1) * (uint64_t)(2 * 4 * bk.block_r);
     o->smem_bytes = smem;
     int regs = (int)((o->reg_bytes + 4 * (uint64_t)consumers - 1) / (4 * (uint64_t)consumers)) + p->base_regs;
-    if (compiled_regs > 0) regs = compiled_regs; /* as the compiler allocated them (the tile row) */
-    regs = (regs + 7) / 8 * 8;
+    regs = (regs + 7) / 8 * 8; /* the estimate as allocated: 8 a thread (fa_occupancy_compute rounds each warp's) */
+    if (compiled_regs > 0) regs = compiled_regs; /* as the compiler allocated them (the tile row), printed as is */
     o->spill_regs = 0;
     if (regs > hw->regs_per_thread) o->spill_regs = regs - hw->regs_per_thread, regs = hw->regs_per_thread;
     o->regs_per_thread = regs;

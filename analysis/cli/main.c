@@ -45,6 +45,10 @@ static int dispatch(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        if (argc > 2) { /* fasim --version extra: refused, as fasim help io extra is */
+            fprintf(stderr, "fasim: unexpected argument '%s': %s takes none (see fasim --help)\n", argv[2], argv[1]);
+            return EXIT_USAGE;
+        }
         cli_stdout_is_help();
         puts("fasim " FASIM_VERSION);
         return 0;
