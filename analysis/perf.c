@@ -139,7 +139,7 @@ static fa_status tensor_rate(const fa_profile *p, const fa_shape *s, const fa_hw
     if (fp8 && p->mma == FA_MMA_SYNC)
         FA_FAIL(FA_EINVAL, "profile %s is an mma.sync kernel (fp16/bf16 inputs): fp8 runs on wgmma (--profile fa3, "
                 "cudnn) or --profile paper", p->key);
-    if (fp8 && p->mma == FA_MMA_LIBRARY)
+    if (fp8 && p->mma == FA_MMA_LIBRARY && p->std_ops != FA_STD_V0) /* v0: its own refusal (kernels/ dtypes) */
         FA_FAIL(FA_EINVAL, "profile %s: PyTorch's %s takes fp32, fp16 or bf16, not fp8 (torch.matmul and softmax have "
                 "no float8 kernels; a float8 GEMM is torch._scaled_mm, another op): --profile paper counts it", p->key,
                 p->std_ops == FA_STD_TORCH_MATH ? "math path" : "eager attention");
