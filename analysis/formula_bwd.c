@@ -322,6 +322,8 @@ typedef struct {
     int64_t splits;
 } pass_ctx;
 
+/* The closed form of pass c->p of shape t, and the fwd + bwd sum, stay within 64 bits (fa_ovf_limit's
+ * test, as formula.c's fwd_fits and io.c's run_fits for their own totals). */
 static int pass_fits(const fa_shape *t, const void *ctx)
 {
     const pass_ctx *c = ctx;
