@@ -111,7 +111,7 @@ $(BUILD)/bench: $(BUILD)/obj/tests/bench.o $(BUILD)/libfasim.a
 plots: all
 	./$(BUILD)/fasim report --quiet
 	@mkdir -p $(BUILD)/plots
-	@sh plots/model_csv.sh tflops ./$(BUILD)/fasim analysis/measured/h200/timemodel_input.csv $(BUILD)/plots/model_tflops.csv
+	@sh plots/model_csv.sh tflops ./$(BUILD)/fasim analysis/measured/h200/s15_timemodel_input.csv $(BUILD)/plots/model_tflops.csv
 	@set -e; for d in 64 128; do for c in 0 1; do for p in fwd bwd; do \
 	  gnuplot -e "infile='$(BUILD)/plots/model_tflops.csv'; pass='$$p'; hd=$$d; causal=$$c; outfile='$(BUILD)/plots/model_tflops_d$${d}_causal$${c}_$${p}.png'" plots/tflops_model.gp; \
 	done; done; done

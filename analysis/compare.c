@@ -81,6 +81,8 @@ struct fa_cmp_reader {
     int idx[NSPEC];             /* the column of each spec, -1 if absent */
     int lineno, rows;           /* the last line read; rows read (blank and '#' lines not counted) */
     int untimed;                /* rows left out: a benchmark's ref or skip row (no time) */
+    int v1_sliced, v1_left;     /* kernels/ v1 rows in a head's shape: read as its 256-row query
+                                   slices; left out (causal, or N_q not a multiple of 256) */
     int nmap;                   /* fa_cmp_map's kernels, their profiles, whether a row had the kernel */
     char map_kernel[FA_CMP_MAXMAP][64];
     const fa_profile *map_profile[FA_CMP_MAXMAP];
@@ -331,6 +333,12 @@ static int get_line(char *buf, int n, FILE *f) { return fa_read_line(f, buf, (si
 
 int fa_cmp_untimed(const fa_cmp_reader *r) { return r->untimed; }
 
+void fa_cmp_v1_rows(const fa_cmp_reader *r, int *sliced, int *left)
+{
+    *sliced = r->v1_sliced;
+    *left = r->v1_left;
+}
+
 void fa_cmp_close(fa_cmp_reader *r)
 {
     if (!r) return;
@@ -397,9 +405,9 @@ fa_status fa_cmp_next(fa_cmp_reader *r, fa_cmp_row *row, int *got)
 next_line:
     for (;;) {
         if ((g = get_line(r->line, sizeof r->line, r->f)) == 0) {
-            if (r->rows == 0 && r->untimed)
+            if (r->rows == 0 && (r->untimed || r->v1_left))
                 FA_FAIL(FA_EINVAL, "measured file %s has no timed rows: all %d are a benchmark's ref or skip rows",
-                        path, r->untimed);
+                        path, r->untimed + r->v1_left);
             if (r->rows == 0) FA_FAIL(FA_EINVAL, "measured file %s has a header but no rows", path);
             for (int i = 0; i < r->nmap; i++)
                 if (!r->map_used[i])
@@ -497,6 +505,27 @@ next_line:
     if (prof && prof->mma != FA_MMA_NONE && !algo_given) a = prof->algo; /* the profile's loop */
     const int guessed = !prof;
     if (!prof) prof = fa_profile_default(a);
+    /* kernels/ v1 runs a thread block a slice of 256 rows of one head's queries (4 Q blocks;
+     * kernels/attn_v1_flash1.cu, grid (ceil(T_r / 4), H, B)) where FlashAttention-1 runs one a
+     * head: a row in the head's shape (fabench's own CSV) is read in the kernel's, N_q / 256 query
+     * heads of 256 rows that share the head's K and V, as make_timemodel_input.py writes it.  A
+     * causal slice's keys depend on its place under the mask, and a last slice of fewer rows has
+     * no such form: those rows are left out, and the table says so. */
+    if (!strcmp(prof->key, "v1") && !bwd && s.seqlen_q > 256) {
+        if (s.causal != FA_CAUSAL_NONE || s.seqlen_q % 256 != 0) {
+            r->v1_left++, r->rows--;
+            goto next_line;
+        }
+        const int64_t slices = s.seqlen_q / 256;
+        if (s.heads > INT64_MAX / slices)
+            FA_FAIL(FA_EINVAL, "%s:%d: H = %lld x %lld slices of 256 queries overflows", path, lineno,
+                    (long long)s.heads, (long long)slices);
+        s.heads *= slices;
+        s.seqlen_q = 256;
+        fa_clear_error();
+        if ((st = fa_shape_check(&s))) return at_line(st, path, lineno);
+        r->v1_sliced++;
+    }
     if (prof->mma != FA_MMA_NONE && prof->algo != a)
         FA_FAIL(FA_EINVAL, "%s:%d: profile %s is a %s kernel, the row's algo is %s", path, lineno, prof->key,
                 fa_algo_name(prof->algo), fa_algo_name(a));

@@ -321,6 +321,10 @@ typedef struct {
                                  (DeepSeek-V2: Transformers 1/sqrt(d), DeepSeek's code and vLLM
                                  mscale^2 / sqrt(d)); "" when they agree */
     double softcap;           /* logit softcap (attn_logit_softcapping); 0: none */
+    char note[320];           /* what the file leaves to the configuration class or sets for another
+                                 family ("N = 131072: no max_position_embeddings, Gemma3TextConfig's
+                                 default"; "sliding_window ignored: llama's attention does not read
+                                 it"); "" when nothing */
     int mla;                  /* 1: DeepSeek-V2/V3 multi-head latent attention */
     int64_t latent_d, latent_d_v; /* MLA decoding in the latent form (FlashMLA): d_qk = kv_lora_rank +
                                      qk_rope_head_dim, d_v = kv_lora_rank, one kv head */

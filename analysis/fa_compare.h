@@ -96,6 +96,10 @@ fa_status fa_cmp_map(fa_cmp_reader *r, const char *kernel, const fa_profile *pro
 
 /* The rows left out so far: a benchmark CSV's rows whose pass field is ref or skip (not timed). */
 int fa_cmp_untimed(const fa_cmp_reader *r);
+/* kernels/ v1 rows given in a head's shape (N_q > 256): *sliced read as the kernel's 256-row query
+ * slices (N_q / 256 heads of 256 rows sharing the head's K and V), *left left out (causal, or N_q
+ * not a multiple of 256: no slice-as-head form) */
+void fa_cmp_v1_rows(const fa_cmp_reader *r, int *sliced, int *left);
 
 /* Closes the file and frees r (NULL: nothing). */
 void fa_cmp_close(fa_cmp_reader *r);

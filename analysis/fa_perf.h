@@ -130,6 +130,8 @@ typedef struct {
     int sync_loads;             /* 1: the kernel loads each tile's operands (and, FlashAttention-1
                                    order, its O_i, l_i, m_i) without prefetching: the load is a
                                    third phase of the tile (kernels/ v1, v2) */
+    int no_alibi_dropout;       /* 1: the kernel takes neither ALiBi slopes nor dropout (FlashAttention-3
+                                   and -4, kernels/): --alibi and --dropout refused (fa_profile_check_shape) */
     int torch_sdpa;             /* 1: reached through PyTorch's scaled_dot_product_attention, which
                                    sends its flash backend only what sdp_utils.cpp admits
                                    (fa_profile_check_shape) */

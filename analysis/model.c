@@ -25,8 +25,11 @@ static int get_int(json_t *root, const char *path, const char *const *keys, int6
             return -1;
         }
         if (!(x == floor(x)) || x < (double)lo || x > (double)hi) {
-            fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s = %g must be an integer in [%lld, %lld]",
-                     path, keys[i], x, (long long)lo, (long long)hi);
+            char lit[40]; /* the value as the file writes it: an integer in full, a real in %.15g */
+            if (json_is_integer(v)) snprintf(lit, sizeof lit, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+            else snprintf(lit, sizeof lit, "%.15g", x);
+            fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s = %s must be an integer in [%lld, %lld]",
+                     path, keys[i], lit, (long long)lo, (long long)hi);
             return -1;
         }
         *out = (int64_t)x;
@@ -90,7 +93,48 @@ static const struct {
     {"use_bidirectional_attention", "bidirectional (non-causal) attention"},
     {"attn_temperature_tuning", "position-dependent query scaling (Llama 4)"},
     {"attn_config", "MPT's attention settings (ALiBi, clip_qkv, softmax scale)"},
+    {"blocksparse_block_size", "block-sparse attention layers (Phi-3-small)"},
+    {"dense_attention_every_n_layers", "block-sparse attention between the dense layers (Phi-3-small)"},
+    {"mup_use_scaling", "muP's softmax scale mup_attn_multiplier / d (Phi-3-small)"},
 };
+
+/* Model types whose attention differs from what fasim counts whatever their keys say. */
+static const struct {
+    const char *type, *why;
+} unmodeled_types[] = {
+    {"bloom", "ALiBi biases in every layer (BloomModel builds them whatever the config says)"},
+    {"mpt", "ALiBi biases in every layer (MptModel builds them whatever the config says)"},
+    {"phi3small", "block-sparse attention layers and muP's softmax scale (microsoft/Phi-3-small's code)"},
+};
+
+/* The families fasim has rules for (docs/conventions.md, "Model configs"), and which of them read
+ * the keys that only some families read: in another known family Transformers ignores the key, and
+ * so does fasim, saying so in the model's note. */
+static const char *const t_known[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+                                      "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "gpt2", "gpt_neox", "gptj",
+                                      "falcon", "RefinedWeb", "RefinedWebModel", "deepseek_v2", "deepseek_v3",
+                                      "cohere2", "starcoder2", NULL};
+static const char *const t_reads_window[] = {"mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+                                             "gemma2", "gemma3", "gemma3_text", "phi3", "cohere2", "starcoder2", NULL};
+static const char *const t_reads_softcap[] = {"gemma2", "gemma3", "gemma3_text", NULL};
+static const char *const t_reads_qpas[] = {"gemma2", "gemma3", "gemma3_text", NULL};
+
+/* A config class's max_position_embeddings default (Transformers' configuration_*.py), for a
+ * file that omits the key; 0 when fasim does not know the family (then 2048). */
+static int64_t default_positions(const char *type)
+{
+    static const struct {
+        const char *type;
+        int64_t n;
+    } d[] = {{"llama", 2048},          {"mistral", 131072},    {"mixtral", 131072},     {"qwen2", 32768},
+             {"qwen2_moe", 32768},     {"qwen3", 32768},       {"qwen3_moe", 32768},    {"gemma", 8192},
+             {"gemma2", 8192},         {"gemma3", 131072},     {"gemma3_text", 131072}, {"phi3", 4096},
+             {"gpt2", 1024},           {"gpt_neox", 2048},     {"gptj", 2048},          {"falcon", 2048},
+             {"deepseek_v2", 2048},    {"deepseek_v3", 4096}};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (!strcmp(type, d[i].type)) return d[i].n;
+    return 0;
+}
 
 /* A rope_scaling (or rope_parameters) object: yarn and longrope multiply the rotated q and k by an
  * attention factor, a change of the logits outside MLA's rule; the others move positions only.
@@ -116,7 +160,21 @@ static int check_rope(json_t *rs, const char *path, const char *key, int mla, do
         }
         return 0;
     }
-    const char *type = json_is_string(t) ? json_string_value(t) : "";
+    if (!json_is_string(t)) {
+        fa_error(FA_EINVAL, __FILE__, __LINE__, "model file %s: %s's rope_type is not a string", path, key);
+        return -1;
+    }
+    const char *type = json_string_value(t);
+    static const char *const positions_only[] = {"default", "linear", "dynamic", "llama3", NULL};
+    static const char *const factor_types[] = {"yarn", "longrope", "su", NULL};
+    if (!is_type(type, positions_only) && !is_type(type, factor_types)) {
+        char ex[FA_EXCERPT_SIZE];
+        fa_error(FA_EINVAL, __FILE__, __LINE__,
+                 "model file %s: %s type '%s' is not one fasim knows (it reads default, linear, dynamic and llama3, "
+                 "which move positions only, and DeepSeek's yarn; docs/conventions.md, \"Model configs\"): what it "
+                 "does to the logits is unknown", path, key, fa_excerpt(type, strlen(type), ex));
+        return -1;
+    }
     double af = 0;
     if (get_real(rs, path, "attention_factor", &af) < 0) return -1;
     const int scaled = !strcmp(type, "yarn") || !strcmp(type, "longrope") || !strcmp(type, "su") || (af && af != 1);
@@ -135,6 +193,11 @@ static int check_rope(json_t *rs, const char *path, const char *key, int mla, do
             }
             return 0;
         }
+        fa_error(FA_EINVAL, __FILE__, __LINE__,
+                 "model file %s: %s yarn with mscale = %g != mscale_all_dim = %g multiplies the rotated q and k by "
+                 "mscale(mscale) / mscale(mscale_all_dim), an attention factor fasim does not model (DeepSeek's rule "
+                 "with the two equal is read; docs/conventions.md, \"Model configs\")", path, key, ms, msa);
+        return -1;
     }
     fa_error(FA_EINVAL, __FILE__, __LINE__,
              "model file %s: %s type '%s' multiplies the rotated q and k by an attention factor (the logits' "
@@ -250,6 +313,34 @@ fa_status fa_model_load(const char *path, fa_model *m)
         REFUSE("model file %s: %s (%s) changes attention in a way fasim does not model", path, unmodeled[i].key,
                unmodeled[i].why);
     }
+    for (size_t i = 0; i < sizeof unmodeled_types / sizeof unmodeled_types[0]; i++)
+        if (!strcmp(m->type, unmodeled_types[i].type))
+            REFUSE("model file %s: model_type %s (%s) changes attention in a way fasim does not model", path, m->type,
+                   unmodeled_types[i].why);
+    const int known = is_type(m->type, t_known);
+    size_t nk = 0; /* m->note's length */
+#define NOTE(...)                                                                                   \
+    do {                                                                                            \
+        if (nk < sizeof m->note)                                                                    \
+            nk += (size_t)snprintf(m->note + nk, sizeof m->note - nk, "%s", nk ? "; " : "");        \
+        if (nk < sizeof m->note) nk += (size_t)snprintf(m->note + nk, sizeof m->note - nk, __VA_ARGS__); \
+    } while (0)
+    /* a key another family reads: Transformers' attention of this one ignores it, and so does fasim */
+    {
+        static const struct {
+            const char *key;
+            const char *const *readers;
+        } fam[] = {{"sliding_window", t_reads_window},
+                   {"attn_logit_softcapping", t_reads_softcap},
+                   {"query_pre_attn_scalar", t_reads_qpas}};
+        for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+            json_t *v = json_object_get(root, fam[i].key);
+            if (known && v && !json_is_null(v) && !is_type(m->type, fam[i].readers)) {
+                NOTE("%s ignored: Transformers' %s attention does not read it", fam[i].key, m->type);
+                json_object_del(root, fam[i].key);
+            }
+        }
+    }
     json_t *pe = json_object_get(root, "position_embedding_type");
     if (json_is_string(pe) && strcmp(json_string_value(pe), "alibi") == 0)
         REFUSE("model file %s: position_embedding_type alibi (ALiBi biases) changes attention in a way fasim does "
@@ -264,7 +355,7 @@ fa_status fa_model_load(const char *path, fa_model *m)
     GET(k_kv, 1, &m->kv_heads, m->heads);
     if (!nda && mq) m->kv_heads = 1;
     GET(k_hidden, 1, &hidden, 0);
-    GET(k_hd, 1, &m->head_dim, is_type(m->type, t_gemma) ? 256 : 0);
+    GET(k_hd, 1, &m->head_dim, is_type(m->type, t_gemma) || !strcmp(m->type, "gemma") ? 256 : 0);
     int64_t lora = 0;
     GET(k_lora, 1, &lora, 0);
     if (lora) { /* MLA (DeepSeek-V2/V3): Transformers' attention ignores head_dim and num_key_value_heads */
@@ -289,7 +380,15 @@ fa_status fa_model_load(const char *path, fa_model *m)
     if (!m->head_dim_v) m->head_dim_v = m->head_dim;
     GET(k_layers, 1, &m->layers, 1);
     const int no_layers = r == 0;
-    GET(k_pos, 1, &m->max_positions, 2048);
+    {
+        const int64_t dp = default_positions(m->type);
+        GET(k_pos, 1, &m->max_positions, dp ? dp : 2048);
+        if (r == 0 && dp)
+            NOTE("N = %lld: the file has no max_position_embeddings, the default of Transformers' %s configuration class",
+                 (long long)m->max_positions, m->type);
+        else if (r == 0)
+            NOTE("N = 2048: the file has no max_position_embeddings (fasim's default; --seqlen to count another)");
+    }
     if (m->heads % m->kv_heads != 0)
         REFUSE("model file %s: num_attention_heads = %lld is not a multiple of num_key_value_heads = %lld", path,
                (long long)m->heads, (long long)m->kv_heads);
@@ -385,6 +484,7 @@ fa_status fa_model_load(const char *path, fa_model *m)
     if (!m->n_sliding) m->sliding_window = 0;
 #undef GET
 #undef REFUSE
+#undef NOTE
     m->dtype = FA_DTYPE_FP16; /* the default when the file names none */
     m->dtype_default = 1;
     json_t *dt = json_object_get(top, "torch_dtype");

@@ -210,7 +210,10 @@ fa_status fa_outset_mkdir(fa_outset *os, const char *dir)
     if (err) {
         remove_made_dirs(os);
         os->made_from = 0;
-        FA_FAIL(FA_EIO, "cannot create the directory %s: %s", dir, err == EEXIST || err == ENOTDIR ? "a file of that name exists" : strerror(err));
+        if (err == EEXIST || err == ENOTDIR) FA_FAIL(FA_EIO, "cannot create the directory %s: a file of that name exists", dir);
+        /* the parent exists (checked above): the file system itself refuses (/proc gives ENOENT) */
+        FA_FAIL(FA_EIO, "cannot create the directory %s: its parent %s exists, but refuses a new folder (%s)", dir, par,
+                strerror(err));
     }
     return FA_OK;
 }

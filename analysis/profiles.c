@@ -216,7 +216,7 @@ const fa_profile fa_profiles[] = {
      * two-stage K/V, ping-pong between consumer warpgroups and softmax/GEMM overlap inside one
      * (the forward; fasim times the backward without ping-pong: overlap_bwd); persistent,
      * causal tiles heaviest first */
-    {.key = "fa3", .name = "FlashAttention-3 (Hopper: TMA, wgmma, warp specialization, ping-pong)",
+    {.key = "fa3", .no_alibi_dropout = 1, .name = "FlashAttention-3 (Hopper: TMA, wgmma, warp specialization, ping-pong)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = REGS_BWD_WS, .stages = 2, .smem_copies_bwd = 1, .persistent = 1, .heavy_first = 1,
      .base_regs = 24, .producer_warps = 4, .producer_regs = 24, .fp8_vt_smem = 1, NT(fa3_tiles),
@@ -245,52 +245,52 @@ const fa_profile fa_profiles[] = {
     {.key = "eager", .name = "standard attention in eager PyTorch, input dtype (the FlashAttention papers' baseline)",
      .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_THREE, NT(math_tiles),
      .source = "Dao-AILab/flash-attention benchmarks (attention_pytorch: baddbmm, softmax, einsum in fp16/bf16)"},
-    {.key = "v0", .name = "kernels/ v0: cuBLAS S = QK^T, softmax kernel, cuBLAS O = PV",
+    {.key = "v0", .no_alibi_dropout = 1, .name = "kernels/ v0: cuBLAS S = QK^T, softmax kernel, cuBLAS O = PV",
      .algo = FA_ALGO_STANDARD, .mma = FA_MMA_LIBRARY, .stages = 1, .std_ops = FA_STD_V0, NT(math_tiles),
      .source = "kernels/attn_v0_naive.cu (two cublasGemmStridedBatchedEx, one softmax kernel)"},
     /* v1, v2: fp32 SIMT, 8 warps as a 16 x 16 thread grid, 4 x 4 register tiles of S; every warp
      * reads all of K and V from shared memory (v1: Q, O, l, m through HBM each step) */
-    {.key = "v1", .name = "kernels/ v1: FlashAttention-1 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH1,
+    {.key = "v1", .no_alibi_dropout = 1, .name = "kernels/ v1: FlashAttention-1 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH1,
      .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
      .simt_tile = 4, .sync_loads = 1, NT(v1_tiles), .barriers_fwd = 3, /* the inner step's three __syncthreads */
      .source = "kernels/attn_v1_flash1.cu, kernels/simt_tile.cuh"},
-    {.key = "v2", .name = "kernels/ v2: FlashAttention-2 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH2,
+    {.key = "v2", .no_alibi_dropout = 1, .name = "kernels/ v2: FlashAttention-2 loop order, fp32 SIMT", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_SIMT, .overlap = FA_OVERLAP_NONE, .overlap_bwd = FA_OVERLAP_NONE, .regs_fwd = "O_i m_i l_i", .stages = 1, .base_regs = 32,
      .simt_tile = 4, .sync_loads = 1, NT(v2_tiles), .barriers_fwd = 3,
      .source = "kernels/attn_v2_flash2.cu, kernels/simt_tile.cuh"},
     /* v3: each warp 16 (v3) or 32 (mt2, br256) query rows: its Q rows and all of K and V by
      * ldmatrix every tile; K, V two-stage cp.async; causal row blocks heaviest first */
-    {.key = "v3", .name = "kernels/ v3: FlashAttention-2 on mma.sync (ldmatrix, cp.async, swizzle)",
+    {.key = "v3", .no_alibi_dropout = 1, .name = "kernels/ v3: FlashAttention-2 on mma.sync (ldmatrix, cp.async, swizzle)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD,
      .regs_bwd = "S_ij dP_ij dK_j dV_j", .stages = 2, .heavy_first = 1, .base_regs = 32,
      .reads_fwd = FWD(1, 8, 0, 8), .reads_bwd = BWD(8, 1, 8, 1, 0, 8, 0, 8, 3, 4), NT(v3_tiles),
      .barriers_fwd = 2, .barriers_bwd = 2,
      .source = "kernels/attn_v3_flash2_tc.cu, kernels/attn_v3_bwd_tc.cu (v3_bwd: dQ by fp32 atomics)"},
-    {.key = "v3_bwd_bc64", .name = "kernels/ v3_bwd_bc64 (4 warps, B_c 64, two blocks per SM)",
+    {.key = "v3_bwd_bc64", .no_alibi_dropout = 1, .name = "kernels/ v3_bwd_bc64 (4 warps, B_c 64, two blocks per SM)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_bwd = "S_ij dP_ij dK_j dV_j",
      .stages = 2, .heavy_first = 1, .base_regs = 32, .reads_bwd = BWD(4, 1, 4, 1, 0, 4, 0, 4, 2, 4),
      NT(v3_bwd_bc64_tiles), .barriers_bwd = 2,
      .source = "kernels/attn_v3_bwd_tc.cu"},
-    {.key = "v3_mt2", .name = "kernels/ v3_mt2 (4 warps of 32 rows)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
+    {.key = "v3_mt2", .no_alibi_dropout = 1, .name = "kernels/ v3_mt2 (4 warps of 32 rows)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
      .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
      .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_tiles), .barriers_fwd = 2,
      .source = "kernels/attn_v3_flash2_tc.cu"},
-    {.key = "v3_mt2_bc32", .name = "kernels/ v3_mt2_bc32 (B_c 32)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
+    {.key = "v3_mt2_bc32", .no_alibi_dropout = 1, .name = "kernels/ v3_mt2_bc32 (B_c 32)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
      .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
      .reads_fwd = FWD(1, 4, 0, 4), NT(v3_mt2_bc32_tiles), .barriers_fwd = 2,
      .source = "kernels/attn_v3_flash2_tc.cu"},
-    {.key = "v3_br256", .name = "kernels/ v3_br256 (B_r 256, 8 warps)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
+    {.key = "v3_br256", .no_alibi_dropout = 1, .name = "kernels/ v3_br256 (B_r 256, 8 warps)", .algo = FA_ALGO_FLASH2, .mma = FA_MMA_SYNC,
      .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 32,
      .reads_fwd = FWD(1, 8, 0, 8), NT(v3_br256_tiles), .barriers_fwd = 2,
      .source = "kernels/attn_v3_flash2_tc.cu"},
     /* v4: two warpgroups of 64 rows; wgmma reads Q, K, V from 128-byte-swizzled shared memory
      * (in the wgmma rate), P from registers; no warp specialization */
-    {.key = "v4", .name = "kernels/ v4: FlashAttention-2 forward on wgmma (B_c 128)", .algo = FA_ALGO_FLASH2,
+    {.key = "v4", .no_alibi_dropout = 1, .name = "kernels/ v4: FlashAttention-2 forward on wgmma (B_c 128)", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
      .base_regs = 32, NT(v4_tiles), /* a tile: wg_wait<0> for S and for O += P V, one __syncthreads */
      .waits_fwd = 2, .barriers_fwd = 1,
      .source = "kernels/attn_v4_wgmma.cu"},
-    {.key = "v4_bc64", .name = "kernels/ v4_bc64 (B_c 64, two blocks per SM)", .algo = FA_ALGO_FLASH2,
+    {.key = "v4_bc64", .no_alibi_dropout = 1, .name = "kernels/ v4_bc64 (B_c 64, two blocks per SM)", .algo = FA_ALGO_FLASH2,
      .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS, .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1,
      .base_regs = 32, NT(v4_bc64_tiles), .waits_fwd = 2, .barriers_fwd = 1,
      .source = "kernels/attn_v4_wgmma.cu"},
@@ -298,7 +298,7 @@ const fa_profile fa_profiles[] = {
      * warpgroups reading Q, K, V by wgmma from shared memory, P in registers, two-stage K/V,
      * ping-pong turns and the softmax under the previous tile's P V, a persistent grid taking
      * units from a ticket counter, causal row blocks heaviest first (forward only) */
-    {.key = "v5", .name = "kernels/ v5: FlashAttention-3 structure (TMA, warp specialization, ping-pong, persistent)",
+    {.key = "v5", .no_alibi_dropout = 1, .name = "kernels/ v5: FlashAttention-3 structure (TMA, warp specialization, ping-pong, persistent)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, NT(v5_tiles),
@@ -314,18 +314,18 @@ const fa_profile fa_profiles[] = {
      * check --rescale-threshold 8 counts one rescale per row block of T_c tiles (1 - 1/T_c
      * skipped: 0.97 at N = 4k, B_c 128), 0.9 is taken for the kernel's measured shapes
      * (FlashAttention-4's authors report about ten times fewer rescales; an assumption, not a fit) */
-    {.key = "v5_exp2poly", .name = "kernels/ v5 with 3/8 (d = 64) or 7/20 (d = 128) of the exponentials as an FMA polynomial (FlashAttention-4)",
+    {.key = "v5_exp2poly", .no_alibi_dropout = 1, .name = "kernels/ v5 with 3/8 (d = 64) or 7/20 (d = 128) of the exponentials as an FMA polynomial (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .exp_poly_by_d = {{64, 6.0 / 16}, {128, 7.0 / 20}}, .exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5,
      NT(v5_tiles),
      .source = "kernels/attn_v5_fa3.cu (v5_pick variant 7: EMU 6 of 16, 7 of 20; tc_common.cuh softmax_m16), kernels/tc_common.cuh exp2_fma"},
-    {.key = "v5_cresc", .name = "kernels/ v5 with conditional rescaling, threshold 8 (FlashAttention-4)",
+    {.key = "v5_cresc", .no_alibi_dropout = 1, .name = "kernels/ v5 with conditional rescaling, threshold 8 (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .rescale_skip = 0.9, NT(v5_tiles),
      .source = "kernels/attn_v5_fa3.cu (v5_pick variant 8, tc_common.cuh softmax_m16 CR, TAU = 8); flash_attn/cute/softmax.py SoftmaxSm100 rescale_threshold"},
-    {.key = "v5_fa4", .name = "kernels/ v5 with both: the exp split and conditional rescaling (FlashAttention-4)",
+    {.key = "v5_fa4", .no_alibi_dropout = 1, .name = "kernels/ v5 with both: the exp split and conditional rescaling (FlashAttention-4)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .exp_poly_by_d = {{64, 6.0 / 16}, {128, 7.0 / 20}}, .exp_poly_ops = FA_PERF_POLY_EXP_OPS_V5,
@@ -345,7 +345,7 @@ const fa_profile fa_profiles[] = {
      * persistent, causal row blocks heaviest first (v5_unit's order).  HBM: Q, K, V^T in e4m3 (1
      * byte), O in bf16 (o_bytes 2), LSE fp32, one int32 scale exponent per 128 rows of Q, K and V
      * (scale_rows) read with each tile, and V^T written by a transpose pre-pass (v_prepass) */
-    {.key = "v5_fp8", .name = "kernels/ v5_fp8: v5 in FP8 e4m3 (per-block scales, V^T pre-pass, O in bf16)",
+    {.key = "v5_fp8", .no_alibi_dropout = 1, .name = "kernels/ v5_fp8: v5 in FP8 e4m3 (per-block scales, V^T pre-pass, O in bf16)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 32, .dtypes = "fp8_e4m3", .o_bytes = 2, .scale_rows = 128, .v_prepass = 1, .d_min = 128, NT(v5_fp8_tiles),
@@ -379,7 +379,7 @@ const fa_profile fa_profiles[] = {
      * by about 11 KB at d = 128 -- the occupancy (one block an SM) is the same -- and its instruction
      * count is V5B_CUTS's, not re-measured; its sweep (s11_final_sweep128.csv) is predicted within
      * 15 % on every row. */
-    {.key = "v5_bwd", .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
+    {.key = "v5_bwd", .no_alibi_dropout = 1, .name = "kernels/ v5_bwd: FlashAttention-3 backward structure (TMA, wgmma, dQ by TMA reduce-add)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.3467}, {128, 0, 0.5499}}, /* s10_issue.csv, as cudnn's */
      .source = "kernels/attn_v5_bwd.cu (v5_bwd_dispatch, launch_v5_bwd, V5BRegs, fa_v5_bwd_kernel)"},
@@ -388,14 +388,14 @@ const fa_profile fa_profiles[] = {
      * fabench v5_bwd_lean), without the default's other cuts: the same tiles, placement and GEMMs,
      * 20 % fewer instructions at d = 128 than v5_bwd_cfg0 (s9_issue.csv); the default (v5_bwd)
      * issues 28 % fewer than this one */
-    {.key = "v5_bwd_lean", .name = "kernels/ v5_bwd_lean: v5_bwd with descriptors advanced and no division per step only (CFG 48)",
+    {.key = "v5_bwd_lean", .no_alibi_dropout = 1, .name = "kernels/ v5_bwd_lean: v5_bwd with descriptors advanced and no division per step only (CFG 48)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.5305}, {128, 0, 0.7643}}, /* s9_issue.csv */
      .source = "kernels/attn_v5_bwd.cu (variant 8: CFG V5B_DINC | V5B_NODIV)"},
     /* v5_bwd_cfg0: v5_bwd built with none of the instruction cuts (CFG 0: the v5_bwd rows of the
      * measured files v5_bwd_sweep.csv, s8_v5_bwd_sweep.csv, s9_bwd_*: `fasim compare --kernel-profile
      * v5_bwd=v5_bwd_cfg0`); its counts are Nsight Compute's of that binary (s9_issue.csv) */
-    {.key = "v5_bwd_cfg0", .name = "kernels/ v5_bwd_cfg0: v5_bwd without its instruction cuts (CFG 0; v5_bwd_sweep.csv's, s8_*, s9_bwd_* v5_bwd rows)",
+    {.key = "v5_bwd_cfg0", .no_alibi_dropout = 1, .name = "kernels/ v5_bwd_cfg0: v5_bwd without its instruction cuts (CFG 0; v5_bwd_sweep.csv's, s8_*, s9_bwd_* v5_bwd rows)",
      V5_BWD_KERNEL,
      .inst_by_d = {{64, 0, 0.6155}, {128, 0, 0.9542}}, /* s9_issue.csv */
      .source = "kernels/attn_v5_bwd.cu built with CFG 0 (fabench v5_bwd in those files)"},
@@ -403,7 +403,7 @@ const fa_profile fa_profiles[] = {
      * blockIdx.x + k gridDim.x): the next unit's K_j, V_j load while the consumers finish.  Its
      * instruction counts (and v5_bwd_atomic's) were measured on builds without the instruction cuts,
      * which these variants run too: not re-counted */
-    {.key = "v5_bwd_pers", .name = "kernels/ v5_bwd_pers: v5_bwd on a persistent grid",
+    {.key = "v5_bwd_pers", .no_alibi_dropout = 1, .name = "kernels/ v5_bwd_pers: v5_bwd on a persistent grid",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_smem_bwd = 1, .dq_reduce = 1,
      .stat_copies_bwd = 24, .persistent = 1, .base_regs = 24, .producer_warps = 4, .producer_regs = 40,
@@ -413,7 +413,7 @@ const fa_profile fa_profiles[] = {
     /* v5_bwd_atomic: dQ_i added by the consumers' fp32 atomics straight from the wgmma accumulator
      * (atomic_add_tile: red.global at the L2), no shared dQ tile; the atomics' issue cost is in its
      * instruction count (inst_by_d) */
-    {.key = "v5_bwd_atomic", .name = "kernels/ v5_bwd_atomic: v5_bwd with dQ by fp32 atomics from the consumers",
+    {.key = "v5_bwd_atomic", .no_alibi_dropout = 1, .name = "kernels/ v5_bwd_atomic: v5_bwd with dQ by fp32 atomics from the consumers",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_WGMMA, .overlap = FA_OVERLAP_WARPS, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_bwd = "S_ij dP_ij dK_j dV_j dQ_i", .stages = 2, .ds_smem_bwd = 2, .dq_reduce = 1,
      .stat_copies_bwd = 24, .base_regs = 24, .producer_warps = 4, .producer_regs = 40, NT(v5_bwd_tiles),
@@ -428,7 +428,7 @@ const fa_profile fa_profiles[] = {
      * (ex2_emulation_2: 3 FFMA2 + 3 FADD2 for two values, 2 FMNMX slots and 2 integer ops per
      * value: 7 slots), rescale threshold 8 (rescale_skip 0.9 as v5_cresc, assumed); the 2-CTA MMA
      * mode and the correction warpgroup's own pipe are not modelled */
-    {.key = "fa4", .name = "FlashAttention-4 (Blackwell sm_100: tcgen05, TMEM, exp2 emulation, conditional rescaling)",
+    {.key = "fa4", .no_alibi_dropout = 1, .name = "FlashAttention-4 (Blackwell sm_100: tcgen05, TMEM, exp2 emulation, conditional rescaling)",
      .algo = FA_ALGO_FLASH2, .mma = FA_MMA_TCGEN05, .overlap = FA_OVERLAP_PINGPONG, .overlap_bwd = FA_OVERLAP_WARPS,
      .regs_fwd = REGS_FWD, .stages = 2, .persistent = 1, .heavy_first = 1, .base_regs = 24, .producer_warps = 4,
      .producer_regs = 48, .exp_poly_frac = 0.4, .exp_poly_ops = 7, .rescale_skip = 0.9, NT(fa4_tiles),
@@ -455,6 +455,14 @@ fa_status fa_profile_check_arch(const fa_profile *p, int arch)
 
 fa_status fa_profile_check_shape(const fa_profile *p, const fa_shape *s)
 {
+    /* FlashAttention-3 (hopper/flash_attn_interface.py flash_attn_func at 0251105a), FlashAttention-4
+     * (flash_attn/cute/interface.py) and kernels/ take no ALiBi slopes and no dropout_p */
+    if (p->no_alibi_dropout && (s->alibi || s->dropout_p > 0))
+        FA_FAIL(FA_EINVAL, "profile %s: the kernel takes no %s (%s): --profile fa2 or cudnn times a kernel that does",
+                p->key, s->alibi ? "ALiBi slopes" : "dropout",
+                !strcmp(p->key, "fa3") ? "FlashAttention-3's flash_attn_func has no alibi_slopes or dropout_p"
+                : !strcmp(p->key, "fa4") ? "FlashAttention-4's interface has no alibi_slopes or dropout_p"
+                                         : "kernels/ implement neither: kernels/README.md");
     if (!p->torch_sdpa) return FA_OK;
     /* aten/src/ATen/native/transformers/cuda/sdp_utils.cpp, use_flash_attention's constraints */
     if (s->causal != FA_CAUSAL_NONE && s->seqlen_q != s->seqlen_k)

@@ -11,8 +11,11 @@
 #       runs `FASIM io --profile KEY --seqlen 4096 --batch 4 --heads 2048/D --headdim D
 #       --dtype bf16 (v2: fp32, the kernel's dtype) --hw h200 --format csv` for each kernel profile (a profile that errors for
 #       the shape is skipped, with a note); writes profile,pred_ms,tensor_ms,smem_ms,exp_ms,
-#       fp32_ms,l2_ms,dram_ms,busy_sum_ms,bound (busy times of the pipes, in ms; pred_ms is the
-#       CSV's time_s, bound its busiest_pipe: the pipe with the largest busy time).
+#       fp32_ms,l2_ms,dram_ms,busy_sum_ms,busiest,bound,dtype (busy times of the pipes, in ms,
+#       each the pipe's work over all SMs / the SMs; pred_ms is the CSV's time_s, busiest its
+#       busiest_pipe: the pipe with the largest busy time; bound its bound: what sets the time, as
+#       fasim io prints it -- the tile's longer phase, the grid, L2 or DRAM, "+ tail"; dtype the
+#       dtype timed).  The columns are docs/report-csv.md's "pipes_d*.csv".
 # Columns of fasim's CSV are found by name in its header.  POSIX sh + awk.
 set -eu
 
@@ -62,7 +65,7 @@ pipes)
     d=$arg
     case $d in ''|*[!0-9]*) usage ;; esac
     h=$((2048 / d))
-    echo "profile,pred_ms,tensor_ms,smem_ms,exp_ms,fp32_ms,l2_ms,dram_ms,busy_sum_ms,bound" >"$tmp"
+    echo "profile,pred_ms,tensor_ms,smem_ms,exp_ms,fp32_ms,l2_ms,dram_ms,busy_sum_ms,busiest,bound,dtype" >"$tmp"
     n=0
     for key in math fa1 fa2 fa3 cudnn v2 v3 v3_mt2 v4 v4_bc64; do
         dt=bf16
@@ -72,10 +75,10 @@ pipes)
             echo "model_csv: profile $key skipped at d = $d: $(head -n 1 "$raw.err")" >&2
             continue
         fi
-        awk -F, -v OFS=, -v key="$key" '
+        awk -F, -v OFS=, -v key="$key" -v dt="$dt" '
         NR == 1 {
             for (i = 1; i <= NF; i++) col[$i] = i
-            split("profile time_s busiest_pipe busy_tensor_s busy_smem_s busy_exp_s busy_fp32_s busy_l2_s busy_dram_s", need, " ")
+            split("profile time_s busiest_pipe bound busy_tensor_s busy_smem_s busy_exp_s busy_fp32_s busy_l2_s busy_dram_s", need, " ")
             for (i in need) if (!(need[i] in col)) { print "model_csv: no column " need[i] > "/dev/stderr"; exit 1 }
             next
         }
@@ -83,8 +86,8 @@ pipes)
         $col["profile"] == key && !done {
             t = ms("busy_tensor_s"); s = ms("busy_smem_s"); e = ms("busy_exp_s")
             f = ms("busy_fp32_s"); l = ms("busy_l2_s"); r = ms("busy_dram_s")
-            printf "%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", key, ms("time_s"), \
-                   t, s, e, f, l, r, t + s + e + f + l + r, $col["busiest_pipe"]
+            printf "%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,%s\n", key, ms("time_s"), \
+                   t, s, e, f, l, r, t + s + e + f + l + r, $col["busiest_pipe"], $col["bound"], dt
             done = 1
         }
         END { if (!done) exit 1 }

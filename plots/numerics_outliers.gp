@@ -2,7 +2,9 @@
 # very large values).  Solid: against the reference on the rounded inputs (the arithmetic);
 # dotted: end to end, against fp64 on the unrounded inputs (fp8's per-tensor scale, set by the
 # outlier, pushes the ordinary values into fp8's few bits: the rounding of the inputs dominates).
-# All five dtypes of the CSV, coloured as in numerics_vs_n.gp and numerics_vs_d.gp.
+# All five dtypes of the CSV, coloured as in numerics_vs_n.gp and numerics_vs_d.gp.  fp32's inputs
+# are not rounded, so its end-to-end error is its arithmetic's: that dotted line lies under the solid
+# one, and its key entry says so.
 # Input: outlier,dtype,algo,seqlen,d,max_abs_err,rel_err,naive_abs_err,ratio_to_naive,end_to_end_rel_err
 set terminal pngcairo size 1100,680 enhanced font ",11"
 set output outfile
@@ -26,4 +28,4 @@ plot for [i=1:5] rows(word(dts,i), "flash2") using 1:7 \
      for [i=1:5] rows(word(dts,i), "standard") using 1:7 \
          with linespoints lw 1.5 dt 2 lc i pt 4 title word(dts,i)." naive" noenhanced, \
      for [i=1:5] rows(word(dts,i), "flash2") using 1:10 \
-         with linespoints lw 1 dt 3 lc i pt 1 title word(dts,i)." flash2 end to end" noenhanced
+         with linespoints lw 1 dt 3 lc i pt 1 title word(dts,i)." flash2 end to end".(i == 1 ? " (= fp32 flash2: hidden under it)" : "") noenhanced

@@ -12,7 +12,7 @@ set xtics ("512" 512, "1k" 1024, "2k" 2048, "4k" 4096, "8k" 8192, "16k" 16384)
 set yrange [0:*]
 set xlabel "sequence length N (tokens; 1k = 1024; batch x N = 16k tokens, H = 2048 / d)"
 set ylabel sprintf("TFLOP/s (FlashAttention-2 FLOP convention%s)", pass eq "bwd" ? ", backward = 2.5 x forward" : "")
-set title sprintf("%s, d = %d, %s, H200: measured (solid, points) and fasim-predicted (dashed) TFLOP/s\nmeasured: analysis/measured/h200/timemodel_input.csv;  predicted: fasim's time model (fasim compare / docs/time-model.md)", \
+set title sprintf("%s, d = %d, %s, H200: measured (solid, points) and fasim-predicted (dashed) TFLOP/s\nmeasured: analysis/measured/h200/s15_timemodel_input.csv (SDPA under CUDA graphs);  predicted: fasim's time model (fasim compare / docs/time-model.md)", \
                   pass eq "bwd" ? "Backward" : "Forward", hd, causal ? "causal" : "non-causal") noenhanced
 set grid
 # the curves fill the whole graph (fp32 near 25 TFLOP/s, bf16 up to 700): the key goes below it

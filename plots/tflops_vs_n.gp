@@ -13,12 +13,14 @@ stats ours using 5 skip 1 nooutput name "NX"
 set xrange [NX_min / 1.001 : NX_max * 1.001]
 set xlabel "sequence length N (tokens; 1k = 1024; batch x N = 16k tokens, H = 2048 / d)"
 set ylabel "TFLOP/s (FlashAttention-2 FLOP convention)"
-set title sprintf("Forward, d = %d, %s, H200 (measured in one call)", hd, causal ? "causal" : "non-causal") noenhanced
+bn(f) = f[strstrt(f, "/h200/") > 0 ? strstrt(f, "/h200/") + 6 : 1 :]  # the file name, its folder said once
+set title sprintf("Forward, d = %d, %s, H200: measured TFLOP/s\nanalysis/measured/h200/: kernels/ %s, PyTorch SDPA %s, all timed in one device call, so the curves' ratios hold", hd, causal ? "causal" : "non-causal", bn(ours), bn(sdpa)) noenhanced
 set grid
 # one series = the rows of kernel k at this head dim and mask (awk filters, so lines connect)
 src(f, k) = sprintf("< awk -F, '$1 == \"%s\" && $7 == %d && $8 == %d' %s", k, hd, causal, f)
 plot src(ours, "v1") using 5:11 with linespoints lw 2 pt 5 title "v1 (FlashAttention-1 order, fp32)" noenhanced, \
      src(ours, "v2") using 5:11 with linespoints lw 2 pt 7 title "v2 (FlashAttention-2 order, fp32)" noenhanced, \
+     src(ours, "v3") using 5:11 with linespoints lw 2 pt 6 title "v3 (tensor cores, bf16)" noenhanced, \
      src(ours, "v3_mt2") using 5:11 with linespoints lw 2 pt 9 title "v3_mt2 (tensor cores, bf16)" noenhanced, \
      src(ours, "v3_br256") using 5:11 with linespoints lw 2 pt 11 title "v3_br256 (tensor cores, bf16)" noenhanced, \
      src(ours, "v4_bc64") using 5:11 with linespoints lw 2 pt 3 title "v4_bc64 (Hopper wgmma, bf16)" noenhanced, \

@@ -10,7 +10,7 @@
 cat > "$T/r27_qwsw.json" <<'EOF'
 {"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
  "num_hidden_layers": 28, "use_sliding_window": true, "max_window_layers": 14, "sliding_window": 4096,
- "torch_dtype": "float16"}
+ "max_position_embeddings": 2048, "torch_dtype": "float16"}
 EOF
 # Mistral without sliding_window: Transformers' MistralConfig default of 4096 on every layer;
 # max_position_embeddings 2048

@@ -51,6 +51,8 @@ int cli_resolve(cli_opts *o)
             k += (size_t)snprintf(o->model_note + k, n - k, "the model is published in fp32; counted in bf16 as "
                                   "fasim report does (the FlashAttention kernels take fp16/bf16; --dtype fp32 to count fp32)");
         }
+        if (m.note[0] && k < n) /* the class's defaults taken, another family's keys ignored */
+            k += (size_t)snprintf(o->model_note + k, n - k, "%s%s", k ? "; " : "", m.note);
         if (m.scale_note[0] && !o->given[O_SCALE] && k < n) /* DeepSeek-V2: two implementations, two scales */
             k += (size_t)snprintf(o->model_note + k, n - k, "%sscale 1/sqrt(d) = %.6g, as Transformers' "
                                   "DeepseekV2Attention uses; %s (--scale to take that; it changes no count)",

@@ -46,6 +46,10 @@ static const char *const compare_head =
     "  a skip row with a time (the validation did not run: every row of s8_fp8_sweep.csv) is\n"
     "  compared.  fabench times a v5_fp8 row's attention kernel alone: its V -> V^T pre-pass\n"
     "  is timed apart (kernels/fabench_fp8.cu); a v5_fp8_prepass row is the pre-pass alone.\n"
+    "  kernels/ v1 runs a thread block a 256-row slice of a head's queries: a v1 row in a\n"
+    "  head's shape (N_q > 256) is read as its slices, H x N_q / 256 heads of 256 queries\n"
+    "  sharing the head's K and V; a causal one, or N_q not a multiple of 256, is left out\n"
+    "  (a note counts both).\n"
     "  Each column appears once, under one of its names (case-sensitive); any other column\n"
     "  name is an error; a UTF-8 byte order mark before the header is skipped.  Every row\n"
     "  has the header's number of fields.  B, H, N, d, H_kv, N_k, d_v: whole numbers\n"
@@ -248,11 +252,20 @@ int cmd_compare(int argc, char **argv)
         }
     }
     const int untimed = fa_cmp_untimed(rd);
+    int v1_sliced, v1_left;
+    fa_cmp_v1_rows(rd, &v1_sliced, &v1_left);
     fa_cmp_close(rd);
     if (rc == 0 && o.format == FMT_TABLE) stat_print(out, &sum);
     if (rc == 0 && o.format == FMT_TABLE && untimed)
         fprintf(out, "(%d row%s left out: the benchmark's ref row%s or skip rows with no time)\n", untimed,
                 untimed == 1 ? "" : "s", untimed == 1 ? "" : "s");
+    if (rc == 0 && (v1_sliced || v1_left)) /* on stderr too in CSV or JSON: the rows changed shape or went */
+        fprintf(o.format == FMT_TABLE ? out : stderr,
+                "%snote: kernels/ v1 runs a thread block a 256-row slice of a head's queries: %d v1 row%s in a head's "
+                "shape read as its slices (H x N_q / 256 heads of 256 queries sharing the head's K and V)%s%d left out "
+                "(causal, or N_q not a multiple of 256: a slice's keys depend on its place, which no slice-as-head "
+                "shape says)%s\n", o.format == FMT_TABLE ? "(" : "fasim compare: ", v1_sliced, v1_sliced == 1 ? "" : "s",
+                "; ", v1_left, o.format == FMT_TABLE ? ")" : "");
     if (rc == 0 && n_guessed) /* on stderr too: a typo must not pass unseen in CSV or JSON */
         fprintf(o.format == FMT_TABLE ? out : stderr,
                 "%snote: %d row%s name%s a kernel fasim has no profile for (no profile column either): timed %s%s; give "

@@ -782,6 +782,29 @@ static int kernels_table(report_ctx *c, const fa_report_model *models, int nm, c
             }
             fa_report_kernel_csv_row(f, models[k].stem, &hw[x->hw], pass, &shapes[k], x);
         }
+        /* rows of one GPU set by the same memory level at the same time: say why they tie (their
+         * tiles move the same bytes past the L2, or to the SMs, and that level's time sets them) */
+        for (int i = 0; i < n && !c->quiet; i++) {
+            const char *bi = rows[i].sets && !rows[i].latency ? rows[i].sets : fa_bound_name(rows[i].bound, rows[i].latency);
+            if (strcmp(bi, "DRAM") && strcmp(bi, "L2")) continue;
+            int first = 1, same = 0;
+            char keys[160] = "";
+            for (int j = 0; j < n; j++) {
+                const char *bj = rows[j].sets && !rows[j].latency ? rows[j].sets : fa_bound_name(rows[j].bound, rows[j].latency);
+                if (rows[j].hw != rows[i].hw || strcmp(bi, bj) || fabs(rows[j].time_s - rows[i].time_s) > 1e-6 * rows[i].time_s)
+                    continue;
+                if (j < i) first = 0;
+                same++;
+                list_add(keys, sizeof keys, rows[j].profile->key);
+            }
+            if (first && same > 1) {
+                char b[32];
+                printf("(%s on %s: the same time, %s, each %s-bound: their tiles move the same bytes %s, the model's "
+                       "table's DRAM est, and %s's rate sets the time)\n", keys, hw[rows[i].hw].name,
+                       fa_fmt_time(rows[i].time_s, b, sizeof b), bi, !strcmp(bi, "DRAM") ? "past the L2" : "between L2 and the SMs",
+                       bi);
+            }
+        }
         if (st) return cli_fail(st);
         /* fa1 has no kernel beyond d = 128: say so under the table that drops its rows */
         int fa1_rows = 0, fa1_gpus = 0;
@@ -1368,6 +1391,7 @@ int cmd_report(int argc, char **argv)
                    m->name, s->heads, s->kv_heads, s->d, dbuf, tbuf, wbuf, xbuf, s->batch,
                    s->seqlen_q, pass == FA_PASS_FWD ? "forward" : pass == FA_PASS_BWD ? "backward" : "forward + backward",
                    lbuf);
+            if (m->note[0] && t == 0) printf("   note: %s\n", m->note);
             if (m->mla && t == 0)
                 printf("   MLA (multi-head latent attention): training and prefill as above; decoding in the latent form "
                        "(FlashMLA) has d = %" PRId64 ", d_v = %" PRId64 ", H_kv = 1\n", m->latent_d, m->latent_d_v);
